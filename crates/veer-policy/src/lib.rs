@@ -1,0 +1,1 @@
+//! veer-policy

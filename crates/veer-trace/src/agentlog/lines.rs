@@ -1,0 +1,117 @@
+//! Streaming physical lines of an `.agentlog` file with a per-line byte limit.
+//!
+//! Lines are read one at a time into a reused buffer; a line longer than the limit is an error
+//! naming it, without reading the rest of it into memory.
+
+use std::io::{self, BufRead};
+
+/// One physical line (terminator stripped) or the reason it could not be read.
+pub enum Line<'a> {
+    /// The bytes of line `number` (1-based), without `\n` / `\r\n`.
+    Bytes(u64, &'a [u8]),
+    /// Line `number` is longer than the limit.
+    TooLong(u64),
+}
+
+/// Reads lines from `inner`, never buffering more than `limit + 1` bytes of one line.
+pub struct LineReader<R> {
+    inner: R,
+    limit: u64,
+    buf: Vec<u8>,
+    number: u64,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// A reader over `inner` with a per-line limit of `limit` bytes (newline included).
+    pub fn new(inner: R, limit: u64) -> Self {
+        LineReader {
+            inner,
+            limit,
+            buf: Vec::new(),
+            number: 0,
+        }
+    }
+
+    /// The next line, `Ok(None)` at end of input.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.buf.clear();
+        let mut saw_any = false;
+        let mut ended = false;
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                break;
+            }
+            saw_any = true;
+            let (chunk, found) = match memchr_newline(available) {
+                Some(i) => (&available[..=i], true),
+                None => (available, false),
+            };
+            let take = chunk.len();
+            if (self.buf.len() + take) as u64 > self.limit {
+                self.number += 1;
+                return Ok(Some(Line::TooLong(self.number)));
+            }
+            self.buf.extend_from_slice(chunk);
+            self.inner.consume(take);
+            if found {
+                ended = true;
+                break;
+            }
+        }
+        if !saw_any {
+            return Ok(None);
+        }
+        let _ = ended;
+        self.number += 1;
+        let mut end = self.buf.len();
+        if end > 0 && self.buf[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > 0 && self.buf[end - 1] == b'\r' {
+            end -= 1;
+        }
+        Ok(Some(Line::Bytes(self.number, &self.buf[..end])))
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(input: &[u8], limit: u64) -> Vec<String> {
+        let mut r = LineReader::new(input, limit);
+        let mut out = Vec::new();
+        while let Some(line) = r.next_line().unwrap() {
+            match line {
+                Line::Bytes(n, b) => out.push(format!("{n}:{}", String::from_utf8_lossy(b))),
+                Line::TooLong(n) => {
+                    out.push(format!("{n}:too long"));
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn splits_lines_and_strips_crlf() {
+        assert_eq!(collect(b"a\r\nbb\n\nc", 100), ["1:a", "2:bb", "3:", "4:c"]);
+        assert_eq!(collect(b"", 100), Vec::<String>::new());
+        assert_eq!(collect(b"x\n", 100), ["1:x"]);
+    }
+
+    #[test]
+    fn limit_counts_the_newline() {
+        assert_eq!(collect(b"abc\n", 4), ["1:abc"]);
+        assert_eq!(collect(b"ok\nabcd\n", 4), ["1:ok", "2:too long"]);
+    }
+}

@@ -1,0 +1,6 @@
+//! Shadow's `.agentlog` format: streaming reader, strict checks, writer.
+
+pub mod lines;
+pub mod reader;
+pub mod strict;
+pub mod writer;

@@ -1,0 +1,105 @@
+//! The `.agentlog` writer: one compact JSON object per line in Shadow's envelope order
+//! (`version, id, kind, ts, parent, meta?, payload`), unknown envelope keys after `payload`,
+//! exactly one `\n` after every record (spec `trace-formats.md` §1.10, §4.4).
+
+use crate::canonical::content_id;
+use crate::model::{Format, Kind, Record, Trace};
+use crate::traxr::root_payload;
+use crate::traxr_origin::origin_to_meta;
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+
+/// Writes `trace` as `.agentlog`. Records read from an `.agentlog` are written as read (ids
+/// kept byte for byte); traxr-origin traces get a root `metadata` record, `meta.traxr` on every
+/// record, `Event` records as `harness_event`, a parent chain and fresh content ids.
+pub fn write_agentlog<W: Write>(trace: &Trace, out: W) -> io::Result<()> {
+    let mut out = io::BufWriter::new(out);
+    let mut line = Vec::with_capacity(512);
+    if trace.format == Format::Traxr {
+        for r in traxr_records_for_agentlog(trace) {
+            write_record(&mut out, &mut line, &r)?;
+        }
+    } else {
+        for r in &trace.records {
+            write_record(&mut out, &mut line, r)?;
+        }
+    }
+    out.flush()
+}
+
+/// Serialises one record (compact, envelope order) followed by `\n`.
+pub fn write_record<W: Write>(out: &mut W, line: &mut Vec<u8>, r: &Record) -> io::Result<()> {
+    line.clear();
+    line.extend_from_slice(b"{\"version\":");
+    serde_json::to_writer(&mut *line, &r.version)?;
+    line.extend_from_slice(b",\"id\":");
+    serde_json::to_writer(&mut *line, &r.id)?;
+    line.extend_from_slice(b",\"kind\":");
+    serde_json::to_writer(&mut *line, r.kind.wire_name())?;
+    line.extend_from_slice(b",\"ts\":");
+    serde_json::to_writer(&mut *line, &r.ts)?;
+    line.extend_from_slice(b",\"parent\":");
+    serde_json::to_writer(&mut *line, &r.parent)?;
+    if let Some(meta) = &r.meta {
+        line.extend_from_slice(b",\"meta\":");
+        serde_json::to_writer(&mut *line, meta)?;
+    }
+    line.extend_from_slice(b",\"payload\":");
+    serde_json::to_writer(&mut *line, &r.payload)?;
+    for (k, v) in &r.extra_envelope {
+        line.push(b',');
+        serde_json::to_writer(&mut *line, k)?;
+        line.push(b':');
+        serde_json::to_writer(&mut *line, v)?;
+    }
+    line.extend_from_slice(b"}\n");
+    out.write_all(line)
+}
+
+/// The records written for a traxr-origin trace (spec `trace-formats.md` §4.4).
+pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
+    let label = trace.run_label.as_deref().unwrap_or("");
+    let root_payload = root_payload(label);
+    let root_id = content_id(&root_payload);
+    let first_ts = trace
+        .records
+        .first()
+        .map(|r| r.ts.clone())
+        .unwrap_or_else(|| "1970-01-01T00:00:00.000Z".into());
+    let mut out = Vec::with_capacity(trace.records.len() + 1);
+    out.push(Record {
+        line: None,
+        kind: Kind::Metadata,
+        version: "0.1".into(),
+        id: root_id.clone(),
+        ts: first_ts,
+        parent: None,
+        meta: None,
+        payload: root_payload,
+        extra_envelope: Map::new(),
+        origin: None,
+    });
+    let mut parent = root_id;
+    for r in &trace.records {
+        let mut w = r.clone();
+        w.line = None;
+        if let Some(origin) = &r.origin {
+            let is_event = r.kind == Kind::Event;
+            let mut meta = r.meta.clone().unwrap_or_default();
+            meta.insert("traxr".into(), Value::Object(origin_to_meta(origin, !is_event)));
+            w.meta = Some(meta);
+            if is_event {
+                w.payload = json!({
+                    "category": "traxr",
+                    "name": origin.event_type,
+                    "severity": "info",
+                    "attributes": Value::Object(origin.payload.clone()),
+                });
+            }
+        }
+        w.id = content_id(&w.payload);
+        w.parent = Some(std::mem::replace(&mut parent, w.id.clone()));
+        out.push(w);
+    }
+    out
+}

@@ -1,0 +1,228 @@
+//! Per-turn features, computed once per response and shared by every measure (the diff axes,
+//! the trajectory axis, the alignment): tool-shape strings, trajectory tokens with argument
+//! digests over canonical JSON, whitespace-normalised text and its character 4-gram shingles as
+//! sorted `u64` hashes, stop reason, usage and latency (spec `diff.md` §6, §9.2).
+
+use crate::canonical::{canonical_bytes, hex16_of};
+use crate::model::Trace;
+use crate::views::Response;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The first tool-use block's input for one tool name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInput {
+    /// The input as parsed (`Value::Null` when absent).
+    pub value: Value,
+    /// Its canonical bytes (trace-formats.md §1.6), used for equality.
+    pub canonical: Vec<u8>,
+}
+
+/// Everything the measures need from one response, computed once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnFeatures {
+    /// 0-based turn index.
+    pub turn: usize,
+    /// Trajectory tokens `name(k1,k2|hex16)`, one per tool-use block, in content order.
+    pub tool_tokens: Vec<String>,
+    /// The set of `name(k1,k2)` shape strings, sorted by bytes, without duplicates.
+    pub shape: Vec<String>,
+    /// Number of tool-use blocks (duplicates counted).
+    pub tool_count: usize,
+    /// Tool name → input of the first block with that name, ordered by name bytes.
+    pub inputs: BTreeMap<String, ToolInput>,
+    /// Text parts joined with one space, as recorded.
+    pub text: String,
+    /// `text` with every run of Unicode whitespace collapsed to one space, trimmed.
+    pub normalized_text: String,
+    /// Hashes of the character 4-grams of `normalized_text`, sorted, without duplicates; a
+    /// non-empty text shorter than 4 characters is one shingle; empty text has none.
+    pub shingles: Vec<u64>,
+    /// `stop_reason`, `""` when missing or not a string.
+    pub stop_reason: String,
+    /// `model`, when a string.
+    pub model: Option<String>,
+    /// `usage.input_tokens`, when a number.
+    pub input_tokens: Option<f64>,
+    /// `usage.output_tokens`, when a number.
+    pub output_tokens: Option<f64>,
+    /// `usage.thinking_tokens`, when a number.
+    pub thinking_tokens: Option<f64>,
+    /// `latency_ms`, when a number (milliseconds).
+    pub latency_ms: Option<f64>,
+}
+
+/// `name(k1,k2)` for a tool-use block: keys are the sorted top-level keys of an object input.
+pub fn shape_string(name: &str, input: Option<&Value>) -> String {
+    let mut s = String::with_capacity(name.len() + 16);
+    s.push_str(name);
+    s.push('(');
+    push_sorted_keys(&mut s, input);
+    s.push(')');
+    s
+}
+
+/// The trajectory token `name(k1,k2|hex16)` (spec `diff.md` §6): `hex16` over canonical bytes.
+pub fn trajectory_token(name: &str, input: Option<&Value>) -> String {
+    let null = Value::Null;
+    let v = input.unwrap_or(&null);
+    let mut s = String::with_capacity(name.len() + 32);
+    s.push_str(name);
+    s.push('(');
+    push_sorted_keys(&mut s, input);
+    s.push('|');
+    s.push_str(&hex16_of(&canonical_bytes(v)));
+    s.push(')');
+    s
+}
+
+fn push_sorted_keys(s: &mut String, input: Option<&Value>) {
+    if let Some(Value::Object(m)) = input {
+        let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+        keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        for (i, k) in keys.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(k);
+        }
+    }
+}
+
+/// Collapses runs of Unicode whitespace to one space and trims.
+pub fn normalize_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// A fixed, well-mixed 64-bit hash (FNV-1a then a SplitMix64 finaliser): deterministic across
+/// runs, platforms and thread counts.
+pub fn hash64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// Sorted, deduplicated hashes of the 4-character windows of `text`.
+pub fn shingles(text: &str) -> Vec<u64> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let chars = bounds.len() - 1;
+    let mut out: Vec<u64> = if chars < 4 {
+        vec![hash64(text.as_bytes())]
+    } else {
+        (0..=chars - 4)
+            .map(|i| hash64(&text.as_bytes()[bounds[i]..bounds[i + 4]]))
+            .collect()
+    };
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Features of one response.
+pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
+    let mut tool_tokens = Vec::new();
+    let mut shape = Vec::new();
+    let mut inputs: BTreeMap<String, ToolInput> = BTreeMap::new();
+    let mut tool_count = 0;
+    for b in r.tool_uses() {
+        let name = b.name.unwrap_or("_");
+        tool_count += 1;
+        tool_tokens.push(trajectory_token(name, b.input));
+        shape.push(shape_string(name, b.input));
+        inputs.entry(name.to_string()).or_insert_with(|| {
+            let value = b.input.cloned().unwrap_or(Value::Null);
+            let canonical = canonical_bytes(&value);
+            ToolInput { value, canonical }
+        });
+    }
+    shape.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    shape.dedup();
+    let text = r.text(" ");
+    let normalized_text = normalize_whitespace(&text);
+    let shingles = shingles(&normalized_text);
+    TurnFeatures {
+        turn: r.turn,
+        tool_tokens,
+        shape,
+        tool_count,
+        inputs,
+        text,
+        normalized_text,
+        shingles,
+        stop_reason: r.stop_reason().unwrap_or("").to_string(),
+        model: r.model().map(str::to_string),
+        input_tokens: r.usage("input_tokens"),
+        output_tokens: r.usage("output_tokens"),
+        thinking_tokens: r.usage("thinking_tokens"),
+        latency_ms: r.latency_ms(),
+    }
+}
+
+impl Trace {
+    /// Features of every response, in turn order.
+    pub fn features(&self) -> Vec<TurnFeatures> {
+        self.responses().iter().map(turn_features).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The vectors of diff.md §6.
+    #[test]
+    fn trajectory_token_vectors() {
+        assert_eq!(
+            trajectory_token("search_files", Some(&json!({"query": "*.rs"}))),
+            "search_files(query|e59f93a0d3d9186d)"
+        );
+        let v: Value = serde_json::from_str(r#"{"b":1.0,"a":[1,2]}"#).unwrap();
+        assert_eq!(trajectory_token("t", Some(&v)), "t(a,b|94a786c3662bc7be)");
+        let v: Value = serde_json::from_str(r#"{"b":1,"a":[1,2]}"#).unwrap();
+        assert_eq!(trajectory_token("t", Some(&v)), "t(a,b|94a786c3662bc7be)");
+        assert_eq!(trajectory_token("t", None), "t(|74234e98afe7498f)");
+        assert_eq!(trajectory_token("t", Some(&Value::Null)), "t(|74234e98afe7498f)");
+    }
+
+    #[test]
+    fn shingle_rules() {
+        assert!(shingles("").is_empty());
+        assert_eq!(shingles("abc").len(), 1);
+        assert_eq!(shingles("abcd").len(), 1);
+        assert_eq!(shingles("abcde").len(), 2);
+        assert_eq!(shingles("aaaaaa").len(), 1);
+        // Windows are over Unicode scalar values, not bytes.
+        assert_eq!(shingles("éééé").len(), 1);
+        assert_eq!(shingles("ééééx").len(), 2);
+        let s = shingles("the quick brown fox");
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn whitespace_normalisation() {
+        assert_eq!(normalize_whitespace("  a \n\t b\u{2003}c  "), "a b c");
+        assert_eq!(normalize_whitespace(" \n "), "");
+    }
+}

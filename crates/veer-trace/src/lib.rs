@@ -1,0 +1,27 @@
+//! veer's trace model and its readers and writers.
+//!
+//! Bytes come in through [`load`] (format detected by content), become one format-neutral
+//! [`Trace`] of [`Record`]s, and are seen through typed views ([`views`]) and per-turn
+//! [`features`] that every measure shares. Nothing here prints or measures.
+
+pub mod agentlog;
+pub mod atomic;
+pub mod canonical;
+pub mod error;
+pub mod features;
+pub mod load;
+pub mod model;
+pub mod options;
+pub mod pyjson;
+pub mod timefmt;
+pub mod traxr;
+pub mod traxr_origin;
+pub mod views;
+
+#[cfg(test)]
+mod conformance_tests;
+
+pub use error::{TraceError, Warning};
+pub use load::{load_directory, load_file, load_trace, Document};
+pub use model::{Format, Kind, Record, Trace, TraxrOrigin};
+pub use options::ReadOptions;

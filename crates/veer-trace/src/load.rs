@@ -1,0 +1,211 @@
+//! Reading a path: format detection by content, and directories as sets of traces.
+//!
+//! A file is classified by what it holds, not its name (spec `trace-formats.md` §3.7): a JSON
+//! object with an `events` array is a traxr trace, one with `traces` and `pairs` a traxr results
+//! file, one with `input.clean_trace` an analyzer case; anything else is read as `.agentlog`
+//! JSON Lines (gzip is detected by its magic bytes).
+
+use crate::agentlog::reader::read_agentlog;
+use crate::error::TraceError;
+use crate::model::Trace;
+use crate::options::ReadOptions;
+use crate::traxr::{
+    case_from_value, results_from_value, shape_of, trace_from_value, AnalyzerCase,
+    ExperimentResults, TraxrShape,
+};
+use serde_json::Value;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Maximum number of files read from one directory.
+pub const MAX_DIRECTORY_FILES: usize = 100_000;
+
+/// What a file turned out to hold.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    /// One trace (`.agentlog` or a bare traxr trace).
+    Trace(Trace),
+    /// A traxr experiment results file.
+    Results(Box<ExperimentResults>),
+    /// A traxr analyzer golden case.
+    AnalyzerCase(Box<AnalyzerCase>),
+}
+
+impl Document {
+    /// The single trace, or an error naming what the file holds instead.
+    pub fn into_trace(self, source: &str) -> Result<Trace, TraceError> {
+        match self {
+            Document::Trace(t) => Ok(t),
+            Document::Results(_) => Err(TraceError::new(
+                source,
+                None,
+                "(file)",
+                "this is a traxr experiment results file, not a single trace",
+            )
+            .with_hint("use `veer experiment analyze` on it")),
+            Document::AnalyzerCase(_) => Err(TraceError::new(
+                source,
+                None,
+                "(file)",
+                "this is a traxr analyzer case (two traces), not a single trace",
+            )
+            .with_hint("use `veer experiment pair` on it")),
+        }
+    }
+}
+
+/// Reads one file, detecting its format by content.
+pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceError> {
+    let source = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| open_error(&source, &e))?;
+    if meta.is_dir() {
+        return Err(TraceError::new(&source, None, "(file)", "is a directory, expected a trace file")
+            .with_hint("pass a file, or use a command that reads directories"));
+    }
+    let file = File::open(path).map_err(|e| open_error(&source, &e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let head = reader.fill_buf().map_err(|e| open_error(&source, &e))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return read_agentlog(&source, reader, options).map(Document::Trace);
+    }
+    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
+    if first != Some(b'{') || stripped_bom {
+        return read_agentlog(&source, reader, options).map(Document::Trace);
+    }
+    // Peek the first line: a complete JSON object that is not a traxr shape means .agentlog.
+    let first_line_len = head.iter().position(|&b| b == b'\n');
+    if let Some(len) = first_line_len {
+        if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
+            if shape_of(&v).is_none() {
+                return read_agentlog(&source, reader, options).map(Document::Trace);
+            }
+        }
+    }
+    // Otherwise read the whole document (pretty-printed traxr JSON, or a one-line file).
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| open_error(&source, &e))?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) => match shape_of(&v) {
+            Some(TraxrShape::Trace) => {
+                trace_from_value(&source, "", v, None, options).map(Document::Trace)
+            }
+            Some(TraxrShape::Results) => {
+                results_from_value(&source, v, options).map(|r| Document::Results(Box::new(r)))
+            }
+            Some(TraxrShape::AnalyzerCase) => {
+                case_from_value(&source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
+            }
+            None => read_agentlog(&source, bytes.as_slice(), options).map(Document::Trace),
+        },
+        // Not one JSON document: JSON Lines (or broken) — the .agentlog reader names the line.
+        Err(_) => read_agentlog(&source, bytes.as_slice(), options).map(Document::Trace),
+    }
+}
+
+/// Reads one file that must hold a single trace.
+pub fn load_trace(path: &Path, options: &ReadOptions) -> Result<Trace, TraceError> {
+    let source = path.display().to_string();
+    load_file(path, options)?.into_trace(&source)
+}
+
+fn open_error(source: &str, e: &std::io::Error) -> TraceError {
+    let (msg, hint) = match e.kind() {
+        std::io::ErrorKind::NotFound => ("no such file or directory".to_string(), "check the path"),
+        std::io::ErrorKind::PermissionDenied => {
+            ("permission denied".to_string(), "check the file's permissions")
+        }
+        _ => (format!("cannot read: {e}"), "check that the file is readable"),
+    };
+    TraceError::new(source, None, "(file)", msg).with_hint(hint)
+}
+
+/// Whether a file name looks like a trace veer reads from a directory.
+pub fn is_trace_file_name(name: &str) -> bool {
+    !name.starts_with('.')
+        && [".agentlog", ".agentlog.gz", ".jsonl", ".jsonl.gz", ".json"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+/// The trace files under `dir`, recursively, sorted by relative path (byte order). Hidden
+/// entries are skipped; unreadable directories are errors.
+pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
+    let source = dir.display().to_string();
+    let meta = std::fs::metadata(dir).map_err(|e| open_error(&source, &e))?;
+    if !meta.is_dir() {
+        return Err(TraceError::new(&source, None, "(file)", "not a directory"));
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d)
+            .map_err(|e| open_error(&d.display().to_string(), &e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| open_error(&d.display().to_string(), &e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            let ft = entry
+                .file_type()
+                .map_err(|e| open_error(&path.display().to_string(), &e))?;
+            if ft.is_dir() || (ft.is_symlink() && path.is_dir()) {
+                stack.push(path);
+            } else if is_trace_file_name(&name) {
+                out.push(path);
+                if out.len() > MAX_DIRECTORY_FILES {
+                    return Err(TraceError::new(&source, None, "(file)", format!("more than {MAX_DIRECTORY_FILES} trace files")).with_hint("point veer at a smaller directory"));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| {
+        let ra = a.strip_prefix(dir).unwrap_or(a);
+        let rb = b.strip_prefix(dir).unwrap_or(b);
+        ra.as_os_str().as_encoded_bytes().cmp(rb.as_os_str().as_encoded_bytes())
+    });
+    if out.is_empty() {
+        return Err(TraceError::new(&source, None, "(file)", "directory holds no traces")
+            .with_hint("veer reads *.agentlog, *.agentlog.gz, *.jsonl and *.json files"));
+    }
+    Ok(out)
+}
+
+/// One file of a directory read: its path relative to the directory and what came of it.
+#[derive(Debug)]
+pub struct DirectoryEntry {
+    /// Path relative to the directory, `/`-separated.
+    pub relative: String,
+    /// The full path.
+    pub path: PathBuf,
+    /// The trace, or why it could not be read.
+    pub trace: Result<Trace, TraceError>,
+}
+
+/// Reads every trace under `dir` (sorted, recursive). Files that fail are returned with their
+/// error, never skipped silently.
+pub fn load_directory(dir: &Path, options: &ReadOptions) -> Result<Vec<DirectoryEntry>, TraceError> {
+    let files = trace_files(dir)?;
+    Ok(files
+        .into_iter()
+        .map(|path| {
+            let relative = relative_name(dir, &path);
+            let trace = load_trace(&path, options);
+            DirectoryEntry { relative, path, trace }
+        })
+        .collect())
+}
+
+/// `path` relative to `dir`, with `/` separators.
+pub fn relative_name(dir: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(dir).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}

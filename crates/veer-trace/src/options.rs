@@ -1,0 +1,26 @@
+//! How traces are read: permissive (default) or strict, and the size limits.
+
+/// Default maximum bytes of one `.agentlog` line, newline included: 64 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Maximum JSON nesting depth accepted anywhere (serde_json's recursion limit).
+pub const MAX_NESTING_DEPTH: usize = 128;
+
+/// Options shared by every reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Verify content ids, timestamps, parent links, versions and duplicate keys; unknown kinds
+    /// and traxr keys become errors.
+    pub strict: bool,
+    /// Maximum bytes of one line, newline included (`--max-line-bytes`).
+    pub max_line_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            strict: false,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}

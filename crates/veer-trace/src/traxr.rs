@@ -1,0 +1,532 @@
+//! The traxr reader: a bare trace (`{run_label, events}`), an experiment results JSON
+//! (`{traces, pairs, answers, …}`) and an analyzer golden case (`{input: {clean_trace, …}}`).
+//!
+//! Each traxr event becomes one [`Record`] with its original event kept in
+//! [`Record::origin`]; LLM calls, tool requests/results and errors are also given an `.agentlog`
+//! payload so the diff and the policy engine can run on traxr traces (spec
+//! `trace-formats.md` §3, §4.3).
+
+use crate::agentlog::reader::json_type;
+use crate::canonical::content_id;
+use crate::error::{TraceError, Warning};
+use crate::model::{Format, Kind, Record, Trace, TraxrOrigin};
+use crate::options::ReadOptions;
+use crate::pyjson::traxr_content_hash;
+use crate::timefmt::{format_epoch_ms, parse_iso_ms};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+const EVENT_KEYS: [&str; 7] = [
+    "event_type",
+    "sequence_index",
+    "step_num",
+    "agent_name",
+    "payload",
+    "content_hash",
+    "timestamp",
+];
+
+/// A whole traxr experiment results file (`ExperimentResults.to_json()`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExperimentResults {
+    /// Every run's trace, by run label, in the file's key order (sorted by traxr).
+    pub traces: Vec<(String, Trace)>,
+    /// Raw answers by run label (`null` when the run gave none).
+    pub answers: BTreeMap<String, Option<String>>,
+    /// The stored per-pair results, as written by traxr.
+    pub pairs: Vec<Value>,
+    /// The stored noise floor (`null` when unmeasured).
+    pub noise_floor: Option<f64>,
+    /// Number of clean re-runs.
+    pub noise_floor_runs: u64,
+    /// The whole file, for fields veer does not model (fingerprint, aggregates).
+    pub raw: Map<String, Value>,
+}
+
+impl ExperimentResults {
+    /// The trace with run label `label`.
+    pub fn trace(&self, label: &str) -> Option<&Trace> {
+        self.traces.iter().find(|(l, _)| l == label).map(|(_, t)| t)
+    }
+}
+
+/// One traxr analyzer golden case file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalyzerCase {
+    /// `case` name.
+    pub case: String,
+    /// `description`.
+    pub description: String,
+    /// `input.clean_trace`.
+    pub clean: Trace,
+    /// `input.perturbed_trace`.
+    pub perturbed: Trace,
+    /// `input.task_id`.
+    pub task_id: Option<String>,
+    /// The analyzer's expected `output` ({summary, detail}).
+    pub output: Value,
+}
+
+/// What kind of traxr document a JSON value is, by content.
+pub enum TraxrShape {
+    /// `{events: [...]}`.
+    Trace,
+    /// `{traces: {...}, pairs: [...]}`.
+    Results,
+    /// `{input: {clean_trace: ...}}`.
+    AnalyzerCase,
+}
+
+/// Classifies a parsed JSON document (spec `trace-formats.md` §3.7).
+pub fn shape_of(value: &Value) -> Option<TraxrShape> {
+    let obj = value.as_object()?;
+    if obj.get("events").is_some_and(Value::is_array) {
+        Some(TraxrShape::Trace)
+    } else if obj.contains_key("traces") && obj.contains_key("pairs") {
+        Some(TraxrShape::Results)
+    } else if obj
+        .get("input")
+        .and_then(Value::as_object)
+        .is_some_and(|i| i.contains_key("clean_trace"))
+    {
+        Some(TraxrShape::AnalyzerCase)
+    } else {
+        None
+    }
+}
+
+struct Ctx<'a> {
+    source: &'a str,
+    options: &'a ReadOptions,
+}
+
+impl Ctx<'_> {
+    fn err(&self, path: &str, message: impl Into<String>) -> TraceError {
+        TraceError::new(self.source, None, path, message)
+    }
+}
+
+/// Reads a bare traxr trace object. `path` is the JSON path prefix used in messages (`""` for
+/// a whole file).
+pub fn trace_from_value(
+    source: &str,
+    path: &str,
+    value: Value,
+    fallback_label: Option<&str>,
+    options: &ReadOptions,
+) -> Result<Trace, TraceError> {
+    let ctx = Ctx { source, options };
+    let Value::Object(mut obj) = value else {
+        return Err(ctx.err(
+            if path.is_empty() { "(file)" } else { path },
+            format!("a traxr trace must be an object, found {}", json_type(&value)),
+        ));
+    };
+    let p = |k: &str| join(path, k);
+    let mut trace = Trace::new(source, Format::Traxr);
+    trace.run_label = match obj.remove("run_label") {
+        Some(Value::String(s)) => Some(s),
+        Some(other) => {
+            return Err(ctx.err(
+                &p("run_label"),
+                format!("must be a string, found {}", json_type(&other)),
+            ))
+        }
+        None => {
+            let label = fallback_label
+                .map(str::to_string)
+                .unwrap_or_else(|| crate::agentlog::reader::file_stem(source));
+            if options.strict {
+                return Err(ctx.err(&p("run_label"), "missing required field"));
+            }
+            trace.warnings.push(Warning {
+                file: source.into(),
+                line: None,
+                field: p("run_label"),
+                message: format!("missing; using \"{label}\""),
+            });
+            Some(label)
+        }
+    };
+    let events = match obj.remove("events") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a,
+        Some(other) => {
+            return Err(ctx.err(
+                &p("events"),
+                format!("must be an array, found {}", json_type(&other)),
+            ))
+        }
+    };
+    let mut origins = Vec::with_capacity(events.len());
+    let mut warned_unknown = false;
+    let mut previous_seq: Option<i64> = None;
+    for (i, ev) in events.into_iter().enumerate() {
+        let ep = format!("{}[{i}]", p("events"));
+        let origin = event(&ctx, &ep, i, ev, &mut trace.warnings, &mut warned_unknown)?;
+        if options.strict {
+            if let Some(prev) = previous_seq {
+                if origin.sequence_index <= prev {
+                    return Err(ctx.err(
+                        &format!("{ep}.sequence_index"),
+                        format!(
+                            "sequence_index {} does not increase (previous {prev})",
+                            origin.sequence_index
+                        ),
+                    ));
+                }
+            }
+            previous_seq = Some(origin.sequence_index);
+        }
+        origins.push(origin);
+    }
+    trace.records = build_records(trace.run_label.as_deref().unwrap_or(""), origins);
+    Ok(trace)
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn event(
+    ctx: &Ctx<'_>,
+    ep: &str,
+    index: usize,
+    ev: Value,
+    warnings: &mut Vec<Warning>,
+    warned_unknown: &mut bool,
+) -> Result<TraxrOrigin, TraceError> {
+    let Value::Object(obj) = ev else {
+        return Err(ctx.err(ep, format!("an event must be an object, found {}", json_type(&ev))));
+    };
+    let strict = ctx.options.strict;
+    let f = |k: &str| format!("{ep}.{k}");
+    let mut extra = Map::new();
+    let mut fields: [Option<Value>; 7] = Default::default();
+    for (k, v) in obj {
+        match EVENT_KEYS.iter().position(|e| *e == k) {
+            Some(i) => fields[i] = Some(v),
+            None => {
+                if strict {
+                    return Err(ctx.err(&f(&k), "unknown event key")
+                        .with_hint(format!("event keys are: {}", EVENT_KEYS.join(", "))));
+                }
+                if !*warned_unknown {
+                    *warned_unknown = true;
+                    warnings.push(Warning {
+                        file: ctx.source.into(),
+                        line: None,
+                        field: f(&k),
+                        message: "unknown event key; kept, ignored by metrics".into(),
+                    });
+                }
+                extra.insert(k, v);
+            }
+        }
+    }
+    let [event_type, sequence_index, step_num, agent_name, payload, content_hash, timestamp] =
+        fields;
+    let event_type = match event_type {
+        Some(Value::String(s)) if !s.is_empty() => s,
+        Some(Value::String(_)) => return Err(ctx.err(&f("event_type"), "must not be empty")),
+        Some(other) => {
+            return Err(ctx.err(&f("event_type"), format!("must be a string, found {}", json_type(&other))))
+        }
+        None => return Err(ctx.err(&f("event_type"), "missing required field")),
+    };
+    let int = |name: &str, v: Option<Value>, default: Option<i64>| -> Result<i64, TraceError> {
+        match v {
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => n
+                .as_i64()
+                .ok_or_else(|| ctx.err(&f(name), "integer out of range")),
+            Some(other) => Err(ctx.err(&f(name), format!("must be an integer, found {}", json_type(&other)))),
+            None => default.ok_or_else(|| ctx.err(&f(name), "missing required field")),
+        }
+    };
+    let sequence_index = int(
+        "sequence_index",
+        sequence_index,
+        (!strict).then_some(index as i64),
+    )?;
+    let step_num = int("step_num", step_num, None)?;
+    let agent_name = match agent_name {
+        Some(Value::String(s)) => s,
+        None if !strict => String::new(),
+        None => return Err(ctx.err(&f("agent_name"), "missing required field")),
+        Some(other) => {
+            return Err(ctx.err(&f("agent_name"), format!("must be a string, found {}", json_type(&other))))
+        }
+    };
+    let payload = match payload {
+        Some(Value::Object(m)) => m,
+        Some(other) => {
+            return Err(ctx.err(&f("payload"), format!("must be an object, found {}", json_type(&other))))
+        }
+        None => return Err(ctx.err(&f("payload"), "missing required field")),
+    };
+    let computed = || traxr_content_hash(&Value::Object(payload.clone()));
+    let content_hash = match content_hash {
+        Some(Value::String(s)) => {
+            if strict {
+                let c = computed();
+                if c != s {
+                    return Err(ctx.err(
+                        &f("content_hash"),
+                        format!("content hash mismatch (stored {s}, computed {c})"),
+                    ));
+                }
+            }
+            s
+        }
+        None if !strict => computed(),
+        None => return Err(ctx.err(&f("content_hash"), "missing required field")),
+        Some(other) => {
+            return Err(ctx.err(&f("content_hash"), format!("must be a string, found {}", json_type(&other))))
+        }
+    };
+    let timestamp = match timestamp {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(other) => {
+            return Err(ctx.err(&f("timestamp"), format!("must be a string, found {}", json_type(&other))))
+        }
+    };
+    Ok(TraxrOrigin {
+        event_type,
+        sequence_index,
+        step_num,
+        agent_name,
+        content_hash,
+        timestamp,
+        payload,
+        extra,
+    })
+}
+
+/// The payload of the synthetic root `metadata` record of a traxr-origin trace.
+pub fn root_payload(run_label: &str) -> Value {
+    json!({
+        "sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
+        "tags": {"run_label": run_label, "source_format": "traxr"}
+    })
+}
+
+/// Maps traxr events (list order) onto records (spec `trace-formats.md` §4.3).
+pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> {
+    let mut used_requests = vec![false; origins.len()];
+    let mut parent = content_id(&root_payload(run_label));
+    let mut records = Vec::with_capacity(origins.len());
+    for i in 0..origins.len() {
+        let o = &origins[i];
+        let (kind, payload) = match o.event_type.as_str() {
+            "llm_call" => (Kind::ChatResponse, llm_call_payload(&origins, i, &mut used_requests)),
+            "tool_request" => {
+                let args = match o.payload.get("arguments") {
+                    Some(Value::Object(m)) => Value::Object(m.clone()),
+                    _ => json!({}),
+                };
+                let mut p = Map::new();
+                p.insert("tool_name".into(), o.payload.get("tool_name").cloned().unwrap_or(Value::Null));
+                p.insert("tool_call_id".into(), o.payload.get("call_id").cloned().unwrap_or(Value::Null));
+                p.insert("arguments".into(), args);
+                (Kind::ToolCall, Value::Object(p))
+            }
+            "tool_result" => {
+                let mut p = Map::new();
+                p.insert("tool_call_id".into(), o.payload.get("call_id").cloned().unwrap_or(Value::Null));
+                p.insert("output".into(), o.payload.get("content").cloned().unwrap_or_else(|| json!("")));
+                p.insert("is_error".into(), Value::Bool(false));
+                (Kind::ToolResult, Value::Object(p))
+            }
+            "agent_error" => {
+                let mut p = Map::new();
+                p.insert("source".into(), json!("user"));
+                p.insert("code".into(), o.payload.get("exc_type").cloned().unwrap_or(Value::Null));
+                p.insert("message".into(), o.payload.get("message").cloned().unwrap_or(Value::Null));
+                p.insert("retriable".into(), Value::Bool(false));
+                (Kind::Error, Value::Object(p))
+            }
+            _ => (Kind::Event, Value::Object(o.payload.clone())),
+        };
+        let ts = o
+            .timestamp
+            .as_deref()
+            .and_then(parse_iso_ms)
+            .map(format_epoch_ms)
+            .unwrap_or_else(|| format_epoch_ms(o.sequence_index));
+        let id = content_id(&payload);
+        records.push(Record {
+            line: None,
+            kind,
+            version: "0.1".into(),
+            id: id.clone(),
+            ts,
+            parent: Some(std::mem::replace(&mut parent, id)),
+            meta: None,
+            payload,
+            extra_envelope: Map::new(),
+            origin: None,
+        });
+    }
+    for (r, o) in records.iter_mut().zip(origins) {
+        r.origin = Some(Box::new(o));
+    }
+    records
+}
+
+fn llm_call_payload(origins: &[TraxrOrigin], at: usize, used: &mut [bool]) -> Value {
+    let src = &origins[at].payload;
+    let mut p = Map::new();
+    if let Some(m) = src.get("model") {
+        p.insert("model".into(), m.clone());
+    }
+    let mut content = Vec::new();
+    if let Some(Value::String(text)) = src.get("content") {
+        content.push(json!({"type": "text", "text": text}));
+    }
+    let next_llm = origins[at + 1..]
+        .iter()
+        .position(|o| o.event_type == "llm_call")
+        .map_or(origins.len(), |k| at + 1 + k);
+    if let Some(Value::Array(names)) = src.get("tool_call_names") {
+        for name in names {
+            let mut block = Map::new();
+            block.insert("type".into(), json!("tool_use"));
+            let found = (at + 1..next_llm).find(|&j| {
+                !used[j]
+                    && origins[j].event_type == "tool_request"
+                    && origins[j].payload.get("tool_name") == Some(name)
+            });
+            let mut input = json!({});
+            if let Some(j) = found {
+                used[j] = true;
+                if let Some(id) = origins[j].payload.get("call_id") {
+                    block.insert("id".into(), id.clone());
+                }
+                if let Some(Value::Object(a)) = origins[j].payload.get("arguments") {
+                    input = Value::Object(a.clone());
+                }
+            }
+            block.insert("name".into(), name.clone());
+            block.insert("input".into(), input);
+            content.push(Value::Object(block));
+        }
+    }
+    p.insert("content".into(), Value::Array(content));
+    if let Some(Value::String(fr)) = src.get("finish_reason") {
+        let mapped = match fr.as_str() {
+            "stop" => "end_turn",
+            "tool_calls" => "tool_use",
+            "length" => "max_tokens",
+            other => other,
+        };
+        p.insert("stop_reason".into(), json!(mapped));
+    } else if let Some(other) = src.get("finish_reason") {
+        p.insert("stop_reason".into(), other.clone());
+    }
+    if let Some(Value::Object(u)) = src.get("usage") {
+        let count = |k: &str| u.get(k).cloned().filter(Value::is_number).unwrap_or(json!(0));
+        p.insert(
+            "usage".into(),
+            json!({"input_tokens": count("prompt_tokens"), "output_tokens": count("completion_tokens")}),
+        );
+    }
+    Value::Object(p)
+}
+
+/// Reads an experiment results object.
+pub fn results_from_value(
+    source: &str,
+    value: Value,
+    options: &ReadOptions,
+) -> Result<ExperimentResults, TraceError> {
+    let ctx = Ctx { source, options };
+    let Value::Object(mut obj) = value else {
+        return Err(ctx.err("(file)", "a results file must be a JSON object"));
+    };
+    let traces_v = obj.remove("traces").unwrap_or(Value::Null);
+    let Value::Object(traces_map) = traces_v else {
+        return Err(ctx.err("traces", format!("must be an object of run label → trace, found {}", json_type(&traces_v))));
+    };
+    let mut traces = Vec::with_capacity(traces_map.len());
+    for (label, t) in traces_map {
+        let path = format!("traces.{label}");
+        let trace = trace_from_value(source, &path, t, Some(&label), options)?;
+        traces.push((label, trace));
+    }
+    let pairs = match obj.get("pairs") {
+        Some(Value::Array(a)) => a.clone(),
+        Some(other) => return Err(ctx.err("pairs", format!("must be an array, found {}", json_type(other)))),
+        None => Vec::new(),
+    };
+    let mut answers = BTreeMap::new();
+    match obj.get("answers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(a)) => {
+            for (k, v) in a {
+                let ans = match v {
+                    Value::Null => None,
+                    Value::String(s) => Some(s.clone()),
+                    other => return Err(ctx.err(&format!("answers.{k}"), format!("must be a string or null, found {}", json_type(other)))),
+                };
+                answers.insert(k.clone(), ans);
+            }
+        }
+        Some(other) => return Err(ctx.err("answers", format!("must be an object, found {}", json_type(other)))),
+    }
+    let noise_floor = match obj.get("noise_floor") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(other) => return Err(ctx.err("noise_floor", format!("must be a number or null, found {}", json_type(other)))),
+    };
+    let noise_floor_runs = match obj.get("noise_floor_runs") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| ctx.err("noise_floor_runs", format!("must be a non-negative integer, found {}", json_type(v))))?,
+    };
+    Ok(ExperimentResults {
+        traces,
+        answers,
+        pairs,
+        noise_floor,
+        noise_floor_runs,
+        raw: obj,
+    })
+}
+
+/// Reads an analyzer golden case object.
+pub fn case_from_value(
+    source: &str,
+    value: Value,
+    options: &ReadOptions,
+) -> Result<AnalyzerCase, TraceError> {
+    let ctx = Ctx { source, options };
+    let Value::Object(mut obj) = value else {
+        return Err(ctx.err("(file)", "an analyzer case must be a JSON object"));
+    };
+    let Some(Value::Object(mut input)) = obj.remove("input") else {
+        return Err(ctx.err("input", "missing or not an object"));
+    };
+    let mut take_trace = |key: &str, label: &str| -> Result<Trace, TraceError> {
+        let v = input
+            .remove(key)
+            .ok_or_else(|| ctx.err(&format!("input.{key}"), "missing required field"))?;
+        trace_from_value(source, &format!("input.{key}"), v, Some(label), options)
+    };
+    let clean = take_trace("clean_trace", "clean")?;
+    let perturbed = take_trace("perturbed_trace", "perturbed")?;
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    Ok(AnalyzerCase {
+        case: text(obj.get("case")).unwrap_or_default(),
+        description: text(obj.get("description")).unwrap_or_default(),
+        clean,
+        perturbed,
+        task_id: text(input.get("task_id")),
+        output: obj.remove("output").unwrap_or(Value::Null),
+    })
+}
