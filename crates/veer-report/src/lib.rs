@@ -1,1 +1,12 @@
-//! veer-report
+//! veer's reports and printers.
+//!
+//! A report is a plain serde struct holding numbers already computed by a measure; a printer
+//! turns it into text for one format. Printers never compute a number (spec ARCHITECTURE).
+
+pub mod inspect;
+pub mod json;
+pub mod style;
+pub mod text;
+
+/// Version of every JSON report schema veer writes (`schema_version`).
+pub const SCHEMA_VERSION: &str = "1";

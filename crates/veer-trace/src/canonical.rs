@@ -173,58 +173,266 @@ mod tests {
     fn spec_vectors() {
         let zeros = |n: usize| "0".repeat(n);
         let cases: Vec<(&str, String, &str)> = vec![
-            (r#"{"hello":"world"}"#, r#"{"hello":"world"}"#.into(), "93a23971a914e5eacbf0a8d25154cda309c3c1c72fbb9914d47c60f3cb681588"),
-            ("null", "null".into(), "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"),
-            ("{}", "{}".into(), "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"),
-            ("[]", "[]".into(), "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"),
-            ("true", "true".into(), "b5bea41b6c623f7c09f1bf24dcae58ebab3c0cdd90ad966bc43a45b44867e12b"),
-            ("false", "false".into(), "fcbcf165908dd18a9e49f7ff27810176db8e9f63b4352213741664245224f8aa"),
-            ("0", "0".into(), "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9"),
-            ("-0", "0".into(), "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9"),
-            ("-0.0", "0".into(), "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9"),
-            ("1.00", "1".into(), "6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b"),
-            ("1.0", "1".into(), "6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b"),
-            ("100", "100".into(), "ad57366865126e55649ecb23ae1d48887544976efea46a48eb5d85a6eeb4d306"),
-            ("3.0e2", "300".into(), "983bd614bb5afece5ab3b6023f71147cd7b6bc2314f9d27af7422541c6558389"),
-            ("-1.5", "-1.5".into(), "37c2b212b94e5372b33df924ea2a91182d90c237d0bf942c1768e794ebef2376"),
-            ("0.1", "0.1".into(), "14be4b45f18e0d8c67b4f719b5144eee88497e413709d11d85b096d8e2346310"),
-            ("2.5E-3", "0.0025".into(), "03631d4380d280e3793f9f1b51e5757798c9cc28c719f151ecc4fce19a67559e"),
-            ("0.000001", "0.000001".into(), "159fb29a827ad04b260aa6c8ab6d8637f8f2b38af5c4f3cb49d6a21205e040f8"),
-            ("1e-6", "0.000001".into(), "159fb29a827ad04b260aa6c8ab6d8637f8f2b38af5c4f3cb49d6a21205e040f8"),
-            ("1e-7", "0.0000001".into(), "4035c4eedb2f0cf061cb4aedac998085c68fc1a1f5a3cc5de86c5086ba770324"),
-            ("1e20", "100000000000000000000".into(), "c344e9487bfbd5c4e03c9fb90d62a5dde5e00b54d55c46e9f4a803aea162b80c"),
-            ("1e21", "1000000000000000000000".into(), "b3c4d9d40b4c90b3995fea02caaf40503883e2b8b9aa1420063f090f42186f21"),
-            ("1.5e300", format!("15{}", zeros(299)), "87d30f44217769de5f2bda34473ea90c4049bad70a3df639db26d7409a9c3df5"),
-            ("1.7976931348623157e308", format!("17976931348623157{}", zeros(292)), "9a8a48349f1f23a94cc13b2f7dd1a5cb791c6cb8912f77cb425eca0f4f9b5a73"),
-            ("5e-324", format!("0.{}5", zeros(323)), "90620a380b105dc799edca0bcb5c167ec1a00ff0fd1cd5f577593725fafb476d"),
-            ("123456789012345678901234567890", "123456789012345680000000000000".into(), "0b251bf992915ab1ff80cf72c09181ea2b81395dcd031e074b19db8ede622879"),
-            ("9007199254740993", "9007199254740993".into(), "a1c367c29158357e62a3ff5d3e800fb7698a22396439dbc0a9d4929322afd35d"),
-            ("-9223372036854775808", "-9223372036854775808".into(), "85386477f3af47e4a0b308ee3b3a688df16e8b2228105dd7d4dcd42a9807cb78"),
-            ("18446744073709551615", "18446744073709551615".into(), "2cdb26265b4dc65e3b44d694f121fd6de99b9e4b8ae7f08d84bfa9537635ae43"),
-            ("18446744073709551616", "18446744073709552000".into(), "edacbbb2252b28815fa8983aad4682ab7718badd58a7e92c6b65b4292f308225"),
-            (r#"{"b":1,"a":2,"B":3,"é":4,"z":5}"#, r#"{"B":3,"a":2,"b":1,"z":5,"é":4}"#.into(), "70fb75684688138279235f8ef24f07ca1b1071e0327fff3649e3bfd2b80be5aa"),
-            (r#"{"\uffff":2,"\ud83d\ude00":1}"#, "{\"\u{ffff}\":2,\"\u{1F600}\":1}".into(), "92db27167c6f89fc43ff6c1997a7954a2e5bec81936fbe5ee12b4b6615b09596"),
-            (r#"{"a":{"b":{}},"A":[]}"#, r#"{"A":[],"a":{"b":{}}}"#.into(), "e7936788d904d058d2a61a28613b3ba0ec545e385d871f46ea6b098d50fd9ae1"),
-            (r#"{"a":[1,{"d":null,"c":true}],"b":"x"}"#, r#"{"a":[1,{"c":true,"d":null}],"b":"x"}"#.into(), "2f88850efa5cad4a9066bf4cbe18b24565744884bd180c2df847df26d4253ce1"),
-            (r#"[1,2.0,"3"]"#, r#"[1,2,"3"]"#.into(), "15c2b76d0c653102f91ffd8695edd507e8c46e47d3d2f27570ac1c1dde0373a7"),
-            (r#""e\u0301""#, "\"é\"".into(), "f2886017e9c7abacf804b54d64787dce2b611c9544ba21f3affdd126a6e50086"),
-            (r#""\u00e9""#, "\"é\"".into(), "f2886017e9c7abacf804b54d64787dce2b611c9544ba21f3affdd126a6e50086"),
-            (r#""\u00c5""#, "\"Å\"".into(), "20d8dab8ec900ac4fb89517b03abf6cf0c88fb9488ad3530519d98e9b6a6046c"),
-            (r#""A\u030a""#, "\"Å\"".into(), "20d8dab8ec900ac4fb89517b03abf6cf0c88fb9488ad3530519d98e9b6a6046c"),
-            (r#""\u212b""#, "\"Å\"".into(), "20d8dab8ec900ac4fb89517b03abf6cf0c88fb9488ad3530519d98e9b6a6046c"),
-            (r#"{"e\u0301":1}"#, "{\"é\":1}".into(), "ddcfcf4765da163969972bb20660092ca2787782d9352d1d8a38e93f70acf3bf"),
-            (r#"{"e\u0301":1,"\u00e9":2}"#, "{\"é\":1,\"é\":2}".into(), "6cb32a4e5b0ea8a2aea60872e33037e3852d0d4641bee7ff9e08a5aeb907853d"),
-            (r#"{"\u00e9":2,"e\u0301":1}"#, "{\"é\":2,\"é\":1}".into(), "b0e2f8b66da866e6cc2a65a7c37848f8ec79f746beca0812769102e75295f83b"),
-            (r#"{"a":1,"a":2}"#, r#"{"a":2}"#.into(), "7e8059f495589fcd981232cc11d00b00da3802c01d688fa1cf1f6bed6e5bb33c"),
-            (r#""a\"b\\c""#, r#""a\"b\\c""#.into(), "29e409e74462be098277d1428e52e22cd782e73a9f50b4f4f26e6527ab583eca"),
-            (r#""\n\r\t\b\f""#, r#""\n\r\t\b\f""#.into(), "9238ce80d35d301c4411072a8f184960a77840aee9f8c6bbc89116dd5471bf24"),
-            (r#""\u0001\u001f\u007f""#, "\"\\u0001\\u001f\u{7f}\"".into(), "ed9097a4ae751ddfbe4238513512e27a0136cffe70fe966b1bda13450c2bb455"),
-            (r#""\u000b""#, r#""\u000b""#.into(), "0b3c45b45a3ea9ac8dec30a87e230862c3e7e6e2e6f83f4dca0009aee5bc71f8"),
-            (r#"{"k":"x\u0000y"}"#, r#"{"k":"x\u0000y"}"#.into(), "5bf18d2320de906b8ced8de89df6b1e2d25cb4a100537b756c7d4fad5f10c6dc"),
-            (r#"{"\u0000":1}"#, r#"{"\u0000":1}"#.into(), "d3ddd6e6adad292e4ae7970d59263e1187efc81ea972408769fb3adf5f13c207"),
-            (r#""\u2028/<>""#, "\"\u{2028}/<>\"".into(), "15fd3f5202403083713608bdf32f84853ee75fb87b255baac6e2bae447f7e071"),
-            (r#"{"query":"*.rs"}"#, r#"{"query":"*.rs"}"#.into(), "e59f93a0d3d9186d8752928acba08fc478608dc16958bc278af514d6bca1dfbc"),
-            (r#"{"b":1.0,"a":[1,2]}"#, r#"{"a":[1,2],"b":1}"#.into(), "94a786c3662bc7beeb598efa7d8cb58d7bea25d6c275ea9785a0230ff1f8c2ba"),
+            (
+                r#"{"hello":"world"}"#,
+                r#"{"hello":"world"}"#.into(),
+                "93a23971a914e5eacbf0a8d25154cda309c3c1c72fbb9914d47c60f3cb681588",
+            ),
+            (
+                "null",
+                "null".into(),
+                "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
+            ),
+            (
+                "{}",
+                "{}".into(),
+                "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+            ),
+            (
+                "[]",
+                "[]".into(),
+                "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+            ),
+            (
+                "true",
+                "true".into(),
+                "b5bea41b6c623f7c09f1bf24dcae58ebab3c0cdd90ad966bc43a45b44867e12b",
+            ),
+            (
+                "false",
+                "false".into(),
+                "fcbcf165908dd18a9e49f7ff27810176db8e9f63b4352213741664245224f8aa",
+            ),
+            (
+                "0",
+                "0".into(),
+                "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
+            ),
+            (
+                "-0",
+                "0".into(),
+                "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
+            ),
+            (
+                "-0.0",
+                "0".into(),
+                "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
+            ),
+            (
+                "1.00",
+                "1".into(),
+                "6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b",
+            ),
+            (
+                "1.0",
+                "1".into(),
+                "6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b",
+            ),
+            (
+                "100",
+                "100".into(),
+                "ad57366865126e55649ecb23ae1d48887544976efea46a48eb5d85a6eeb4d306",
+            ),
+            (
+                "3.0e2",
+                "300".into(),
+                "983bd614bb5afece5ab3b6023f71147cd7b6bc2314f9d27af7422541c6558389",
+            ),
+            (
+                "-1.5",
+                "-1.5".into(),
+                "37c2b212b94e5372b33df924ea2a91182d90c237d0bf942c1768e794ebef2376",
+            ),
+            (
+                "0.1",
+                "0.1".into(),
+                "14be4b45f18e0d8c67b4f719b5144eee88497e413709d11d85b096d8e2346310",
+            ),
+            (
+                "2.5E-3",
+                "0.0025".into(),
+                "03631d4380d280e3793f9f1b51e5757798c9cc28c719f151ecc4fce19a67559e",
+            ),
+            (
+                "0.000001",
+                "0.000001".into(),
+                "159fb29a827ad04b260aa6c8ab6d8637f8f2b38af5c4f3cb49d6a21205e040f8",
+            ),
+            (
+                "1e-6",
+                "0.000001".into(),
+                "159fb29a827ad04b260aa6c8ab6d8637f8f2b38af5c4f3cb49d6a21205e040f8",
+            ),
+            (
+                "1e-7",
+                "0.0000001".into(),
+                "4035c4eedb2f0cf061cb4aedac998085c68fc1a1f5a3cc5de86c5086ba770324",
+            ),
+            (
+                "1e20",
+                "100000000000000000000".into(),
+                "c344e9487bfbd5c4e03c9fb90d62a5dde5e00b54d55c46e9f4a803aea162b80c",
+            ),
+            (
+                "1e21",
+                "1000000000000000000000".into(),
+                "b3c4d9d40b4c90b3995fea02caaf40503883e2b8b9aa1420063f090f42186f21",
+            ),
+            (
+                "1.5e300",
+                format!("15{}", zeros(299)),
+                "87d30f44217769de5f2bda34473ea90c4049bad70a3df639db26d7409a9c3df5",
+            ),
+            (
+                "1.7976931348623157e308",
+                format!("17976931348623157{}", zeros(292)),
+                "9a8a48349f1f23a94cc13b2f7dd1a5cb791c6cb8912f77cb425eca0f4f9b5a73",
+            ),
+            (
+                "5e-324",
+                format!("0.{}5", zeros(323)),
+                "90620a380b105dc799edca0bcb5c167ec1a00ff0fd1cd5f577593725fafb476d",
+            ),
+            (
+                "123456789012345678901234567890",
+                "123456789012345680000000000000".into(),
+                "0b251bf992915ab1ff80cf72c09181ea2b81395dcd031e074b19db8ede622879",
+            ),
+            (
+                "9007199254740993",
+                "9007199254740993".into(),
+                "a1c367c29158357e62a3ff5d3e800fb7698a22396439dbc0a9d4929322afd35d",
+            ),
+            (
+                "-9223372036854775808",
+                "-9223372036854775808".into(),
+                "85386477f3af47e4a0b308ee3b3a688df16e8b2228105dd7d4dcd42a9807cb78",
+            ),
+            (
+                "18446744073709551615",
+                "18446744073709551615".into(),
+                "2cdb26265b4dc65e3b44d694f121fd6de99b9e4b8ae7f08d84bfa9537635ae43",
+            ),
+            (
+                "18446744073709551616",
+                "18446744073709552000".into(),
+                "edacbbb2252b28815fa8983aad4682ab7718badd58a7e92c6b65b4292f308225",
+            ),
+            (
+                r#"{"b":1,"a":2,"B":3,"é":4,"z":5}"#,
+                r#"{"B":3,"a":2,"b":1,"z":5,"é":4}"#.into(),
+                "70fb75684688138279235f8ef24f07ca1b1071e0327fff3649e3bfd2b80be5aa",
+            ),
+            (
+                r#"{"\uffff":2,"\ud83d\ude00":1}"#,
+                "{\"\u{ffff}\":2,\"\u{1F600}\":1}".into(),
+                "92db27167c6f89fc43ff6c1997a7954a2e5bec81936fbe5ee12b4b6615b09596",
+            ),
+            (
+                r#"{"a":{"b":{}},"A":[]}"#,
+                r#"{"A":[],"a":{"b":{}}}"#.into(),
+                "e7936788d904d058d2a61a28613b3ba0ec545e385d871f46ea6b098d50fd9ae1",
+            ),
+            (
+                r#"{"a":[1,{"d":null,"c":true}],"b":"x"}"#,
+                r#"{"a":[1,{"c":true,"d":null}],"b":"x"}"#.into(),
+                "2f88850efa5cad4a9066bf4cbe18b24565744884bd180c2df847df26d4253ce1",
+            ),
+            (
+                r#"[1,2.0,"3"]"#,
+                r#"[1,2,"3"]"#.into(),
+                "15c2b76d0c653102f91ffd8695edd507e8c46e47d3d2f27570ac1c1dde0373a7",
+            ),
+            (
+                r#""e\u0301""#,
+                "\"é\"".into(),
+                "f2886017e9c7abacf804b54d64787dce2b611c9544ba21f3affdd126a6e50086",
+            ),
+            (
+                r#""\u00e9""#,
+                "\"é\"".into(),
+                "f2886017e9c7abacf804b54d64787dce2b611c9544ba21f3affdd126a6e50086",
+            ),
+            (
+                r#""\u00c5""#,
+                "\"Å\"".into(),
+                "20d8dab8ec900ac4fb89517b03abf6cf0c88fb9488ad3530519d98e9b6a6046c",
+            ),
+            (
+                r#""A\u030a""#,
+                "\"Å\"".into(),
+                "20d8dab8ec900ac4fb89517b03abf6cf0c88fb9488ad3530519d98e9b6a6046c",
+            ),
+            (
+                r#""\u212b""#,
+                "\"Å\"".into(),
+                "20d8dab8ec900ac4fb89517b03abf6cf0c88fb9488ad3530519d98e9b6a6046c",
+            ),
+            (
+                r#"{"e\u0301":1}"#,
+                "{\"é\":1}".into(),
+                "ddcfcf4765da163969972bb20660092ca2787782d9352d1d8a38e93f70acf3bf",
+            ),
+            (
+                r#"{"e\u0301":1,"\u00e9":2}"#,
+                "{\"é\":1,\"é\":2}".into(),
+                "6cb32a4e5b0ea8a2aea60872e33037e3852d0d4641bee7ff9e08a5aeb907853d",
+            ),
+            (
+                r#"{"\u00e9":2,"e\u0301":1}"#,
+                "{\"é\":2,\"é\":1}".into(),
+                "b0e2f8b66da866e6cc2a65a7c37848f8ec79f746beca0812769102e75295f83b",
+            ),
+            (
+                r#"{"a":1,"a":2}"#,
+                r#"{"a":2}"#.into(),
+                "7e8059f495589fcd981232cc11d00b00da3802c01d688fa1cf1f6bed6e5bb33c",
+            ),
+            (
+                r#""a\"b\\c""#,
+                r#""a\"b\\c""#.into(),
+                "29e409e74462be098277d1428e52e22cd782e73a9f50b4f4f26e6527ab583eca",
+            ),
+            (
+                r#""\n\r\t\b\f""#,
+                r#""\n\r\t\b\f""#.into(),
+                "9238ce80d35d301c4411072a8f184960a77840aee9f8c6bbc89116dd5471bf24",
+            ),
+            (
+                r#""\u0001\u001f\u007f""#,
+                "\"\\u0001\\u001f\u{7f}\"".into(),
+                "ed9097a4ae751ddfbe4238513512e27a0136cffe70fe966b1bda13450c2bb455",
+            ),
+            (
+                r#""\u000b""#,
+                r#""\u000b""#.into(),
+                "0b3c45b45a3ea9ac8dec30a87e230862c3e7e6e2e6f83f4dca0009aee5bc71f8",
+            ),
+            (
+                r#"{"k":"x\u0000y"}"#,
+                r#"{"k":"x\u0000y"}"#.into(),
+                "5bf18d2320de906b8ced8de89df6b1e2d25cb4a100537b756c7d4fad5f10c6dc",
+            ),
+            (
+                r#"{"\u0000":1}"#,
+                r#"{"\u0000":1}"#.into(),
+                "d3ddd6e6adad292e4ae7970d59263e1187efc81ea972408769fb3adf5f13c207",
+            ),
+            (
+                r#""\u2028/<>""#,
+                "\"\u{2028}/<>\"".into(),
+                "15fd3f5202403083713608bdf32f84853ee75fb87b255baac6e2bae447f7e071",
+            ),
+            (
+                r#"{"query":"*.rs"}"#,
+                r#"{"query":"*.rs"}"#.into(),
+                "e59f93a0d3d9186d8752928acba08fc478608dc16958bc278af514d6bca1dfbc",
+            ),
+            (
+                r#"{"b":1.0,"a":[1,2]}"#,
+                r#"{"a":[1,2],"b":1}"#.into(),
+                "94a786c3662bc7beeb598efa7d8cb58d7bea25d6c275ea9785a0230ff1f8c2ba",
+            ),
         ];
         for (input, bytes, hex) in cases {
             let (got_bytes, got_id) = id_of(input);
@@ -249,6 +457,8 @@ mod tests {
     fn content_id_shape() {
         assert!(is_content_id_shape(&content_id(&Value::Null)));
         assert!(!is_content_id_shape("sha256:ABC"));
-        assert!(!is_content_id_shape(&content_id(&Value::Null).to_uppercase()));
+        assert!(!is_content_id_shape(
+            &content_id(&Value::Null).to_uppercase()
+        ));
     }
 }

@@ -12,29 +12,131 @@ fn fixtures() -> PathBuf {
 }
 
 fn load(rel: &str, strict: bool) -> Result<Trace, crate::TraceError> {
-    load_trace(&fixtures().join(rel), &ReadOptions { strict, ..Default::default() })
+    load_trace(
+        &fixtures().join(rel),
+        &ReadOptions {
+            strict,
+            ..Default::default()
+        },
+    )
 }
 
 /// (file, records, responses, recorded sessions, policy sessions per response)
 const SHADOW: &[(&str, usize, usize, usize, &[usize])] = &[
-    ("shadow/customer-support/baseline.agentlog", 7, 3, 1, &[0, 1, 2]),
-    ("shadow/customer-support/candidate.agentlog", 7, 3, 1, &[0, 1, 2]),
+    (
+        "shadow/customer-support/baseline.agentlog",
+        7,
+        3,
+        1,
+        &[0, 1, 2],
+    ),
+    (
+        "shadow/customer-support/candidate.agentlog",
+        7,
+        3,
+        1,
+        &[0, 1, 2],
+    ),
     ("shadow/demo/baseline.agentlog", 9, 3, 1, &[0, 1, 2]),
     ("shadow/demo/candidate.agentlog", 9, 3, 1, &[0, 1, 2]),
-    ("shadow/devops-agent/baseline.agentlog", 11, 5, 1, &[0, 1, 2, 3, 4]),
-    ("shadow/devops-agent/candidate.agentlog", 11, 5, 1, &[0, 1, 2, 3, 4]),
-    ("shadow/er-triage/baseline.agentlog", 11, 5, 1, &[0, 1, 2, 3, 4]),
-    ("shadow/er-triage/candidate.agentlog", 11, 5, 1, &[0, 1, 2, 3, 4]),
-    ("shadow/harmful-content-judge/baseline.agentlog", 3, 1, 1, &[0]),
-    ("shadow/harmful-content-judge/candidate.agentlog", 3, 1, 1, &[0]),
-    ("shadow/refund-agent-audit/baseline.agentlog", 12, 5, 1, &[0, 0, 1, 2, 3]),
-    ("shadow/refund-agent-audit/candidate.agentlog", 11, 5, 1, &[0, 1, 2, 3, 4]),
-    ("shadow/refund-causal-diagnosis/baseline_traces/s1.agentlog", 5, 2, 1, &[0, 1]),
-    ("shadow/refund-causal-diagnosis/candidate_traces/s1.agentlog", 3, 1, 1, &[0]),
-    ("shadow/refund-causal-diagnosis/baseline_traces/s2.agentlog", 5, 2, 1, &[0, 1]),
-    ("shadow/refund-causal-diagnosis/candidate_traces/s2.agentlog", 3, 1, 1, &[0]),
-    ("shadow/refund-causal-diagnosis/baseline_traces/s3.agentlog", 5, 2, 1, &[0, 1]),
-    ("shadow/refund-causal-diagnosis/candidate_traces/s3.agentlog", 3, 1, 1, &[0]),
+    (
+        "shadow/devops-agent/baseline.agentlog",
+        11,
+        5,
+        1,
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "shadow/devops-agent/candidate.agentlog",
+        11,
+        5,
+        1,
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "shadow/er-triage/baseline.agentlog",
+        11,
+        5,
+        1,
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "shadow/er-triage/candidate.agentlog",
+        11,
+        5,
+        1,
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "shadow/harmful-content-judge/baseline.agentlog",
+        3,
+        1,
+        1,
+        &[0],
+    ),
+    (
+        "shadow/harmful-content-judge/candidate.agentlog",
+        3,
+        1,
+        1,
+        &[0],
+    ),
+    (
+        "shadow/refund-agent-audit/baseline.agentlog",
+        12,
+        5,
+        1,
+        &[0, 0, 1, 2, 3],
+    ),
+    (
+        "shadow/refund-agent-audit/candidate.agentlog",
+        11,
+        5,
+        1,
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "shadow/refund-causal-diagnosis/baseline_traces/s1.agentlog",
+        5,
+        2,
+        1,
+        &[0, 1],
+    ),
+    (
+        "shadow/refund-causal-diagnosis/candidate_traces/s1.agentlog",
+        3,
+        1,
+        1,
+        &[0],
+    ),
+    (
+        "shadow/refund-causal-diagnosis/baseline_traces/s2.agentlog",
+        5,
+        2,
+        1,
+        &[0, 1],
+    ),
+    (
+        "shadow/refund-causal-diagnosis/candidate_traces/s2.agentlog",
+        3,
+        1,
+        1,
+        &[0],
+    ),
+    (
+        "shadow/refund-causal-diagnosis/baseline_traces/s3.agentlog",
+        5,
+        2,
+        1,
+        &[0, 1],
+    ),
+    (
+        "shadow/refund-causal-diagnosis/candidate_traces/s3.agentlog",
+        3,
+        1,
+        1,
+        &[0],
+    ),
 ];
 
 const PLACEHOLDER_SETS: [&str; 2] = ["harmful-content-judge", "refund-agent-audit"];
@@ -46,7 +148,11 @@ fn every_shadow_trace_loads_with_its_counts() {
         assert_eq!(t.records.len(), *records, "{file} records");
         assert_eq!(t.responses().len(), *responses, "{file} responses");
         assert_eq!(t.turns().len(), *responses, "{file} turns");
-        assert_eq!(t.recorded_sessions().1, *sessions, "{file} recorded sessions");
+        assert_eq!(
+            t.recorded_sessions().1,
+            *sessions,
+            "{file} recorded sessions"
+        );
         assert_eq!(t.policy_sessions(), *policy, "{file} policy sessions");
         assert!(t.warnings.is_empty(), "{file}: {:?}", t.warnings);
     }
@@ -62,7 +168,11 @@ fn strict_rejects_exactly_the_placeholder_sets() {
                 assert!(placeholder, "{file} failed --strict: {e}");
                 assert_eq!(e.line, Some(1), "{file}");
                 assert_eq!(e.field, "id");
-                assert!(e.message.starts_with("content id mismatch (stored sha256:"), "{}", e.message);
+                assert!(
+                    e.message.starts_with("content id mismatch (stored sha256:"),
+                    "{}",
+                    e.message
+                );
             }
         }
     }
@@ -82,8 +192,15 @@ fn shadow_files_round_trip_byte_for_byte() {
 #[test]
 fn trace_ids() {
     let t = load("shadow/demo/baseline.agentlog", false).unwrap();
-    assert_eq!(t.trace_id(), "sha256:66cac08a874b806aa83d083fd04584c653eba80f1c533306d2126a618d45c03d");
-    let t = load("shadow/refund-causal-diagnosis/baseline_traces/s1.agentlog", false).unwrap();
+    assert_eq!(
+        t.trace_id(),
+        "sha256:66cac08a874b806aa83d083fd04584c653eba80f1c533306d2126a618d45c03d"
+    );
+    let t = load(
+        "shadow/refund-causal-diagnosis/baseline_traces/s1.agentlog",
+        false,
+    )
+    .unwrap();
     assert_eq!(t.trace_id(), "be7aaf281fd97ce20114aeab8d5a114a");
 }
 
@@ -139,11 +256,19 @@ fn every_traxr_file_loads() {
         }
         // Python's json.dumps confirms every stored content_hash except the placeholder
         // hashes (`h_route1`, …) of memory_read_count.json, which strict mode must reject.
-        let strict = load_file(&p, &ReadOptions { strict: true, ..Default::default() });
+        let strict = load_file(
+            &p,
+            &ReadOptions {
+                strict: true,
+                ..Default::default()
+            },
+        );
         if p.ends_with("memory_read_count.json") {
             let e = strict.unwrap_err();
             assert_eq!(e.field, "input.clean_trace.events[0].content_hash");
-            assert!(e.message.starts_with("content hash mismatch (stored h_route1"));
+            assert!(e
+                .message
+                .starts_with("content hash mismatch (stored h_route1"));
         } else {
             strict.unwrap_or_else(|e| panic!("strict {}: {e}", p.display()));
         }
@@ -152,10 +277,17 @@ fn every_traxr_file_loads() {
 
 #[test]
 fn external_mock_maps_onto_agentlog_kinds() {
-    let doc = load_file(&fixtures().join("traxr/goldens/external_mock.json"), &ReadOptions::default()).unwrap();
+    let doc = load_file(
+        &fixtures().join("traxr/goldens/external_mock.json"),
+        &ReadOptions::default(),
+    )
+    .unwrap();
     let Document::Results(r) = doc else { panic!() };
     assert_eq!(r.traces.len(), 4);
-    assert_eq!(r.answers.get("baseline").cloned().flatten().as_deref(), Some("the answer is 42"));
+    assert_eq!(
+        r.answers.get("baseline").cloned().flatten().as_deref(),
+        Some("the answer is 42")
+    );
     let t = r.trace("baseline").unwrap();
     let resp = t.responses();
     assert!(!resp.is_empty());
@@ -185,19 +317,37 @@ fn traxr_round_trips_through_agentlog() {
             let mut bytes = Vec::new();
             write_agentlog(&t, &mut bytes).unwrap();
             // The written file passes veer's own strict read: ids, parents, timestamps.
-            let back = read_agentlog_bytes("rt.agentlog", &bytes, &ReadOptions { strict: true, ..Default::default() })
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let back = read_agentlog_bytes(
+                "rt.agentlog",
+                &bytes,
+                &ReadOptions {
+                    strict: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             assert_eq!(back.records[0].kind, Kind::Metadata);
-            let before: Vec<_> = t.records.iter().map(|r| {
-                let mut o = (**r.origin.as_ref().unwrap()).clone();
-                o.timestamp = None;
-                (r.kind.clone(), r.payload.clone(), o)
-            }).collect();
-            let after: Vec<_> = back.records[1..].iter().map(|r| {
-                let o = (**r.origin.as_ref().expect("origin restored")).clone();
-                let payload = if r.kind == Kind::Event { serde_json::Value::Object(o.payload.clone()) } else { r.payload.clone() };
-                (r.kind.clone(), payload, o)
-            }).collect();
+            let before: Vec<_> = t
+                .records
+                .iter()
+                .map(|r| {
+                    let mut o = (**r.origin.as_ref().unwrap()).clone();
+                    o.timestamp = None;
+                    (r.kind.clone(), r.payload.clone(), o)
+                })
+                .collect();
+            let after: Vec<_> = back.records[1..]
+                .iter()
+                .map(|r| {
+                    let o = (**r.origin.as_ref().expect("origin restored")).clone();
+                    let payload = if r.kind == Kind::Event {
+                        serde_json::Value::Object(o.payload.clone())
+                    } else {
+                        r.payload.clone()
+                    };
+                    (r.kind.clone(), payload, o)
+                })
+                .collect();
             assert_eq!(before, after, "{}", p.display());
         }
     }

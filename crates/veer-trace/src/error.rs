@@ -88,7 +88,10 @@ mod tests {
     #[test]
     fn display_names_file_line_field() {
         let e = TraceError::new("a.agentlog", Some(3), "payload.usage", "must be an object");
-        assert_eq!(e.to_string(), "a.agentlog:3: payload.usage: must be an object");
+        assert_eq!(
+            e.to_string(),
+            "a.agentlog:3: payload.usage: must be an object"
+        );
         let e = TraceError::new("a.agentlog", None, "(file)", "empty trace: no records");
         assert_eq!(e.to_string(), "a.agentlog: (file): empty trace: no records");
     }

@@ -203,7 +203,10 @@ mod tests {
         let v: Value = serde_json::from_str(r#"{"b":1,"a":[1,2]}"#).unwrap();
         assert_eq!(trajectory_token("t", Some(&v)), "t(a,b|94a786c3662bc7be)");
         assert_eq!(trajectory_token("t", None), "t(|74234e98afe7498f)");
-        assert_eq!(trajectory_token("t", Some(&Value::Null)), "t(|74234e98afe7498f)");
+        assert_eq!(
+            trajectory_token("t", Some(&Value::Null)),
+            "t(|74234e98afe7498f)"
+        );
     }
 
     #[test]

@@ -60,8 +60,13 @@ pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceEr
     let source = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| open_error(&source, &e))?;
     if meta.is_dir() {
-        return Err(TraceError::new(&source, None, "(file)", "is a directory, expected a trace file")
-            .with_hint("pass a file, or use a command that reads directories"));
+        return Err(TraceError::new(
+            &source,
+            None,
+            "(file)",
+            "is a directory, expected a trace file",
+        )
+        .with_hint("pass a file, or use a command that reads directories"));
     }
     let file = File::open(path).map_err(|e| open_error(&source, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
@@ -115,10 +120,14 @@ pub fn load_trace(path: &Path, options: &ReadOptions) -> Result<Trace, TraceErro
 fn open_error(source: &str, e: &std::io::Error) -> TraceError {
     let (msg, hint) = match e.kind() {
         std::io::ErrorKind::NotFound => ("no such file or directory".to_string(), "check the path"),
-        std::io::ErrorKind::PermissionDenied => {
-            ("permission denied".to_string(), "check the file's permissions")
-        }
-        _ => (format!("cannot read: {e}"), "check that the file is readable"),
+        std::io::ErrorKind::PermissionDenied => (
+            "permission denied".to_string(),
+            "check the file's permissions",
+        ),
+        _ => (
+            format!("cannot read: {e}"),
+            "check that the file is readable",
+        ),
     };
     TraceError::new(source, None, "(file)", msg).with_hint(hint)
 }
@@ -142,8 +151,8 @@ pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d)
-            .map_err(|e| open_error(&d.display().to_string(), &e))?;
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| open_error(&d.display().to_string(), &e))?;
         for entry in entries {
             let entry = entry.map_err(|e| open_error(&d.display().to_string(), &e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -159,7 +168,13 @@ pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
             } else if is_trace_file_name(&name) {
                 out.push(path);
                 if out.len() > MAX_DIRECTORY_FILES {
-                    return Err(TraceError::new(&source, None, "(file)", format!("more than {MAX_DIRECTORY_FILES} trace files")).with_hint("point veer at a smaller directory"));
+                    return Err(TraceError::new(
+                        &source,
+                        None,
+                        "(file)",
+                        format!("more than {MAX_DIRECTORY_FILES} trace files"),
+                    )
+                    .with_hint("point veer at a smaller directory"));
                 }
             }
         }
@@ -167,11 +182,15 @@ pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
     out.sort_by(|a, b| {
         let ra = a.strip_prefix(dir).unwrap_or(a);
         let rb = b.strip_prefix(dir).unwrap_or(b);
-        ra.as_os_str().as_encoded_bytes().cmp(rb.as_os_str().as_encoded_bytes())
+        ra.as_os_str()
+            .as_encoded_bytes()
+            .cmp(rb.as_os_str().as_encoded_bytes())
     });
     if out.is_empty() {
-        return Err(TraceError::new(&source, None, "(file)", "directory holds no traces")
-            .with_hint("veer reads *.agentlog, *.agentlog.gz, *.jsonl and *.json files"));
+        return Err(
+            TraceError::new(&source, None, "(file)", "directory holds no traces")
+                .with_hint("veer reads *.agentlog, *.agentlog.gz, *.jsonl and *.json files"),
+        );
     }
     Ok(out)
 }
@@ -189,14 +208,21 @@ pub struct DirectoryEntry {
 
 /// Reads every trace under `dir` (sorted, recursive). Files that fail are returned with their
 /// error, never skipped silently.
-pub fn load_directory(dir: &Path, options: &ReadOptions) -> Result<Vec<DirectoryEntry>, TraceError> {
+pub fn load_directory(
+    dir: &Path,
+    options: &ReadOptions,
+) -> Result<Vec<DirectoryEntry>, TraceError> {
     let files = trace_files(dir)?;
     Ok(files
         .into_iter()
         .map(|path| {
             let relative = relative_name(dir, &path);
             let trace = load_trace(&path, options);
-            DirectoryEntry { relative, path, trace }
+            DirectoryEntry {
+                relative,
+                path,
+                trace,
+            }
         })
         .collect())
 }

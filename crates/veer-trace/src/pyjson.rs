@@ -74,10 +74,18 @@ pub fn py_float_repr(f: f64) -> String {
         return "NaN".into();
     }
     if f.is_infinite() {
-        return if f > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde<exp>".
     let sci = format!("{:e}", f.abs());
@@ -92,7 +100,11 @@ pub fn py_float_repr(f: f64) -> String {
         } else if (decpt as usize) >= digits.len() {
             format!("{}{}.0", digits, "0".repeat(decpt as usize - digits.len()))
         } else {
-            format!("{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+            format!(
+                "{}.{}",
+                &digits[..decpt as usize],
+                &digits[decpt as usize..]
+            )
         };
         format!("{sign}{body}")
     } else {
@@ -141,17 +153,27 @@ mod tests {
     /// The vectors of trace-formats.md §3.1.
     #[test]
     fn spec_vectors() {
-        assert_eq!(hash(r#"{"answer_hash": "ff29438fb7a23c7e"}"#), "ce8ac0d1fc9556c1");
         assert_eq!(
-            hash(r#"{"content_hash": "e3b0c44298fc1c14", "finish_reason": "tool_calls", "model": "mock-model", "tool_call_names": ["lookup"], "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}"#),
+            hash(r#"{"answer_hash": "ff29438fb7a23c7e"}"#),
+            "ce8ac0d1fc9556c1"
+        );
+        assert_eq!(
+            hash(
+                r#"{"content_hash": "e3b0c44298fc1c14", "finish_reason": "tool_calls", "model": "mock-model", "tool_call_names": ["lookup"], "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}"#
+            ),
             "28eb57f12d9d1922"
         );
         assert_eq!(
-            hash(r#"{"arguments_hash": "b734541e6c1c6e7f", "call_id": "call_g1", "tool_name": "lookup"}"#),
+            hash(
+                r#"{"arguments_hash": "b734541e6c1c6e7f", "call_id": "call_g1", "tool_name": "lookup"}"#
+            ),
             "144c49e5d17881a9"
         );
         let v = serde_json::json!({"a": 1e-05, "b": "é\u{7f}", "c": [true, null, 1.0]});
-        assert_eq!(dumps_sorted(&v), r#"{"a": 1e-05, "b": "\u00e9\u007f", "c": [true, null, 1.0]}"#);
+        assert_eq!(
+            dumps_sorted(&v),
+            r#"{"a": 1e-05, "b": "\u00e9\u007f", "c": [true, null, 1.0]}"#
+        );
         assert_eq!(traxr_content_hash(&v), "23994391ef36e6a6");
     }
 
@@ -176,6 +198,9 @@ mod tests {
 
     #[test]
     fn non_bmp_is_a_surrogate_pair() {
-        assert_eq!(dumps_sorted(&Value::String("😀".into())), r#""\ud83d\ude00""#);
+        assert_eq!(
+            dumps_sorted(&Value::String("😀".into())),
+            r#""\ud83d\ude00""#
+        );
     }
 }

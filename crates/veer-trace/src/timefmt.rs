@@ -106,6 +106,9 @@ mod tests {
         assert_eq!(format_epoch_ms(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(format_epoch_ms(86_400_000 + 7), "1970-01-02T00:00:00.007Z");
         assert_eq!(parse_iso_ms("yesterday"), None);
-        assert_eq!(format_epoch_ms(parse_iso_ms("2000-02-29T12:00:00Z").unwrap()), "2000-02-29T12:00:00.000Z");
+        assert_eq!(
+            format_epoch_ms(parse_iso_ms("2000-02-29T12:00:00Z").unwrap()),
+            "2000-02-29T12:00:00.000Z"
+        );
     }
 }

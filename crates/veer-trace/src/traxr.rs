@@ -119,7 +119,10 @@ pub fn trace_from_value(
     let Value::Object(mut obj) = value else {
         return Err(ctx.err(
             if path.is_empty() { "(file)" } else { path },
-            format!("a traxr trace must be an object, found {}", json_type(&value)),
+            format!(
+                "a traxr trace must be an object, found {}",
+                json_type(&value)
+            ),
         ));
     };
     let p = |k: &str| join(path, k);
@@ -201,7 +204,10 @@ fn event(
     warned_unknown: &mut bool,
 ) -> Result<TraxrOrigin, TraceError> {
     let Value::Object(obj) = ev else {
-        return Err(ctx.err(ep, format!("an event must be an object, found {}", json_type(&ev))));
+        return Err(ctx.err(
+            ep,
+            format!("an event must be an object, found {}", json_type(&ev)),
+        ));
     };
     let strict = ctx.options.strict;
     let f = |k: &str| format!("{ep}.{k}");
@@ -212,7 +218,8 @@ fn event(
             Some(i) => fields[i] = Some(v),
             None => {
                 if strict {
-                    return Err(ctx.err(&f(&k), "unknown event key")
+                    return Err(ctx
+                        .err(&f(&k), "unknown event key")
                         .with_hint(format!("event keys are: {}", EVENT_KEYS.join(", "))));
                 }
                 if !*warned_unknown {
@@ -234,7 +241,10 @@ fn event(
         Some(Value::String(s)) if !s.is_empty() => s,
         Some(Value::String(_)) => return Err(ctx.err(&f("event_type"), "must not be empty")),
         Some(other) => {
-            return Err(ctx.err(&f("event_type"), format!("must be a string, found {}", json_type(&other))))
+            return Err(ctx.err(
+                &f("event_type"),
+                format!("must be a string, found {}", json_type(&other)),
+            ))
         }
         None => return Err(ctx.err(&f("event_type"), "missing required field")),
     };
@@ -243,7 +253,10 @@ fn event(
             Some(Value::Number(n)) if n.is_i64() || n.is_u64() => n
                 .as_i64()
                 .ok_or_else(|| ctx.err(&f(name), "integer out of range")),
-            Some(other) => Err(ctx.err(&f(name), format!("must be an integer, found {}", json_type(&other)))),
+            Some(other) => Err(ctx.err(
+                &f(name),
+                format!("must be an integer, found {}", json_type(&other)),
+            )),
             None => default.ok_or_else(|| ctx.err(&f(name), "missing required field")),
         }
     };
@@ -258,13 +271,19 @@ fn event(
         None if !strict => String::new(),
         None => return Err(ctx.err(&f("agent_name"), "missing required field")),
         Some(other) => {
-            return Err(ctx.err(&f("agent_name"), format!("must be a string, found {}", json_type(&other))))
+            return Err(ctx.err(
+                &f("agent_name"),
+                format!("must be a string, found {}", json_type(&other)),
+            ))
         }
     };
     let payload = match payload {
         Some(Value::Object(m)) => m,
         Some(other) => {
-            return Err(ctx.err(&f("payload"), format!("must be an object, found {}", json_type(&other))))
+            return Err(ctx.err(
+                &f("payload"),
+                format!("must be an object, found {}", json_type(&other)),
+            ))
         }
         None => return Err(ctx.err(&f("payload"), "missing required field")),
     };
@@ -285,14 +304,20 @@ fn event(
         None if !strict => computed(),
         None => return Err(ctx.err(&f("content_hash"), "missing required field")),
         Some(other) => {
-            return Err(ctx.err(&f("content_hash"), format!("must be a string, found {}", json_type(&other))))
+            return Err(ctx.err(
+                &f("content_hash"),
+                format!("must be a string, found {}", json_type(&other)),
+            ))
         }
     };
     let timestamp = match timestamp {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s),
         Some(other) => {
-            return Err(ctx.err(&f("timestamp"), format!("must be a string, found {}", json_type(&other))))
+            return Err(ctx.err(
+                &f("timestamp"),
+                format!("must be a string, found {}", json_type(&other)),
+            ))
         }
     };
     Ok(TraxrOrigin {
@@ -323,30 +348,54 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
     for i in 0..origins.len() {
         let o = &origins[i];
         let (kind, payload) = match o.event_type.as_str() {
-            "llm_call" => (Kind::ChatResponse, llm_call_payload(&origins, i, &mut used_requests)),
+            "llm_call" => (
+                Kind::ChatResponse,
+                llm_call_payload(&origins, i, &mut used_requests),
+            ),
             "tool_request" => {
                 let args = match o.payload.get("arguments") {
                     Some(Value::Object(m)) => Value::Object(m.clone()),
                     _ => json!({}),
                 };
                 let mut p = Map::new();
-                p.insert("tool_name".into(), o.payload.get("tool_name").cloned().unwrap_or(Value::Null));
-                p.insert("tool_call_id".into(), o.payload.get("call_id").cloned().unwrap_or(Value::Null));
+                p.insert(
+                    "tool_name".into(),
+                    o.payload.get("tool_name").cloned().unwrap_or(Value::Null),
+                );
+                p.insert(
+                    "tool_call_id".into(),
+                    o.payload.get("call_id").cloned().unwrap_or(Value::Null),
+                );
                 p.insert("arguments".into(), args);
                 (Kind::ToolCall, Value::Object(p))
             }
             "tool_result" => {
                 let mut p = Map::new();
-                p.insert("tool_call_id".into(), o.payload.get("call_id").cloned().unwrap_or(Value::Null));
-                p.insert("output".into(), o.payload.get("content").cloned().unwrap_or_else(|| json!("")));
+                p.insert(
+                    "tool_call_id".into(),
+                    o.payload.get("call_id").cloned().unwrap_or(Value::Null),
+                );
+                p.insert(
+                    "output".into(),
+                    o.payload
+                        .get("content")
+                        .cloned()
+                        .unwrap_or_else(|| json!("")),
+                );
                 p.insert("is_error".into(), Value::Bool(false));
                 (Kind::ToolResult, Value::Object(p))
             }
             "agent_error" => {
                 let mut p = Map::new();
                 p.insert("source".into(), json!("user"));
-                p.insert("code".into(), o.payload.get("exc_type").cloned().unwrap_or(Value::Null));
-                p.insert("message".into(), o.payload.get("message").cloned().unwrap_or(Value::Null));
+                p.insert(
+                    "code".into(),
+                    o.payload.get("exc_type").cloned().unwrap_or(Value::Null),
+                );
+                p.insert(
+                    "message".into(),
+                    o.payload.get("message").cloned().unwrap_or(Value::Null),
+                );
                 p.insert("retriable".into(), Value::Bool(false));
                 (Kind::Error, Value::Object(p))
             }
@@ -429,7 +478,12 @@ fn llm_call_payload(origins: &[TraxrOrigin], at: usize, used: &mut [bool]) -> Va
         p.insert("stop_reason".into(), other.clone());
     }
     if let Some(Value::Object(u)) = src.get("usage") {
-        let count = |k: &str| u.get(k).cloned().filter(Value::is_number).unwrap_or(json!(0));
+        let count = |k: &str| {
+            u.get(k)
+                .cloned()
+                .filter(Value::is_number)
+                .unwrap_or(json!(0))
+        };
         p.insert(
             "usage".into(),
             json!({"input_tokens": count("prompt_tokens"), "output_tokens": count("completion_tokens")}),
@@ -450,7 +504,13 @@ pub fn results_from_value(
     };
     let traces_v = obj.remove("traces").unwrap_or(Value::Null);
     let Value::Object(traces_map) = traces_v else {
-        return Err(ctx.err("traces", format!("must be an object of run label → trace, found {}", json_type(&traces_v))));
+        return Err(ctx.err(
+            "traces",
+            format!(
+                "must be an object of run label → trace, found {}",
+                json_type(&traces_v)
+            ),
+        ));
     };
     let mut traces = Vec::with_capacity(traces_map.len());
     for (label, t) in traces_map {
@@ -460,7 +520,12 @@ pub fn results_from_value(
     }
     let pairs = match obj.get("pairs") {
         Some(Value::Array(a)) => a.clone(),
-        Some(other) => return Err(ctx.err("pairs", format!("must be an array, found {}", json_type(other)))),
+        Some(other) => {
+            return Err(ctx.err(
+                "pairs",
+                format!("must be an array, found {}", json_type(other)),
+            ))
+        }
         None => Vec::new(),
     };
     let mut answers = BTreeMap::new();
@@ -471,23 +536,41 @@ pub fn results_from_value(
                 let ans = match v {
                     Value::Null => None,
                     Value::String(s) => Some(s.clone()),
-                    other => return Err(ctx.err(&format!("answers.{k}"), format!("must be a string or null, found {}", json_type(other)))),
+                    other => {
+                        return Err(ctx.err(
+                            &format!("answers.{k}"),
+                            format!("must be a string or null, found {}", json_type(other)),
+                        ))
+                    }
                 };
                 answers.insert(k.clone(), ans);
             }
         }
-        Some(other) => return Err(ctx.err("answers", format!("must be an object, found {}", json_type(other)))),
+        Some(other) => {
+            return Err(ctx.err(
+                "answers",
+                format!("must be an object, found {}", json_type(other)),
+            ))
+        }
     }
     let noise_floor = match obj.get("noise_floor") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => n.as_f64(),
-        Some(other) => return Err(ctx.err("noise_floor", format!("must be a number or null, found {}", json_type(other)))),
+        Some(other) => {
+            return Err(ctx.err(
+                "noise_floor",
+                format!("must be a number or null, found {}", json_type(other)),
+            ))
+        }
     };
     let noise_floor_runs = match obj.get("noise_floor_runs") {
         None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_u64()
-            .ok_or_else(|| ctx.err("noise_floor_runs", format!("must be a non-negative integer, found {}", json_type(v))))?,
+        Some(v) => v.as_u64().ok_or_else(|| {
+            ctx.err(
+                "noise_floor_runs",
+                format!("must be a non-negative integer, found {}", json_type(v)),
+            )
+        })?,
     };
     Ok(ExperimentResults {
         traces,

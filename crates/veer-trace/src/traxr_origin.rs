@@ -8,11 +8,20 @@ use serde_json::{Map, Value};
 /// is an `Event` (whose `.agentlog` payload already carries it as `attributes`).
 pub fn origin_to_meta(origin: &TraxrOrigin, include_payload: bool) -> Map<String, Value> {
     let mut m = Map::new();
-    m.insert("event_type".into(), Value::String(origin.event_type.clone()));
+    m.insert(
+        "event_type".into(),
+        Value::String(origin.event_type.clone()),
+    );
     m.insert("sequence_index".into(), Value::from(origin.sequence_index));
     m.insert("step_num".into(), Value::from(origin.step_num));
-    m.insert("agent_name".into(), Value::String(origin.agent_name.clone()));
-    m.insert("content_hash".into(), Value::String(origin.content_hash.clone()));
+    m.insert(
+        "agent_name".into(),
+        Value::String(origin.agent_name.clone()),
+    );
+    m.insert(
+        "content_hash".into(),
+        Value::String(origin.content_hash.clone()),
+    );
     if include_payload {
         m.insert("payload".into(), Value::Object(origin.payload.clone()));
     }

@@ -44,14 +44,16 @@ impl<'a> Response<'a> {
             Some(Value::String(s)) => Some(s.as_str()),
             _ => None,
         };
-        single.into_iter().chain(self.parts().iter().filter_map(|p| {
-            let o = p.as_object()?;
-            if o.get("type")?.as_str()? == "text" {
-                o.get("text")?.as_str()
-            } else {
-                None
-            }
-        }))
+        single
+            .into_iter()
+            .chain(self.parts().iter().filter_map(|p| {
+                let o = p.as_object()?;
+                if o.get("type")?.as_str()? == "text" {
+                    o.get("text")?.as_str()
+                } else {
+                    None
+                }
+            }))
     }
 
     /// Text parts joined with `sep` (`" "` for the diff, `"\n"` for policy and drill-down).
@@ -171,7 +173,11 @@ impl Trace {
         let has_response = self.records.iter().any(|r| r.kind == Kind::ChatResponse);
         for r in &self.records {
             if r.kind == Kind::ChatResponse {
-                let resp = Response { record: r, record_index: 0, turn: 0 };
+                let resp = Response {
+                    record: r,
+                    record_index: 0,
+                    turn: 0,
+                };
                 for b in resp.tool_uses() {
                     if let Some(id) = b.id.filter(|s| !s.is_empty()) {
                         block_ids.insert(id);
@@ -187,7 +193,11 @@ impl Trace {
                 Kind::ChatResponse => {
                     let t = turn.map_or(0, |t| t + 1);
                     turn = Some(t);
-                    let resp = Response { record: r, record_index: i, turn: t };
+                    let resp = Response {
+                        record: r,
+                        record_index: i,
+                        turn: t,
+                    };
                     for b in resp.tool_uses() {
                         let (arguments, replaced) = arguments_of(b.input);
                         out.push(ToolCall {
@@ -389,9 +399,9 @@ pub fn is_session_start(request: &Value) -> bool {
         let continuation = match o.get("content") {
             Some(Value::Array(parts)) => {
                 !parts.is_empty()
-                    && parts.iter().all(|p| {
-                        p.get("type").and_then(Value::as_str) == Some("tool_result")
-                    })
+                    && parts
+                        .iter()
+                        .all(|p| p.get("type").and_then(Value::as_str) == Some("tool_result"))
             }
             _ => false,
         };

@@ -1,1 +1,42 @@
-fn main() {}
+//! The `veer` binary: parse flags, run one command, map the outcome to an exit code
+//! (0 ok, 1 gate tripped, 2 usage or input error).
+
+mod cli;
+mod commands;
+mod error;
+mod output;
+
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => error::EXIT_ERROR,
+            });
+        }
+    };
+    let result = match &cli.command {
+        cli::Command::Inspect(a) => commands::inspect::run(a),
+        cli::Command::Demo(a) => commands::demo::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let mut err = anstream::stderr();
+            let _ = writeln!(err, "error: {}", e.message);
+            for m in &e.more {
+                let _ = writeln!(err, "error: {m}");
+            }
+            if let Some(h) = &e.hint {
+                let _ = writeln!(err, "hint: {h}");
+            }
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -113,8 +113,10 @@ fn read_lines<R: BufRead>(
         }
     }
     if reader.trace.records.is_empty() {
-        return Err(TraceError::new(source, None, "(file)", "empty trace: no records")
-            .with_hint("the file holds no JSON record; was the recording interrupted?"));
+        return Err(
+            TraceError::new(source, None, "(file)", "empty trace: no records")
+                .with_hint("the file holds no JSON record; was the recording interrupted?"),
+        );
     }
     if let Some(strict) = reader.strict.take() {
         strict.finish(source)?;
@@ -170,7 +172,11 @@ impl Reader<'_> {
         }
         let Value::Object(obj) = value else {
             return Err(self
-                .err(n, "(line)", format!("record is a JSON {}, not an object", json_type(&value)))
+                .err(
+                    n,
+                    "(line)",
+                    format!("record is a JSON {}, not an object", json_type(&value)),
+                )
                 .with_hint(PARSE_HINT));
         };
         let record = self.envelope(n, obj)?;
@@ -266,7 +272,9 @@ impl Reader<'_> {
             }
         }
         self.check_payload_types(n, &kind, &payload)?;
-        let origin = meta.as_ref().and_then(|m| origin_from_meta(m, &kind, &payload));
+        let origin = meta
+            .as_ref()
+            .and_then(|m| origin_from_meta(m, &kind, &payload));
         if origin.is_some() && kind == Kind::HarnessEvent {
             kind = Kind::Event;
         }
@@ -305,7 +313,12 @@ impl Reader<'_> {
 
     /// Rejects a known kind whose required payload fields have the wrong JSON type. `null` is
     /// read as absent.
-    fn check_payload_types(&mut self, n: u64, kind: &Kind, payload: &Value) -> Result<(), TraceError> {
+    fn check_payload_types(
+        &mut self,
+        n: u64,
+        kind: &Kind,
+        payload: &Value,
+    ) -> Result<(), TraceError> {
         use JsonType::*;
         let expectations: &[(&str, &[JsonType])] = match kind {
             Kind::ChatRequest => &[("model", &[Str]), ("messages", &[Arr]), ("params", &[Obj])],
@@ -332,7 +345,9 @@ impl Reader<'_> {
             _ => &[],
         };
         for (field, allowed) in expectations {
-            let Some(v) = payload.get(field) else { continue };
+            let Some(v) = payload.get(field) else {
+                continue;
+            };
             if v.is_null() || allowed.iter().any(|t| t.matches(v)) {
                 continue;
             }

@@ -107,7 +107,10 @@ impl StrictChecker {
                 ));
             }
             if record.parent.is_some() {
-                self.fail(err("parent", "the root record's parent must be null".into()));
+                self.fail(err(
+                    "parent",
+                    "the root record's parent must be null".into(),
+                ));
             }
         } else {
             match &record.parent {
@@ -168,7 +171,8 @@ pub fn ts_ok(ts: &str) -> bool {
     }
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     let num = |r: std::ops::Range<usize>| -> u32 {
-        b[r].iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'))
+        b[r].iter()
+            .fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'))
     };
     let shape = digits(0..4)
         && b[4] == b'-'
@@ -240,7 +244,9 @@ impl<'de> Visitor<'de> for DupVisitor {
         let mut keys: HashSet<String> = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
             if !keys.insert(key.clone()) {
-                return Err(de::Error::custom(format!("duplicate key \"{key}\" in one object")));
+                return Err(de::Error::custom(format!(
+                    "duplicate key \"{key}\" in one object"
+                )));
             }
             map.next_value_seed(DupVisitor)?;
         }

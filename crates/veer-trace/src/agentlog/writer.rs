@@ -86,7 +86,10 @@ pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
         if let Some(origin) = &r.origin {
             let is_event = r.kind == Kind::Event;
             let mut meta = r.meta.clone().unwrap_or_default();
-            meta.insert("traxr".into(), Value::Object(origin_to_meta(origin, !is_event)));
+            meta.insert(
+                "traxr".into(),
+                Value::Object(origin_to_meta(origin, !is_event)),
+            );
             w.meta = Some(meta);
             if is_event {
                 w.payload = json!({

@@ -1,0 +1,56 @@
+//! Small text helpers shared by printers: previews and number formatting.
+
+/// At most `max` characters of `s` on one line (whitespace collapsed), with `…` when cut.
+pub fn preview(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for word in s.split_whitespace() {
+        for (i, c) in std::iter::once(' ').chain(word.chars()).enumerate() {
+            if i == 0 && out.is_empty() {
+                continue;
+            }
+            if count == max {
+                out.pop();
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
+/// A number for a table cell: integers without a fraction, others with up to 3 decimals;
+/// `-` when absent.
+pub fn num(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+        Some(x) => {
+            let s = format!("{x:.3}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn previews() {
+        assert_eq!(preview("  hello \n world ", 20), "hello world");
+        assert_eq!(preview("abcdef", 4), "abc…");
+        assert_eq!(preview("", 4), "");
+        assert_eq!(preview("ab cd", 5), "ab cd");
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(num(None), "-");
+        assert_eq!(num(Some(12.0)), "12");
+        assert_eq!(num(Some(0.125)), "0.125");
+        assert_eq!(num(Some(1.5)), "1.5");
+    }
+}

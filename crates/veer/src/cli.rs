@@ -1,0 +1,101 @@
+//! The command line: `clap` derive definitions only. Each subcommand's work is in
+//! [`crate::commands`].
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// veer tells you what changed in your agent's behaviour, where it first changed, and whether
+/// it breaks a rule the agent must keep.
+///
+/// It reads recorded agent traces (Shadow `.agentlog` JSON Lines, traxr trace JSON) and
+/// compares a baseline run with a candidate run, deterministically, offline.
+///
+/// Exit codes: 0 ok, 1 a gate tripped, 2 usage or input error.
+#[derive(Debug, Parser)]
+#[command(
+    name = "veer",
+    version,
+    propagate_version = true,
+    after_help = "Examples:\n  veer demo                         # see veer on bundled example traces\n  veer inspect run.agentlog         # one row per turn of a trace"
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show one trace, one row per turn: session, model, tools and their argument keys, tokens,
+    /// latency, stop reason and a text preview.
+    #[command(
+        after_help = "Examples:\n  veer inspect traces/run-42.agentlog\n  veer inspect results.json --format json -o turns.json\n  veer inspect run.agentlog.gz --strict"
+    )]
+    Inspect(InspectArgs),
+    /// Run veer on example traces bundled in the binary (no files, no network).
+    #[command(after_help = "Example:\n  veer demo")]
+    Demo(DemoArgs),
+}
+
+/// How traces are read; shared by every command that reads traces.
+#[derive(Debug, Clone, Args)]
+pub struct ReadArgs {
+    /// Verify content ids, timestamps, parent links, the format version and duplicate keys;
+    /// unknown record kinds become errors.
+    #[arg(long)]
+    pub strict: bool,
+    /// Longest accepted line in bytes, newline included.
+    #[arg(long, value_name = "N", default_value_t = veer_trace::options::DEFAULT_MAX_LINE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_line_bytes: u64,
+}
+
+impl ReadArgs {
+    /// The reader options these flags select.
+    pub fn options(&self) -> veer_trace::ReadOptions {
+        veer_trace::ReadOptions {
+            strict: self.strict,
+            max_line_bytes: self.max_line_bytes,
+        }
+    }
+}
+
+/// Where and how a report is written.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `veer inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The trace: an .agentlog (optionally .gz) or a traxr trace JSON. For a traxr results file
+    /// every run is shown.
+    pub trace: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = InspectFormat::Terminal)]
+    pub format: InspectFormat,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Formats `veer inspect` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InspectFormat {
+    /// A table for a terminal.
+    Terminal,
+    /// JSON (schema_version 1).
+    Json,
+}
+
+/// `veer demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = InspectFormat::Terminal)]
+    pub format: InspectFormat,
+}

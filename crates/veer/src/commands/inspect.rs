@@ -1,0 +1,96 @@
+//! `veer inspect TRACE`: one row per turn of one trace.
+
+use crate::cli::{InspectArgs, InspectFormat};
+use crate::error::{CliError, EXIT_OK};
+use crate::output::{colour_enabled, emit, print_warnings};
+use veer_report::inspect::{InspectReport, InspectTool, InspectTurn};
+use veer_report::style::Style;
+use veer_trace::{Document, Trace};
+
+/// Runs `veer inspect`.
+pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
+    let doc = veer_trace::load_file(&args.trace, &args.read.options())?;
+    let traces: Vec<Trace> = match doc {
+        Document::Trace(t) => vec![t],
+        Document::Results(r) => r.traces.into_iter().map(|(_, t)| t).collect(),
+        Document::AnalyzerCase(c) => vec![c.clean, c.perturbed],
+    };
+    let reports: Vec<InspectReport> = traces.iter().map(report).collect();
+    for t in &traces {
+        print_warnings(&t.warnings);
+    }
+    let text = render(
+        &reports,
+        args.format,
+        colour_enabled(args.out.output.is_some()),
+    );
+    emit(&text, args.out.output.as_deref())?;
+    Ok(EXIT_OK)
+}
+
+/// Renders one or more inspect reports (a results file holds several runs).
+pub fn render(reports: &[InspectReport], format: InspectFormat, colour: bool) -> String {
+    match format {
+        InspectFormat::Json if reports.len() == 1 => veer_report::json::to_json(&reports[0]),
+        InspectFormat::Json => veer_report::json::to_json(&reports),
+        InspectFormat::Terminal => {
+            let style = Style { colour };
+            let parts: Vec<String> = reports
+                .iter()
+                .map(|r| veer_report::inspect::terminal(r, style))
+                .collect();
+            parts.join("\n")
+        }
+    }
+}
+
+/// Builds the inspect report of one trace.
+pub fn report(trace: &Trace) -> InspectReport {
+    let (sessions, session_count) = trace.recorded_sessions();
+    let calls = trace.tool_calls();
+    let features = trace.features();
+    let turns = trace
+        .turns()
+        .into_iter()
+        .zip(features)
+        .map(|(turn, f)| {
+            let tools = turn
+                .tool_calls
+                .iter()
+                .map(|&ci| {
+                    let c = &calls[ci];
+                    let mut arg_keys: Vec<String> = c.arguments.keys().cloned().collect();
+                    arg_keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+                    InspectTool {
+                        name: c.name.clone(),
+                        arg_keys,
+                    }
+                })
+                .collect();
+            let record = &trace.records[turn.response];
+            InspectTurn {
+                session: sessions.get(turn.index).copied().unwrap_or(0),
+                turn: turn.index,
+                line: record.line,
+                model: f.model,
+                tools,
+                input_tokens: f.input_tokens,
+                output_tokens: f.output_tokens,
+                latency_ms: f.latency_ms,
+                stop_reason: record.str_field("stop_reason").map(str::to_string),
+                text: f.text,
+            }
+        })
+        .collect();
+    InspectReport {
+        schema_version: veer_report::SCHEMA_VERSION,
+        source: trace.source.clone(),
+        run_label: trace.run_label.clone(),
+        format: trace.format,
+        trace_id: trace.trace_id().to_string(),
+        record_count: trace.records.len(),
+        session_count,
+        turns,
+        warnings: trace.warnings.iter().map(ToString::to_string).collect(),
+    }
+}

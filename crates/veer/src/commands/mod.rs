@@ -1,0 +1,4 @@
+//! One module per subcommand: read inputs, call measures, pick a printer.
+
+pub mod demo;
+pub mod inspect;

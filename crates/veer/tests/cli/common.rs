@@ -1,0 +1,54 @@
+//! Running the `veer` binary and locating fixtures.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace's `tests/fixtures` directory.
+#[allow(dead_code)]
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+/// The workspace's `examples` directory.
+#[allow(dead_code)]
+pub fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// What one run of `veer` gave.
+pub struct Run {
+    /// Exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs `veer` with `args` from the workspace root, without colour.
+pub fn veer(args: &[&str]) -> Run {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args(args)
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .expect("veer runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `veer` and asserts it exits with `code`.
+pub fn veer_ok(args: &[&str], code: i32) -> Run {
+    let r = veer(args);
+    assert_eq!(
+        r.code, code,
+        "veer {args:?}\nstdout:\n{}\nstderr:\n{}",
+        r.stdout, r.stderr
+    );
+    r
+}

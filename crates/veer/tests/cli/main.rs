@@ -1,0 +1,7 @@
+//! The one integration-test binary: drives the `veer` executable on fixtures and snapshots its
+//! output with insta. One module per command.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+mod inspect;
