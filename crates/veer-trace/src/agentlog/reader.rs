@@ -175,7 +175,7 @@ impl Reader<'_> {
                 .err(
                     n,
                     "(line)",
-                    format!("record is a JSON {}, not an object", json_type(&value)),
+                    format!("record is {}, not a JSON object", json_type(&value)),
                 )
                 .with_hint(PARSE_HINT));
         };
@@ -259,11 +259,13 @@ impl Reader<'_> {
         let mut kind = Kind::from_wire(&kind_name);
         if let Kind::Opaque(name) = &kind {
             if self.options.strict {
-                return Err(self
+                let e = self
                     .err(n, "kind", format!("unknown record kind \"{name}\""))
-                    .with_hint(format!("known kinds: {}", Kind::WIRE_NAMES.join(", "))));
-            }
-            if self.unknown_kinds.insert(name.clone()) {
+                    .with_hint(format!("known kinds: {}", Kind::WIRE_NAMES.join(", ")));
+                if let Some(strict) = &mut self.strict {
+                    strict.fail(e);
+                }
+            } else if self.unknown_kinds.insert(name.clone()) {
                 self.warn(
                     Some(n),
                     "kind",

@@ -22,7 +22,8 @@ pub struct StrictChecker {
 }
 
 impl StrictChecker {
-    fn fail(&mut self, error: TraceError) {
+    /// Records one failure (at most [`MAX_FAILURES`] are kept).
+    pub fn fail(&mut self, error: TraceError) {
         if self.failures.len() < MAX_FAILURES {
             self.failures.push(error);
         }

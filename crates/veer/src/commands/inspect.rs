@@ -8,24 +8,50 @@ use veer_report::style::Style;
 use veer_trace::{Document, Trace};
 
 /// Runs `veer inspect`.
+///
+/// A directory shows every trace under it (sorted, recursive); files that fail to load are
+/// reported after the others and make the exit code 2.
 pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
-    let doc = veer_trace::load_file(&args.trace, &args.read.options())?;
-    let traces: Vec<Trace> = match doc {
-        Document::Trace(t) => vec![t],
-        Document::Results(r) => r.traces.into_iter().map(|(_, t)| t).collect(),
-        Document::AnalyzerCase(c) => vec![c.clean, c.perturbed],
-    };
+    let options = args.read.options();
+    let mut traces: Vec<Trace> = Vec::new();
+    let mut failures: Vec<veer_trace::TraceError> = Vec::new();
+    if args.trace.is_dir() {
+        for entry in veer_trace::load_directory(&args.trace, &options)? {
+            match entry.trace {
+                Ok(t) => traces.push(t),
+                Err(e) => failures.push(e),
+            }
+        }
+    } else {
+        match veer_trace::load_file(&args.trace, &options)? {
+            Document::Trace(t) => traces.push(t),
+            Document::Results(r) => traces.extend(r.traces.into_iter().map(|(_, t)| t)),
+            Document::AnalyzerCase(c) => traces.extend([c.clean, c.perturbed]),
+        }
+    }
     let reports: Vec<InspectReport> = traces.iter().map(report).collect();
     for t in &traces {
         print_warnings(&t.warnings);
     }
-    let text = render(
-        &reports,
-        args.format,
-        colour_enabled(args.out.output.is_some()),
+    if !reports.is_empty() {
+        let colour = colour_enabled(args.out.output.is_some());
+        emit(
+            &render(&reports, args.format, colour),
+            args.out.output.as_deref(),
+        )?;
+    }
+    if failures.is_empty() {
+        return Ok(EXIT_OK);
+    }
+    let total = failures.len() + reports.len();
+    let count = failures.len();
+    let mut error = CliError::from(failures.remove(0));
+    error.more.extend(failures.iter().map(ToString::to_string));
+    error.message = format!(
+        "{count} of {total} traces could not be read; first: {}",
+        error.message
     );
-    emit(&text, args.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Err(error)
 }
 
 /// Renders one or more inspect reports (a results file holds several runs).

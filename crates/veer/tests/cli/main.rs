@@ -3,5 +3,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod bad_input;
 mod common;
 mod inspect;
