@@ -20,6 +20,8 @@ pub mod views;
 
 #[cfg(test)]
 mod conformance_tests;
+#[cfg(test)]
+mod proptests;
 
 pub use error::{TraceError, Warning};
 pub use load::{load_directory, load_file, load_trace, Document};

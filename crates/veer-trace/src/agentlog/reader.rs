@@ -3,13 +3,14 @@
 //! Default (permissive) mode accepts what Shadow's parser accepts, minus the few silent breakages
 //! the spec lists (`trace-formats.md` §1.9); `--strict` adds the checks of [`super::strict`].
 
+use super::envelope::{RawEnvelope, RawLine};
 use super::lines::{Line, LineReader};
 use super::strict::StrictChecker;
 use crate::error::{TraceError, Warning};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::options::ReadOptions;
 use crate::traxr_origin::origin_from_meta;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
 
@@ -159,7 +160,7 @@ impl Reader<'_> {
             )
             .with_hint("traces must be UTF-8 JSON Lines; is this a binary or mis-encoded file?")
         })?;
-        let value: Value = serde_json::from_str(text).map_err(|e| {
+        let parsed: RawLine = serde_json::from_str(text).map_err(|e| {
             let what = if e.to_string().contains("recursion limit") {
                 "JSON nested deeper than 128 levels".to_string()
             } else {
@@ -170,14 +171,13 @@ impl Reader<'_> {
         if let Some(strict) = &mut self.strict {
             strict.check_duplicate_keys(self.source, n, text);
         }
-        let Value::Object(obj) = value else {
-            return Err(self
-                .err(
-                    n,
-                    "(line)",
-                    format!("record is {}, not a JSON object", json_type(&value)),
-                )
-                .with_hint(PARSE_HINT));
+        let obj = match parsed {
+            RawLine::Object(env) => env,
+            RawLine::NotObject(what) => {
+                return Err(self
+                    .err(n, "(line)", format!("record is {what}, not a JSON object"))
+                    .with_hint(PARSE_HINT))
+            }
         };
         let record = self.envelope(n, obj)?;
         if let Some(strict) = &mut self.strict {
@@ -187,29 +187,17 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn envelope(&mut self, n: u64, obj: Map<String, Value>) -> Result<Record, TraceError> {
-        let mut version = None;
-        let mut id = None;
-        let mut kind = None;
-        let mut ts = None;
-        let mut parent: Option<Value> = None;
-        let mut meta = None;
-        let mut payload = None;
-        let mut extra = Map::new();
-        for (k, v) in obj {
-            match k.as_str() {
-                "version" => version = Some(v),
-                "id" => id = Some(v),
-                "kind" => kind = Some(v),
-                "ts" => ts = Some(v),
-                "parent" => parent = Some(v),
-                "meta" => meta = Some(v),
-                "payload" => payload = Some(v),
-                _ => {
-                    extra.insert(k, v);
-                }
-            }
-        }
+    fn envelope(&mut self, n: u64, raw: Box<RawEnvelope>) -> Result<Record, TraceError> {
+        let RawEnvelope {
+            version,
+            id,
+            kind,
+            ts,
+            parent,
+            meta,
+            payload,
+            extra,
+        } = *raw;
         let version = self.required_string(n, "version", version)?;
         let id = self.required_string(n, "id", id)?;
         let kind_name = self.required_string(n, "kind", kind)?;
