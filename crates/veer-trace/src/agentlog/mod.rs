@@ -3,5 +3,7 @@
 pub mod envelope;
 pub mod lines;
 pub mod reader;
+#[cfg(test)]
+mod reader_tests;
 pub mod strict;
 pub mod writer;

@@ -1,0 +1,257 @@
+//! Reader behaviour on hand-written traces: every record kind, permissive warnings, and each
+//! strict-mode check naming its line and field.
+
+use super::reader::read_agentlog_bytes;
+use super::writer::write_agentlog;
+use crate::canonical::content_id;
+use crate::model::Kind;
+use crate::options::ReadOptions;
+use serde_json::{json, Value};
+use std::io::Write;
+
+const STRICT: ReadOptions = ReadOptions {
+    strict: true,
+    max_line_bytes: crate::options::DEFAULT_MAX_LINE_BYTES,
+};
+
+/// A valid record line (content id computed) with the given parent and timestamp.
+fn rec(kind: &str, payload: Value, parent: Option<&str>, ts: &str) -> (String, String) {
+    let id = content_id(&payload);
+    let line = json!({"version": "0.1", "id": id, "kind": kind, "ts": ts, "parent": parent, "payload": payload});
+    (serde_json::to_string(&line).unwrap(), id)
+}
+
+/// A valid five-record trace holding every v0.2 kind.
+fn valid_trace() -> String {
+    let ts = "2026-01-01T00:00:00.000Z";
+    let (l0, root) = rec(
+        "metadata",
+        json!({"sdk": {"name": "t", "version": "1"}}),
+        None,
+        ts,
+    );
+    let (l1, req) = rec(
+        "chat_request",
+        json!({"model": "m", "messages": [], "params": {}}),
+        Some(&root),
+        ts,
+    );
+    let (l2, ch) = rec(
+        "chunk",
+        json!({"chunk_index": 0, "time_unix_nano": 1, "delta": {}, "is_final": true}),
+        Some(&req),
+        ts,
+    );
+    let (l3, resp) = rec(
+        "chat_response",
+        json!({"model": "m", "content": [], "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 2}, "latency_ms": 3}),
+        Some(&ch),
+        "2026-01-01T00:00:00.001Z",
+    );
+    let (l4, he) = rec(
+        "harness_event",
+        json!({"category": "retry", "name": "retry.attempted", "severity": "info"}),
+        Some(&resp),
+        "2026-01-01T00:00:00.002Z",
+    );
+    let (l5, _) = rec(
+        "blob_ref",
+        json!({"mime": "image/png", "size_bytes": 3, "blob_id": "sha256:00"}),
+        Some(&he),
+        "2026-01-01T00:00:00.002Z",
+    );
+    [l0, l1, l2, l3, l4, l5].join("\n") + "\n"
+}
+
+#[test]
+fn reads_every_kind_and_passes_strict() {
+    let t = read_agentlog_bytes("v.agentlog", valid_trace().as_bytes(), &STRICT).unwrap();
+    let kinds: Vec<Kind> = t.records.iter().map(|r| r.kind.clone()).collect();
+    assert_eq!(
+        kinds,
+        [
+            Kind::Metadata,
+            Kind::ChatRequest,
+            Kind::Chunk,
+            Kind::ChatResponse,
+            Kind::HarnessEvent,
+            Kind::BlobRef
+        ]
+    );
+    assert!(t.warnings.is_empty());
+}
+
+#[test]
+fn gzip_crlf_blank_lines_and_bom() {
+    let text = valid_trace().replace('\n', "\r\n\r\n");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let bytes = gz.finish().unwrap();
+    let t = read_agentlog_bytes("v.agentlog.gz", &bytes, &STRICT).unwrap();
+    assert_eq!(t.records.len(), 6);
+    assert_eq!(t.records[1].line, Some(3), "blank lines count");
+    let mut with_bom = vec![0xef, 0xbb, 0xbf];
+    with_bom.extend_from_slice(valid_trace().as_bytes());
+    let t = read_agentlog_bytes("v.agentlog", &with_bom, &ReadOptions::default()).unwrap();
+    assert_eq!(t.records.len(), 6);
+    assert_eq!(t.warnings.len(), 1);
+    assert!(t.warnings[0].message.contains("byte-order mark"));
+}
+
+fn strict_errors(text: &str) -> Vec<String> {
+    let e = read_agentlog_bytes("s.agentlog", text.as_bytes(), &STRICT).unwrap_err();
+    std::iter::once(&e)
+        .chain(e.related.iter())
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn strict_names_each_failure() {
+    let good = valid_trace();
+    let lines: Vec<&str> = good.lines().collect();
+    // The response (line 4) is timestamped before the chunk (line 3).
+    let back = good.replace("2026-01-01T00:00:00.001Z", "2025-12-31T23:59:59.999Z");
+    assert_eq!(
+        strict_errors(&back),
+        ["s.agentlog:4: ts: timestamp goes backwards (2025-12-31T23:59:59.999Z after 2026-01-01T00:00:00.000Z on line 3)"]
+    );
+    // A parent that is not an earlier record.
+    let (orphan, _) = rec(
+        "error",
+        json!({"source": "sdk", "code": "x", "message": "m", "retriable": false}),
+        Some("sha256:abc"),
+        "2026-01-02T00:00:00.000Z",
+    );
+    let errs = strict_errors(&format!("{good}{orphan}\n"));
+    assert_eq!(
+        errs,
+        ["s.agentlog:7: parent: references sha256:abc, which is not an earlier record"]
+    );
+    // Version, ts shape, id shape, duplicate keys and an unknown kind, all named.
+    let bad = format!(
+        "{}\n{}\n{}\n",
+        lines[0].replace("\"0.1\"", "\"1.0\""),
+        lines[1].replace("2026-01-01T00:00:00.000Z", "2026-01-01 00:00:00"),
+        lines[2]
+            .replacen("{\"", "{\"kind\":\"x\",\"", 1)
+            .replace("\"chunk\"", "\"telemetry\""),
+    );
+    let errs = strict_errors(&bad);
+    assert!(
+        errs[0].starts_with("s.agentlog:1: version: unsupported format version \"1.0\""),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e.starts_with("s.agentlog:2: ts: not a UTC timestamp")),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e.starts_with("s.agentlog:3: (line): duplicate key \"kind\"")),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e == "s.agentlog:3: kind: unknown record kind \"telemetry\""),
+        "{errs:?}"
+    );
+    // The default mode reads the same file with warnings only.
+    let t = read_agentlog_bytes("s.agentlog", bad.as_bytes(), &ReadOptions::default()).unwrap();
+    assert_eq!(t.warnings.len(), 2, "{:?}", t.warnings);
+}
+
+#[test]
+fn strict_first_record_and_session_boundaries() {
+    let ts = "2026-01-01T00:00:00.000Z";
+    let (l0, root) = rec("metadata", json!({"sdk": {}}), None, ts);
+    let (l1, req) = rec(
+        "chat_request",
+        json!({"model": "m", "messages": [], "params": {}}),
+        Some(&root),
+        ts,
+    );
+    // A session-boundary metadata must point at the record just before it.
+    let (l2, _) = rec(
+        "metadata",
+        json!({"sdk": {}, "tags": {"s": "2"}}),
+        Some(&root),
+        ts,
+    );
+    let errs = strict_errors(&format!("{l0}\n{l1}\n{l2}\n"));
+    assert_eq!(errs.len(), 1);
+    assert!(errs[0].starts_with("s.agentlog:3: parent: a session-boundary metadata record's parent must be the record just before it"), "{errs:?}");
+    let (l2, _) = rec(
+        "metadata",
+        json!({"sdk": {}, "tags": {"s": "2"}}),
+        Some(&req),
+        ts,
+    );
+    assert!(read_agentlog_bytes(
+        "s.agentlog",
+        format!("{l0}\n{l1}\n{l2}\n").as_bytes(),
+        &STRICT
+    )
+    .is_ok());
+    // The first record must be metadata with parent null.
+    let errs = strict_errors(&format!("{l1}\n"));
+    assert!(
+        errs[0].contains(":1: kind: the first record must be metadata"),
+        "{errs:?}"
+    );
+    assert!(
+        errs[1].contains(":1: parent: the root record's parent must be null"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn string_content_is_one_text_part_with_one_warning() {
+    let ts = "2026-01-01T00:00:00.000Z";
+    let (l0, root) = rec("metadata", json!({"sdk": {}}), None, ts);
+    let (l1, r1) = rec(
+        "chat_response",
+        json!({"model": "m", "content": "hello there", "stop_reason": "end_turn", "usage": {}, "latency_ms": 1}),
+        Some(&root),
+        ts,
+    );
+    let (l2, _) = rec(
+        "chat_response",
+        json!({"model": "m", "content": "again", "stop_reason": "end_turn", "usage": {}, "latency_ms": 1}),
+        Some(&r1),
+        ts,
+    );
+    let t = read_agentlog_bytes(
+        "c.agentlog",
+        format!("{l0}\n{l1}\n{l2}\n").as_bytes(),
+        &STRICT,
+    )
+    .unwrap();
+    assert_eq!(t.warnings.len(), 1);
+    assert_eq!(t.warnings[0].line, Some(2));
+    let texts: Vec<String> = t.responses().iter().map(|r| r.text(" ")).collect();
+    assert_eq!(texts, ["hello there", "again"]);
+}
+
+#[test]
+fn unknown_envelope_keys_and_opaque_records_survive_a_rewrite() {
+    let text = concat!(
+        r#"{"version":"0.1","id":"sha256:x","kind":"metadata","ts":"t","parent":null,"payload":{"z":1,"a":2},"zz_extra":[1,{"b":2}],"aa":true}"#,
+        "\n",
+        r#"{"version":"0.1","id":"sha256:y","kind":"telemetry","ts":"t","parent":"sha256:x","meta":{"k":1},"payload":{"anything":"kept"}}"#,
+        "\n",
+    );
+    let t = read_agentlog_bytes("e.agentlog", text.as_bytes(), &ReadOptions::default()).unwrap();
+    assert_eq!(t.records[1].kind, Kind::Opaque("telemetry".into()));
+    let mut out = Vec::new();
+    write_agentlog(&t, &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), text);
+}
+
+#[test]
+fn a_missing_parent_key_reads_as_null() {
+    let text = r#"{"version":"0.1","id":"sha256:x","kind":"metadata","ts":"t","payload":{}}"#;
+    let t = read_agentlog_bytes("p.agentlog", text.as_bytes(), &ReadOptions::default()).unwrap();
+    assert_eq!(t.records[0].parent, None);
+}
