@@ -22,6 +22,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Print secrets found in traces (API keys, tokens, e-mail addresses, …) as they are,
+    /// instead of `[REDACTED:<kind>]`, in every report.
+    #[arg(long, global = true)]
+    pub no_redact: bool,
 }
 
 /// The subcommands.
@@ -36,6 +40,13 @@ pub enum Command {
     /// Run veer on example traces bundled in the binary (no files, no network).
     #[command(after_help = "Example:\n  veer demo")]
     Demo(DemoArgs),
+    /// Find secrets in traces: API keys (OpenAI, Anthropic, GitHub, AWS, Google), JWTs, PEM
+    /// private keys, e-mail addresses, phone numbers and card numbers. Reports file, line,
+    /// column and kind, never the secret. Exit 1 when anything is found.
+    #[command(
+        after_help = "Examples:\n  veer scan traces/\n  veer scan run.agentlog --patterns team-patterns.yaml --format json\n\nA patterns file adds kinds of your own:\n  patterns:\n    - name: internal_token\n      regex: 'itk_[a-z0-9]{32}'"
+    )]
+    Scan(ScanArgs),
 }
 
 /// How traces are read; shared by every command that reads traces.
@@ -98,4 +109,33 @@ pub struct DemoArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = InspectFormat::Terminal)]
     pub format: InspectFormat,
+}
+
+/// `veer scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Files or directories to scan (directories: every trace file under them).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Extra patterns: a YAML or JSON file `patterns: [{name, regex}, …]`.
+    #[arg(long, value_name = "FILE")]
+    pub patterns: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ScanFormat::Terminal)]
+    pub format: ScanFormat,
+    /// Longest accepted line in bytes, newline included.
+    #[arg(long, value_name = "N", default_value_t = veer_trace::options::DEFAULT_MAX_LINE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_line_bytes: u64,
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Formats `veer scan` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScanFormat {
+    /// `file:line:column: kind` lines and a summary.
+    Terminal,
+    /// JSON (schema_version 1).
+    Json,
 }

@@ -26,9 +26,11 @@ fn main() -> ExitCode {
             });
         }
     };
+    output::set_redaction(!cli.no_redact);
     let result = match &cli.command {
         cli::Command::Inspect(a) => commands::inspect::run(a),
         cli::Command::Demo(a) => commands::demo::run(a),
+        cli::Command::Scan(a) => commands::scan::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

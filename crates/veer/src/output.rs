@@ -2,8 +2,11 @@
 //! given with `-o`, written atomically and always without colour.
 
 use crate::error::CliError;
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
+use std::sync::OnceLock;
+use veer_secrets::Detector;
 
 /// Output formats a command may offer (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -26,8 +29,42 @@ pub fn colour_enabled(to_file: bool) -> bool {
     !to_file && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
 }
 
+static REDACTOR: OnceLock<Option<Detector>> = OnceLock::new();
+
+/// Turns redaction of secrets in every emitted report on (the default) or off (`--no-redact`).
+/// Call once, before any output.
+pub fn set_redaction(on: bool) {
+    let _ = REDACTOR.set(on.then(Detector::builtin));
+}
+
+/// `text` with secrets replaced by `[REDACTED:<kind>]`. A JSON document is redacted inside its
+/// strings only and re-printed in the same pretty layout, so it stays valid JSON.
+pub fn redact_output(text: &str) -> Cow<'_, str> {
+    let Some(detector) = REDACTOR.get_or_init(|| Some(Detector::builtin())) else {
+        return Cow::Borrowed(text);
+    };
+    if detector.spans(text).is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        if let Ok(mut value) = serde_json::from_str::<serde_json::Value>(text) {
+            detector.redact_json(&mut value);
+            if let Ok(mut s) = serde_json::to_string_pretty(&value) {
+                if text.ends_with('\n') {
+                    s.push('\n');
+                }
+                return Cow::Owned(s);
+            }
+        }
+    }
+    detector.redact(text)
+}
+
 /// Writes `text` to `-o FILE` atomically, or to stdout (ANSI stripped when not a colour TTY).
+/// Secrets are redacted first unless `--no-redact` was given.
 pub fn emit(text: &str, output: Option<&Path>) -> Result<(), CliError> {
+    let text = &*redact_output(text);
     match output {
         Some(path) => veer_trace::atomic::write_atomic(path, text.as_bytes())
             .map_err(|e| CliError::output(&path.display().to_string(), &e)),

@@ -1,0 +1,96 @@
+//! The built-in secret patterns, in the order they are applied, and user-supplied extras.
+
+use regex::Regex;
+
+/// Kinds of the built-in patterns, in application order (earlier kinds win overlaps).
+pub const BUILTIN_KINDS: [&str; 10] = [
+    "private_key",
+    "jwt",
+    "anthropic_api_key",
+    "openai_api_key",
+    "aws_access_key_id",
+    "github_token",
+    "google_api_key",
+    "email",
+    "phone",
+    "credit_card",
+];
+
+/// The regular expression of a built-in kind.
+pub(crate) fn builtin_regex(kind: &str) -> &'static str {
+    match kind {
+        // A whole PEM block (also with JSON-escaped newlines), or a lone header line.
+        "private_key" => {
+            r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----(?:(?s:.*?)-----END (?:[A-Z]+ )*PRIVATE KEY-----)?"
+        }
+        "jwt" => r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        "anthropic_api_key" => r"\bsk-ant-[A-Za-z0-9_-]{20,}",
+        "openai_api_key" => r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        "aws_access_key_id" => r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b",
+        "github_token" => r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        "google_api_key" => r"\bAIza[0-9A-Za-z_-]{35}",
+        "email" => r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
+        // International numbers need a leading '+'; national ones need separators, so bare digit
+        // runs (ids, timestamps, token counts) are never taken for phone numbers.
+        "phone" => {
+            r"(?:\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{2,4}(?:[ -]\d{2,4}){1,4}\b|\+[1-9]\d{9,14}\b|(?:\(\d{3}\) ?|\b\d{3}[.-])\d{3}[.-]\d{4}\b)"
+        }
+        // 13–19 digits, optionally grouped by single spaces or dashes; confirmed by Luhn.
+        "credit_card" => r"\b\d(?:[ -]?\d){12,18}\b",
+        _ => r"\A\z",
+    }
+}
+
+/// A user-supplied pattern (`--patterns FILE`).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraPattern {
+    /// The kind reported and written in `[REDACTED:<name>]`; letters, digits and `_`.
+    pub name: String,
+    /// A regular expression (Rust `regex` syntax; no look-around, linear-time matching).
+    pub regex: String,
+}
+
+/// A compiled pattern.
+pub(crate) struct Pattern {
+    pub kind: String,
+    pub regex: Regex,
+    /// Extra confirmation of a match at `text[start..end]` beyond the regex.
+    pub confirm: Option<fn(&str, usize, usize) -> bool>,
+}
+
+/// The confirmation step of a built-in kind, if it has one.
+pub(crate) fn builtin_confirm(kind: &str) -> Option<fn(&str, usize, usize) -> bool> {
+    match kind {
+        "credit_card" => Some(confirm_card),
+        "phone" => Some(confirm_phone),
+        _ => None,
+    }
+}
+
+/// A card number: Luhn-valid, issuer digit 2–6, and not part of a decimal number
+/// (`0.4350095785786723` is a float, not a card).
+fn confirm_card(text: &str, start: usize, end: usize) -> bool {
+    let m = &text[start..end];
+    let before = text[..start].chars().next_back();
+    let after: Vec<char> = text[end..].chars().take(2).collect();
+    let decimal_before = matches!(before, Some('.') | Some(','));
+    let decimal_after = after.first().is_some_and(|c| *c == '.' || *c == ',')
+        && after.get(1).is_some_and(char::is_ascii_digit);
+    m.starts_with(['2', '3', '4', '5', '6'])
+        && !decimal_before
+        && !decimal_after
+        && crate::luhn::is_card_number(m)
+}
+
+/// A phone number has 8 to 15 digits and is not part of a decimal number.
+fn confirm_phone(text: &str, start: usize, end: usize) -> bool {
+    let digits = text[start..end]
+        .chars()
+        .filter(char::is_ascii_digit)
+        .count();
+    let after: Vec<char> = text[end..].chars().take(2).collect();
+    let decimal_after =
+        after.first() == Some(&'.') && after.get(1).is_some_and(char::is_ascii_digit);
+    (8..=15).contains(&digits) && !decimal_after
+}

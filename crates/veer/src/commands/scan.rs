@@ -1,0 +1,185 @@
+//! `veer scan PATH…`: finds secrets in traces and reports where (file, line, column, kind) —
+//! never the secret itself. Exit 1 on any finding, 2 when a path cannot be read.
+
+use crate::cli::{ScanArgs, ScanFormat};
+use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::output::{colour_enabled, emit};
+use serde::Serialize;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use veer_report::style::Style;
+use veer_secrets::{Detector, ExtraPattern};
+use veer_trace::agentlog::lines::{Line, LineReader};
+
+/// One finding with its file.
+#[derive(Debug, Serialize)]
+struct FileFinding {
+    file: String,
+    line: u64,
+    column: u64,
+    kind: String,
+}
+
+/// The scan report.
+#[derive(Debug, Serialize)]
+struct ScanReport {
+    schema_version: &'static str,
+    files_scanned: usize,
+    findings: Vec<FileFinding>,
+    errors: Vec<String>,
+}
+
+/// The extra patterns file: `{patterns: [{name, regex}, …]}` in YAML or JSON.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatternsFile {
+    patterns: Vec<ExtraPattern>,
+}
+
+/// Loads `--patterns FILE` into a detector with the built-in patterns first.
+pub fn load_detector(patterns: Option<&Path>) -> Result<Detector, CliError> {
+    let Some(path) = patterns else {
+        return Ok(Detector::builtin());
+    };
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::input(format!("{shown}: (file): cannot read patterns: {e}"))
+            .hint("--patterns takes a YAML or JSON file: patterns: [{name: ..., regex: ...}]")
+    })?;
+    let file: PatternsFile = serde_saphyr::from_str(&text).map_err(|e| {
+        CliError::input(format!("{shown}: {e}"))
+            .hint("expected `patterns:` followed by a list of {name, regex} entries")
+    })?;
+    Detector::with_extra(&file.patterns).map_err(|e| {
+        CliError::input(format!("{shown}: patterns: {e}"))
+            .hint("names are letters, digits and '_'; regexes use Rust regex syntax")
+    })
+}
+
+/// Runs `veer scan`.
+pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
+    let detector = load_detector(args.patterns.as_deref())?;
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    for p in &args.paths {
+        if p.is_dir() {
+            match veer_trace::load::trace_files(p) {
+                Ok(f) => files.extend(f),
+                Err(e) => errors.push(e.to_string()),
+            }
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut findings = Vec::new();
+    let mut scanned = 0;
+    for f in &files {
+        match scan_file(&detector, f, args.max_line_bytes) {
+            Ok(found) => {
+                scanned += 1;
+                findings.extend(found);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    let report = ScanReport {
+        schema_version: veer_report::SCHEMA_VERSION,
+        files_scanned: scanned,
+        findings,
+        errors,
+    };
+    let text = match args.format {
+        ScanFormat::Json => veer_report::json::to_json(&report),
+        ScanFormat::Terminal => terminal(
+            &report,
+            Style {
+                colour: colour_enabled(args.output.is_some()),
+            },
+        ),
+    };
+    emit(&text, args.output.as_deref())?;
+    if !report.errors.is_empty() {
+        let n = report.errors.len();
+        return Err(CliError::input(format!(
+            "{n} path(s) could not be scanned; first: {}",
+            report.errors[0]
+        ))
+        .hint("check the paths and their permissions"));
+    }
+    Ok(if report.findings.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_GATE
+    })
+}
+
+fn scan_file(
+    detector: &Detector,
+    path: &Path,
+    max_line_bytes: u64,
+) -> Result<Vec<FileFinding>, String> {
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| format!("{shown}: (file): cannot read: {e}");
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let gzip = reader.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+    let input: Box<dyn BufRead> = if gzip {
+        Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(reader)))
+    } else {
+        Box::new(reader)
+    };
+    scan_lines(detector, &shown, input, max_line_bytes)
+}
+
+fn scan_lines<R: Read + BufRead>(
+    detector: &Detector,
+    shown: &str,
+    input: R,
+    max_line_bytes: u64,
+) -> Result<Vec<FileFinding>, String> {
+    let mut lines = LineReader::new(input, max_line_bytes);
+    let mut out = Vec::new();
+    loop {
+        match lines.next_line() {
+            Ok(None) => return Ok(out),
+            Ok(Some(Line::TooLong(n))) => {
+                return Err(format!("{shown}:{n}: (line): line is longer than the limit of {max_line_bytes} bytes (raise it with --max-line-bytes)"))
+            }
+            Ok(Some(Line::Bytes(n, bytes))) => {
+                let text = String::from_utf8_lossy(bytes);
+                for f in detector.scan_line(n, &text) {
+                    out.push(FileFinding { file: shown.to_string(), line: f.line, column: f.column, kind: f.kind });
+                }
+            }
+            Err(e) => return Err(format!("{shown}: (file): cannot read: {e}")),
+        }
+    }
+}
+
+fn terminal(r: &ScanReport, style: Style) -> String {
+    let mut out = String::new();
+    for f in &r.findings {
+        out.push_str(&format!(
+            "{}:{}:{}: {}\n",
+            f.file,
+            f.line,
+            f.column,
+            style.bad(&f.kind)
+        ));
+    }
+    let files_with: std::collections::BTreeSet<&str> =
+        r.findings.iter().map(|f| f.file.as_str()).collect();
+    let summary = if r.findings.is_empty() {
+        style.good(&format!("no secrets found in {} file(s)", r.files_scanned))
+    } else {
+        style.bad(&format!(
+            "{} secret(s) in {} of {} file(s); values are not shown",
+            r.findings.len(),
+            files_with.len(),
+            r.files_scanned
+        ))
+    };
+    out.push_str(&summary);
+    out.push('\n');
+    out
+}
