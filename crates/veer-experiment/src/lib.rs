@@ -1,1 +1,43 @@
-//! veer-experiment
+//! Trace-level contamination metrics for perturbation experiments, with traxr parity (spec
+//! `experiment.md`).
+//!
+//! A trace becomes a list of events ([`events`]), each event a structural signature
+//! ([`signatures`]); two signature lists give the edit distance and its alignment
+//! ([`levenshtein`]), the aligned pairs give t* and t*/T ([`tstar`]) and the control-flow
+//! changes ([`control_flow`]). Pair results add answers ([`answers`]), token overhead
+//! ([`token_overhead`]), the manifestation ([`manifestation`]) and the noise floor
+//! ([`noise_floor`]); [`results`] re-derives whole experiments. Everything here is a pure
+//! function of the traces: no I/O, no printing.
+
+pub mod aggregates;
+pub mod answers;
+pub mod classify;
+pub mod control_flow;
+pub mod divergence;
+pub mod events;
+pub mod export;
+pub mod levenshtein;
+pub mod manifestation;
+pub mod noise_floor;
+pub mod pair;
+pub mod pair_report;
+pub mod pystr;
+pub mod results;
+pub mod signatures;
+pub mod status;
+pub mod structural;
+pub mod token_overhead;
+pub mod tstar;
+pub mod unicode_tables;
+
+#[cfg(test)]
+mod parity_tests;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod spec_cases;
+
+pub use divergence::{analyze, analyze_traces, Divergence, PreparedTrace};
+pub use pair_report::{pair_report, PairOptions, PairReport};
+pub use results::{from_traxr_results, from_traces, ExperimentError, ExperimentReport};
+pub use structural::{structural, EditDistance, StructuralBlock};

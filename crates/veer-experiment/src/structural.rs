@@ -1,0 +1,62 @@
+//! The `structural` block of `veer diff` (spec `cli.md`): the trace-level contamination
+//! metrics of one baseline/candidate pair as a plain serde struct.
+
+use crate::control_flow::ControlFlowChanges;
+use crate::divergence::{analyze_traces, Divergence};
+use serde::Serialize;
+use veer_trace::Trace;
+
+/// Edit distance over structural signatures and its decomposition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EditDistance {
+    /// Levenshtein distance, in edits; ≥ 0.
+    pub distance: usize,
+    /// Substitutions on traxr's backtrack path.
+    pub substitutions: usize,
+    /// Events present only in the candidate.
+    pub insertions: usize,
+    /// Events present only in the baseline.
+    pub deletions: usize,
+}
+
+/// Structural divergence of a candidate trace from its baseline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StructuralBlock {
+    /// distance / longer length, in [0, 1]; 0 = identical signatures, 1 = nothing shared
+    /// (or one side empty).
+    pub d_norm: f64,
+    /// Step of the first structural divergence (t*); null when nothing diverged.
+    pub t_star: Option<i64>,
+    /// t*/T: aligned position / alignment length, in [0, 1); null when nothing diverged.
+    pub t_star_norm: Option<f64>,
+    /// Divergence type at t* (`different_tool_requested`, `event_missing_in_clean`, …).
+    pub first_divergence_type: Option<String>,
+    /// Distance and decomposition.
+    pub edit_distance: EditDistance,
+    /// Control-flow changes (traxr's counters).
+    pub control_flow: ControlFlowChanges,
+}
+
+impl StructuralBlock {
+    /// The block of an already computed divergence.
+    pub fn from_divergence(d: &Divergence) -> Self {
+        StructuralBlock {
+            d_norm: d.d_norm(),
+            t_star: d.first.map(|f| f.step),
+            t_star_norm: d.first.map(|f| f.normalized_position),
+            first_divergence_type: d.first.map(|f| f.divergence_type.to_string()),
+            edit_distance: EditDistance {
+                distance: d.script.distance,
+                substitutions: d.script.substitutions,
+                insertions: d.script.insertions,
+                deletions: d.script.deletions,
+            },
+            control_flow: d.control_flow,
+        }
+    }
+}
+
+/// The structural block of `candidate` against `baseline` (either format, or mixed).
+pub fn structural(baseline: &Trace, candidate: &Trace) -> StructuralBlock {
+    StructuralBlock::from_divergence(&analyze_traces(baseline, candidate))
+}
