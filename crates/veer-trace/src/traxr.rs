@@ -80,7 +80,7 @@ pub enum TraxrShape {
 /// Classifies a parsed JSON document (spec `trace-formats.md` §3.7).
 pub fn shape_of(value: &Value) -> Option<TraxrShape> {
     let obj = value.as_object()?;
-    if obj.get("events").is_some_and(Value::is_array) {
+    if obj.contains_key("events") {
         Some(TraxrShape::Trace)
     } else if obj.contains_key("traces") && obj.contains_key("pairs") {
         Some(TraxrShape::Results)

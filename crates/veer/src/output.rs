@@ -65,6 +65,13 @@ pub fn redact_output(text: &str) -> Cow<'_, str> {
 /// Secrets are redacted first unless `--no-redact` was given.
 pub fn emit(text: &str, output: Option<&Path>) -> Result<(), CliError> {
     let text = &*redact_output(text);
+    if let Some(path) = output.filter(|p| p.is_dir()) {
+        return Err(CliError::input(format!(
+            "{}: cannot write output: is a directory",
+            path.display()
+        ))
+        .hint("-o takes a file path, e.g. -o report.json"));
+    }
     match output {
         Some(path) => veer_trace::atomic::write_atomic(path, text.as_bytes())
             .map_err(|e| CliError::output(&path.display().to_string(), &e)),

@@ -4,6 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod bad_input;
+mod bad_inputs;
 mod common;
 mod inspect;
+mod no_network;
 mod scan;
