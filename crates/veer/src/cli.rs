@@ -47,6 +47,9 @@ pub enum Command {
         after_help = "Examples:\n  veer scan traces/\n  veer scan run.agentlog --patterns team-patterns.yaml --format json\n\nA patterns file adds kinds of your own:\n  patterns:\n    - name: internal_token\n      regex: 'itk_[a-z0-9]{32}'"
     )]
     Scan(ScanArgs),
+    /// Write synthetic trace pairs for benchmarks (developer tool).
+    #[command(hide = true)]
+    Synth(SynthArgs),
 }
 
 /// How traces are read; shared by every command that reads traces.
@@ -138,4 +141,34 @@ pub enum ScanFormat {
     Terminal,
     /// JSON (schema_version 1).
     Json,
+}
+
+/// `veer synth` (hidden; used by `bench/run.sh`).
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// Turns per trace.
+    #[arg(long, default_value_t = 100)]
+    pub turns: usize,
+    /// Near-identical (about 1% of turns changed) or fully divergent pairs.
+    #[arg(long, value_enum, default_value_t = SynthKind::Near)]
+    pub kind: SynthKind,
+    /// Number of pairs: 1 writes DIR/baseline.agentlog and DIR/candidate.agentlog; more write
+    /// DIR/baseline/pair-NNNNN.agentlog and DIR/candidate/pair-NNNNN.agentlog.
+    #[arg(long, default_value_t = 1)]
+    pub pairs: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Output directory.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
+}
+
+/// What kind of synthetic pair to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SynthKind {
+    /// The candidate differs from the baseline in about 1% of its turns.
+    Near,
+    /// The candidate is unrelated to the baseline.
+    Divergent,
 }

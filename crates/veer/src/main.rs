@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         cli::Command::Inspect(a) => commands::inspect::run(a),
         cli::Command::Demo(a) => commands::demo::run(a),
         cli::Command::Scan(a) => commands::scan::run(a),
+        cli::Command::Synth(a) => commands::synth::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

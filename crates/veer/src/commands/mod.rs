@@ -3,3 +3,4 @@
 pub mod demo;
 pub mod inspect;
 pub mod scan;
+pub mod synth;
