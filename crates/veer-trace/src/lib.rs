@@ -21,9 +21,11 @@ pub mod views;
 #[cfg(test)]
 mod conformance_tests;
 #[cfg(test)]
+mod fuzz_replay_tests;
+#[cfg(test)]
 mod proptests;
 
 pub use error::{TraceError, Warning};
-pub use load::{load_directory, load_file, load_trace, Document};
+pub use load::{load_bytes, load_directory, load_file, load_trace, Document};
 pub use model::{Format, Kind, Record, Trace, TraxrOrigin};
 pub use options::ReadOptions;

@@ -55,6 +55,9 @@ impl Document {
     }
 }
 
+/// Largest traxr JSON document read whole (traxr files are one JSON value, not lines): 1 GiB.
+pub const MAX_JSON_DOCUMENT_BYTES: u64 = 1 << 30;
+
 /// Reads one file, detecting its format by content.
 pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceError> {
     let source = path.display().to_string();
@@ -69,45 +72,70 @@ pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceEr
         .with_hint("pass a file, or use a command that reads directories"));
     }
     let file = File::open(path).map_err(|e| open_error(&source, &e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let head = reader.fill_buf().map_err(|e| open_error(&source, &e))?;
+    load_reader(&source, BufReader::with_capacity(1 << 16, file), options)
+}
+
+/// Reads a document held in memory, detecting its format by content (as [`load_file`]).
+pub fn load_bytes(
+    source: &str,
+    bytes: &[u8],
+    options: &ReadOptions,
+) -> Result<Document, TraceError> {
+    load_reader(source, bytes, options)
+}
+
+fn load_reader<R: BufRead>(
+    source: &str,
+    mut reader: R,
+    options: &ReadOptions,
+) -> Result<Document, TraceError> {
+    let head = reader.fill_buf().map_err(|e| open_error(source, &e))?;
     if head.starts_with(&[0x1f, 0x8b]) {
-        return read_agentlog(&source, reader, options).map(Document::Trace);
+        return read_agentlog(source, reader, options).map(Document::Trace);
     }
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
     if first != Some(b'{') || stripped_bom {
-        return read_agentlog(&source, reader, options).map(Document::Trace);
+        return read_agentlog(source, reader, options).map(Document::Trace);
     }
     // Peek the first line: a complete JSON object that is not a traxr shape means .agentlog.
-    let first_line_len = head.iter().position(|&b| b == b'\n');
-    if let Some(len) = first_line_len {
+    if let Some(len) = head.iter().position(|&b| b == b'\n') {
         if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
             if shape_of(&v).is_none() {
-                return read_agentlog(&source, reader, options).map(Document::Trace);
+                return read_agentlog(source, reader, options).map(Document::Trace);
             }
         }
     }
     // Otherwise read the whole document (pretty-printed traxr JSON, or a one-line file).
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::new();
     reader
+        .take(MAX_JSON_DOCUMENT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| open_error(&source, &e))?;
+        .map_err(|e| open_error(source, &e))?;
+    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
+        return Err(TraceError::new(
+            source,
+            None,
+            "(file)",
+            format!("JSON document larger than {MAX_JSON_DOCUMENT_BYTES} bytes"),
+        )
+        .with_hint("split the experiment, or write the traces as .agentlog JSON Lines"));
+    }
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) => match shape_of(&v) {
             Some(TraxrShape::Trace) => {
-                trace_from_value(&source, "", v, None, options).map(Document::Trace)
+                trace_from_value(source, "", v, None, options).map(Document::Trace)
             }
             Some(TraxrShape::Results) => {
-                results_from_value(&source, v, options).map(|r| Document::Results(Box::new(r)))
+                results_from_value(source, v, options).map(|r| Document::Results(Box::new(r)))
             }
             Some(TraxrShape::AnalyzerCase) => {
-                case_from_value(&source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
+                case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
             }
-            None => read_agentlog(&source, bytes.as_slice(), options).map(Document::Trace),
+            None => read_agentlog(source, bytes.as_slice(), options).map(Document::Trace),
         },
         // Not one JSON document: JSON Lines (or broken) — the .agentlog reader names the line.
-        Err(_) => read_agentlog(&source, bytes.as_slice(), options).map(Document::Trace),
+        Err(_) => read_agentlog(source, bytes.as_slice(), options).map(Document::Trace),
     }
 }
 
