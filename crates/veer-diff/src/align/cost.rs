@@ -1,0 +1,200 @@
+//! The pair cost of two turns (spec `diff.md` §9.3) on features interned once per turn:
+//! shape strings, normalised texts, stop reasons and tool inputs become integer ids, so the
+//! DP compares integers and merges sorted vectors, never strings or JSON.
+
+use super::{W_ARGS, W_SEM, W_STOP, W_STRUCT};
+use crate::turn::DiffTurn;
+use std::collections::HashMap;
+
+/// One turn's alignment features as interned ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlignTurn {
+    /// Sorted, deduplicated shape-string ids.
+    pub shape: Vec<u32>,
+    /// Number of tool-use blocks.
+    pub count: usize,
+    /// Id of the whitespace-normalised text.
+    pub text: u32,
+    /// Whether the normalised text is empty.
+    pub text_empty: bool,
+    /// Sorted shingle hashes of the normalised text.
+    pub shingles: Vec<u64>,
+    /// Id of the stop reason.
+    pub stop: u32,
+    /// (tool-name id, canonical-input id) per distinct tool name, sorted by name id.
+    pub inputs: Vec<(u32, u32)>,
+}
+
+#[derive(Default)]
+struct Interner<'a> {
+    ids: HashMap<&'a [u8], u32>,
+}
+
+impl<'a> Interner<'a> {
+    fn id(&mut self, s: &'a [u8]) -> u32 {
+        let next = self.ids.len() as u32;
+        *self.ids.entry(s).or_insert(next)
+    }
+}
+
+#[derive(Default)]
+struct Tables<'a> {
+    shapes: Interner<'a>,
+    texts: Interner<'a>,
+    stops: Interner<'a>,
+    names: Interner<'a>,
+    values: Interner<'a>,
+}
+
+impl<'a> Tables<'a> {
+    fn turn(&mut self, t: &'a DiffTurn) -> AlignTurn {
+        let f = &t.features;
+        let mut shape: Vec<u32> = f
+            .shape
+            .iter()
+            .map(|s| self.shapes.id(s.as_bytes()))
+            .collect();
+        shape.sort_unstable();
+        shape.dedup();
+        let mut inputs: Vec<(u32, u32)> = f
+            .inputs
+            .iter()
+            .map(|(name, input)| {
+                (
+                    self.names.id(name.as_bytes()),
+                    self.values.id(&input.canonical),
+                )
+            })
+            .collect();
+        inputs.sort_unstable();
+        AlignTurn {
+            shape,
+            count: f.tool_count,
+            text: self.texts.id(f.normalized_text.as_bytes()),
+            text_empty: f.normalized_text.is_empty(),
+            shingles: f.shingles.clone(),
+            stop: self.stops.id(f.stop_reason.as_bytes()),
+            inputs,
+        }
+    }
+}
+
+/// Interns both sides' features with shared tables (ids only need to be equal for equal
+/// values; their numbering never affects a result).
+pub fn intern<'a>(
+    baseline: &'a [DiffTurn],
+    candidate: &'a [DiffTurn],
+) -> (Vec<AlignTurn>, Vec<AlignTurn>) {
+    let mut tables = Tables::default();
+    let b = baseline.iter().map(|t| tables.turn(t)).collect();
+    let c = candidate.iter().map(|t| tables.turn(t)).collect();
+    (b, c)
+}
+
+/// Size of the intersection of two ascending, duplicate-free slices.
+fn intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Jaccard index of two ascending, duplicate-free sets: 1 when both are empty.
+pub fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let inter = intersection(a, b);
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+/// Whether some tool name present on both sides has a different input (canonical bytes).
+pub fn inputs_differ(a: &AlignTurn, b: &AlignTurn) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.inputs.len() && j < b.inputs.len() {
+        let (na, va) = a.inputs[i];
+        let (nb, vb) = b.inputs[j];
+        match na.cmp(&nb) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                if va != vb {
+                    return true;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    false
+}
+
+/// The components of one pair cost, each in [0, 1].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairCost {
+    /// `max(shape distance, count distance)`.
+    pub structural: f64,
+    /// Shingle Jaccard of the normalised texts (1 when equal or both empty).
+    pub text_similarity: f64,
+    /// Whether the stop reasons differ.
+    pub stop_differs: bool,
+    /// Equal non-empty shapes with a differing argument value.
+    pub args_differ: bool,
+    /// `0.40·structural + 0.25·(1 − sim) + 0.15·stop + 0.20·args`, in [0, 1).
+    pub cost: f64,
+}
+
+/// The pair cost with its components.
+pub fn pair_cost(a: &AlignTurn, b: &AlignTurn) -> PairCost {
+    let shape_dist = 1.0 - jaccard(&a.shape, &b.shape);
+    let count_dist = if a.count == b.count {
+        0.0
+    } else {
+        let (lo, hi) = if a.count < b.count {
+            (a.count, b.count)
+        } else {
+            (b.count, a.count)
+        };
+        ((hi - lo) as f64 / hi as f64).min(1.0)
+    };
+    let structural = shape_dist.max(count_dist);
+    let text_similarity = if a.text == b.text || (a.text_empty && b.text_empty) {
+        1.0
+    } else {
+        jaccard(&a.shingles, &b.shingles)
+    };
+    let stop_differs = a.stop != b.stop;
+    let args_differ = a.shape == b.shape && !a.shape.is_empty() && inputs_differ(a, b);
+    let cost = W_STRUCT * structural
+        + W_SEM * (1.0 - text_similarity)
+        + W_STOP * f64::from(u8::from(stop_differs))
+        + W_ARGS * f64::from(u8::from(args_differ));
+    PairCost {
+        structural,
+        text_similarity,
+        stop_differs,
+        args_differ,
+        cost,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jaccard_rules() {
+        assert_eq!(jaccard::<u32>(&[], &[]), 1.0);
+        assert_eq!(jaccard(&[1u32], &[]), 0.0);
+        assert_eq!(jaccard(&[1u32, 2], &[2, 3]), 1.0 / 3.0);
+    }
+}

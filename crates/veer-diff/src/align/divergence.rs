@@ -1,0 +1,317 @@
+//! From an alignment to divergence events (spec `diff.md` §9.7–§9.8): the walk over the path,
+//! the classification of above-floor pairs (structural, decision, style with veer's calibrated
+//! style rule), the first divergence and the ranked top-k.
+
+use super::cost::{pair_cost, AlignTurn};
+use super::{Step, NOISE_FLOOR, STYLE_MIN_SIMILARITY};
+use crate::axes::Axis;
+use crate::turn::DiffTurn;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// What kind of behaviour change an event is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DivergenceKind {
+    /// Tool calls changed: added, dropped, reshaped, repeated; or whole turns inserted/dropped.
+    Structural,
+    /// Same tools, different decision: stop reason, an argument value, or the text's content.
+    Decision,
+    /// Cosmetic wording change only.
+    Style,
+}
+
+impl DivergenceKind {
+    /// Ranking weight: structural 3, decision 2, style 1.
+    pub fn rank(self) -> u8 {
+        match self {
+            DivergenceKind::Structural => 3,
+            DivergenceKind::Decision => 2,
+            DivergenceKind::Style => 1,
+        }
+    }
+
+    /// The wire label (`structural`, `decision`, `style`).
+    pub fn label(self) -> &'static str {
+        match self {
+            DivergenceKind::Structural => "structural",
+            DivergenceKind::Decision => "decision",
+            DivergenceKind::Style => "style",
+        }
+    }
+}
+
+/// One divergence event between the traces.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Divergence {
+    /// Baseline turn (0-based; may equal the baseline length for insertions at the end).
+    pub baseline_turn: usize,
+    /// Candidate turn (0-based; may equal the candidate length for deletions at the end).
+    pub candidate_turn: usize,
+    /// Kind of change.
+    pub kind: DivergenceKind,
+    /// The axis the change shows on (`trajectory`, `safety` or `semantic`).
+    pub primary_axis: Axis,
+    /// One sentence naming what changed.
+    pub explanation: String,
+    /// Confidence in [0, 1]: 1.0 for gaps, `(cost − 0.12) / 0.88` for pairs, `1 − sim` for
+    /// style events.
+    pub confidence: f64,
+}
+
+fn tool_detail(k: usize, none: &str, one: &str, many: &str) -> String {
+    match k {
+        0 => none.to_string(),
+        1 => one.to_string(),
+        k => many.replace("{k}", &k.to_string()),
+    }
+}
+
+fn ticked(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The first argument value that changed between two turns with equal tool sets, or `None`.
+pub fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
+    for (name, ia) in &a.features.inputs {
+        let Some(ib) = b.features.inputs.get(name) else {
+            continue;
+        };
+        if ia.canonical == ib.canonical {
+            continue;
+        }
+        if let (Some(oa), Some(ob)) = (ia.value.as_object(), ib.value.as_object()) {
+            for (key, va) in oa {
+                let changed = match ob.get(key) {
+                    None => Some("<missing>".to_string()),
+                    Some(vb) => (veer_trace::canonical::canonical_bytes(va)
+                        != veer_trace::canonical::canonical_bytes(vb))
+                    .then(|| compact(vb)),
+                };
+                if let Some(new) = changed {
+                    return Some(format!("`{name}({key})`: `{}` → `{new}`", compact(va)));
+                }
+            }
+        }
+        return Some(format!("`{name}`: input changed"));
+    }
+    None
+}
+
+fn compact(v: &serde_json::Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Classifies a pair above the noise floor (branches 1–5 of §9.8).
+fn classify(
+    a: &DiffTurn,
+    b: &DiffTurn,
+    sim: f64,
+    confidence: f64,
+    turns: (usize, usize),
+) -> Divergence {
+    let (fa, fb) = (&a.features, &b.features);
+    let make = |kind, primary_axis, explanation: String| Divergence {
+        baseline_turn: turns.0,
+        candidate_turn: turns.1,
+        kind,
+        primary_axis,
+        explanation,
+        confidence,
+    };
+    if fa.shape != fb.shape {
+        // `str` orders by bytes, so set order is ascending byte order.
+        let sa: BTreeSet<&str> = fa.shape.iter().map(String::as_str).collect();
+        let sb: BTreeSet<&str> = fb.shape.iter().map(String::as_str).collect();
+        let removed: Vec<&str> = sa.difference(&sb).copied().collect();
+        let added: Vec<&str> = sb.difference(&sa).copied().collect();
+        let explanation = match (removed.is_empty(), added.is_empty()) {
+            (false, true) => format!("candidate dropped tool call(s): {}", ticked(&removed)),
+            (true, false) => format!("candidate added tool call(s): {}", ticked(&added)),
+            (false, false) => format!(
+                "tool set changed: removed {}, added {}",
+                ticked(&removed),
+                ticked(&added)
+            ),
+            (true, true) => "tool ordering differs".to_string(),
+        };
+        return make(DivergenceKind::Structural, Axis::Trajectory, explanation);
+    }
+    if fa.tool_count != fb.tool_count {
+        let what = if fa.shape.len() == 1 {
+            format!("`{}`", fa.shape[0])
+        } else {
+            format!("{} tool(s)", fa.shape.len())
+        };
+        let tail = if fb.tool_count > fa.tool_count {
+            "duplicate tool invocation"
+        } else {
+            "dropped one or more repeat invocations"
+        };
+        return make(
+            DivergenceKind::Structural,
+            Axis::Trajectory,
+            format!(
+                "candidate called {what} {} time(s) vs baseline's {} — {tail}",
+                fb.tool_count, fa.tool_count
+            ),
+        );
+    }
+    if fa.stop_reason != fb.stop_reason {
+        return make(
+            DivergenceKind::Decision,
+            Axis::Safety,
+            format!(
+                "stop_reason changed: `{}` → `{}`",
+                fa.stop_reason, fb.stop_reason
+            ),
+        );
+    }
+    if let Some(diff) = arg_value_diff(a, b) {
+        return make(
+            DivergenceKind::Decision,
+            Axis::Trajectory,
+            format!("tool arg value changed: {diff}"),
+        );
+    }
+    make(
+        DivergenceKind::Decision,
+        Axis::Semantic,
+        format!("response text diverged (text similarity {sim:.2}); same tool sequence"),
+    )
+}
+
+/// The event of one `Match` step, if any: above the floor → classified with confidence
+/// `(cost − 0.12) / 0.88`; at or below it → a style event only for a text-only change with
+/// similarity in [0.90, 1).
+fn match_event(
+    a: &DiffTurn,
+    b: &DiffTurn,
+    ia: &AlignTurn,
+    ib: &AlignTurn,
+    turns: (usize, usize),
+) -> Option<Divergence> {
+    let pc = pair_cost(ia, ib);
+    if pc.cost > NOISE_FLOOR {
+        let confidence = ((pc.cost - NOISE_FLOOR) / (1.0 - NOISE_FLOOR)).clamp(0.0, 1.0);
+        return Some(classify(a, b, pc.text_similarity, confidence, turns));
+    }
+    let text_only = ia.shape == ib.shape
+        && ia.count == ib.count
+        && ia.stop == ib.stop
+        && ia.text != ib.text
+        && arg_value_diff(a, b).is_none();
+    let sim = pc.text_similarity;
+    if text_only && (STYLE_MIN_SIMILARITY..1.0).contains(&sim) {
+        return Some(Divergence {
+            baseline_turn: turns.0,
+            candidate_turn: turns.1,
+            kind: DivergenceKind::Style,
+            primary_axis: Axis::Semantic,
+            explanation: "cosmetic wording change — tool sequence and semantics preserved"
+                .to_string(),
+            confidence: 1.0 - sim,
+        });
+    }
+    None
+}
+
+/// The aligned turns and their interned features, both sides.
+#[derive(Debug, Clone, Copy)]
+pub struct Sides<'a> {
+    /// Baseline turns.
+    pub baseline: &'a [DiffTurn],
+    /// Candidate turns.
+    pub candidate: &'a [DiffTurn],
+    /// Interned baseline features.
+    pub baseline_aligned: &'a [AlignTurn],
+    /// Interned candidate features.
+    pub candidate_aligned: &'a [AlignTurn],
+}
+
+/// Walks the path and returns at most `limit` events in walk order.
+pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    let (mut b_cursor, mut c_cursor) = (0usize, 0usize);
+    for step in steps {
+        if out.len() >= limit {
+            break;
+        }
+        match *step {
+            Step::Insert(j) => {
+                let k = sides.candidate.get(j).map_or(0, |t| t.features.shape.len());
+                let detail = tool_detail(
+                    k,
+                    "an extra response turn with no tool calls",
+                    "an extra turn with 1 tool call",
+                    "an extra turn with {k} tool calls",
+                );
+                out.push(Divergence {
+                    baseline_turn: b_cursor,
+                    candidate_turn: j,
+                    kind: DivergenceKind::Structural,
+                    primary_axis: Axis::Trajectory,
+                    explanation: format!(
+                        "candidate inserted {detail} between baseline turns #{} and #{b_cursor}",
+                        b_cursor.saturating_sub(1)
+                    ),
+                    confidence: 1.0,
+                });
+                c_cursor += 1;
+            }
+            Step::Delete(i) => {
+                let k = sides.baseline.get(i).map_or(0, |t| t.features.shape.len());
+                let detail = tool_detail(
+                    k,
+                    "a response turn with no tool calls",
+                    "a turn with 1 tool call",
+                    "a turn with {k} tool calls",
+                );
+                out.push(Divergence {
+                    baseline_turn: i,
+                    candidate_turn: c_cursor,
+                    kind: DivergenceKind::Structural,
+                    primary_axis: Axis::Trajectory,
+                    explanation: format!(
+                        "candidate dropped {detail} (baseline turn #{i} has no counterpart)"
+                    ),
+                    confidence: 1.0,
+                });
+                b_cursor += 1;
+            }
+            Step::Match(i, j) => {
+                b_cursor = i + 1;
+                c_cursor = j + 1;
+                let (Some(a), Some(b), Some(ia), Some(ib)) = (
+                    sides.baseline.get(i),
+                    sides.candidate.get(j),
+                    sides.baseline_aligned.get(i),
+                    sides.candidate_aligned.get(j),
+                ) else {
+                    continue;
+                };
+                if let Some(e) = match_event(a, b, ia, ib, (i, j)) {
+                    out.push(e);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `k` highest-ranked events: stable sort by kind rank, then confidence, both descending.
+pub fn top_k(mut events: Vec<Divergence>, k: usize) -> Vec<Divergence> {
+    events.sort_by(|x, y| {
+        y.kind.rank().cmp(&x.kind.rank()).then_with(|| {
+            y.confidence
+                .partial_cmp(&x.confidence)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+    });
+    events.truncate(k);
+    events
+}

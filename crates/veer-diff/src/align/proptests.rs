@@ -1,0 +1,145 @@
+//! The banded DP equals the unbanded reference exactly, and both equal the cheapest of every
+//! alignment path enumerated by brute force on tiny inputs.
+
+use super::cost::{intern, pair_cost, AlignTurn};
+use super::{gotoh, reference, Step, GAP_EXTEND, GAP_OPEN};
+use crate::testing::{build, gen_trace};
+use crate::turn::diff_turns;
+use proptest::prelude::*;
+
+/// Cost of a path under the three-state gap rule.
+fn path_cost(steps: &[Step], b: &[AlignTurn], c: &[AlignTurn]) -> f64 {
+    let mut cost = 0.0;
+    let mut prev = 0u8;
+    for s in steps {
+        match *s {
+            Step::Match(i, j) => {
+                cost += pair_cost(&b[i], &c[j]).cost;
+                prev = 0;
+            }
+            Step::Insert(_) => {
+                cost += if prev == 1 { GAP_EXTEND } else { GAP_OPEN };
+                prev = 1;
+            }
+            Step::Delete(_) => {
+                cost += if prev == 2 { GAP_EXTEND } else { GAP_OPEN };
+                prev = 2;
+            }
+        }
+    }
+    cost
+}
+
+/// The cheapest cost over every path from (i, j) to (n, m), by exhaustive recursion.
+fn brute(b: &[AlignTurn], c: &[AlignTurn], i: usize, j: usize, prev: u8) -> f64 {
+    let (n, m) = (b.len(), c.len());
+    if i == n && j == m {
+        return 0.0;
+    }
+    let mut best = f64::INFINITY;
+    if i < n && j < m {
+        best = best.min(pair_cost(&b[i], &c[j]).cost + brute(b, c, i + 1, j + 1, 0));
+    }
+    if i < n {
+        let g = if prev == 2 { GAP_EXTEND } else { GAP_OPEN };
+        best = best.min(g + brute(b, c, i + 1, j, 2));
+    }
+    if j < m {
+        let g = if prev == 1 { GAP_EXTEND } else { GAP_OPEN };
+        best = best.min(g + brute(b, c, i, j + 1, 1));
+    }
+    best
+}
+
+fn interned(
+    b: &[crate::testing::GenTurn],
+    c: &[crate::testing::GenTurn],
+) -> (Vec<AlignTurn>, Vec<AlignTurn>) {
+    let (tb, tc) = (diff_turns(&build(b)), diff_turns(&build(c)));
+    intern(&tb, &tc)
+}
+
+fn assert_valid_path(steps: &[Step], n: usize, m: usize) {
+    let (mut i, mut j) = (0, 0);
+    for s in steps {
+        match *s {
+            Step::Match(a, b) => {
+                assert_eq!((a, b), (i, j));
+                i += 1;
+                j += 1;
+            }
+            Step::Insert(b) => {
+                assert_eq!(b, j);
+                j += 1;
+            }
+            Step::Delete(a) => {
+                assert_eq!(a, i);
+                i += 1;
+            }
+        }
+    }
+    assert_eq!((i, j), (n, m));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn banded_equals_full_matrix(b in gen_trace(12), c in gen_trace(12)) {
+        let (ab, ac) = interned(&b, &c);
+        let fast = gotoh::align(&ab, &ac);
+        let full = reference::align(&ab, &ac);
+        prop_assert_eq!(fast.cost.to_bits(), full.cost.to_bits());
+        prop_assert_eq!(&fast.steps, &full.steps);
+        assert_valid_path(&fast.steps, ab.len(), ac.len());
+        prop_assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-9);
+    }
+
+    #[test]
+    fn optimal_against_brute_force(b in gen_trace(5), c in gen_trace(5)) {
+        let (ab, ac) = interned(&b, &c);
+        let fast = gotoh::align(&ab, &ac);
+        let best = brute(&ab, &ac, 0, 0, 0);
+        prop_assert!((fast.cost - best).abs() < 1e-9, "{} vs {}", fast.cost, best);
+    }
+
+    #[test]
+    fn pair_cost_in_unit_interval(b in gen_trace(4), c in gen_trace(4)) {
+        let (ab, ac) = interned(&b, &c);
+        for x in &ab {
+            prop_assert_eq!(pair_cost(x, x).cost, 0.0);
+            for y in &ac {
+                let p = pair_cost(x, y);
+                prop_assert!((0.0..1.0).contains(&p.cost));
+                prop_assert_eq!(p.cost.to_bits(), pair_cost(y, x).cost.to_bits());
+            }
+        }
+    }
+}
+
+/// Long traces that differ in a long stretch force the band to widen; the result still equals
+/// the full matrix.
+#[test]
+fn band_widens_until_exact() {
+    use crate::testing::GenTurn;
+    let turn = |k: u8, words: Vec<u8>| GenTurn {
+        tools: vec![(k % 3, k % 3, k % 3)],
+        words,
+        stop: 0,
+        output_tokens: 1,
+        latency: 1,
+    };
+    let b: Vec<GenTurn> = (0..150u8)
+        .map(|i| turn(i, vec![i % 8, (i / 8) % 8]))
+        .collect();
+    let mut c: Vec<GenTurn> = (0..60u8)
+        .map(|i| turn(i, vec![i % 8, (i / 8) % 8]))
+        .collect();
+    c.extend((0..40u8).map(|i| turn(i + 1, vec![7, 6, 5])));
+    c.extend((100..150u8).map(|i| turn(i, vec![i % 8, (i / 8) % 8])));
+    let (ab, ac) = interned(&b, &c);
+    let fast = gotoh::align(&ab, &ac);
+    let full = reference::align(&ab, &ac);
+    assert_eq!(fast.cost.to_bits(), full.cost.to_bits());
+    assert_eq!(fast.steps, full.steps);
+}

@@ -1,0 +1,43 @@
+//! `cost`: USD per response from a pricing table (continuous; spec `diff.md` §5.6). Pairs
+//! where either side cannot be costed are skipped; `no_pricing` marks rows where fewer than
+//! half of all pairs have both models priced.
+
+use super::{row_from_values, Axis, AxisStat, Flag, Kind, TurnPair};
+use crate::pricing::Pricing;
+use crate::stats::Statistic;
+
+/// The cost row.
+pub fn row(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> AxisStat {
+    let mut b = Vec::new();
+    let mut c = Vec::new();
+    let mut priced = 0usize;
+    for (bt, ct) in pairs {
+        if let (Some(x), Some(y)) = (pricing.cost_of(&bt.cost), pricing.cost_of(&ct.cost)) {
+            b.push(x);
+            c.push(y);
+        }
+        if pricing.prices(bt.cost.model.as_deref()) && pricing.prices(ct.cost.model.as_deref()) {
+            priced += 1;
+        }
+    }
+    if !pairs.is_empty() && b.is_empty() {
+        let mut r = AxisStat::empty(Axis::Cost);
+        r.flags.push(Flag::NoPricing);
+        return r;
+    }
+    if b.is_empty() {
+        return AxisStat::empty(Axis::Cost);
+    }
+    let mut r = row_from_values(
+        Axis::Cost,
+        &b,
+        &c,
+        Statistic::MedianDifference,
+        Kind::Continuous,
+        seed,
+    );
+    if priced * 2 < pairs.len() {
+        r.flags.push(Flag::NoPricing);
+    }
+    r
+}

@@ -1,0 +1,224 @@
+//! The nine axes of the behaviour diff, one file each, in the fixed report order (spec
+//! `diff.md` §5). Every axis is a pure function of the paired turns and the seed.
+
+pub mod conformance;
+pub mod cost;
+pub mod judge;
+pub mod latency;
+pub mod reasoning;
+pub mod safety;
+pub mod semantic;
+pub mod trajectory;
+pub mod verbosity;
+
+use crate::pricing::Pricing;
+use crate::severity::{classify, classify_rate, straddles, Severity};
+use crate::stats::{mean, median, paired_ci, Statistic};
+use crate::turn::DiffTurn;
+use serde::Serialize;
+
+/// One axis of the diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Axis {
+    /// Response meaning: TF-IDF cosine of the texts.
+    Semantic,
+    /// Tool-call sequence edit distance.
+    Trajectory,
+    /// Refusal rate.
+    Safety,
+    /// Output tokens.
+    Verbosity,
+    /// Response latency (ms).
+    Latency,
+    /// Cost per response (USD).
+    Cost,
+    /// Reasoning depth (thinking tokens + thinking parts).
+    Reasoning,
+    /// LLM-judge score (always empty in veer).
+    Judge,
+    /// Structured-output conformance rate.
+    Conformance,
+}
+
+impl Axis {
+    /// The nine axes in report order.
+    pub const ALL: [Axis; 9] = [
+        Axis::Semantic,
+        Axis::Trajectory,
+        Axis::Safety,
+        Axis::Verbosity,
+        Axis::Latency,
+        Axis::Cost,
+        Axis::Reasoning,
+        Axis::Judge,
+        Axis::Conformance,
+    ];
+
+    /// The wire name (`semantic`, `trajectory`, …).
+    pub fn wire(self) -> &'static str {
+        match self {
+            Axis::Semantic => "semantic",
+            Axis::Trajectory => "trajectory",
+            Axis::Safety => "safety",
+            Axis::Verbosity => "verbosity",
+            Axis::Latency => "latency",
+            Axis::Cost => "cost",
+            Axis::Reasoning => "reasoning",
+            Axis::Judge => "judge",
+            Axis::Conformance => "conformance",
+        }
+    }
+
+    /// The long label used in recommendation texts (`semantic similarity`, …).
+    pub fn label(self) -> &'static str {
+        match self {
+            Axis::Semantic => "semantic similarity",
+            Axis::Trajectory => "tool-call trajectory",
+            Axis::Safety => "refusal / safety",
+            Axis::Verbosity => "verbosity",
+            Axis::Latency => "latency",
+            Axis::Cost => "cost",
+            Axis::Reasoning => "reasoning depth",
+            Axis::Judge => "llm-judge score",
+            Axis::Conformance => "format conformance",
+        }
+    }
+}
+
+/// A note attached to an axis row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Flag {
+    /// Fewer than 5 (but at least 1) observations.
+    LowPower,
+    /// The 95% interval lies on both sides of zero.
+    CiCrossesZero,
+    /// Cost could not be computed for enough pairs (no pricing for the models).
+    NoPricing,
+}
+
+/// One row of the diff: an axis's medians (means for rate axes), delta, interval, severity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AxisStat {
+    /// Which axis.
+    pub axis: Axis,
+    /// Baseline median (mean for rate axes), in the axis's unit.
+    pub baseline_median: f64,
+    /// Candidate median (mean for rate axes), in the axis's unit.
+    pub candidate_median: f64,
+    /// `candidate_median − baseline_median`.
+    pub delta: f64,
+    /// Lower bound of the 95% paired-bootstrap interval of the delta.
+    pub ci95_low: f64,
+    /// Upper bound of the 95% paired-bootstrap interval of the delta.
+    pub ci95_high: f64,
+    /// How much the axis moved.
+    pub severity: Severity,
+    /// Number of observations (pairs) behind the row.
+    pub n: usize,
+    /// Notes, in emission order.
+    pub flags: Vec<Flag>,
+}
+
+impl AxisStat {
+    /// The all-zero row: severity none, n 0, no flags.
+    pub fn empty(axis: Axis) -> AxisStat {
+        AxisStat {
+            axis,
+            baseline_median: 0.0,
+            candidate_median: 0.0,
+            delta: 0.0,
+            ci95_low: 0.0,
+            ci95_high: 0.0,
+            severity: Severity::None,
+            n: 0,
+            flags: Vec::new(),
+        }
+    }
+}
+
+/// How a row's severity is decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Relative change against the baseline (continuous axes).
+    Continuous,
+    /// Absolute change of a rate in [0, 1].
+    Rate,
+}
+
+/// Builds a row from per-observation values of both sides.
+pub(crate) fn row_from_values(
+    axis: Axis,
+    b: &[f64],
+    c: &[f64],
+    statistic: Statistic,
+    kind: Kind,
+    seed: u64,
+) -> AxisStat {
+    let (bm, cm) = match statistic {
+        Statistic::MedianDifference => (median(b), median(c)),
+        Statistic::MeanDifference => (mean(b), mean(c)),
+    };
+    let ci = paired_ci(b, c, statistic, seed);
+    finish_row(axis, bm, cm, cm - bm, ci.low, ci.high, kind, b.len())
+}
+
+/// Builds a row from already-computed point estimates and bounds, adding severity and flags.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn finish_row(
+    axis: Axis,
+    baseline_median: f64,
+    candidate_median: f64,
+    delta: f64,
+    low: f64,
+    high: f64,
+    kind: Kind,
+    n: usize,
+) -> AxisStat {
+    let severity = match kind {
+        Kind::Continuous => classify(delta, baseline_median, low, high),
+        Kind::Rate => classify_rate(delta, low, high),
+    };
+    let mut flags = Vec::new();
+    if n > 0 && n < 5 {
+        flags.push(Flag::LowPower);
+    }
+    if low.is_finite() && high.is_finite() && straddles(low, high) {
+        flags.push(Flag::CiCrossesZero);
+    }
+    AxisStat {
+        axis,
+        baseline_median,
+        candidate_median,
+        delta,
+        ci95_low: low,
+        ci95_high: high,
+        severity,
+        n,
+        flags,
+    }
+}
+
+/// The paired turns an axis reads: (baseline turn, candidate turn).
+pub type TurnPair<'a> = (&'a DiffTurn, &'a DiffTurn);
+
+/// All nine rows in report order. Axes run in parallel; each owns its generator, so the result
+/// does not depend on the thread count.
+pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec<AxisStat> {
+    use rayon::prelude::*;
+    Axis::ALL
+        .par_iter()
+        .map(|&axis| match axis {
+            Axis::Semantic => semantic::row(pairs, seed),
+            Axis::Trajectory => trajectory::row(pairs, seed),
+            Axis::Safety => safety::row(pairs, seed),
+            Axis::Verbosity => verbosity::row(pairs, seed),
+            Axis::Latency => latency::row(pairs, seed),
+            Axis::Cost => cost::row(pairs, pricing, seed),
+            Axis::Reasoning => reasoning::row(pairs, seed),
+            Axis::Judge => judge::row(),
+            Axis::Conformance => conformance::row(pairs, seed),
+        })
+        .collect()
+}

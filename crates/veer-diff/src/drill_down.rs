@@ -1,0 +1,186 @@
+//! Per-pair drill-down (spec `diff.md` §10): eight per-axis values for every pair, a
+//! normalised regression score, the dominant axis, and the top pairs by score.
+
+use crate::axes::{Axis, TurnPair};
+use crate::levenshtein::normalized_levenshtein;
+use crate::pairing::Pair;
+use crate::pricing::Pricing;
+use crate::turn::DiffTurn;
+use serde::Serialize;
+
+/// Number of pairs kept in the drill-down.
+pub const DRILL_DOWN_K: usize = 5;
+
+/// One axis of one pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairAxisScore {
+    /// The axis.
+    pub axis: Axis,
+    /// Baseline value (axis unit).
+    pub baseline_value: f64,
+    /// Candidate value (axis unit).
+    pub candidate_value: f64,
+    /// `candidate_value − baseline_value`.
+    pub delta: f64,
+    /// The change scaled to a common range, in [0, 4].
+    pub normalized_delta: f64,
+}
+
+/// The drill-down of one pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairDrilldown {
+    /// Index of the pair in the pair list.
+    pub pair_index: usize,
+    /// Baseline turn of the pair.
+    pub baseline_turn: usize,
+    /// Candidate turn of the pair.
+    pub candidate_turn: usize,
+    /// Eight scores in axis order (judge omitted).
+    pub axis_scores: Vec<PairAxisScore>,
+    /// Sum of the normalised deltas, in [0, 32].
+    pub regression_score: f64,
+    /// The axis with the largest normalised delta (the last one on ties).
+    pub dominant_axis: Axis,
+}
+
+fn clamp_norm(v: f64) -> f64 {
+    if v.is_nan() {
+        0.0
+    } else {
+        v.abs().min(4.0)
+    }
+}
+
+/// Drill-down's refusal rule (differs from the safety axis).
+fn refusal(t: &DiffTurn) -> bool {
+    const PATTERNS: [&str; 6] = [
+        "i can't help",
+        "i cannot help",
+        "i'm unable",
+        "i am unable",
+        "i won't",
+        "i will not",
+    ];
+    let stop = t.features.stop_reason.as_str();
+    if stop == "content_filter" || stop == "refusal" {
+        return true;
+    }
+    let lower = t.text_nl.to_lowercase();
+    PATTERNS.iter().any(|p| lower.contains(p))
+}
+
+/// Whether the text (fence-stripped) parses as JSON; empty → false.
+fn parses_as_json(text: &str) -> bool {
+    let t = text.trim();
+    if t.is_empty() {
+        return false;
+    }
+    let t = match t.strip_prefix("```json").or_else(|| t.strip_prefix("```")) {
+        Some(rest) => {
+            let mut r = rest.trim();
+            while let Some(x) = r.strip_suffix("```") {
+                r = x;
+            }
+            r.trim()
+        }
+        None => t,
+    };
+    crate::axes::conformance::parses(t)
+}
+
+fn bool_value(b: bool) -> f64 {
+    f64::from(u8::from(b))
+}
+
+fn score(axis: Axis, b: f64, c: f64, norm: f64) -> PairAxisScore {
+    PairAxisScore {
+        axis,
+        baseline_value: b,
+        candidate_value: c,
+        delta: c - b,
+        normalized_delta: clamp_norm(norm),
+    }
+}
+
+/// The drill-down entry of one pair.
+pub fn pair_drilldown(
+    pair_index: usize,
+    pair: Pair,
+    (b, c): TurnPair<'_>,
+    pricing: &Pricing,
+) -> PairDrilldown {
+    let sim = crate::align::cost::jaccard(&b.text_nl_shingles, &c.text_nl_shingles);
+    let div = normalized_levenshtein(&b.shape_sequence, &c.shape_sequence);
+    let (rb, rc) = (bool_value(refusal(b)), bool_value(refusal(c)));
+    let (vb, vc) = (
+        b.features.output_tokens.unwrap_or(0.0),
+        c.features.output_tokens.unwrap_or(0.0),
+    );
+    let (lb, lc) = (
+        b.features.latency_ms.unwrap_or(0.0),
+        c.features.latency_ms.unwrap_or(0.0),
+    );
+    let (cb, cc) = (
+        pricing.cost_of(&b.cost).unwrap_or(0.0),
+        pricing.cost_of(&c.cost).unwrap_or(0.0),
+    );
+    let (tb, tc) = (
+        b.features.thinking_tokens.unwrap_or(0.0),
+        c.features.thinking_tokens.unwrap_or(0.0),
+    );
+    let (jb, jc) = (
+        bool_value(parses_as_json(&b.text_nl)),
+        bool_value(parses_as_json(&c.text_nl)),
+    );
+    let axis_scores = vec![
+        score(Axis::Semantic, 1.0, sim, (1.0 - sim) / 0.5),
+        score(Axis::Trajectory, 0.0, div, div / 0.5),
+        score(Axis::Safety, rb, rc, (rc - rb).abs()),
+        score(Axis::Verbosity, vb, vc, (vc - vb).abs() / 100.0),
+        score(Axis::Latency, lb, lc, (lc - lb).abs() / 1000.0),
+        score(Axis::Cost, cb, cc, (cc - cb).abs() / 0.01),
+        score(Axis::Reasoning, tb, tc, (tc - tb).abs() / 100.0),
+        score(Axis::Conformance, jb, jc, (jc - jb).abs()),
+    ];
+    let mut regression_score = 0.0;
+    let mut dominant_axis = Axis::Conformance;
+    let mut best = f64::NEG_INFINITY;
+    for s in &axis_scores {
+        regression_score += s.normalized_delta;
+        if s.normalized_delta >= best {
+            best = s.normalized_delta;
+            dominant_axis = s.axis;
+        }
+    }
+    PairDrilldown {
+        pair_index,
+        baseline_turn: pair.baseline_turn,
+        candidate_turn: pair.candidate_turn,
+        axis_scores,
+        regression_score,
+        dominant_axis,
+    }
+}
+
+/// Drill-down of every pair, sorted by score (descending) then pair index, top `k` kept.
+pub fn drill_down(
+    pairs: &[Pair],
+    turns: &[TurnPair<'_>],
+    pricing: &Pricing,
+    k: usize,
+) -> Vec<PairDrilldown> {
+    let mut all: Vec<PairDrilldown> = pairs
+        .iter()
+        .zip(turns.iter())
+        .enumerate()
+        .map(|(i, (&p, &t))| pair_drilldown(i, p, t, pricing))
+        .collect();
+    all.sort_by(|x, y| {
+        y.regression_score
+            .partial_cmp(&x.regression_score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(x.pair_index.cmp(&y.pair_index))
+    });
+    all.truncate(k);
+    all
+}

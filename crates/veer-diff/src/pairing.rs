@@ -1,0 +1,116 @@
+//! Which baseline response is compared with which candidate response (spec `diff.md` §8):
+//! by index within each recorded session (default), or along the alignment's `Match` steps.
+
+use crate::align::Step;
+use serde::Serialize;
+
+/// How responses are paired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PairBy {
+    /// The i-th response of baseline session k with the i-th of candidate session k.
+    #[default]
+    Index,
+    /// The `Match` steps of the first-divergence alignment, in path order.
+    Alignment,
+}
+
+/// One compared pair of responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Pair {
+    /// Baseline turn index (0-based, among the baseline's responses).
+    pub baseline_turn: usize,
+    /// Candidate turn index (0-based, among the candidate's responses).
+    pub candidate_turn: usize,
+}
+
+/// Index pairing within recorded sessions. `*_sessions` give the session of every response and
+/// `*_count` the number of sessions of each trace. Returns the pairs (ordered by session, then
+/// position) and warnings about responses or sessions left unpaired.
+pub fn index_pairs(
+    baseline_sessions: &[usize],
+    baseline_count: usize,
+    candidate_sessions: &[usize],
+    candidate_count: usize,
+) -> (Vec<Pair>, Vec<String>) {
+    let group = |sessions: &[usize], count: usize| -> Vec<Vec<usize>> {
+        let mut g = vec![Vec::new(); count.max(sessions.iter().map(|s| s + 1).max().unwrap_or(0))];
+        for (turn, &s) in sessions.iter().enumerate() {
+            g[s].push(turn);
+        }
+        g
+    };
+    let gb = group(baseline_sessions, baseline_count);
+    let gc = group(candidate_sessions, candidate_count);
+    let mut pairs = Vec::new();
+    let mut warnings = Vec::new();
+    if gb.len() != gc.len() {
+        warnings.push(format!(
+            "baseline has {} recorded session(s) and candidate {}; sessions present on one side only are not compared",
+            gb.len(),
+            gc.len()
+        ));
+    }
+    for (k, (tb, tc)) in gb.iter().zip(gc.iter()).enumerate() {
+        for (&b, &c) in tb.iter().zip(tc.iter()) {
+            pairs.push(Pair {
+                baseline_turn: b,
+                candidate_turn: c,
+            });
+        }
+        if tb.len() != tc.len() {
+            let (side, extra) = if tb.len() > tc.len() {
+                ("baseline", tb.len() - tc.len())
+            } else {
+                ("candidate", tc.len() - tb.len())
+            };
+            warnings.push(format!(
+                "session {k}: {side} has {extra} more response(s); the surplus is not paired (use --pair-by alignment to pair by content)"
+            ));
+        }
+    }
+    (pairs, warnings)
+}
+
+/// Pairs along the alignment: one per `Match` step, in path order.
+pub fn alignment_pairs(steps: &[Step]) -> Vec<Pair> {
+    steps
+        .iter()
+        .filter_map(|s| match *s {
+            Step::Match(i, j) => Some(Pair {
+                baseline_turn: i,
+                candidate_turn: j,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_within_sessions() {
+        // Baseline: session 0 has turns 0,1; session 1 has turn 2.
+        // Candidate: session 0 has turn 0; session 1 has turns 1,2.
+        let (p, w) = index_pairs(&[0, 0, 1], 2, &[0, 1, 1], 2);
+        assert_eq!(
+            p,
+            vec![
+                Pair {
+                    baseline_turn: 0,
+                    candidate_turn: 0
+                },
+                Pair {
+                    baseline_turn: 2,
+                    candidate_turn: 1
+                },
+            ]
+        );
+        assert_eq!(w.len(), 2);
+        let (p, w) = index_pairs(&[0, 0], 1, &[0, 0, 0], 1);
+        assert_eq!(p.len(), 2);
+        assert_eq!(w.len(), 1);
+    }
+}

@@ -1,0 +1,131 @@
+//! Properties of every metric on random traces: bounds, symmetry where it applies, identity
+//! (a trace against itself), determinism across seeds and thread counts.
+
+use crate::axes::{semantic, trajectory, Axis, TurnPair};
+use crate::testing::{build, gen_trace};
+use crate::turn::diff_turns;
+use crate::{diff, DiffOptions, PairBy, Severity};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A trace against itself: every delta exactly 0, severity none, no divergence, no
+    /// recommendation.
+    #[test]
+    fn identity(t in gen_trace(8), alignment in any::<bool>()) {
+        let tr = build(&t);
+        let options = DiffOptions {
+            pair_by: if alignment { PairBy::Alignment } else { PairBy::Index },
+            ..DiffOptions::default()
+        };
+        let r = diff(&tr, &tr, "a", "a", &options);
+        for row in &r.axes {
+            prop_assert_eq!(row.delta.to_bits(), 0.0f64.to_bits(), "{:?}", row.axis);
+            prop_assert_eq!(row.severity, Severity::None);
+            prop_assert!(row.ci95_low == 0.0 && row.ci95_high == 0.0);
+        }
+        prop_assert!(r.first_divergence.is_none());
+        prop_assert!(r.divergences.is_empty());
+        prop_assert!(r.recommendations.is_empty());
+        prop_assert!(r.drill_down.iter().all(|d| d.regression_score == 0.0));
+    }
+
+    /// Bounds: rates and similarities in [0, 1]; intervals ordered; severities consistent.
+    #[test]
+    fn bounds(b in gen_trace(8), c in gen_trace(8), seed in 0u64..1000) {
+        let (tb, tc) = (build(&b), build(&c));
+        let r = diff(&tb, &tc, "b", "c", &DiffOptions { seed, ..DiffOptions::default() });
+        prop_assert_eq!(r.axes.len(), 9);
+        for row in &r.axes {
+            prop_assert!(row.ci95_low <= row.ci95_high, "{:?}", row);
+            prop_assert!(row.n <= r.pair_count);
+            prop_assert!(row.delta.is_finite());
+            if row.delta == 0.0 {
+                prop_assert_eq!(row.severity, Severity::None);
+            }
+            match row.axis {
+                Axis::Semantic | Axis::Trajectory | Axis::Safety | Axis::Conformance => {
+                    prop_assert!((0.0..=1.0).contains(&row.baseline_median));
+                    prop_assert!((0.0..=1.0).contains(&row.candidate_median));
+                    prop_assert!((-1.0..=1.0).contains(&row.ci95_low));
+                    prop_assert!((-1.0..=1.0).contains(&row.ci95_high));
+                }
+                _ => {}
+            }
+        }
+        for d in r.divergences.iter().chain(r.first_divergence.iter()) {
+            prop_assert!((0.0..=1.0).contains(&d.confidence));
+        }
+        prop_assert!(r.divergences.len() <= 5);
+        prop_assert!(r.recommendations.len() <= 8);
+        prop_assert!(r.drill_down.len() <= 5);
+        for d in &r.drill_down {
+            prop_assert!((0.0..=32.0).contains(&d.regression_score));
+            for s in &d.axis_scores {
+                prop_assert!((0.0..=4.0).contains(&s.normalized_delta));
+            }
+        }
+    }
+
+    /// Per-pair similarity and trajectory distance are symmetric and bounded.
+    #[test]
+    fn per_pair_symmetry(b in gen_trace(6), c in gen_trace(6)) {
+        let (tb, tc) = (diff_turns(&build(&b)), diff_turns(&build(&c)));
+        let fwd: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
+        let back: Vec<TurnPair<'_>> = tc.iter().zip(tb.iter()).collect();
+        let (s1, s2) = (semantic::similarities(&fwd), semantic::similarities(&back));
+        let (d1, d2) = (trajectory::distances(&fwd), trajectory::distances(&back));
+        for (x, y) in s1.iter().zip(&s2) {
+            prop_assert!((x - y).abs() < 1e-12);
+            prop_assert!((0.0..=1.0).contains(x));
+        }
+        for (x, y) in d1.iter().zip(&d2) {
+            prop_assert_eq!(x, y);
+            prop_assert!((0.0..=1.0).contains(x));
+        }
+    }
+
+    /// Swapping baseline and candidate negates rate deltas.
+    #[test]
+    fn rate_deltas_antisymmetric(b in gen_trace(6), c in gen_trace(6)) {
+        let (tb, tc) = (build(&b), build(&c));
+        let o = DiffOptions::default();
+        let f = diff(&tb, &tc, "b", "c", &o);
+        let r = diff(&tc, &tb, "c", "b", &o);
+        for axis in [Axis::Safety, Axis::Verbosity, Axis::Latency, Axis::Reasoning] {
+            let (x, y) = (f.axis(axis).map(|r| r.delta), r.axis(axis).map(|r| r.delta));
+            prop_assert_eq!(x.map(|v| -v), y, "{:?}", axis);
+        }
+    }
+}
+
+/// The same report on 1 and 4 threads, run ten times.
+#[test]
+fn deterministic_across_threads_and_runs() {
+    use crate::testing::GenTurn;
+    let turns: Vec<GenTurn> = (0..40u16)
+        .map(|i| GenTurn {
+            tools: vec![((i % 3) as u8, (i % 2) as u8, (i % 5) as u8)],
+            words: vec![(i % 8) as u8, ((i * 3) % 8) as u8],
+            stop: (i % 3) as u8,
+            output_tokens: i * 7,
+            latency: i * 13,
+        })
+        .collect();
+    let mut other = turns.clone();
+    other.rotate_left(3);
+    let (b, c) = (build(&turns), build(&other));
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        pool.install(|| serde_json::to_string(&diff(&b, &c, "b", "c", &DiffOptions::default())))
+            .unwrap_or_default()
+    };
+    let first = run(1);
+    for i in 0..10 {
+        assert_eq!(first, run(if i % 2 == 0 { 4 } else { 2 }));
+    }
+}

@@ -1,0 +1,187 @@
+//! The diff report: plain serde data, field order fixed by spec `cli.md` / `diff.md` §12.
+//! Printers in `veer-report` render it; nothing here computes.
+//!
+//! Later additions have a reserved place: the `structural` block (experiment metrics), and
+//! with `--policy` the `policy` comparison and the `gate` verdict go after `drill_down` and
+//! before `warnings`, each as an optional field skipped when absent.
+
+use crate::align::divergence::Divergence;
+use crate::axes::{Axis, AxisStat};
+use crate::drill_down::PairDrilldown;
+use crate::pairing::PairBy;
+use crate::recommend::Recommendation;
+use crate::severity::Severity;
+use serde::Serialize;
+
+/// Version of the diff report JSON schema (`docs/json-schema/diff-report.schema.json`).
+pub const DIFF_SCHEMA_VERSION: &str = "1";
+
+/// One compared trace: where it came from and its trace id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraceRef {
+    /// Path as the user gave it (directory mode: the file inside the directory).
+    pub path: String,
+    /// `meta.trace_id`, else the first record's id, else `""`.
+    pub trace_id: String,
+}
+
+/// How much the pair count supports the severities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StatisticalPower {
+    /// Fewer than 5 pairs.
+    Low,
+    /// 5–29 pairs.
+    Moderate,
+    /// 30–99 pairs.
+    Adequate,
+    /// 100 pairs or more.
+    Robust,
+}
+
+impl StatisticalPower {
+    /// The power class of `pair_count` pairs.
+    pub fn of(pair_count: usize) -> StatisticalPower {
+        match pair_count {
+            0..=4 => StatisticalPower::Low,
+            5..=29 => StatisticalPower::Moderate,
+            30..=99 => StatisticalPower::Adequate,
+            _ => StatisticalPower::Robust,
+        }
+    }
+
+    /// Pairs to record for the next class up (`None` when already robust).
+    pub fn recommended_sample_size(self) -> Option<usize> {
+        match self {
+            StatisticalPower::Low => Some(30),
+            StatisticalPower::Moderate | StatisticalPower::Adequate => Some(100),
+            StatisticalPower::Robust => None,
+        }
+    }
+
+    /// The wire label.
+    pub fn label(self) -> &'static str {
+        match self {
+            StatisticalPower::Low => "low",
+            StatisticalPower::Moderate => "moderate",
+            StatisticalPower::Adequate => "adequate",
+            StatisticalPower::Robust => "robust",
+        }
+    }
+}
+
+/// The behaviour diff of one baseline/candidate trace pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiffReport {
+    /// JSON schema version ([`DIFF_SCHEMA_VERSION`]).
+    pub schema_version: &'static str,
+    /// The baseline trace.
+    pub baseline: TraceRef,
+    /// The candidate trace.
+    pub candidate: TraceRef,
+    /// Number of compared response pairs.
+    pub pair_count: usize,
+    /// Power class of `pair_count`.
+    pub statistical_power: StatisticalPower,
+    /// True for `low` and `moderate` power.
+    pub low_statistical_power: bool,
+    /// Pairs to record for more reliable intervals; absent when power is robust.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommended_sample_size: Option<usize>,
+    /// Semantic-axis backend; always `lexical`.
+    pub semantic_backend: &'static str,
+    /// How responses were paired.
+    pub pairing: PairBy,
+    /// Bootstrap seed.
+    pub seed: u64,
+    /// Nine rows in axis order.
+    pub axes: Vec<AxisStat>,
+    /// Highest severity over all axes.
+    pub worst_severity: Severity,
+    /// First above-noise alignment event in walk order, or null.
+    pub first_divergence: Option<Divergence>,
+    /// Top-k events by kind rank then confidence.
+    pub divergences: Vec<Divergence>,
+    /// At most 8 recommendations, most urgent first.
+    pub recommendations: Vec<Recommendation>,
+    /// Up to 5 pairs with the highest regression score.
+    pub drill_down: Vec<PairDrilldown>,
+    /// Things the reader should know (unpaired responses or sessions, reader warnings).
+    pub warnings: Vec<String>,
+}
+
+impl DiffReport {
+    /// The row of `axis`.
+    pub fn axis(&self, axis: Axis) -> Option<&AxisStat> {
+        self.axes.iter().find(|r| r.axis == axis)
+    }
+}
+
+/// One matched pair of files in directory mode.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectoryPair {
+    /// Relative path in the baseline directory (`/`-separated).
+    pub baseline: String,
+    /// Relative path in the candidate directory.
+    pub candidate: String,
+    /// Their diff.
+    pub report: DiffReport,
+}
+
+/// Files present on one side only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Unmatched {
+    /// Relative paths found only under the baseline directory.
+    pub baseline_only: Vec<String>,
+    /// Relative paths found only under the candidate directory.
+    pub candidate_only: Vec<String>,
+}
+
+/// Severity counts of one axis across the trace pairs of a directory diff.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AxisAggregate {
+    /// The axis.
+    pub axis: Axis,
+    /// Trace pairs with severity none.
+    pub none: usize,
+    /// … minor.
+    pub minor: usize,
+    /// … moderate.
+    pub moderate: usize,
+    /// … severe.
+    pub severe: usize,
+    /// Highest severity over the trace pairs.
+    pub worst_severity: Severity,
+    /// Median over the trace pairs of the axis delta (axis unit); 0 with no pair.
+    pub median_delta: f64,
+}
+
+/// Summary of a directory diff.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Aggregate {
+    /// Number of matched trace pairs.
+    pub trace_pairs: usize,
+    /// Number of files present on one side only.
+    pub unmatched: usize,
+    /// Response pairs compared over all trace pairs.
+    pub pair_count: usize,
+    /// Trace pairs whose first divergence is not null.
+    pub traces_with_divergence: usize,
+    /// Highest severity over every axis of every trace pair.
+    pub worst_severity: Severity,
+    /// One entry per axis, in axis order.
+    pub axes: Vec<AxisAggregate>,
+}
+
+/// The diff of two directories of traces paired by relative path.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectoryReport {
+    /// JSON schema version ([`DIFF_SCHEMA_VERSION`]).
+    pub schema_version: &'static str,
+    /// Matched pairs in relative-path byte order.
+    pub pairs: Vec<DirectoryPair>,
+    /// Files present on one side only.
+    pub unmatched: Unmatched,
+    /// Summary over the pairs.
+    pub aggregate: Aggregate,
+}

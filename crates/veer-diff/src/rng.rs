@@ -1,0 +1,135 @@
+//! The bootstrap's random-number generator: ChaCha with 12 rounds seeded from a `u64` through
+//! a PCG32 expansion, and unbiased index draws by widening multiplication with rejection
+//! (spec `diff.md` §3.2). This reproduces, word for word, the sequence Shadow's bootstrap draws
+//! (`rand` 0.8 `StdRng::seed_from_u64` and `gen_range(0..n)` on `u32`), written from the
+//! published algorithm descriptions.
+
+/// Number of ChaCha rounds (ChaCha12).
+const ROUNDS: usize = 12;
+
+/// A ChaCha12 keystream read as consecutive little-endian `u32` words.
+#[derive(Debug, Clone)]
+pub struct ChaCha12 {
+    key: [u32; 8],
+    counter: u64,
+    block: [u32; 16],
+    index: usize,
+}
+
+impl ChaCha12 {
+    /// The generator for `seed`: the 32-byte key is eight PCG32 outputs (little-endian) of a
+    /// state starting at `seed`; block counter and stream id start at 0.
+    pub fn seed_from_u64(seed: u64) -> ChaCha12 {
+        const MUL: u64 = 6_364_136_223_846_793_005;
+        const INC: u64 = 11_634_580_027_462_260_723;
+        let mut state = seed;
+        let mut key = [0u32; 8];
+        for word in &mut key {
+            state = state.wrapping_mul(MUL).wrapping_add(INC);
+            let xorshifted = (((state >> 18) ^ state) >> 27) as u32;
+            let rot = (state >> 59) as u32;
+            // Four little-endian bytes read back as one little-endian word: the value itself.
+            *word = xorshifted.rotate_right(rot);
+        }
+        ChaCha12 {
+            key,
+            counter: 0,
+            block: [0; 16],
+            index: 16,
+        }
+    }
+
+    /// The next keystream word.
+    pub fn next_u32(&mut self) -> u32 {
+        if self.index == 16 {
+            self.refill();
+        }
+        let v = self.block[self.index];
+        self.index += 1;
+        v
+    }
+
+    /// A uniform index in `0..n` (`n ≥ 1`, at most `u32::MAX`): `zone = (n << lz(n)) − 1`;
+    /// draw `v`, accept the high word of `v·n` when its low word is `≤ zone`.
+    pub fn index_below(&mut self, n: u32) -> u32 {
+        let range = n.max(1);
+        let zone = (range << range.leading_zeros()).wrapping_sub(1);
+        loop {
+            let v = self.next_u32();
+            let prod = u64::from(v) * u64::from(range);
+            let hi = (prod >> 32) as u32;
+            let lo = prod as u32;
+            if lo <= zone {
+                return hi;
+            }
+        }
+    }
+
+    fn refill(&mut self) {
+        let mut input = [0u32; 16];
+        input[0] = 0x6170_7865;
+        input[1] = 0x3320_646e;
+        input[2] = 0x7962_2d32;
+        input[3] = 0x6b20_6574;
+        input[4..12].copy_from_slice(&self.key);
+        input[12] = self.counter as u32;
+        input[13] = (self.counter >> 32) as u32;
+        input[14] = 0;
+        input[15] = 0;
+        let mut x = input;
+        for _ in 0..ROUNDS / 2 {
+            quarter(&mut x, 0, 4, 8, 12);
+            quarter(&mut x, 1, 5, 9, 13);
+            quarter(&mut x, 2, 6, 10, 14);
+            quarter(&mut x, 3, 7, 11, 15);
+            quarter(&mut x, 0, 5, 10, 15);
+            quarter(&mut x, 1, 6, 11, 12);
+            quarter(&mut x, 2, 7, 8, 13);
+            quarter(&mut x, 3, 4, 9, 14);
+        }
+        for (out, (a, b)) in self.block.iter_mut().zip(x.iter().zip(input.iter())) {
+            *out = a.wrapping_add(*b);
+        }
+        self.counter = self.counter.wrapping_add(1);
+        self.index = 0;
+    }
+}
+
+fn quarter(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
+    x[a] = x[a].wrapping_add(x[b]);
+    x[d] = (x[d] ^ x[a]).rotate_left(16);
+    x[c] = x[c].wrapping_add(x[d]);
+    x[b] = (x[b] ^ x[c]).rotate_left(12);
+    x[a] = x[a].wrapping_add(x[b]);
+    x[d] = (x[d] ^ x[a]).rotate_left(8);
+    x[c] = x[c].wrapping_add(x[d]);
+    x[b] = (x[b] ^ x[c]).rotate_left(7);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chacha20_block_function_matches_rfc7539_structure() {
+        // With the same code path and 20 rounds the RFC 7539 §2.3.2 vector would hold; for 12
+        // rounds we check determinism and that successive seeds differ.
+        let mut a = ChaCha12::seed_from_u64(42);
+        let mut b = ChaCha12::seed_from_u64(42);
+        let xs: Vec<u32> = (0..40).map(|_| a.next_u32()).collect();
+        let ys: Vec<u32> = (0..40).map(|_| b.next_u32()).collect();
+        assert_eq!(xs, ys);
+        let mut c = ChaCha12::seed_from_u64(43);
+        assert_ne!(xs[0], c.next_u32());
+    }
+
+    #[test]
+    fn index_draws_stay_in_range() {
+        let mut r = ChaCha12::seed_from_u64(7);
+        for n in 1..50u32 {
+            for _ in 0..20 {
+                assert!(r.index_below(n) < n);
+            }
+        }
+    }
+}
