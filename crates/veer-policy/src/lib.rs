@@ -1,1 +1,65 @@
-//! veer-policy
+//! veer's behaviour policy engine (spec `policy.md`).
+//!
+//! A policy is a list of rules about what an agent may and must do. This crate loads a policy
+//! strictly (every problem of the file named with line, column, rule id and a did-you-mean
+//! hint), evaluates it on a trace, compares a baseline with a candidate, and decides the merge
+//! gate. It never prints, never touches the network and never executes anything a policy says.
+//!
+//! The API the CLI and the diff use:
+//!
+//! ```no_run
+//! use veer_policy::{compare, evaluate, gate, Level, Policy};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let policy = Policy::load("policy.yaml".as_ref())?; // Err(PolicyError) → exit 2
+//! let options = veer_trace::ReadOptions::default();
+//! let baseline = veer_trace::load_trace("base.agentlog".as_ref(), &options)?;
+//! let candidate = veer_trace::load_trace("cand.agentlog".as_ref(), &options)?;
+//! let violations = evaluate(&policy, &candidate); // Vec<Violation>
+//! let diff = compare(&policy, &baseline, &candidate); // PolicyDiff {…, regressions, fixes}
+//! let decision = gate(Level::Severe, Level::None, &diff); // Gate {fail_on, worst, tripped}
+//! # let _ = (violations, decision);
+//! # Ok(()) }
+//! ```
+//!
+//! * [`Policy::load`] / [`Policy::load_str`] — YAML or JSON, Shadow's files load unchanged.
+//! * [`evaluate`] — violations in rule order, each with rule id, kind, severity, session,
+//!   absolute pair index and detail.
+//! * [`compare`] — regressions and fixes as multisets keyed on `(rule_id, session, locus)`.
+//! * [`gate`] / [`gate_violations`] — `worst >= fail_on` over levels
+//!   `none < minor < moderate < severe` (info → minor, warning → moderate, error and critical →
+//!   severe).
+//!
+//! Layout: [`load`] (validation), [`node`] (positioned YAML/JSON), [`path`] and [`when`]
+//! (conditions), [`context`] (pairs and their context), [`session`] (units and the gate of a
+//! rule), [`rules`] (one file per kind), [`ltl`] (lexer, parser, evaluator), [`schema`]
+//! (JSON Schema), [`compare`], [`gate`].
+
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod compare;
+pub mod context;
+pub mod error;
+pub mod eval;
+pub mod gate;
+pub mod hint;
+pub mod load;
+pub mod ltl;
+pub mod model;
+pub mod needle;
+pub mod node;
+pub mod path;
+pub mod rules;
+pub mod schema;
+pub mod session;
+pub mod violation;
+pub mod when;
+
+#[cfg(test)]
+mod tests;
+
+pub use compare::{compare, diff_violations, PolicyDiff};
+pub use error::{PolicyError, Problem};
+pub use eval::evaluate;
+pub use gate::{gate, gate_violations, Gate, Level};
+pub use model::{Kind, Policy, Rule, Scope, Severity};
+pub use violation::Violation;

@@ -1,0 +1,63 @@
+//! Evaluating a policy on one trace (spec `policy.md` §4.2): every rule, in file order, on
+//! each of its units; violations in rule order, then unit order, then checker order.
+
+use crate::context::TraceView;
+use crate::model::{Policy, Scope};
+use crate::session::{units, Gate, Scene, Unit};
+use crate::violation::Violation;
+use crate::when::all_match;
+use veer_trace::Trace;
+
+/// The violations of `policy` on `trace`.
+pub fn evaluate(policy: &Policy, trace: &Trace) -> Vec<Violation> {
+    evaluate_view(policy, &TraceView::new(trace))
+}
+
+/// The violations of `policy` on an already prepared view.
+pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Vec<Violation> {
+    let mut trace_units: Option<Vec<Unit>> = None;
+    let mut session_units: Option<Vec<Unit>> = None;
+    let mut out = Vec::new();
+    let all = vec![true; view.pairs.len()];
+    for rule in &policy.rules {
+        let slot = match rule.scope {
+            Scope::Trace => &mut trace_units,
+            Scope::Session => &mut session_units,
+        };
+        let unit_list: &Vec<Unit> = slot.get_or_insert_with(|| units(view, rule.scope));
+        let active = !rule.when.is_empty();
+        let mask: Vec<bool>;
+        let mask_ref: &[bool] = if active {
+            mask = view
+                .pairs
+                .iter()
+                .map(|p| all_match(&rule.when, &p.context))
+                .collect();
+            &mask
+        } else {
+            &all
+        };
+        let gate = Gate {
+            active,
+            mask: mask_ref,
+        };
+        for unit in unit_list {
+            if active && !unit.pairs.iter().any(|&p| gate.pair(p)) {
+                continue;
+            }
+            let scene = Scene { view, unit, gate };
+            for f in crate::rules::run(&rule.check, &scene) {
+                out.push(Violation {
+                    rule_id: rule.id.clone(),
+                    kind: rule.check.kind(),
+                    severity: rule.severity,
+                    session: unit.session,
+                    pair_index: f.pair_index,
+                    detail: f.detail,
+                    tags: rule.tags.clone(),
+                });
+            }
+        }
+    }
+    out
+}

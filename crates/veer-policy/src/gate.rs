@@ -1,0 +1,146 @@
+//! The merge gate (spec `policy.md` §12): levels `none < minor < moderate < severe`, policy
+//! severities mapped onto them (info → minor, warning → moderate, error and critical → severe),
+//! and the decision `worst >= fail_on`.
+
+use crate::compare::PolicyDiff;
+use crate::model::Severity;
+use crate::violation::Violation;
+use serde::{Serialize, Serializer};
+
+/// A severity level of the gate. As a `--fail-on` threshold, `None` means "never trip".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Nothing (as a threshold: `never`).
+    None,
+    /// Rank 1.
+    Minor,
+    /// Rank 2.
+    Moderate,
+    /// Rank 3.
+    Severe,
+}
+
+impl Level {
+    /// Parses a `--fail-on` value: `never` or `none`, `minor`, `moderate`, `severe`.
+    pub fn parse_fail_on(s: &str) -> Option<Level> {
+        Some(match s {
+            "never" | "none" => Level::None,
+            "minor" => Level::Minor,
+            "moderate" => Level::Moderate,
+            "severe" => Level::Severe,
+            _ => return None,
+        })
+    }
+
+    /// Parses an axis severity name (`none`, `minor`, `moderate`, `severe`).
+    pub fn parse(s: &str) -> Option<Level> {
+        match s {
+            "never" => None,
+            other => Level::parse_fail_on(other),
+        }
+    }
+
+    /// The numeric rank (0–3).
+    pub fn rank(self) -> u8 {
+        self as u8
+    }
+
+    /// The lowercase name (`none`, `minor`, `moderate`, `severe`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::None => "none",
+            Level::Minor => "minor",
+            Level::Moderate => "moderate",
+            Level::Severe => "severe",
+        }
+    }
+
+    /// The name as a threshold: `never` for [`Level::None`].
+    pub fn threshold_name(self) -> &'static str {
+        match self {
+            Level::None => "never",
+            other => other.name(),
+        }
+    }
+}
+
+impl Serialize for Level {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl From<Severity> for Level {
+    fn from(s: Severity) -> Level {
+        match s {
+            Severity::Info => Level::Minor,
+            Severity::Warning => Level::Moderate,
+            Severity::Error | Severity::Critical => Level::Severe,
+        }
+    }
+}
+
+fn serialize_threshold<S: Serializer>(l: &Level, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(l.threshold_name())
+}
+
+/// The gate's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Gate {
+    /// The threshold (`never` when disabled).
+    #[serde(serialize_with = "serialize_threshold")]
+    pub fail_on: Level,
+    /// The worst signal seen.
+    pub worst: Level,
+    /// Whether the gate trips (`worst >= fail_on`, never with `fail_on` never).
+    pub tripped: bool,
+}
+
+impl Gate {
+    /// The decision for a worst signal.
+    pub fn decide(fail_on: Level, worst: Level) -> Gate {
+        Gate {
+            fail_on,
+            worst,
+            tripped: fail_on != Level::None && worst >= fail_on,
+        }
+    }
+}
+
+/// The worst level among violations (each ranked by its severity).
+pub fn worst_of(violations: &[Violation]) -> Level {
+    violations
+        .iter()
+        .map(|v| Level::from(v.severity))
+        .max()
+        .unwrap_or(Level::None)
+}
+
+/// The gate of a diff: the worst of the axis severities and every policy regression.
+pub fn gate(fail_on: Level, worst_axis: Level, diff: &PolicyDiff) -> Gate {
+    Gate::decide(fail_on, worst_axis.max(worst_of(&diff.regressions)))
+}
+
+/// The gate of `veer check`: the violations themselves are the signal.
+pub fn gate_violations(fail_on: Level, violations: &[Violation]) -> Gate {
+    Gate::decide(fail_on, worst_of(violations))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels() {
+        assert!(Level::None < Level::Minor && Level::Moderate < Level::Severe);
+        assert_eq!(Level::parse_fail_on("none"), Some(Level::None));
+        assert_eq!(Level::parse_fail_on("never"), Some(Level::None));
+        assert_eq!(Level::from(Severity::Critical), Level::Severe);
+        assert_eq!(Level::from(Severity::Info), Level::Minor);
+        assert!(!Gate::decide(Level::None, Level::Severe).tripped);
+        assert!(Gate::decide(Level::Minor, Level::Minor).tripped);
+        assert!(!Gate::decide(Level::Severe, Level::Moderate).tripped);
+        let j = serde_json::to_string(&Gate::decide(Level::None, Level::Minor)).unwrap();
+        assert_eq!(j, r#"{"fail_on":"never","worst":"minor","tripped":false}"#);
+    }
+}

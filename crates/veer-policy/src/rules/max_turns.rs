@@ -1,0 +1,16 @@
+//! `max_turns` (spec §5.4): the number of gated pairs is at most `limit`.
+
+use crate::session::Scene;
+use crate::violation::Finding;
+
+/// Checks one unit.
+pub fn check(limit: u64, s: &Scene<'_, '_>) -> Vec<Finding> {
+    let count = s.gated_pairs().count() as u64;
+    if count <= limit {
+        return Vec::new();
+    }
+    vec![Finding::unit(format!(
+        "{} has {count} turns; max is {limit}",
+        s.unit_word()
+    ))]
+}

@@ -1,0 +1,58 @@
+//! The fourteen rule kinds, one file each (spec `policy.md` §5). Every checker takes its
+//! parameters and a [`Scene`] (trace view, unit, gate) and returns findings with absolute pair
+//! indices; the caller attaches rule id, kind, severity, session and tags.
+
+pub mod forbidden_text;
+pub mod ltl_formula;
+pub mod max_total_tokens;
+pub mod max_turns;
+pub mod must_be_grounded;
+pub mod must_call_before;
+pub mod must_call_once;
+pub mod must_followup;
+pub mod must_include_text;
+pub mod must_include_text_each;
+pub mod must_match_json_schema;
+pub mod must_remain_consistent;
+pub mod no_call;
+pub mod required_stop_reason;
+
+use crate::model::Check;
+use crate::session::Scene;
+use crate::violation::Finding;
+
+/// Runs the checker of `check` on one unit.
+pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<Finding> {
+    match check {
+        Check::MustCallBefore { first, then } => must_call_before::check(first, then, scene),
+        Check::MustCallOnce { tool } => must_call_once::check(tool, scene),
+        Check::NoCall { tool } => no_call::check(tool, scene),
+        Check::MaxTurns { limit } => max_turns::check(*limit, scene),
+        Check::RequiredStopReason { allowed } => required_stop_reason::check(allowed, scene),
+        Check::MaxTotalTokens { limit } => max_total_tokens::check(*limit, scene),
+        Check::MustIncludeText(n) => must_include_text::check(n, scene),
+        Check::MustIncludeTextEach(n) => must_include_text_each::check(n, scene),
+        Check::ForbiddenText(n) => forbidden_text::check(n, scene),
+        Check::MustMatchJsonSchema(s) => must_match_json_schema::check(s, scene),
+        Check::MustRemainConsistent { path } => must_remain_consistent::check(path, scene),
+        Check::MustFollowup {
+            trigger,
+            must,
+            must_json,
+        } => must_followup::check(trigger, must, must_json, scene),
+        Check::MustBeGrounded {
+            retrieval_path,
+            min_unigram_precision,
+        } => must_be_grounded::check(retrieval_path, *min_unigram_precision, scene),
+        Check::LtlFormula { formula, ast } => ltl_formula::check(formula, ast, scene),
+    }
+}
+
+/// A number for a detail: integers without a fraction, others in shortest form.
+pub fn number_text(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}

@@ -1,0 +1,18 @@
+//! `must_call_once` (spec §5.2): the gated calls of `tool` number exactly one.
+
+use crate::session::Scene;
+use crate::violation::Finding;
+
+/// Checks one unit.
+pub fn check(tool: &str, s: &Scene<'_, '_>) -> Vec<Finding> {
+    let count = s
+        .calls()
+        .filter(|(_, c)| c.name == tool && s.gate.call(c))
+        .count();
+    if count == 1 {
+        return Vec::new();
+    }
+    vec![Finding::unit(format!(
+        "tool `{tool}` called {count} times; expected exactly 1"
+    ))]
+}

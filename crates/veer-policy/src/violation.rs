@@ -1,0 +1,70 @@
+//! The violation record (spec `policy.md` §4.3, `cli.md` JSON names).
+
+use crate::model::{Kind, Severity};
+use serde::Serialize;
+
+/// One broken rule at one place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    /// The rule's id.
+    pub rule_id: String,
+    /// The rule's kind.
+    pub kind: Kind,
+    /// The rule's severity.
+    pub severity: Severity,
+    /// The policy session (session scope), else null.
+    pub session: Option<usize>,
+    /// Absolute pair index, null for unit-level violations.
+    pub pair_index: Option<usize>,
+    /// What is wrong, for people (never compared).
+    pub detail: String,
+    /// The rule's tags.
+    pub tags: Vec<String>,
+}
+
+/// Where a violation sits inside its unit: one pair, or the unit as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Locus {
+    /// The unit as a whole (`pair_index` null).
+    Unit,
+    /// One pair.
+    Pair(usize),
+}
+
+impl Violation {
+    /// The identity used to compare baseline and candidate: `(rule_id, session, locus)`.
+    pub fn key(&self) -> (&str, Option<usize>, Locus) {
+        (
+            &self.rule_id,
+            self.session,
+            self.pair_index.map_or(Locus::Unit, Locus::Pair),
+        )
+    }
+}
+
+/// A violation as a rule's checker reports it, before rule and unit are attached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Absolute pair index, or `None` for a unit-level finding.
+    pub pair_index: Option<usize>,
+    /// The detail text.
+    pub detail: String,
+}
+
+impl Finding {
+    /// A finding at one pair.
+    pub fn at(pair_index: usize, detail: impl Into<String>) -> Finding {
+        Finding {
+            pair_index: Some(pair_index),
+            detail: detail.into(),
+        }
+    }
+
+    /// A unit-level finding.
+    pub fn unit(detail: impl Into<String>) -> Finding {
+        Finding {
+            pair_index: None,
+            detail: detail.into(),
+        }
+    }
+}
