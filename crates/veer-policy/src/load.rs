@@ -902,22 +902,30 @@ impl Loader<'_> {
 
     fn param_value(&mut self, name: &str, ty: PType, n: &Node, r: &RuleRef) -> Option<Val> {
         match ty {
-            PType::Name | PType::Needle => match n.as_str() {
-                None => {
-                    self.type_error(name, "str", n, r);
-                    None
+            PType::Name | PType::Needle => {
+                match n.as_str() {
+                    None => {
+                        self.type_error(name, "str", n, r);
+                        None
+                    }
+                    Some("") => {
+                        let (message, hint) = if ty == PType::Needle {
+                            (
+                            format!("param '{name}' is empty: empty needle would match every response"),
+                            "give the text to look for in each response",
+                        )
+                        } else {
+                            (
+                                format!("param '{name}' must not be empty"),
+                                "give the name exactly as the trace records it",
+                            )
+                        };
+                        self.problem(n, Some(r), message, Some(hint.into()));
+                        None
+                    }
+                    Some(s) => Some(Val::Str(s.to_string())),
                 }
-                Some("") => {
-                    let message = if ty == PType::Needle {
-                        format!("param '{name}' is empty: empty needle would match every response")
-                    } else {
-                        format!("param '{name}' must not be empty")
-                    };
-                    self.problem(n, Some(r), message, None);
-                    None
-                }
-                Some(s) => Some(Val::Str(s.to_string())),
-            },
+            }
             PType::Bool => match n.value {
                 NodeValue::Bool(b) => Some(Val::Bool(b)),
                 _ => {

@@ -1,0 +1,72 @@
+//! Markdown rendering of `veer check` and of the policy-diff section, for pull-request
+//! comments.
+
+use super::{locus, CheckReport};
+use veer_policy::{PolicyDiff, Violation};
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn table(vs: &[Violation], out: &mut String) {
+    out.push_str("| severity | rule | kind | where | detail |\n|---|---|---|---|---|\n");
+    for v in vs {
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} | {} |\n",
+            v.severity.name(),
+            cell(&v.rule_id),
+            v.kind.name(),
+            locus(v),
+            cell(&v.detail)
+        ));
+    }
+}
+
+/// The `veer check` report as Markdown.
+pub fn check(r: &CheckReport) -> String {
+    let mut out = format!("## Policy check \u{2014} `{}`\n\n", cell(&r.policy));
+    for t in &r.traces {
+        out.push_str(&format!("### `{}`\n\n", cell(&t.trace)));
+        if t.violations.is_empty() {
+            out.push_str("No violations.\n\n");
+        } else {
+            table(&t.violations, &mut out);
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!(
+        "**Gate:** {} (worst {}, fail on {})\n",
+        if r.gate.tripped {
+            "\u{274c} tripped"
+        } else {
+            "\u{2705} passed"
+        },
+        r.gate.worst.name(),
+        r.gate.fail_on.threshold_name()
+    ));
+    out
+}
+
+/// The policy-diff section as Markdown (`level` is the heading prefix, e.g. `###`).
+pub fn diff_section(d: &PolicyDiff, level: &str) -> String {
+    let mut out = format!(
+        "{level} Policy\n\n{} baseline violation(s), {} candidate violation(s)\n\n",
+        d.baseline_violations.len(),
+        d.candidate_violations.len()
+    );
+    if d.regressions.is_empty() && d.fixes.is_empty() {
+        out.push_str("No change in policy outcomes.\n\n");
+        return out;
+    }
+    if !d.regressions.is_empty() {
+        out.push_str(&format!("**Regressions ({})**\n\n", d.regressions.len()));
+        table(&d.regressions, &mut out);
+        out.push('\n');
+    }
+    if !d.fixes.is_empty() {
+        out.push_str(&format!("**Fixes ({})**\n\n", d.fixes.len()));
+        table(&d.fixes, &mut out);
+        out.push('\n');
+    }
+    out
+}

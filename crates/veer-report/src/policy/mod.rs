@@ -1,0 +1,116 @@
+//! Printers for policy results: `veer check` (terminal, JSON, Markdown, JUnit), the gate line,
+//! and a policy-diff section the diff report can embed. Printers only format; every number
+//! and decision comes from `veer-policy`.
+
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod terminal;
+
+use serde::Serialize;
+use veer_policy::{Gate, Level, Violation};
+
+/// One checked trace and its violations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckedTrace {
+    /// The trace path (relative to the directory in directory mode).
+    pub trace: String,
+    /// Its violations, in rule order.
+    pub violations: Vec<Violation>,
+}
+
+/// A rule as listed by the JUnit printer (one test case per rule).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleSummary {
+    /// Rule id.
+    pub id: String,
+    /// Kind name.
+    pub kind: String,
+    /// Severity name.
+    pub severity: String,
+}
+
+/// The result of `veer check`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckReport {
+    /// The policy file.
+    pub policy: String,
+    /// The policy's rules, in file order.
+    pub rules: Vec<RuleSummary>,
+    /// One entry per checked trace (one for a file, one per trace for a directory).
+    pub traces: Vec<CheckedTrace>,
+    /// Whether the input was a directory.
+    pub directory: bool,
+    /// The gate over every violation.
+    pub gate: Gate,
+}
+
+/// Where a violation is: `session <s> · turn #<i>`, `turn #<i>`, `session <s> · trace` or
+/// `trace`.
+pub fn locus(v: &Violation) -> String {
+    let place = match v.pair_index {
+        Some(i) => format!("turn #{i}"),
+        None => "trace".to_string(),
+    };
+    match v.session {
+        Some(s) => format!("session {s} \u{b7} {place}"),
+        None => place,
+    }
+}
+
+/// One violation on one line: `[severity] rule_id @ where: detail`.
+pub fn violation_line(v: &Violation) -> String {
+    format!(
+        "[{}] {} @ {}: {}",
+        v.severity.name(),
+        v.rule_id,
+        locus(v),
+        v.detail
+    )
+}
+
+/// The gate's one line (stderr): Shadow's `fail: …` line when tripped, else an `ok:` line.
+pub fn gate_line(g: &Gate) -> String {
+    if g.tripped {
+        format!(
+            "fail: worst signal severity {} >= --fail-on threshold {} ({}); exiting 1 to gate the merge.",
+            g.worst.rank(),
+            g.fail_on.threshold_name(),
+            g.fail_on.rank()
+        )
+    } else if g.fail_on == Level::None {
+        format!(
+            "ok: worst signal severity {} ({}); gate disabled (--fail-on never).",
+            g.worst.rank(),
+            g.worst.name()
+        )
+    } else {
+        format!(
+            "ok: worst signal severity {} < --fail-on threshold {} ({}).",
+            g.worst.rank(),
+            g.fail_on.threshold_name(),
+            g.fail_on.rank()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gate_lines() {
+        let g = Gate::decide(Level::Severe, Level::Severe);
+        assert_eq!(
+            gate_line(&g),
+            "fail: worst signal severity 3 >= --fail-on threshold severe (3); exiting 1 to gate the merge."
+        );
+        let g = Gate::decide(Level::Severe, Level::Minor);
+        assert_eq!(
+            gate_line(&g),
+            "ok: worst signal severity 1 < --fail-on threshold severe (3)."
+        );
+        let g = Gate::decide(Level::None, Level::Minor);
+        assert!(gate_line(&g).contains("gate disabled"));
+    }
+}

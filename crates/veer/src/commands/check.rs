@@ -1,0 +1,118 @@
+//! `veer check TRACE --policy FILE`: the policy's violations on one trace (or on every trace
+//! of a directory), the full report first, then one gate line on stderr; exit 1 when the gate
+//! trips, 2 on bad input.
+
+use crate::cli::{CheckArgs, CheckFormat};
+use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::output::{colour_enabled, emit, print_warnings};
+use std::io::Write;
+use veer_policy::{evaluate, gate_violations, Policy, Violation};
+use veer_report::policy::{CheckReport, CheckedTrace, RuleSummary};
+use veer_report::style::Style;
+use veer_trace::{Document, Trace};
+
+/// The traces named by `TRACE`, each with the name shown in the report. Every file must load;
+/// otherwise the first failure is the error and the others follow it.
+fn read_traces(args: &CheckArgs) -> Result<(Vec<(String, Trace)>, bool), CliError> {
+    let options = args.read.options();
+    if args.trace.is_dir() {
+        let mut out = Vec::new();
+        let mut failures = Vec::new();
+        for entry in veer_trace::load_directory(&args.trace, &options)? {
+            match entry.trace {
+                Ok(t) => out.push((entry.relative, t)),
+                Err(e) => failures.push(e),
+            }
+        }
+        if !failures.is_empty() {
+            let count = failures.len();
+            let mut error = CliError::from(failures.remove(0));
+            error.more.extend(failures.iter().map(ToString::to_string));
+            error.message = format!(
+                "{count} trace(s) could not be read; first: {}",
+                error.message
+            );
+            return Err(error);
+        }
+        return Ok((out, true));
+    }
+    let name = args.trace.display().to_string();
+    let traces = match veer_trace::load_file(&args.trace, &options)? {
+        Document::Trace(t) => vec![(name, t)],
+        Document::Results(r) => r
+            .traces
+            .into_iter()
+            .map(|(label, t)| (format!("{name} [{label}]"), t))
+            .collect(),
+        Document::AnalyzerCase(c) => vec![
+            (format!("{name} [clean]"), c.clean),
+            (format!("{name} [perturbed]"), c.perturbed),
+        ],
+    };
+    let several = traces.len() > 1;
+    Ok((traces, several))
+}
+
+/// Runs `veer check`.
+pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
+    let policy = super::policy::load(&args.policy)?;
+    let (traces, directory) = read_traces(args)?;
+    for (_, t) in &traces {
+        print_warnings(&t.warnings);
+    }
+    let checked: Vec<CheckedTrace> = traces
+        .iter()
+        .map(|(name, t)| CheckedTrace {
+            trace: name.clone(),
+            violations: evaluate(&policy, t),
+        })
+        .collect();
+    let all: Vec<Violation> = checked
+        .iter()
+        .flat_map(|c| c.violations.iter().cloned())
+        .collect();
+    let report = CheckReport {
+        policy: args.policy.display().to_string(),
+        rules: summaries(&policy),
+        traces: checked,
+        directory,
+        gate: gate_violations(args.fail_on, &all),
+    };
+    let colour = colour_enabled(args.out.output.is_some());
+    emit(
+        &render(&report, args.format, colour),
+        args.out.output.as_deref(),
+    )?;
+    let _ = writeln!(
+        anstream::stderr(),
+        "{}",
+        veer_report::policy::gate_line(&report.gate)
+    );
+    Ok(if report.gate.tripped {
+        EXIT_GATE
+    } else {
+        EXIT_OK
+    })
+}
+
+fn summaries(policy: &Policy) -> Vec<RuleSummary> {
+    policy
+        .rules
+        .iter()
+        .map(|r| RuleSummary {
+            id: r.id.clone(),
+            kind: r.check.kind().name().to_string(),
+            severity: r.severity.name().to_string(),
+        })
+        .collect()
+}
+
+/// Renders the check report in one format.
+pub fn render(r: &CheckReport, format: CheckFormat, colour: bool) -> String {
+    match format {
+        CheckFormat::Terminal => veer_report::policy::terminal::check(r, Style { colour }),
+        CheckFormat::Json => veer_report::policy::json::check(r),
+        CheckFormat::Markdown => veer_report::policy::markdown::check(r),
+        CheckFormat::Junit => veer_report::policy::junit::check(r),
+    }
+}

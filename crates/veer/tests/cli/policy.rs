@@ -1,0 +1,210 @@
+//! `veer check` and `veer policy validate`.
+
+use crate::common::{veer, veer_ok};
+
+const POLICY: &str = "tests/fixtures/shadow/refund-causal-diagnosis/policy.yaml";
+const CANDIDATE: &str =
+    "tests/fixtures/shadow/refund-causal-diagnosis/candidate_traces/s1.agentlog";
+const BASELINE: &str = "tests/fixtures/shadow/refund-causal-diagnosis/baseline_traces/s1.agentlog";
+
+#[test]
+fn check_terminal_reports_then_gates() {
+    let r = veer_ok(&["check", CANDIDATE, "--policy", POLICY], 1);
+    insta::assert_snapshot!(r.stdout);
+    assert_eq!(
+        r.stderr.trim_end(),
+        "fail: worst signal severity 3 >= --fail-on threshold severe (3); exiting 1 to gate the merge."
+    );
+}
+
+#[test]
+fn check_exit_code_per_fail_on_level() {
+    for (level, code) in [
+        ("never", 0),
+        ("none", 0),
+        ("minor", 1),
+        ("moderate", 1),
+        ("severe", 1),
+    ] {
+        veer_ok(
+            &["check", CANDIDATE, "--policy", POLICY, "--fail-on", level],
+            code,
+        );
+    }
+    // A clean trace never trips.
+    let r = veer_ok(
+        &["check", BASELINE, "--policy", POLICY, "--fail-on", "minor"],
+        0,
+    );
+    assert!(r.stdout.contains("no violations"), "{}", r.stdout);
+}
+
+#[test]
+fn check_json_names() {
+    let r = veer_ok(
+        &["check", CANDIDATE, "--policy", POLICY, "--format", "json"],
+        1,
+    );
+    insta::assert_snapshot!(r.stdout);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let keys: Vec<&str> = v["violations"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "rule_id",
+            "kind",
+            "severity",
+            "session",
+            "pair_index",
+            "detail",
+            "tags"
+        ]
+    );
+    assert_eq!(v["gate"]["tripped"], serde_json::json!(true));
+}
+
+#[test]
+fn check_directory_markdown_and_junit() {
+    let dir = "tests/fixtures/shadow/refund-causal-diagnosis/candidate_traces";
+    let r = veer_ok(
+        &[
+            "check",
+            dir,
+            "--policy",
+            POLICY,
+            "--format",
+            "markdown",
+            "--fail-on",
+            "never",
+        ],
+        0,
+    );
+    insta::assert_snapshot!(r.stdout);
+    let r = veer_ok(&["check", dir, "--policy", POLICY, "--format", "junit"], 1);
+    assert!(
+        r.stdout
+            .contains("<testsuites name=\"veer check\" tests=\"3\" failures=\"3\">"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn check_writes_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let r = veer_ok(
+        &[
+            "check",
+            CANDIDATE,
+            "--policy",
+            POLICY,
+            "--format",
+            "json",
+            "-o",
+            out.to_str().unwrap(),
+            "--fail-on",
+            "never",
+        ],
+        0,
+    );
+    assert!(r.stdout.is_empty());
+    let text = std::fs::read_to_string(out).unwrap();
+    assert!(text.contains("\"rule_id\": \"confirm-before-refund\""));
+}
+
+#[test]
+fn check_rejects_bad_input_with_exit_2() {
+    let r = veer(&["check", CANDIDATE, "--policy", POLICY, "--fail-on", "bogus"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("never, minor, moderate or severe"),
+        "{}",
+        r.stderr
+    );
+    let r = veer(&["check", "no/such/trace.agentlog", "--policy", POLICY]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no/such/trace.agentlog"), "{}", r.stderr);
+    let r = veer(&["check", CANDIDATE, "--policy", "no/such/policy.yaml"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("no/such/policy.yaml: no such file"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn validate_accepts_shadow_packs() {
+    let r = veer_ok(
+        &[
+            "policy",
+            "validate",
+            "tests/fixtures/shadow/policy-packs/pii.yaml",
+        ],
+        0,
+    );
+    assert_eq!(
+        r.stdout,
+        "tests/fixtures/shadow/policy-packs/pii.yaml: valid (6 rules)\n"
+    );
+    veer_ok(&["policy", "validate", POLICY], 0);
+}
+
+#[test]
+fn validate_reports_every_problem_with_position_and_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.yaml");
+    std::fs::write(
+        &p,
+        "apiVersion: shadow.dev/v1alpha1\nrules:\n  - id: a\n    kind: no_cal\n    params: {tool: x}\n  - id: b\n    kind: forbidden_text\n    sevrity: error\n    params: {text: ''}\n  - id: c\n    kind: ltl_formula\n    params: {formula: '(tool_call:a'}\n",
+    )
+    .unwrap();
+    let r = veer(&["policy", "validate", p.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let shown = r.stderr.replace(dir.path().to_str().unwrap(), "<dir>");
+    insta::assert_snapshot!(shown);
+    // The same policy makes `check` fail before reading any trace.
+    let r = veer(&[
+        "check",
+        "no/such/trace.agentlog",
+        "--policy",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown kind 'no_cal'"), "{}", r.stderr);
+}
+
+#[test]
+fn json_policies_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.JSON");
+    std::fs::write(
+        &p,
+        r#"{"apiVersion": "shadow.dev/v1alpha1", "rules": [{"id": "no-issue", "kind": "no_call", "params": {"tool": "issue_refund"}, "severity": "warning"}]}"#,
+    )
+    .unwrap();
+    let r = veer_ok(
+        &[
+            "check",
+            CANDIDATE,
+            "--policy",
+            p.to_str().unwrap(),
+            "--fail-on",
+            "moderate",
+        ],
+        1,
+    );
+    assert!(
+        r.stdout
+            .contains("[warning] no-issue @ turn #0: forbidden tool `issue_refund` called"),
+        "{}",
+        r.stdout
+    );
+    veer_ok(&["check", CANDIDATE, "--policy", p.to_str().unwrap()], 0);
+}
