@@ -37,6 +37,14 @@ pub enum Command {
         after_help = "Examples:\n  veer inspect traces/run-42.agentlog\n  veer inspect results.json --format json -o turns.json\n  veer inspect run.agentlog.gz --strict"
     )]
     Inspect(InspectArgs),
+    /// Compare a baseline run with a candidate run: nine behaviour axes with confidence
+    /// intervals and severities, where the behaviour first diverged, the ranked divergences,
+    /// the most changed pairs and recommendations. BASELINE and CANDIDATE are two trace files,
+    /// or two directories whose traces are paired by relative path.
+    #[command(
+        after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml"
+    )]
+    Diff(DiffArgs),
     /// Run veer on example traces bundled in the binary (no files, no network).
     #[command(after_help = "Example:\n  veer demo")]
     Demo(DemoArgs),
@@ -171,4 +179,70 @@ pub enum SynthKind {
     Near,
     /// The candidate is unrelated to the baseline.
     Divergent,
+}
+
+/// `veer diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The baseline: a trace file (.agentlog, optionally .gz, or traxr JSON), or a directory of
+    /// traces.
+    pub baseline: PathBuf,
+    /// The candidate: a trace file of the same format, or a directory whose traces are paired
+    /// with the baseline's by relative path.
+    pub candidate: PathBuf,
+    /// Model prices for the cost axis: a JSON object mapping model name to
+    /// {input, output, cached_input, cached_write_5m, cached_write_1h, reasoning,
+    /// batch_discount} in USD per token, or to [input, output]. Without it cost is not
+    /// compared.
+    #[arg(long, value_name = "FILE")]
+    pub pricing: Option<PathBuf>,
+    /// Seed of the bootstrap confidence intervals (same seed, same bytes).
+    #[arg(long, value_name = "N", default_value_t = 42)]
+    pub seed: u64,
+    /// Number of ranked divergences in the report (terminal and Markdown show the first 3;
+    /// at least 1).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = parse_top_k)]
+    pub top_k: usize,
+    /// How responses are paired: `index` (i-th with i-th, within each recorded session) or
+    /// `alignment` (the turns the first-divergence alignment pairs).
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = PairByArg::Index)]
+    pub pair_by: PairByArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
+    pub format: DiffFormat,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// `--top-k`: a whole number of at least 1.
+fn parse_top_k(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (the number of ranked divergences to report)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+/// `--pair-by` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PairByArg {
+    /// The i-th response with the i-th, within each recorded session.
+    Index,
+    /// The turns paired by the first-divergence alignment.
+    Alignment,
+}
+
+/// Formats `veer diff` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    /// Tables and text for a terminal.
+    Terminal,
+    /// JSON (schema in docs/json-schema/diff-report.schema.json).
+    Json,
+    /// A Markdown report for a pull-request comment.
+    Markdown,
+    /// JUnit XML: one test case per trace pair and axis.
+    Junit,
 }

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
     output::set_redaction(!cli.no_redact);
     let result = match &cli.command {
         cli::Command::Inspect(a) => commands::inspect::run(a),
+        cli::Command::Diff(a) => commands::diff::run(a),
         cli::Command::Demo(a) => commands::demo::run(a),
         cli::Command::Scan(a) => commands::scan::run(a),
         cli::Command::Synth(a) => commands::synth::run(a),

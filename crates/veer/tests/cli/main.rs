@@ -6,6 +6,7 @@
 mod bad_input;
 mod bad_inputs;
 mod common;
+mod diff;
 mod inspect;
 mod no_network;
 mod scan;

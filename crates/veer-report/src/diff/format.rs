@@ -1,0 +1,87 @@
+//! Number and label formatting shared by the diff printers.
+
+use veer_diff::align::divergence::Divergence;
+use veer_diff::{Axis, AxisStat, Flag, Severity};
+
+/// What an axis measures, in a few words.
+pub fn axis_meaning(axis: Axis) -> &'static str {
+    match axis {
+        Axis::Semantic => "response meaning (similarity)",
+        Axis::Trajectory => "tool-call sequence (edit distance)",
+        Axis::Safety => "refusal rate",
+        Axis::Verbosity => "output tokens",
+        Axis::Latency => "latency (ms)",
+        Axis::Cost => "cost per response (USD)",
+        Axis::Reasoning => "reasoning depth",
+        Axis::Judge => "LLM judge (not run)",
+        Axis::Conformance => "structured-output conformance",
+    }
+}
+
+/// A value of `axis` for a table cell.
+pub fn value(axis: Axis, v: f64) -> String {
+    match axis {
+        Axis::Cost => format!("{v:.6}"),
+        Axis::Verbosity | Axis::Latency | Axis::Reasoning => trim(format!("{v:.1}")),
+        _ => format!("{v:.3}"),
+    }
+}
+
+/// A signed change of `axis`.
+pub fn change(axis: Axis, v: f64) -> String {
+    let v = if v == 0.0 { 0.0 } else { v };
+    match axis {
+        Axis::Cost => format!("{v:+.6}"),
+        Axis::Verbosity | Axis::Latency | Axis::Reasoning => trim(format!("{v:+.1}")),
+        _ => format!("{v:+.3}"),
+    }
+}
+
+fn trim(s: String) -> String {
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// `[low, high]` with signed values.
+pub fn interval(row: &AxisStat) -> String {
+    format!(
+        "[{}, {}]",
+        change(row.axis, row.ci95_low),
+        change(row.axis, row.ci95_high)
+    )
+}
+
+/// Flags as words.
+pub fn flags(row: &AxisStat) -> String {
+    row.flags
+        .iter()
+        .map(|f| match f {
+            Flag::LowPower => "low power",
+            Flag::CiCrossesZero => "CI crosses 0",
+            Flag::NoPricing => "no pricing",
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A confidence in [0, 1] as a whole percentage.
+pub fn percent(v: f64) -> String {
+    format!("{:.0}%", v * 100.0)
+}
+
+/// `baseline turn #i ↔ candidate turn #j`.
+pub fn turns(d: &Divergence) -> String {
+    format!(
+        "baseline turn #{} ↔ candidate turn #{}",
+        d.baseline_turn, d.candidate_turn
+    )
+}
+
+/// A Markdown severity badge.
+pub fn badge(s: Severity) -> &'static str {
+    match s {
+        Severity::None => "🟢 none",
+        Severity::Minor => "🟡 minor",
+        Severity::Moderate => "🟠 moderate",
+        Severity::Severe => "🔴 severe",
+    }
+}

@@ -1,0 +1,109 @@
+//! JUnit XML for CI test views: one test suite per trace pair, one test case per axis. An axis
+//! with severity `moderate` or `severe` is a failure; an axis with no observation is skipped.
+
+use super::format::{change, interval};
+use veer_diff::{AxisStat, DiffReport, DirectoryReport, Severity};
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn fails(a: &AxisStat) -> bool {
+    a.severity >= Severity::Moderate
+}
+
+fn suite(name: &str, r: &DiffReport, out: &mut String) {
+    let failures = r.axes.iter().filter(|a| fails(a)).count();
+    let skipped = r.axes.iter().filter(|a| a.n == 0).count();
+    out.push_str(&format!(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" errors=\"0\">\n",
+        escape(name),
+        r.axes.len()
+    ));
+    for a in &r.axes {
+        let summary = format!(
+            "{}: {} (delta {}, 95% CI {}, n {})",
+            a.axis.wire(),
+            a.severity.label(),
+            change(a.axis, a.delta),
+            interval(a),
+            a.n
+        );
+        out.push_str(&format!(
+            "    <testcase classname=\"veer.diff\" name=\"{}\">\n",
+            a.axis.wire()
+        ));
+        if a.n == 0 {
+            out.push_str("      <skipped message=\"no observation for this axis\"/>\n");
+        } else if fails(a) {
+            let mut detail = summary.clone();
+            if let Some(d) = &r.first_divergence {
+                detail.push_str(&format!(
+                    "\nfirst divergence: baseline turn #{} / candidate turn #{} ({}): {}",
+                    d.baseline_turn,
+                    d.candidate_turn,
+                    d.kind.label(),
+                    d.explanation
+                ));
+            }
+            out.push_str(&format!(
+                "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                a.severity.label(),
+                escape(&summary),
+                escape(&detail)
+            ));
+        } else {
+            out.push_str(&format!(
+                "      <system-out>{}</system-out>\n",
+                escape(&summary)
+            ));
+        }
+        out.push_str("    </testcase>\n");
+    }
+    out.push_str("  </testsuite>\n");
+}
+
+fn document(suites: &[(String, &DiffReport)]) -> String {
+    let tests: usize = suites.iter().map(|(_, r)| r.axes.len()).sum();
+    let failures: usize = suites
+        .iter()
+        .map(|(_, r)| r.axes.iter().filter(|a| fails(a)).count())
+        .sum();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"veer diff\" tests=\"{tests}\" failures=\"{failures}\">\n"
+    ));
+    for (name, r) in suites {
+        suite(name, r, &mut out);
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// JUnit XML for one trace pair.
+pub fn render(r: &DiffReport) -> String {
+    let name = format!("{} vs {}", r.baseline.path, r.candidate.path);
+    document(&[(name, r)])
+}
+
+/// JUnit XML for a directory diff: one suite per matched trace pair.
+pub fn render_directory(d: &DirectoryReport) -> String {
+    let suites: Vec<(String, &DiffReport)> = d
+        .pairs
+        .iter()
+        .map(|p| (p.baseline.clone(), &p.report))
+        .collect();
+    document(&suites)
+}

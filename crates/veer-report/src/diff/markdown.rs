@@ -1,0 +1,197 @@
+//! The Markdown rendering of a diff, written to be posted as a pull-request comment.
+
+use super::format::{axis_meaning, badge, change, flags, interval, percent, value};
+use super::meaning::what_this_means;
+use super::SHOWN_DIVERGENCES;
+use veer_diff::recommend::RecSeverity;
+use veer_diff::{DiffReport, DirectoryReport, Severity};
+
+/// Escapes characters that would break a table cell or inline formatting.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn body(r: &DiffReport, level: &str, out: &mut String) {
+    out.push_str(&format!(
+        "**Baseline** `{}` · **Candidate** `{}` · {} response pair(s) · pairing by {} · seed {}\n\n",
+        r.baseline.path,
+        r.candidate.path,
+        r.pair_count,
+        match r.pairing {
+            veer_diff::PairBy::Index => "index",
+            veer_diff::PairBy::Alignment => "alignment",
+        },
+        r.seed
+    ));
+    out.push_str(&format!("{level} What this means\n\n"));
+    for s in what_this_means(r) {
+        out.push_str(&format!("> {s}\n"));
+    }
+    out.push('\n');
+    for w in &r.warnings {
+        out.push_str(&format!("> ⚠️ {}\n", cell(w)));
+    }
+    if !r.warnings.is_empty() {
+        out.push('\n');
+    }
+    out.push_str("| axis | measures | baseline | candidate | change | 95% CI | severity | n |\n");
+    out.push_str("|---|---|---:|---:|---:|---|---|---:|\n");
+    for a in &r.axes {
+        let notes = flags(a);
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {}{} | {} |\n",
+            a.axis.wire(),
+            axis_meaning(a.axis),
+            value(a.axis, a.baseline_median),
+            value(a.axis, a.candidate_median),
+            change(a.axis, a.delta),
+            interval(a),
+            badge(a.severity),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" _({notes})_")
+            },
+            a.n
+        ));
+    }
+    out.push('\n');
+
+    out.push_str(&format!("{level} Where it diverges\n\n"));
+    match &r.first_divergence {
+        None => out.push_str("No divergence above the noise floor.\n\n"),
+        Some(d) => out.push_str(&format!(
+            "**First divergence:** baseline turn `#{}` ↔ candidate turn `#{}` — **{}** on `{}` ({} confidence)\n\n> {}\n\n",
+            d.baseline_turn,
+            d.candidate_turn,
+            d.kind.label(),
+            d.primary_axis.wire(),
+            percent(d.confidence),
+            d.explanation
+        )),
+    }
+    if !r.divergences.is_empty() {
+        let shown = r.divergences.len().min(SHOWN_DIVERGENCES);
+        out.push_str(&format!(
+            "Top {shown} of {} ranked divergences:\n\n",
+            r.divergences.len()
+        ));
+        for (i, d) in r.divergences.iter().take(SHOWN_DIVERGENCES).enumerate() {
+            out.push_str(&format!(
+                "{}. baseline `#{}` ↔ candidate `#{}` · **{}** · `{}` · {} — {}\n",
+                i + 1,
+                d.baseline_turn,
+                d.candidate_turn,
+                d.kind.label(),
+                d.primary_axis.wire(),
+                percent(d.confidence),
+                d.explanation
+            ));
+        }
+        out.push('\n');
+    }
+
+    if !r.recommendations.is_empty() {
+        out.push_str(&format!("{level} Recommendations\n\n"));
+        for rec in &r.recommendations {
+            let icon = match rec.severity {
+                RecSeverity::Error => "🔴 **error**",
+                RecSeverity::Warning => "🟡 **warning**",
+                RecSeverity::Info => "🔵 **info**",
+            };
+            out.push_str(&format!(
+                "- {icon} — {}\n  <sub>{}</sub>\n",
+                rec.message, rec.rationale
+            ));
+        }
+        out.push('\n');
+    }
+
+    if !r.drill_down.is_empty() {
+        out.push_str("<details><summary>Most changed pairs</summary>\n\n");
+        out.push_str("| pair | baseline turn | candidate turn | score | biggest mover |\n");
+        out.push_str("|---:|---:|---:|---:|---|\n");
+        for p in &r.drill_down {
+            out.push_str(&format!(
+                "| {} | {} | {} | {:.2} | {} |\n",
+                p.pair_index,
+                p.baseline_turn,
+                p.candidate_turn,
+                p.regression_score,
+                p.dominant_axis.wire()
+            ));
+        }
+        out.push_str("\n</details>\n");
+    }
+}
+
+/// Renders one diff as a Markdown comment.
+pub fn render(r: &DiffReport) -> String {
+    let mut out = format!(
+        "## veer diff: {} behaviour change\n\n",
+        badge(r.worst_severity)
+    );
+    body(r, "###", &mut out);
+    out
+}
+
+/// Renders a directory diff: the summary table, unmatched files, then each pair in a
+/// collapsible section.
+pub fn render_directory(d: &DirectoryReport) -> String {
+    let mut out = format!(
+        "## veer diff: {} trace pair(s), worst {}\n\n",
+        d.aggregate.trace_pairs,
+        badge(d.aggregate.worst_severity)
+    );
+    out.push_str(
+        "| trace | pairs | worst | moved axes | first divergence |\n|---|---:|---|---|---|\n",
+    );
+    for p in &d.pairs {
+        let r = &p.report;
+        let moved: Vec<&str> = r
+            .axes
+            .iter()
+            .filter(|a| a.severity >= Severity::Moderate)
+            .map(|a| a.axis.wire())
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            p.baseline,
+            r.pair_count,
+            badge(r.worst_severity),
+            if moved.is_empty() {
+                "-".to_string()
+            } else {
+                moved.join(", ")
+            },
+            r.first_divergence
+                .as_ref()
+                .map_or("-".to_string(), |f| cell(&format!(
+                    "#{}↔#{} {}: {}",
+                    f.baseline_turn,
+                    f.candidate_turn,
+                    f.kind.label(),
+                    f.explanation
+                )))
+        ));
+    }
+    out.push('\n');
+    for (side, files) in [
+        ("baseline", &d.unmatched.baseline_only),
+        ("candidate", &d.unmatched.candidate_only),
+    ] {
+        for f in files {
+            out.push_str(&format!("- ⚠️ `{f}` exists only in the {side} directory\n"));
+        }
+    }
+    for p in &d.pairs {
+        out.push_str(&format!(
+            "\n<details><summary><code>{}</code> — {}</summary>\n\n",
+            p.baseline,
+            badge(p.report.worst_severity)
+        ));
+        body(&p.report, "####", &mut out);
+        out.push_str("\n</details>\n");
+    }
+    out
+}

@@ -1,0 +1,65 @@
+//! The "what this means" paragraph: the report's findings in plain sentences, built only from
+//! values the report already holds.
+
+use super::format::{change, turns};
+use veer_diff::report::StatisticalPower;
+use veer_diff::{DiffReport, Severity};
+
+/// Sentences summarising one diff, most important first.
+pub fn what_this_means(r: &DiffReport) -> Vec<String> {
+    let mut out = Vec::new();
+    if r.pair_count == 0 {
+        out.push("No response pairs could be formed, so no axis could be measured.".to_string());
+        return out;
+    }
+    let moved: Vec<String> = r
+        .axes
+        .iter()
+        .filter(|a| a.severity >= Severity::Moderate)
+        .map(|a| {
+            format!(
+                "{} {} ({})",
+                a.axis.wire(),
+                change(a.axis, a.delta),
+                a.severity.label()
+            )
+        })
+        .collect();
+    if moved.is_empty() && r.first_divergence.is_none() {
+        out.push(
+            "No axis moved beyond minor and the alignment found no divergence: on these traces \
+             the candidate behaves like the baseline."
+                .to_string(),
+        );
+    } else if moved.is_empty() {
+        out.push("No axis moved beyond minor in aggregate.".to_string());
+    } else {
+        out.push(format!(
+            "The candidate's behaviour changed: {}.",
+            moved.join("; ")
+        ));
+    }
+    if let Some(d) = &r.first_divergence {
+        out.push(format!(
+            "It first diverges at {} ({} change on {}): {}.",
+            turns(d),
+            d.kind.label(),
+            d.primary_axis.wire(),
+            d.explanation
+        ));
+    }
+    match r.statistical_power {
+        StatisticalPower::Low | StatisticalPower::Moderate => out.push(format!(
+            "With {} response pair(s) the intervals are wide: treat severities as directional{}.",
+            r.pair_count,
+            r.recommended_sample_size
+                .map(|n| format!(" and record {n}+ pairs for stable intervals"))
+                .unwrap_or_default()
+        )),
+        _ => {}
+    }
+    if let Some(rec) = r.recommendations.first() {
+        out.push(format!("Start here: {}", rec.message));
+    }
+    out
+}

@@ -1,0 +1,12 @@
+//! Printers for `veer diff`: terminal, Markdown (a pull-request comment) and JUnit XML, for one
+//! trace pair ([`veer_diff::DiffReport`]) or a directory diff ([`veer_diff::DirectoryReport`]).
+//! JSON goes through [`crate::json::to_json`]. Printers only format numbers the report holds.
+
+pub mod format;
+pub mod junit;
+pub mod markdown;
+pub mod meaning;
+pub mod terminal;
+
+/// How many ranked divergences the terminal and Markdown printers show (JSON has all).
+pub const SHOWN_DIVERGENCES: usize = 3;

@@ -1,0 +1,248 @@
+//! The terminal rendering of a diff: header, axis table, top divergences, recommendations,
+//! most-changed pairs and the "what this means" paragraph. Colour only when `style.colour`.
+
+use super::format::{change, flags, interval, percent, turns, value};
+use super::meaning::what_this_means;
+use super::SHOWN_DIVERGENCES;
+use crate::style::Style;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use veer_diff::recommend::RecSeverity;
+use veer_diff::{DiffReport, DirectoryReport, Severity};
+
+fn severity(style: Style, s: Severity) -> String {
+    match s {
+        Severity::None => style.good(s.label()),
+        Severity::Minor => style.dim(s.label()),
+        Severity::Moderate => style.warn(s.label()),
+        Severity::Severe => style.bad(s.label()),
+    }
+}
+
+fn right(s: String) -> Cell {
+    Cell::new(s).set_alignment(CellAlignment::Right)
+}
+
+/// Renders one diff report for a terminal.
+pub fn render(r: &DiffReport, style: Style) -> String {
+    let mut out = String::new();
+    out.push_str(&style.heading(&format!(
+        "veer diff — {} response pair(s), pairing by {}, seed {}",
+        r.pair_count,
+        match r.pairing {
+            veer_diff::PairBy::Index => "index",
+            veer_diff::PairBy::Alignment => "alignment",
+        },
+        r.seed
+    )));
+    out.push('\n');
+    for (label, t) in [("baseline ", &r.baseline), ("candidate", &r.candidate)] {
+        out.push_str(&format!("{label}: {}", t.path));
+        if !t.trace_id.is_empty() {
+            out.push_str(&style.dim(&format!("  ({})", t.trace_id)));
+        }
+        out.push('\n');
+    }
+    for w in &r.warnings {
+        out.push_str(&style.warn(&format!("warning: {w}")));
+        out.push('\n');
+    }
+    out.push('\n');
+
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "axis",
+            "baseline",
+            "candidate",
+            "change",
+            "95% CI",
+            "severity",
+            "n",
+            "notes",
+        ]);
+    for a in &r.axes {
+        table.add_row(vec![
+            Cell::new(a.axis.wire()),
+            right(value(a.axis, a.baseline_median)),
+            right(value(a.axis, a.candidate_median)),
+            right(change(a.axis, a.delta)),
+            right(interval(a)),
+            Cell::new(severity(style, a.severity)),
+            right(a.n.to_string()),
+            Cell::new(flags(a)),
+        ]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+    out.push_str(&format!(
+        "worst severity: {}\n\n",
+        severity(style, r.worst_severity)
+    ));
+
+    match &r.first_divergence {
+        None => {
+            out.push_str("first divergence: none (the aligned turns agree above the noise floor)\n")
+        }
+        Some(d) => out.push_str(&format!(
+            "{} {} — {} on {}, confidence {}\n  {}\n",
+            style.heading("first divergence:"),
+            turns(d),
+            d.kind.label(),
+            d.primary_axis.wire(),
+            percent(d.confidence),
+            d.explanation
+        )),
+    }
+    if !r.divergences.is_empty() {
+        let shown = r.divergences.len().min(SHOWN_DIVERGENCES);
+        out.push_str(&format!(
+            "\n{}\n",
+            style.heading(&format!(
+                "top divergences ({shown} of {} shown; all in --format json)",
+                r.divergences.len()
+            ))
+        ));
+        for (i, d) in r.divergences.iter().take(SHOWN_DIVERGENCES).enumerate() {
+            out.push_str(&format!(
+                "  #{} {} — {} on {}, confidence {}\n     {}\n",
+                i + 1,
+                turns(d),
+                d.kind.label(),
+                d.primary_axis.wire(),
+                percent(d.confidence),
+                d.explanation
+            ));
+        }
+    }
+
+    if !r.recommendations.is_empty() {
+        out.push_str(&format!("\n{}\n", style.heading("recommendations")));
+        for rec in &r.recommendations {
+            let sev = match rec.severity {
+                RecSeverity::Error => style.bad("error  "),
+                RecSeverity::Warning => style.warn("warning"),
+                RecSeverity::Info => style.dim("info   "),
+            };
+            out.push_str(&format!("  {sev} {}\n", rec.message));
+            out.push_str(&style.dim(&format!("          {}", rec.rationale)));
+            out.push('\n');
+        }
+    }
+
+    if !r.drill_down.is_empty() {
+        out.push_str(&format!("\n{}\n", style.heading("most changed pairs")));
+        for p in r.drill_down.iter().take(SHOWN_DIVERGENCES) {
+            out.push_str(&format!(
+                "  pair #{} (baseline turn #{}, candidate turn #{}): score {:.2}, biggest mover {}\n",
+                p.pair_index,
+                p.baseline_turn,
+                p.candidate_turn,
+                p.regression_score,
+                p.dominant_axis.wire()
+            ));
+        }
+    }
+
+    out.push_str(&format!("\n{}\n", style.heading("what this means")));
+    out.push_str(&what_this_means(r).join(" "));
+    out.push('\n');
+    out
+}
+
+/// Renders a directory diff: one row per trace pair, the unmatched files and the per-axis
+/// summary.
+pub fn render_directory(d: &DirectoryReport, style: Style) -> String {
+    let mut out = String::new();
+    out.push_str(&style.heading(&format!(
+        "veer diff — {} trace pair(s), {} response pair(s), worst severity {}",
+        d.aggregate.trace_pairs,
+        d.aggregate.pair_count,
+        d.aggregate.worst_severity.label()
+    )));
+    out.push_str("\n\n");
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "trace",
+            "pairs",
+            "worst",
+            "moved axes",
+            "first divergence",
+        ]);
+    for p in &d.pairs {
+        let r = &p.report;
+        let moved: Vec<&str> = r
+            .axes
+            .iter()
+            .filter(|a| a.severity >= Severity::Moderate)
+            .map(|a| a.axis.wire())
+            .collect();
+        let first = r.first_divergence.as_ref().map_or("-".to_string(), |f| {
+            format!(
+                "#{}↔#{} {}: {}",
+                f.baseline_turn,
+                f.candidate_turn,
+                f.kind.label(),
+                crate::text::preview(&f.explanation, 60)
+            )
+        });
+        table.add_row(vec![
+            Cell::new(&p.baseline),
+            right(r.pair_count.to_string()),
+            Cell::new(severity(style, r.worst_severity)),
+            Cell::new(if moved.is_empty() {
+                "-".to_string()
+            } else {
+                moved.join(", ")
+            }),
+            Cell::new(first),
+        ]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+
+    let mut agg = Table::new();
+    agg.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "axis",
+            "none",
+            "minor",
+            "moderate",
+            "severe",
+            "median change",
+        ]);
+    for a in &d.aggregate.axes {
+        agg.add_row(vec![
+            Cell::new(a.axis.wire()),
+            right(a.none.to_string()),
+            right(a.minor.to_string()),
+            right(a.moderate.to_string()),
+            right(a.severe.to_string()),
+            right(change(a.axis, a.median_delta)),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&style.heading("severity per axis across trace pairs"));
+    out.push('\n');
+    out.push_str(&agg.to_string());
+    out.push('\n');
+    for (side, files) in [
+        ("baseline", &d.unmatched.baseline_only),
+        ("candidate", &d.unmatched.candidate_only),
+    ] {
+        for f in files {
+            out.push_str(&style.warn(&format!(
+                "unmatched: {f} exists only in the {side} directory"
+            )));
+            out.push('\n');
+        }
+    }
+    out.push_str(&style.dim("per-pair details: --format json (or markdown)"));
+    out.push('\n');
+    out
+}

@@ -1,0 +1,293 @@
+//! `veer diff BASELINE CANDIDATE`: the behaviour diff of two traces, or of two directories of
+//! traces paired by relative path. Inputs are checked before any measure runs (exit 2 on a bad
+//! file, a bad pricing table, mismatched formats or an empty side).
+
+use crate::cli::{DiffArgs, DiffFormat, PairByArg};
+use crate::error::{CliError, EXIT_OK};
+use crate::output::{colour_enabled, emit};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
+use veer_diff::{DiffOptions, DiffReport, DirectoryReport, PairBy, Pricing, Unmatched};
+use veer_report::style::Style;
+use veer_trace::{Kind, ReadOptions, Trace};
+
+/// Runs `veer diff`.
+pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
+    let pricing = match &args.pricing {
+        Some(path) => load_pricing(path)?,
+        None => Pricing::none(),
+    };
+    let options = DiffOptions {
+        seed: args.seed,
+        top_k: args.top_k,
+        pair_by: match args.pair_by {
+            PairByArg::Index => PairBy::Index,
+            PairByArg::Alignment => PairBy::Alignment,
+        },
+        pricing,
+    };
+    let read = args.read.options();
+    let colour = colour_enabled(args.out.output.is_some());
+    let text = match (args.baseline.is_dir(), args.candidate.is_dir()) {
+        (true, true) => {
+            let report = directory(&args.baseline, &args.candidate, &read, &options)?;
+            render_directory(&report, args.format, colour)
+        }
+        (false, false) => {
+            let b = load(&args.baseline, &read)?;
+            let c = load(&args.candidate, &read)?;
+            check_pair(&b, &c)?;
+            let report = veer_diff::diff(
+                &b,
+                &c,
+                &args.baseline.display().to_string(),
+                &args.candidate.display().to_string(),
+                &options,
+            );
+            if args.format != DiffFormat::Terminal {
+                print_report_warnings(&report);
+            }
+            render(&report, args.format, colour)
+        }
+        (b_dir, _) => {
+            let (dir, file) = if b_dir {
+                (&args.baseline, &args.candidate)
+            } else {
+                (&args.candidate, &args.baseline)
+            };
+            return Err(CliError::input(format!(
+                "mismatched inputs: {} is a directory but {} is not",
+                dir.display(),
+                file.display()
+            ))
+            .hint("pass two trace files, or two directories of traces"));
+        }
+    };
+    emit(&text, args.out.output.as_deref())?;
+    Ok(EXIT_OK)
+}
+
+/// Renders one report in `format`.
+pub fn render(report: &DiffReport, format: DiffFormat, colour: bool) -> String {
+    match format {
+        DiffFormat::Terminal => veer_report::diff::terminal::render(report, Style { colour }),
+        DiffFormat::Json => veer_report::json::to_json(report),
+        DiffFormat::Markdown => veer_report::diff::markdown::render(report),
+        DiffFormat::Junit => veer_report::diff::junit::render(report),
+    }
+}
+
+fn render_directory(report: &DirectoryReport, format: DiffFormat, colour: bool) -> String {
+    match format {
+        DiffFormat::Terminal => {
+            veer_report::diff::terminal::render_directory(report, Style { colour })
+        }
+        DiffFormat::Json => veer_report::json::to_json(report),
+        DiffFormat::Markdown => veer_report::diff::markdown::render_directory(report),
+        DiffFormat::Junit => veer_report::diff::junit::render_directory(report),
+    }
+}
+
+fn print_report_warnings(report: &DiffReport) {
+    let mut err = anstream::stderr();
+    for w in &report.warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
+}
+
+/// Reads and validates a pricing file.
+fn load_pricing(path: &Path) -> Result<Pricing, CliError> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::input(format!("{name}: cannot read pricing file: {e}"))
+            .hint("check the --pricing path")
+    })?;
+    Pricing::from_json(&text).map_err(|e| {
+        CliError::input(format!("{name}: {}: {}", e.field, e.message)).hint(
+            "a pricing file maps model names to {\"input\": …, \"output\": …} (USD per token) or to [input, output]",
+        )
+    })
+}
+
+fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
+    Ok(veer_trace::load_trace(path, read)?)
+}
+
+/// Both sides must be of one format and hold at least one response.
+fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
+    if b.format != c.format {
+        let name = |t: &Trace| match t.format {
+            veer_trace::Format::Agentlog => "agentlog",
+            veer_trace::Format::Traxr => "traxr",
+        };
+        return Err(CliError::input(format!(
+            "mismatched formats: {} is {} but {} is {}",
+            b.source,
+            name(b),
+            c.source,
+            name(c)
+        ))
+        .hint("diff two recordings of the same kind (convert one side first)"));
+    }
+    for t in [b, c] {
+        if !t.records.iter().any(|r| r.kind == Kind::ChatResponse) {
+            return Err(CliError::input(format!(
+                "{}: the trace has no responses (no chat_response records or llm_call events), so there is nothing to compare",
+                t.source
+            ))
+            .hint("check that the file is the recording you meant; veer diffs responses"));
+        }
+    }
+    Ok(())
+}
+
+/// Directory mode: pair files by relative path, load in parallel, diff pairs in parallel.
+fn directory(
+    baseline: &Path,
+    candidate: &Path,
+    read: &ReadOptions,
+    options: &DiffOptions,
+) -> Result<DirectoryReport, CliError> {
+    let names = |dir: &Path| -> Result<BTreeMap<String, PathBuf>, CliError> {
+        Ok(veer_trace::load::trace_files(dir)?
+            .into_iter()
+            .map(|p| (veer_trace::load::relative_name(dir, &p), p))
+            .collect())
+    };
+    let b_files = names(baseline)?;
+    let c_files = names(candidate)?;
+    let mut unmatched = Unmatched::default();
+    let mut matched: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    for (name, bp) in &b_files {
+        match c_files.get(name) {
+            Some(cp) => matched.push((name.clone(), bp.clone(), cp.clone())),
+            None => unmatched.baseline_only.push(name.clone()),
+        }
+    }
+    unmatched.candidate_only = c_files
+        .keys()
+        .filter(|k| !b_files.contains_key(*k))
+        .cloned()
+        .collect();
+    if matched.is_empty() {
+        return Err(CliError::input(format!(
+            "no trace in {} has a counterpart with the same relative path in {}",
+            baseline.display(),
+            candidate.display()
+        ))
+        .hint("directory mode pairs files by relative path, e.g. a/run1.agentlog with b/run1.agentlog"));
+    }
+
+    // Everything is read and checked before any measure runs.
+    let loaded: Vec<Result<(Trace, Trace), CliError>> = matched
+        .par_iter()
+        .map(|(_, bp, cp)| {
+            let b = load(bp, read)?;
+            let c = load(cp, read)?;
+            check_pair(&b, &c)?;
+            Ok((b, c))
+        })
+        .collect();
+    let mut traces = Vec::with_capacity(loaded.len());
+    let mut failures = Vec::new();
+    for l in loaded {
+        match l {
+            Ok(t) => traces.push(t),
+            Err(e) => failures.push(e),
+        }
+    }
+    if !failures.is_empty() {
+        let count = failures.len();
+        let mut first = failures.remove(0);
+        first
+            .more
+            .extend(failures.iter().map(|e| e.message.clone()));
+        if count > 1 {
+            first.message = format!(
+                "{count} trace pairs cannot be compared; first: {}",
+                first.message
+            );
+        }
+        return Err(first);
+    }
+
+    let progress = Progress::new(traces.len() as u64);
+    let pairs: Vec<DirectoryPair> = matched
+        .par_iter()
+        .zip(traces.par_iter())
+        .map(|((name, bp, cp), (b, c))| {
+            let report = veer_diff::diff(
+                b,
+                c,
+                &bp.display().to_string(),
+                &cp.display().to_string(),
+                options,
+            );
+            progress.tick();
+            DirectoryPair {
+                baseline: name.clone(),
+                candidate: name.clone(),
+                report,
+            }
+        })
+        .collect();
+    progress.finish();
+    let aggregate = veer_diff::aggregate::aggregate(&pairs, &unmatched);
+    Ok(DirectoryReport {
+        schema_version: DIFF_SCHEMA_VERSION,
+        pairs,
+        unmatched,
+        aggregate,
+    })
+}
+
+/// A progress bar on stderr that appears only when stderr is a terminal and the work has
+/// taken longer than a moment.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    start: Instant,
+    tty: bool,
+    shown: AtomicBool,
+}
+
+impl Progress {
+    const DELAY: Duration = Duration::from_millis(400);
+
+    fn new(len: u64) -> Progress {
+        let bar = indicatif::ProgressBar::hidden();
+        bar.set_length(len);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} diffing trace pairs {pos}/{len} [{bar:30}] {elapsed}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Progress {
+            bar,
+            start: Instant::now(),
+            tty: std::io::stderr().is_terminal(),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    fn tick(&self) {
+        self.bar.inc(1);
+        if self.tty
+            && self.start.elapsed() > Self::DELAY
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown.load(Ordering::Relaxed) {
+            self.bar.finish_and_clear();
+        }
+    }
+}
