@@ -2,6 +2,7 @@
 //! and a policy-diff section the diff report can embed. Printers only format; every number
 //! and decision comes from `veer-policy`.
 
+pub mod gate;
 pub mod json;
 pub mod junit;
 pub mod markdown;

@@ -208,3 +208,66 @@ fn json_policies_load() {
     );
     veer_ok(&["check", CANDIDATE, "--policy", p.to_str().unwrap()], 0);
 }
+
+const EXPECTED: &str = "tests/fixtures/shadow/refund-causal-diagnosis/expected";
+
+#[test]
+fn gate_reapplies_the_gate_to_a_saved_report() {
+    for (level, code) in [("never", 0), ("minor", 1), ("moderate", 1), ("severe", 1)] {
+        let report = format!("{EXPECTED}/policy_s2_{level}.json");
+        let r = veer_ok(&["gate", &report, "--fail-on", level], code);
+        assert!(
+            r.stdout.contains("policy regressions (report): 1"),
+            "{}",
+            r.stdout
+        );
+    }
+    let r = veer_ok(
+        &[
+            "gate",
+            &format!("{EXPECTED}/policy_s1_severe.json"),
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    insta::assert_snapshot!(r.stdout);
+    assert_eq!(
+        r.stderr.trim_end(),
+        "fail: worst signal severity 3 >= --fail-on threshold severe (3); exiting 1 to gate the merge."
+    );
+}
+
+#[test]
+fn gate_recomputes_the_policy_diff_with_both_traces() {
+    let report = format!("{EXPECTED}/policy_s1_severe.json");
+    let r = veer(&["gate", &report, "--policy", POLICY]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("error: --policy requires --baseline and --candidate."),
+        "{}",
+        r.stderr
+    );
+    // Swapped sides: the regression becomes a fix, so the policy adds nothing to the gate.
+    let r = veer_ok(
+        &[
+            "gate",
+            &report,
+            "--policy",
+            POLICY,
+            "--baseline",
+            CANDIDATE,
+            "--candidate",
+            BASELINE,
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["policy_source"], "recomputed");
+    assert_eq!(v["regressions"], serde_json::json!([]));
+    let r = veer(&["gate", "no/such/report.json"]);
+    assert_eq!(r.code, 2);
+}

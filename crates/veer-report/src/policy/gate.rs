@@ -1,0 +1,49 @@
+//! The `veer gate` report: what the gate saw in a saved diff report and what it decided.
+
+use crate::style::Style;
+use serde::Serialize;
+use veer_policy::{Gate, Level, Violation};
+
+/// The result of `veer gate`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateReport {
+    /// The report file.
+    pub report: String,
+    /// Worst axis severity over every pair of the report.
+    pub worst_axis: Level,
+    /// Where the policy regressions came from: `report` (stored by `veer diff`), `recomputed`
+    /// (`--policy`) or `none` (the report has no policy section).
+    pub policy_source: &'static str,
+    /// The policy regressions that count.
+    pub regressions: Vec<Violation>,
+    /// The decision.
+    pub gate: Gate,
+}
+
+/// A short summary for a terminal.
+pub fn terminal(r: &GateReport, style: Style) -> String {
+    let mut out = style.heading(&r.report);
+    out.push('\n');
+    out.push_str(&format!("  worst axis severity: {}\n", r.worst_axis.name()));
+    match r.policy_source {
+        "none" => out.push_str("  policy: not part of this report\n"),
+        source => {
+            out.push_str(&format!(
+                "  policy regressions ({source}): {}\n",
+                r.regressions.len()
+            ));
+            for v in &r.regressions {
+                out.push_str(&format!(
+                    "    {}\n",
+                    style.bad(&format!("\u{2717} {}", super::violation_line(v)))
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The report as JSON.
+pub fn json(r: &GateReport) -> String {
+    crate::json::to_json(r)
+}

@@ -1,0 +1,177 @@
+//! `veer gate REPORT.json`: re-applies the merge gate to a saved diff report (spec `policy.md`
+//! §12). Without `--policy` the report's stored policy regressions count (the diff computed
+//! them once); with `--policy` both traces are required and the policy diff is recomputed once.
+
+use crate::cli::{GateArgs, GateFormat};
+use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::output::{colour_enabled, emit};
+use serde_json::Value;
+use std::io::Write;
+use veer_policy::{compare, Gate, Kind, Level, Severity, Violation};
+use veer_report::policy::gate::GateReport;
+use veer_report::style::Style;
+
+/// The single-pair reports inside a diff report (a directory report holds one per pair).
+fn pair_reports(doc: &Value) -> Vec<&Value> {
+    match doc.get("pairs").and_then(Value::as_array) {
+        Some(pairs) => pairs.iter().filter_map(|p| p.get("report")).collect(),
+        None => vec![doc],
+    }
+}
+
+fn bad_report(file: &str, message: String) -> CliError {
+    CliError::input(format!("{file}: {message}"))
+        .hint("pass a report written by `veer diff --format json`")
+}
+
+/// The worst axis severity of one pair report (`axes`, or Shadow's `rows`).
+fn worst_axis(file: &str, report: &Value) -> Result<Level, CliError> {
+    let rows = report
+        .get("axes")
+        .or_else(|| report.get("rows"))
+        .and_then(Value::as_array);
+    let Some(rows) = rows else {
+        return match report.get("worst_severity").and_then(Value::as_str) {
+            Some(s) => Level::parse(s)
+                .ok_or_else(|| bad_report(file, format!("unknown worst_severity '{s}'"))),
+            None => Err(bad_report(file, "no `axes` array".into())),
+        };
+    };
+    let mut worst = Level::None;
+    for (i, row) in rows.iter().enumerate() {
+        let s = row.get("severity").and_then(Value::as_str).ok_or_else(|| {
+            bad_report(
+                file,
+                format!("axes[{i}].severity is missing or not a string"),
+            )
+        })?;
+        let level = Level::parse(s).ok_or_else(|| {
+            bad_report(file, format!("axes[{i}].severity: unknown severity '{s}'"))
+        })?;
+        worst = worst.max(level);
+    }
+    Ok(worst)
+}
+
+/// The stored policy regressions of one pair report (`policy`, or Shadow's `policy_diff`).
+fn stored_regressions(file: &str, report: &Value) -> Result<Option<Vec<Violation>>, CliError> {
+    let Some(policy) = report.get("policy").or_else(|| report.get("policy_diff")) else {
+        return Ok(None);
+    };
+    if policy.is_null() {
+        return Ok(None);
+    }
+    let list = policy
+        .get("regressions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad_report(file, "policy.regressions is not a list".into()))?;
+    let mut out = Vec::new();
+    for (i, v) in list.iter().enumerate() {
+        let field = |k: &str| v.get(k).and_then(Value::as_str);
+        let severity = field("severity").and_then(Severity::parse).ok_or_else(|| {
+            bad_report(
+                file,
+                format!("policy.regressions[{i}].severity is not a policy severity"),
+            )
+        })?;
+        let kind = field("kind").and_then(Kind::parse).ok_or_else(|| {
+            bad_report(
+                file,
+                format!("policy.regressions[{i}].kind is not a rule kind"),
+            )
+        })?;
+        let index = |k: &str| v.get(k).and_then(Value::as_u64).map(|n| n as usize);
+        out.push(Violation {
+            rule_id: field("rule_id").unwrap_or("").to_string(),
+            kind,
+            severity,
+            session: index("session"),
+            pair_index: index("pair_index"),
+            detail: field("detail").unwrap_or("").to_string(),
+            tags: v
+                .get("tags")
+                .and_then(Value::as_array)
+                .map(|t| {
+                    t.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        });
+    }
+    Ok(Some(out))
+}
+
+/// Runs `veer gate`.
+pub fn run(args: &GateArgs) -> Result<u8, CliError> {
+    let file = args.report.display().to_string();
+    if args.policy.is_some() && (args.baseline.is_none() || args.candidate.is_none()) {
+        return Err(
+            CliError::input("--policy requires --baseline and --candidate.")
+                .hint("veer gate report.json --policy P --baseline B --candidate C"),
+        );
+    }
+    let text = std::fs::read_to_string(&args.report)
+        .map_err(|e| CliError::input(format!("{file}: cannot read: {e}")).hint("check the path"))?;
+    let doc: Value = serde_json::from_str(&text)
+        .map_err(|e| bad_report(&file, format!("not valid JSON: {e}")))?;
+    let reports = pair_reports(&doc);
+    let mut axis = Level::None;
+    for r in &reports {
+        axis = axis.max(worst_axis(&file, r)?);
+    }
+    let (policy_source, regressions) = match (&args.policy, &args.baseline, &args.candidate) {
+        (Some(p), Some(b), Some(c)) => {
+            let policy = super::policy::load(p)?;
+            let options = args.read.options();
+            let baseline = veer_trace::load_trace(b, &options)?;
+            let candidate = veer_trace::load_trace(c, &options)?;
+            (
+                "recomputed",
+                compare(&policy, &baseline, &candidate).regressions,
+            )
+        }
+        _ => {
+            let mut any = false;
+            let mut all = Vec::new();
+            for r in &reports {
+                if let Some(list) = stored_regressions(&file, r)? {
+                    any = true;
+                    all.extend(list);
+                }
+            }
+            (if any { "report" } else { "none" }, all)
+        }
+    };
+    let worst = regressions
+        .iter()
+        .map(|v| Level::from(v.severity))
+        .fold(axis, Level::max);
+    let report = GateReport {
+        report: file,
+        worst_axis: axis,
+        policy_source,
+        regressions,
+        gate: Gate::decide(args.fail_on, worst),
+    };
+    let text = match args.format {
+        GateFormat::Terminal => veer_report::policy::gate::terminal(
+            &report,
+            Style {
+                colour: colour_enabled(args.out.output.is_some()),
+            },
+        ),
+        GateFormat::Json => veer_report::policy::gate::json(&report),
+    };
+    emit(&text, args.out.output.as_deref())?;
+    let _ = writeln!(
+        anstream::stderr(),
+        "{}",
+        veer_report::policy::gate_line(&report.gate)
+    );
+    Ok(if report.gate.tripped {
+        EXIT_GATE
+    } else {
+        EXIT_OK
+    })
+}
