@@ -506,3 +506,53 @@ fn help_shows_an_example() {
         .stdout
         .contains("veer diff baseline.agentlog candidate.agentlog"));
 }
+
+fn schema_errors(instance: &Value) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/json-schema/diff-report.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+/// Every report the six fixtures, alignment pairing and directory mode produce validates
+/// against the published schema.
+#[test]
+fn json_output_validates_against_the_schema() {
+    for name in EXAMPLES {
+        let v: Value = serde_json::from_str(&diff_of(name, "json")).unwrap();
+        assert_eq!(schema_errors(&v), Vec::<String>::new(), "{name}");
+        let (b, c) = pair(name);
+        let v: Value = serde_json::from_str(
+            &veer_ok(
+                &["diff", &b, &c, "--format", "json", "--pair-by", "alignment"],
+                0,
+            )
+            .stdout,
+        )
+        .unwrap();
+        assert_eq!(schema_errors(&v), Vec::<String>::new(), "{name} alignment");
+    }
+    let (_keep, a, b) = directories();
+    let v: Value = serde_json::from_str(
+        &veer_ok(
+            &[
+                "diff",
+                a.to_str().unwrap(),
+                b.to_str().unwrap(),
+                "--format",
+                "json",
+            ],
+            0,
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(schema_errors(&v), Vec::<String>::new(), "directory");
+    let mut broken = v.clone();
+    broken["pairs"][0]["report"]["axes"][0]["severity"] = Value::from("huge");
+    assert!(!schema_errors(&broken).is_empty());
+}
