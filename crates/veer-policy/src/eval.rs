@@ -8,13 +8,29 @@ use crate::violation::Violation;
 use crate::when::all_match;
 use veer_trace::Trace;
 
+/// Violations and the input problems noticed while checking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The violations, in rule order.
+    pub violations: Vec<Violation>,
+    /// Problems in the trace that did not stop the check (each once), e.g. a non-numeric
+    /// token count.
+    pub warnings: Vec<String>,
+}
+
 /// The violations of `policy` on `trace`.
 pub fn evaluate(policy: &Policy, trace: &Trace) -> Vec<Violation> {
+    evaluate_view(policy, &TraceView::new(trace)).violations
+}
+
+/// The violations of `policy` on `trace`, with warnings.
+pub fn evaluate_with_warnings(policy: &Policy, trace: &Trace) -> Evaluation {
     evaluate_view(policy, &TraceView::new(trace))
 }
 
-/// The violations of `policy` on an already prepared view.
-pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Vec<Violation> {
+/// The evaluation of `policy` on an already prepared view.
+pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
+    let warnings = std::cell::RefCell::new(Vec::new());
     let mut trace_units: Option<Vec<Unit>> = None;
     let mut session_units: Option<Vec<Unit>> = None;
     let mut out = Vec::new();
@@ -45,7 +61,12 @@ pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Vec<Violation> {
             if active && !unit.pairs.iter().any(|&p| gate.pair(p)) {
                 continue;
             }
-            let scene = Scene { view, unit, gate };
+            let scene = Scene {
+                view,
+                unit,
+                gate,
+                warnings: &warnings,
+            };
             for f in crate::rules::run(&rule.check, &scene) {
                 out.push(Violation {
                     rule_id: rule.id.clone(),
@@ -59,5 +80,14 @@ pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Vec<Violation> {
             }
         }
     }
-    out
+    let mut seen = std::collections::HashSet::new();
+    let warnings = warnings
+        .into_inner()
+        .into_iter()
+        .filter(|w| seen.insert(w.clone()))
+        .collect();
+    Evaluation {
+        violations: out,
+        warnings,
+    }
 }

@@ -59,7 +59,7 @@ mod tests;
 
 pub use compare::{compare, diff_violations, PolicyDiff};
 pub use error::{PolicyError, Problem};
-pub use eval::evaluate;
+pub use eval::{evaluate, evaluate_with_warnings, Evaluation};
 pub use gate::{gate, gate_violations, Gate, Level};
 pub use model::{Kind, Policy, Rule, Scope, Severity};
 pub use violation::Violation;

@@ -87,6 +87,8 @@ pub struct Scene<'a, 'v> {
     pub unit: &'a Unit,
     /// The rule's gate.
     pub gate: Gate<'a>,
+    /// Where checkers note input problems that do not stop the check.
+    pub warnings: &'a std::cell::RefCell<Vec<String>>,
 }
 
 impl<'a, 'v> Scene<'a, 'v> {
@@ -106,6 +108,11 @@ impl<'a, 'v> Scene<'a, 'v> {
             .iter()
             .enumerate()
             .map(|(pos, &ci)| (pos, &self.view.calls[ci]))
+    }
+
+    /// Notes a warning (duplicates are dropped by the caller).
+    pub fn warn(&self, message: String) {
+        self.warnings.borrow_mut().push(message);
     }
 
     /// `trace` or `session`, for details that name the unit.

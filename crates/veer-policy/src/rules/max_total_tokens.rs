@@ -7,16 +7,13 @@ use crate::session::Scene;
 use crate::violation::Finding;
 use serde_json::Value;
 
-fn count(v: Option<&Value>) -> f64 {
+/// The count of one usage field: `None` when present but not a number.
+fn count(v: Option<&Value>) -> Option<f64> {
     match v {
-        Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
-        Some(Value::String(s)) => s
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .unwrap_or(0.0),
-        _ => 0.0,
+        None | Some(Value::Null) => Some(0.0),
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok().filter(|x| x.is_finite()),
+        Some(_) => None,
     }
 }
 
@@ -26,7 +23,14 @@ pub fn check(limit: f64, s: &Scene<'_, '_>) -> Vec<Finding> {
     for p in s.gated_pairs() {
         let usage = s.view.pairs[p].context.response.get("usage");
         for key in ["input_tokens", "output_tokens", "thinking_tokens"] {
-            total += count(usage.and_then(|u| u.get(key)));
+            let v = usage.and_then(|u| u.get(key));
+            match count(v) {
+                Some(x) => total += x,
+                None => s.warn(format!(
+                    "pair {p}: usage.{key} is not a number ({}); counted as 0",
+                    v.map(Value::to_string).unwrap_or_default()
+                )),
+            }
         }
     }
     if total <= limit {

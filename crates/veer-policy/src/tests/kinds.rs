@@ -157,6 +157,11 @@ fn required_stop_reason_and_tokens() {
         run(&rule("max_total_tokens", "{limit: 300}", ""), &s)[0].detail,
         "total token usage 300.5 exceeds max 300"
     );
+    let e = crate::evaluate_with_warnings(&rule("max_total_tokens", "{limit: 300}", ""), &s);
+    assert_eq!(
+        e.warnings,
+        vec!["pair 0: usage.thinking_tokens is not a number (\"x\"); counted as 0".to_string()]
+    );
 }
 
 #[test]

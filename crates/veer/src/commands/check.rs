@@ -6,7 +6,7 @@ use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_warnings};
 use std::io::Write;
-use veer_policy::{evaluate, gate_violations, Policy, Violation};
+use veer_policy::{evaluate_with_warnings, gate_violations, Policy, Violation};
 use veer_report::policy::{CheckReport, CheckedTrace, RuleSummary};
 use veer_report::style::Style;
 use veer_trace::{Document, Trace};
@@ -60,11 +60,18 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     for (_, t) in &traces {
         print_warnings(&t.warnings);
     }
+    let mut err = anstream::stderr();
     let checked: Vec<CheckedTrace> = traces
         .iter()
-        .map(|(name, t)| CheckedTrace {
-            trace: name.clone(),
-            violations: evaluate(&policy, t),
+        .map(|(name, t)| {
+            let e = evaluate_with_warnings(&policy, t);
+            for w in &e.warnings {
+                let _ = writeln!(err, "warning: {name}: {w}");
+            }
+            CheckedTrace {
+                trace: name.clone(),
+                violations: e.violations,
+            }
         })
         .collect();
     let all: Vec<Violation> = checked
@@ -83,11 +90,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         &render(&report, args.format, colour),
         args.out.output.as_deref(),
     )?;
-    let _ = writeln!(
-        anstream::stderr(),
-        "{}",
-        veer_report::policy::gate_line(&report.gate)
-    );
+    let _ = writeln!(err, "{}", veer_report::policy::gate_line(&report.gate));
     Ok(if report.gate.tripped {
         EXIT_GATE
     } else {
