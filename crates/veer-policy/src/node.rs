@@ -141,6 +141,12 @@ pub fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
         if let Some(first) = message.lines().next() {
             message = first.to_string();
         }
+        // The position is reported separately; drop the parser's own copy of it.
+        if let Some(i) = message.rfind(" at line ") {
+            if message[i..].contains(", column ") {
+                message.truncate(i);
+            }
+        }
         SyntaxError {
             message,
             line,

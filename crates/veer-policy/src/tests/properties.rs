@@ -69,6 +69,22 @@ proptest! {
     }
 
     #[test]
+    fn loader_never_panics(s in "\\PC{0,200}") {
+        let _ = Policy::load_str(&s, "p.yaml", false, std::path::Path::new("."));
+        let _ = Policy::load_str(&s, "p.json", true, std::path::Path::new("."));
+    }
+
+    #[test]
+    fn loader_never_panics_on_policy_shaped_yaml(
+        kind in "(no_call|must_followup|ltl_formula|max_turns|must_match_json_schema|bogus)",
+        key in "(tool|limit|formula|must|schema|text|when|trigger)",
+        value in "(1|-2|2.5|true|null|''|x|\\[\\]|\\{\\}|\\{kind: tool_call\\}|'G \\(')",
+    ) {
+        let y = format!("rules:\n  - kind: {kind}\n    params: {{{key}: {value}}}\n    when: {{path: text, op: '==', value: {value}}}\n");
+        let _ = Policy::load_str(&y, "p.yaml", false, std::path::Path::new("."));
+    }
+
+    #[test]
     fn ltl_parser_never_panics(s in "\\PC{0,64}") {
         let _ = crate::ltl::parse(&s);
     }
