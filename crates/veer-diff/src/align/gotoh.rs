@@ -1,21 +1,29 @@
 //! veer's exact three-state Gotoh alignment (spec `diff.md` §9.6), evaluated in a band around
-//! the diagonal that doubles until no path leaving it can be optimal.
+//! the diagonal that doubles until no path leaving it can be optimal, with a traceback in
+//! bounded memory.
 //!
 //! `F_s(i, j)` is the cheapest cost of aligning `B[i..]` with `C[j..]` when the previous step
-//! was in state `s` (M: pair or start, X: insertion, Y: deletion). Rows are evaluated from
-//! `n` down to 0 and columns right to left, keeping two rows of values per state (O(m) floats)
-//! and one choice byte per in-band cell. The path is traced forward from (0, 0) in state M,
-//! taking at each cell the first option (pair, delete, insert) within 1e-12 of the minimum.
+//! was in state `s` (M: pair or start, X: insertion, Y: deletion). Rows are evaluated from `n`
+//! down to 0 and columns right to left, two rows of values per state (O(m) floats). The path
+//! is traced forward from (0, 0) in state M, taking at each cell the first option (pair,
+//! delete, insert) within 1e-12 of the minimum.
 //!
-//! Memory is O(m) floats plus one byte per in-band cell: O((n + m)·w) for a band of half-width
-//! `w`. Similar traces are accepted at the first band (`w = 32`), so memory is linear in the
-//! trace length; wholly different traces widen the band towards the full matrix.
+//! Memory. While the band holds at most [`CHOICE_BUDGET`] cells, the acceptance pass records
+//! one choice byte per cell and the path is read from them. Beyond that the path is recovered
+//! Hirschberg-style: a pass over the lower half of a row range keeps the boundary row's values,
+//! a pass over the upper half carries, for every cell, where the greedy path from it first
+//! enters the middle row; the two halves are then solved recursively. Every pass evaluates the
+//! rows with the same kernel in the same order, so values — and therefore choices — are
+//! bit-identical to the one-pass evaluation. Memory is then O(m · log n) floats plus the fixed
+//! choice budget, never quadratic; time grows by a factor of about log₂(n·w / budget).
 
 use super::cost::{pair_cost, AlignTurn};
 use super::{Alignment, Step, GAP_EXTEND, GAP_OPEN};
 
 /// Half-width of the first band.
 pub const INITIAL_HALF_WIDTH: usize = 32;
+/// Most in-band cells whose choice bytes are kept at once (16 MiB).
+pub const CHOICE_BUDGET: usize = 16 << 20;
 /// Tolerance within which two option values count as tied.
 const TIE: f64 = 1e-12;
 /// Margin by which the optimum must beat the out-of-band lower bound.
@@ -24,100 +32,102 @@ const ACCEPT_MARGIN: f64 = 1e-9;
 const PAIR: u8 = 0;
 const DELETE: u8 = 1;
 const INSERT: u8 = 2;
+/// State indices: 0 = M, 1 = X (after an insertion), 2 = Y (after a deletion).
+const M: u8 = 0;
+const X: u8 = 1;
+const Y: u8 = 2;
 
-/// Choices of the three states packed in one byte: bits 0–1 state M, 2–3 state X, 4–5 Y.
-fn pack(m: u8, x: u8, y: u8) -> u8 {
-    m | (x << 2) | (y << 4)
-}
+const INF: f64 = f64::INFINITY;
 
-/// The band of one round: in-band cells satisfy `lo ≤ j − i ≤ hi`.
-struct Band {
-    lo: i64,
-    hi: i64,
+/// Values of the three states along one row, indexed by column (`m + 2` entries each).
+type RowValues = [Vec<f64>; 3];
+
+/// The problem: both sides and the band of one round (`lo ≤ j − i ≤ hi`).
+struct Grid<'a> {
+    b: &'a [AlignTurn],
+    c: &'a [AlignTurn],
     n: usize,
     m: usize,
-    /// Start offset into `choices` of each row's band.
-    row_start: Vec<usize>,
+    lo: i64,
+    hi: i64,
 }
 
-impl Band {
-    fn new(n: usize, m: usize, w: usize) -> Band {
+impl<'a> Grid<'a> {
+    fn new(b: &'a [AlignTurn], c: &'a [AlignTurn], w: usize) -> Grid<'a> {
+        let (n, m) = (b.len(), c.len());
         let d = m as i64 - n as i64;
         let w = w as i64;
-        let mut band = Band {
-            lo: d.min(0) - w,
-            hi: d.max(0) + w,
+        Grid {
+            b,
+            c,
             n,
             m,
-            row_start: Vec::with_capacity(n + 2),
-        };
-        let mut acc = 0;
-        for i in 0..=n {
-            band.row_start.push(acc);
-            let (a, b) = band.cols(i);
-            acc += b + 1 - a;
+            lo: d.min(0) - w,
+            hi: d.max(0) + w,
         }
-        band.row_start.push(acc);
-        band
     }
 
-    /// Inclusive column range of row `i` (never empty: the band contains the diagonal
-    /// segment from (0, 0) to (n, m)).
+    /// Inclusive column range of row `i` (never empty: the band contains the diagonal segment
+    /// from (0, 0) to (n, m)).
     fn cols(&self, i: usize) -> (usize, usize) {
         let i = i as i64;
         let a = (i + self.lo).max(0);
-        let b = (i + self.hi).min(self.m as i64);
-        (a as usize, b.max(a) as usize)
+        let z = (i + self.hi).min(self.m as i64);
+        (a as usize, z.max(a) as usize)
     }
 
-    fn cells(&self) -> usize {
-        self.row_start[self.n + 1]
+    fn width(&self, i: usize) -> usize {
+        let (a, z) = self.cols(i);
+        z + 1 - a
     }
-}
 
-/// Result of evaluating one band.
-struct Round {
-    /// `F_M(0, 0)`.
-    cost: f64,
-    /// One packed choice byte per in-band cell.
-    choices: Vec<u8>,
-}
+    fn empty_row(&self) -> RowValues {
+        [
+            vec![INF; self.m + 2],
+            vec![INF; self.m + 2],
+            vec![INF; self.m + 2],
+        ]
+    }
 
-fn evaluate(b: &[AlignTurn], c: &[AlignTurn], band: &Band) -> Round {
-    let (n, m) = (b.len(), c.len());
-    let inf = f64::INFINITY;
-    let mut choices = vec![0u8; band.cells()];
-    // Row i+1 ("next") and row i ("cur") values of the three states, indexed by column.
-    let mut next = [vec![inf; m + 2], vec![inf; m + 2], vec![inf; m + 2]];
-    let mut cur = [vec![inf; m + 2], vec![inf; m + 2], vec![inf; m + 2]];
-    for i in (0..=n).rev() {
-        // `cur` still holds row i+2; out-of-band cells of row i must read as +∞.
-        if i + 2 <= n {
-            let (a, z) = band.cols(i + 2);
-            for v in &mut cur {
-                v[a..=z].fill(inf);
+    /// Evaluates row `i` into `cur` from row `i + 1` in `next` (ignored when `i == n`), calling
+    /// `record(j, packed choices)` for every in-band cell, right to left. Reads outside a row's
+    /// band count as +∞, so stale vector contents never matter.
+    fn row(
+        &self,
+        i: usize,
+        next: &RowValues,
+        cur: &mut RowValues,
+        mut record: impl FnMut(usize, u8),
+    ) {
+        let (n, m) = (self.n, self.m);
+        let (ja, jz) = self.cols(i);
+        let (na, nz) = if i < n { self.cols(i + 1) } else { (1, 0) };
+        let below = |s: usize, j: usize| {
+            if i < n && j >= na && j <= nz {
+                next[s][j]
+            } else {
+                INF
             }
-        }
-        let (ja, jz) = band.cols(i);
+        };
         for j in (ja..=jz).rev() {
-            let slot = band.row_start[i] + (j - ja);
             if i == n && j == m {
-                for v in &mut cur {
+                for v in cur.iter_mut() {
                     v[j] = 0.0;
                 }
+                record(j, 0);
                 continue;
             }
             let pair = if i < n && j < m {
-                pair_cost(&b[i], &c[j]).cost + next[0][j + 1]
+                pair_cost(&self.b[i], &self.c[j]).cost + below(0, j + 1)
             } else {
-                inf
+                INF
             };
-            let del_y = if i < n { next[2][j] } else { inf };
-            let ins_x = if j < m { cur[1][j + 1] } else { inf };
-            let mut packed = [0u8; 3];
-            for (s, choice) in packed.iter_mut().enumerate() {
-                let del = del_y + if s == 2 { GAP_EXTEND } else { GAP_OPEN };
-                let ins = ins_x + if s == 1 { GAP_EXTEND } else { GAP_OPEN };
+            let del_y = below(2, j);
+            let ins_x = if j < jz { cur[1][j + 1] } else { INF };
+            let mut packed = 0u8;
+            for s in 0..3u8 {
+                let del = del_y + if s == Y { GAP_EXTEND } else { GAP_OPEN };
+                let ins = ins_x + if s == X { GAP_EXTEND } else { GAP_OPEN };
                 let best = pair.min(del).min(ins);
                 let pick = if pair <= best + TIE {
                     PAIR
@@ -126,68 +136,212 @@ fn evaluate(b: &[AlignTurn], c: &[AlignTurn], band: &Band) -> Round {
                 } else {
                     INSERT
                 };
-                cur[s][j] = best;
-                *choice = pick;
+                cur[s as usize][j] = best;
+                packed |= pick << (2 * s);
             }
-            choices[slot] = pack(packed[0], packed[1], packed[2]);
+            record(j, packed);
         }
-        std::mem::swap(&mut cur, &mut next);
     }
-    Round {
-        cost: next[0][0],
-        choices,
+
+    /// Evaluates rows `bottom − 1` down to `top` from the values of row `bottom` (`None`:
+    /// `bottom == n + 1`, nothing below). Returns row `top`'s values.
+    fn sweep(
+        &self,
+        top: usize,
+        bottom: usize,
+        boundary: Option<&RowValues>,
+        mut record: impl FnMut(usize, usize, u8),
+    ) -> RowValues {
+        let mut next = match boundary {
+            Some(v) => v.clone(),
+            None => self.empty_row(),
+        };
+        let mut cur = self.empty_row();
+        for i in (top..bottom).rev() {
+            self.row(i, &next, &mut cur, |j, p| record(i, j, p));
+            std::mem::swap(&mut next, &mut cur);
+        }
+        next
     }
 }
 
-fn trace(band: &Band, choices: &[u8]) -> Vec<Step> {
-    let (n, m) = (band.n, band.m);
-    let mut steps = Vec::with_capacity(n + m);
-    let (mut i, mut j, mut state) = (0usize, 0usize, 0u8);
-    while i < n || j < m {
-        let (ja, _) = band.cols(i);
-        let byte = choices[band.row_start[i] + (j - ja)];
-        match (byte >> (2 * state)) & 3 {
-            PAIR if i < n && j < m => {
-                steps.push(Step::Match(i, j));
-                i += 1;
-                j += 1;
-                state = 0;
-            }
-            DELETE if i < n => {
-                steps.push(Step::Delete(i));
-                i += 1;
-                state = 2;
-            }
-            _ if j < m => {
-                steps.push(Step::Insert(j));
-                j += 1;
-                state = 1;
-            }
-            _ => {
-                steps.push(Step::Delete(i));
-                i += 1;
-                state = 2;
-            }
+/// One forward step from `(i, j, state)` by `choice`.
+fn step(choice: u8, i: &mut usize, j: &mut usize, state: &mut u8, n: usize, m: usize) -> Step {
+    match choice {
+        PAIR if *i < n && *j < m => {
+            let s = Step::Match(*i, *j);
+            *i += 1;
+            *j += 1;
+            *state = M;
+            s
+        }
+        INSERT if *j < m => {
+            let s = Step::Insert(*j);
+            *j += 1;
+            *state = X;
+            s
+        }
+        _ if *i < n => {
+            let s = Step::Delete(*i);
+            *i += 1;
+            *state = Y;
+            s
+        }
+        _ => {
+            let s = Step::Insert(*j);
+            *j += 1;
+            *state = X;
+            s
         }
     }
-    steps
+}
+
+/// Choice bytes of rows `top..bottom` (row-major over each row's band).
+struct Choices {
+    top: usize,
+    start: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+impl Choices {
+    fn record(grid: &Grid<'_>, top: usize, bottom: usize) -> Choices {
+        let mut start = Vec::with_capacity(bottom - top + 1);
+        let mut acc = 0;
+        for i in top..bottom {
+            start.push(acc);
+            acc += grid.width(i);
+        }
+        start.push(acc);
+        Choices {
+            top,
+            start,
+            bytes: vec![0; acc],
+        }
+    }
+
+    fn slot(&self, grid: &Grid<'_>, i: usize, j: usize) -> usize {
+        self.start[i - self.top] + (j - grid.cols(i).0)
+    }
+
+    fn get(&self, grid: &Grid<'_>, i: usize, j: usize, state: u8) -> u8 {
+        let byte = self.bytes.get(self.slot(grid, i, j)).copied().unwrap_or(0);
+        (byte >> (2 * state)) & 3
+    }
+}
+
+/// Follows the greedy path from `(i, j, state)` through recorded rows until it enters row
+/// `bottom` (or reaches (n, m)); returns the entry column and state.
+fn follow(
+    grid: &Grid<'_>,
+    choices: &Choices,
+    bottom: usize,
+    mut i: usize,
+    mut j: usize,
+    mut state: u8,
+    steps: &mut Vec<Step>,
+) -> (usize, u8) {
+    let (n, m) = (grid.n, grid.m);
+    while i < bottom && !(i == n && j == m) {
+        let c = choices.get(grid, i, j, state);
+        steps.push(step(c, &mut i, &mut j, &mut state, n, m));
+    }
+    (j, state)
+}
+
+/// Appends the greedy path from `(top, j, state)` until it enters row `bottom` (the end when
+/// `bottom == n + 1`), using at most `budget` choice bytes at a time.
+fn trace_segment(
+    grid: &Grid<'_>,
+    top: usize,
+    bottom: usize,
+    boundary: Option<&RowValues>,
+    (j, state): (usize, u8),
+    budget: usize,
+    steps: &mut Vec<Step>,
+) -> (usize, u8) {
+    let cells: usize = (top..bottom).map(|i| grid.width(i)).sum();
+    if cells <= budget || bottom - top <= 2 {
+        let mut choices = Choices::record(grid, top, bottom);
+        grid.sweep(top, bottom, boundary, |i, jj, p| {
+            let k = choices.slot(grid, i, jj);
+            if let Some(b) = choices.bytes.get_mut(k) {
+                *b = p;
+            }
+        });
+        return follow(grid, &choices, bottom, top, j, state, steps);
+    }
+    let mid = top + (bottom - top) / 2;
+    let mid_values = grid.sweep(mid, bottom, boundary, |_, _, _| {});
+    // Where the greedy path from each cell of rows top..mid first enters row `mid`.
+    let width = grid.m + 2;
+    let mut ptr_next = vec![(0u32, 0u8); 3 * width];
+    let mut ptr_cur = vec![(0u32, 0u8); 3 * width];
+    let mut entry = (0usize, M);
+    let mut next = mid_values.clone();
+    let mut cur = grid.empty_row();
+    for i in (top..mid).rev() {
+        grid.row(i, &next, &mut cur, |jj, packed| {
+            for s in 0..3u8 {
+                let target = match (packed >> (2 * s)) & 3 {
+                    PAIR if i + 1 == mid => (jj as u32 + 1, M),
+                    PAIR => ptr_next[3 * (jj + 1) + M as usize],
+                    DELETE if i + 1 == mid => (jj as u32, Y),
+                    DELETE => ptr_next[3 * jj + Y as usize],
+                    _ => ptr_cur[3 * (jj + 1) + X as usize],
+                };
+                ptr_cur[3 * jj + s as usize] = target;
+            }
+        });
+        if i == top {
+            let (c, s) = ptr_cur[3 * j + state as usize];
+            entry = (c as usize, s);
+        }
+        std::mem::swap(&mut next, &mut cur);
+        std::mem::swap(&mut ptr_next, &mut ptr_cur);
+    }
+    drop((next, cur, ptr_next, ptr_cur));
+    trace_segment(grid, top, mid, Some(&mid_values), (j, state), budget, steps);
+    drop(mid_values);
+    trace_segment(grid, mid, bottom, boundary, entry, budget, steps)
 }
 
 /// The optimal alignment of `b` and `c` under veer's Gotoh definition; exact at every size.
 pub fn align(b: &[AlignTurn], c: &[AlignTurn]) -> Alignment {
+    align_with_budget(b, c, CHOICE_BUDGET)
+}
+
+/// [`align`] keeping at most `budget` choice bytes at once (tests use tiny budgets to exercise
+/// the divide-and-conquer traceback).
+pub fn align_with_budget(b: &[AlignTurn], c: &[AlignTurn], budget: usize) -> Alignment {
     let (n, m) = (b.len(), c.len());
     let gap = n.abs_diff(m) as f64;
     let mut w = INITIAL_HALF_WIDTH;
     loop {
-        let band = Band::new(n, m, w);
-        let round = evaluate(b, c, &band);
+        let grid = Grid::new(b, c, w);
+        let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
+        let mut choices = (cells <= budget).then(|| Choices::record(&grid, 0, n + 1));
+        let top = grid.sweep(0, n + 1, None, |i, j, p| {
+            if let Some(ch) = choices.as_mut() {
+                let k = ch.slot(&grid, i, j);
+                if let Some(byte) = ch.bytes.get_mut(k) {
+                    *byte = p;
+                }
+            }
+        });
+        let cost = top[0][0];
         let full = w >= n.max(m);
         let lower_bound = 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
-        if full || round.cost + ACCEPT_MARGIN < lower_bound {
-            return Alignment {
-                steps: trace(&band, &round.choices),
-                cost: round.cost,
-            };
+        if full || cost + ACCEPT_MARGIN < lower_bound {
+            let mut steps = Vec::with_capacity(n + m);
+            match &choices {
+                Some(ch) => {
+                    follow(&grid, ch, n + 1, 0, 0, M, &mut steps);
+                }
+                None => {
+                    trace_segment(&grid, 0, n + 1, None, (0, M), budget, &mut steps);
+                }
+            }
+            return Alignment { steps, cost };
         }
         w = w.saturating_mul(2);
     }

@@ -95,6 +95,20 @@ proptest! {
         prop_assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-9);
     }
 
+    /// The divide-and-conquer traceback (tiny choice budgets) gives the same path.
+    #[test]
+    fn bounded_memory_traceback_equals_full_matrix(
+        b in gen_trace(14),
+        c in gen_trace(14),
+        budget in prop::sample::select(vec![0usize, 1, 5, 17, 64]),
+    ) {
+        let (ab, ac) = interned(&b, &c);
+        let lean = gotoh::align_with_budget(&ab, &ac, budget);
+        let full = reference::align(&ab, &ac);
+        prop_assert_eq!(lean.cost.to_bits(), full.cost.to_bits());
+        prop_assert_eq!(&lean.steps, &full.steps);
+    }
+
     #[test]
     fn optimal_against_brute_force(b in gen_trace(5), c in gen_trace(5)) {
         let (ab, ac) = interned(&b, &c);
@@ -142,4 +156,54 @@ fn band_widens_until_exact() {
     let full = reference::align(&ab, &ac);
     assert_eq!(fast.cost.to_bits(), full.cost.to_bits());
     assert_eq!(fast.steps, full.steps);
+    for budget in [0, 100, 1000] {
+        let lean = gotoh::align_with_budget(&ab, &ac, budget);
+        assert_eq!(lean.steps, full.steps, "budget {budget}");
+    }
+}
+
+/// Spec `diff.md` §13.4.6: a 10 000 × 10 000 alignment finishes, the bounded-memory traceback
+/// gives the same path as the recorded-choices traceback, the path's cost is the optimum, and
+/// 40 sampled 60-turn windows equal the full-matrix reference. Slow in debug builds: run with
+/// `cargo test -p veer-diff --release -- --ignored stress`.
+#[test]
+#[ignore = "stress test; run in release"]
+fn stress_10k() {
+    use crate::testing::GenTurn;
+    let turn = |i: usize, variant: usize| GenTurn {
+        tools: vec![(
+            (i % 3) as u8,
+            ((i / 3) % 3) as u8,
+            ((i + variant) % 3) as u8,
+        )],
+        words: vec![
+            (i % 8) as u8,
+            ((i / 8 + variant) % 8) as u8,
+            ((i / 64) % 8) as u8,
+        ],
+        stop: (i % 2) as u8,
+        output_tokens: 1,
+        latency: 1,
+    };
+    let b: Vec<GenTurn> = (0..10_000).map(|i| turn(i, 0)).collect();
+    let c: Vec<GenTurn> = (0..10_000)
+        .filter(|i| i % 1000 != 500)
+        .map(|i| turn(i, usize::from(i % 11 == 0)))
+        .chain((0..10).map(|i| turn(i, 5)))
+        .collect();
+    let (ab, ac) = interned(&b, &c);
+    let fast = gotoh::align(&ab, &ac);
+    let lean = gotoh::align_with_budget(&ab, &ac, 1 << 16);
+    assert_eq!(fast.steps, lean.steps);
+    assert_eq!(fast.cost.to_bits(), lean.cost.to_bits());
+    assert_valid_path(&fast.steps, ab.len(), ac.len());
+    assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-6);
+    for k in 0..40 {
+        let start = k * 240;
+        let (wb, wc) = (&ab[start..start + 60], &ac[start..start + 60]);
+        let w = gotoh::align(wb, wc);
+        let r = reference::align(wb, wc);
+        assert_eq!(w.steps, r.steps, "window {k}");
+        assert_eq!(w.cost.to_bits(), r.cost.to_bits(), "window {k}");
+    }
 }
