@@ -78,3 +78,68 @@ pub fn check(r: &CheckReport) -> String {
     out.push_str("</testsuites>\n");
     out
 }
+
+/// The policy diff as one JUnit test suite (to embed in a diff report's `<testsuites>`): one
+/// test case per regression (a failure) and per fix (passing, noted in `system-out`); a
+/// single passing case when nothing changed.
+pub fn diff_suite(name: &str, d: &veer_policy::PolicyDiff) -> String {
+    let tests = (d.regressions.len() + d.fixes.len()).max(1);
+    let mut out = format!(
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" skipped=\"0\" errors=\"0\">\n",
+        escape(name),
+        d.regressions.len()
+    );
+    let class = format!("veer.policy.{}", escape(name));
+    for v in &d.regressions {
+        out.push_str(&format!(
+            "    <testcase classname=\"{class}\" name=\"regression: {}\">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+            escape(&v.rule_id),
+            v.severity.name(),
+            escape(&format!("{} @ {}", v.rule_id, super::locus(v))),
+            escape(&violation_line(v))
+        ));
+    }
+    for v in &d.fixes {
+        out.push_str(&format!(
+            "    <testcase classname=\"{class}\" name=\"fix: {}\">\n      <system-out>{}</system-out>\n    </testcase>\n",
+            escape(&v.rule_id),
+            escape(&violation_line(v))
+        ));
+    }
+    if d.regressions.is_empty() && d.fixes.is_empty() {
+        out.push_str(&format!(
+            "    <testcase classname=\"{class}\" name=\"no change in policy outcomes\"/>\n"
+        ));
+    }
+    out.push_str("  </testsuite>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use veer_policy::{diff_violations, Kind, Severity, Violation};
+
+    fn v(rule: &str, pair: Option<usize>) -> Violation {
+        Violation {
+            rule_id: rule.into(),
+            kind: Kind::NoCall,
+            severity: Severity::Error,
+            session: None,
+            pair_index: pair,
+            detail: "forbidden tool `rm` called <now>".into(),
+            tags: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn diff_suite_lists_regressions_and_fixes() {
+        let d = diff_violations(vec![v("a", Some(0))], vec![v("b", Some(1))]);
+        let s = super::diff_suite("base vs cand", &d);
+        assert!(s.contains("tests=\"2\" failures=\"1\""), "{s}");
+        assert!(s.contains("name=\"regression: b\""), "{s}");
+        assert!(s.contains("name=\"fix: a\""), "{s}");
+        assert!(s.contains("&lt;now&gt;"), "{s}");
+        let same = diff_violations(vec![], vec![]);
+        assert!(super::diff_suite("x", &same).contains("no change in policy outcomes"));
+    }
+}

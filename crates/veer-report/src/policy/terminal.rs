@@ -73,3 +73,32 @@ pub fn diff_section(d: &PolicyDiff, style: Style) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use veer_policy::{diff_violations, Kind, Severity, Violation};
+
+    fn v(rule: &str, session: Option<usize>, pair: Option<usize>) -> Violation {
+        Violation {
+            rule_id: rule.into(),
+            kind: Kind::MustCallBefore,
+            severity: Severity::Error,
+            session,
+            pair_index: pair,
+            detail: "d".into(),
+            tags: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn diff_section_follows_the_reference_template() {
+        let style = crate::style::Style { colour: false };
+        let d = diff_violations(vec![], vec![v("r", None, Some(0)), v("s", Some(2), None)]);
+        assert_eq!(
+            super::diff_section(&d, style),
+            "Policy diff \u{2014} 0 baseline violation(s), 2 candidate violation(s)\n  regressions (2):\n    \u{2717} [error] r @ turn #0: d\n    \u{2717} [error] s @ session 2 \u{b7} trace: d\n"
+        );
+        let none = diff_violations(vec![v("r", None, Some(0))], vec![v("r", None, Some(0))]);
+        assert!(super::diff_section(&none, style).ends_with("  (no change in policy outcomes)\n"));
+    }
+}
