@@ -129,3 +129,52 @@ fn deterministic_across_threads_and_runs() {
         assert_eq!(first, run(if i % 2 == 0 { 4 } else { 2 }));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Median and percentiles stay within the sample's range; percentiles are monotone in p.
+    #[test]
+    fn statistics_bounds(xs in prop::collection::vec(-1e6f64..1e6, 1..40), p in 0.0f64..100.0) {
+        use crate::stats::{mean, median, percentile};
+        let mut s = xs.clone();
+        s.sort_by(f64::total_cmp);
+        let (lo, hi) = (s[0], s[s.len() - 1]);
+        let slack = 1e-9 * (1.0 + lo.abs().max(hi.abs()));
+        for v in [median(&xs), mean(&xs), percentile(&s, p)] {
+            prop_assert!(v >= lo - slack && v <= hi + slack, "{v} outside [{lo}, {hi}]");
+        }
+        prop_assert!(percentile(&s, p) <= percentile(&s, (p + 1.0).min(100.0)) + slack);
+    }
+
+    /// The bootstrap interval is ordered and reproducible for a seed; identical sides give 0.
+    #[test]
+    fn bootstrap_properties(
+        b in prop::collection::vec(0.0f64..100.0, 1..20),
+        seed in any::<u64>(),
+    ) {
+        use crate::stats::{paired_ci, Statistic};
+        let c: Vec<f64> = b.iter().rev().copied().collect();
+        for st in [Statistic::MedianDifference, Statistic::MeanDifference] {
+            let x = paired_ci(&b, &c, st, seed);
+            prop_assert!(x.low <= x.median && x.median <= x.high);
+            prop_assert_eq!(x, paired_ci(&b, &c, st, seed));
+            let same = paired_ci(&b, &b, st, seed);
+            prop_assert_eq!((same.low, same.high), (0.0, 0.0));
+        }
+    }
+
+    /// Severity: zero change is none; a larger change never lowers severity when the interval
+    /// does not straddle zero; the rules are symmetric in the sign of the change.
+    #[test]
+    fn severity_properties(d in 0.0f64..10.0, e in 0.0f64..10.0, base in 0.1f64..100.0) {
+        use crate::severity::{classify, classify_rate};
+        prop_assert_eq!(classify(0.0, base, 0.0, 0.0), Severity::None);
+        prop_assert_eq!(classify_rate(0.0, 0.0, 0.0), Severity::None);
+        let (small, large) = if d <= e { (d, e) } else { (e, d) };
+        prop_assert!(classify(small, base, small, small) <= classify(large, base, large, large));
+        prop_assert!(classify_rate(small, small, small) <= classify_rate(large, large, large));
+        prop_assert_eq!(classify(d, base, d, d), classify(-d, base, -d, -d));
+        prop_assert_eq!(classify_rate(d, d, d), classify_rate(-d, -d, -d));
+    }
+}
