@@ -51,11 +51,12 @@ pub mod path;
 pub mod rules;
 pub mod schema;
 pub mod session;
+pub mod suggest;
 pub mod violation;
 pub mod when;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use compare::{compare, diff_violations, PolicyDiff};
 pub use error::{PolicyError, Problem};
