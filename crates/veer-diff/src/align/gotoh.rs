@@ -2,6 +2,9 @@
 //! the diagonal that doubles until no path leaving it can be optimal, with a traceback in
 //! bounded memory.
 //!
+//! The band starts at half-width 32 and grows (×2 to ×4, guided by the rejected round's
+//! optimum) until accepted.
+//!
 //! `F_s(i, j)` is the cheapest cost of aligning `B[i..]` with `C[j..]` when the previous step
 //! was in state `s` (M: pair or start, X: insertion, Y: deletion). Rows are evaluated from `n`
 //! down to 0 and columns right to left, two rows of values per state (O(m) floats). The path
@@ -343,6 +346,22 @@ pub fn align_with_budget(b: &[AlignTurn], c: &[AlignTurn], budget: usize) -> Ali
             }
             return Alignment { steps, cost };
         }
-        w = w.saturating_mul(2);
+        w = next_half_width(w, cost, gap);
     }
+}
+
+/// The next band half-width after a rejected round with banded optimum `cost`: the width at
+/// which the out-of-band lower bound exceeds `cost` (a wider band can only lower the optimum,
+/// so that round is certain to be accepted), but at least double and at most four times the
+/// current width. The schedule changes only the running time, never the result.
+fn next_half_width(w: usize, cost: f64, gap: f64) -> usize {
+    let needed = ((cost + ACCEPT_MARGIN - 2.0 * GAP_OPEN) / (2.0 * GAP_EXTEND) - gap / 2.0)
+        .floor()
+        .max(0.0);
+    let needed = if needed.is_finite() && needed < 1e15 {
+        needed as usize + 1
+    } else {
+        usize::MAX
+    };
+    needed.clamp(w.saturating_mul(2), w.saturating_mul(4))
 }
