@@ -28,8 +28,41 @@ pub fn evaluate_with_warnings(policy: &Policy, trace: &Trace) -> Evaluation {
     evaluate_view(policy, &TraceView::new(trace))
 }
 
+/// Whether the trace is complete or still being recorded (runtime enforcement).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Every unit has ended: every finding counts.
+    Complete,
+    /// The trace is a prefix: the trace unit and the last session are still open, and
+    /// findings that only the end of a unit makes final are left out for open units.
+    Running,
+}
+
+/// A violation with whether it is an end-of-unit finding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// The violation.
+    pub violation: Violation,
+    /// Whether only the end of its unit made it final.
+    pub end_of_unit: bool,
+}
+
 /// The evaluation of `policy` on an already prepared view.
 pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
+    let (judged, warnings) = evaluate_phase(policy, view, Phase::Complete);
+    Evaluation {
+        violations: judged.into_iter().map(|j| j.violation).collect(),
+        warnings,
+    }
+}
+
+/// Evaluates `policy` on `view` in a phase; returns the judged violations and the warnings.
+pub fn evaluate_phase(
+    policy: &Policy,
+    view: &TraceView<'_>,
+    phase: Phase,
+) -> (Vec<Judged>, Vec<String>) {
+    let last_session = view.pairs.last().map(|p| p.session);
     let warnings = std::cell::RefCell::new(Vec::new());
     let mut trace_units: Option<Vec<Unit>> = None;
     let mut session_units: Option<Vec<Unit>> = None;
@@ -67,8 +100,14 @@ pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
                 gate,
                 warnings: &warnings,
             };
+            let open =
+                phase == Phase::Running && (unit.session.is_none() || unit.session == last_session);
             for f in crate::rules::run(&rule.check, &scene) {
-                out.push(Violation {
+                if open && f.end_of_unit {
+                    continue;
+                }
+                let end_of_unit = f.end_of_unit;
+                let violation = Violation {
                     rule_id: rule.id.clone(),
                     kind: rule.check.kind(),
                     severity: rule.severity,
@@ -76,6 +115,10 @@ pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
                     pair_index: f.pair_index,
                     detail: f.detail,
                     tags: rule.tags.clone(),
+                };
+                out.push(Judged {
+                    violation,
+                    end_of_unit,
                 });
             }
         }
@@ -86,8 +129,5 @@ pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
         .into_iter()
         .filter(|w| seen.insert(w.clone()))
         .collect();
-    Evaluation {
-        violations: out,
-        warnings,
-    }
+    (out, warnings)
 }

@@ -49,6 +49,7 @@ pub mod needle;
 pub mod node;
 pub mod path;
 pub mod rules;
+pub mod runtime;
 pub mod schema;
 pub mod session;
 pub mod suggest;

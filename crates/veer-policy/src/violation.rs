@@ -49,22 +49,36 @@ pub struct Finding {
     pub pair_index: Option<usize>,
     /// The detail text.
     pub detail: String,
+    /// Whether the finding is only final once the unit has ended (a prefix of a running trace
+    /// may still fix it: "called 0 times", the final stop reason, the final-pair follow-up,
+    /// `must_include_text`, `ltl_formula`). Runtime enforcement reports these at the end.
+    pub end_of_unit: bool,
 }
 
 impl Finding {
+    /// A finding at one pair (or unit-level when `pair_index` is `None`), final as soon as
+    /// it appears.
+    pub fn new(pair_index: Option<usize>, detail: impl Into<String>) -> Finding {
+        Finding {
+            pair_index,
+            detail: detail.into(),
+            end_of_unit: false,
+        }
+    }
+
     /// A finding at one pair.
     pub fn at(pair_index: usize, detail: impl Into<String>) -> Finding {
-        Finding {
-            pair_index: Some(pair_index),
-            detail: detail.into(),
-        }
+        Finding::new(Some(pair_index), detail)
     }
 
     /// A unit-level finding.
     pub fn unit(detail: impl Into<String>) -> Finding {
-        Finding {
-            pair_index: None,
-            detail: detail.into(),
-        }
+        Finding::new(None, detail)
+    }
+
+    /// The same finding, judged only at the end of its unit.
+    pub fn at_end_of_unit(mut self) -> Finding {
+        self.end_of_unit = true;
+        self
     }
 }

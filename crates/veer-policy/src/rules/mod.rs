@@ -23,6 +23,18 @@ use crate::violation::Finding;
 
 /// Runs the checker of `check` on one unit.
 pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<Finding> {
+    let findings = run_checker(check, scene);
+    // These kinds judge the unit as a whole: a running trace may still satisfy them.
+    if matches!(
+        check,
+        Check::RequiredStopReason { .. } | Check::MustIncludeText(_) | Check::LtlFormula { .. }
+    ) {
+        return findings.into_iter().map(Finding::at_end_of_unit).collect();
+    }
+    findings
+}
+
+fn run_checker(check: &Check, scene: &Scene<'_, '_>) -> Vec<Finding> {
     match check {
         Check::MustCallBefore { first, then } => must_call_before::check(first, then, scene),
         Check::MustCallOnce { tool } => must_call_once::check(tool, scene),

@@ -14,10 +14,10 @@ pub fn check(first: &str, then: &str, s: &Scene<'_, '_>) -> Vec<Finding> {
         return Vec::new();
     }
     let fi_text = fi.map_or("-1".to_string(), |f| f.to_string());
-    vec![Finding {
-        pair_index: then_call.pair_index,
-        detail: format!(
+    vec![Finding::new(
+        then_call.pair_index,
+        format!(
             "`{first}` must be called before `{then}` (was: first_idx={fi_text}, then_idx={ti})"
         ),
-    }]
+    )]
 }

@@ -20,10 +20,14 @@ pub fn check(
             continue;
         }
         let Some(&next) = pairs.get(k + 1) else {
-            out.push(Finding::at(
+            out.push(
+                Finding::at(
                 i,
                 "trigger fired on the final pair \u{2014} no follow-up pair exists to satisfy the obligation",
-            ));
+                )
+                // Only the end of the unit makes this pair the final one.
+                .at_end_of_unit(),
+            );
             continue;
         };
         let follow = &s.view.pairs[next];

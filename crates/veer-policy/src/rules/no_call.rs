@@ -7,9 +7,6 @@ use crate::violation::Finding;
 pub fn check(tool: &str, s: &Scene<'_, '_>) -> Vec<Finding> {
     s.calls()
         .filter(|(_, c)| c.name == tool && s.gate.call(c))
-        .map(|(_, c)| Finding {
-            pair_index: c.pair_index,
-            detail: format!("forbidden tool `{tool}` called"),
-        })
+        .map(|(_, c)| Finding::new(c.pair_index, format!("forbidden tool `{tool}` called")))
         .collect()
 }
