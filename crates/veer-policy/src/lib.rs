@@ -28,11 +28,14 @@
 //! * [`gate`] / [`gate_violations`] — `worst >= fail_on` over levels
 //!   `none < minor < moderate < severe` (info → minor, warning → moderate, error and critical →
 //!   severe).
+//! * [`runtime::PolicyEnforcer`] — judging a trace while it is recorded (`evaluate` after each
+//!   response, `probe` before a tool dispatch, `finish` at the end).
+//! * [`suggest::suggest`] — `must_call_before` rules mined from recorded scenarios.
 //!
 //! Layout: [`load`] (validation), [`node`] (positioned YAML/JSON), [`path`] and [`when`]
 //! (conditions), [`context`] (pairs and their context), [`session`] (units and the gate of a
 //! rule), [`rules`] (one file per kind), [`ltl`] (lexer, parser, evaluator), [`schema`]
-//! (JSON Schema), [`compare`], [`gate`].
+//! (JSON Schema), [`compare`], [`gate`], [`runtime`], [`suggest`].
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
