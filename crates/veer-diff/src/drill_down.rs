@@ -7,6 +7,7 @@ use crate::pairing::Pair;
 use crate::pricing::Pricing;
 use crate::turn::DiffTurn;
 use serde::Serialize;
+use veer_trace::features::shingles;
 
 /// Number of pairs kept in the drill-down.
 pub const DRILL_DOWN_K: usize = 5;
@@ -109,7 +110,9 @@ pub fn pair_drilldown(
     (b, c): TurnPair<'_>,
     pricing: &Pricing,
 ) -> PairDrilldown {
-    let sim = crate::align::cost::jaccard(&b.text_nl_shingles, &c.text_nl_shingles);
+    // Shingles of the "\n"-joined texts are needed for this pair only; computed here and
+    // dropped, rather than kept for every turn.
+    let sim = crate::align::cost::jaccard(&shingles(&b.text_nl), &shingles(&c.text_nl));
     let div = normalized_levenshtein(&b.shape_sequence, &c.shape_sequence);
     let (rb, rc) = (bool_value(refusal(b)), bool_value(refusal(c)));
     let (vb, vc) = (

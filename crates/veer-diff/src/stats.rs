@@ -11,23 +11,23 @@ pub const BOOTSTRAP_ITERATIONS: usize = 1000;
 /// Median: empty → 0.0; odd length → the middle element; even → the mean of the two middle
 /// elements of a sorted copy.
 pub fn median(xs: &[f64]) -> f64 {
-    if xs.is_empty() {
-        return 0.0;
-    }
-    let mut s = xs.to_vec();
-    s.sort_by(f64::total_cmp);
-    median_of_sorted(&s)
+    median_in_place(&mut xs.to_vec())
 }
 
-fn median_of_sorted(s: &[f64]) -> f64 {
-    let n = s.len();
+/// [`median`] of `xs`, reordering `xs` (linear-time selection; the same value as sorting).
+pub fn median_in_place(xs: &mut [f64]) -> f64 {
+    let n = xs.len();
     if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
+        return 0.0;
     }
+    let (left, mid, _) = xs.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let upper = *mid;
+    if n % 2 == 1 {
+        return upper;
+    }
+    // The lower middle element is the largest of the elements ordered before `upper`.
+    let lower = left.iter().copied().max_by(f64::total_cmp).unwrap_or(upper);
+    (lower + upper) / 2.0
 }
 
 /// Arithmetic mean, summed left to right; empty → 0.0.
@@ -69,8 +69,13 @@ pub enum Statistic {
 impl Statistic {
     /// Evaluates the statistic on one (baseline, candidate) sample.
     pub fn eval(self, b: &[f64], c: &[f64]) -> f64 {
+        self.eval_in_place(&mut b.to_vec(), &mut c.to_vec())
+    }
+
+    /// [`Statistic::eval`] on buffers it may reorder.
+    fn eval_in_place(self, b: &mut [f64], c: &mut [f64]) -> f64 {
         match self {
-            Statistic::MedianDifference => median(c) - median(b),
+            Statistic::MedianDifference => median_in_place(c) - median_in_place(b),
             Statistic::MeanDifference => mean(c) - mean(b),
         }
     }
@@ -111,7 +116,7 @@ pub fn paired_ci(b: &[f64], c: &[f64], statistic: Statistic, seed: u64) -> Inter
             rb[k] = b[i];
             rc[k] = c[i];
         }
-        values.push(statistic.eval(&rb, &rc));
+        values.push(statistic.eval_in_place(&mut rb, &mut rc));
     }
     values.sort_by(f64::total_cmp);
     Interval {

@@ -1,10 +1,10 @@
 //! What the diff needs from one response, computed once per turn before any measure runs:
 //! the shared [`TurnFeatures`] of `veer-trace` plus the few values only the diff reads (the
-//! `"\n"`-joined text and its shingles for drill-down, the ordered shape sequence, cost
+//! `"\n"`-joined text for drill-down, the ordered shape sequence, cost
 //! inputs, thinking parts, the first object-input key set).
 
 use serde_json::Value;
-use veer_trace::features::{shape_string, shingles, turn_features, TurnFeatures};
+use veer_trace::features::{shape_string, turn_features, TurnFeatures};
 use veer_trace::views::Response;
 use veer_trace::Trace;
 
@@ -36,8 +36,6 @@ pub struct DiffTurn {
     pub features: TurnFeatures,
     /// Text parts joined with `"\n"` (drill-down).
     pub text_nl: String,
-    /// Shingle hashes of `text_nl` without whitespace normalisation (drill-down).
-    pub text_nl_shingles: Vec<u64>,
     /// `name(k1,k2)` per tool-use block, in content order (drill-down trajectory).
     pub shape_sequence: Vec<String>,
     /// Sorted top-level keys of the first tool-use block whose input is an object
@@ -54,7 +52,6 @@ impl DiffTurn {
     pub fn from_response(r: &Response<'_>) -> DiffTurn {
         let features = turn_features(r);
         let text_nl = r.text("\n");
-        let text_nl_shingles = shingles(&text_nl);
         let mut shape_sequence = Vec::new();
         let mut first_object_keys = None;
         for b in r.tool_uses() {
@@ -89,7 +86,6 @@ impl DiffTurn {
         DiffTurn {
             features,
             text_nl,
-            text_nl_shingles,
             shape_sequence,
             first_object_keys,
             thinking_parts,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 /// One turn's alignment features as interned ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AlignTurn {
+pub struct AlignTurn<'a> {
     /// Sorted, deduplicated shape-string ids.
     pub shape: Vec<u32>,
     /// Number of tool-use blocks.
@@ -17,8 +17,8 @@ pub struct AlignTurn {
     pub text: u32,
     /// Whether the normalised text is empty.
     pub text_empty: bool,
-    /// Sorted shingle hashes of the normalised text.
-    pub shingles: Vec<u64>,
+    /// Sorted shingle hashes of the normalised text (borrowed from the turn's features).
+    pub shingles: &'a [u64],
     /// Id of the stop reason.
     pub stop: u32,
     /// (tool-name id, canonical-input id) per distinct tool name, sorted by name id.
@@ -47,7 +47,7 @@ struct Tables<'a> {
 }
 
 impl<'a> Tables<'a> {
-    fn turn(&mut self, t: &'a DiffTurn) -> AlignTurn {
+    fn turn(&mut self, t: &'a DiffTurn) -> AlignTurn<'a> {
         let f = &t.features;
         let mut shape: Vec<u32> = f
             .shape
@@ -72,7 +72,7 @@ impl<'a> Tables<'a> {
             count: f.tool_count,
             text: self.texts.id(f.normalized_text.as_bytes()),
             text_empty: f.normalized_text.is_empty(),
-            shingles: f.shingles.clone(),
+            shingles: &f.shingles,
             stop: self.stops.id(f.stop_reason.as_bytes()),
             inputs,
         }
@@ -84,7 +84,7 @@ impl<'a> Tables<'a> {
 pub fn intern<'a>(
     baseline: &'a [DiffTurn],
     candidate: &'a [DiffTurn],
-) -> (Vec<AlignTurn>, Vec<AlignTurn>) {
+) -> (Vec<AlignTurn<'a>>, Vec<AlignTurn<'a>>) {
     let mut tables = Tables::default();
     let b = baseline.iter().map(|t| tables.turn(t)).collect();
     let c = candidate.iter().map(|t| tables.turn(t)).collect();
@@ -118,7 +118,7 @@ pub fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
 }
 
 /// Whether some tool name present on both sides has a different input (canonical bytes).
-pub fn inputs_differ(a: &AlignTurn, b: &AlignTurn) -> bool {
+pub fn inputs_differ(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> bool {
     let (mut i, mut j) = (0, 0);
     while i < a.inputs.len() && j < b.inputs.len() {
         let (na, va) = a.inputs[i];
@@ -154,7 +154,7 @@ pub struct PairCost {
 }
 
 /// The pair cost with its components.
-pub fn pair_cost(a: &AlignTurn, b: &AlignTurn) -> PairCost {
+pub fn pair_cost(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> PairCost {
     let shape_dist = 1.0 - jaccard(&a.shape, &b.shape);
     let count_dist = if a.count == b.count {
         0.0
@@ -170,7 +170,7 @@ pub fn pair_cost(a: &AlignTurn, b: &AlignTurn) -> PairCost {
     let text_similarity = if a.text == b.text || (a.text_empty && b.text_empty) {
         1.0
     } else {
-        jaccard(&a.shingles, &b.shingles)
+        jaccard(a.shingles, b.shingles)
     };
     let stop_differs = a.stop != b.stop;
     let args_differ = a.shape == b.shape && !a.shape.is_empty() && inputs_differ(a, b);

@@ -191,8 +191,8 @@ fn classify(
 fn match_event(
     a: &DiffTurn,
     b: &DiffTurn,
-    ia: &AlignTurn,
-    ib: &AlignTurn,
+    ia: &AlignTurn<'_>,
+    ib: &AlignTurn<'_>,
     turns: (usize, usize),
 ) -> Option<Divergence> {
     let pc = pair_cost(ia, ib);
@@ -228,9 +228,9 @@ pub struct Sides<'a> {
     /// Candidate turns.
     pub candidate: &'a [DiffTurn],
     /// Interned baseline features.
-    pub baseline_aligned: &'a [AlignTurn],
+    pub baseline_aligned: &'a [AlignTurn<'a>],
     /// Interned candidate features.
-    pub candidate_aligned: &'a [AlignTurn],
+    pub candidate_aligned: &'a [AlignTurn<'a>],
 }
 
 /// Walks the path and returns at most `limit` events in walk order.

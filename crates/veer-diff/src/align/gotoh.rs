@@ -47,8 +47,8 @@ type RowValues = [Vec<f64>; 3];
 
 /// The problem: both sides and the band of one round (`lo ≤ j − i ≤ hi`).
 struct Grid<'a> {
-    b: &'a [AlignTurn],
-    c: &'a [AlignTurn],
+    b: &'a [AlignTurn<'a>],
+    c: &'a [AlignTurn<'a>],
     n: usize,
     m: usize,
     lo: i64,
@@ -56,7 +56,7 @@ struct Grid<'a> {
 }
 
 impl<'a> Grid<'a> {
-    fn new(b: &'a [AlignTurn], c: &'a [AlignTurn], w: usize) -> Grid<'a> {
+    fn new(b: &'a [AlignTurn<'a>], c: &'a [AlignTurn<'a>], w: usize) -> Grid<'a> {
         let (n, m) = (b.len(), c.len());
         let d = m as i64 - n as i64;
         let w = w as i64;
@@ -309,13 +309,13 @@ fn trace_segment(
 }
 
 /// The optimal alignment of `b` and `c` under veer's Gotoh definition; exact at every size.
-pub fn align(b: &[AlignTurn], c: &[AlignTurn]) -> Alignment {
+pub fn align(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> Alignment {
     align_with_budget(b, c, CHOICE_BUDGET)
 }
 
 /// [`align`] keeping at most `budget` choice bytes at once (tests use tiny budgets to exercise
 /// the divide-and-conquer traceback).
-pub fn align_with_budget(b: &[AlignTurn], c: &[AlignTurn], budget: usize) -> Alignment {
+pub fn align_with_budget(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], budget: usize) -> Alignment {
     let (n, m) = (b.len(), c.len());
     let gap = n.abs_diff(m) as f64;
     let mut w = INITIAL_HALF_WIDTH;

@@ -4,11 +4,11 @@
 use super::cost::{intern, pair_cost, AlignTurn};
 use super::{gotoh, reference, Step, GAP_EXTEND, GAP_OPEN};
 use crate::testing::{build, gen_trace};
-use crate::turn::diff_turns;
+use crate::turn::{diff_turns, DiffTurn};
 use proptest::prelude::*;
 
 /// Cost of a path under the three-state gap rule.
-fn path_cost(steps: &[Step], b: &[AlignTurn], c: &[AlignTurn]) -> f64 {
+fn path_cost(steps: &[Step], b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> f64 {
     let mut cost = 0.0;
     let mut prev = 0u8;
     for s in steps {
@@ -31,7 +31,7 @@ fn path_cost(steps: &[Step], b: &[AlignTurn], c: &[AlignTurn]) -> f64 {
 }
 
 /// The cheapest cost over every path from (i, j) to (n, m), by exhaustive recursion.
-fn brute(b: &[AlignTurn], c: &[AlignTurn], i: usize, j: usize, prev: u8) -> f64 {
+fn brute(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], i: usize, j: usize, prev: u8) -> f64 {
     let (n, m) = (b.len(), c.len());
     if i == n && j == m {
         return 0.0;
@@ -51,12 +51,11 @@ fn brute(b: &[AlignTurn], c: &[AlignTurn], i: usize, j: usize, prev: u8) -> f64 
     best
 }
 
-fn interned(
+fn turns(
     b: &[crate::testing::GenTurn],
     c: &[crate::testing::GenTurn],
-) -> (Vec<AlignTurn>, Vec<AlignTurn>) {
-    let (tb, tc) = (diff_turns(&build(b)), diff_turns(&build(c)));
-    intern(&tb, &tc)
+) -> (Vec<DiffTurn>, Vec<DiffTurn>) {
+    (diff_turns(&build(b)), diff_turns(&build(c)))
 }
 
 fn assert_valid_path(steps: &[Step], n: usize, m: usize) {
@@ -86,7 +85,8 @@ proptest! {
 
     #[test]
     fn banded_equals_full_matrix(b in gen_trace(12), c in gen_trace(12)) {
-        let (ab, ac) = interned(&b, &c);
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
         let fast = gotoh::align(&ab, &ac);
         let full = reference::align(&ab, &ac);
         prop_assert_eq!(fast.cost.to_bits(), full.cost.to_bits());
@@ -102,7 +102,8 @@ proptest! {
         c in gen_trace(14),
         budget in prop::sample::select(vec![0usize, 1, 5, 17, 64]),
     ) {
-        let (ab, ac) = interned(&b, &c);
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
         let lean = gotoh::align_with_budget(&ab, &ac, budget);
         let full = reference::align(&ab, &ac);
         prop_assert_eq!(lean.cost.to_bits(), full.cost.to_bits());
@@ -111,7 +112,8 @@ proptest! {
 
     #[test]
     fn optimal_against_brute_force(b in gen_trace(5), c in gen_trace(5)) {
-        let (ab, ac) = interned(&b, &c);
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
         let fast = gotoh::align(&ab, &ac);
         let best = brute(&ab, &ac, 0, 0, 0);
         prop_assert!((fast.cost - best).abs() < 1e-9, "{} vs {}", fast.cost, best);
@@ -119,7 +121,8 @@ proptest! {
 
     #[test]
     fn pair_cost_in_unit_interval(b in gen_trace(4), c in gen_trace(4)) {
-        let (ab, ac) = interned(&b, &c);
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
         for x in &ab {
             prop_assert_eq!(pair_cost(x, x).cost, 0.0);
             for y in &ac {
@@ -151,7 +154,8 @@ fn band_widens_until_exact() {
         .collect();
     c.extend((0..40u8).map(|i| turn(i + 1, vec![7, 6, 5])));
     c.extend((100..150u8).map(|i| turn(i, vec![i % 8, (i / 8) % 8])));
-    let (ab, ac) = interned(&b, &c);
+    let (tb, tc) = turns(&b, &c);
+    let (ab, ac) = intern(&tb, &tc);
     let fast = gotoh::align(&ab, &ac);
     let full = reference::align(&ab, &ac);
     assert_eq!(fast.cost.to_bits(), full.cost.to_bits());
@@ -191,7 +195,8 @@ fn stress_10k() {
         .map(|i| turn(i, usize::from(i % 11 == 0)))
         .chain((0..10).map(|i| turn(i, 5)))
         .collect();
-    let (ab, ac) = interned(&b, &c);
+    let (tb, tc) = turns(&b, &c);
+    let (ab, ac) = intern(&tb, &tc);
     let fast = gotoh::align(&ab, &ac);
     let lean = gotoh::align_with_budget(&ab, &ac, 1 << 16);
     assert_eq!(fast.steps, lean.steps);

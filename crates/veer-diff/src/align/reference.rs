@@ -4,7 +4,7 @@
 use super::cost::{pair_cost, AlignTurn};
 use super::{Alignment, Step, GAP_EXTEND, GAP_OPEN};
 
-pub(crate) fn align(b: &[AlignTurn], c: &[AlignTurn]) -> Alignment {
+pub(crate) fn align(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> Alignment {
     let (n, m) = (b.len(), c.len());
     let inf = f64::INFINITY;
     let idx = |i: usize, j: usize| i * (m + 1) + j;
