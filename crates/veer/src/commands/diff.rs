@@ -183,60 +183,48 @@ fn directory(
         .hint("directory mode pairs files by relative path, e.g. a/run1.agentlog with b/run1.agentlog"));
     }
 
-    // Everything is read and checked before any measure runs.
-    let loaded: Vec<Result<(Trace, Trace), CliError>> = matched
+    // Every file is read and checked before any measure runs (exit 2 on the first pass);
+    // traces are not kept, so a large directory never sits in memory at once.
+    let failures: Vec<CliError> = matched
         .par_iter()
-        .map(|(_, bp, cp)| {
-            let b = load(bp, read)?;
-            let c = load(cp, read)?;
-            check_pair(&b, &c)?;
-            Ok((b, c))
-        })
+        .filter_map(|(_, bp, cp)| load_pair(bp, cp, read).err())
         .collect();
-    let mut traces = Vec::with_capacity(loaded.len());
-    let mut failures = Vec::new();
-    for l in loaded {
-        match l {
-            Ok(t) => traces.push(t),
-            Err(e) => failures.push(e),
-        }
-    }
-    if !failures.is_empty() {
-        let count = failures.len();
-        let mut first = failures.remove(0);
-        first
-            .more
-            .extend(failures.iter().map(|e| e.message.clone()));
-        if count > 1 {
-            first.message = format!(
-                "{count} trace pairs cannot be compared; first: {}",
-                first.message
-            );
-        }
-        return Err(first);
+    if let Some(error) = combine(failures) {
+        return Err(error);
     }
 
-    let progress = Progress::new(traces.len() as u64);
-    let pairs: Vec<DirectoryPair> = matched
+    let progress = Progress::new(matched.len() as u64);
+    let results: Vec<Result<DirectoryPair, CliError>> = matched
         .par_iter()
-        .zip(traces.par_iter())
-        .map(|((name, bp, cp), (b, c))| {
+        .map(|(name, bp, cp)| {
+            let (b, c) = load_pair(bp, cp, read)?;
             let report = veer_diff::diff(
-                b,
-                c,
+                &b,
+                &c,
                 &bp.display().to_string(),
                 &cp.display().to_string(),
                 options,
             );
             progress.tick();
-            DirectoryPair {
+            Ok(DirectoryPair {
                 baseline: name.clone(),
                 candidate: name.clone(),
                 report,
-            }
+            })
         })
         .collect();
     progress.finish();
+    let mut pairs = Vec::with_capacity(results.len());
+    let mut failures = Vec::new();
+    for r in results {
+        match r {
+            Ok(p) => pairs.push(p),
+            Err(e) => failures.push(e),
+        }
+    }
+    if let Some(error) = combine(failures) {
+        return Err(error);
+    }
     let aggregate = veer_diff::aggregate::aggregate(&pairs, &unmatched);
     Ok(DirectoryReport {
         schema_version: DIFF_SCHEMA_VERSION,
@@ -244,6 +232,33 @@ fn directory(
         unmatched,
         aggregate,
     })
+}
+
+/// Loads and checks one baseline/candidate pair.
+fn load_pair(bp: &Path, cp: &Path, read: &ReadOptions) -> Result<(Trace, Trace), CliError> {
+    let b = load(bp, read)?;
+    let c = load(cp, read)?;
+    check_pair(&b, &c)?;
+    Ok((b, c))
+}
+
+/// One error naming the first failure and listing the others; `None` when there is none.
+fn combine(mut failures: Vec<CliError>) -> Option<CliError> {
+    if failures.is_empty() {
+        return None;
+    }
+    let count = failures.len();
+    let mut first = failures.remove(0);
+    first
+        .more
+        .extend(failures.iter().map(|e| e.message.clone()));
+    if count > 1 {
+        first.message = format!(
+            "{count} trace pairs cannot be compared; first: {}",
+            first.message
+        );
+    }
+    Some(first)
 }
 
 /// A progress bar on stderr that appears only when stderr is a terminal and the work has

@@ -689,3 +689,16 @@ fn directory_mode_snapshots() {
         .replace(&root, "<tmp>");
     insta::assert_snapshot!("directory_markdown", m);
 }
+
+/// `veer demo` is the diff of the bundled refund-agent traces.
+#[test]
+fn demo_shows_the_diff_report() {
+    let r = veer_ok(&["demo"], 0);
+    insta::assert_snapshot!("demo_terminal", r.stdout);
+    let v: Value = serde_json::from_str(&veer_ok(&["demo", "--format", "json"], 0).stdout).unwrap();
+    assert_eq!(
+        v["baseline"]["path"],
+        "examples/refund-agent/baseline.agentlog"
+    );
+    assert_eq!(v["axes"].as_array().unwrap().len(), 9);
+}
