@@ -114,3 +114,11 @@ pub fn run(p: &Policy, t: &Trace) -> Vec<Violation> {
 pub fn pairs(v: &[Violation]) -> Vec<Option<usize>> {
     v.iter().map(|x| x.pair_index).collect()
 }
+
+#[test]
+fn policies_and_results_can_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Policy>();
+    send_sync::<crate::PolicyDiff>();
+    send_sync::<crate::runtime::PolicyEnforcer>();
+}
