@@ -107,3 +107,17 @@ pub fn render_directory(d: &DirectoryReport) -> String {
         .collect();
     document(&suites)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn xml_escaping() {
+        assert_eq!(
+            escape("a<b & \"c\" 'd'>\u{1}"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+        );
+        assert_eq!(escape("line\nnext\ttab"), "line\nnext\ttab");
+    }
+}

@@ -702,3 +702,14 @@ fn demo_shows_the_diff_report() {
     );
     assert_eq!(v["axes"].as_array().unwrap().len(), 9);
 }
+
+#[test]
+fn directory_json_is_byte_identical_across_thread_counts() {
+    let (_keep, a, b) = directories();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let args = ["diff", a.as_str(), b.as_str(), "--format", "json"];
+    let first = run_with_threads(&args, "1");
+    for threads in ["2", "4", "1"] {
+        assert_eq!(first, run_with_threads(&args, threads));
+    }
+}
