@@ -6,6 +6,7 @@
 pub mod diff;
 pub mod inspect;
 pub mod json;
+pub mod policy;
 pub mod style;
 pub mod text;
 

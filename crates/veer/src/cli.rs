@@ -48,6 +48,25 @@ pub enum Command {
     /// Run veer on example traces bundled in the binary (no files, no network).
     #[command(after_help = "Example:\n  veer demo")]
     Demo(DemoArgs),
+    /// Check one trace (or every trace of a directory) against a behaviour policy: every
+    /// violation with its rule, session, turn and detail, then the gate on the violations.
+    #[command(
+        after_help = "Examples:\n  veer check run.agentlog --policy policy.yaml\n  veer check traces/ --policy policy.yaml --fail-on moderate --format junit -o policy.xml\n  veer check run.agentlog --policy policy.yaml --format json --fail-on never"
+    )]
+    Check(CheckArgs),
+    /// Work with policy files.
+    #[command(
+        subcommand,
+        after_help = "Example:\n  veer policy validate policy.yaml"
+    )]
+    Policy(PolicyCommand),
+    /// Re-apply the merge gate to a saved `veer diff --format json` report: the worst axis
+    /// severity and the policy regressions stored in it, or, with --policy, the policy diff of
+    /// --baseline and --candidate recomputed once.
+    #[command(
+        after_help = "Examples:\n  veer gate report.json --fail-on moderate\n  veer gate report.json --policy policy.yaml --baseline base.agentlog --candidate cand.agentlog"
+    )]
+    Gate(GateArgs),
     /// Find secrets in traces: API keys (OpenAI, Anthropic, GitHub, AWS, Google), JWTs, PEM
     /// private keys, e-mail addresses, phone numbers and card numbers. Reports file, line,
     /// column and kind, never the secret. Exit 1 when anything is found.
@@ -245,4 +264,97 @@ pub enum DiffFormat {
     Markdown,
     /// JUnit XML: one test case per trace pair and axis.
     Junit,
+}
+
+/// `veer check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The trace: a file (.agentlog, optionally .gz, or traxr JSON) or a directory of traces.
+    pub trace: PathBuf,
+    /// The policy file (.yaml/.yml, or .json); Shadow policy files load unchanged.
+    #[arg(long, value_name = "FILE")]
+    pub policy: PathBuf,
+    /// Exit 1 when the worst violation reaches this level (info → minor, warning → moderate,
+    /// error and critical → severe); `never` (or `none`) never trips.
+    #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
+    pub fail_on: veer_policy::Level,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Terminal)]
+    pub format: CheckFormat,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// `--fail-on`: never (none), minor, moderate or severe.
+pub fn parse_fail_on(s: &str) -> Result<veer_policy::Level, String> {
+    veer_policy::Level::parse_fail_on(s)
+        .ok_or_else(|| format!("`{s}` is not a level; use never, minor, moderate or severe"))
+}
+
+/// Formats `veer check` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    /// One line per violation.
+    Terminal,
+    /// JSON: {schema_version, policy, trace, violations, gate}.
+    Json,
+    /// A Markdown table for a pull-request comment.
+    Markdown,
+    /// JUnit XML: one test case per rule and trace.
+    Junit,
+}
+
+/// `veer policy …`.
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Load and validate a policy file: every problem with file, line, column, rule id and a
+    /// hint. Exit 0 when valid, 2 otherwise.
+    #[command(
+        after_help = "Examples:\n  veer policy validate policy.yaml\n  veer policy validate policies/pii.json"
+    )]
+    Validate(PolicyValidateArgs),
+}
+
+/// `veer policy validate`.
+#[derive(Debug, Args)]
+pub struct PolicyValidateArgs {
+    /// The policy file.
+    pub file: PathBuf,
+}
+
+/// `veer gate`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// A report written by `veer diff --format json` (one pair or a directory).
+    pub report: PathBuf,
+    /// Exit 1 when the worst signal reaches this level; `never` (or `none`) never trips.
+    #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
+    pub fail_on: veer_policy::Level,
+    /// Recompute the policy diff with this policy instead of using the report's.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// The baseline trace (with --policy).
+    #[arg(long, value_name = "TRACE")]
+    pub baseline: Option<PathBuf>,
+    /// The candidate trace (with --policy).
+    #[arg(long, value_name = "TRACE")]
+    pub candidate: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GateFormat::Terminal)]
+    pub format: GateFormat,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Formats `veer gate` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GateFormat {
+    /// A short summary.
+    Terminal,
+    /// JSON: {worst_axis, policy_regressions, gate}.
+    Json,
 }

@@ -31,6 +31,9 @@ fn main() -> ExitCode {
         cli::Command::Inspect(a) => commands::inspect::run(a),
         cli::Command::Diff(a) => commands::diff::run(a),
         cli::Command::Demo(a) => commands::demo::run(a),
+        cli::Command::Check(a) => commands::check::run(a),
+        cli::Command::Gate(a) => commands::gate::run(a),
+        cli::Command::Policy(cli::PolicyCommand::Validate(a)) => commands::policy::validate(a),
         cli::Command::Scan(a) => commands::scan::run(a),
         cli::Command::Synth(a) => commands::synth::run(a),
     };

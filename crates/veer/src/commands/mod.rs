@@ -1,7 +1,10 @@
 //! One module per subcommand: read inputs, call measures, pick a printer.
 
+pub mod check;
 pub mod demo;
 pub mod diff;
+pub mod gate;
 pub mod inspect;
+pub mod policy;
 pub mod scan;
 pub mod synth;

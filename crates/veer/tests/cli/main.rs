@@ -9,4 +9,5 @@ mod common;
 mod diff;
 mod inspect;
 mod no_network;
+mod policy;
 mod scan;
