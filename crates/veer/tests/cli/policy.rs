@@ -271,3 +271,62 @@ fn gate_recomputes_the_policy_diff_with_both_traces() {
     let r = veer(&["gate", "no/such/report.json"]);
     assert_eq!(r.code, 2);
 }
+
+#[test]
+fn remote_schema_refs_are_refused_without_touching_the_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.yaml");
+    std::fs::write(
+        &p,
+        "apiVersion: shadow.dev/v1alpha1\nrules:\n  - id: s\n    kind: must_match_json_schema\n    params:\n      schema: {$ref: 'https://example.com/schema.json'}\n",
+    )
+    .unwrap();
+    let r = veer(&["policy", "validate", p.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("p.yaml:6:15: rules[0] (id s, kind must_match_json_schema)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("refusing to fetch 'https://example.com/schema.json'"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("hint: veer never fetches schemas"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn session_scope_names_sessions_and_absolute_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.yaml");
+    std::fs::write(
+        &p,
+        "apiVersion: shadow.dev/v1alpha1\nrules:\n  - id: short\n    kind: max_turns\n    params: {limit: 1}\n    scope: session\n    severity: info\n  - id: text\n    kind: must_include_text_each\n    params: {text: refund, ignore_case: true}\n    scope: session\n    severity: warning\n",
+    )
+    .unwrap();
+    let r = veer_ok(
+        &[
+            "check",
+            "tests/fixtures/shadow/refund-agent-audit/baseline.agentlog",
+            "--policy",
+            p.to_str().unwrap(),
+            "--fail-on",
+            "moderate",
+        ],
+        1,
+    );
+    insta::assert_snapshot!(r.stdout.replace(dir.path().to_str().unwrap(), "<dir>"));
+    assert!(
+        r.stderr
+            .contains("worst signal severity 2 >= --fail-on threshold moderate (2)"),
+        "{}",
+        r.stderr
+    );
+}
