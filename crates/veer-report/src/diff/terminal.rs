@@ -242,6 +242,12 @@ pub fn render_directory(d: &DirectoryReport, style: Style) -> String {
             out.push('\n');
         }
     }
+    for p in &d.pairs {
+        for w in &p.report.warnings {
+            out.push_str(&style.warn(&format!("warning: {}: {w}", p.baseline)));
+            out.push('\n');
+        }
+    }
     out.push_str(&style.dim("per-pair details: --format json (or markdown)"));
     out.push('\n');
     out

@@ -185,15 +185,21 @@ fn directory(
 
     // Every file is read and checked before any measure runs (exit 2 on the first pass);
     // traces are not kept, so a large directory never sits in memory at once.
+    let checking = Progress::new(matched.len() as u64, "checking trace pairs");
     let failures: Vec<CliError> = matched
         .par_iter()
-        .filter_map(|(_, bp, cp)| load_pair(bp, cp, read).err())
+        .filter_map(|(_, bp, cp)| {
+            let r = load_pair(bp, cp, read).err();
+            checking.tick();
+            r
+        })
         .collect();
+    checking.finish();
     if let Some(error) = combine(failures) {
         return Err(error);
     }
 
-    let progress = Progress::new(matched.len() as u64);
+    let progress = Progress::new(matched.len() as u64, "diffing trace pairs");
     let results: Vec<Result<DirectoryPair, CliError>> = matched
         .par_iter()
         .map(|(name, bp, cp)| {
@@ -273,12 +279,12 @@ struct Progress {
 impl Progress {
     const DELAY: Duration = Duration::from_millis(400);
 
-    fn new(len: u64) -> Progress {
+    fn new(len: u64, label: &str) -> Progress {
         let bar = indicatif::ProgressBar::hidden();
         bar.set_length(len);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} diffing trace pairs {pos}/{len} [{bar:30}] {elapsed}",
-        ) {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+            "{{spinner}} {label} {{pos}}/{{len}} [{{bar:30}}] {{elapsed}}"
+        )) {
             bar.set_style(style.progress_chars("=> "));
         }
         Progress {
