@@ -58,6 +58,11 @@ impl Policy {
                 Some("save the policy as UTF-8".into()),
             )
         })?;
+        // A UTF-8 byte-order mark is not part of the document.
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
         let json = path
             .extension()
             .and_then(|e| e.to_str())

@@ -150,3 +150,17 @@ fn anchors_and_aliases_are_allowed() {
     let p = policy("rules:\n  - {id: a, kind: no_call, params: &p {tool: rm}}\n  - {id: b, kind: no_call, params: *p}\n");
     assert_eq!(p.rules.len(), 2);
 }
+
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let dir = std::env::temp_dir().join(format!("veer-policy-bom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, body) in [
+        ("p.json", "\u{feff}{\"rules\": []}"),
+        ("p.yaml", "\u{feff}rules: []\n"),
+    ] {
+        std::fs::write(dir.join(name), body).unwrap();
+        assert!(Policy::load(&dir.join(name)).is_ok(), "{name}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
