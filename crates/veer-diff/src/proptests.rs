@@ -111,6 +111,7 @@ fn deterministic_across_threads_and_runs() {
             stop: (i % 3) as u8,
             output_tokens: i * 7,
             latency: i * 13,
+            new_session: false,
         })
         .collect();
     let mut other = turns.clone();

@@ -13,6 +13,8 @@ pub(crate) struct GenTurn {
     pub stop: u8,
     pub output_tokens: u16,
     pub latency: u16,
+    /// A `metadata` record (session boundary) precedes this turn.
+    pub new_session: bool,
 }
 
 const NAMES: [&str; 3] = ["search", "refund", "lookup"];
@@ -31,19 +33,23 @@ const STOPS: [&str; 3] = ["end_turn", "tool_use", "content_filter"];
 
 pub(crate) fn gen_turn() -> impl Strategy<Value = GenTurn> {
     (
-        prop::collection::vec((0u8..3, 0u8..3, 0u8..3), 0..3),
+        prop::collection::vec((0u8..4, 0u8..5, 0u8..3), 0..3),
         prop::collection::vec(0u8..8, 0..12),
         0u8..3,
         0u16..300,
         0u16..2000,
+        prop::bool::weighted(0.15),
     )
-        .prop_map(|(tools, words, stop, output_tokens, latency)| GenTurn {
-            tools,
-            words,
-            stop,
-            output_tokens,
-            latency,
-        })
+        .prop_map(
+            |(tools, words, stop, output_tokens, latency, new_session)| GenTurn {
+                tools,
+                words,
+                stop,
+                output_tokens,
+                latency,
+                new_session,
+            },
+        )
 }
 
 pub(crate) fn gen_trace(max: usize) -> impl Strategy<Value = Vec<GenTurn>> {
@@ -70,15 +76,34 @@ pub(crate) fn build(turns: &[GenTurn]) -> Trace {
     let mut t = Trace::new("gen", Format::Agentlog);
     t.records.push(record(Kind::Metadata, json!({})));
     for g in turns {
+        if g.new_session {
+            t.records.push(record(Kind::Metadata, json!({})));
+        }
         let mut content = Vec::new();
         let text: Vec<&str> = g.words.iter().map(|&w| WORDS[w as usize]).collect();
         content.push(json!({"type": "text", "text": text.join(" ")}));
         for &(n, k, v) in &g.tools {
-            let mut input = Map::new();
-            for key in KEYS[k as usize] {
-                input.insert((*key).to_string(), json!(v));
+            // Names 0–2 are strings, 3 is a missing name; keys 0–2 are object inputs, 3 a
+            // string input, 4 no input at all.
+            let mut block = Map::new();
+            block.insert("type".into(), json!("tool_use"));
+            if let Some(name) = NAMES.get(n as usize) {
+                block.insert("name".into(), json!(name));
             }
-            content.push(json!({"type": "tool_use", "name": NAMES[n as usize], "input": input}));
+            match KEYS.get(k as usize) {
+                Some(keys) => {
+                    let input: Map<String, Value> = keys
+                        .iter()
+                        .map(|key| ((*key).to_string(), json!(v)))
+                        .collect();
+                    block.insert("input".into(), Value::Object(input));
+                }
+                None if k == 3 => {
+                    block.insert("input".into(), json!(format!("raw {v}")));
+                }
+                None => {}
+            }
+            content.push(Value::Object(block));
         }
         t.records.push(record(
             Kind::ChatResponse,

@@ -145,6 +145,7 @@ fn band_widens_until_exact() {
         stop: 0,
         output_tokens: 1,
         latency: 1,
+        new_session: false,
     };
     let b: Vec<GenTurn> = (0..150u8)
         .map(|i| turn(i, vec![i % 8, (i / 8) % 8]))
@@ -188,6 +189,7 @@ fn stress_10k() {
         stop: (i % 2) as u8,
         output_tokens: 1,
         latency: 1,
+        new_session: false,
     };
     let b: Vec<GenTurn> = (0..10_000).map(|i| turn(i, 0)).collect();
     let c: Vec<GenTurn> = (0..10_000)
