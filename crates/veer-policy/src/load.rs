@@ -363,7 +363,7 @@ impl Loader<'_> {
                     n,
                     Some(&r),
                     format!("id must be a string or an integer; got {}", n.type_name()),
-                    None,
+                    Some("e.g. id: confirm-before-refund".into()),
                 ),
             },
         }
@@ -479,7 +479,7 @@ impl Loader<'_> {
                                 t,
                                 Some(&r),
                                 format!("each tag must be a non-empty str; got {}", t.type_name()),
-                                None,
+                                Some("e.g. tags: [pii, money]".into()),
                             ),
                         }
                     }
@@ -503,7 +503,9 @@ impl Loader<'_> {
                         n,
                         Some(&r),
                         format!("description must be str; got {}", n.type_name()),
-                        None,
+                        Some(
+                            "quote the description or use `description: >` for a text block".into(),
+                        ),
                     );
                     String::new()
                 }
@@ -897,11 +899,22 @@ impl Loader<'_> {
     }
 
     fn type_error(&mut self, name: &str, expected: &str, n: &Node, r: &RuleRef) {
+        let short = name.rsplit('.').next().unwrap_or(name);
+        let hint = match expected {
+            "str" => format!(
+                "write text, e.g. {short}: some_name (quote values such as \"42\" or \"true\")"
+            ),
+            "int" => format!("write a whole number, e.g. {short}: 10"),
+            "number" => format!("write a number, e.g. {short}: 0.5"),
+            "bool" => format!("write {short}: true or {short}: false"),
+            "mapping" => format!("write a mapping, e.g. {short}: {{key: value}}"),
+            _ => format!("write a string or a list of strings, e.g. {short}: [end_turn]"),
+        };
         self.problem(
             n,
             Some(r),
             format!("param '{name}' must be {expected}; got {}", n.type_name()),
-            None,
+            Some(hint),
         );
     }
 
@@ -950,7 +963,7 @@ impl Loader<'_> {
                             n,
                             Some(r),
                             format!("param '{name}' must be a non-negative integer; got {num}"),
-                            None,
+                            Some(format!("e.g. {name}: 10")),
                         );
                         None
                     }
@@ -980,7 +993,11 @@ impl Loader<'_> {
                             n,
                             Some(r),
                             format!("param '{name}' must be {want}; got {num}"),
-                            None,
+                            Some(if ty == PType::Fraction {
+                                format!("e.g. {name}: 0.5")
+                            } else {
+                                format!("e.g. {name}: 20000")
+                            }),
                         );
                         None
                     }
@@ -1007,7 +1024,7 @@ impl Loader<'_> {
                                         "param '{name}[{k}]' must be a non-empty str; got {}",
                                         it.type_name()
                                     ),
-                                    None,
+                                    Some("list stop reasons as strings, e.g. [end_turn]".into()),
                                 );
                             }
                         }
@@ -1019,7 +1036,7 @@ impl Loader<'_> {
                         n,
                         Some(r),
                         format!("param '{name}' must not be empty"),
-                        None,
+                        Some(format!("e.g. {name}: [end_turn]")),
                     );
                     None
                 }
@@ -1151,7 +1168,7 @@ impl Loader<'_> {
                         n,
                         Some(r),
                         "must.kind tool_call requires `tool_name`".into(),
-                        None,
+                        Some("e.g. must: {kind: tool_call, tool_name: send_followup_email}".into()),
                     );
                     None
                 }
@@ -1173,7 +1190,7 @@ impl Loader<'_> {
                         n,
                         Some(r),
                         "must.kind text_includes requires `text`".into(),
-                        None,
+                        Some("e.g. must: {kind: text_includes, text: thanks}".into()),
                     );
                     None
                 }
@@ -1240,7 +1257,7 @@ impl Loader<'_> {
                     at,
                     Some(r),
                     format!("could not read schema_path {shown}: {e}"),
-                    None,
+                    Some("check that the schema file is readable UTF-8".into()),
                 );
                 return None;
             }
@@ -1252,7 +1269,7 @@ impl Loader<'_> {
                     at,
                     Some(r),
                     format!("schema_path {shown} is not valid JSON: {e}"),
-                    None,
+                    Some("a schema file must be one strict JSON object (no duplicate keys)".into()),
                 );
                 return None;
             }
