@@ -289,6 +289,23 @@ mod tests {
     }
 
     #[test]
+    fn known_drafts_compile_offline() {
+        for draft in [
+            "http://json-schema.org/draft-04/schema#",
+            "http://json-schema.org/draft-06/schema#",
+            "http://json-schema.org/draft-07/schema#",
+            "https://json-schema.org/draft/2019-09/schema",
+            "https://json-schema.org/draft/2020-12/schema",
+        ] {
+            let s = Schema::compile(&json!({"$schema": draft, "type": "integer"}), "inline");
+            assert!(s.is_ok(), "{draft}: {:?}", s.err());
+            assert!(s.unwrap().check_text("\"x\"").is_some());
+        }
+        assert!(Schema::compile(&json!({"$ref": "other.json"}), "inline").is_err());
+        assert!(Schema::compile(&json!({"$ref": "#/$defs/missing"}), "inline").is_err());
+    }
+
+    #[test]
     fn fences() {
         assert_eq!(strip_fences("```json\n{}\n```"), "{}");
         assert_eq!(strip_fences("```json {} ```"), "{}");
