@@ -167,13 +167,11 @@ fn band_widens_until_exact() {
     }
 }
 
-/// Spec `diff.md` §13.4.6: a 10 000 × 10 000 alignment finishes, the bounded-memory traceback
-/// gives the same path as the recorded-choices traceback, the path's cost is the optimum, and
-/// 40 sampled 60-turn windows equal the full-matrix reference. Slow in debug builds: run with
-/// `cargo test -p veer-diff --release -- --ignored stress`.
-#[test]
-#[ignore = "stress test; run in release"]
-fn stress_10k() {
+/// Spec `diff.md` §13.4.6: an n × n alignment (one turn in 1000 dropped, one in 11 edited,
+/// ten turns appended) finishes, the bounded-memory traceback gives the same path as the
+/// recorded-choices traceback, the path's cost is the optimum it reports, and sampled 60-turn
+/// windows equal the full-matrix reference.
+fn stress(n: usize, budget: usize) {
     use crate::testing::GenTurn;
     let turn = |i: usize, variant: usize| GenTurn {
         tools: vec![(
@@ -191,8 +189,8 @@ fn stress_10k() {
         latency: 1,
         new_session: false,
     };
-    let b: Vec<GenTurn> = (0..10_000).map(|i| turn(i, 0)).collect();
-    let c: Vec<GenTurn> = (0..10_000)
+    let b: Vec<GenTurn> = (0..n).map(|i| turn(i, 0)).collect();
+    let c: Vec<GenTurn> = (0..n)
         .filter(|i| i % 1000 != 500)
         .map(|i| turn(i, usize::from(i % 11 == 0)))
         .chain((0..10).map(|i| turn(i, 5)))
@@ -200,17 +198,32 @@ fn stress_10k() {
     let (tb, tc) = turns(&b, &c);
     let (ab, ac) = intern(&tb, &tc);
     let fast = gotoh::align(&ab, &ac);
-    let lean = gotoh::align_with_budget(&ab, &ac, 1 << 16);
+    let lean = gotoh::align_with_budget(&ab, &ac, budget);
     assert_eq!(fast.steps, lean.steps);
     assert_eq!(fast.cost.to_bits(), lean.cost.to_bits());
     assert_valid_path(&fast.steps, ab.len(), ac.len());
     assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-6);
-    for k in 0..40 {
-        let start = k * 240;
+    let windows = (n / 250).min(40);
+    for k in 0..windows {
+        let start = k * (n - 60) / windows.max(1);
         let (wb, wc) = (&ab[start..start + 60], &ac[start..start + 60]);
         let w = gotoh::align(wb, wc);
         let r = reference::align(wb, wc);
         assert_eq!(w.steps, r.steps, "window {k}");
         assert_eq!(w.cost.to_bits(), r.cost.to_bits(), "window {k}");
     }
+}
+
+/// 2 000 × 2 000 turns in every test run (debug builds included).
+#[test]
+fn stress_2k() {
+    stress(2_000, 1 << 12);
+}
+
+/// 10 000 × 10 000 turns. Slow in debug builds: run with
+/// `cargo test -p veer-diff --release -- --ignored stress_10k`.
+#[test]
+#[ignore = "stress test; run in release"]
+fn stress_10k() {
+    stress(10_000, 1 << 16);
 }
