@@ -3,7 +3,7 @@
 
 use super::format::{change, turns};
 use veer_diff::report::StatisticalPower;
-use veer_diff::{DiffReport, Severity};
+use veer_diff::{Axis, DiffReport, Flag, Severity};
 
 /// Sentences summarising one diff, most important first.
 pub fn what_this_means(r: &DiffReport) -> Vec<String> {
@@ -57,6 +57,14 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
                 .unwrap_or_default()
         )),
         _ => {}
+    }
+    if r.axis(Axis::Cost)
+        .is_some_and(|a| a.flags.contains(&Flag::NoPricing))
+    {
+        out.push(
+            "Cost was not compared: the models are not in a pricing table (pass --pricing FILE)."
+                .to_string(),
+        );
     }
     if let Some(rec) = r.recommendations.first() {
         out.push(format!("Start here: {}", rec.message));
