@@ -648,3 +648,52 @@ fn session_scope_for_every_stateful_kind() {
         1
     );
 }
+
+#[test]
+fn check_gate_ranks_violations_by_severity() {
+    use crate::gate::{gate_violations, Level};
+    let t = trace(&[meta(), req("user"), resp(&["rm"], "bad", "end_turn")]);
+    for (sev, trips_at) in [
+        ("info", Level::Minor),
+        ("warning", Level::Moderate),
+        ("error", Level::Severe),
+        ("critical", Level::Severe),
+    ] {
+        let p = rule("no_call", "{tool: rm}", &format!("    severity: {sev}\n"));
+        let v = run(&p, &t);
+        for level in [Level::Minor, Level::Moderate, Level::Severe] {
+            let g = gate_violations(level, &v);
+            assert_eq!(g.tripped, level <= trips_at, "{sev} at {level:?}");
+        }
+        assert!(!gate_violations(Level::None, &v).tripped);
+    }
+}
+
+#[test]
+fn tool_names_and_text_roots_gate_rules() {
+    let t = trace(&[
+        meta(),
+        req("user"),
+        resp(&["quote"], "quote_total: 5", "tool_use"),
+        req("tool"),
+        resp(&[], "done", "end_turn"),
+    ]);
+    let p = rule(
+        "must_followup",
+        "{trigger: {path: text, op: contains, value: quote_total}, must: {kind: tool_call, tool_name: send_followup_email}}",
+        "",
+    );
+    assert_eq!(pairs(&run(&p, &t)), vec![Some(1)]);
+    let p = rule(
+        "forbidden_text",
+        "{text: done}",
+        "    when: {path: tool_names, op: contains, value: quote}\n",
+    );
+    assert!(run(&p, &t).is_empty());
+    let p = rule(
+        "forbidden_text",
+        "{text: quote}",
+        "    when: {path: tool_names.0, op: '==', value: quote}\n",
+    );
+    assert_eq!(pairs(&run(&p, &t)), vec![Some(0)]);
+}
