@@ -40,6 +40,7 @@ impl ChaCha12 {
     }
 
     /// The next keystream word.
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
         if self.index == 16 {
             self.refill();
@@ -51,6 +52,7 @@ impl ChaCha12 {
 
     /// A uniform index in `0..n` (`n ≥ 1`, at most `u32::MAX`): `zone = (n << lz(n)) − 1`;
     /// draw `v`, accept the high word of `v·n` when its low word is `≤ zone`.
+    #[inline]
     pub fn index_below(&mut self, n: u32) -> u32 {
         let range = n.max(1);
         let zone = (range << range.leading_zeros()).wrapping_sub(1);
@@ -65,6 +67,8 @@ impl ChaCha12 {
         }
     }
 
+    // Kept out of line so the per-word path stays a few inlined instructions.
+    #[inline(never)]
     fn refill(&mut self) {
         let mut input = [0u32; 16];
         input[0] = 0x6170_7865;
