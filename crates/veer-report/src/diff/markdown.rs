@@ -184,7 +184,15 @@ pub fn render_directory(d: &DirectoryReport) -> String {
             out.push_str(&format!("- ⚠️ `{f}` exists only in the {side} directory\n"));
         }
     }
-    for p in &d.pairs {
+    // Details for the pairs that changed, capped so the comment stays postable.
+    let changed: Vec<_> = d
+        .pairs
+        .iter()
+        .filter(|p| {
+            p.report.worst_severity >= Severity::Moderate || p.report.first_divergence.is_some()
+        })
+        .collect();
+    for p in changed.iter().take(MAX_DETAILED_PAIRS) {
         out.push_str(&format!(
             "\n<details><summary><code>{}</code> — {}</summary>\n\n",
             p.baseline,
@@ -193,5 +201,14 @@ pub fn render_directory(d: &DirectoryReport) -> String {
         body(&p.report, "####", &mut out);
         out.push_str("\n</details>\n");
     }
+    if changed.len() > MAX_DETAILED_PAIRS {
+        out.push_str(&format!(
+            "\n_{} more changed trace pair(s) are in the table above; every detail is in `--format json`._\n",
+            changed.len() - MAX_DETAILED_PAIRS
+        ));
+    }
     out
 }
+
+/// Most trace pairs given a detailed section in a directory comment.
+pub const MAX_DETAILED_PAIRS: usize = 20;
