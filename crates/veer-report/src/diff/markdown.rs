@@ -146,7 +146,7 @@ pub fn render_directory(d: &DirectoryReport) -> String {
     out.push_str(
         "| trace | pairs | worst | moved axes | first divergence |\n|---|---:|---|---|---|\n",
     );
-    for p in &d.pairs {
+    for p in d.pairs.iter().take(MAX_TABLE_ROWS) {
         let r = &p.report;
         let moved: Vec<&str> = r
             .axes
@@ -173,6 +173,12 @@ pub fn render_directory(d: &DirectoryReport) -> String {
                     f.kind.label(),
                     f.explanation
                 )))
+        ));
+    }
+    if d.pairs.len() > MAX_TABLE_ROWS {
+        out.push_str(&format!(
+            "\n_{} more trace pair(s) in `--format json`._\n",
+            d.pairs.len() - MAX_TABLE_ROWS
         ));
     }
     out.push('\n');
@@ -203,7 +209,7 @@ pub fn render_directory(d: &DirectoryReport) -> String {
     }
     if changed.len() > MAX_DETAILED_PAIRS {
         out.push_str(&format!(
-            "\n_{} more changed trace pair(s) are in the table above; every detail is in `--format json`._\n",
+            "\n_{} more changed trace pair(s) have details in `--format json`._\n",
             changed.len() - MAX_DETAILED_PAIRS
         ));
     }
@@ -211,4 +217,7 @@ pub fn render_directory(d: &DirectoryReport) -> String {
 }
 
 /// Most trace pairs given a detailed section in a directory comment.
-pub const MAX_DETAILED_PAIRS: usize = 20;
+pub const MAX_DETAILED_PAIRS: usize = 10;
+
+/// Most trace pairs listed in a directory comment's table.
+pub const MAX_TABLE_ROWS: usize = 50;
