@@ -1,6 +1,7 @@
 //! Alignment and trajectory-axis benchmarks on synthetic traces built in memory: 1k and 10k
 //! turns, candidate = baseline with periodic edits (so the first band suffices), plus a 1k
-//! pair of unrelated traces (the band widens to the full matrix).
+//! pair of unrelated traces (the band widens to the full matrix); and the whole report (axes with
+//! bootstrap, alignment, drill-down, recommendations) on 1k turns.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -76,6 +77,22 @@ fn bench(c: &mut Criterion) {
     let (ab, ac) = intern(&b, &other);
     g.bench_function("gotoh_unrelated_1000", |bn| {
         bn.iter(|| black_box(align(&ab, &ac)))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("diff");
+    g.sample_size(10);
+    let (b, cand) = (synthetic(1_000, 0), synthetic(1_000, 3));
+    g.bench_function("whole_report_1000", |bn| {
+        bn.iter(|| {
+            black_box(veer_diff::diff(
+                &b,
+                &cand,
+                "b",
+                "c",
+                &veer_diff::DiffOptions::default(),
+            ))
+        })
     });
     g.finish();
 }

@@ -218,15 +218,22 @@ mod tests {
     /// Spec §14.3 cases 48 and 49.
     #[test]
     fn spec_aggregates() {
-        let skipped = PairResult::unmeasured(None, Some("y".into()), None, "ok".into(), "skipped".into());
+        let skipped =
+            PairResult::unmeasured(None, Some("y".into()), None, "ok".into(), "skipped".into());
         let pairs = vec![
             pair(0.2, 0.5, Manifestation::StrategyReroute, true, 1.5),
             pair(0.6, 0.25, Manifestation::CatastrophicFailure, false, 2.5),
             skipped,
         ];
         let a = aggregates(&pairs);
-        assert_eq!(a.manifestation_prevalence.get("catastrophic_failure"), Some(&0.5));
-        assert_eq!(a.manifestation_prevalence.get("strategy_reroute"), Some(&0.5));
+        assert_eq!(
+            a.manifestation_prevalence.get("catastrophic_failure"),
+            Some(&0.5)
+        );
+        assert_eq!(
+            a.manifestation_prevalence.get("strategy_reroute"),
+            Some(&0.5)
+        );
         assert_eq!(a.divergence_summary.pairs_measured, 2);
         assert_eq!(a.divergence_summary.mean_d_norm, Some(0.4));
         assert_eq!(a.divergence_summary.max_d_norm, Some(0.6));

@@ -97,7 +97,11 @@ pub fn normalize_answer(s: Option<&str>) -> String {
     let Some(s) = s else {
         return String::new();
     };
-    let collapsed = s.split(is_py_space).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+    let collapsed = s
+        .split(is_py_space)
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     let unquoted = collapsed.trim_matches(|c| c == '"' || c == '\'');
     let mut folded = casefold(unquoted);
     if folded.ends_with('.') {
@@ -191,7 +195,10 @@ pub fn check_answer_match(expected: Option<&str>, actual: Option<&str>) -> bool 
     if e == a {
         return true;
     }
-    match (parse_numeric(&numeric_clean(&e)), parse_numeric(&numeric_clean(&a))) {
+    match (
+        parse_numeric(&numeric_clean(&e)),
+        parse_numeric(&numeric_clean(&a)),
+    ) {
         (Some(x), Some(y)) => (x - y).abs() < 1e-9,
         _ => false,
     }
@@ -206,7 +213,10 @@ mod tests {
         assert_eq!(normalize_answer(Some("  The  Answer. ")), "the answer");
         assert_eq!(normalize_answer(Some("42.")), "42");
         assert_eq!(normalize_answer(Some("\"quoted\"")), "quoted");
-        assert_eq!(normalize_answer(Some("multi   space\ttabs")), "multi space tabs");
+        assert_eq!(
+            normalize_answer(Some("multi   space\ttabs")),
+            "multi space tabs"
+        );
         assert_eq!(normalize_answer(Some("\" Paris \"")), " paris ");
         assert_eq!(normalize_answer(Some("Straße\u{1c}X")), "strasse x");
         assert_eq!(normalize_answer(None), "");

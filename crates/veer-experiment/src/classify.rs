@@ -42,7 +42,10 @@ fn names(e: &MetricEvent<'_>) -> Value {
 
 /// The type of a substitution of `clean` by `perturbed`; `None` when the classifier finds
 /// no structural difference (then the pair counts as a match in the alignment).
-pub fn substitution_type(clean: &MetricEvent<'_>, perturbed: &MetricEvent<'_>) -> Option<&'static str> {
+pub fn substitution_type(
+    clean: &MetricEvent<'_>,
+    perturbed: &MetricEvent<'_>,
+) -> Option<&'static str> {
     if clean.event_type != perturbed.event_type {
         return Some("event_type_differs");
     }
@@ -109,28 +112,46 @@ mod tests {
     fn classifiers() {
         let l = |p| ev("llm_call", p);
         assert_eq!(
-            substitution_type(&l(json!({"tool_call_names": ["search"]})), &l(json!({"tool_call_names": ["calc"]}))),
+            substitution_type(
+                &l(json!({"tool_call_names": ["search"]})),
+                &l(json!({"tool_call_names": ["calc"]}))
+            ),
             Some("different_tool_requested")
         );
         assert_eq!(
-            substitution_type(&l(json!({"finish_reason": "tool_calls"})), &l(json!({"finish_reason": "stop", "tool_call_names": null}))),
+            substitution_type(
+                &l(json!({"finish_reason": "tool_calls"})),
+                &l(json!({"finish_reason": "stop", "tool_call_names": null}))
+            ),
             Some("llm_finish_reason_change")
         );
-        assert_eq!(substitution_type(&l(json!({"model": "m1"})), &l(json!({"model": "m2"}))), None);
+        assert_eq!(
+            substitution_type(&l(json!({"model": "m1"})), &l(json!({"model": "m2"}))),
+            None
+        );
         assert_eq!(
             substitution_type(&ev("foo", json!({})), &ev("bar", json!({}))),
             Some("event_type_differs")
         );
         let t = |p| ev("tool_invocation", p);
         assert_eq!(
-            substitution_type(&t(json!({"tool_name": "a", "success": true})), &t(json!({"tool_name": "a", "success": false}))),
+            substitution_type(
+                &t(json!({"tool_name": "a", "success": true})),
+                &t(json!({"tool_name": "a", "success": false}))
+            ),
             Some("tool_success_failure_change")
         );
         assert_eq!(
-            substitution_type(&t(json!({"tool_name": "a", "success": 1})), &t(json!({"tool_name": "a", "success": true}))),
+            substitution_type(
+                &t(json!({"tool_name": "a", "success": 1})),
+                &t(json!({"tool_name": "a", "success": true}))
+            ),
             None
         );
-        assert_eq!(insertion_type(&ev("agent_error", json!({}))), "agent_error_introduced");
+        assert_eq!(
+            insertion_type(&ev("agent_error", json!({}))),
+            "agent_error_introduced"
+        );
         assert!(is_structural("different_tool"));
         assert!(!is_structural("custom"));
     }

@@ -26,8 +26,14 @@ pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
     TraceStats {
         steps: steps.len(),
         events: events.len(),
-        routing_turns: events.iter().filter(|e| e.event_type == "routing_decision").count(),
-        tool_calls: events.iter().filter(|e| e.event_type == "tool_invocation").count(),
+        routing_turns: events
+            .iter()
+            .filter(|e| e.event_type == "routing_decision")
+            .count(),
+        tool_calls: events
+            .iter()
+            .filter(|e| e.event_type == "tool_invocation")
+            .count(),
     }
 }
 

@@ -20,6 +20,10 @@ pub struct PreparedTrace<'t> {
     pub signatures: Vec<String>,
     /// Rendering warnings (unusual values in signature fields).
     pub warnings: Vec<String>,
+    /// Step, event, routing and tool-call counts.
+    pub stats: TraceStats,
+    /// The run's answer (report level).
+    pub answer: TraceAnswer,
 }
 
 impl<'t> PreparedTrace<'t> {
@@ -30,6 +34,8 @@ impl<'t> PreparedTrace<'t> {
         let signatures = events.iter().map(|e| signature(e, &mut warnings)).collect();
         PreparedTrace {
             trace,
+            stats: trace_stats(&events),
+            answer: trace_answer(trace, &events),
             events,
             signatures,
             warnings: warnings
@@ -75,8 +81,8 @@ impl Divergence {
 /// Interns two signature lists with one shared table.
 fn interned(clean: &[String], perturbed: &[String]) -> (Vec<u32>, Vec<u32>) {
     let mut interner = Interner::new();
-    let a = clean.iter().map(|s| interner.intern(s.clone())).collect();
-    let b = perturbed.iter().map(|s| interner.intern(s.clone())).collect();
+    let a = clean.iter().map(|s| interner.intern(s)).collect();
+    let b = perturbed.iter().map(|s| interner.intern(s)).collect();
     (a, b)
 }
 
@@ -86,8 +92,7 @@ pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> Dive
     let script = edit_script(&a, &b);
     let aligned = aligned_pairs(&script, &clean.events, &perturbed.events);
     let first = first_divergence(&aligned, &clean.events, &perturbed.events);
-    let clean_stats = trace_stats(&clean.events);
-    let perturbed_stats = trace_stats(&perturbed.events);
+    let (clean_stats, perturbed_stats) = (clean.stats, perturbed.stats);
     let control_flow = control_flow_changes(
         &aligned,
         &clean.events,
@@ -95,8 +100,8 @@ pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> Dive
         &clean_stats,
         &perturbed_stats,
     );
-    let clean_answer = trace_answer(clean.trace, &clean.events);
-    let perturbed_answer = trace_answer(perturbed.trace, &perturbed.events);
+    let clean_answer = clean.answer.clone();
+    let perturbed_answer = perturbed.answer.clone();
     let answer_changed = report_answer_changed(&clean_answer, &perturbed_answer);
     let mut warnings = clean.warnings.clone();
     warnings.extend(perturbed.warnings.iter().cloned());

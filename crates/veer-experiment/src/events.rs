@@ -137,12 +137,7 @@ pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
             }
             Kind::ToolResult => {
                 let step = call_id
-                    .and_then(|id| {
-                        call_step
-                            .get(id)
-                            .or_else(|| block_step.get(id))
-                            .copied()
-                    })
+                    .and_then(|id| call_step.get(id).or_else(|| block_step.get(id)).copied())
                     .unwrap_or(r_at[i]);
                 let name = call_id
                     .and_then(|id| call_name.get(id).or_else(|| block_name.get(id)))
@@ -262,15 +257,24 @@ mod tests {
         let mut t = Trace::new("t", Format::Agentlog);
         t.records = vec![
             rec(Kind::Metadata, json!({})),
-            rec(Kind::ToolCall, json!({"tool_name": "early", "tool_call_id": "x"})),
+            rec(
+                Kind::ToolCall,
+                json!({"tool_name": "early", "tool_call_id": "x"}),
+            ),
             rec(
                 Kind::ChatResponse,
                 json!({"model": "m", "stop_reason": "tool_use",
                        "content": [{"type": "tool_use", "id": "t1", "name": "search", "input": {}}]}),
             ),
-            rec(Kind::ToolResult, json!({"tool_call_id": "t1", "output": "ok"})),
+            rec(
+                Kind::ToolResult,
+                json!({"tool_call_id": "t1", "output": "ok"}),
+            ),
             rec(Kind::ChatResponse, json!({"model": "m", "content": []})),
-            rec(Kind::ToolCall, json!({"tool_name": "search", "tool_call_id": "t1"})),
+            rec(
+                Kind::ToolCall,
+                json!({"tool_name": "search", "tool_call_id": "t1"}),
+            ),
             rec(Kind::ToolResult, json!({"tool_call_id": "zz"})),
             rec(Kind::Error, json!({"code": "Timeout"})),
         ];

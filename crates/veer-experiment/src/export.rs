@@ -31,10 +31,16 @@ pub fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Val
                 turn: 0,
             }
             .text("\n");
-            payload.insert("content_hash".into(), Value::String(hex16_of(text.as_bytes())));
+            payload.insert(
+                "content_hash".into(),
+                Value::String(hex16_of(text.as_bytes())),
+            );
         }
         Kind::ToolCall => {
-            let args = record.field("arguments").cloned().unwrap_or(Value::Object(Map::new()));
+            let args = record
+                .field("arguments")
+                .cloned()
+                .unwrap_or(Value::Object(Map::new()));
             payload.insert(
                 "arguments_hash".into(),
                 Value::String(hex16_of(&canonical_bytes(&args))),
@@ -46,7 +52,10 @@ pub fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Val
                 Some(other) => serde_json::to_string(other).unwrap_or_default(),
                 None => String::new(),
             };
-            payload.insert("content_hash".into(), Value::String(hex16_of(text.as_bytes())));
+            payload.insert(
+                "content_hash".into(),
+                Value::String(hex16_of(text.as_bytes())),
+            );
         }
         _ => {}
     }
@@ -71,7 +80,10 @@ pub fn event_object(
             o.agent_name.clone(),
             o.content_hash.clone(),
             o.sequence_index,
-            o.timestamp.clone().map(Value::String).unwrap_or(Value::Null),
+            o.timestamp
+                .clone()
+                .map(Value::String)
+                .unwrap_or(Value::Null),
         ),
         None => (
             "external".to_string(),
@@ -82,7 +94,10 @@ pub fn event_object(
     };
     m.insert("agent_name".into(), Value::String(agent));
     m.insert("content_hash".into(), Value::String(hash));
-    m.insert("event_type".into(), Value::String(event.event_type.to_string()));
+    m.insert(
+        "event_type".into(),
+        Value::String(event.event_type.to_string()),
+    );
     m.insert("payload".into(), Value::Object(payload));
     m.insert("sequence_index".into(), Value::from(seq));
     m.insert("step_num".into(), Value::from(event.step));

@@ -191,7 +191,12 @@ mod tests {
         assert_eq!(counts(&["a", "b"], &["x", "y", "z"]), (3, 2, 1, 0));
         let e = edit_script(
             &["route:a", "tool:t:read:ok", "final_answer"],
-            &["route:b", "tool:t:read:fail", "mem_write:note", "final_answer"],
+            &[
+                "route:b",
+                "tool:t:read:fail",
+                "mem_write:note",
+                "final_answer",
+            ],
         );
         assert_eq!((e.distance, e.substitutions, e.insertions), (3, 2, 1));
         assert_eq!(e.normalized(), 0.75);

@@ -39,5 +39,5 @@ mod spec_cases;
 
 pub use divergence::{analyze, analyze_traces, Divergence, PreparedTrace};
 pub use pair_report::{pair_report, PairOptions, PairReport};
-pub use results::{from_traxr_results, from_traces, ExperimentError, ExperimentReport};
+pub use results::{from_traces, from_traxr_results, ExperimentError, ExperimentReport};
 pub use structural::{structural, EditDistance, StructuralBlock};

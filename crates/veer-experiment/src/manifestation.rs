@@ -83,7 +83,9 @@ impl Manifestation {
             Manifestation::CatastrophicFailure => {
                 "Null answer alongside an early stop or large trace divergence."
             }
-            Manifestation::EarlyTermination => "The perturbed run finished before the baseline did.",
+            Manifestation::EarlyTermination => {
+                "The perturbed run finished before the baseline did."
+            }
             Manifestation::LoopOrExtendedExecution => {
                 "The perturbed run ran longer, with extra control-flow changes."
             }
@@ -214,60 +216,172 @@ mod tests {
     #[test]
     fn spec_cases_35_to_44() {
         let d = PairMetrics::default();
-        let null = PairMetrics { answer_changed: true, perturbed_answer_is_null: true, ..d };
-        assert_eq!(c(PairMetrics { edit_distance_normalized: Some(0.7), ..null }), M::CatastrophicFailure);
+        let null = PairMetrics {
+            answer_changed: true,
+            perturbed_answer_is_null: true,
+            ..d
+        };
         assert_eq!(
-            c(PairMetrics { early_termination: true, edit_distance_normalized: Some(0.1), ..null }),
+            c(PairMetrics {
+                edit_distance_normalized: Some(0.7),
+                ..null
+            }),
             M::CatastrophicFailure
         );
-        assert_eq!(c(PairMetrics { early_termination: true, total_changes: 1, ..d }), M::EarlyTermination);
         assert_eq!(
-            c(PairMetrics { early_termination: true, reroutes: 2, total_changes: 3, ..d }),
+            c(PairMetrics {
+                early_termination: true,
+                edit_distance_normalized: Some(0.1),
+                ..null
+            }),
+            M::CatastrophicFailure
+        );
+        assert_eq!(
+            c(PairMetrics {
+                early_termination: true,
+                total_changes: 1,
+                ..d
+            }),
             M::EarlyTermination
         );
-        let ext = PairMetrics { extended_execution: true, ..d };
-        assert_eq!(c(PairMetrics { total_changes: 3, ..ext }), M::LoopOrExtendedExecution);
         assert_eq!(
-            c(PairMetrics { total_changes: 1, edit_distance_normalized: Some(0.2), ..ext }),
+            c(PairMetrics {
+                early_termination: true,
+                reroutes: 2,
+                total_changes: 3,
+                ..d
+            }),
+            M::EarlyTermination
+        );
+        let ext = PairMetrics {
+            extended_execution: true,
+            ..d
+        };
+        assert_eq!(
+            c(PairMetrics {
+                total_changes: 3,
+                ..ext
+            }),
             M::LoopOrExtendedExecution
         );
-        assert_ne!(c(PairMetrics { edit_distance_normalized: Some(0.1999), ..ext }), M::LoopOrExtendedExecution);
-        assert_ne!(c(PairMetrics { total_changes: 2, ..ext }), M::LoopOrExtendedExecution);
-        let changed = PairMetrics { answer_changed: true, ..d };
-        assert_eq!(c(PairMetrics { edit_distance_normalized: Some(0.0), ..changed }), M::SilentSemanticCorruption);
-        assert_eq!(c(PairMetrics { edit_distance_normalized: Some(1e-10), ..changed }), M::SilentSemanticCorruption);
         assert_eq!(
-            c(PairMetrics { edit_distance_normalized: Some(0.01), ..changed }),
-            M::StructuralDivergenceWithOutcomeChange
+            c(PairMetrics {
+                total_changes: 1,
+                edit_distance_normalized: Some(0.2),
+                ..ext
+            }),
+            M::LoopOrExtendedExecution
         );
         assert_ne!(
-            c(PairMetrics { total_changes: 1, edit_distance_normalized: Some(0.0), ..changed }),
+            c(PairMetrics {
+                edit_distance_normalized: Some(0.1999),
+                ..ext
+            }),
+            M::LoopOrExtendedExecution
+        );
+        assert_ne!(
+            c(PairMetrics {
+                total_changes: 2,
+                ..ext
+            }),
+            M::LoopOrExtendedExecution
+        );
+        let changed = PairMetrics {
+            answer_changed: true,
+            ..d
+        };
+        assert_eq!(
+            c(PairMetrics {
+                edit_distance_normalized: Some(0.0),
+                ..changed
+            }),
             M::SilentSemanticCorruption
         );
         assert_eq!(
-            c(PairMetrics { reroutes: 2, total_changes: 2, edit_distance_normalized: Some(0.1), ..d }),
+            c(PairMetrics {
+                edit_distance_normalized: Some(1e-10),
+                ..changed
+            }),
+            M::SilentSemanticCorruption
+        );
+        assert_eq!(
+            c(PairMetrics {
+                edit_distance_normalized: Some(0.01),
+                ..changed
+            }),
+            M::StructuralDivergenceWithOutcomeChange
+        );
+        assert_ne!(
+            c(PairMetrics {
+                total_changes: 1,
+                edit_distance_normalized: Some(0.0),
+                ..changed
+            }),
+            M::SilentSemanticCorruption
+        );
+        assert_eq!(
+            c(PairMetrics {
+                reroutes: 2,
+                total_changes: 2,
+                edit_distance_normalized: Some(0.1),
+                ..d
+            }),
             M::StrategyReroute
         );
         assert_eq!(
-            c(PairMetrics { reroutes: 1, total_changes: 1, edit_distance_normalized: Some(0.3), ..d }),
+            c(PairMetrics {
+                reroutes: 1,
+                total_changes: 1,
+                edit_distance_normalized: Some(0.3),
+                ..d
+            }),
             M::StrategyReroute
         );
         assert_eq!(
-            c(PairMetrics { total_changes: 1, edit_distance_normalized: Some(0.1), ..changed }),
+            c(PairMetrics {
+                total_changes: 1,
+                edit_distance_normalized: Some(0.1),
+                ..changed
+            }),
             M::StructuralDivergenceWithOutcomeChange
         );
         assert_eq!(
-            c(PairMetrics { total_changes: 1, edit_distance_normalized: Some(0.1), ..d }),
+            c(PairMetrics {
+                total_changes: 1,
+                edit_distance_normalized: Some(0.1),
+                ..d
+            }),
             M::StructuralDivergenceRecovered
         );
-        assert_eq!(c(PairMetrics { edit_distance_normalized: Some(0.0), ..d }), M::NoObservableEffect);
+        assert_eq!(
+            c(PairMetrics {
+                edit_distance_normalized: Some(0.0),
+                ..d
+            }),
+            M::NoObservableEffect
+        );
         assert_eq!(c(changed), M::OutcomeChangeUncategorized);
         assert_eq!(
-            c(PairMetrics { edit_distance_normalized: Some(f64::NAN), ..changed }),
+            c(PairMetrics {
+                edit_distance_normalized: Some(f64::NAN),
+                ..changed
+            }),
             M::OutcomeChangeUncategorized
         );
-        assert_eq!(c(PairMetrics { edit_distance_normalized: Some(0.5), ..null }), M::CatastrophicFailure);
-        assert_ne!(c(PairMetrics { edit_distance_normalized: Some(0.4999), ..null }), M::CatastrophicFailure);
+        assert_eq!(
+            c(PairMetrics {
+                edit_distance_normalized: Some(0.5),
+                ..null
+            }),
+            M::CatastrophicFailure
+        );
+        assert_ne!(
+            c(PairMetrics {
+                edit_distance_normalized: Some(0.4999),
+                ..null
+            }),
+            M::CatastrophicFailure
+        );
     }
 
     #[test]

@@ -16,7 +16,10 @@ fn fixtures() -> PathBuf {
 fn assert_json_eq(ours: &Value, theirs: &Value, path: &str) {
     match (ours, theirs) {
         (Value::Number(a), Value::Number(b)) => {
-            let (x, y) = (a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                a.as_f64().unwrap_or(f64::NAN),
+                b.as_f64().unwrap_or(f64::NAN),
+            );
             assert!((x - y).abs() <= 1e-12, "{path}: {x} != {y}");
         }
         (Value::Object(a), Value::Object(b)) => {
@@ -61,7 +64,11 @@ fn every_analyzer_golden_case() {
         };
         let report = to_value(&pair_report(&case.clean, &case.perturbed, &[], &options));
         let name = path.display().to_string();
-        assert_json_eq(&report, &case.output["summary"], &format!("{name}: summary"));
+        assert_json_eq(
+            &report,
+            &case.output["summary"],
+            &format!("{name}: summary"),
+        );
         assert_json_eq(&report, &case.output["detail"], &format!("{name}: detail"));
         seen += 1;
     }
@@ -73,7 +80,7 @@ fn golden(name: &str) -> (crate::results::ExperimentReport, Value) {
     let Document::Results(results) = load_file(&path, &ReadOptions::default()).unwrap() else {
         panic!("{name}: not a results file");
     };
-    let report = from_traxr_results(name, &results).unwrap();
+    let report = from_traxr_results(name, &results, true).unwrap();
     let raw: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     (report, raw)
 }
@@ -85,11 +92,27 @@ fn every_pair_of_both_experiment_goldens() {
         assert!(report.errors.is_empty(), "{name}: {:?}", report.errors);
         let ours = to_value(&report);
         assert_json_eq(&ours["pairs"], &raw["pairs"], &format!("{name}: pairs"));
-        assert_json_eq(&ours["aggregates"], &raw["aggregates"], &format!("{name}: aggregates"));
-        assert_json_eq(&ours["noise_floor"], &raw["noise_floor"], &format!("{name}: noise_floor"));
-        assert_json_eq(&ours["answers"], &raw["answers"], &format!("{name}: answers"));
+        assert_json_eq(
+            &ours["aggregates"],
+            &raw["aggregates"],
+            &format!("{name}: aggregates"),
+        );
+        assert_json_eq(
+            &ours["noise_floor"],
+            &raw["noise_floor"],
+            &format!("{name}: noise_floor"),
+        );
+        assert_json_eq(
+            &ours["answers"],
+            &raw["answers"],
+            &format!("{name}: answers"),
+        );
         assert_json_eq(&ours["traces"], &raw["traces"], &format!("{name}: traces"));
-        assert_json_eq(&ours["fingerprint"], &raw["fingerprint"], &format!("{name}: fingerprint"));
+        assert_json_eq(
+            &ours["fingerprint"],
+            &raw["fingerprint"],
+            &format!("{name}: fingerprint"),
+        );
     }
 }
 
@@ -101,20 +124,86 @@ fn builtin_null_content_pair_values() {
     assert_eq!(p.t_star, Some(0));
     assert_eq!(p.t_star_norm, Some(0.0));
     assert_eq!(p.t_star_event_type.as_deref(), Some("routing_decision"));
-    assert_eq!(report.aggregates.divergence_summary.mean_d_norm, Some(0.39285714285714285));
+    assert_eq!(
+        report.aggregates.divergence_summary.mean_d_norm,
+        Some(0.39285714285714285)
+    );
 }
 
 /// Spec §12.4: the Shadow example fixtures analysed as experiment pairs.
 #[test]
 fn agentlog_vectors() {
-    type Row = (&'static str, usize, (usize, usize, usize), f64, Option<i64>, Option<f64>, Option<&'static str>, f64);
+    type Row = (
+        &'static str,
+        usize,
+        (usize, usize, usize),
+        f64,
+        Option<i64>,
+        Option<f64>,
+        Option<&'static str>,
+        f64,
+    );
     let rows: [Row; 6] = [
-        ("demo", 1, (1, 0, 0), 0.2, Some(3), Some(0.8), Some("llm_finish_reason_change"), 1.097938144329897),
-        ("customer-support", 1, (1, 0, 0), 1.0 / 3.0, Some(1), Some(0.0), Some("different_tool_requested"), 1.079696394686907),
-        ("devops-agent", 5, (5, 0, 0), 1.0, Some(1), Some(0.0), Some("different_tool_requested"), 0.9152432231711846),
-        ("er-triage", 4, (4, 0, 0), 0.8, Some(1), Some(0.0), Some("different_tool_requested"), 1.070498242712425),
-        ("harmful-content-judge", 1, (1, 0, 0), 1.0, None, None, None, 1.1721311475409837),
-        ("refund-agent-audit", 6, (5, 0, 1), 1.0, Some(1), Some(0.0), Some("event_missing_in_perturbed"), 1.3717498243148278),
+        (
+            "demo",
+            1,
+            (1, 0, 0),
+            0.2,
+            Some(3),
+            Some(0.8),
+            Some("llm_finish_reason_change"),
+            1.097938144329897,
+        ),
+        (
+            "customer-support",
+            1,
+            (1, 0, 0),
+            1.0 / 3.0,
+            Some(1),
+            Some(0.0),
+            Some("different_tool_requested"),
+            1.079696394686907,
+        ),
+        (
+            "devops-agent",
+            5,
+            (5, 0, 0),
+            1.0,
+            Some(1),
+            Some(0.0),
+            Some("different_tool_requested"),
+            0.9152432231711846,
+        ),
+        (
+            "er-triage",
+            4,
+            (4, 0, 0),
+            0.8,
+            Some(1),
+            Some(0.0),
+            Some("different_tool_requested"),
+            1.070498242712425,
+        ),
+        (
+            "harmful-content-judge",
+            1,
+            (1, 0, 0),
+            1.0,
+            None,
+            None,
+            None,
+            1.1721311475409837,
+        ),
+        (
+            "refund-agent-audit",
+            6,
+            (5, 0, 1),
+            1.0,
+            Some(1),
+            Some(0.0),
+            Some("event_missing_in_perturbed"),
+            1.3717498243148278,
+        ),
     ];
     let normalized = [0.2, 0.3333, 1.0, 0.8, 1.0, 1.0];
     for ((name, d, (s, i, del), d_norm, t, tn, ty, tok), norm) in rows.into_iter().zip(normalized) {
@@ -123,9 +212,17 @@ fn agentlog_vectors() {
         let c = load_trace(&dir.join("candidate.agentlog"), &ReadOptions::default()).unwrap();
         let r = pair_report(&b, &c, &[], &PairOptions::default());
         let e = &r.edit_distance;
-        assert_eq!((e.distance, e.substitutions, e.insertions, e.deletions), (d, s, i, del), "{name}");
+        assert_eq!(
+            (e.distance, e.substitutions, e.insertions, e.deletions),
+            (d, s, i, del),
+            "{name}"
+        );
         assert_eq!(e.normalized, norm, "{name}");
-        assert!((r.d_norm - d_norm).abs() < 1e-12, "{name}: d_norm {}", r.d_norm);
+        assert!(
+            (r.d_norm - d_norm).abs() < 1e-12,
+            "{name}: d_norm {}",
+            r.d_norm
+        );
         assert_eq!(r.t_star, t, "{name}");
         assert_eq!(r.t_star_norm, tn, "{name}");
         assert_eq!(r.divergence_type.as_deref(), ty, "{name}");
@@ -140,7 +237,13 @@ fn agentlog_vectors() {
             "{name}"
         );
         let overhead = r.token_overhead.unwrap_or(f64::NAN);
-        assert!((overhead - tok).abs() < 1e-12, "{name}: token_overhead {overhead}");
-        assert_eq!((r.status_baseline.as_str(), r.status_perturbed.as_str()), ("ok", "ok"));
+        assert!(
+            (overhead - tok).abs() < 1e-12,
+            "{name}: token_overhead {overhead}"
+        );
+        assert_eq!(
+            (r.status_baseline.as_str(), r.status_perturbed.as_str()),
+            ("ok", "ok")
+        );
     }
 }

@@ -192,9 +192,7 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
         }
         _ => false,
     }
@@ -254,10 +252,24 @@ mod tests {
 
     #[test]
     fn truthiness() {
-        for v in [json!(null), json!(0), json!(0.0), json!(""), json!([]), json!({}), json!(false)] {
+        for v in [
+            json!(null),
+            json!(0),
+            json!(0.0),
+            json!(""),
+            json!([]),
+            json!({}),
+            json!(false),
+        ] {
             assert!(!truthy(&v), "{v}");
         }
-        for v in [json!("false"), json!(1), json!([0]), json!(true), json!(-0.5)] {
+        for v in [
+            json!("false"),
+            json!(1),
+            json!([0]),
+            json!(true),
+            json!(-0.5),
+        ] {
             assert!(truthy(&v), "{v}");
         }
     }

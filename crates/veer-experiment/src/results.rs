@@ -119,9 +119,13 @@ fn exported_traces(prepared: &[(String, &PreparedTrace<'_>)]) -> BTreeMap<String
 /// are kept; skipped pairs are kept as they are; every measured field is recomputed. For a
 /// built-in agent the token totals are not in the traces, so the stored `token_overhead` is
 /// kept (spec §8 **veer:**).
+///
+/// `include_traces` adds every run's events to the report (traxr's `include_traces=True`;
+/// needed only by the JSON export).
 pub fn from_traxr_results(
     source: &str,
     results: &ExperimentResults,
+    include_traces: bool,
 ) -> Result<ExperimentReport, ExperimentError> {
     let baseline = results.trace("baseline").ok_or_else(|| {
         ExperimentError::new(
@@ -242,7 +246,11 @@ pub fn from_traxr_results(
         noise_floor_runs: k,
         pairs,
         answers: results.answers.clone(),
-        traces: exported_traces(&labelled),
+        traces: if include_traces {
+            exported_traces(&labelled)
+        } else {
+            BTreeMap::new()
+        },
         errors,
     })
 }
@@ -273,6 +281,8 @@ pub struct TraceExperiment {
     pub perturbed: Vec<RunInput>,
     /// The expected answer, when known.
     pub expected_answer: Option<String>,
+    /// Add every run's events to the report (needed only by the JSON export).
+    pub include_traces: bool,
 }
 
 /// Builds results from trace files (either format, mixed allowed). Runs that cannot be read
@@ -290,7 +300,7 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
     let kind = AgentKind::of_baseline(&base.events);
     let base_status = run_status(kind, &base.events);
     let base_cost = cost_from_events(&base.events);
-    let base_answer = crate::answers::trace_answer(base.trace, &base.events).scored();
+    let base_answer = base.answer.scored();
     let mut errors = Vec::new();
 
     let mut reruns = Vec::new();
@@ -336,7 +346,7 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
             };
             pair.status_perturbed = run_status(kind, &perturbed.events).to_string();
             let divergence = analyze(&base, perturbed);
-            let answer = crate::answers::trace_answer(perturbed.trace, &perturbed.events).scored();
+            let answer = perturbed.answer.scored();
             let inputs = PairInputs {
                 baseline_answer: base_answer.as_deref(),
                 perturbed_answer: answer.as_deref(),
@@ -363,13 +373,13 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
     let mut labelled: Vec<(String, &PreparedTrace<'_>)> = vec![("baseline".into(), &base)];
     for (i, (_, p)) in reruns.iter().enumerate() {
         let label = format!("noise_floor_{}", i + 1);
-        answers.insert(label.clone(), crate::answers::trace_answer(p.trace, &p.events).scored());
+        answers.insert(label.clone(), p.answer.scored());
         labelled.push((label, p));
     }
     for (run, prep) in exp.perturbed.iter().zip(&prepared) {
         if let Ok(p) = prep {
             let label = label_of(&run.name);
-            answers.insert(label.clone(), crate::answers::trace_answer(p.trace, &p.events).scored());
+            answers.insert(label.clone(), p.answer.scored());
             labelled.push((label, p));
         }
     }
@@ -391,17 +401,27 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
     );
     fp.insert(
         "expected_answer".into(),
-        exp.expected_answer.clone().map_or(Value::Null, Value::String),
+        exp.expected_answer
+            .clone()
+            .map_or(Value::Null, Value::String),
     );
     let mut files = vec![exp.baseline.0.clone()];
     files.extend(exp.reruns.iter().map(|r| r.file.clone()));
     files.extend(exp.perturbed.iter().map(|r| r.file.clone()));
     fp.insert("files".into(), Value::from(files));
-    fp.insert("model_ids".into(), Value::from(models.into_iter().collect::<Vec<_>>()));
+    fp.insert(
+        "model_ids".into(),
+        Value::from(models.into_iter().collect::<Vec<_>>()),
+    );
     fp.insert("noise_floor_runs".into(), Value::from(reruns.len()));
     fp.insert(
         "perturbations".into(),
-        Value::from(exp.perturbed.iter().map(|r| r.name.clone()).collect::<Vec<_>>()),
+        Value::from(
+            exp.perturbed
+                .iter()
+                .map(|r| r.name.clone())
+                .collect::<Vec<_>>(),
+        ),
     );
     fp.insert("scorer".into(), Value::from("check_answer_match"));
 
@@ -414,7 +434,11 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
         noise_floor_runs: reruns.len() as u64,
         pairs,
         answers,
-        traces: exported_traces(&labelled),
+        traces: if exp.include_traces {
+            exported_traces(&labelled)
+        } else {
+            BTreeMap::new()
+        },
         errors,
     })
 }

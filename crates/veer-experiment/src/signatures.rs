@@ -137,21 +137,21 @@ fn push_tool_call_names(out: &mut String, event: &MetricEvent<'_>, warnings: &mu
     }
 }
 
-/// Signatures of a whole trace interned as small integers, shared across the traces of one
-/// comparison so equal strings get equal ids.
+/// Signatures interned as small integers, shared across the traces of one comparison so
+/// equal strings get equal ids; borrows the strings.
 #[derive(Debug, Default)]
-pub struct Interner {
-    ids: HashMap<String, u32>,
+pub struct Interner<'s> {
+    ids: HashMap<&'s str, u32>,
 }
 
-impl Interner {
+impl<'s> Interner<'s> {
     /// An empty interner.
     pub fn new() -> Self {
         Interner::default()
     }
 
     /// The id of `signature` (new ids are handed out in first-seen order).
-    pub fn intern(&mut self, signature: String) -> u32 {
+    pub fn intern(&mut self, signature: &'s str) -> u32 {
         let next = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
         *self.ids.entry(signature).or_insert(next)
     }
@@ -185,10 +185,16 @@ mod tests {
 
     #[test]
     fn spec_probes() {
-        assert_eq!(sig("routing_decision", json!({"chosen_agent": null})), "route:None");
+        assert_eq!(
+            sig("routing_decision", json!({"chosen_agent": null})),
+            "route:None"
+        );
         assert_eq!(sig("routing_decision", json!({})), "route:?");
         assert_eq!(
-            sig("tool_invocation", json!({"tool_name": 3, "operation": null, "success": 0})),
+            sig(
+                "tool_invocation",
+                json!({"tool_name": 3, "operation": null, "success": 0})
+            ),
             "tool:3:None:fail"
         );
         assert_eq!(
@@ -199,46 +205,91 @@ mod tests {
             "llm:1.0:None:a,b"
         );
         assert_eq!(sig("llm_call", json!({})), "llm:?:?:-");
-        assert_eq!(sig("llm_call", json!({"tool_call_names": [""]})), "llm:?:?:-");
+        assert_eq!(
+            sig("llm_call", json!({"tool_call_names": [""]})),
+            "llm:?:?:-"
+        );
     }
 
     #[test]
     fn every_type() {
         assert_eq!(
-            sig("tool_invocation", json!({"tool_name": "t", "operation": "read", "success": "false"})),
+            sig(
+                "tool_invocation",
+                json!({"tool_name": "t", "operation": "read", "success": "false"})
+            ),
             "tool:t:read:ok"
         );
         assert_eq!(
-            sig("tool_invocation", json!({"tool_name": "t", "operation": "read"})),
+            sig(
+                "tool_invocation",
+                json!({"tool_name": "t", "operation": "read"})
+            ),
             "tool:t:read:ok"
         );
         for falsy in [json!(null), json!(0), json!(""), json!([])] {
             assert_eq!(
-                sig("tool_invocation", json!({"tool_name": "t", "operation": "r", "success": falsy})),
+                sig(
+                    "tool_invocation",
+                    json!({"tool_name": "t", "operation": "r", "success": falsy})
+                ),
                 "tool:t:r:fail"
             );
         }
-        assert_eq!(sig("memory_write", json!({"entry_type": "note"})), "mem_write:note");
-        assert_eq!(sig("memory_read", json!({"entry_ids": [1, 2]})), "mem_read");
-        assert_eq!(sig("retrieval_shown", json!({"item_count": 3})), "retrieval");
-        assert_eq!(sig("agent_output", json!({"action": "x"})), "output:x:False");
         assert_eq!(
-            sig("agent_output", json!({"action": "x", "is_final_answer": true})),
+            sig("memory_write", json!({"entry_type": "note"})),
+            "mem_write:note"
+        );
+        assert_eq!(sig("memory_read", json!({"entry_ids": [1, 2]})), "mem_read");
+        assert_eq!(
+            sig("retrieval_shown", json!({"item_count": 3})),
+            "retrieval"
+        );
+        assert_eq!(
+            sig("agent_output", json!({"action": "x"})),
+            "output:x:False"
+        );
+        assert_eq!(
+            sig(
+                "agent_output",
+                json!({"action": "x", "is_final_answer": true})
+            ),
             "output:x:True"
         );
         assert_eq!(sig("final_answer", json!({"answer": "42"})), "final_answer");
-        assert_eq!(sig("tool_failure", json!({"tool_name": "csv"})), "tool_failure:csv");
-        assert_eq!(sig("agent_halt", json!({"reason": "max_steps_exhausted"})), "agent_halt:max_steps_exhausted");
-        assert_eq!(sig("tool_request", json!({"tool_name": "s", "arguments": {}})), "tool_req:s");
-        assert_eq!(sig("tool_result", json!({"tool_name": "s", "call_id": "c"})), "tool_res:s");
-        assert_eq!(sig("agent_error", json!({"exc_type": "TimeoutError"})), "agent_error:TimeoutError");
+        assert_eq!(
+            sig("tool_failure", json!({"tool_name": "csv"})),
+            "tool_failure:csv"
+        );
+        assert_eq!(
+            sig("agent_halt", json!({"reason": "max_steps_exhausted"})),
+            "agent_halt:max_steps_exhausted"
+        );
+        assert_eq!(
+            sig("tool_request", json!({"tool_name": "s", "arguments": {}})),
+            "tool_req:s"
+        );
+        assert_eq!(
+            sig("tool_result", json!({"tool_name": "s", "call_id": "c"})),
+            "tool_res:s"
+        );
+        assert_eq!(
+            sig("agent_error", json!({"exc_type": "TimeoutError"})),
+            "agent_error:TimeoutError"
+        );
         assert_eq!(sig("custom_thing", json!({"a": 1})), "unknown:custom_thing");
         assert_eq!(
-            sig("llm_call", json!({"model": "m", "finish_reason": "stop", "tool_call_names": [1, "b"]})),
+            sig(
+                "llm_call",
+                json!({"model": "m", "finish_reason": "stop", "tool_call_names": [1, "b"]})
+            ),
             "llm:m:stop:1,b"
         );
         assert_eq!(
-            sig("routing_decision", json!({"chosen_agent": {"k": ["it's", null]}})),
+            sig(
+                "routing_decision",
+                json!({"chosen_agent": {"k": ["it's", null]}})
+            ),
             "route:{'k': [\"it's\", None]}"
         );
         let _ = Map::<String, Value>::new();
@@ -247,8 +298,8 @@ mod tests {
     #[test]
     fn interning_is_first_seen() {
         let mut i = Interner::new();
-        assert_eq!(i.intern("a".into()), 0);
-        assert_eq!(i.intern("b".into()), 1);
-        assert_eq!(i.intern("a".into()), 0);
+        assert_eq!(i.intern("a"), 0);
+        assert_eq!(i.intern("b"), 1);
+        assert_eq!(i.intern("a"), 0);
     }
 }

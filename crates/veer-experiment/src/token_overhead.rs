@@ -66,7 +66,10 @@ mod tests {
         let mut c = CostProxy::default();
         c.add_tokens(100.0, 50.0);
         c.add_tokens(10.0, 5.0);
-        assert_eq!((c.prompt_tokens, c.completion_tokens, c.total_tokens), (110.0, 55.0, 165.0));
+        assert_eq!(
+            (c.prompt_tokens, c.completion_tokens, c.total_tokens),
+            (110.0, 55.0, 165.0)
+        );
     }
 
     #[test]
