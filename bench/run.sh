@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# veer's benchmark harness: times `veer diff` and, on the same inputs in the same run, the
+# reference `shadow diff` (shadow-diff 3.2.5 from PyPI, in a private virtualenv under target/).
+#
+#   bench/run.sh                      # all sizes: 10 100 1000 10000 100000 turns, dir 1000x20
+#   bench/run.sh --sizes "10 100 1000" --runs 3 --no-reference
+#
+# Inputs come from `veer synth` (deterministic). Each measurement is the median of --runs runs
+# of wall time and peak RSS from /usr/bin/time -v. The reference is skipped where one run
+# exceeds 5 minutes, and the table says so. Output: bench/out/results.md (+ raw TSV).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZES="10 100 1000 10000 100000"
+RUNS=3
+REFERENCE=1
+DIR_PAIRS=1000
+DIR_TURNS=20
+REF_TIMEOUT=300
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sizes) SIZES="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --no-reference) REFERENCE=0; shift ;;
+    --dir-pairs) DIR_PAIRS="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+OUT=bench/out
+IN=target/bench/inputs
+mkdir -p "$OUT" "$IN"
+cargo build --release --locked --quiet
+VEER=target/release/veer
+
+if [ "$REFERENCE" = 1 ]; then
+  VENV=target/bench/shadow-venv
+  if [ ! -x "$VENV/bin/shadow" ]; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet shadow-diff==3.2.5
+  fi
+  SHADOW="$VENV/bin/shadow"
+fi
+
+RAW="$OUT/raw.tsv"
+printf 'input\ttool\trun\tseconds\tmax_rss_kb\tstatus\n' > "$RAW"
+
+# measure NAME TOOL TIMEOUT CMD... : one run, appends a row to raw.tsv
+measure() {
+  local name=$1 tool=$2 limit=$3 run=$4; shift 4
+  local log; log=$(mktemp)
+  local status=ok
+  if ! timeout "$limit" /usr/bin/time -v "$@" > /dev/null 2> "$log"; then
+    if grep -q "Command terminated by signal\|timed out" "$log" || [ ! -s "$log" ]; then status=timeout; else status=exit$( (grep -o 'Exit status: [0-9]*' "$log" || echo 'Exit status: ?') | awk '{print $3}'); fi
+  fi
+  local secs rss
+  secs=$(awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$log")
+  rss=$(awk -F': ' '/Maximum resident set size/{print $2}' "$log")
+  [ "$status" = timeout ] && secs=$limit
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tool" "$run" "${secs:-0}" "${rss:-0}" "$status" >> "$RAW"
+  rm -f "$log"
+  [ "$status" != timeout ]
+}
+
+for n in $SIZES; do
+  for kind in near divergent; do
+    d="$IN/$kind-$n"
+    [ -f "$d/candidate.agentlog" ] || "$VEER" synth --turns "$n" --kind "$kind" --out-dir "$d"
+    for r in $(seq 1 "$RUNS"); do
+      measure "$kind-$n" veer 600 "$r" "$VEER" diff "$d/baseline.agentlog" "$d/candidate.agentlog" --format json -o "$OUT/last-veer.json" || true
+    done
+    if [ "$REFERENCE" = 1 ]; then
+      for r in $(seq 1 "$RUNS"); do
+        measure "$kind-$n" shadow "$REF_TIMEOUT" "$r" "$SHADOW" diff "$d/baseline.agentlog" "$d/candidate.agentlog" --output-json "$OUT/last-shadow.json" || break
+      done
+    fi
+  done
+done
+
+d="$IN/dir-${DIR_PAIRS}x${DIR_TURNS}"
+[ -d "$d/candidate" ] || "$VEER" synth --turns "$DIR_TURNS" --pairs "$DIR_PAIRS" --out-dir "$d"
+for r in $(seq 1 "$RUNS"); do
+  measure "dir-${DIR_PAIRS}x${DIR_TURNS}" veer 600 "$r" "$VEER" diff "$d/baseline" "$d/candidate" --format json -o "$OUT/last-veer-dir.json" || true
+done
+if [ "$REFERENCE" = 1 ]; then
+  # shadow has no directory mode: time 20 pairs one by one and scale to the whole set.
+  sample=$(ls "$d/baseline" | head -20)
+  start=$(date +%s.%N)
+  for f in $sample; do "$SHADOW" diff "$d/baseline/$f" "$d/candidate/$f" --output-json /dev/null > /dev/null 2>&1 || true; done
+  end=$(date +%s.%N)
+  echo "$start $end $DIR_PAIRS" | awk '{printf "dir-%sx'"$DIR_TURNS"'\tshadow\t1\t%.3f\t0\textrapolated\n", $3, ($2-$1)/20*$3}' >> "$RAW"
+fi
+
+python3 bench/summarize.py "$RAW" > "$OUT/results.md"
+cat "$OUT/results.md"
