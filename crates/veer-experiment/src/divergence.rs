@@ -3,6 +3,7 @@
 
 use crate::answers::{report_answer_changed, trace_answer, TraceAnswer};
 use crate::control_flow::{control_flow_changes, trace_stats, ControlFlowChanges, TraceStats};
+use crate::diagonal::edit_script_diagonal;
 use crate::events::{events, MetricEvent};
 use crate::levenshtein::{edit_script, EditScript};
 use crate::signatures::{signature, Interner};
@@ -86,10 +87,45 @@ fn interned(clean: &[String], perturbed: &[String]) -> (Vec<u32>, Vec<u32>) {
     (a, b)
 }
 
-/// Analyses a prepared clean trace against a prepared perturbed trace.
+/// Tables up to this many cells are filled directly (faster than fronts for tiny traces).
+const SMALL_TABLE: u64 = 1 << 16;
+
+/// The edit script of two interned signature lists within a work budget of `max_cells`
+/// (cells of the full table, 1 byte each, or a quarter as many 4-byte diagonal entries).
+/// Every path gives the same script; None when the budget is too small for this pair.
+pub fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> Option<EditScript> {
+    let full = (a.len() as u64 + 1).saturating_mul(b.len() as u64 + 1);
+    if full <= SMALL_TABLE.min(max_cells) {
+        return Some(edit_script(a, b));
+    }
+    edit_script_diagonal(a, b, max_cells / 4)
+        .or_else(|| (full <= max_cells).then(|| edit_script(a, b)))
+}
+
+/// Analyses a prepared clean trace against a prepared perturbed trace (no work budget).
 pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> Divergence {
     let (a, b) = interned(&clean.signatures, &perturbed.signatures);
-    let script = edit_script(&a, &b);
+    let script = bounded_script(&a, &b, u64::MAX).unwrap_or_else(|| edit_script(&a, &b));
+    finish(clean, perturbed, script)
+}
+
+/// [`analyze`] within a work budget (see [`bounded_script`]); None when over it.
+pub fn analyze_within(
+    clean: &PreparedTrace<'_>,
+    perturbed: &PreparedTrace<'_>,
+    max_cells: u64,
+) -> Option<Divergence> {
+    let (a, b) = interned(&clean.signatures, &perturbed.signatures);
+    let script = bounded_script(&a, &b, max_cells)?;
+    Some(finish(clean, perturbed, script))
+}
+
+/// Everything that follows from the edit script.
+fn finish(
+    clean: &PreparedTrace<'_>,
+    perturbed: &PreparedTrace<'_>,
+    script: EditScript,
+) -> Divergence {
     let aligned = aligned_pairs(&script, &clean.events, &perturbed.events);
     let first = first_divergence(&aligned, &clean.events, &perturbed.events);
     let (clean_stats, perturbed_stats) = (clean.stats, perturbed.stats);

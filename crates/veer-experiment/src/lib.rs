@@ -13,6 +13,7 @@ pub mod aggregates;
 pub mod answers;
 pub mod classify;
 pub mod control_flow;
+pub mod diagonal;
 pub mod divergence;
 pub mod events;
 pub mod export;
@@ -37,7 +38,7 @@ mod proptests;
 #[cfg(test)]
 mod spec_cases;
 
-pub use divergence::{analyze, analyze_traces, Divergence, PreparedTrace};
+pub use divergence::{analyze, analyze_traces, analyze_within, Divergence, PreparedTrace};
 pub use pair_report::{pair_report, PairOptions, PairReport};
 pub use results::{from_traces, from_traxr_results, ExperimentError, ExperimentReport};
-pub use structural::{structural, EditDistance, StructuralBlock};
+pub use structural::{structural, structural_within, EditDistance, StructuralBlock};
