@@ -35,16 +35,20 @@ use align::divergence::{top_k, walk, Divergence, Sides};
 use align::{cost::intern, gotoh, Alignment};
 use pairing::Pair;
 use report::{StatisticalPower, DIFF_SCHEMA_VERSION};
+use std::sync::Arc;
 use turn::{diff_turns, DiffTurn};
+use veer_policy::{Gate, Level, Policy};
 use veer_trace::Trace;
 
 /// Default bootstrap seed.
 pub const DEFAULT_SEED: u64 = 42;
 /// Default number of ranked divergences.
 pub const DEFAULT_TOP_K: usize = 5;
+/// Default alignment work budget: 2^28 cells (about 270 million).
+pub const DEFAULT_MAX_ALIGN_CELLS: u64 = 1 << 28;
 
 /// Knobs of one diff.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct DiffOptions {
     /// Bootstrap seed (default 42).
     pub seed: u64,
@@ -54,6 +58,14 @@ pub struct DiffOptions {
     pub pair_by: PairBy,
     /// Pricing for the cost axis (empty → every model unpriced).
     pub pricing: Pricing,
+    /// A behaviour policy evaluated on both sides; its regressions feed the gate. None → no
+    /// `policy` block.
+    pub policy: Option<Arc<Policy>>,
+    /// Gate threshold (`Level::None` = never trips; the default).
+    pub fail_on: Level,
+    /// Work budget of the structural (event-level) alignment, in DP cells or stored
+    /// diagonal entries; beyond it the `structural` block is null and a warning says why.
+    pub max_align_cells: u64,
 }
 
 impl Default for DiffOptions {
@@ -63,6 +75,9 @@ impl Default for DiffOptions {
             top_k: DEFAULT_TOP_K,
             pair_by: PairBy::Index,
             pricing: Pricing::none(),
+            policy: None,
+            fail_on: Level::None,
+            max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
         }
     }
 }
@@ -74,11 +89,23 @@ pub fn divergences(
     candidate: &[DiffTurn],
     k: usize,
 ) -> (Option<Divergence>, Vec<Divergence>, Option<Alignment>) {
+    divergences_within(baseline, candidate, k, u64::MAX).unwrap_or((None, Vec::new(), None))
+}
+
+/// [`divergences`] within an alignment work budget of `max_cells` in-band cells per round;
+/// None when the exact alignment would need more.
+#[allow(clippy::type_complexity)]
+pub fn divergences_within(
+    baseline: &[DiffTurn],
+    candidate: &[DiffTurn],
+    k: usize,
+    max_cells: u64,
+) -> Option<(Option<Divergence>, Vec<Divergence>, Option<Alignment>)> {
     if baseline.is_empty() || candidate.is_empty() {
-        return (None, Vec::new(), None);
+        return Some((None, Vec::new(), None));
     }
     let (ab, ac) = intern(baseline, candidate);
-    let alignment = gotoh::align(&ab, &ac);
+    let alignment = gotoh::align_within(&ab, &ac, max_cells)?;
     let sides = Sides {
         baseline,
         candidate,
@@ -87,11 +114,67 @@ pub fn divergences(
     };
     let events = walk(&alignment.steps, sides, usize::MAX);
     let first = events.first().cloned();
-    (first, top_k(events, k), Some(alignment))
+    Some((first, top_k(events, k), Some(alignment)))
 }
 
-/// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report.
+/// The warning when the turn alignment is over the work budget.
+fn alignment_skipped(b: usize, c: usize, max_cells: u64) -> String {
+    format!(
+        "first divergence not computed: aligning {b} baseline turns with {c} candidate turns \
+         needs more than --max-align-cells {max_cells} (the runs differ almost everywhere); \
+         the axes, the trajectory and the structural metrics are complete"
+    )
+}
+
+/// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report. The
+/// behaviour axes and alignment, the structural metrics and the policy comparison are
+/// computed side by side; the gate takes the worst axis severity and the policy regressions.
 pub fn diff(
+    baseline: &Trace,
+    candidate: &Trace,
+    baseline_path: &str,
+    candidate_path: &str,
+    options: &DiffOptions,
+) -> DiffReport {
+    let (mut report, (structural, policy)) = rayon::join(
+        || behaviour(baseline, candidate, baseline_path, candidate_path, options),
+        || {
+            rayon::join(
+                || veer_experiment::structural_within(baseline, candidate, options.max_align_cells),
+                || {
+                    options
+                        .policy
+                        .as_deref()
+                        .map(|p| veer_policy::compare(p, baseline, candidate))
+                },
+            )
+        },
+    );
+    match structural {
+        Ok(block) => report.structural = Some(block),
+        Err(over) => report.warnings.push(over.to_string()),
+    }
+    let worst_axis = gate_level(report.worst_severity);
+    report.gate = match &policy {
+        Some(p) => veer_policy::gate(options.fail_on, worst_axis, p),
+        None => Gate::decide(options.fail_on, worst_axis),
+    };
+    report.policy = policy;
+    report
+}
+
+/// The gate level of an axis severity (the same four steps).
+pub fn gate_level(s: Severity) -> Level {
+    match s {
+        Severity::None => Level::None,
+        Severity::Minor => Level::Minor,
+        Severity::Moderate => Level::Moderate,
+        Severity::Severe => Level::Severe,
+    }
+}
+
+/// The axes, alignment events, drill-down and recommendations of one pair.
+fn behaviour(
     baseline: &Trace,
     candidate: &Trace,
     baseline_path: &str,
@@ -124,23 +207,45 @@ pub fn diff(
         )
     };
 
+    let aligned = |warnings: &mut Vec<String>| {
+        divergences_within(&tb, &tc, options.top_k, options.max_align_cells).unwrap_or_else(|| {
+            warnings.push(alignment_skipped(
+                tb.len(),
+                tc.len(),
+                options.max_align_cells,
+            ));
+            (None, Vec::new(), None)
+        })
+    };
+    let index_pairs = |warnings: &mut Vec<String>| {
+        let (sb, nb) = baseline.recorded_sessions();
+        let (sc, nc) = candidate.recorded_sessions();
+        let (pairs, pair_warnings) = pairing::index_pairs(&sb, nb, &sc, nc);
+        warnings.extend(pair_warnings);
+        pairs
+    };
     let (pairs, (first, ranked, _), (rows, drill)) = match options.pair_by {
         PairBy::Index => {
-            let (sb, nb) = baseline.recorded_sessions();
-            let (sc, nc) = candidate.recorded_sessions();
-            let (pairs, pair_warnings) = pairing::index_pairs(&sb, nb, &sc, nc);
-            warnings.extend(pair_warnings);
+            let pairs = index_pairs(&mut warnings);
+            let mut align_warnings = Vec::new();
             let (events, measured) =
-                rayon::join(|| divergences(&tb, &tc, options.top_k), || measure(&pairs));
+                rayon::join(|| aligned(&mut align_warnings), || measure(&pairs));
+            warnings.extend(align_warnings);
             (pairs, events, measured)
         }
         PairBy::Alignment => {
-            let events = divergences(&tb, &tc, options.top_k);
-            let pairs = events
-                .2
-                .as_ref()
-                .map(|a| pairing::alignment_pairs(&a.steps))
-                .unwrap_or_default();
+            let events = aligned(&mut warnings);
+            let pairs = match events.2.as_ref() {
+                Some(a) => pairing::alignment_pairs(&a.steps),
+                None if !tb.is_empty() && !tc.is_empty() => {
+                    warnings.push(
+                        "--pair-by alignment fell back to index pairing (no alignment within the budget)"
+                            .to_string(),
+                    );
+                    index_pairs(&mut warnings)
+                }
+                None => Vec::new(),
+            };
             let measured = measure(&pairs);
             (pairs, events, measured)
         }
@@ -176,6 +281,9 @@ pub fn diff(
         divergences: ranked,
         recommendations,
         drill_down: drill,
+        structural: None,
+        policy: None,
+        gate: Gate::decide(Level::None, Level::None),
         warnings,
     }
 }

@@ -1,9 +1,8 @@
 //! The diff report: plain serde data, field order fixed by spec `cli.md` / `diff.md` §12.
 //! Printers in `veer-report` render it; nothing here computes.
 //!
-//! Later additions have a reserved place: the `structural` block (experiment metrics), and
-//! with `--policy` the `policy` comparison and the `gate` verdict go after `drill_down` and
-//! before `warnings`, each as an optional field skipped when absent.
+//! After `drill_down` come the `structural` block (experiment metrics; null when over the
+//! alignment budget), with `--policy` the `policy` comparison, and the `gate` verdict.
 
 use crate::align::divergence::Divergence;
 use crate::axes::{Axis, AxisStat};
@@ -12,6 +11,8 @@ use crate::pairing::PairBy;
 use crate::recommend::Recommendation;
 use crate::severity::Severity;
 use serde::Serialize;
+use veer_experiment::StructuralBlock;
+use veer_policy::{Gate, PolicyDiff};
 
 /// Version of the diff report JSON schema (`docs/json-schema/diff-report.schema.json`).
 pub const DIFF_SCHEMA_VERSION: &str = "1";
@@ -106,6 +107,14 @@ pub struct DiffReport {
     pub recommendations: Vec<Recommendation>,
     /// Up to 5 pairs with the highest regression score.
     pub drill_down: Vec<PairDrilldown>,
+    /// Trace-level structural metrics (spec `experiment.md`): d_norm, t*, t*/T, edit
+    /// distance, control flow. Null when the exact alignment would exceed the work budget.
+    pub structural: Option<StructuralBlock>,
+    /// With a policy: violations of each side, regressions and fixes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyDiff>,
+    /// The merge gate over the worst axis severity and the policy regressions.
+    pub gate: Gate,
     /// Things the reader should know (unpaired responses or sessions, reader warnings).
     pub warnings: Vec<String>,
 }
@@ -184,4 +193,6 @@ pub struct DirectoryReport {
     pub unmatched: Unmatched,
     /// Summary over the pairs.
     pub aggregate: Aggregate,
+    /// The merge gate over every pair (worst axis severity and policy regressions).
+    pub gate: Gate,
 }

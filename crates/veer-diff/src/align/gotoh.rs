@@ -316,12 +316,38 @@ pub fn align(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> Alignment {
 /// [`align`] keeping at most `budget` choice bytes at once (tests use tiny budgets to exercise
 /// the divide-and-conquer traceback).
 pub fn align_with_budget(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], budget: usize) -> Alignment {
+    match banded(b, c, budget, u64::MAX) {
+        Some(a) => a,
+        // Unreachable: without a work limit the band always widens to acceptance.
+        None => Alignment {
+            steps: Vec::new(),
+            cost: f64::INFINITY,
+        },
+    }
+}
+
+/// [`align`] unless a round would evaluate more than `max_cells` in-band cells (the band of
+/// two very different long traces approaches n·m); then None, having done at most a few
+/// rounds' work. Within the limit the result is exactly [`align`]'s.
+pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) -> Option<Alignment> {
+    banded(b, c, CHOICE_BUDGET, max_cells)
+}
+
+fn banded(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    budget: usize,
+    max_cells: u64,
+) -> Option<Alignment> {
     let (n, m) = (b.len(), c.len());
     let gap = n.abs_diff(m) as f64;
     let mut w = INITIAL_HALF_WIDTH;
     loop {
         let grid = Grid::new(b, c, w);
         let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
+        if cells as u64 > max_cells {
+            return None;
+        }
         let mut choices = (cells <= budget).then(|| Choices::record(&grid, 0, n + 1));
         let top = grid.sweep(0, n + 1, None, |i, j, p| {
             if let Some(ch) = choices.as_mut() {
@@ -344,7 +370,7 @@ pub fn align_with_budget(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], budget: usize
                     trace_segment(&grid, 0, n + 1, None, (0, M), budget, &mut steps);
                 }
             }
-            return Alignment { steps, cost };
+            return Some(Alignment { steps, cost });
         }
         w = next_half_width(w, cost, gap);
     }

@@ -167,6 +167,37 @@ fn band_widens_until_exact() {
     }
 }
 
+/// A work limit either gives exactly the unlimited alignment or nothing.
+#[test]
+fn work_limit_gives_the_same_alignment_or_none() {
+    use crate::testing::GenTurn;
+    let turn = |k: u8, words: Vec<u8>| GenTurn {
+        tools: vec![(k % 3, k % 3, k % 3)],
+        words,
+        stop: 0,
+        output_tokens: 1,
+        latency: 1,
+        new_session: false,
+    };
+    let b: Vec<GenTurn> = (0..120u8).map(|i| turn(i, vec![i % 8])).collect();
+    let c: Vec<GenTurn> = (0..120u8)
+        .map(|i| turn(i.wrapping_mul(7), vec![7 - i % 8, 3]))
+        .collect();
+    let (tb, tc) = turns(&b, &c);
+    let (ab, ac) = intern(&tb, &tc);
+    let full = gotoh::align(&ab, &ac);
+    assert_eq!(gotoh::align_within(&ab, &ac, 100), None);
+    let within = gotoh::align_within(&ab, &ac, u64::MAX).expect("no limit");
+    assert_eq!(within.steps, full.steps);
+    assert_eq!(within.cost.to_bits(), full.cost.to_bits());
+    // Exactly the cells of the band rounds that were needed suffice.
+    let needed = (ab.len() as u64 + 1) * (ac.len() as u64 + 1);
+    assert_eq!(
+        gotoh::align_within(&ab, &ac, needed).map(|a| a.steps),
+        Some(full.steps)
+    );
+}
+
 /// Spec `diff.md` §13.4.6: an n × n alignment (one turn in 1000 dropped, one in 11 edited,
 /// ten turns appended) finishes, the bounded-memory traceback gives the same path as the
 /// recorded-choices traceback, the path's cost is the optimum it reports, and sampled 60-turn
