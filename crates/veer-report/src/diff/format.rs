@@ -85,3 +85,25 @@ pub fn badge(s: Severity) -> &'static str {
         Severity::Severe => "🔴 severe",
     }
 }
+
+/// The structural block in one line: d_norm, the edit decomposition, t* and t*/T with the
+/// divergence type, and the non-zero control-flow changes.
+pub fn structural(s: &veer_experiment::StructuralBlock) -> String {
+    let e = &s.edit_distance;
+    let mut line = format!(
+        "d_norm {:.4} · edit distance {} ({} substituted, {} inserted, {} deleted)",
+        s.d_norm, e.distance, e.substitutions, e.insertions, e.deletions
+    );
+    match (s.t_star, s.t_star_norm) {
+        (Some(step), Some(pos)) => line.push_str(&format!(
+            " · first structural divergence at step {step} (t*/T {pos:.4}, {})",
+            s.first_divergence_type.as_deref().unwrap_or("unknown")
+        )),
+        _ => line.push_str(" · no structural divergence"),
+    }
+    let flow = crate::experiment::cells::control_flow(Some(&s.control_flow));
+    if flow != crate::experiment::cells::UNKNOWN {
+        line.push_str(&format!(" · control flow: {flow}"));
+    }
+    line
+}

@@ -76,10 +76,22 @@ fn suite(name: &str, r: &DiffReport, out: &mut String) {
 }
 
 fn document(suites: &[(String, &DiffReport)]) -> String {
-    let tests: usize = suites.iter().map(|(_, r)| r.axes.len()).sum();
+    // A policy diff adds one case per regression and fix (one passing case when neither).
+    let policy_cases = |r: &DiffReport| {
+        r.policy.as_ref().map_or((0, 0), |p| {
+            (
+                (p.regressions.len() + p.fixes.len()).max(1),
+                p.regressions.len(),
+            )
+        })
+    };
+    let tests: usize = suites
+        .iter()
+        .map(|(_, r)| r.axes.len() + policy_cases(r).0)
+        .sum();
     let failures: usize = suites
         .iter()
-        .map(|(_, r)| r.axes.iter().filter(|a| fails(a)).count())
+        .map(|(_, r)| r.axes.iter().filter(|a| fails(a)).count() + policy_cases(r).1)
         .sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
@@ -87,6 +99,12 @@ fn document(suites: &[(String, &DiffReport)]) -> String {
     ));
     for (name, r) in suites {
         suite(name, r, &mut out);
+        if let Some(p) = &r.policy {
+            out.push_str(&crate::policy::junit::diff_suite(
+                &format!("{name} policy"),
+                p,
+            ));
+        }
     }
     out.push_str("</testsuites>\n");
     out

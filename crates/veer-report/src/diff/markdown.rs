@@ -1,6 +1,6 @@
 //! The Markdown rendering of a diff, written to be posted as a pull-request comment.
 
-use super::format::{axis_meaning, badge, change, flags, interval, percent, value};
+use super::format::{axis_meaning, badge, change, flags, interval, percent, structural, value};
 use super::meaning::what_this_means;
 use super::SHOWN_DIVERGENCES;
 use veer_diff::recommend::RecSeverity;
@@ -89,6 +89,16 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
             ));
         }
         out.push('\n');
+    }
+
+    if let Some(s) = &r.structural {
+        out.push_str(&format!(
+            "**Event-level structure:** {}\n\n",
+            cell(&structural(s))
+        ));
+    }
+    if let Some(p) = &r.policy {
+        out.push_str(&crate::policy::markdown::diff_section(p, level));
     }
 
     if !r.recommendations.is_empty() {

@@ -48,6 +48,24 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
             d.explanation
         ));
     }
+    if let Some(p) = &r.policy {
+        let rules = |vs: &[veer_policy::Violation]| {
+            let mut ids: Vec<&str> = vs.iter().map(|v| v.rule_id.as_str()).collect();
+            ids.dedup();
+            ids.join(", ")
+        };
+        match (p.regressions.len(), p.fixes.len()) {
+            (0, 0) => out.push("The policy outcome is unchanged.".to_string()),
+            (0, f) => out.push(format!(
+                "The candidate clears {f} policy violation(s) ({}) and introduces none.",
+                rules(&p.fixes)
+            )),
+            (n, _) => out.push(format!(
+                "The candidate breaks the policy: {n} new violation(s) of {}.",
+                rules(&p.regressions)
+            )),
+        }
+    }
     match r.statistical_power {
         StatisticalPower::Low | StatisticalPower::Moderate => out.push(format!(
             "With {} response pair(s) the intervals are wide: treat severities as directional{}.",

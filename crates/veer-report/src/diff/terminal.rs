@@ -1,7 +1,7 @@
 //! The terminal rendering of a diff: header, axis table, top divergences, recommendations,
 //! most-changed pairs and the "what this means" paragraph. Colour only when `style.colour`.
 
-use super::format::{change, flags, interval, percent, turns, value};
+use super::format::{change, flags, interval, percent, structural, turns, value};
 use super::meaning::what_this_means;
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
@@ -143,6 +143,18 @@ pub fn render(r: &DiffReport, style: Style) -> String {
                 p.dominant_axis.wire()
             ));
         }
+    }
+
+    if let Some(s) = &r.structural {
+        out.push_str(&format!(
+            "\n{}\n  {}\n",
+            style.heading("event-level structure"),
+            structural(s)
+        ));
+    }
+    if let Some(p) = &r.policy {
+        out.push('\n');
+        out.push_str(&crate::policy::terminal::diff_section(p, style));
     }
 
     out.push_str(&format!("\n{}\n", style.heading("what this means")));

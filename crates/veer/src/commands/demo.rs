@@ -1,10 +1,10 @@
 //! `veer demo`: veer's main job on example traces bundled in the binary: the behaviour diff
-//! of a baseline and a candidate run of a refund agent.
+//! of a baseline and a candidate run of a refund agent, with the policy comparison.
 //!
 //! The scenario: a refund agent whose candidate prompt drops "confirm the amount with the
 //! customer before refunding". No files are read and nothing touches the network.
 
-use crate::cli::{DemoArgs, DiffFormat, InspectFormat};
+use crate::cli::{DemoArgs, DiffFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit};
 use veer_trace::agentlog::reader::read_agentlog_bytes;
@@ -14,6 +14,8 @@ use veer_trace::{ReadOptions, Trace};
 pub const BASELINE: &[u8] = include_bytes!("../../../../examples/refund-agent/baseline.agentlog");
 /// The bundled candidate trace.
 pub const CANDIDATE: &[u8] = include_bytes!("../../../../examples/refund-agent/candidate.agentlog");
+/// The bundled policy.
+pub const POLICY: &str = include_str!("../../../../examples/refund-agent/policy.yaml");
 
 /// Loads the two bundled traces.
 pub fn traces() -> Result<(Trace, Trace), CliError> {
@@ -29,18 +31,33 @@ pub fn traces() -> Result<(Trace, Trace), CliError> {
 /// Runs `veer demo`.
 pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
     let (b, c) = traces()?;
+    let policy = veer_policy::Policy::load_str(
+        POLICY,
+        "examples/refund-agent/policy.yaml",
+        false,
+        std::path::Path::new("examples/refund-agent"),
+    )
+    .map_err(|e| super::policy::policy_error(&e))?;
+    let options = veer_diff::DiffOptions {
+        policy: Some(std::sync::Arc::new(policy)),
+        ..veer_diff::DiffOptions::default()
+    };
     let report = veer_diff::diff(
         &b,
         &c,
         "examples/refund-agent/baseline.agentlog",
         "examples/refund-agent/candidate.agentlog",
-        &veer_diff::DiffOptions::default(),
+        &options,
     );
-    let format = match args.format {
-        InspectFormat::Terminal => DiffFormat::Terminal,
-        InspectFormat::Json => DiffFormat::Json,
-    };
-    let text = super::diff::render(&report, format, colour_enabled(false));
+    let mut text = super::diff::render(&report, args.format, colour_enabled(false));
+    if args.format == DiffFormat::Terminal {
+        text.push_str(
+            "\nThis was `veer diff examples/refund-agent/baseline.agentlog \
+             examples/refund-agent/candidate.agentlog --policy examples/refund-agent/policy.yaml`.\n\
+             Add `--fail-on severe` to gate a merge on it; try `veer demo --format markdown` for the \
+             pull-request comment.\n",
+        );
+    }
     emit(&text, None)?;
     Ok(EXIT_OK)
 }

@@ -3,16 +3,18 @@
 //! file, a bad pricing table, mismatched formats or an empty side).
 
 use crate::cli::{DiffArgs, DiffFormat, PairByArg};
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
 use veer_diff::{DiffOptions, DiffReport, DirectoryReport, PairBy, Pricing, Unmatched};
+use veer_policy::{Gate, Level};
 use veer_report::style::Style;
 use veer_trace::{Kind, ReadOptions, Trace};
 
@@ -30,13 +32,19 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             PairByArg::Alignment => PairBy::Alignment,
         },
         pricing,
+        policy: match &args.policy {
+            Some(path) => Some(Arc::new(super::policy::load(path)?)),
+            None => None,
+        },
+        fail_on: args.fail_on,
+        max_align_cells: args.max_align_cells,
     };
     let read = args.read.options();
     let colour = colour_enabled(args.out.output.is_some());
-    let text = match (args.baseline.is_dir(), args.candidate.is_dir()) {
+    let (text, gate) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
         (true, true) => {
             let report = directory(&args.baseline, &args.candidate, &read, &options)?;
-            render_directory(&report, args.format, colour)
+            (render_directory(&report, args.format, colour), report.gate)
         }
         (false, false) => {
             let b = load(&args.baseline, &read)?;
@@ -52,7 +60,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             if args.format != DiffFormat::Terminal {
                 print_report_warnings(&report);
             }
-            render(&report, args.format, colour)
+            (render(&report, args.format, colour), report.gate)
         }
         (b_dir, _) => {
             let (dir, file) = if b_dir {
@@ -69,7 +77,14 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         }
     };
     emit(&text, args.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    if gate.fail_on != Level::None {
+        let _ = writeln!(
+            anstream::stderr(),
+            "{}",
+            veer_report::policy::gate_line(&gate)
+        );
+    }
+    Ok(if gate.tripped { EXIT_GATE } else { EXIT_OK })
 }
 
 /// Renders one report in `format`.
@@ -232,11 +247,16 @@ fn directory(
         return Err(error);
     }
     let aggregate = veer_diff::aggregate::aggregate(&pairs, &unmatched);
+    let worst = pairs
+        .iter()
+        .map(|p| p.report.gate.worst)
+        .fold(Level::None, Level::max);
     Ok(DirectoryReport {
         schema_version: DIFF_SCHEMA_VERSION,
         pairs,
         unmatched,
         aggregate,
+        gate: Gate::decide(options.fail_on, worst),
     })
 }
 

@@ -156,6 +156,8 @@ fn json_key_order_follows_cli_md() {
             "divergences",
             "recommendations",
             "drill_down",
+            "structural",
+            "gate",
             "warnings"
         ]
     );
@@ -311,7 +313,10 @@ fn directory_mode_pairs_by_relative_path() {
     let v: Value =
         serde_json::from_str(&veer_ok(&["diff", &a, &b, "--format", "json"], 0).stdout).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["schema_version", "pairs", "unmatched", "aggregate"]);
+    assert_eq!(
+        keys,
+        ["schema_version", "pairs", "unmatched", "aggregate", "gate"]
+    );
     let pairs = v["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), 2);
     assert_eq!(pairs[0]["baseline"], "demo.agentlog");
@@ -507,7 +512,7 @@ fn help_shows_an_example() {
         .contains("veer diff baseline.agentlog candidate.agentlog"));
 }
 
-fn schema_errors(instance: &Value) -> Vec<String> {
+pub(crate) fn schema_errors(instance: &Value) -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs/json-schema/diff-report.schema.json");
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
