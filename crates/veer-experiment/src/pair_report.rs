@@ -124,7 +124,17 @@ pub struct PairReport {
     /// The full alignment (`--detail` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aligned_pairs: Option<Vec<AlignedPairDetail>>,
+    /// `builtin` or `external` (from the clean trace, spec §11.1 **veer:**), for the printers'
+    /// noise-floor line; not part of the JSON.
+    #[serde(skip)]
+    pub agent_kind: &'static str,
 }
+
+/// The warning a pair report carries when the noise floor is unmeasured for an external agent
+/// (printers show it as the noise-floor line).
+pub const UNMEASURED_FLOOR_WARNING: &str =
+    "noise floor UNMEASURED — divergence below the (unknown) sampling-noise floor may be \
+     reported as contamination; pass clean re-runs with --rerun";
 
 /// Options of one pair measurement.
 #[derive(Debug, Clone, Default)]
@@ -195,11 +205,7 @@ pub fn pair_report(
     };
     measure(&mut pair, &d, &p, &inputs);
     if floor.is_none() && kind == AgentKind::External {
-        pair.warnings.push(
-            "noise floor UNMEASURED — divergence below the (unknown) sampling-noise floor may be \
-             reported as contamination; pass clean re-runs with --rerun"
-                .into(),
-        );
+        pair.warnings.push(UNMEASURED_FLOOR_WARNING.into());
     }
     let s = &d.script;
     let manifestation = pair
@@ -250,5 +256,6 @@ pub fn pair_report(
         within_noise_floor: pair.within_noise_floor,
         warnings: pair.warnings,
         aligned_pairs: options.detail.then(|| aligned_detail(&d, &c, &p)),
+        agent_kind: kind.name(),
     }
 }

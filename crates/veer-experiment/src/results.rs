@@ -27,6 +27,8 @@ pub struct SummaryFacts {
     pub pairs: usize,
     /// Pairs whose perturbed run was not skipped.
     pub scored: usize,
+    /// Pairs whose perturbed run was skipped (`pairs − scored`).
+    pub skipped: usize,
     /// Pairs whose d_norm is known.
     pub measured: usize,
     /// Measured pairs within the noise floor.
@@ -101,6 +103,7 @@ fn summary_facts(
         capture_tier: fingerprint.get("capture_tier").map(crate::pystr::py_str),
         pairs: pairs.len(),
         scored: pairs.iter().filter(|p| p.scored()).count(),
+        skipped: pairs.iter().filter(|p| !p.scored()).count(),
         measured: measured.len(),
         within_floor: floor.map_or(0, |f| measured.iter().filter(|&&d| d <= f).count()),
         order_nondeterministic: pairs.iter().any(|p| p.order_nondeterministic),

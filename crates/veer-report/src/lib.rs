@@ -4,6 +4,7 @@
 //! turns it into text for one format. Printers never compute a number (spec ARCHITECTURE).
 
 pub mod diff;
+pub mod experiment;
 pub mod inspect;
 pub mod json;
 pub mod policy;

@@ -42,11 +42,15 @@ pub enum Command {
     /// the most changed pairs and recommendations. BASELINE and CANDIDATE are two trace files,
     /// or two directories whose traces are paired by relative path.
     #[command(
-        after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml"
+        after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml\n  veer diff base.agentlog cand.agentlog --policy policy.yaml --fail-on moderate"
     )]
     Diff(DiffArgs),
-    /// Run veer on example traces bundled in the binary (no files, no network).
-    #[command(after_help = "Example:\n  veer demo")]
+    /// Run veer's main job on example traces bundled in the binary (no files, no network): the
+    /// diff of a refund agent whose candidate prompt dropped "confirm before refunding",
+    /// checked against its bundled policy.
+    #[command(
+        after_help = "Examples:\n  veer demo\n  veer demo --format markdown\n  veer demo --format json"
+    )]
     Demo(DemoArgs),
     /// Check one trace (or every trace of a directory) against a behaviour policy: every
     /// violation with its rule, session, turn and detail, then the gate on the violations.
@@ -74,6 +78,14 @@ pub enum Command {
         after_help = "Examples:\n  veer scan traces/\n  veer scan run.agentlog --patterns team-patterns.yaml --format json\n\nA patterns file adds kinds of your own:\n  patterns:\n    - name: internal_token\n      regex: 'itk_[a-z0-9]{32}'"
     )]
     Scan(ScanArgs),
+    /// Perturbation experiments with traxr's trace-level metrics: d_norm, the first structural
+    /// divergence t* and t*/T, control-flow changes, answers, token overhead, the
+    /// manifestation and the noise floor, for one clean/perturbed pair or a whole experiment.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  veer experiment pair clean.agentlog perturbed.agentlog\n  veer experiment analyze results.json --format markdown -o report.md\n  veer experiment analyze runs/item-7/ --format csv -o pairs.csv"
+    )]
+    Experiment(ExperimentCommand),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -136,9 +148,9 @@ pub enum InspectFormat {
 /// `veer demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = InspectFormat::Terminal)]
-    pub format: InspectFormat,
+    /// Output format (every format of `veer diff`).
+    #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
+    pub format: DiffFormat,
 }
 
 /// `veer scan`.
@@ -226,6 +238,19 @@ pub struct DiffArgs {
     /// `alignment` (the turns the first-divergence alignment pairs).
     #[arg(long, value_enum, value_name = "HOW", default_value_t = PairByArg::Index)]
     pub pair_by: PairByArg,
+    /// A behaviour policy (.yaml/.yml or .json) evaluated on both sides: violations the
+    /// candidate introduced are regressions, those it cleared are fixes.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Exit 1 when the worst signal (axis severity or policy regression: info → minor,
+    /// warning → moderate, error and critical → severe) reaches this level; `never` (or
+    /// `none`) never trips.
+    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = parse_fail_on)]
+    pub fail_on: veer_policy::Level,
+    /// Work budget of the event-level (structural) alignment, in DP cells; beyond it the
+    /// structural metrics are skipped with a warning (see docs/limits.md).
+    #[arg(long, value_name = "N", default_value_t = veer_diff::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_align_cells: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
     pub format: DiffFormat,
@@ -357,4 +382,94 @@ pub enum GateFormat {
     Terminal,
     /// JSON: {worst_axis, policy_regressions, gate}.
     Json,
+}
+
+/// `veer experiment …`.
+#[derive(Debug, Subcommand)]
+pub enum ExperimentCommand {
+    /// Measure one clean/perturbed pair: d_norm and the edit-distance decomposition, the first
+    /// structural divergence t* and t*/T, control-flow changes, answers, token overhead, the
+    /// manifestation and the noise floor (from --rerun traces).
+    #[command(
+        after_help = "Examples:\n  veer experiment pair clean.agentlog perturbed.agentlog\n  veer experiment pair clean.json perturbed.json --rerun clean-2.json --rerun clean-3.json\n  veer experiment pair base.agentlog ocr.agentlog --expected 42 --format json --detail -o pair.json\n  veer experiment pair case.json              # a traxr analyzer case holds both traces"
+    )]
+    Pair(ExperimentPairArgs),
+    /// Measure a whole experiment: every pair, the summary, the aggregates by perturbation and
+    /// by manifestation group. INPUT is a traxr results JSON (every pair is re-derived from its
+    /// stored traces and answers) or a directory holding baseline.<ext>, optional reruns/*
+    /// (clean re-runs for the noise floor) and perturbed/<name>.<ext>, of any trace format.
+    #[command(
+        after_help = "Examples:\n  veer experiment analyze results.json\n  veer experiment analyze runs/item-7/ --expected 42 --format markdown -o report.md\n  veer experiment analyze runs/item-7/ --format csv -o pairs.csv\n  veer experiment analyze results.json --format json -o rederived.json\n\nDirectory layout:\n  runs/item-7/baseline.agentlog         the clean run\n  runs/item-7/reruns/run-2.agentlog     clean re-runs (optional; the noise floor)\n  runs/item-7/perturbed/ocr_noise.agentlog\n  runs/item-7/perturbed/null_content.json"
+    )]
+    Analyze(ExperimentAnalyzeArgs),
+}
+
+/// `veer experiment pair`.
+#[derive(Debug, Args)]
+pub struct ExperimentPairArgs {
+    /// The clean (baseline) trace: .agentlog (optionally .gz) or traxr trace JSON. A traxr
+    /// analyzer case file holds both traces and is given alone.
+    pub clean: PathBuf,
+    /// The perturbed trace, in either format.
+    pub perturbed: Option<PathBuf>,
+    /// A clean re-run of the same input; the noise floor is the largest d_norm of the re-runs
+    /// against CLEAN. Repeat for more re-runs.
+    #[arg(long = "rerun", value_name = "FILE")]
+    pub reruns: Vec<PathBuf>,
+    /// Task id shown in the report.
+    #[arg(long, value_name = "ID")]
+    pub task_id: Option<String>,
+    /// The expected answer: enables task_success.
+    #[arg(long, value_name = "ANSWER")]
+    pub expected: Option<String>,
+    /// Include the full alignment (aligned_pairs with both events) in the JSON.
+    #[arg(long)]
+    pub detail: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExperimentPairFormat::Terminal)]
+    pub format: ExperimentPairFormat,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Formats `veer experiment pair` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExperimentPairFormat {
+    /// A short human summary.
+    Terminal,
+    /// JSON: traxr's divergence report keys plus the pair result (schema_version 1).
+    Json,
+}
+
+/// `veer experiment analyze`.
+#[derive(Debug, Args)]
+pub struct ExperimentAnalyzeArgs {
+    /// A traxr results JSON, or an experiment directory (baseline.*, reruns/*, perturbed/*).
+    pub input: PathBuf,
+    /// The expected answer, for task_success (for a results file it replaces
+    /// fingerprint.expected_answer).
+    #[arg(long, value_name = "ANSWER")]
+    pub expected: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExperimentAnalyzeFormat::Terminal)]
+    pub format: ExperimentAnalyzeFormat,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Formats `veer experiment analyze` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExperimentAnalyzeFormat {
+    /// The summary, then tables of the pairs and the aggregates.
+    Terminal,
+    /// traxr's results JSON layout (sorted keys, every run's trace included).
+    Json,
+    /// A Markdown report.
+    Markdown,
+    /// One row per pair.
+    Csv,
 }

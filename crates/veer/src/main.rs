@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         cli::Command::Gate(a) => commands::gate::run(a),
         cli::Command::Policy(cli::PolicyCommand::Validate(a)) => commands::policy::validate(a),
         cli::Command::Scan(a) => commands::scan::run(a),
+        cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
     };
     match result {

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod demo;
 pub mod diff;
+pub mod experiment;
 pub mod gate;
 pub mod inspect;
 pub mod policy;

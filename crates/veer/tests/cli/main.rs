@@ -7,6 +7,8 @@ mod bad_input;
 mod bad_inputs;
 mod common;
 mod diff;
+mod diff_policy;
+mod experiment;
 mod inspect;
 mod no_network;
 mod policy;
