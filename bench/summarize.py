@@ -38,3 +38,31 @@ for name in order:
     fmt = lambda x, p: "–" if x is None else f"{x:.{p}f}"
     note = "; ".join(n for n in (vn and f"veer: {vn}", sn and f"shadow: {sn}") if n)
     print(f"| {name} | {fmt(vs, 3)} | {fmt(vr, 1)} | {fmt(ss, 2)} | {fmt(sr, 1) if sr else '–'} | {ratio} | {note} |")
+
+
+# How cost grows: for each kind of pair, time and memory against turns, and the exponent
+# between successive sizes (log(t2/t1) / log(n2/n1); 1 = linear, 2 = quadratic).
+import math
+
+series = defaultdict(list)
+for name in order:
+    kind, _, size = name.rpartition("-")
+    if size.isdigit() and kind in ("near", "divergent"):
+        secs, rss, note = cell((name, "veer"))
+        if secs:
+            series[kind].append((int(size), secs, rss))
+if series:
+    print()
+    print("| pair kind | turns | veer (s) | peak RSS (MB) | time exponent | memory exponent |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for kind, rows in series.items():
+        rows.sort()
+        prev = None
+        for n, secs, rss in rows:
+            te = me = "–"
+            if prev and n > prev[0]:
+                span = math.log(n / prev[0])
+                te = f"{math.log(max(secs, 1e-3) / max(prev[1], 1e-3)) / span:.2f}"
+                me = f"{math.log(rss / prev[2]) / span:.2f}"
+            print(f"| {kind} | {n} | {secs:.3f} | {rss:.1f} | {te} | {me} |")
+            prev = (n, secs, rss)
