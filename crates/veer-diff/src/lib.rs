@@ -44,8 +44,8 @@ use veer_trace::Trace;
 pub const DEFAULT_SEED: u64 = 42;
 /// Default number of ranked divergences.
 pub const DEFAULT_TOP_K: usize = 5;
-/// Default alignment work budget: 2^28 cells (about 270 million).
-pub const DEFAULT_MAX_ALIGN_CELLS: u64 = 1 << 28;
+/// Default alignment work budget: 2^26 cells (about 67 million; an 8,000 × 8,000 table).
+pub const DEFAULT_MAX_ALIGN_CELLS: u64 = 1 << 26;
 
 /// Knobs of one diff.
 #[derive(Debug, Clone)]

@@ -91,25 +91,22 @@ pub fn intern<'a>(
     (b, c)
 }
 
-/// Size of the intersection of two ascending, duplicate-free slices.
-fn intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
+/// Size of the intersection of two ascending, duplicate-free slices. Branch-free merge: the
+/// DP calls this for every in-band cell, and on unrelated texts a mispredicted branch per
+/// element cost more than the comparisons.
+fn intersection<T: Ord + Copy>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
+        let (x, y) = (a[i], b[j]);
+        n += usize::from(x == y);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
     }
     n
 }
 
 /// Jaccard index of two ascending, duplicate-free sets: 1 when both are empty.
-pub fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
+pub fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
@@ -155,6 +152,17 @@ pub struct PairCost {
 
 /// The pair cost with its components.
 pub fn pair_cost(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> PairCost {
+    pair_cost_with(a, b, || intersection(a.shingles, b.shingles))
+}
+
+/// [`pair_cost`] with the number of shingles the two texts share supplied by `shared`
+/// (called only when the texts differ); the DP counts them a row at a time from a
+/// [`ShingleIndex`]. Same formula, same doubles.
+pub fn pair_cost_with(
+    a: &AlignTurn<'_>,
+    b: &AlignTurn<'_>,
+    shared: impl FnOnce() -> usize,
+) -> PairCost {
     let shape_dist = 1.0 - jaccard(&a.shape, &b.shape);
     let count_dist = if a.count == b.count {
         0.0
@@ -169,8 +177,11 @@ pub fn pair_cost(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> PairCost {
     let structural = shape_dist.max(count_dist);
     let text_similarity = if a.text == b.text || (a.text_empty && b.text_empty) {
         1.0
+    } else if a.shingles.is_empty() && b.shingles.is_empty() {
+        1.0
     } else {
-        jaccard(a.shingles, b.shingles)
+        let inter = shared();
+        inter as f64 / (a.shingles.len() + b.shingles.len() - inter) as f64
     };
     let stop_differs = a.stop != b.stop;
     let args_differ = a.shape == b.shape && !a.shape.is_empty() && inputs_differ(a, b);
@@ -184,6 +195,45 @@ pub fn pair_cost(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> PairCost {
         stop_differs,
         args_differ,
         cost,
+    }
+}
+
+/// Which candidate turns hold each shingle (turn indices ascending), so the shingles a
+/// baseline turn shares with every candidate turn of a band row are counted in one pass over
+/// its own shingles — O(shingles + shared) per row instead of a merge per cell.
+pub struct ShingleIndex {
+    postings: HashMap<u64, Vec<u32>>,
+}
+
+impl ShingleIndex {
+    /// Indexes the candidate side.
+    pub fn new(candidate: &[AlignTurn<'_>]) -> ShingleIndex {
+        let mut postings: HashMap<u64, Vec<u32>> = HashMap::new();
+        for (j, t) in candidate.iter().enumerate() {
+            for &s in t.shingles {
+                postings.entry(s).or_default().push(j as u32);
+            }
+        }
+        ShingleIndex { postings }
+    }
+
+    /// `counts[k]` = shingles `turn` shares with candidate turn `first + k`, for the
+    /// `counts.len()` turns from `first`.
+    pub fn shared_row(&self, turn: &AlignTurn<'_>, first: usize, counts: &mut [u32]) {
+        counts.fill(0);
+        let end = first + counts.len();
+        for s in turn.shingles {
+            if let Some(list) = self.postings.get(s) {
+                let start = list.partition_point(|&j| (j as usize) < first);
+                for &j in &list[start..] {
+                    let j = j as usize;
+                    if j >= end {
+                        break;
+                    }
+                    counts[j - first] += 1;
+                }
+            }
+        }
     }
 }
 

@@ -20,7 +20,7 @@
 //! bit-identical to the one-pass evaluation. Memory is then O(m · log n) floats plus the fixed
 //! choice budget, never quadratic; time grows by a factor of about log₂(n·w / budget).
 
-use super::cost::{pair_cost, AlignTurn};
+use super::cost::{pair_cost_with, AlignTurn, ShingleIndex};
 use super::{Alignment, Step, GAP_EXTEND, GAP_OPEN};
 
 /// Half-width of the first band.
@@ -49,6 +49,7 @@ type RowValues = [Vec<f64>; 3];
 struct Grid<'a> {
     b: &'a [AlignTurn<'a>],
     c: &'a [AlignTurn<'a>],
+    index: &'a ShingleIndex,
     n: usize,
     m: usize,
     lo: i64,
@@ -56,13 +57,19 @@ struct Grid<'a> {
 }
 
 impl<'a> Grid<'a> {
-    fn new(b: &'a [AlignTurn<'a>], c: &'a [AlignTurn<'a>], w: usize) -> Grid<'a> {
+    fn new(
+        b: &'a [AlignTurn<'a>],
+        c: &'a [AlignTurn<'a>],
+        index: &'a ShingleIndex,
+        w: usize,
+    ) -> Grid<'a> {
         let (n, m) = (b.len(), c.len());
         let d = m as i64 - n as i64;
         let w = w as i64;
         Grid {
             b,
             c,
+            index,
             n,
             m,
             lo: d.min(0) - w,
@@ -105,6 +112,10 @@ impl<'a> Grid<'a> {
         let (n, m) = (self.n, self.m);
         let (ja, jz) = self.cols(i);
         let (na, nz) = if i < n { self.cols(i + 1) } else { (1, 0) };
+        let mut shared = vec![0u32; if i < n { jz + 1 - ja } else { 0 }];
+        if i < n {
+            self.index.shared_row(&self.b[i], ja, &mut shared);
+        }
         let below = |s: usize, j: usize| {
             if i < n && j >= na && j <= nz {
                 next[s][j]
@@ -121,7 +132,8 @@ impl<'a> Grid<'a> {
                 continue;
             }
             let pair = if i < n && j < m {
-                pair_cost(&self.b[i], &self.c[j]).cost + below(0, j + 1)
+                pair_cost_with(&self.b[i], &self.c[j], || shared[j - ja] as usize).cost
+                    + below(0, j + 1)
             } else {
                 INF
             };
@@ -341,9 +353,10 @@ fn banded(
 ) -> Option<Alignment> {
     let (n, m) = (b.len(), c.len());
     let gap = n.abs_diff(m) as f64;
+    let index = ShingleIndex::new(c);
     let mut w = INITIAL_HALF_WIDTH;
     loop {
-        let grid = Grid::new(b, c, w);
+        let grid = Grid::new(b, c, &index, w);
         let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
         if cells as u64 > max_cells {
             return None;
