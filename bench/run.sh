@@ -5,6 +5,7 @@
 #   bench/run.sh                      # all sizes: 10 100 1000 10000 100000 turns, dir 1000x20
 #   bench/run.sh --sizes "10 100 1000" --runs 3 --no-reference
 #   bench/run.sh --runs 5 --ref-runs 1  # the reference takes minutes per run: time it once
+#   bench/run.sh --ref-max 1000         # the reference only up to 1,000 turns
 #
 # Inputs come from `veer synth` (deterministic). Each measurement is the median of --runs runs
 # (--ref-runs for the reference, default the same) of wall time and peak RSS from
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 SIZES="10 100 1000 10000 100000"
 RUNS=3
 REF_RUNS=
+REF_MAX=
 REFERENCE=1
 DIR_PAIRS=1000
 DIR_TURNS=20
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
     --sizes) SIZES="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
     --ref-runs) REF_RUNS="$2"; shift 2 ;;
+    --ref-max) REF_MAX="$2"; shift 2 ;;
     --no-reference) REFERENCE=0; shift ;;
     --dir-pairs) DIR_PAIRS="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -75,7 +78,9 @@ for n in $SIZES; do
     for r in $(seq 1 "$RUNS"); do
       measure "$kind-$n" veer 600 "$r" "$VEER" diff "$d/baseline.agentlog" "$d/candidate.agentlog" --format json -o "$OUT/last-veer.json" || true
     done
-    if [ "$REFERENCE" = 1 ] && [ -z "${REF_GAVE_UP[$kind]:-}" ]; then
+    if [ "$REFERENCE" = 1 ] && [ -n "$REF_MAX" ] && [ "$n" -gt "$REF_MAX" ]; then
+      :  # not timed (--ref-max)
+    elif [ "$REFERENCE" = 1 ] && [ -z "${REF_GAVE_UP[$kind]:-}" ]; then
       for r in $(seq 1 "$REF_RUNS"); do
         if ! measure "$kind-$n" shadow "$REF_TIMEOUT" "$r" "$SHADOW" diff "$d/baseline.agentlog" "$d/candidate.agentlog" --output-json "$OUT/last-shadow.json"; then
           REF_GAVE_UP[$kind]=$n
