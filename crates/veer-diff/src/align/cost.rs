@@ -175,9 +175,10 @@ pub fn pair_cost_with(
         ((hi - lo) as f64 / hi as f64).min(1.0)
     };
     let structural = shape_dist.max(count_dist);
-    let text_similarity = if a.text == b.text || (a.text_empty && b.text_empty) {
-        1.0
-    } else if a.shingles.is_empty() && b.shingles.is_empty() {
+    let text_similarity = if a.text == b.text
+        || (a.text_empty && b.text_empty)
+        || (a.shingles.is_empty() && b.shingles.is_empty())
+    {
         1.0
     } else {
         let inter = shared();
