@@ -54,7 +54,13 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     let frac = rank - lo;
     let (lo, hi) = (lo as usize, hi as usize);
     let last = sorted.len() - 1;
-    sorted[lo.min(last)] * (1.0 - frac) + sorted[hi.min(last)] * frac
+    let (a, b) = (sorted[lo.min(last)], sorted[hi.min(last)]);
+    if a == b {
+        // Interpolating between equal values can miss them by an ulp and put the 2.5th
+        // percentile above the 97.5th; equal neighbours give their value exactly.
+        return a;
+    }
+    a * (1.0 - frac) + b * frac
 }
 
 /// The statistic a bootstrap evaluates on each paired resample.
