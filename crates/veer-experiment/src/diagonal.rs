@@ -111,50 +111,42 @@ pub fn edit_script_diagonal<T: PartialEq>(
 
     let mut ops = Vec::with_capacity(m.max(n));
     let (mut i, mut j, mut v) = (m, n, distance as isize);
-    let (mut s, mut ins, mut del) = (0, 0, 0);
     while i > 0 || j > 0 {
-        if i == 0 {
-            j -= 1;
-            ins += 1;
-            v -= 1;
-            ops.push(EditOp::Insertion { j });
+        let op = if i == 0 {
+            EditOp::Insertion { j: j - 1 }
         } else if j == 0 {
-            i -= 1;
-            del += 1;
-            v -= 1;
-            ops.push(EditOp::Deletion { i });
+            EditOp::Deletion { i: i - 1 }
         } else if seq1[i - 1] == seq2[j - 1] {
-            i -= 1;
-            j -= 1;
-            ops.push(EditOp::Match { i, j });
+            EditOp::Match { i: i - 1, j: j - 1 }
         } else if fronts.within(i - 1, j - 1, v - 1) {
-            i -= 1;
-            j -= 1;
-            s += 1;
-            v -= 1;
-            ops.push(EditOp::Substitution { i, j });
+            EditOp::Substitution { i: i - 1, j: j - 1 }
         } else if fronts.within(i, j - 1, v - 1) {
-            j -= 1;
-            ins += 1;
-            v -= 1;
-            ops.push(EditOp::Insertion { j });
+            EditOp::Insertion { j: j - 1 }
         } else {
-            i -= 1;
-            del += 1;
-            v -= 1;
-            ops.push(EditOp::Deletion { i });
+            EditOp::Deletion { i: i - 1 }
+        };
+        match op {
+            EditOp::Match { .. } => {
+                i -= 1;
+                j -= 1;
+            }
+            EditOp::Substitution { .. } => {
+                i -= 1;
+                j -= 1;
+                v -= 1;
+            }
+            EditOp::Insertion { .. } => {
+                j -= 1;
+                v -= 1;
+            }
+            EditOp::Deletion { .. } => {
+                i -= 1;
+                v -= 1;
+            }
         }
+        ops.push(op);
     }
-    ops.reverse();
-    Some(EditScript {
-        distance,
-        substitutions: s,
-        insertions: ins,
-        deletions: del,
-        baseline_length: m,
-        perturbed_length: n,
-        ops,
-    })
+    Some(EditScript::from_backtrack(distance, m, n, ops))
 }
 
 #[cfg(test)]

@@ -57,6 +57,22 @@ pub struct EditScript {
 }
 
 impl EditScript {
+    /// The script of an alignment given backwards (as a backtrack from (m, n) emits it);
+    /// the substitution, insertion and deletion counts are read off the operations.
+    pub fn from_backtrack(distance: usize, m: usize, n: usize, mut ops: Vec<EditOp>) -> Self {
+        ops.reverse();
+        let count = |f: fn(&EditOp) -> bool| ops.iter().filter(|o| f(o)).count();
+        EditScript {
+            distance,
+            substitutions: count(|o| matches!(o, EditOp::Substitution { .. })),
+            insertions: count(|o| matches!(o, EditOp::Insertion { .. })),
+            deletions: count(|o| matches!(o, EditOp::Deletion { .. })),
+            baseline_length: m,
+            perturbed_length: n,
+            ops,
+        }
+    }
+
     /// distance / max(m, n), in [0, 1]; 0.0 when both sequences are empty.
     pub fn normalized(&self) -> f64 {
         let longer = self.baseline_length.max(self.perturbed_length);
@@ -112,7 +128,6 @@ pub fn edit_script<T: PartialEq>(seq1: &[T], seq2: &[T]) -> EditScript {
     let distance = prev[n];
     let mut ops = Vec::with_capacity(m.max(n));
     let (mut i, mut j) = (m, n);
-    let (mut s, mut ins, mut del) = (0, 0, 0);
     while i > 0 || j > 0 {
         match decisions[i * width + j] {
             MATCH => {
@@ -123,31 +138,19 @@ pub fn edit_script<T: PartialEq>(seq1: &[T], seq2: &[T]) -> EditScript {
             SUB => {
                 i -= 1;
                 j -= 1;
-                s += 1;
                 ops.push(EditOp::Substitution { i, j });
             }
             INS => {
                 j -= 1;
-                ins += 1;
                 ops.push(EditOp::Insertion { j });
             }
             _ => {
                 i -= 1;
-                del += 1;
                 ops.push(EditOp::Deletion { i });
             }
         }
     }
-    ops.reverse();
-    EditScript {
-        distance,
-        substitutions: s,
-        insertions: ins,
-        deletions: del,
-        baseline_length: m,
-        perturbed_length: n,
-        ops,
-    }
+    EditScript::from_backtrack(distance, m, n, ops)
 }
 
 /// Python `round(x, 4)`: round half to even on the exact binary value (`1/32` → 0.0312,

@@ -1,4 +1,5 @@
-//! Python's `json.dumps(value, sort_keys=True)` byte for byte, for traxr's `content_hash`.
+//! Python's `json.dumps(value, sort_keys=True)` byte for byte, for traxr's `content_hash`, and
+//! its `indent=2` form, for traxr's results export.
 //!
 //! Separators `", "` and `": "`, keys sorted by code point, `ensure_ascii` escaping (everything
 //! outside U+0020–U+007E as `\uXXXX`, surrogate pairs above the BMP), floats in Python `repr`.
@@ -10,7 +11,15 @@ use std::fmt::Write as _;
 /// `json.dumps(value, sort_keys=True)` as Python writes it.
 pub fn dumps_sorted(value: &Value) -> String {
     let mut out = String::new();
-    write(&mut out, value);
+    write(&mut out, value, None);
+    out
+}
+
+/// `json.dumps(value, sort_keys=True, indent=2)` as Python writes it: items on their own
+/// lines, two spaces per level, `,` ending a line, empty containers as `[]` / `{}`.
+pub fn dumps_sorted_indented(value: &Value) -> String {
+    let mut out = String::new();
+    write(&mut out, value, Some(0));
     out
 }
 
@@ -22,7 +31,30 @@ pub fn traxr_content_hash(payload: &Value) -> String {
     s
 }
 
-fn write(out: &mut String, v: &Value) {
+/// Before an item: `", "` between items on one line, or a line break and the item's indent.
+fn separate(out: &mut String, first: bool, level: Option<usize>) {
+    match level {
+        None if !first => out.push_str(", "),
+        None => {}
+        Some(l) => {
+            if !first {
+                out.push(',');
+            }
+            newline(out, l + 1);
+        }
+    }
+}
+
+fn newline(out: &mut String, level: usize) {
+    out.push('\n');
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+/// `level`: None for one line, Some(depth) when indenting.
+fn write(out: &mut String, v: &Value, level: Option<usize>) {
+    let inner = level.map(|l| l + 1);
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -31,24 +63,27 @@ fn write(out: &mut String, v: &Value) {
         Value::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write(out, x);
+                separate(out, i == 0, level);
+                write(out, x, inner);
+            }
+            if let (Some(l), false) = (level, a.is_empty()) {
+                newline(out, l);
             }
             out.push(']');
         }
         Value::Object(m) => {
             let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            // Python sorts str keys by code point, which is UTF-8 byte order.
             entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             out.push('{');
             for (i, (k, x)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
+                separate(out, i == 0, level);
                 write_str(out, k);
                 out.push_str(": ");
-                write(out, x);
+                write(out, x, inner);
+            }
+            if let (Some(l), false) = (level, m.is_empty()) {
+                newline(out, l);
             }
             out.push('}');
         }

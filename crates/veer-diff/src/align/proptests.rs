@@ -134,23 +134,26 @@ proptest! {
     }
 }
 
-/// Long traces that differ in a long stretch force the band to widen; the result still equals
-/// the full matrix.
-#[test]
-fn band_widens_until_exact() {
-    use crate::testing::GenTurn;
-    let turn = |k: u8, words: Vec<u8>| GenTurn {
+/// A turn calling tool `k % 3` with `words` as its text.
+fn turn(k: u8, words: Vec<u8>) -> crate::testing::GenTurn {
+    crate::testing::GenTurn {
         tools: vec![(k % 3, k % 3, k % 3)],
         words,
         stop: 0,
         output_tokens: 1,
         latency: 1,
         new_session: false,
-    };
-    let b: Vec<GenTurn> = (0..150u8)
+    }
+}
+
+/// Long traces that differ in a long stretch force the band to widen; the result still equals
+/// the full matrix.
+#[test]
+fn band_widens_until_exact() {
+    let b: Vec<crate::testing::GenTurn> = (0..150u8)
         .map(|i| turn(i, vec![i % 8, (i / 8) % 8]))
         .collect();
-    let mut c: Vec<GenTurn> = (0..60u8)
+    let mut c: Vec<crate::testing::GenTurn> = (0..60u8)
         .map(|i| turn(i, vec![i % 8, (i / 8) % 8]))
         .collect();
     c.extend((0..40u8).map(|i| turn(i + 1, vec![7, 6, 5])));
@@ -170,17 +173,8 @@ fn band_widens_until_exact() {
 /// A work limit either gives exactly the unlimited alignment or nothing.
 #[test]
 fn work_limit_gives_the_same_alignment_or_none() {
-    use crate::testing::GenTurn;
-    let turn = |k: u8, words: Vec<u8>| GenTurn {
-        tools: vec![(k % 3, k % 3, k % 3)],
-        words,
-        stop: 0,
-        output_tokens: 1,
-        latency: 1,
-        new_session: false,
-    };
-    let b: Vec<GenTurn> = (0..120u8).map(|i| turn(i, vec![i % 8])).collect();
-    let c: Vec<GenTurn> = (0..120u8)
+    let b: Vec<crate::testing::GenTurn> = (0..120u8).map(|i| turn(i, vec![i % 8])).collect();
+    let c: Vec<crate::testing::GenTurn> = (0..120u8)
         .map(|i| turn(i.wrapping_mul(7), vec![7 - i % 8, 3]))
         .collect();
     let (tb, tc) = turns(&b, &c);
@@ -220,8 +214,8 @@ fn stress(n: usize, budget: usize) {
         latency: 1,
         new_session: false,
     };
-    let b: Vec<GenTurn> = (0..n).map(|i| turn(i, 0)).collect();
-    let c: Vec<GenTurn> = (0..n)
+    let b: Vec<crate::testing::GenTurn> = (0..n).map(|i| turn(i, 0)).collect();
+    let c: Vec<crate::testing::GenTurn> = (0..n)
         .filter(|i| i % 1000 != 500)
         .map(|i| turn(i, usize::from(i % 11 == 0)))
         .chain((0..10).map(|i| turn(i, 5)))

@@ -3,6 +3,7 @@
 //! `experiment.md` §11.4): fixed decimals, `—` for unknown, yes/no, the floor mark, the t* cell
 //! and the compact control-flow summary.
 
+use veer_experiment::aggregates::PerturbationAggregate;
 use veer_experiment::control_flow::ControlFlowChanges;
 use veer_experiment::pair::PairResult;
 
@@ -121,6 +122,47 @@ pub fn control_flow_fields(c: &ControlFlowChanges) -> Vec<(&'static str, String)
         }
     }
     out
+}
+
+/// Column names of the by-perturbation table (terminal and Markdown).
+pub const PERTURBATION_COLUMNS: [&str; 10] = [
+    "perturbation",
+    "pairs",
+    "measured",
+    "mean d_norm",
+    "max d_norm",
+    "mean t*/T",
+    "recovery rate",
+    "mean tokens",
+    "max tokens",
+    "manifestations",
+];
+
+/// The cells of one by-perturbation row, in [`PERTURBATION_COLUMNS`] order; the first and
+/// the last are text, the others numbers.
+pub fn perturbation_row(a: &PerturbationAggregate) -> [String; 10] {
+    let d = &a.divergence_summary;
+    let manifestations: Vec<String> = a
+        .manifestations
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    [
+        a.perturbation.clone(),
+        a.pairs.to_string(),
+        d.pairs_measured.to_string(),
+        fixed(d.mean_d_norm, 4),
+        fixed(d.max_d_norm, 4),
+        fixed(d.mean_t_star_norm, 4),
+        percent_opt(a.recovery_rate),
+        tokens(a.token_overhead_summary.mean),
+        tokens(a.token_overhead_summary.max),
+        if manifestations.is_empty() {
+            UNKNOWN.to_string()
+        } else {
+            manifestations.join(", ")
+        },
+    ]
 }
 
 #[cfg(test)]

@@ -5,10 +5,8 @@
 //! experiment export that diffs cleanly against traxr's needs this writer.
 
 use serde::Serialize;
-use serde_json::{Number, Value};
-use std::fmt::Write as _;
 use veer_experiment::ExperimentReport;
-use veer_trace::pyjson::py_float_repr;
+use veer_trace::pyjson::dumps_sorted_indented;
 
 /// The experiment report in traxr's `to_json` layout (with veer's extra keys `schema_version`,
 /// `errors` and the per-perturbation and per-group aggregates).
@@ -20,95 +18,13 @@ pub fn render(report: &ExperimentReport) -> String {
 pub fn to_sorted_json<T: Serialize>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(v) => {
-            let mut out = String::new();
-            write_value(&mut out, &v, 0);
+            let mut out = dumps_sorted_indented(&v);
             out.push('\n');
             out
         }
         // Report structs hold only strings, numbers, bools and maps with string keys.
         Err(e) => format!("{{\"error\": \"cannot serialise report: {e}\"}}\n"),
     }
-}
-
-fn indent(out: &mut String, level: usize) {
-    out.push('\n');
-    for _ in 0..level {
-        out.push_str("  ");
-    }
-}
-
-fn write_value(out: &mut String, v: &Value, level: usize) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => write_number(out, n),
-        Value::String(s) => write_str(out, s),
-        Value::Array(items) if items.is_empty() => out.push_str("[]"),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                indent(out, level + 1);
-                write_value(out, x, level + 1);
-            }
-            indent(out, level);
-            out.push(']');
-        }
-        Value::Object(m) if m.is_empty() => out.push_str("{}"),
-        Value::Object(m) => {
-            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-            // Python sorts str keys by code point, which is UTF-8 byte order.
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push('{');
-            for (i, (k, x)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                indent(out, level + 1);
-                write_str(out, k);
-                out.push_str(": ");
-                write_value(out, x, level + 1);
-            }
-            indent(out, level);
-            out.push('}');
-        }
-    }
-}
-
-fn write_number(out: &mut String, n: &Number) {
-    if let Some(i) = n.as_i64() {
-        let _ = write!(out, "{i}");
-    } else if let Some(u) = n.as_u64() {
-        let _ = write!(out, "{u}");
-    } else if let Some(f) = n.as_f64() {
-        out.push_str(&py_float_repr(f));
-    }
-}
-
-/// A JSON string with Python's `ensure_ascii` escaping.
-fn write_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(c),
-            _ => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{u:04x}");
-                }
-            }
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! comments and experiment notebooks.
 
 use super::cells::{
-    control_flow, fixed, floor_mark, percent, percent_opt, t_star, tokens, tristate, UNKNOWN,
+    control_flow, fixed, floor_mark, percent, percent_opt, perturbation_row, t_star, tokens,
+    tristate, PERTURBATION_COLUMNS, UNKNOWN,
 };
 use super::summary::summary_text;
 use veer_experiment::manifestation::Manifestation;
@@ -88,35 +89,12 @@ pub fn render(r: &ExperimentReport) -> String {
     lines.extend([
         "## By perturbation".into(),
         String::new(),
-        "| perturbation | pairs | measured | mean d_norm | max d_norm | mean t*/T | recovery rate \
-         | mean tokens | max tokens | manifestations |"
-            .into(),
+        format!("| {} |", PERTURBATION_COLUMNS.join(" | ")),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|".into(),
     ]);
     for a in &r.aggregates.by_perturbation {
-        let d = &a.divergence_summary;
-        let manifestations: Vec<String> = a
-            .manifestations
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        lines.push(format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            cell(&a.perturbation),
-            a.pairs,
-            d.pairs_measured,
-            fixed(d.mean_d_norm, 4),
-            fixed(d.max_d_norm, 4),
-            fixed(d.mean_t_star_norm, 4),
-            percent_opt(a.recovery_rate),
-            tokens(a.token_overhead_summary.mean),
-            tokens(a.token_overhead_summary.max),
-            if manifestations.is_empty() {
-                UNKNOWN.to_string()
-            } else {
-                manifestations.join(", ")
-            }
-        ));
+        let row: Vec<String> = perturbation_row(a).iter().map(|c| cell(c)).collect();
+        lines.push(format!("| {} |", row.join(" | ")));
     }
     lines.push(String::new());
 

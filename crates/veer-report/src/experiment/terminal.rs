@@ -5,8 +5,8 @@
 //! when `style.colour`.
 
 use super::cells::{
-    control_flow, control_flow_fields, fixed, floor_mark, percent_opt, t_star, tokens, tristate,
-    UNKNOWN,
+    control_flow, control_flow_fields, fixed, floor_mark, percent_opt, perturbation_row, t_star,
+    tokens, tristate, PERTURBATION_COLUMNS, UNKNOWN,
 };
 use super::summary::summary_text;
 use crate::style::Style;
@@ -81,41 +81,16 @@ pub fn render_experiment(r: &ExperimentReport, style: Style) -> String {
     out.push('\n');
     out.push_str(&style.heading("by perturbation"));
     out.push('\n');
-    let mut by = table(vec![
-        "perturbation",
-        "pairs",
-        "measured",
-        "mean d_norm",
-        "max d_norm",
-        "mean t*/T",
-        "recovery rate",
-        "mean tokens",
-        "max tokens",
-        "manifestations",
-    ]);
+    let mut by = table(PERTURBATION_COLUMNS.to_vec());
     for a in &r.aggregates.by_perturbation {
-        let d = &a.divergence_summary;
-        let manifestations: Vec<String> = a
-            .manifestations
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        by.add_row(vec![
-            Cell::new(&a.perturbation),
-            right(a.pairs.to_string()),
-            right(d.pairs_measured.to_string()),
-            right(fixed(d.mean_d_norm, 4)),
-            right(fixed(d.max_d_norm, 4)),
-            right(fixed(d.mean_t_star_norm, 4)),
-            right(percent_opt(a.recovery_rate)),
-            right(tokens(a.token_overhead_summary.mean)),
-            right(tokens(a.token_overhead_summary.max)),
-            Cell::new(if manifestations.is_empty() {
-                UNKNOWN.to_string()
+        let last = PERTURBATION_COLUMNS.len() - 1;
+        by.add_row(perturbation_row(a).into_iter().enumerate().map(|(i, c)| {
+            if i == 0 || i == last {
+                Cell::new(c)
             } else {
-                manifestations.join(", ")
-            }),
-        ]);
+                right(c)
+            }
+        }));
     }
     out.push_str(&by.to_string());
     out.push('\n');

@@ -295,3 +295,33 @@ fn over_the_alignment_budget_structural_is_null_with_a_warning() {
     let r = veer(&["diff", &b, &c, "--max-align-cells", "0"]);
     assert_eq!(r.code, 2);
 }
+
+/// The diff's structural block and `veer experiment pair` measure the same events: equal
+/// numbers on every Shadow example pair (the experiment metrics carry the traxr parity tests).
+#[test]
+fn structural_block_equals_experiment_pair() {
+    for name in [
+        "demo",
+        "customer-support",
+        "devops-agent",
+        "er-triage",
+        "refund-agent-audit",
+    ] {
+        let b = format!("tests/fixtures/shadow/{name}/baseline.agentlog");
+        let c = format!("tests/fixtures/shadow/{name}/candidate.agentlog");
+        let d = json(&["diff", &b, &c, "--format", "json"], 0);
+        let p = json(&["experiment", "pair", &b, &c, "--format", "json"], 0);
+        let s = &d["structural"];
+        assert_eq!(s["d_norm"], p["d_norm"], "{name}");
+        assert_eq!(s["t_star"], p["t_star"], "{name}");
+        assert_eq!(s["t_star_norm"], p["t_star_norm"], "{name}");
+        assert_eq!(
+            s["first_divergence_type"], p["first_divergence_type"],
+            "{name}"
+        );
+        assert_eq!(s["control_flow"], p["control_flow_changes"], "{name}");
+        for k in ["distance", "substitutions", "insertions", "deletions"] {
+            assert_eq!(s["edit_distance"][k], p["edit_distance"][k], "{name} {k}");
+        }
+    }
+}
