@@ -31,12 +31,17 @@ pub struct Pricing {
     models: BTreeMap<String, ModelPrice>,
 }
 
-/// A pricing file that could not be used; names the entry and field.
+/// A pricing file that could not be used; names the entry and field (and, for a syntax
+/// error, the line and column).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{field}: {message}")]
 pub struct PricingError {
-    /// JSON path of the offending value, e.g. `gpt-5.output`.
+    /// JSON path of the offending value, e.g. `gpt-5.output`; `(file)` for the whole file.
     pub field: String,
+    /// 1-based line of a syntax error.
+    pub line: Option<usize>,
+    /// 1-based column of a syntax error.
+    pub column: Option<usize>,
     /// What is wrong.
     pub message: String,
 }
@@ -56,6 +61,8 @@ fn rate(model: &str, field: &str, v: &Value) -> Result<f64, PricingError> {
         Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
         _ => Err(PricingError {
             field: format!("{model}.{field}"),
+            line: None,
+            column: None,
             message: format!("must be a non-negative number (USD per token), found {v}"),
         }),
     }
@@ -81,13 +88,24 @@ impl Pricing {
     /// either `[input, output]` or an object with the seven rate fields (missing → 0).
     /// Unknown fields inside an entry, non-numeric or negative rates are errors.
     pub fn from_json(text: &str) -> Result<Pricing, PricingError> {
-        let v: Value = serde_json::from_str(text).map_err(|e| PricingError {
-            field: "(file)".into(),
-            message: format!("not valid JSON: {e}"),
+        let v: Value = veer_trace::strict_json::parse_strict(text).map_err(|e| {
+            let full = e.to_string();
+            let message = match full.rfind(" at line ") {
+                Some(i) => full[..i].to_string(),
+                None => full,
+            };
+            PricingError {
+                field: "(file)".into(),
+                line: Some(e.line()),
+                column: Some(e.column().max(1)),
+                message: format!("not valid JSON: {message}"),
+            }
         })?;
         let Value::Object(entries) = v else {
             return Err(PricingError {
                 field: "(file)".into(),
+                line: None,
+                column: None,
                 message: "must be a JSON object mapping model names to prices".into(),
             });
         };
@@ -106,6 +124,8 @@ impl Pricing {
                     if let Some(k) = o.keys().find(|k| !FIELDS.contains(&k.as_str())) {
                         return Err(PricingError {
                             field: format!("{model}.{k}"),
+                            line: None,
+                            column: None,
                             message: format!(
                                 "unknown price field; expected one of {}",
                                 FIELDS.join(", ")
@@ -126,6 +146,8 @@ impl Pricing {
                 other => {
                     return Err(PricingError {
                         field: model.clone(),
+                        line: None,
+                        column: None,
                         message: format!(
                             "must be [input, output] or an object of rates, found {other}"
                         ),

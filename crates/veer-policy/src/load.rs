@@ -95,7 +95,9 @@ impl Policy {
                     if json { "JSON" } else { "YAML" },
                     e.message
                 ),
-                hint: Some(if json {
+                hint: Some(if let Some(h) = e.hint {
+                    h
+                } else if json {
                     "a .json policy must be strict JSON; use a .yaml suffix for YAML".into()
                 } else {
                     "check the indentation and quoting around this position".into()

@@ -116,6 +116,8 @@ pub struct SyntaxError {
     pub line: u64,
     /// 1-based column, 0 when unknown.
     pub column: u64,
+    /// What to do about it, when the parser's own problem calls for a particular hint.
+    pub hint: Option<String>,
 }
 
 /// Parses a YAML 1.2 document (anchors and aliases allowed, duplicate keys rejected).
@@ -141,6 +143,22 @@ pub fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
         if let Some(first) = message.lines().next() {
             message = first.to_string();
         }
+        let mut hint = None;
+        if message.starts_with("recursion limit exceeded") {
+            hint = Some("a policy nests only a few levels deep; look for runaway brackets".into());
+        }
+        if message.starts_with("duplicate mapping key") {
+            if let Some(i) = message.find(", set DuplicateKeyPolicy") {
+                message.truncate(i);
+            }
+            hint = Some("a key may appear only once in a mapping; remove or rename one".into());
+        }
+        if let Some(breach) = message.strip_prefix("budget breached: ") {
+            message = budget_message(breach);
+            hint = Some(
+                "write the rules out instead of building them from anchors and aliases".to_string(),
+            );
+        }
         // The position is reported separately; drop the parser's own copy of it.
         if let Some(i) = message.rfind(" at line ") {
             if message[i..].contains(", column ") {
@@ -151,8 +169,27 @@ pub fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
             message,
             line,
             column,
+            hint,
         }
     })
+}
+
+/// A readable message for a breached YAML budget (the parser names it by its `Debug` form,
+/// e.g. `Nodes { nodes: 250001 }`): an alias bomb or a document too big to be a policy.
+fn budget_message(breach: &str) -> String {
+    let what = breach.split([' ', '{']).next().unwrap_or(breach);
+    let reason = match what {
+        "Nodes" | "Events" | "Aliases" | "AliasAnchorRatio" | "MergeKeys" => {
+            "the document expands (through its anchors and aliases) to more nodes than a policy may have"
+        }
+        "Depth" => "the document nests deeper than a policy may",
+        "ScalarBytes" | "InputBytes" => "the document's text is larger than a policy may be",
+        "Anchors" => "the document defines more anchors than a policy may",
+        "Documents" => "the file holds more YAML documents than a policy may",
+        _ => "the document exceeds the YAML parser's safety limits",
+    };
+    let limit = breach.split(" at line ").next().unwrap_or(breach).trim();
+    format!("{reason} (limit breached: {limit})")
 }
 
 /// Parses a strict JSON document (RFC 8259 syntax), keeping positions.
@@ -167,6 +204,7 @@ pub fn parse_json(text: &str) -> Result<Node, SyntaxError> {
             message,
             line: e.line() as u64,
             column: e.column() as u64,
+            hint: None,
         });
     }
     parse_yaml(text)

@@ -4,8 +4,7 @@
 
 use jsonschema::paths::LocationSegment;
 use jsonschema::Validator;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
@@ -48,6 +47,12 @@ impl Schema {
         if !schema.is_object() {
             return Err("schema must be a JSON object".into());
         }
+        if let Some(cycle) = ref_cycle(schema) {
+            return Err(format!(
+                "$ref cycle that never reaches a constraint: {}",
+                cycle.join(" -> ")
+            ));
+        }
         let validator = jsonschema::options()
             .should_validate_formats(true)
             .with_retriever(RefuseRetriever)
@@ -85,6 +90,97 @@ impl Schema {
         let (_, _, path, message) = errors.into_iter().next()?;
         Some(format!("json schema mismatch at {path}: {message}"))
     }
+}
+
+/// Keywords whose subschemas apply to the same instance as their parent: following only
+/// these, a schema that comes back to where it started loops without consuming input.
+const IN_PLACE_ONE: [&str; 4] = ["not", "if", "then", "else"];
+const IN_PLACE_MANY: [&str; 3] = ["allOf", "anyOf", "oneOf"];
+
+/// A cycle of local `$ref`s (with `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else` between
+/// them) that returns to a schema without descending into the instance — e.g.
+/// `a: {$ref: b}, b: {$ref: a}`. Such a schema constrains nothing and some validators loop
+/// on it, so it is refused at load. Returns the pointers of the cycle, first repeated last.
+/// Recursion through `properties`, `items`, … (a tree schema) is fine and not reported.
+pub fn ref_cycle(schema: &Value) -> Option<Vec<String>> {
+    let mut starts = Vec::new();
+    collect_refs(schema, String::new(), &mut starts);
+    let mut done = std::collections::HashSet::new();
+    for start in starts {
+        let mut stack = Vec::new();
+        if let Some(c) = visit(schema, &start, &mut stack, &mut done) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// Pointers of every object in `v` that holds a `$ref`.
+fn collect_refs(v: &Value, at: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key("$ref") {
+                out.push(at.clone());
+            }
+            for (k, x) in m {
+                let k = k.replace('~', "~0").replace('/', "~1");
+                collect_refs(x, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                collect_refs(x, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Depth-first search over same-instance edges from the schema at `at`.
+fn visit(
+    root: &Value,
+    at: &str,
+    stack: &mut Vec<String>,
+    done: &mut std::collections::HashSet<String>,
+) -> Option<Vec<String>> {
+    if let Some(i) = stack.iter().position(|p| p == at) {
+        let mut cycle: Vec<String> = stack[i..].iter().map(|p| format!("#{p}")).collect();
+        cycle.push(format!("#{at}"));
+        return Some(cycle);
+    }
+    if done.contains(at) {
+        return None;
+    }
+    let Some(Value::Object(m)) = root.pointer(at) else {
+        return None;
+    };
+    let mut next = Vec::new();
+    if let Some(Value::String(r)) = m.get("$ref") {
+        if let Some(target) = r.strip_prefix('#') {
+            if target.is_empty() || target.starts_with('/') {
+                next.push(target.to_string());
+            }
+        }
+    }
+    for k in IN_PLACE_ONE {
+        if m.get(k).is_some_and(Value::is_object) {
+            next.push(format!("{at}/{k}"));
+        }
+    }
+    for k in IN_PLACE_MANY {
+        if let Some(Value::Array(items)) = m.get(k) {
+            next.extend((0..items.len()).map(|i| format!("{at}/{k}/{i}")));
+        }
+    }
+    stack.push(at.to_string());
+    for n in next {
+        if let Some(c) = visit(root, &n, stack, done) {
+            return Some(c);
+        }
+    }
+    stack.pop();
+    done.insert(at.to_string());
+    None
 }
 
 /// A segment of an instance path, ordered: indices numerically, keys by bytes.
@@ -144,80 +240,30 @@ pub fn strip_fences(t: &str) -> &str {
     body.strip_suffix("```").unwrap_or(body).trim()
 }
 
-/// Parses strict RFC 8259 JSON: NaN/Infinity are syntax errors and a duplicate key is an
-/// error `duplicate key "<key>" at line <l> column <c>`.
-pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let v = de.deserialize_any(StrictVisitor)?;
-    de.end()?;
-    Ok(v)
-}
-
-struct Strict(Value);
-
-impl<'de> de::Deserialize<'de> for Strict {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor).map(Strict)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        serde_json::Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| E::custom("non-finite number"))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_string()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut out = Vec::new();
-        while let Some(Strict(v)) = seq.next_element()? {
-            out.push(v);
-        }
-        Ok(Value::Array(out))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(k) = map.next_key::<String>()? {
-            if out.contains_key(&k) {
-                return Err(de::Error::custom(format!(
-                    "duplicate key {}",
-                    Value::String(k)
-                )));
-            }
-            let Strict(v) = map.next_value()?;
-            out.insert(k, v);
-        }
-        Ok(Value::Object(out))
-    }
-}
+pub use veer_trace::strict_json::parse_strict;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ref_cycles_that_consume_nothing_are_refused() {
+        let cyc = serde_json::json!({"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}});
+        assert_eq!(
+            ref_cycle(&cyc).unwrap(),
+            vec!["#/$defs/a", "#/$defs/b", "#/$defs/b/allOf/0", "#/$defs/a"]
+        );
+        let err = Schema::compile(&cyc, "inline").unwrap_err();
+        assert!(err.contains("$ref cycle"), "{err}");
+        let own = serde_json::json!({"$ref": "#"});
+        assert_eq!(ref_cycle(&own).unwrap(), vec!["#", "#"]);
+        // A tree: recursion through `properties` descends into the instance.
+        let tree = serde_json::json!({"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}});
+        assert_eq!(ref_cycle(&tree), None);
+        assert!(Schema::compile(&tree, "inline").is_ok());
+        let shared = serde_json::json!({"allOf": [{"$ref": "#/$defs/x"}, {"$ref": "#/$defs/x"}], "$defs": {"x": {"type": "integer"}}});
+        assert_eq!(ref_cycle(&shared), None);
+    }
     use serde_json::json;
 
     fn schema() -> Schema {

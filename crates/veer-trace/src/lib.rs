@@ -13,6 +13,7 @@ pub mod load;
 pub mod model;
 pub mod options;
 pub mod pyjson;
+pub mod strict_json;
 pub mod timefmt;
 pub mod traxr;
 pub mod traxr_origin;

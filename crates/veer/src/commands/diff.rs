@@ -123,7 +123,11 @@ fn load_pricing(path: &Path) -> Result<Pricing, CliError> {
             .hint("check the --pricing path")
     })?;
     Pricing::from_json(&text).map_err(|e| {
-        CliError::input(format!("{name}: {}: {}", e.field, e.message)).hint(
+        let at = match (e.line, e.column) {
+            (Some(l), Some(c)) => format!("{name}:{l}:{c}"),
+            _ => name.to_string(),
+        };
+        CliError::input(format!("{at}: {}: {}", e.field, e.message)).hint(
             "a pricing file maps model names to {\"input\": …, \"output\": …} (USD per token) or to [input, output]",
         )
     })

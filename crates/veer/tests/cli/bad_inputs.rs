@@ -2,7 +2,8 @@
 //! file, line and field (or flag), never panics, and finishes in bounded time and memory.
 //!
 //! A case is a directory holding its input files, `args` (one argument per line; `@/x` is the
-//! file `x` of the case directory) and `expect` (the exit code, then substrings that stderr
+//! file `x` of the case directory, `@@/x` the file `x` of `_shared/`, valid inputs that many
+//! cases use) and `expect` (the exit code, then substrings that stderr
 //! must contain). A few inputs are too big to commit and are generated here.
 
 use std::path::{Path, PathBuf};
@@ -112,9 +113,18 @@ fn corpus_cases() {
         let args: Vec<String> = std::fs::read_to_string(case.join("args"))
             .unwrap()
             .lines()
-            .map(|a| match a.strip_prefix("@/") {
-                Some(rest) => case.join(rest).to_string_lossy().into_owned(),
-                None => a.to_string(),
+            .map(|a| {
+                if let Some(rest) = a.strip_prefix("@@/") {
+                    corpus()
+                        .join("_shared")
+                        .join(rest)
+                        .to_string_lossy()
+                        .into_owned()
+                } else if let Some(rest) = a.strip_prefix("@/") {
+                    case.join(rest).to_string_lossy().into_owned()
+                } else {
+                    a.to_string()
+                }
             })
             .collect();
         let expect = std::fs::read_to_string(case.join("expect")).unwrap();
@@ -179,4 +189,55 @@ fn generated_deep_nesting() {
     .unwrap();
     let args = vec!["inspect".to_string(), p.to_string_lossy().into_owned()];
     check("deep-traxr", &args, 2, &["deep.json".into()]);
+}
+
+/// Files that exist but cannot be read. Permissions do not stop root (CI may run as root), so
+/// the always-unreadable `/proc/self/mem` (reading it from offset 0 fails with EIO) stands in
+/// where the platform has it; a mode-000 file is tried too when the test is not root.
+#[test]
+fn generated_unreadable_files() {
+    let ok = corpus().join("_shared/ok.agentlog");
+    let ok = ok.to_string_lossy().into_owned();
+    let mut unreadable: Vec<String> = Vec::new();
+    if Path::new("/proc/self/mem").exists() {
+        unreadable.push("/proc/self/mem".into());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let locked = dir.path().join("locked.agentlog");
+    std::fs::write(&locked, "{}\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    if std::fs::read(&locked).is_err() {
+        unreadable.push(locked.to_string_lossy().into_owned());
+    }
+    for bad in unreadable {
+        let s = |x: &str| x.to_string();
+        check(
+            "unreadable-trace",
+            &[s("inspect"), bad.clone()],
+            2,
+            &[format!("{bad}: (file): ")],
+        );
+        check(
+            "unreadable-policy",
+            &[s("check"), ok.clone(), s("--policy"), bad.clone()],
+            2,
+            &[format!("{bad}: cannot read")],
+        );
+        check(
+            "unreadable-pricing",
+            &[
+                s("diff"),
+                ok.clone(),
+                ok.clone(),
+                s("--pricing"),
+                bad.clone(),
+            ],
+            2,
+            &[format!("{bad}: cannot read pricing file")],
+        );
+    }
 }
