@@ -43,6 +43,8 @@ pub mod compare;
 pub mod context;
 pub mod error;
 pub mod eval;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gate;
 pub mod hint;
 pub mod load;

@@ -3,6 +3,7 @@
 
 mod cases;
 mod conformance;
+mod fuzz_replay;
 mod kinds;
 mod loading;
 mod properties;
