@@ -2,6 +2,7 @@
 //! per-pair context that `when:` and paths read, the tool calls attached to each pair and the
 //! policy session of each pair (spec `policy.md` §2, `trace-formats.md` §2.2).
 
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 use veer_trace::views::ToolCall;
@@ -84,6 +85,40 @@ pub struct Pair<'a> {
     pub calls: Vec<usize>,
     /// The policy session of the pair.
     pub session: usize,
+    /// Input, output and thinking tokens of the response ([`USAGE_FIELDS`], for
+    /// `max_total_tokens`, spec §5.6): a number counts as its value, a decimal string as that
+    /// number, absent or null as 0.
+    pub usage_tokens: [f64; 3],
+    /// Usage fields present but not numbers, as `(field, raw JSON)`; they count as 0.
+    pub usage_problems: Vec<(&'static str, String)>,
+}
+
+/// The usage fields `max_total_tokens` sums, in the order it reports them.
+pub const USAGE_FIELDS: [&str; 3] = ["input_tokens", "output_tokens", "thinking_tokens"];
+
+/// The count of one usage field: `None` when present but not a number.
+fn usage_count(v: Option<&Value>) -> Option<f64> {
+    match v {
+        None | Some(Value::Null) => Some(0.0),
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok().filter(|x| x.is_finite()),
+        Some(_) => None,
+    }
+}
+
+/// The token counts of a response payload and the fields that could not be counted.
+fn usage_tokens(response: &Value) -> ([f64; 3], Vec<(&'static str, String)>) {
+    let usage = response.get("usage");
+    let mut counts = [0.0; 3];
+    let mut problems = Vec::new();
+    for (slot, key) in counts.iter_mut().zip(USAGE_FIELDS) {
+        let v = usage.and_then(|u| u.get(key));
+        match usage_count(v) {
+            Some(x) => *slot = x,
+            None => problems.push((key, v.map(Value::to_string).unwrap_or_default())),
+        }
+    }
+    (counts, problems)
 }
 
 /// A trace prepared once for evaluating every rule of a policy.
@@ -98,51 +133,62 @@ pub struct TraceView<'a> {
 impl<'a> TraceView<'a> {
     /// Builds the view of `trace`.
     pub fn new(trace: &'a Trace) -> TraceView<'a> {
-        let calls = trace.tool_calls();
-        let sessions = trace.policy_sessions();
-        let turns = trace.turns();
-        let mut pairs = Vec::with_capacity(turns.len());
-        for turn in &turns {
-            let response_record = &trace.records[turn.response];
-            let request: &'a Value = match turn.request {
-                Some(r) => payload_or_empty(&trace.records[r].payload),
-                None => empty_object(),
-            };
-            let response = payload_or_empty(&response_record.payload);
-            let model = match request.get("model") {
-                Some(m) if truthy(m) => m.clone(),
-                _ => match response.get("model") {
+        let ((calls, turns), sessions) = rayon::join(
+            || {
+                let calls = trace.tool_calls();
+                let turns = trace.turns_with(&calls);
+                (calls, turns)
+            },
+            || trace.policy_sessions(),
+        );
+        // Each pair's context is built on its own; in parallel, gathered in turn order.
+        let pairs: Vec<Pair<'a>> = turns
+            .par_iter()
+            .map(|turn| {
+                let response_record = &trace.records[turn.response];
+                let request: &'a Value = match turn.request {
+                    Some(r) => payload_or_empty(&trace.records[r].payload),
+                    None => empty_object(),
+                };
+                let response = payload_or_empty(&response_record.payload);
+                let model = match request.get("model") {
                     Some(m) if truthy(m) => m.clone(),
-                    _ => Value::Null,
-                },
-            };
-            let stop_reason = response.get("stop_reason").cloned().unwrap_or(Value::Null);
-            let view = veer_trace::views::Response {
-                record: response_record,
-                record_index: turn.response,
-                turn: turn.index,
-            };
-            let text = Value::String(view.text("\n"));
-            let tool_names = Value::Array(
-                turn.tool_calls
-                    .iter()
-                    .map(|&c| Value::String(calls[c].name.clone()))
-                    .collect(),
-            );
-            pairs.push(Pair {
-                index: turn.index,
-                context: PairContext {
-                    request,
-                    response,
-                    model,
-                    stop_reason,
-                    text,
-                    tool_names,
-                },
-                calls: turn.tool_calls.clone(),
-                session: sessions.get(turn.index).copied().unwrap_or(0),
-            });
-        }
+                    _ => match response.get("model") {
+                        Some(m) if truthy(m) => m.clone(),
+                        _ => Value::Null,
+                    },
+                };
+                let stop_reason = response.get("stop_reason").cloned().unwrap_or(Value::Null);
+                let view = veer_trace::views::Response {
+                    record: response_record,
+                    record_index: turn.response,
+                    turn: turn.index,
+                };
+                let text = Value::String(view.text("\n"));
+                let tool_names = Value::Array(
+                    turn.tool_calls
+                        .iter()
+                        .map(|&c| Value::String(calls[c].name.clone()))
+                        .collect(),
+                );
+                let (usage_tokens, usage_problems) = usage_tokens(response);
+                Pair {
+                    index: turn.index,
+                    context: PairContext {
+                        request,
+                        response,
+                        model,
+                        stop_reason,
+                        text,
+                        tool_names,
+                    },
+                    calls: turn.tool_calls.clone(),
+                    session: sessions.get(turn.index).copied().unwrap_or(0),
+                    usage_tokens,
+                    usage_problems,
+                }
+            })
+            .collect();
         TraceView { pairs, calls }
     }
 }

@@ -2,10 +2,11 @@
 //! each of its units; violations in rule order, then unit order, then checker order.
 
 use crate::context::TraceView;
-use crate::model::{Policy, Scope};
+use crate::model::{Policy, Rule, Scope};
 use crate::session::{units, Gate, Scene, Unit};
 use crate::violation::Violation;
-use crate::when::all_match;
+use crate::when::{all_match, Condition};
+use rayon::prelude::*;
 use veer_trace::Trace;
 
 /// Violations and the input problems noticed while checking.
@@ -63,71 +64,115 @@ pub fn evaluate_phase(
     phase: Phase,
 ) -> (Vec<Judged>, Vec<String>) {
     let last_session = view.pairs.last().map(|p| p.session);
-    let warnings = std::cell::RefCell::new(Vec::new());
-    let mut trace_units: Option<Vec<Unit>> = None;
-    let mut session_units: Option<Vec<Unit>> = None;
-    let mut out = Vec::new();
-    let all = vec![true; view.pairs.len()];
-    for rule in &policy.rules {
-        let slot = match rule.scope {
-            Scope::Trace => &mut trace_units,
-            Scope::Session => &mut session_units,
-        };
-        let unit_list: &Vec<Unit> = slot.get_or_insert_with(|| units(view, rule.scope));
-        let active = !rule.when.is_empty();
-        let mask: Vec<bool>;
-        let mask_ref: &[bool] = if active {
-            mask = view
-                .pairs
-                .iter()
-                .map(|p| all_match(&rule.when, &p.context))
-                .collect();
-            &mask
+    let scoped = |scope: Scope| {
+        if policy.rules.iter().any(|r| r.scope == scope) {
+            units(view, scope)
         } else {
-            &all
+            Vec::new()
+        }
+    };
+    let (trace_units, session_units) =
+        rayon::join(|| scoped(Scope::Trace), || scoped(Scope::Session));
+    // One mask per distinct `when:` list: rules that share a condition share its evaluation.
+    let mut distinct: Vec<&[Condition]> = Vec::new();
+    let mask_of: Vec<Option<usize>> = policy
+        .rules
+        .iter()
+        .map(|rule| {
+            if rule.when.is_empty() {
+                return None;
+            }
+            Some(
+                match distinct.iter().position(|w| *w == rule.when.as_slice()) {
+                    Some(i) => i,
+                    None => {
+                        distinct.push(&rule.when);
+                        distinct.len() - 1
+                    }
+                },
+            )
+        })
+        .collect();
+    let masks: Vec<Vec<bool>> = distinct
+        .par_iter()
+        .map(|when| {
+            view.pairs
+                .iter()
+                .map(|p| all_match(when, &p.context))
+                .collect()
+        })
+        .collect();
+    let all = vec![true; view.pairs.len()];
+    // Rules are independent: evaluated in parallel, gathered in rule order, so the result is
+    // the same with any number of threads.
+    let per_rule: Vec<(Vec<Judged>, Vec<String>)> = policy
+        .rules
+        .par_iter()
+        .zip(mask_of.par_iter())
+        .map(|(rule, mask)| {
+            let unit_list = match rule.scope {
+                Scope::Trace => &trace_units,
+                Scope::Session => &session_units,
+            };
+            let gate = Gate {
+                active: mask.is_some(),
+                mask: mask.map_or(all.as_slice(), |i| masks[i].as_slice()),
+            };
+            evaluate_rule(rule, view, unit_list, gate, phase, last_session)
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut warnings = Vec::new();
+    for (judged, rule_warnings) in per_rule {
+        out.extend(judged);
+        warnings.extend(rule_warnings.into_iter().filter(|w| seen.insert(w.clone())));
+    }
+    (out, warnings)
+}
+
+/// One rule on each of its units: the judged violations and the warnings, in unit order.
+fn evaluate_rule(
+    rule: &Rule,
+    view: &TraceView<'_>,
+    unit_list: &[Unit],
+    gate: Gate<'_>,
+    phase: Phase,
+    last_session: Option<usize>,
+) -> (Vec<Judged>, Vec<String>) {
+    let warnings = std::cell::RefCell::new(Vec::new());
+    let mut out = Vec::new();
+    for unit in unit_list {
+        if gate.active && !unit.pairs.iter().any(|&p| gate.pair(p)) {
+            continue;
+        }
+        let scene = Scene {
+            view,
+            unit,
+            gate,
+            warnings: &warnings,
         };
-        let gate = Gate {
-            active,
-            mask: mask_ref,
-        };
-        for unit in unit_list {
-            if active && !unit.pairs.iter().any(|&p| gate.pair(p)) {
+        let open =
+            phase == Phase::Running && (unit.session.is_none() || unit.session == last_session);
+        for f in crate::rules::run(&rule.check, &scene) {
+            if open && f.end_of_unit {
                 continue;
             }
-            let scene = Scene {
-                view,
-                unit,
-                gate,
-                warnings: &warnings,
+            let end_of_unit = f.end_of_unit;
+            let violation = Violation {
+                rule_id: rule.id.clone(),
+                kind: rule.check.kind(),
+                severity: rule.severity,
+                session: unit.session,
+                pair_index: f.pair_index,
+                detail: f.detail,
+                tags: rule.tags.clone(),
             };
-            let open =
-                phase == Phase::Running && (unit.session.is_none() || unit.session == last_session);
-            for f in crate::rules::run(&rule.check, &scene) {
-                if open && f.end_of_unit {
-                    continue;
-                }
-                let end_of_unit = f.end_of_unit;
-                let violation = Violation {
-                    rule_id: rule.id.clone(),
-                    kind: rule.check.kind(),
-                    severity: rule.severity,
-                    session: unit.session,
-                    pair_index: f.pair_index,
-                    detail: f.detail,
-                    tags: rule.tags.clone(),
-                };
-                out.push(Judged {
-                    violation,
-                    end_of_unit,
-                });
-            }
+            out.push(Judged {
+                violation,
+                end_of_unit,
+            });
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    let warnings = warnings
-        .into_inner()
-        .into_iter()
-        .filter(|w| seen.insert(w.clone()))
-        .collect();
-    (out, warnings)
+    (out, warnings.into_inner())
 }

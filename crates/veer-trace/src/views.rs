@@ -256,7 +256,12 @@ pub struct Turn {
 impl Trace {
     /// The turns of the trace, one per response, in order.
     pub fn turns(&self) -> Vec<Turn> {
-        let calls = self.tool_calls();
+        self.turns_with(&self.tool_calls())
+    }
+
+    /// [`Trace::turns`] for a caller that already holds `calls = self.tool_calls()`, so the
+    /// calls (and their argument maps) are built once.
+    pub fn turns_with(&self, calls: &[ToolCall]) -> Vec<Turn> {
         let mut turns: Vec<Turn> = Vec::new();
         let mut pending_request = None;
         for (i, r) in self.records.iter().enumerate() {

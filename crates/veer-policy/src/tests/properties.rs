@@ -1,5 +1,6 @@
 //! Properties: a trace against itself has no regressions or fixes; swapping the sides swaps
-//! regressions and fixes; the LTL parser never panics.
+//! regressions and fixes; evaluation does not depend on the thread count; the LTL parser
+//! never panics.
 
 use super::*;
 use crate::compare::compare;
@@ -51,6 +52,23 @@ fn arb_trace() -> impl Strategy<Value = Trace> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Rules and pair contexts are evaluated in parallel; the violations and warnings are the
+    /// same, in the same order, with one thread and with four.
+    #[test]
+    fn evaluation_is_the_same_on_any_number_of_threads(t in arb_trace()) {
+        let p = all_kinds_policy();
+        let on = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| crate::evaluate_with_warnings(&p, &t))
+        };
+        let one = on(1);
+        prop_assert_eq!(&one, &on(4));
+        prop_assert_eq!(one.violations, crate::evaluate(&p, &t));
+    }
 
     #[test]
     fn a_trace_against_itself_has_no_change(t in arb_trace()) {

@@ -76,7 +76,7 @@ pub fn report(trace: &Trace) -> InspectReport {
     let calls = trace.tool_calls();
     let features = trace.features();
     let turns = trace
-        .turns()
+        .turns_with(&calls)
         .into_iter()
         .zip(features)
         .map(|(turn, f)| {
