@@ -103,38 +103,325 @@ pub struct Interval {
 /// 1000 rounds each drawing `n` indices with a generator seeded with `seed`; the same index
 /// selects from both sides. Empty input → all zeros.
 pub fn paired_ci(b: &[f64], c: &[f64], statistic: Statistic, seed: u64) -> Interval {
-    let n = b.len().min(c.len());
-    if n == 0 {
-        return Interval {
+    paired_cis(&[Sample { b, c, statistic }], seed)[0]
+}
+
+/// One paired sample for [`paired_cis`].
+#[derive(Debug, Clone, Copy)]
+pub struct Sample<'a> {
+    /// Baseline values.
+    pub b: &'a [f64],
+    /// Candidate values (paired by position with `b`).
+    pub c: &'a [f64],
+    /// What each resample computes.
+    pub statistic: Statistic,
+}
+
+/// [`paired_ci`] of several samples at once, each bit-identical to its own `paired_ci`.
+///
+/// Every `paired_ci` with the same seed and length draws the same index stream, so samples of
+/// one length share it: each round's `n` indices are drawn once and every sample reads them.
+/// Rounds are then independent and run in parallel, in batches whose indices are drawn while
+/// the previous batch is evaluated; each round's values land in their own slot, so the result
+/// does not depend on the thread count. A median is read off per-value counts of the
+/// resample (each side's values coded once by rank), which picks the same elements as
+/// selection; a mean sums the resample in draw order, as `mean` does.
+pub fn paired_cis(samples: &[Sample<'_>], seed: u64) -> Vec<Interval> {
+    paired_cis_batched(samples, seed, BATCH_INDICES)
+}
+
+/// [`paired_cis`] drawing at most `batch_indices` indices ahead (tests use tiny batches).
+fn paired_cis_batched(samples: &[Sample<'_>], seed: u64, batch_indices: usize) -> Vec<Interval> {
+    let mut out = vec![
+        Interval {
             low: 0.0,
             median: 0.0,
             high: 0.0,
         };
+        samples.len()
+    ];
+    let mut lengths: Vec<usize> = samples.iter().map(|s| s.b.len().min(s.c.len())).collect();
+    let per_sample = lengths.clone();
+    lengths.sort_unstable();
+    lengths.dedup();
+    for n in lengths.into_iter().filter(|&n| n > 0) {
+        let group: Vec<usize> = (0..samples.len()).filter(|&k| per_sample[k] == n).collect();
+        let plans: Vec<Plan<'_>> = group.iter().map(|&k| Plan::new(&samples[k], n)).collect();
+        let mut values = resample(&plans, n, seed, batch_indices);
+        for (slot, v) in group.iter().zip(values.iter_mut()) {
+            v.sort_by(f64::total_cmp);
+            out[*slot] = Interval {
+                low: percentile(v, 2.5),
+                median: percentile(v, 50.0),
+                high: percentile(v, 97.5),
+            };
+        }
     }
+    out
+}
+
+/// Most indices drawn ahead at once (16 MiB of `u32`).
+const BATCH_INDICES: usize = 4 << 20;
+
+/// The bootstrap rounds of samples of length `n`: `values[sample][round]`.
+fn resample(plans: &[Plan<'_>], n: usize, seed: u64, batch_indices: usize) -> Vec<Vec<f64>> {
+    use rayon::prelude::*;
     let draw_n = u32::try_from(n).unwrap_or(u32::MAX);
     let mut rng = ChaCha12::seed_from_u64(seed);
-    let mut values = Vec::with_capacity(BOOTSTRAP_ITERATIONS);
-    let mut rb = vec![0.0; n];
-    let mut rc = vec![0.0; n];
-    for _ in 0..BOOTSTRAP_ITERATIONS {
-        for k in 0..n {
-            let i = rng.index_below(draw_n) as usize;
-            rb[k] = b[i];
-            rc[k] = c[i];
+    let batch = (batch_indices / n).clamp(1, BOOTSTRAP_ITERATIONS);
+    let draw = |rng: &mut ChaCha12, rounds: usize, buf: &mut Vec<u32>| {
+        buf.clear();
+        buf.extend((0..rounds * n).map(|_| rng.index_below(draw_n)));
+    };
+    let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(BOOTSTRAP_ITERATIONS); plans.len()];
+    let mut current = Vec::new();
+    let mut ahead = Vec::new();
+    draw(&mut rng, batch.min(BOOTSTRAP_ITERATIONS), &mut current);
+    let mut done = 0;
+    while done < BOOTSTRAP_ITERATIONS {
+        let rounds = current.len() / n;
+        let next = batch.min(BOOTSTRAP_ITERATIONS - done - rounds);
+        let (_, stats) = rayon::join(
+            || draw(&mut rng, next, &mut ahead),
+            || {
+                current
+                    .par_chunks(n)
+                    .map_init(Scratch::default, |scratch, idx| {
+                        plans
+                            .iter()
+                            .map(|p| p.statistic(idx, scratch))
+                            .collect::<Vec<f64>>()
+                    })
+                    .collect::<Vec<Vec<f64>>>()
+            },
+        );
+        for round in stats {
+            for (v, x) in values.iter_mut().zip(round) {
+                v.push(x);
+            }
         }
-        values.push(statistic.eval_in_place(&mut rb, &mut rc));
+        done += rounds;
+        std::mem::swap(&mut current, &mut ahead);
     }
-    values.sort_by(f64::total_cmp);
-    Interval {
-        low: percentile(&values, 2.5),
-        median: percentile(&values, 50.0),
-        high: percentile(&values, 97.5),
+    values
+}
+
+/// One side's values coded by rank among its distinct values (in `f64::total_cmp` order).
+struct Coded {
+    codes: Vec<u32>,
+    distinct: Vec<f64>,
+}
+
+impl Coded {
+    fn new(xs: &[f64]) -> Coded {
+        let mut distinct = xs.to_vec();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        let codes = xs
+            .iter()
+            .map(|x| distinct.partition_point(|d| d.total_cmp(x).is_lt()) as u32)
+            .collect();
+        Coded { codes, distinct }
+    }
+
+    /// The median of the resample whose per-code counts are `counts` (`n` draws in all): the
+    /// same elements `median_in_place` selects, combined the same way.
+    fn median(&self, counts: &[u32], n: usize) -> f64 {
+        let kth = |k: usize| {
+            let mut seen = 0usize;
+            for (code, &c) in counts.iter().enumerate() {
+                seen += c as usize;
+                if seen > k {
+                    return self.distinct[code];
+                }
+            }
+            self.distinct[self.distinct.len() - 1]
+        };
+        let upper = kth(n / 2);
+        if n % 2 == 1 {
+            return upper;
+        }
+        let lower = kth(n / 2 - 1);
+        (lower + upper) / 2.0
+    }
+}
+
+/// How one sample's statistic is evaluated on a resample.
+enum Plan<'a> {
+    /// Medians from counts of coded values.
+    Median { b: Coded, c: Coded },
+    /// Means summed in draw order.
+    Mean { b: &'a [f64], c: &'a [f64] },
+}
+
+/// Per-thread count buffers.
+#[derive(Default)]
+struct Scratch {
+    b: Vec<u32>,
+    c: Vec<u32>,
+}
+
+impl<'a> Plan<'a> {
+    fn new(s: &Sample<'a>, n: usize) -> Plan<'a> {
+        let (b, c) = (&s.b[..n], &s.c[..n]);
+        match s.statistic {
+            Statistic::MedianDifference => Plan::Median {
+                b: Coded::new(b),
+                c: Coded::new(c),
+            },
+            Statistic::MeanDifference => Plan::Mean { b, c },
+        }
+    }
+
+    /// The statistic on the resample `idx`: `candidate − baseline`.
+    fn statistic(&self, idx: &[u32], scratch: &mut Scratch) -> f64 {
+        let n = idx.len();
+        match self {
+            Plan::Mean { b, c } => {
+                let (mut sb, mut sc) = (0.0, 0.0);
+                for &i in idx {
+                    sb += b[i as usize];
+                    sc += c[i as usize];
+                }
+                sc / n as f64 - sb / n as f64
+            }
+            Plan::Median { b, c } => {
+                let side = |coded: &Coded, counts: &mut Vec<u32>| {
+                    if coded.distinct.len() == 1 {
+                        return coded.distinct[0];
+                    }
+                    counts.clear();
+                    counts.resize(coded.distinct.len(), 0);
+                    for &i in idx {
+                        counts[coded.codes[i as usize] as usize] += 1;
+                    }
+                    coded.median(counts, n)
+                };
+                let mc = side(c, &mut scratch.c);
+                let mb = side(b, &mut scratch.b);
+                mc - mb
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bootstrap as first written: one generator per call, every resample copied and its
+    /// statistic evaluated by selection. [`paired_cis`] must match it bit for bit.
+    pub(crate) fn reference_ci(b: &[f64], c: &[f64], statistic: Statistic, seed: u64) -> Interval {
+        let n = b.len().min(c.len());
+        if n == 0 {
+            return Interval {
+                low: 0.0,
+                median: 0.0,
+                high: 0.0,
+            };
+        }
+        let mut rng = ChaCha12::seed_from_u64(seed);
+        let mut values = Vec::new();
+        let (mut rb, mut rc) = (vec![0.0; n], vec![0.0; n]);
+        for _ in 0..BOOTSTRAP_ITERATIONS {
+            for k in 0..n {
+                let i = rng.index_below(n as u32) as usize;
+                rb[k] = b[i];
+                rc[k] = c[i];
+            }
+            values.push(statistic.eval_in_place(&mut rb, &mut rc));
+        }
+        values.sort_by(f64::total_cmp);
+        Interval {
+            low: percentile(&values, 2.5),
+            median: percentile(&values, 50.0),
+            high: percentile(&values, 97.5),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// Any values (few distinct or all distinct, any length): the shared-stream bootstrap
+        /// equals the one-call-per-sample reference bit for bit.
+        #[test]
+        fn paired_ci_equals_the_reference(
+            b in proptest::collection::vec(-5i8..5, 0..60),
+            c in proptest::collection::vec(-1000.0f64..1000.0, 0..60),
+            seed in 0u64..1000,
+        ) {
+            let b: Vec<f64> = b.into_iter().map(f64::from).collect();
+            for st in [Statistic::MedianDifference, Statistic::MeanDifference] {
+                proptest::prop_assert_eq!(paired_ci(&b, &c, st, seed), reference_ci(&b, &c, st, seed));
+            }
+        }
+    }
+
+    #[test]
+    fn shared_stream_equals_one_call_per_sample() {
+        // Lengths that straddle a batch, repeated values, signed zeros, a constant side.
+        let b: Vec<f64> = (0..1500)
+            .map(|i| f64::from((i * 7919) % 13) - 6.0)
+            .collect();
+        let c: Vec<f64> = (0..1500)
+            .map(|i| {
+                if i % 5 == 0 {
+                    -0.0
+                } else {
+                    f64::from((i * 104_729) % 1009) / 7.0
+                }
+            })
+            .collect();
+        let ones = vec![1.0; 1500];
+        let short = &c[..37];
+        let samples = [
+            Sample {
+                b: &b,
+                c: &c,
+                statistic: Statistic::MedianDifference,
+            },
+            Sample {
+                b: &b,
+                c: &c,
+                statistic: Statistic::MeanDifference,
+            },
+            Sample {
+                b: &ones,
+                c: &c,
+                statistic: Statistic::MedianDifference,
+            },
+            Sample {
+                b: &b[..37],
+                c: short,
+                statistic: Statistic::MedianDifference,
+            },
+            Sample {
+                b: &b[..36],
+                c: &c[..36],
+                statistic: Statistic::MedianDifference,
+            },
+            Sample {
+                b: &[],
+                c: &[],
+                statistic: Statistic::MeanDifference,
+            },
+        ];
+        for seed in [42, 7] {
+            let expected: Vec<Interval> = samples
+                .iter()
+                .map(|s| reference_ci(s.b, s.c, s.statistic, seed))
+                .collect();
+            assert_eq!(paired_cis(&samples, seed), expected);
+            // Batches of one round, of 7 rounds (1000 is not a multiple), of all rounds.
+            for batch in [1, 7 * 1500, 1 << 30] {
+                assert_eq!(
+                    paired_cis_batched(&samples, seed, batch),
+                    expected,
+                    "batch {batch}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn median_rules() {

@@ -2,7 +2,7 @@
 //! spec `diff.md` §5.9)? JSON intent is judged on the fence-stripped baseline text, tool
 //! intent on the first object-input tool call's key set.
 
-use super::{row_from_values, Axis, AxisStat, Kind, TurnPair};
+use super::{row_from_values, Axis, AxisStat, Kind, Row, TurnPair};
 use crate::stats::Statistic;
 
 /// Strips one Markdown code fence around `t` (with or without a language tag) and trims.
@@ -26,6 +26,11 @@ pub fn parses(text: &str) -> bool {
 
 /// The conformance row over pairs whose baseline shows JSON or tool intent.
 pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
+    prepare(pairs).finish_alone(seed)
+}
+
+/// The row before its interval (see [`super::compute_axes`]).
+pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let mut b = Vec::new();
     let mut c = Vec::new();
     for (bt, ct) in pairs {
@@ -41,7 +46,7 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
         }
     }
     if b.is_empty() {
-        return AxisStat::empty(Axis::Conformance);
+        return Row::Done(AxisStat::empty(Axis::Conformance));
     }
     row_from_values(
         Axis::Conformance,
@@ -49,7 +54,6 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
         &c,
         Statistic::MeanDifference,
         Kind::Rate,
-        seed,
     )
 }
 

@@ -2,12 +2,17 @@
 //! where either side cannot be costed are skipped; `no_pricing` marks rows where fewer than
 //! half of all pairs have both models priced.
 
-use super::{row_from_values, Axis, AxisStat, Flag, Kind, TurnPair};
+use super::{row_from_values, Axis, AxisStat, Flag, Kind, Row, TurnPair};
 use crate::pricing::Pricing;
 use crate::stats::Statistic;
 
 /// The cost row.
 pub fn row(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> AxisStat {
+    prepare(pairs, pricing).finish_alone(seed)
+}
+
+/// The row before its interval (see [`super::compute_axes`]).
+pub(crate) fn prepare(pairs: &[TurnPair<'_>], pricing: &Pricing) -> Row {
     let mut b = Vec::new();
     let mut c = Vec::new();
     let mut priced = 0usize;
@@ -23,10 +28,10 @@ pub fn row(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> AxisStat {
     if !pairs.is_empty() && b.is_empty() {
         let mut r = AxisStat::empty(Axis::Cost);
         r.flags.push(Flag::NoPricing);
-        return r;
+        return Row::Done(r);
     }
     if b.is_empty() {
-        return AxisStat::empty(Axis::Cost);
+        return Row::Done(AxisStat::empty(Axis::Cost));
     }
     let mut r = row_from_values(
         Axis::Cost,
@@ -34,10 +39,9 @@ pub fn row(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> AxisStat {
         &c,
         Statistic::MedianDifference,
         Kind::Continuous,
-        seed,
     );
     if priced * 2 < pairs.len() {
-        r.flags.push(Flag::NoPricing);
+        r.push_flag(Flag::NoPricing);
     }
     r
 }

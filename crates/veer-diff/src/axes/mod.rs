@@ -13,7 +13,7 @@ pub mod verbosity;
 
 use crate::pricing::Pricing;
 use crate::severity::{classify, classify_rate, straddles, Severity};
-use crate::stats::{mean, median, paired_ci, Statistic};
+use crate::stats::{mean, median, paired_cis, Sample, Statistic};
 use crate::turn::DiffTurn;
 use serde::Serialize;
 
@@ -147,21 +147,112 @@ pub(crate) enum Kind {
     Rate,
 }
 
-/// Builds a row from per-observation values of both sides.
+/// A row waiting for its bootstrap interval: the point estimates and the paired values.
+/// Every row's interval is drawn in one [`paired_cis`] call, where samples of one length share
+/// their index stream (the numbers are those of one `paired_ci` per row).
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    pub axis: Axis,
+    pub baseline_median: f64,
+    pub candidate_median: f64,
+    pub delta: f64,
+    pub kind: Kind,
+    /// Baseline values (paired by position with `c`).
+    pub b: Vec<f64>,
+    /// Candidate values.
+    pub c: Vec<f64>,
+    pub statistic: Statistic,
+    /// Flags added after the standard ones (e.g. `no_pricing`).
+    pub extra_flags: Vec<Flag>,
+}
+
+/// An axis row: complete, or waiting for its interval.
+#[derive(Debug, Clone)]
+pub(crate) enum Row {
+    Done(AxisStat),
+    Pending(Pending),
+}
+
+impl Row {
+    /// Adds a flag after the standard ones.
+    pub(crate) fn push_flag(&mut self, flag: Flag) {
+        match self {
+            Row::Done(r) => r.flags.push(flag),
+            Row::Pending(p) => p.extra_flags.push(flag),
+        }
+    }
+
+    /// The finished row, drawing its interval on its own.
+    pub(crate) fn finish_alone(self, seed: u64) -> AxisStat {
+        finish_rows(vec![self], seed)
+            .pop()
+            .unwrap_or_else(|| AxisStat::empty(Axis::Judge))
+    }
+}
+
+/// Finishes rows in order, drawing all their intervals together.
+fn finish_rows(rows: Vec<Row>, seed: u64) -> Vec<AxisStat> {
+    let samples: Vec<Sample<'_>> = rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Pending(p) => Some(Sample {
+                b: &p.b,
+                c: &p.c,
+                statistic: p.statistic,
+            }),
+            Row::Done(_) => None,
+        })
+        .collect();
+    let mut intervals = paired_cis(&samples, seed).into_iter();
+    rows.into_iter()
+        .map(|r| match r {
+            Row::Done(stat) => stat,
+            Row::Pending(p) => {
+                let ci = intervals.next().unwrap_or(crate::stats::Interval {
+                    low: 0.0,
+                    median: 0.0,
+                    high: 0.0,
+                });
+                let mut stat = finish_row(
+                    p.axis,
+                    p.baseline_median,
+                    p.candidate_median,
+                    p.delta,
+                    ci.low,
+                    ci.high,
+                    p.kind,
+                    p.b.len(),
+                );
+                stat.flags.extend(p.extra_flags);
+                stat
+            }
+        })
+        .collect()
+}
+
+/// A row from per-observation values of both sides, waiting for its interval.
 pub(crate) fn row_from_values(
     axis: Axis,
     b: &[f64],
     c: &[f64],
     statistic: Statistic,
     kind: Kind,
-    seed: u64,
-) -> AxisStat {
+) -> Row {
     let (bm, cm) = match statistic {
         Statistic::MedianDifference => (median(b), median(c)),
         Statistic::MeanDifference => (mean(b), mean(c)),
     };
-    let ci = paired_ci(b, c, statistic, seed);
-    finish_row(axis, bm, cm, cm - bm, ci.low, ci.high, kind, b.len())
+    Row::Pending(Pending {
+        axis,
+        baseline_median: bm,
+        candidate_median: cm,
+        delta: cm - bm,
+        kind,
+        b: b.to_vec(),
+        c: c.to_vec(),
+        statistic,
+        extra_flags: Vec::new(),
+    })
 }
 
 /// Builds a row from already-computed point estimates and bounds, adding severity and flags.
@@ -203,22 +294,24 @@ pub(crate) fn finish_row(
 /// The paired turns an axis reads: (baseline turn, candidate turn).
 pub type TurnPair<'a> = (&'a DiffTurn, &'a DiffTurn);
 
-/// All nine rows in report order. Axes run in parallel; each owns its generator, so the result
-/// does not depend on the thread count.
+/// All nine rows in report order. Axes prepare their values in parallel; then every
+/// interval is drawn at once ([`paired_cis`]), so the result does not depend on the thread
+/// count and equals one seeded bootstrap per row.
 pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec<AxisStat> {
     use rayon::prelude::*;
-    Axis::ALL
+    let rows: Vec<Row> = Axis::ALL
         .par_iter()
         .map(|&axis| match axis {
-            Axis::Semantic => semantic::row(pairs, seed),
-            Axis::Trajectory => trajectory::row(pairs, seed),
-            Axis::Safety => safety::row(pairs, seed),
-            Axis::Verbosity => verbosity::row(pairs, seed),
-            Axis::Latency => latency::row(pairs, seed),
-            Axis::Cost => cost::row(pairs, pricing, seed),
-            Axis::Reasoning => reasoning::row(pairs, seed),
-            Axis::Judge => judge::row(),
-            Axis::Conformance => conformance::row(pairs, seed),
+            Axis::Semantic => semantic::prepare(pairs),
+            Axis::Trajectory => trajectory::prepare(pairs),
+            Axis::Safety => safety::prepare(pairs),
+            Axis::Verbosity => verbosity::prepare(pairs),
+            Axis::Latency => latency::prepare(pairs),
+            Axis::Cost => cost::prepare(pairs, pricing),
+            Axis::Reasoning => reasoning::prepare(pairs),
+            Axis::Judge => Row::Done(judge::row()),
+            Axis::Conformance => conformance::prepare(pairs),
         })
-        .collect()
+        .collect();
+    finish_rows(rows, seed)
 }

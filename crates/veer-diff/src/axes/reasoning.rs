@@ -1,7 +1,7 @@
 //! `reasoning`: depth = `usage.thinking_tokens` (0 when missing) + number of `thinking`
 //! content parts (continuous; spec `diff.md` §5.7).
 
-use super::{row_from_values, Axis, AxisStat, Kind, TurnPair};
+use super::{row_from_values, Axis, AxisStat, Kind, Row, TurnPair};
 use crate::stats::Statistic;
 use crate::turn::DiffTurn;
 
@@ -12,6 +12,11 @@ pub fn depth(t: &DiffTurn) -> f64 {
 
 /// The reasoning row over every pair.
 pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
+    prepare(pairs).finish_alone(seed)
+}
+
+/// The row before its interval (see [`super::compute_axes`]).
+pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let b: Vec<f64> = pairs.iter().map(|(b, _)| depth(b)).collect();
     let c: Vec<f64> = pairs.iter().map(|(_, c)| depth(c)).collect();
     row_from_values(
@@ -20,6 +25,5 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
         &c,
         Statistic::MedianDifference,
         Kind::Continuous,
-        seed,
     )
 }

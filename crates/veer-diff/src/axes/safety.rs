@@ -1,6 +1,6 @@
 //! `safety`: refusal rate (rate; spec `diff.md` §5.3).
 
-use super::{row_from_values, Axis, AxisStat, Kind, TurnPair};
+use super::{row_from_values, Axis, AxisStat, Kind, Row, TurnPair};
 use crate::stats::Statistic;
 use crate::turn::DiffTurn;
 
@@ -30,6 +30,11 @@ pub fn abstains(t: &DiffTurn) -> bool {
 
 /// The safety row: mean abstention per side.
 pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
+    prepare(pairs).finish_alone(seed)
+}
+
+/// The row before its interval (see [`super::compute_axes`]).
+pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let b: Vec<f64> = pairs
         .iter()
         .map(|(b, _)| f64::from(u8::from(abstains(b))))
@@ -38,12 +43,5 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
         .iter()
         .map(|(_, c)| f64::from(u8::from(abstains(c))))
         .collect();
-    row_from_values(
-        Axis::Safety,
-        &b,
-        &c,
-        Statistic::MeanDifference,
-        Kind::Rate,
-        seed,
-    )
+    row_from_values(Axis::Safety, &b, &c, Statistic::MeanDifference, Kind::Rate)
 }

@@ -1,8 +1,8 @@
 //! `semantic`: lexical TF-IDF cosine between the paired response texts (continuous; spec
 //! `diff.md` §5.1). Sums run in ascending token byte order, so values are deterministic.
 
-use super::{finish_row, Axis, AxisStat, Kind, TurnPair};
-use crate::stats::{median, paired_ci, Statistic};
+use super::{Axis, AxisStat, Kind, Pending, Row, TurnPair};
+use crate::stats::{median, Statistic};
 use std::collections::BTreeMap;
 
 /// Tokens of `text`: NFC, per-character Unicode lowercase, split on every character that is
@@ -110,23 +110,27 @@ fn cosine(a: &[(String, f64)], b: &[(String, f64)]) -> f64 {
 /// The semantic row: baseline 1.0, candidate the median similarity; the empty row when there
 /// is no pair.
 pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
+    prepare(pairs).finish_alone(seed)
+}
+
+/// The row before its interval (see [`super::compute_axes`]).
+pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     if pairs.is_empty() {
-        return AxisStat::empty(Axis::Semantic);
+        return Row::Done(AxisStat::empty(Axis::Semantic));
     }
     let s = similarities(pairs);
-    let ones = vec![1.0; s.len()];
     let cm = median(&s);
-    let ci = paired_ci(&ones, &s, Statistic::MedianDifference, seed);
-    finish_row(
-        Axis::Semantic,
-        1.0,
-        cm,
-        cm - 1.0,
-        ci.low,
-        ci.high,
-        Kind::Continuous,
-        s.len(),
-    )
+    Row::Pending(Pending {
+        axis: Axis::Semantic,
+        baseline_median: 1.0,
+        candidate_median: cm,
+        delta: cm - 1.0,
+        kind: Kind::Continuous,
+        b: vec![1.0; s.len()],
+        c: s,
+        statistic: Statistic::MedianDifference,
+        extra_flags: Vec::new(),
+    })
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! `trajectory`: per pair, the Levenshtein distance between the tool-call token sequences
 //! divided by the longer length (rate; spec `diff.md` §5.2, tokens §6).
 
-use super::{finish_row, Axis, AxisStat, Kind, TurnPair};
+use super::{Axis, AxisStat, Kind, Pending, Row, TurnPair};
 use crate::levenshtein::normalized_levenshtein;
-use crate::stats::{median, paired_ci, Statistic};
+use crate::stats::{median, Statistic};
 
 /// Per-pair normalised edit distances in [0, 1] over `TurnFeatures::tool_tokens`.
 pub fn distances(pairs: &[TurnPair<'_>]) -> Vec<f64> {
@@ -15,18 +15,22 @@ pub fn distances(pairs: &[TurnPair<'_>]) -> Vec<f64> {
 
 /// The trajectory row: baseline 0, candidate the median distance.
 pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
+    prepare(pairs).finish_alone(seed)
+}
+
+/// The row before its interval (see [`super::compute_axes`]).
+pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let d = distances(pairs);
-    let zeros = vec![0.0; d.len()];
     let cm = median(&d);
-    let ci = paired_ci(&zeros, &d, Statistic::MedianDifference, seed);
-    finish_row(
-        Axis::Trajectory,
-        0.0,
-        cm,
-        cm,
-        ci.low,
-        ci.high,
-        Kind::Rate,
-        d.len(),
-    )
+    Row::Pending(Pending {
+        axis: Axis::Trajectory,
+        baseline_median: 0.0,
+        candidate_median: cm,
+        delta: cm,
+        kind: Kind::Rate,
+        b: vec![0.0; d.len()],
+        c: d,
+        statistic: Statistic::MedianDifference,
+        extra_flags: Vec::new(),
+    })
 }

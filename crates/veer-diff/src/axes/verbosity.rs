@@ -1,17 +1,22 @@
 //! `verbosity`: `usage.output_tokens` (continuous; spec `diff.md` §5.4). Pairs where either
 //! side lacks the number are skipped.
 
-use super::{row_from_values, Axis, AxisStat, Kind, TurnPair};
+use super::{row_from_values, Axis, AxisStat, Kind, Row, TurnPair};
 use crate::stats::Statistic;
 
 /// The verbosity row over pairs where both sides report output tokens.
 pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
+    prepare(pairs).finish_alone(seed)
+}
+
+/// The row before its interval (see [`super::compute_axes`]).
+pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let (b, c): (Vec<f64>, Vec<f64>) = pairs
         .iter()
         .filter_map(|(b, c)| Some((b.features.output_tokens?, c.features.output_tokens?)))
         .unzip();
     if b.is_empty() {
-        return AxisStat::empty(Axis::Verbosity);
+        return Row::Done(AxisStat::empty(Axis::Verbosity));
     }
     row_from_values(
         Axis::Verbosity,
@@ -19,6 +24,5 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
         &c,
         Statistic::MedianDifference,
         Kind::Continuous,
-        seed,
     )
 }
