@@ -175,15 +175,7 @@ pub fn pair_cost_with(
         ((hi - lo) as f64 / hi as f64).min(1.0)
     };
     let structural = shape_dist.max(count_dist);
-    let text_similarity = if a.text == b.text
-        || (a.text_empty && b.text_empty)
-        || (a.shingles.is_empty() && b.shingles.is_empty())
-    {
-        1.0
-    } else {
-        let inter = shared();
-        inter as f64 / (a.shingles.len() + b.shingles.len() - inter) as f64
-    };
+    let text_similarity = text_similarity(a, b, shared);
     let stop_differs = a.stop != b.stop;
     let args_differ = a.shape == b.shape && !a.shape.is_empty() && inputs_differ(a, b);
     let cost = W_STRUCT * structural
@@ -199,11 +191,126 @@ pub fn pair_cost_with(
     }
 }
 
+/// Shingle Jaccard of the two normalised texts: 1 when equal or both empty; `shared` (the
+/// number of common shingles) is called only when needed.
+fn text_similarity(a: &AlignTurn<'_>, b: &AlignTurn<'_>, shared: impl FnOnce() -> usize) -> f64 {
+    if a.text == b.text
+        || (a.text_empty && b.text_empty)
+        || (a.shingles.is_empty() && b.shingles.is_empty())
+    {
+        1.0
+    } else {
+        let inter = shared();
+        inter as f64 / (a.shingles.len() + b.shingles.len() - inter) as f64
+    }
+}
+
+/// Each turn's class on one side (numbered by first appearance) and the first turn of each
+/// class. A class is the turn's shapes, tool count and stop reason.
+fn classify(side: &[AlignTurn<'_>]) -> (Vec<u32>, Vec<usize>) {
+    type Key<'k> = (&'k [u32], usize, u32);
+    let mut ids: HashMap<Key<'_>, u32> = HashMap::new();
+    let mut firsts = Vec::new();
+    let classes = side
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let next = ids.len() as u32;
+            *ids.entry((&t.shape, t.count, t.stop)).or_insert_with(|| {
+                firsts.push(k);
+                next
+            })
+        })
+        .collect();
+    (classes, firsts)
+}
+
+/// Most (baseline class × candidate class) entries [`ClassTable`] precomputes (16 MiB).
+const MAX_CLASS_PAIRS: usize = 1 << 20;
+
+/// The structural and stop-reason parts of every pair cost, precomputed per pair of
+/// *classes*: turns with the same shapes, tool count and stop reason share a class, and agents
+/// repeat a handful of them, so the DP reads one table entry per cell instead of merging
+/// shape lists; argument values are compared only where the shapes are equal. Falls back to
+/// [`pair_cost_with`] when the classes are too many.
+pub struct ClassTable {
+    b: Vec<u32>,
+    c: Vec<u32>,
+    width: usize,
+    /// Per class pair: `W_STRUCT · structural`, whether the stops differ, whether the shapes
+    /// are equal and non-empty (so argument values count).
+    entries: Option<Vec<(f64, bool, bool)>>,
+}
+
+impl ClassTable {
+    /// Classifies both sides and, when small enough, fills the table.
+    pub fn new(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> ClassTable {
+        let (bc, b_first) = classify(b);
+        let (cc, c_first) = classify(c);
+        let width = c_first.len();
+        let entries = (b_first.len().saturating_mul(width) <= MAX_CLASS_PAIRS).then(|| {
+            let mut e = Vec::with_capacity(b_first.len() * width);
+            for &x in &b_first {
+                for &y in &c_first {
+                    // The text never reaches these components.
+                    let p = pair_cost_with(&b[x], &c[y], || 0);
+                    let same_shape = b[x].shape == c[y].shape && !b[x].shape.is_empty();
+                    e.push((W_STRUCT * p.structural, p.stop_differs, same_shape));
+                }
+            }
+            e
+        });
+        ClassTable {
+            b: bc,
+            c: cc,
+            width,
+            entries,
+        }
+    }
+
+    /// The pair cost of baseline turn `i` (`a`) and candidate turn `j` (`b`): the same double
+    /// as `pair_cost_with(a, b, shared).cost`.
+    #[inline]
+    pub fn cost(
+        &self,
+        i: usize,
+        j: usize,
+        a: &AlignTurn<'_>,
+        b: &AlignTurn<'_>,
+        shared: impl FnOnce() -> usize,
+    ) -> f64 {
+        let Some(entries) = &self.entries else {
+            return pair_cost_with(a, b, shared).cost;
+        };
+        let (structural, stop_differs, same_shape) =
+            entries[self.b[i] as usize * self.width + self.c[j] as usize];
+        let args_differ = same_shape && inputs_differ(a, b);
+        structural
+            + W_SEM * (1.0 - text_similarity(a, b, shared))
+            + W_STOP * f64::from(u8::from(stop_differs))
+            + W_ARGS * f64::from(u8::from(args_differ))
+    }
+}
+
+/// Bits of the frequent-shingle sets (the most common candidate shingles are counted with
+/// popcounts instead of postings).
+const FREQUENT_WORDS: usize = 4;
+/// A shingle held by fewer candidate turns than this stays in the postings.
+const FREQUENT_MIN_POSTINGS: usize = 32;
+
 /// Which candidate turns hold each shingle (turn indices ascending), so the shingles a
 /// baseline turn shares with every candidate turn of a band row are counted in one pass over
 /// its own shingles — O(shingles + shared) per row instead of a merge per cell.
+///
+/// Boilerplate shingles (held by many turns: templated replies, repeated tool prose) would make
+/// that pass as long as the band for each of them, so the up to 256 most common ones are kept
+/// apart as a bit set per candidate turn and counted with one popcount per cell.
 pub struct ShingleIndex {
     postings: HashMap<u64, Vec<u32>>,
+    /// Frequent shingle → its bit.
+    frequent: HashMap<u64, u16>,
+    /// Per candidate turn, which frequent shingles it holds.
+    bits: Vec<[u64; FREQUENT_WORDS]>,
 }
 
 impl ShingleIndex {
@@ -215,7 +322,34 @@ impl ShingleIndex {
                 postings.entry(s).or_default().push(j as u32);
             }
         }
-        ShingleIndex { postings }
+        // The most common shingles, longest postings first (ties by hash: deterministic).
+        let mut common: Vec<(usize, u64)> = postings
+            .iter()
+            .filter(|(_, l)| l.len() >= FREQUENT_MIN_POSTINGS)
+            .map(|(&s, l)| (l.len(), s))
+            .collect();
+        common.sort_unstable_by(|a, b| b.cmp(a));
+        common.truncate(64 * FREQUENT_WORDS);
+        let mut bits = vec![
+            [0u64; FREQUENT_WORDS];
+            if common.is_empty() {
+                0
+            } else {
+                candidate.len()
+            }
+        ];
+        let mut frequent = HashMap::with_capacity(common.len());
+        for (bit, &(_, s)) in common.iter().enumerate() {
+            frequent.insert(s, bit as u16);
+            for &j in &postings.remove(&s).unwrap_or_default() {
+                bits[j as usize][bit / 64] |= 1 << (bit % 64);
+            }
+        }
+        ShingleIndex {
+            postings,
+            frequent,
+            bits,
+        }
     }
 
     /// `counts[k]` = shingles `turn` shares with candidate turn `first + k`, for the
@@ -223,8 +357,11 @@ impl ShingleIndex {
     pub fn shared_row(&self, turn: &AlignTurn<'_>, first: usize, counts: &mut [u32]) {
         counts.fill(0);
         let end = first + counts.len();
+        let mut mine = [0u64; FREQUENT_WORDS];
         for s in turn.shingles {
-            if let Some(list) = self.postings.get(s) {
+            if let Some(&bit) = self.frequent.get(s) {
+                mine[bit as usize / 64] |= 1 << (bit % 64);
+            } else if let Some(list) = self.postings.get(s) {
                 let start = list.partition_point(|&j| (j as usize) < first);
                 for &j in &list[start..] {
                     let j = j as usize;
@@ -235,12 +372,69 @@ impl ShingleIndex {
                 }
             }
         }
+        if mine.iter().any(|&w| w != 0) {
+            // A band row may reach one column past the last turn; that column has no turn.
+            let last = end.min(self.bits.len()).max(first);
+            for (count, theirs) in counts.iter_mut().zip(&self.bits[first..last]) {
+                let mut both = 0;
+                for (a, b) in mine.iter().zip(theirs) {
+                    both += (a & b).count_ones();
+                }
+                *count += both;
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shared-shingle counts from the index (postings and frequent-shingle bits) equal a
+    /// direct intersection, whether or not shingles are common enough to become bits.
+    #[test]
+    fn shared_row_counts_equal_intersections() {
+        let sets: Vec<Vec<u64>> = (0..300u64)
+            .map(|j| {
+                // Shingle 0..40 common to many turns, 1000.. rare, a few unique per turn.
+                let mut v: Vec<u64> = (0..40).filter(|s| (j + s) % 3 != 0).collect();
+                v.extend((0..5).map(|k| 1000 + (j * 7 + k) % 50));
+                v.push(1_000_000 + j);
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        let turn = |sh: &'static [u64]| AlignTurn {
+            shape: Vec::new(),
+            count: 0,
+            text: 0,
+            text_empty: false,
+            shingles: sh,
+            stop: 0,
+            inputs: Vec::new(),
+        };
+        let leaked: Vec<&'static [u64]> = sets
+            .into_iter()
+            .map(|v| &*Box::leak(v.into_boxed_slice()))
+            .collect();
+        let cand: Vec<AlignTurn<'static>> = leaked.iter().map(|s| turn(s)).collect();
+        let index = ShingleIndex::new(&cand);
+        assert!(!index.frequent.is_empty(), "common shingles become bits");
+        for row in [0usize, 17, 299] {
+            let base = turn(leaked[row]);
+            for (first, len) in [(0usize, 300usize), (40, 65), (290, 10)] {
+                let mut counts = vec![0u32; len];
+                index.shared_row(&base, first, &mut counts);
+                for (k, &got) in counts.iter().enumerate() {
+                    assert_eq!(
+                        got as usize,
+                        intersection(base.shingles, cand[first + k].shingles)
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn jaccard_rules() {

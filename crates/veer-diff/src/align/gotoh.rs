@@ -12,7 +12,11 @@
 //! delete, insert) within 1e-12 of the minimum.
 //!
 //! Memory. While the band holds at most [`CHOICE_BUDGET`] cells, the acceptance pass records
-//! one choice byte per cell and the path is read from them. Beyond that the path is recovered
+//! one choice byte per cell and the path is read from them. Beyond that the band is cut into
+//! segments of at most that many cells; the acceptance pass keeps the values of each
+//! segment's boundary row, and an accepted round is traced one segment at a time, each
+//! re-evaluated from its boundary with its choices recorded — one more pass in all. Should
+//! even the boundary rows exceed [`CHECKPOINT_VALUES`], the path is recovered
 //! Hirschberg-style: a pass over the lower half of a row range keeps the boundary row's values,
 //! a pass over the upper half carries, for every cell, where the greedy path from it first
 //! enters the middle row; the two halves are then solved recursively. Every pass evaluates the
@@ -20,13 +24,16 @@
 //! bit-identical to the one-pass evaluation. Memory is then O(m · log n) floats plus the fixed
 //! choice budget, never quadratic; time grows by a factor of about log₂(n·w / budget).
 
-use super::cost::{pair_cost_with, AlignTurn, ShingleIndex};
+use super::cost::{AlignTurn, ClassTable, ShingleIndex};
 use super::{Alignment, Step, GAP_EXTEND, GAP_OPEN};
 
 /// Half-width of the first band.
 pub const INITIAL_HALF_WIDTH: usize = 32;
 /// Most in-band cells whose choice bytes are kept at once (16 MiB).
 pub const CHOICE_BUDGET: usize = 16 << 20;
+/// Most row values kept as segment checkpoints (64 MiB of `f64`); beyond it the traceback
+/// recurses instead.
+pub const CHECKPOINT_VALUES: usize = 8 << 20;
 /// Tolerance within which two option values count as tied.
 const TIE: f64 = 1e-12;
 /// Margin by which the optimum must beat the out-of-band lower bound.
@@ -50,6 +57,7 @@ struct Grid<'a> {
     b: &'a [AlignTurn<'a>],
     c: &'a [AlignTurn<'a>],
     index: &'a ShingleIndex,
+    classes: &'a ClassTable,
     n: usize,
     m: usize,
     lo: i64,
@@ -61,6 +69,7 @@ impl<'a> Grid<'a> {
         b: &'a [AlignTurn<'a>],
         c: &'a [AlignTurn<'a>],
         index: &'a ShingleIndex,
+        classes: &'a ClassTable,
         w: usize,
     ) -> Grid<'a> {
         let (n, m) = (b.len(), c.len());
@@ -70,6 +79,7 @@ impl<'a> Grid<'a> {
             b,
             c,
             index,
+            classes,
             n,
             m,
             lo: d.min(0) - w,
@@ -132,7 +142,8 @@ impl<'a> Grid<'a> {
                 continue;
             }
             let pair = if i < n && j < m {
-                pair_cost_with(&self.b[i], &self.c[j], || shared[j - ja] as usize).cost
+                self.classes
+                    .cost(i, j, &self.b[i], &self.c[j], || shared[j - ja] as usize)
                     + below(0, j + 1)
             } else {
                 INF
@@ -165,7 +176,19 @@ impl<'a> Grid<'a> {
         top: usize,
         bottom: usize,
         boundary: Option<&RowValues>,
+        record: impl FnMut(usize, usize, u8),
+    ) -> RowValues {
+        self.sweep_rows(top, bottom, boundary, record, |_, _| {})
+    }
+
+    /// [`Grid::sweep`], also handing each evaluated row's values to `on_row(i, values)`.
+    fn sweep_rows(
+        &self,
+        top: usize,
+        bottom: usize,
+        boundary: Option<&RowValues>,
         mut record: impl FnMut(usize, usize, u8),
+        mut on_row: impl FnMut(usize, &RowValues),
     ) -> RowValues {
         let mut next = match boundary {
             Some(v) => v.clone(),
@@ -174,9 +197,30 @@ impl<'a> Grid<'a> {
         let mut cur = self.empty_row();
         for i in (top..bottom).rev() {
             self.row(i, &next, &mut cur, |j, p| record(i, j, p));
+            on_row(i, &cur);
             std::mem::swap(&mut next, &mut cur);
         }
         next
+    }
+
+    /// The in-band values of row `i` (three states, columns `cols(i)`).
+    fn band_slice(&self, i: usize, values: &RowValues) -> Vec<f64> {
+        let (a, z) = self.cols(i);
+        values
+            .iter()
+            .flat_map(|v| v[a..=z].iter().copied())
+            .collect()
+    }
+
+    /// A full row of values from [`Grid::band_slice`] (out-of-band entries +∞).
+    fn from_band_slice(&self, i: usize, slice: &[f64]) -> RowValues {
+        let (a, z) = self.cols(i);
+        let w = z + 1 - a;
+        let mut row = self.empty_row();
+        for (s, v) in row.iter_mut().enumerate() {
+            v[a..=z].copy_from_slice(&slice[s * w..(s + 1) * w]);
+        }
+        row
     }
 }
 
@@ -264,6 +308,43 @@ fn follow(
 }
 
 /// Appends the greedy path from `(top, j, state)` until it enters row `bottom` (the end when
+/// `bottom == n + 1`), recording one choice byte per cell of rows `top..bottom`.
+fn trace_recorded(
+    grid: &Grid<'_>,
+    top: usize,
+    bottom: usize,
+    boundary: Option<&RowValues>,
+    (j, state): (usize, u8),
+    steps: &mut Vec<Step>,
+) -> (usize, u8) {
+    let mut choices = Choices::record(grid, top, bottom);
+    grid.sweep(top, bottom, boundary, |i, jj, p| {
+        let k = choices.slot(grid, i, jj);
+        if let Some(b) = choices.bytes.get_mut(k) {
+            *b = p;
+        }
+    });
+    follow(grid, &choices, bottom, top, j, state, steps)
+}
+
+/// Row boundaries `0 = r₀ < r₁ < … < r_k = n + 1` splitting the band into segments of at
+/// most `budget` cells (a row wider than the budget is a segment by itself).
+fn segments(grid: &Grid<'_>, budget: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut acc = 0;
+    for i in 0..=grid.n {
+        let w = grid.width(i);
+        if acc > 0 && acc + w > budget {
+            bounds.push(i);
+            acc = 0;
+        }
+        acc += w;
+    }
+    bounds.push(grid.n + 1);
+    bounds
+}
+
+/// Appends the greedy path from `(top, j, state)` until it enters row `bottom` (the end when
 /// `bottom == n + 1`), using at most `budget` choice bytes at a time.
 fn trace_segment(
     grid: &Grid<'_>,
@@ -276,14 +357,7 @@ fn trace_segment(
 ) -> (usize, u8) {
     let cells: usize = (top..bottom).map(|i| grid.width(i)).sum();
     if cells <= budget || bottom - top <= 2 {
-        let mut choices = Choices::record(grid, top, bottom);
-        grid.sweep(top, bottom, boundary, |i, jj, p| {
-            let k = choices.slot(grid, i, jj);
-            if let Some(b) = choices.bytes.get_mut(k) {
-                *b = p;
-            }
-        });
-        return follow(grid, &choices, bottom, top, j, state, steps);
+        return trace_recorded(grid, top, bottom, boundary, (j, state), steps);
     }
     let mid = top + (bottom - top) / 2;
     let mid_values = grid.sweep(mid, bottom, boundary, |_, _, _| {});
@@ -328,7 +402,18 @@ pub fn align(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> Alignment {
 /// [`align`] keeping at most `budget` choice bytes at once (tests use tiny budgets to exercise
 /// the divide-and-conquer traceback).
 pub fn align_with_budget(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], budget: usize) -> Alignment {
-    match banded(b, c, budget, u64::MAX) {
+    align_with_budgets(b, c, budget, CHECKPOINT_VALUES)
+}
+
+/// [`align_with_budget`] keeping at most `checkpoint_values` row values as segment
+/// checkpoints (0 forces the recursive traceback whenever there is more than one segment).
+pub fn align_with_budgets(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    budget: usize,
+    checkpoint_values: usize,
+) -> Alignment {
+    match banded(b, c, budget, checkpoint_values, u64::MAX) {
         Some(a) => a,
         // Unreachable: without a work limit the band always widens to acceptance.
         None => Alignment {
@@ -342,34 +427,59 @@ pub fn align_with_budget(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], budget: usize
 /// two very different long traces approaches n·m); then None, having done at most a few
 /// rounds' work. Within the limit the result is exactly [`align`]'s.
 pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) -> Option<Alignment> {
-    banded(b, c, CHOICE_BUDGET, max_cells)
+    banded(b, c, CHOICE_BUDGET, CHECKPOINT_VALUES, max_cells)
 }
 
 fn banded(
     b: &[AlignTurn<'_>],
     c: &[AlignTurn<'_>],
     budget: usize,
+    checkpoint_values: usize,
     max_cells: u64,
 ) -> Option<Alignment> {
     let (n, m) = (b.len(), c.len());
     let gap = n.abs_diff(m) as f64;
     let index = ShingleIndex::new(c);
+    let classes = ClassTable::new(b, c);
     let mut w = INITIAL_HALF_WIDTH;
     loop {
-        let grid = Grid::new(b, c, &index, w);
+        let grid = Grid::new(b, c, &index, &classes, w);
         let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
         if cells as u64 > max_cells {
             return None;
         }
         let mut choices = (cells <= budget).then(|| Choices::record(&grid, 0, n + 1));
-        let top = grid.sweep(0, n + 1, None, |i, j, p| {
-            if let Some(ch) = choices.as_mut() {
-                let k = ch.slot(&grid, i, j);
-                if let Some(byte) = ch.bytes.get_mut(k) {
-                    *byte = p;
+        // Beyond the choice budget: keep the values of each segment's boundary row, so an
+        // accepted round is traced with one more pass (a segment at a time) — unless those
+        // rows would themselves take too much memory; then Hirschberg-style recursion.
+        let bounds = if choices.is_none() {
+            let b = segments(&grid, budget);
+            let kept: usize = b[1..b.len() - 1].iter().map(|&i| 3 * grid.width(i)).sum();
+            (kept <= checkpoint_values).then_some(b)
+        } else {
+            None
+        };
+        let mut checkpoints: Vec<(usize, Vec<f64>)> = Vec::new();
+        let top = grid.sweep_rows(
+            0,
+            n + 1,
+            None,
+            |i, j, p| {
+                if let Some(ch) = choices.as_mut() {
+                    let k = ch.slot(&grid, i, j);
+                    if let Some(byte) = ch.bytes.get_mut(k) {
+                        *byte = p;
+                    }
                 }
-            }
-        });
+            },
+            |i, values| {
+                if let Some(b) = &bounds {
+                    if i > 0 && b.binary_search(&i).is_ok() {
+                        checkpoints.push((i, grid.band_slice(i, values)));
+                    }
+                }
+            },
+        );
         let cost = top[0][0];
         let full = w >= n.max(m);
         let lower_bound = 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
@@ -379,21 +489,55 @@ fn banded(
                 Some(ch) => {
                     follow(&grid, ch, n + 1, 0, 0, M, &mut steps);
                 }
-                None => {
-                    trace_segment(&grid, 0, n + 1, None, (0, M), budget, &mut steps);
-                }
+                None => match &bounds {
+                    Some(b) => {
+                        // Checkpoints were pushed bottom-up; segments are traced top-down.
+                        checkpoints.reverse();
+                        let mut at = (0, M);
+                        for (t, seg) in b.windows(2).enumerate() {
+                            let boundary = checkpoints
+                                .get(t)
+                                .map(|(i, slice)| grid.from_band_slice(*i, slice));
+                            at = trace_recorded(
+                                &grid,
+                                seg[0],
+                                seg[1],
+                                boundary.as_ref(),
+                                at,
+                                &mut steps,
+                            );
+                        }
+                    }
+                    None => {
+                        trace_segment(&grid, 0, n + 1, None, (0, M), budget, &mut steps);
+                    }
+                },
             }
             return Some(Alignment { steps, cost });
         }
-        w = next_half_width(w, cost, gap);
+        let band_cells = |w: usize| -> u64 {
+            let g = Grid::new(b, c, &index, &classes, w);
+            (0..=n).map(|i| g.width(i) as u64).sum()
+        };
+        w = next_half_width(w, cost, gap, n.max(m), band_cells, max_cells);
     }
 }
 
-/// The next band half-width after a rejected round with banded optimum `cost`: the width at
-/// which the out-of-band lower bound exceeds `cost` (a wider band can only lower the optimum,
-/// so that round is certain to be accepted), but at least double and at most four times the
-/// current width. The schedule changes only the running time, never the result.
-fn next_half_width(w: usize, cost: f64, gap: f64) -> usize {
+/// The next band half-width after a rejected round with banded optimum `cost`. `needed` is the
+/// width at which the out-of-band lower bound exceeds `cost`: a wider band can only lower the
+/// optimum, so a round there is certain to be accepted. When that round costs at most three
+/// times the cells of a 4× band (and fits `max_cells`), veer goes straight to it — the usual
+/// case for long, nearly identical traces, whose banded optimum is already the optimum;
+/// otherwise the band grows 2× to 4×, since the true optimum may be well below `cost`. The
+/// schedule changes only the running time, never the result.
+fn next_half_width(
+    w: usize,
+    cost: f64,
+    gap: f64,
+    full: usize,
+    cells: impl Fn(usize) -> u64,
+    max_cells: u64,
+) -> usize {
     let needed = ((cost + ACCEPT_MARGIN - 2.0 * GAP_OPEN) / (2.0 * GAP_EXTEND) - gap / 2.0)
         .floor()
         .max(0.0);
@@ -402,5 +546,16 @@ fn next_half_width(w: usize, cost: f64, gap: f64) -> usize {
     } else {
         usize::MAX
     };
-    needed.clamp(w.saturating_mul(2), w.saturating_mul(4))
+    let capped = needed.clamp(w.saturating_mul(2), w.saturating_mul(4));
+    // Any width from `full` on is the whole table.
+    let needed = needed.min(full.max(1));
+    if needed <= capped {
+        return capped;
+    }
+    let jump = cells(needed);
+    if jump <= max_cells && jump <= cells(capped).saturating_mul(3) {
+        needed
+    } else {
+        capped
+    }
 }

@@ -95,7 +95,8 @@ proptest! {
         prop_assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-9);
     }
 
-    /// The divide-and-conquer traceback (tiny choice budgets) gives the same path.
+    /// The bounded-memory tracebacks (tiny choice budgets: segment checkpoints or
+    /// divide-and-conquer) give the same path.
     #[test]
     fn bounded_memory_traceback_equals_full_matrix(
         b in gen_trace(14),
@@ -104,10 +105,13 @@ proptest! {
     ) {
         let (tb, tc) = turns(&b, &c);
         let (ab, ac) = intern(&tb, &tc);
-        let lean = gotoh::align_with_budget(&ab, &ac, budget);
         let full = reference::align(&ab, &ac);
-        prop_assert_eq!(lean.cost.to_bits(), full.cost.to_bits());
-        prop_assert_eq!(&lean.steps, &full.steps);
+        // Segment checkpoints, and the recursion they normally replace.
+        for checkpoints in [gotoh::CHECKPOINT_VALUES, 0] {
+            let lean = gotoh::align_with_budgets(&ab, &ac, budget, checkpoints);
+            prop_assert_eq!(lean.cost.to_bits(), full.cost.to_bits());
+            prop_assert_eq!(&lean.steps, &full.steps);
+        }
     }
 
     #[test]
@@ -117,6 +121,25 @@ proptest! {
         let fast = gotoh::align(&ab, &ac);
         let best = brute(&ab, &ac, 0, 0, 0);
         prop_assert!((fast.cost - best).abs() < 1e-9, "{} vs {}", fast.cost, best);
+    }
+
+    /// The class table's cost is `pair_cost`'s, to the bit, for every cell.
+    #[test]
+    fn class_table_cost_is_the_pair_cost(b in gen_trace(12), c in gen_trace(12)) {
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        let table = crate::align::cost::ClassTable::new(&ab, &ac);
+        for (i, x) in ab.iter().enumerate() {
+            for (j, y) in ac.iter().enumerate() {
+                let shared = || {
+                    x.shingles.iter().filter(|s| y.shingles.binary_search(s).is_ok()).count()
+                };
+                prop_assert_eq!(
+                    table.cost(i, j, x, y, shared).to_bits(),
+                    pair_cost(x, y).cost.to_bits()
+                );
+            }
+        }
     }
 
     #[test]
@@ -165,8 +188,10 @@ fn band_widens_until_exact() {
     assert_eq!(fast.cost.to_bits(), full.cost.to_bits());
     assert_eq!(fast.steps, full.steps);
     for budget in [0, 100, 1000] {
-        let lean = gotoh::align_with_budget(&ab, &ac, budget);
-        assert_eq!(lean.steps, full.steps, "budget {budget}");
+        for checkpoints in [gotoh::CHECKPOINT_VALUES, 0] {
+            let lean = gotoh::align_with_budgets(&ab, &ac, budget, checkpoints);
+            assert_eq!(lean.steps, full.steps, "budget {budget}");
+        }
     }
 }
 
@@ -223,9 +248,11 @@ fn stress(n: usize, budget: usize) {
     let (tb, tc) = turns(&b, &c);
     let (ab, ac) = intern(&tb, &tc);
     let fast = gotoh::align(&ab, &ac);
-    let lean = gotoh::align_with_budget(&ab, &ac, budget);
-    assert_eq!(fast.steps, lean.steps);
-    assert_eq!(fast.cost.to_bits(), lean.cost.to_bits());
+    for checkpoints in [gotoh::CHECKPOINT_VALUES, 0] {
+        let lean = gotoh::align_with_budgets(&ab, &ac, budget, checkpoints);
+        assert_eq!(fast.steps, lean.steps);
+        assert_eq!(fast.cost.to_bits(), lean.cost.to_bits());
+    }
     assert_valid_path(&fast.steps, ab.len(), ac.len());
     assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-6);
     let windows = (n / 250).min(40);
