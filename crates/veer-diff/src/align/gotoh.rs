@@ -213,7 +213,7 @@ impl<'a> Grid<'a> {
     }
 
     /// A full row of values from [`Grid::band_slice`] (out-of-band entries +∞).
-    fn from_band_slice(&self, i: usize, slice: &[f64]) -> RowValues {
+    fn row_from_band_slice(&self, i: usize, slice: &[f64]) -> RowValues {
         let (a, z) = self.cols(i);
         let w = z + 1 - a;
         let mut row = self.empty_row();
@@ -497,7 +497,7 @@ fn banded(
                         for (t, seg) in b.windows(2).enumerate() {
                             let boundary = checkpoints
                                 .get(t)
-                                .map(|(i, slice)| grid.from_band_slice(*i, slice));
+                                .map(|(i, slice)| grid.row_from_band_slice(*i, slice));
                             at = trace_recorded(
                                 &grid,
                                 seg[0],
