@@ -91,6 +91,11 @@ pub struct Pair<'a> {
     pub usage_tokens: [f64; 3],
     /// Usage fields present but not numbers, as `(field, raw JSON)`; they count as 0.
     pub usage_problems: Vec<(&'static str, String)>,
+    /// The response text as JSON ([`crate::schema::parse_text`]), parsed on first use and
+    /// shared by every `must_match_json_schema` rule.
+    pub text_json: OnceLock<Result<Value, String>>,
+    /// Token counts of the response text (`must_be_grounded`), on first use, shared likewise.
+    pub text_tokens: OnceLock<std::collections::HashMap<String, usize>>,
 }
 
 /// The usage fields `max_total_tokens` sums, in the order it reports them.
@@ -186,6 +191,8 @@ impl<'a> TraceView<'a> {
                     session: sessions.get(turn.index).copied().unwrap_or(0),
                     usage_tokens,
                     usage_problems,
+                    text_json: OnceLock::new(),
+                    text_tokens: OnceLock::new(),
                 }
             })
             .collect();

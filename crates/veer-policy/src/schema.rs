@@ -66,20 +66,19 @@ impl Schema {
 
     /// Checks one response text; `None` when it passes, else the violation detail.
     pub fn check_text(&self, text: &str) -> Option<String> {
-        let trimmed = text.trim();
-        if trimmed.is_empty() {
-            return Some("response has no text content to validate".into());
+        match parse_text(text) {
+            Ok(v) => self.check_value(&v),
+            Err(detail) => Some(detail),
         }
-        let body = strip_fences(trimmed);
-        let instance = match parse_strict(body) {
-            Ok(v) => v,
-            Err(e) => return Some(format!("response text is not valid JSON: {e}")),
-        };
+    }
+
+    /// Checks an already parsed response text ([`parse_text`]).
+    pub fn check_value(&self, instance: &Value) -> Option<String> {
         let mut errors: Vec<(Vec<PathKey>, String, String, String)> = self
             .validator
-            .iter_errors(&instance)
+            .iter_errors(instance)
             .map(|e| {
-                let (key, dotted) = instance_path(&instance, e.instance_path());
+                let (key, dotted) = instance_path(instance, e.instance_path());
                 (key, e.schema_path().to_string(), dotted, e.to_string())
             })
             .collect();
@@ -181,6 +180,16 @@ fn visit(
     stack.pop();
     done.insert(at.to_string());
     None
+}
+
+/// A response text as the JSON a schema checks: trimmed, one surrounding code fence
+/// stripped, parsed strictly; otherwise the violation detail (no text, or not JSON).
+pub fn parse_text(text: &str) -> Result<Value, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("response has no text content to validate".into());
+    }
+    parse_strict(strip_fences(trimmed)).map_err(|e| format!("response text is not valid JSON: {e}"))
 }
 
 /// A segment of an instance path, ordered: indices numerically, keys by bytes.

@@ -169,22 +169,47 @@ impl Trace {
     /// (spec `policy.md` §2.3): blocks stand for `tool_call` records with the same id; other
     /// `tool_call` records belong to the most recent response before them (pair 0 if none).
     pub fn tool_calls(&self) -> Vec<ToolCall> {
-        let mut block_ids = std::collections::HashSet::new();
-        let has_response = self.records.iter().any(|r| r.kind == Kind::ChatResponse);
-        for r in &self.records {
-            if r.kind == Kind::ChatResponse {
+        use rayon::prelude::*;
+        // The calls of each response's tool-use blocks: independent per response, so built in
+        // parallel (the argument maps are most of the work), then merged in record order.
+        let responses: Vec<usize> = self
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.kind == Kind::ChatResponse)
+            .map(|(i, _)| i)
+            .collect();
+        let mut blocks: Vec<Vec<ToolCall>> = responses
+            .par_iter()
+            .enumerate()
+            .map(|(t, &i)| {
                 let resp = Response {
-                    record: r,
-                    record_index: 0,
-                    turn: 0,
+                    record: &self.records[i],
+                    record_index: i,
+                    turn: t,
                 };
-                for b in resp.tool_uses() {
-                    if let Some(id) = b.id.filter(|s| !s.is_empty()) {
-                        block_ids.insert(id);
-                    }
-                }
-            }
-        }
+                resp.tool_uses()
+                    .map(|b| {
+                        let (arguments, replaced) = arguments_of(b.input);
+                        ToolCall {
+                            record_index: i,
+                            pair_index: Some(t),
+                            name: b.name.unwrap_or("").to_string(),
+                            arguments,
+                            id: b.id.filter(|s| !s.is_empty()).map(str::to_string),
+                            from_block: true,
+                            arguments_replaced: replaced,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let block_ids: std::collections::HashSet<String> = blocks
+            .iter()
+            .flatten()
+            .filter_map(|c| c.id.clone())
+            .collect();
+        let has_response = !responses.is_empty();
         let mut kept_call_ids = std::collections::HashSet::new();
         let mut out = Vec::new();
         let mut turn: Option<usize> = None;
@@ -193,23 +218,7 @@ impl Trace {
                 Kind::ChatResponse => {
                     let t = turn.map_or(0, |t| t + 1);
                     turn = Some(t);
-                    let resp = Response {
-                        record: r,
-                        record_index: i,
-                        turn: t,
-                    };
-                    for b in resp.tool_uses() {
-                        let (arguments, replaced) = arguments_of(b.input);
-                        out.push(ToolCall {
-                            record_index: i,
-                            pair_index: Some(t),
-                            name: b.name.unwrap_or("").to_string(),
-                            arguments,
-                            id: b.id.filter(|s| !s.is_empty()).map(str::to_string),
-                            from_block: true,
-                            arguments_replaced: replaced,
-                        });
-                    }
+                    out.append(&mut blocks[t]);
                 }
                 Kind::ToolCall => {
                     let id = r.str_field("tool_call_id").filter(|s| !s.is_empty());

@@ -34,6 +34,8 @@ pub const CHOICE_BUDGET: usize = 16 << 20;
 /// Most row values kept as segment checkpoints (64 MiB of `f64`); beyond it the traceback
 /// recurses instead.
 pub const CHECKPOINT_VALUES: usize = 8 << 20;
+/// Pair costs computed ahead per chunk of rows (8 MiB of `f64`).
+const COST_CHUNK_CELLS: usize = 1 << 20;
 /// Tolerance within which two option values count as tied.
 const TIE: f64 = 1e-12;
 /// Margin by which the optimum must beat the out-of-band lower bound.
@@ -117,15 +119,12 @@ impl<'a> Grid<'a> {
         i: usize,
         next: &RowValues,
         cur: &mut RowValues,
+        costs: &[f64],
         mut record: impl FnMut(usize, u8),
     ) {
         let (n, m) = (self.n, self.m);
         let (ja, jz) = self.cols(i);
         let (na, nz) = if i < n { self.cols(i + 1) } else { (1, 0) };
-        let mut shared = vec![0u32; if i < n { jz + 1 - ja } else { 0 }];
-        if i < n {
-            self.index.shared_row(&self.b[i], ja, &mut shared);
-        }
         let below = |s: usize, j: usize| {
             if i < n && j >= na && j <= nz {
                 next[s][j]
@@ -142,9 +141,7 @@ impl<'a> Grid<'a> {
                 continue;
             }
             let pair = if i < n && j < m {
-                self.classes
-                    .cost(i, j, &self.b[i], &self.c[j], || shared[j - ja] as usize)
-                    + below(0, j + 1)
+                costs[j - ja] + below(0, j + 1)
             } else {
                 INF
             };
@@ -169,6 +166,52 @@ impl<'a> Grid<'a> {
         }
     }
 
+    /// The pair costs of row `i`'s band cells (index `j − ja`); row `n` and column `m` have
+    /// no pair and are left at 0 (never read).
+    fn pair_costs(&self, i: usize) -> Vec<f64> {
+        let (ja, jz) = self.cols(i);
+        let mut costs = vec![0.0; jz + 1 - ja];
+        if i < self.n {
+            let mut shared = vec![0u32; costs.len()];
+            self.index.shared_row(&self.b[i], ja, &mut shared);
+            for (k, cost) in costs.iter_mut().enumerate() {
+                let j = ja + k;
+                if j < self.m {
+                    *cost = self
+                        .classes
+                        .cost(i, j, &self.b[i], &self.c[j], || shared[k] as usize);
+                }
+            }
+        }
+        costs
+    }
+
+    /// Calls `each(i, pair costs of row i)` for rows `bottom − 1` down to `top`. The costs —
+    /// most of a cell's work, and independent of the DP — are computed in parallel a chunk of
+    /// rows ahead while `each` runs on the current chunk; `each` still sees the rows in order.
+    fn for_rows_desc(&self, top: usize, bottom: usize, mut each: impl FnMut(usize, &[f64]) + Send) {
+        use rayon::prelude::*;
+        let rows: Vec<usize> = (top..bottom).rev().collect();
+        let per_chunk = (COST_CHUNK_CELLS / (self.m + 1)).max(1);
+        let compute = |rs: &[usize]| -> Vec<Vec<f64>> {
+            rs.par_iter().map(|&i| self.pair_costs(i)).collect()
+        };
+        let mut chunks = rows.chunks(per_chunk);
+        let mut current = chunks.next().map(|rs| (rs, compute(rs)));
+        while let Some((rs, costs)) = current.take() {
+            let ahead = chunks.next();
+            let ((), next) = rayon::join(
+                || {
+                    for (&i, c) in rs.iter().zip(&costs) {
+                        each(i, c);
+                    }
+                },
+                || ahead.map(|a| (a, compute(a))),
+            );
+            current = next;
+        }
+    }
+
     /// Evaluates rows `bottom − 1` down to `top` from the values of row `bottom` (`None`:
     /// `bottom == n + 1`, nothing below). Returns row `top`'s values.
     fn sweep(
@@ -176,7 +219,7 @@ impl<'a> Grid<'a> {
         top: usize,
         bottom: usize,
         boundary: Option<&RowValues>,
-        record: impl FnMut(usize, usize, u8),
+        record: impl FnMut(usize, usize, u8) + Send,
     ) -> RowValues {
         self.sweep_rows(top, bottom, boundary, record, |_, _| {})
     }
@@ -187,19 +230,19 @@ impl<'a> Grid<'a> {
         top: usize,
         bottom: usize,
         boundary: Option<&RowValues>,
-        mut record: impl FnMut(usize, usize, u8),
-        mut on_row: impl FnMut(usize, &RowValues),
+        mut record: impl FnMut(usize, usize, u8) + Send,
+        mut on_row: impl FnMut(usize, &RowValues) + Send,
     ) -> RowValues {
         let mut next = match boundary {
             Some(v) => v.clone(),
             None => self.empty_row(),
         };
         let mut cur = self.empty_row();
-        for i in (top..bottom).rev() {
-            self.row(i, &next, &mut cur, |j, p| record(i, j, p));
+        self.for_rows_desc(top, bottom, |i, costs| {
+            self.row(i, &next, &mut cur, costs, |j, p| record(i, j, p));
             on_row(i, &cur);
             std::mem::swap(&mut next, &mut cur);
-        }
+        });
         next
     }
 
@@ -368,8 +411,8 @@ fn trace_segment(
     let mut entry = (0usize, M);
     let mut next = mid_values.clone();
     let mut cur = grid.empty_row();
-    for i in (top..mid).rev() {
-        grid.row(i, &next, &mut cur, |jj, packed| {
+    grid.for_rows_desc(top, mid, |i, costs| {
+        grid.row(i, &next, &mut cur, costs, |jj, packed| {
             for s in 0..3u8 {
                 let target = match (packed >> (2 * s)) & 3 {
                     PAIR if i + 1 == mid => (jj as u32 + 1, M),
@@ -387,7 +430,7 @@ fn trace_segment(
         }
         std::mem::swap(&mut next, &mut cur);
         std::mem::swap(&mut ptr_next, &mut ptr_cur);
-    }
+    });
     drop((next, cur, ptr_next, ptr_cur));
     trace_segment(grid, top, mid, Some(&mid_values), (j, state), budget, steps);
     drop(mid_values);

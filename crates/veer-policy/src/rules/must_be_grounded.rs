@@ -80,9 +80,11 @@ pub fn tokens(text: &str) -> HashMap<String, usize> {
 
 /// Clipped unigram precision of `response` against `chunks`.
 pub fn precision(response: &str, chunks: &[&str]) -> f64 {
-    let folded = fold(response);
-    let mut p = HashMap::new();
-    count_into(&folded, &mut p);
+    precision_of(&tokens(response), chunks)
+}
+
+/// Clipped unigram precision of a response with token counts `p` against `chunks`.
+fn precision_of(p: &HashMap<String, usize>, chunks: &[&str]) -> f64 {
     let total: usize = p.values().sum();
     if total == 0 {
         return 1.0;
@@ -97,7 +99,7 @@ pub fn precision(response: &str, chunks: &[&str]) -> f64 {
     }
     let hit: usize = p
         .iter()
-        .map(|(t, &n)| n.min(k.get(t).copied().unwrap_or(0)))
+        .map(|(t, &n)| n.min(k.get(t.as_str()).copied().unwrap_or(0)))
         .sum();
     hit as f64 / total as f64
 }
@@ -106,7 +108,8 @@ pub fn precision(response: &str, chunks: &[&str]) -> f64 {
 pub fn check(retrieval_path: &Path, min: f64, s: &Scene<'_, '_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in s.gated_pairs() {
-        let ctx = &s.view.pairs[p].context;
+        let pair = &s.view.pairs[p];
+        let ctx = &pair.context;
         let chunks: Vec<&str> = match retrieval_path.resolve(ctx) {
             Some(Value::String(c)) => vec![c.as_str()],
             Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
@@ -123,7 +126,7 @@ pub fn check(retrieval_path: &Path, min: f64, s: &Scene<'_, '_>) -> Vec<Finding>
         if text.is_empty() {
             continue;
         }
-        let score = precision(text, &chunks);
+        let score = precision_of(pair.text_tokens.get_or_init(|| tokens(text)), &chunks);
         if score < min {
             out.push(Finding::at(
                 p,

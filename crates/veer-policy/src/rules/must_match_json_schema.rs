@@ -1,7 +1,7 @@
 //! `must_match_json_schema` (spec §5.8, §7): every gated response's text is JSON valid against
 //! the schema; at most one violation per pair.
 
-use crate::schema::Schema;
+use crate::schema::{parse_text, Schema};
 use crate::session::Scene;
 use crate::violation::Finding;
 
@@ -9,9 +9,15 @@ use crate::violation::Finding;
 pub fn check(schema: &Schema, s: &Scene<'_, '_>) -> Vec<Finding> {
     s.gated_pairs()
         .filter_map(|p| {
-            schema
-                .check_text(s.view.pairs[p].context.text())
-                .map(|d| Finding::at(p, d))
+            let pair = &s.view.pairs[p];
+            let parsed = pair
+                .text_json
+                .get_or_init(|| parse_text(pair.context.text()));
+            match parsed {
+                Ok(v) => schema.check_value(v),
+                Err(detail) => Some(detail.clone()),
+            }
+            .map(|d| Finding::at(p, d))
         })
         .collect()
 }
