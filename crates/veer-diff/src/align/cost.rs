@@ -11,6 +11,8 @@ use std::collections::HashMap;
 pub struct AlignTurn<'a> {
     /// Sorted, deduplicated shape-string ids.
     pub shape: Vec<u32>,
+    /// Id of the whole shape set (equal sets, equal ids).
+    pub shape_set: u32,
     /// Number of tool-use blocks.
     pub count: usize,
     /// Id of the whitespace-normalised text.
@@ -40,6 +42,7 @@ impl<'a> Interner<'a> {
 #[derive(Default)]
 struct Tables<'a> {
     shapes: Interner<'a>,
+    shape_sets: HashMap<Vec<u32>, u32>,
     texts: Interner<'a>,
     stops: Interner<'a>,
     names: Interner<'a>,
@@ -56,6 +59,8 @@ impl<'a> Tables<'a> {
             .collect();
         shape.sort_unstable();
         shape.dedup();
+        let next = self.shape_sets.len() as u32;
+        let shape_set = *self.shape_sets.entry(shape.clone()).or_insert(next);
         let mut inputs: Vec<(u32, u32)> = f
             .inputs
             .iter()
@@ -69,6 +74,7 @@ impl<'a> Tables<'a> {
         inputs.sort_unstable();
         AlignTurn {
             shape,
+            shape_set,
             count: f.tool_count,
             text: self.texts.id(f.normalized_text.as_bytes()),
             text_empty: f.normalized_text.is_empty(),
@@ -163,7 +169,12 @@ pub fn pair_cost_with(
     b: &AlignTurn<'_>,
     shared: impl FnOnce() -> usize,
 ) -> PairCost {
-    let shape_dist = 1.0 - jaccard(&a.shape, &b.shape);
+    // Equal sets have Jaccard index exactly 1.
+    let shape_dist = if a.shape_set == b.shape_set {
+        0.0
+    } else {
+        1.0 - jaccard(&a.shape, &b.shape)
+    };
     let count_dist = if a.count == b.count {
         0.0
     } else {
@@ -177,7 +188,7 @@ pub fn pair_cost_with(
     let structural = shape_dist.max(count_dist);
     let text_similarity = text_similarity(a, b, shared);
     let stop_differs = a.stop != b.stop;
-    let args_differ = a.shape == b.shape && !a.shape.is_empty() && inputs_differ(a, b);
+    let args_differ = a.shape_set == b.shape_set && !a.shape.is_empty() && inputs_differ(a, b);
     let cost = W_STRUCT * structural
         + W_SEM * (1.0 - text_similarity)
         + W_STOP * f64::from(u8::from(stop_differs))
@@ -254,7 +265,7 @@ impl ClassTable {
                 for &y in &c_first {
                     // The text never reaches these components.
                     let p = pair_cost_with(&b[x], &c[y], || 0);
-                    let same_shape = b[x].shape == c[y].shape && !b[x].shape.is_empty();
+                    let same_shape = b[x].shape_set == c[y].shape_set && !b[x].shape.is_empty();
                     e.push((W_STRUCT * p.structural, p.stop_differs, same_shape));
                 }
             }
@@ -292,6 +303,39 @@ impl ClassTable {
     }
 }
 
+/// Hashing for shingle keys, which are already 64-bit hashes of the text: one multiply mixes
+/// them enough for a table, where SipHash spent more time than the lookup it served. Fixed,
+/// so tables (whose order veer never reads) are the same on every run.
+#[derive(Debug, Clone, Copy, Default)]
+struct ShingleHash;
+
+impl std::hash::BuildHasher for ShingleHash {
+    type Hasher = ShingleHasher;
+    fn build_hasher(&self) -> ShingleHasher {
+        ShingleHasher(0)
+    }
+}
+
+/// The hasher of [`ShingleHash`].
+#[derive(Debug, Clone, Copy)]
+struct ShingleHasher(u64);
+
+impl std::hash::Hasher for ShingleHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
 /// Bits of the frequent-shingle sets (the most common candidate shingles are counted with
 /// popcounts instead of postings).
 const FREQUENT_WORDS: usize = 4;
@@ -306,9 +350,9 @@ const FREQUENT_MIN_POSTINGS: usize = 32;
 /// that pass as long as the band for each of them, so the up to 256 most common ones are kept
 /// apart as a bit set per candidate turn and counted with one popcount per cell.
 pub struct ShingleIndex {
-    postings: HashMap<u64, Vec<u32>>,
+    postings: HashMap<u64, Vec<u32>, ShingleHash>,
     /// Frequent shingle → its bit.
-    frequent: HashMap<u64, u16>,
+    frequent: HashMap<u64, u16, ShingleHash>,
     /// Per candidate turn, which frequent shingles it holds.
     bits: Vec<[u64; FREQUENT_WORDS]>,
 }
@@ -316,7 +360,7 @@ pub struct ShingleIndex {
 impl ShingleIndex {
     /// Indexes the candidate side.
     pub fn new(candidate: &[AlignTurn<'_>]) -> ShingleIndex {
-        let mut postings: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut postings: HashMap<u64, Vec<u32>, ShingleHash> = HashMap::default();
         for (j, t) in candidate.iter().enumerate() {
             for &s in t.shingles {
                 postings.entry(s).or_default().push(j as u32);
@@ -338,7 +382,7 @@ impl ShingleIndex {
                 candidate.len()
             }
         ];
-        let mut frequent = HashMap::with_capacity(common.len());
+        let mut frequent = HashMap::with_capacity_and_hasher(common.len(), ShingleHash);
         for (bit, &(_, s)) in common.iter().enumerate() {
             frequent.insert(s, bit as u16);
             for &j in &postings.remove(&s).unwrap_or_default() {
@@ -407,6 +451,7 @@ mod tests {
             .collect();
         let turn = |sh: &'static [u64]| AlignTurn {
             shape: Vec::new(),
+            shape_set: 0,
             count: 0,
             text: 0,
             text_empty: false,
