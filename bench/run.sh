@@ -100,9 +100,13 @@ for r in $(seq 1 "$RUNS"); do
 done
 if [ "$REFERENCE" = 1 ]; then
   # shadow has no directory mode: time 20 pairs one by one and scale to the whole set.
-  sample=$(ls "$d/baseline" | head -20)
+  # (a glob, not `ls | head`: under pipefail, head closing the pipe would end the script)
+  files=("$d"/baseline/*)
   start=$(date +%s.%N)
-  for f in $sample; do "$SHADOW" diff "$d/baseline/$f" "$d/candidate/$f" --output-json /dev/null > /dev/null 2>&1 || true; done
+  for path in "${files[@]:0:20}"; do
+    f=$(basename "$path")
+    "$SHADOW" diff "$d/baseline/$f" "$d/candidate/$f" --output-json /dev/null > /dev/null 2>&1 || true
+  done
   end=$(date +%s.%N)
   echo "$start $end $DIR_PAIRS" | awk '{printf "dir-%sx'"$DIR_TURNS"'\tshadow\t1\t%.3f\t0\textrapolated\n", $3, ($2-$1)/20*$3}' >> "$RAW"
 fi

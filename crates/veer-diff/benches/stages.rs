@@ -1,0 +1,89 @@
+//! Per-stage cost of `veer diff` on the harness inputs (`bench/run.sh` writes them with
+//! `veer synth` under `target/bench/inputs/<kind>-<turns>/`): how long each stage takes at each
+//! size, for the growth exponents in docs/performance.md. Each stage runs alone, on all cores,
+//! `VEER_STAGE_RUNS` times (default 3); the median is printed as TSV:
+//! `input  stage  seconds`.
+//!
+//! cargo bench -p veer-diff --bench stages -- target/bench/inputs/near-1000 target/bench/inputs/near-10000
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+use veer_diff::axes::{compute_axes, TurnPair};
+use veer_diff::turn::diff_turns;
+use veer_diff::{divergences_within, Pricing};
+use veer_trace::{load_trace, ReadOptions};
+
+fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let runs: usize = std::env::var("VEER_STAGE_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let dirs: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    for dir in dirs {
+        let d = Path::new(&dir);
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        let (bp, cp) = (d.join("baseline.agentlog"), d.join("candidate.agentlog"));
+        let opts = ReadOptions::default();
+        let mut row = |stage: &str, secs: f64| println!("{name}\t{stage}\t{secs:.4}");
+        row(
+            "read (both sides)",
+            median_secs(runs, || {
+                black_box(rayon::join(
+                    || load_trace(&bp, &opts).unwrap(),
+                    || load_trace(&cp, &opts).unwrap(),
+                ));
+            }),
+        );
+        let (b, c) = (
+            load_trace(&bp, &opts).unwrap(),
+            load_trace(&cp, &opts).unwrap(),
+        );
+        row(
+            "features",
+            median_secs(runs, || {
+                black_box(rayon::join(|| diff_turns(&b), || diff_turns(&c)));
+            }),
+        );
+        let (tb, tc) = (diff_turns(&b), diff_turns(&c));
+        let pairs: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
+        row(
+            "axes + bootstrap",
+            median_secs(runs, || {
+                black_box(compute_axes(&pairs, &Pricing::none(), 42));
+            }),
+        );
+        row(
+            "turn alignment (Gotoh)",
+            median_secs(runs, || {
+                black_box(divergences_within(&tb, &tc, 5, 1 << 26));
+            }),
+        );
+        row(
+            "structural (event edit script)",
+            median_secs(runs, || {
+                black_box(veer_experiment::structural_within(&b, &c, 1 << 26).ok());
+            }),
+        );
+    }
+}
