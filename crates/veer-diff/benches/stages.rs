@@ -45,7 +45,7 @@ fn main() {
         let name = d.file_name().unwrap().to_string_lossy().into_owned();
         let (bp, cp) = (d.join("baseline.agentlog"), d.join("candidate.agentlog"));
         let opts = ReadOptions::default();
-        let mut row = |stage: &str, secs: f64| println!("{name}\t{stage}\t{secs:.4}");
+        let row = |stage: &str, secs: f64| println!("{name}\t{stage}\t{secs:.4}");
         row(
             "read (both sides)",
             median_secs(runs, || {
