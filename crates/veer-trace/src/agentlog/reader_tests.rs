@@ -255,3 +255,30 @@ fn a_missing_parent_key_reads_as_null() {
     let t = read_agentlog_bytes("p.agentlog", text.as_bytes(), &ReadOptions::default()).unwrap();
     assert_eq!(t.records[0].parent, None);
 }
+
+/// A file of many MiB reads every record in order with its line number, and the first bad
+/// line is the one reported, with its number, when a later line is bad too.
+#[test]
+fn large_files_keep_order_and_report_the_first_error() {
+    let line = |i: usize| {
+        format!(
+            "{{\"version\":\"0.1\",\"id\":\"sha256:{i:064x}\",\"kind\":\"chat_response\",\"ts\":\"2026-01-01T00:00:00.000Z\",\"parent\":null,\"payload\":{{\"content\":\"{}\",\"n\":{i}}}}}\n",
+            "x".repeat(200)
+        )
+    };
+    let count = 30_000; // ~9 MiB
+    let text: String = (0..count).map(line).collect();
+    let t = read_agentlog_bytes("big.agentlog", text.as_bytes(), &ReadOptions::default()).unwrap();
+    assert_eq!(t.records.len(), count);
+    for (i, r) in t.records.iter().enumerate().step_by(997) {
+        assert_eq!(r.payload["n"], json!(i));
+        assert_eq!(r.line, Some(i as u64 + 1));
+    }
+    let mut bad: Vec<String> = (0..count).map(line).collect();
+    bad[25_000] = "{not json\n".into();
+    bad[25_001] = "[1]\n".into();
+    let e = read_agentlog_bytes("big.agentlog", bad.concat().as_bytes(), &ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("big.agentlog:25001: (line): invalid JSON"), "{e}");
+}
