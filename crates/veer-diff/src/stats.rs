@@ -171,7 +171,7 @@ fn resample(plans: &[Plan<'_>], n: usize, seed: u64, batch_indices: usize) -> Ve
     let batch = (batch_indices / n).clamp(1, BOOTSTRAP_ITERATIONS);
     let draw = |rng: &mut ChaCha12, rounds: usize, buf: &mut Vec<u32>| {
         buf.clear();
-        buf.extend((0..rounds * n).map(|_| rng.index_below(draw_n)));
+        rng.indices_below(draw_n, rounds * n, buf);
     };
     let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(BOOTSTRAP_ITERATIONS); plans.len()];
     let mut current = Vec::new();

@@ -439,7 +439,14 @@ fn trace_segment(
 
 /// The optimal alignment of `b` and `c` under veer's Gotoh definition; exact at every size.
 pub fn align(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> Alignment {
-    align_with_budget(b, c, CHOICE_BUDGET)
+    align_with_budget(b, c, choice_budget(b.len(), c.len()))
+}
+
+/// Choice bytes kept at once for an `n × m` alignment: [`CHOICE_BUDGET`], or 256 bytes per
+/// turn when more — under 1% of the ~30 KB a turn of a loaded trace takes, and enough for a
+/// long near-identical pair's accepted band to be traced in the pass that accepts it.
+pub fn choice_budget(n: usize, m: usize) -> usize {
+    CHOICE_BUDGET.max((n + m).saturating_mul(256))
 }
 
 /// [`align`] keeping at most `budget` choice bytes at once (tests use tiny budgets to exercise
@@ -470,7 +477,13 @@ pub fn align_with_budgets(
 /// two very different long traces approaches n·m); then None, having done at most a few
 /// rounds' work. Within the limit the result is exactly [`align`]'s.
 pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) -> Option<Alignment> {
-    banded(b, c, CHOICE_BUDGET, CHECKPOINT_VALUES, max_cells)
+    banded(
+        b,
+        c,
+        choice_budget(b.len(), c.len()),
+        CHECKPOINT_VALUES,
+        max_cells,
+    )
 }
 
 fn banded(

@@ -277,8 +277,15 @@ fn large_files_keep_order_and_report_the_first_error() {
     let mut bad: Vec<String> = (0..count).map(line).collect();
     bad[25_000] = "{not json\n".into();
     bad[25_001] = "[1]\n".into();
-    let e = read_agentlog_bytes("big.agentlog", bad.concat().as_bytes(), &ReadOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.starts_with("big.agentlog:25001: (line): invalid JSON"), "{e}");
+    let e = read_agentlog_bytes(
+        "big.agentlog",
+        bad.concat().as_bytes(),
+        &ReadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("big.agentlog:25001: (line): invalid JSON"),
+        "{e}"
+    );
 }
