@@ -9,6 +9,8 @@ pub mod atomic;
 pub mod canonical;
 pub mod error;
 pub mod features;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod load;
 pub mod model;
 pub mod options;

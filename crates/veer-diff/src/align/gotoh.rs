@@ -325,6 +325,13 @@ impl Choices {
         self.start[i - self.top] + (j - grid.cols(i).0)
     }
 
+    fn set(&mut self, grid: &Grid<'_>, i: usize, j: usize, packed: u8) {
+        let k = self.slot(grid, i, j);
+        if let Some(b) = self.bytes.get_mut(k) {
+            *b = packed;
+        }
+    }
+
     fn get(&self, grid: &Grid<'_>, i: usize, j: usize, state: u8) -> u8 {
         let byte = self.bytes.get(self.slot(grid, i, j)).copied().unwrap_or(0);
         (byte >> (2 * state)) & 3
@@ -362,10 +369,7 @@ fn trace_recorded(
 ) -> (usize, u8) {
     let mut choices = Choices::record(grid, top, bottom);
     grid.sweep(top, bottom, boundary, |i, jj, p| {
-        let k = choices.slot(grid, i, jj);
-        if let Some(b) = choices.bytes.get_mut(k) {
-            *b = p;
-        }
+        choices.set(grid, i, jj, p)
     });
     follow(grid, &choices, bottom, top, j, state, steps)
 }
@@ -522,10 +526,7 @@ fn banded(
             None,
             |i, j, p| {
                 if let Some(ch) = choices.as_mut() {
-                    let k = ch.slot(&grid, i, j);
-                    if let Some(byte) = ch.bytes.get_mut(k) {
-                        *byte = p;
-                    }
+                    ch.set(&grid, i, j, p);
                 }
             },
             |i, values| {

@@ -1,0 +1,97 @@
+//! The bodies of the trace-reader fuzz targets (`fuzz/fuzz_targets/agentlog_reader.rs`,
+//! `traxr_reader.rs`) and the listing of the committed corpora, kept in the library so that
+//! the fuzzer and the corpus-replay tests of every crate run exactly the same code
+//! (docs/fuzzing.md). Each body panics only when an invariant breaks.
+
+use crate::agentlog::reader::read_agentlog_bytes;
+use crate::agentlog::writer::write_agentlog;
+use crate::load::{load_bytes, Document};
+use crate::options::ReadOptions;
+use std::path::{Path, PathBuf};
+
+/// Lines longer than this are rejected while fuzzing, so inputs stay small and fast.
+const FUZZ_MAX_LINE: u64 = 1 << 16;
+
+/// The committed seed corpus and crash regressions of fuzz target `target`
+/// (`fuzz/corpus/<target>/`, `fuzz/regressions/<target>/`), sorted. For replay tests.
+pub fn corpus_files(target: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
+    let mut files = Vec::new();
+    for dir in ["corpus", "regressions"] {
+        if let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) {
+            files.extend(entries.filter_map(|e| e.ok()).map(|e| e.path()));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Runs `body` on every committed input of `target` (at least `min` of them), naming the
+/// input that fails. The replay tests of each crate call it.
+pub fn replay_corpus(target: &str, min: usize, body: impl Fn(&[u8])) {
+    let files = corpus_files(target);
+    assert!(files.len() >= min, "{target}: seed corpus present");
+    for f in files {
+        let data = std::fs::read(&f).unwrap_or_default();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&data)));
+        assert!(caught.is_ok(), "{target}: {} fails", f.display());
+    }
+}
+
+/// Any bytes to the `.agentlog` reader, permissive and strict: an error is fine. A trace that
+/// loads yields its views, writes, and reads back.
+pub fn agentlog_reader(data: &[u8]) {
+    let small = ReadOptions {
+        strict: false,
+        max_line_bytes: FUZZ_MAX_LINE,
+    };
+    if let Ok(trace) = read_agentlog_bytes("fuzz.agentlog", data, &small) {
+        let _ = trace.features();
+        let _ = trace.tool_calls();
+        let _ = trace.turns();
+        let _ = trace.policy_sessions();
+        let _ = trace.recorded_sessions();
+        let mut out = Vec::new();
+        assert!(
+            write_agentlog(&trace, &mut out).is_ok(),
+            "a loaded trace writes"
+        );
+        assert!(
+            read_agentlog_bytes("fuzz.agentlog", &out, &small).is_ok(),
+            "a written trace reads back"
+        );
+    }
+    let strict = ReadOptions {
+        strict: true,
+        max_line_bytes: FUZZ_MAX_LINE,
+    };
+    let _ = read_agentlog_bytes("fuzz.agentlog", data, &strict);
+}
+
+/// Any bytes to format detection and the traxr readers (trace, results, analyzer case),
+/// permissive and strict. Every loaded trace yields features and turns and writes as
+/// `.agentlog`.
+pub fn traxr_reader(data: &[u8]) {
+    for strict in [false, true] {
+        let options = ReadOptions {
+            strict,
+            max_line_bytes: FUZZ_MAX_LINE,
+        };
+        if let Ok(doc) = load_bytes("fuzz.json", data, &options) {
+            let traces = match doc {
+                Document::Trace(t) => vec![t],
+                Document::Results(r) => r.traces.into_iter().map(|(_, t)| t).collect(),
+                Document::AnalyzerCase(c) => vec![c.clean, c.perturbed],
+            };
+            for t in traces {
+                let _ = t.features();
+                let _ = t.turns();
+                let mut out = Vec::new();
+                assert!(
+                    write_agentlog(&t, &mut out).is_ok(),
+                    "a loaded trace writes"
+                );
+            }
+        }
+    }
+}
