@@ -19,6 +19,7 @@ pub mod strict_json;
 pub mod timefmt;
 pub mod traxr;
 pub mod traxr_origin;
+pub mod value_builder;
 pub mod views;
 
 #[cfg(test)]

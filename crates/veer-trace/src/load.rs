@@ -13,6 +13,7 @@ use crate::traxr::{
     case_from_value, results_from_value, shape_of, trace_from_value, AnalyzerCase,
     ExperimentResults, TraxrShape,
 };
+use crate::value_builder::{value_from_slice, Scratch};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -121,7 +122,7 @@ fn load_reader<R: BufRead>(
         )
         .with_hint("split the experiment, or write the traces as .agentlog JSON Lines"));
     }
-    match serde_json::from_slice::<Value>(&bytes) {
+    match value_from_slice(&bytes, &mut Scratch::default()) {
         Ok(v) => match shape_of(&v) {
             Some(TraxrShape::Trace) => {
                 trace_from_value(source, "", v, None, options).map(Document::Trace)

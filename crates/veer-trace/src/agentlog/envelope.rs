@@ -2,9 +2,11 @@
 //!
 //! Parsing the line into a generic JSON object first and then taking it apart costs an extra
 //! map and seven key allocations per record; reading is allocation-bound, so the envelope keys
-//! are matched while parsing and only the values are kept.
+//! are matched while parsing and only the values are kept, each built at its final size
+//! ([`crate::value_builder`]).
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use crate::value_builder::{Scratch, ValueSeed};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -31,15 +33,29 @@ pub enum RawLine {
     NotObject(&'static str),
 }
 
-impl<'de> Deserialize<'de> for RawLine {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LineVisitor)
+impl RawLine {
+    /// Parses one line of JSON text (nothing but whitespace may follow the value), parking
+    /// nested entries on `scratch` while they are built.
+    pub fn parse(text: &str, scratch: &mut Scratch) -> serde_json::Result<RawLine> {
+        scratch.reset();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let line = LineSeed(scratch).deserialize(&mut de)?;
+        de.end()?;
+        Ok(line)
     }
 }
 
-struct LineVisitor;
+struct LineSeed<'s>(&'s mut Scratch);
 
-impl<'de> Visitor<'de> for LineVisitor {
+impl<'de> DeserializeSeed<'de> for LineSeed<'_> {
+    type Value = RawLine;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawLine, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LineSeed<'_> {
     type Value = RawLine;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -79,12 +95,12 @@ impl<'de> Visitor<'de> for LineVisitor {
                 "meta" => &mut env.meta,
                 "payload" => &mut env.payload,
                 _ => {
-                    let v: Value = map.next_value()?;
+                    let v = map.next_value_seed(ValueSeed(self.0))?;
                     env.extra.insert(key.into_owned(), v);
                     continue;
                 }
             };
-            *slot = Some(map.next_value()?);
+            *slot = Some(map.next_value_seed(ValueSeed(self.0))?);
         }
         Ok(RawLine::Object(Box::new(env)))
     }

@@ -1,6 +1,7 @@
 //! Streaming physical lines of an `.agentlog` file with a per-line byte limit.
 //!
-//! Lines are read one at a time into a reused buffer; a line longer than the limit is an error
+//! A line that lies whole in the reader's buffer is handed out where it lies; one that spans
+//! buffer refills is gathered into a reused buffer. A line longer than the limit is an error
 //! naming it, without reading the rest of it into memory.
 
 use std::io::{self, BufRead};
@@ -19,6 +20,8 @@ pub struct LineReader<R> {
     limit: u64,
     buf: Vec<u8>,
     number: u64,
+    /// Bytes of the inner buffer handed out by the last call, consumed at the next.
+    pending: usize,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -29,11 +32,19 @@ impl<R: BufRead> LineReader<R> {
             limit,
             buf: Vec::new(),
             number: 0,
+            pending: 0,
         }
     }
 
     /// The next line, `Ok(None)` at end of input.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.pending));
+        if let Some(len) = self.whole_line_in_buffer()? {
+            self.number += 1;
+            self.pending = len + 1;
+            let line = &self.inner.fill_buf()?[..len];
+            return Ok(Some(Line::Bytes(self.number, strip_cr(line))));
+        }
         self.buf.clear();
         let mut saw_any = false;
         let mut ended = false;
@@ -68,19 +79,30 @@ impl<R: BufRead> LineReader<R> {
         }
         let _ = ended;
         self.number += 1;
-        let mut end = self.buf.len();
-        if end > 0 && self.buf[end - 1] == b'\n' {
-            end -= 1;
-        }
-        if end > 0 && self.buf[end - 1] == b'\r' {
-            end -= 1;
-        }
-        Ok(Some(Line::Bytes(self.number, &self.buf[..end])))
+        let line = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        Ok(Some(Line::Bytes(self.number, strip_cr(line))))
+    }
+
+    /// The length (newline excluded) of the next line when it lies whole, within the limit, in
+    /// the inner buffer (refilled first if empty).
+    fn whole_line_in_buffer(&mut self) -> io::Result<Option<usize>> {
+        let available = loop {
+            match self.inner.fill_buf() {
+                Ok(b) => break b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        Ok(memchr::memchr(b'\n', available).filter(|&i| (i as u64) < self.limit))
     }
 }
 
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 #[cfg(test)]
@@ -107,6 +129,35 @@ mod tests {
         assert_eq!(collect(b"a\r\nbb\n\nc", 100), ["1:a", "2:bb", "3:", "4:c"]);
         assert_eq!(collect(b"", 100), Vec::<String>::new());
         assert_eq!(collect(b"x\n", 100), ["1:x"]);
+    }
+
+    #[test]
+    fn lines_spanning_buffer_refills_are_gathered() {
+        let input: &[u8] = b"first line\r\nsecond, longer line\n\nlast";
+        for capacity in 1..=input.len() + 1 {
+            let mut r = LineReader::new(std::io::BufReader::with_capacity(capacity, input), 100);
+            let mut out = Vec::new();
+            while let Some(Line::Bytes(n, b)) = r.next_line().unwrap() {
+                out.push(format!("{n}:{}", String::from_utf8_lossy(b)));
+            }
+            assert_eq!(
+                out,
+                ["1:first line", "2:second, longer line", "3:", "4:last"],
+                "capacity {capacity}"
+            );
+            let mut r = LineReader::new(std::io::BufReader::with_capacity(capacity, input), 12);
+            let mut lines = Vec::new();
+            while let Some(line) = r.next_line().unwrap() {
+                match line {
+                    Line::Bytes(n, _) => lines.push(n),
+                    Line::TooLong(n) => {
+                        lines.push(100 + n);
+                        break;
+                    }
+                }
+            }
+            assert_eq!(lines, [1, 102], "capacity {capacity}");
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::error::{TraceError, Warning};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::options::ReadOptions;
 use crate::traxr_origin::origin_from_meta;
+use crate::value_builder::Scratch;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
@@ -64,6 +65,7 @@ struct Reader<'a> {
     warned_version: bool,
     warned_string_content: bool,
     strict: Option<StrictChecker>,
+    scratch: Scratch,
 }
 
 fn read_lines<R: BufRead>(
@@ -80,6 +82,7 @@ fn read_lines<R: BufRead>(
         warned_version: false,
         warned_string_content: false,
         strict: options.strict.then(StrictChecker::default),
+        scratch: Scratch::default(),
     };
     reader.trace.run_label = Some(file_stem(source));
     loop {
@@ -160,7 +163,7 @@ impl Reader<'_> {
             )
             .with_hint("traces must be UTF-8 JSON Lines; is this a binary or mis-encoded file?")
         })?;
-        let parsed: RawLine = serde_json::from_str(text).map_err(|e| {
+        let parsed = RawLine::parse(text, &mut self.scratch).map_err(|e| {
             let what = if e.to_string().contains("recursion limit") {
                 "JSON nested deeper than 128 levels".to_string()
             } else {
