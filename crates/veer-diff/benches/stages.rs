@@ -2,7 +2,8 @@
 //! `veer synth` under `target/bench/inputs/<kind>-<turns>/`): how long each stage takes at each
 //! size, for the growth exponents in docs/performance.md. Each stage runs alone, on all cores,
 //! `VEER_STAGE_RUNS` times (default 3); the median is printed as TSV:
-//! `input  stage  seconds`.
+//! `input  stage  seconds`. What a stage returns is freed outside its timing, as `veer` leaves
+//! its data to the process exit. The first row reads one side on one thread (reading speed).
 //!
 //! cargo bench -p veer-diff --bench stages -- target/bench/inputs/near-1000 target/bench/inputs/near-10000
 
@@ -19,12 +20,14 @@ use veer_diff::turn::diff_turns;
 use veer_diff::{divergences_within, Pricing};
 use veer_trace::{load_trace, ReadOptions};
 
-fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
+fn median_secs<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
+            let out = black_box(f());
+            let secs = t.elapsed().as_secs_f64();
+            drop(out);
+            secs
         })
         .collect();
     times.sort_by(f64::total_cmp);
@@ -46,13 +49,22 @@ fn main() {
         let (bp, cp) = (d.join("baseline.agentlog"), d.join("candidate.agentlog"));
         let opts = ReadOptions::default();
         let row = |stage: &str, secs: f64| println!("{name}\t{stage}\t{secs:.4}");
+        let bytes = std::fs::metadata(&bp).unwrap().len() as f64;
+        let one_side = median_secs(runs, || load_trace(&bp, &opts).unwrap());
+        row(
+            &format!(
+                "read (one side, one thread: {:.0} MB/s)",
+                bytes / one_side / 1e6
+            ),
+            one_side,
+        );
         row(
             "read (both sides)",
             median_secs(runs, || {
-                black_box(rayon::join(
+                rayon::join(
                     || load_trace(&bp, &opts).unwrap(),
                     || load_trace(&cp, &opts).unwrap(),
-                ));
+                )
             }),
         );
         let (b, c) = (
@@ -61,28 +73,22 @@ fn main() {
         );
         row(
             "features",
-            median_secs(runs, || {
-                black_box(rayon::join(|| diff_turns(&b), || diff_turns(&c)));
-            }),
+            median_secs(runs, || rayon::join(|| diff_turns(&b), || diff_turns(&c))),
         );
         let (tb, tc) = (diff_turns(&b), diff_turns(&c));
         let pairs: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
         row(
             "axes + bootstrap",
-            median_secs(runs, || {
-                black_box(compute_axes(&pairs, &Pricing::none(), 42));
-            }),
+            median_secs(runs, || compute_axes(&pairs, &Pricing::none(), 42)),
         );
         row(
             "turn alignment (Gotoh)",
-            median_secs(runs, || {
-                black_box(divergences_within(&tb, &tc, 5, 1 << 26));
-            }),
+            median_secs(runs, || divergences_within(&tb, &tc, 5, 1 << 26)),
         );
         row(
             "structural (event edit script)",
             median_secs(runs, || {
-                black_box(veer_experiment::structural_within(&b, &c, 1 << 26).ok());
+                veer_experiment::structural_within(&b, &c, 1 << 26).ok()
             }),
         );
     }

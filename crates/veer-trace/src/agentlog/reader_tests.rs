@@ -289,3 +289,34 @@ fn large_files_keep_order_and_report_the_first_error() {
         "{e}"
     );
 }
+
+#[test]
+fn invalid_utf8_is_named_wherever_it_is() {
+    let good = valid_trace();
+    let first = good.lines().next().unwrap();
+    let bad_lines: [&[u8]; 5] = [
+        // inside a kept string value, a key, an ignored array element, between tokens, and in a
+        // line that is also broken JSON
+        b"{\"version\":\"0.1\",\"id\":\"\xff\",\"kind\":\"metadata\",\"ts\":\"t\",\"parent\":null,\"payload\":{}}",
+        b"{\"version\":\"0.1\",\"id\":\"x\",\"kind\":\"metadata\",\"ts\":\"t\",\"parent\":null,\"payload\":{\"\xc3\x28\":1}}",
+        b"[\"\xe2\x82\"]",
+        b"{\"version\":\"0.1\" \xff}",
+        b"{\"version\":\"0.\xf0",
+    ];
+    for bad in bad_lines {
+        let mut input = format!("{first}\n").into_bytes();
+        input.extend_from_slice(bad);
+        input.push(b'\n');
+        for options in [ReadOptions::default(), STRICT] {
+            let e = read_agentlog_bytes("t.agentlog", &input, &options).unwrap_err();
+            assert_eq!(e.line, Some(2), "{}", String::from_utf8_lossy(bad));
+            let expected = std::str::from_utf8(bad).unwrap_err().valid_up_to() + 1;
+            assert_eq!(
+                e.message,
+                format!("line is not valid UTF-8 (byte {expected})"),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}
