@@ -224,7 +224,10 @@ mod tests {
         }
         assert_eq!(Operator::all_names().len(), 13);
         assert_eq!(Operator::from_name("page_shuffle"), None);
-        assert_eq!(FileKind::from_file_name("a/B.CSV"), Some(FileKind::Delimited));
+        assert_eq!(
+            FileKind::from_file_name("a/B.CSV"),
+            Some(FileKind::Delimited)
+        );
         assert_eq!(FileKind::from_file_name("notes.md"), Some(FileKind::Text));
         assert_eq!(FileKind::from_file_name("doc.pdf"), None);
         assert!(matches!(
