@@ -33,6 +33,7 @@ pub fn run(cmd: &ExperimentCommand) -> Result<u8, CliError> {
     match cmd {
         ExperimentCommand::Pair(a) => pair(a),
         ExperimentCommand::Analyze(a) => analyze(a),
+        ExperimentCommand::Perturb(a) => super::perturb::run(a),
     }
 }
 

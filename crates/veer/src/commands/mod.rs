@@ -6,6 +6,7 @@ pub mod diff;
 pub mod experiment;
 pub mod gate;
 pub mod inspect;
+pub mod perturb;
 pub mod policy;
 pub mod scan;
 pub mod synth;

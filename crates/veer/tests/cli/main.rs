@@ -11,5 +11,6 @@ mod diff_policy;
 mod experiment;
 mod inspect;
 mod no_network;
+mod perturb;
 mod policy;
 mod scan;

@@ -1,0 +1,139 @@
+//! `veer experiment perturb` on the fixtures in `tests/fixtures/perturb/`: every operator's
+//! output is pinned by a snapshot, runs are deterministic, the input is never written, and an
+//! operator that does not apply writes nothing and exits 0.
+
+use crate::common::{fixtures, veer, veer_ok};
+use std::path::Path;
+
+const TABULAR: [&str; 7] = [
+    "column_swap",
+    "label_corrupt",
+    "data_type_corrupt",
+    "row_duplicate",
+    "irrelevant_columns",
+    "unit_change",
+    "null_content",
+];
+const TEXT: [&str; 7] = [
+    "ocr_noise",
+    "number_corruption",
+    "text_redaction",
+    "paragraph_shuffle",
+    "encoding_error",
+    "section_removal",
+    "null_content",
+];
+
+fn input(name: &str) -> String {
+    fixtures().join("perturb").join(name).display().to_string()
+}
+
+/// Runs the operator with `seed` and returns the perturbed copy.
+fn perturbed(tmp: &Path, file: &str, op: &str, seed: &str) -> String {
+    let out = tmp.join(format!("{op}-{seed}-{file}"));
+    let out_s = out.display().to_string();
+    veer_ok(
+        &[
+            "experiment",
+            "perturb",
+            &input(file),
+            "--operator",
+            op,
+            "--seed",
+            seed,
+            "--out",
+            &out_s,
+        ],
+        0,
+    );
+    std::fs::read_to_string(&out).expect("perturbed copy written")
+}
+
+#[test]
+fn every_operator_on_the_fixtures() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (file, ops) in [
+        ("sales.csv", &TABULAR),
+        ("rows.json", &TABULAR),
+        ("notes.md", &TEXT),
+    ] {
+        let before = std::fs::read(input(file)).unwrap();
+        for op in ops.iter() {
+            let text = perturbed(tmp.path(), file, op, "42");
+            insta::assert_snapshot!(format!("perturb_{file}_{op}"), text);
+            assert_eq!(
+                text,
+                perturbed(tmp.path(), file, op, "42"),
+                "{file} {op}: not deterministic"
+            );
+        }
+        assert_eq!(
+            std::fs::read(input(file)).unwrap(),
+            before,
+            "{file} was written"
+        );
+    }
+}
+
+#[test]
+fn the_seed_changes_the_draws() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (file, op) in [
+        ("notes.md", "ocr_noise"),
+        ("notes.md", "encoding_error"),
+        ("sales.csv", "data_type_corrupt"),
+    ] {
+        let outputs: std::collections::BTreeSet<String> = ["1", "2", "3"]
+            .iter()
+            .map(|seed| perturbed(tmp.path(), file, op, seed))
+            .collect();
+        assert!(outputs.len() > 1, "{file} {op}: three seeds, one output");
+    }
+}
+
+#[test]
+fn json_summary_and_skips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sales.csv");
+    let out_s = out.display().to_string();
+    let r = veer_ok(
+        &[
+            "experiment",
+            "perturb",
+            &input("sales.csv"),
+            "--operator",
+            "column_swap",
+            "--out",
+            &out_s,
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["status"], "applied");
+    assert_eq!(v["operator"], "column_swap");
+    assert_eq!(v["base_seed"], 42);
+    // int.from_bytes(sha256(b"42:sales.csv:column_swap").digest()[:4], "big")
+    assert_eq!(v["seed"], 537_076_198u32);
+    assert_eq!(v["out"], out_s.as_str());
+    assert_eq!(
+        v["bytes_out"].as_u64().unwrap(),
+        std::fs::metadata(&out).unwrap().len()
+    );
+
+    let short_out = tmp.path().join("short.txt");
+    let r = veer(&[
+        "experiment",
+        "perturb",
+        &input("short.txt"),
+        "--operator",
+        "ocr_noise",
+        "--out",
+        &short_out.display().to_string(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("ocr_noise skipped"), "{}", r.stdout);
+    assert!(r.stdout.contains("nothing written"), "{}", r.stdout);
+    assert!(!short_out.exists());
+}
