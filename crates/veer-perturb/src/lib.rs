@@ -7,6 +7,7 @@
 //! starts a fresh [`PerturbRng`] from the spec seed, so the output is a pure function of
 //! (content, operator, seed). Nothing here touches the file system.
 
+pub mod pystr;
 pub mod rng;
 pub mod tabular;
 pub mod text;

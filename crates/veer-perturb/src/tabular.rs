@@ -58,6 +58,7 @@
 use serde_json::{Map, Number, Value};
 use veer_trace::pyjson::py_float_repr;
 
+use crate::pystr::py_strip;
 use crate::{Operator, Outcome, PerturbError, PerturbRng};
 
 /// Why an operator is skipped when the content has no data row.
@@ -245,16 +246,6 @@ fn detect_delimiter(content: &str) -> char {
     } else {
         ','
     }
-}
-
-/// Whitespace as Python's `str.isspace` sees it.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.strip()`.
-fn py_strip(s: &str) -> &str {
-    s.trim_matches(is_py_space)
 }
 
 /// Reads delimited content into a table: marker lines dropped, blank rows dropped, first row

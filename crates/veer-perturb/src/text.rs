@@ -15,7 +15,7 @@
 //! * `\b` is a boundary between Python word characters (letters, numbers and `_`, i.e.
 //!   `[\p{L}\p{N}_]`) and the rest, where Rust's `\w` also counts marks, connector punctuation
 //!   and letter-like symbols and leaves out other numbers (`²`, `½`). Patterns with `\b` run on
-//!   a same-length stand-in of the text ([`python_word_view`]).
+//!   a same-length stand-in of the text (`python_word_view`).
 //! * `str.isalpha()` is the Unicode `Letter` category (`\p{L}`), narrower than
 //!   [`char::is_alphabetic`].
 //!
@@ -27,6 +27,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::pystr::{is_py_space, py_strip};
 use crate::{Operator, Outcome, PerturbRng};
 
 /// Content whose stripped form has fewer characters than this is skipped (all but
@@ -88,7 +89,7 @@ pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> Outcome
     if !Operator::TEXT.contains(&operator) {
         return Outcome::Skipped(format!("`{}` is not a text operator", operator.name()));
     }
-    if strip_py(content).chars().count() < MIN_CHARS {
+    if py_strip(content).chars().count() < MIN_CHARS {
         return Outcome::Skipped(format!("Content too short (< {MIN_CHARS} characters)"));
     }
     let patterns = match &*PATTERNS {
@@ -149,17 +150,6 @@ static PATTERNS: LazyLock<Result<Patterns, regex::Error>> = LazyLock::new(|| {
         rust_word: Regex::new(r"\A\w\z")?,
     })
 });
-
-/// Python's `str.isspace()` for one character: Unicode `White_Space` and the information
-/// separators U+001C..U+001F.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1C}'..='\u{1F}').contains(&c)
-}
-
-/// Python's `str.strip()` without arguments.
-fn strip_py(text: &str) -> &str {
-    text.trim_matches(is_py_space)
-}
 
 /// Whether `pattern` (a one-character class anchored at both ends) accepts `c`.
 fn char_matches(pattern: &Regex, c: char) -> bool {
@@ -394,7 +384,7 @@ fn paragraphs<'a>(content: &'a str, patterns: &Patterns) -> Vec<&'a str> {
     patterns
         .paragraph_break
         .split(content)
-        .map(strip_py)
+        .map(py_strip)
         .filter(|paragraph| !paragraph.is_empty())
         .collect()
 }
