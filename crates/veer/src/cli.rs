@@ -402,31 +402,37 @@ pub enum ExperimentCommand {
         after_help = "Examples:\n  veer experiment analyze results.json\n  veer experiment analyze runs/item-7/ --expected 42 --format markdown -o report.md\n  veer experiment analyze runs/item-7/ --format csv -o pairs.csv\n  veer experiment analyze results.json --format json -o rederived.json\n\nDirectory layout:\n  runs/item-7/baseline.agentlog         the clean run\n  runs/item-7/reruns/run-2.agentlog     clean re-runs (optional; the noise floor)\n  runs/item-7/perturbed/ocr_noise.agentlog\n  runs/item-7/perturbed/null_content.json"
     )]
     Analyze(ExperimentAnalyzeArgs),
-    /// Apply one perturbation operator to an input file (.csv, .tsv, a .json array of objects,
-    /// .txt, .md) and write the perturbed copy to --out, for an agent run whose trace is then
-    /// compared with `veer experiment pair`. The output depends only on the content, the
-    /// operator and the seed; an operator that does not apply (too little content) writes
-    /// nothing and says why.
+    /// Apply a perturbation operator to an input file (.csv, .tsv, a .json array of objects,
+    /// .txt, .md) and write the perturbed copy, for an agent run whose trace is then compared
+    /// with `veer experiment pair`. --all applies every operator of the file's kind, each into
+    /// its own directory. The output depends only on the content, the operator and the seed; an
+    /// operator that does not apply (too little content) writes nothing and says why.
     #[command(
-        after_help = "Examples:\n  veer experiment perturb sales.csv --operator column_swap --out perturbed/sales.csv\n  veer experiment perturb report.md --operator ocr_noise --seed 7 --out report.ocr.md\n  veer experiment perturb rows.json --operator unit_change --out rows.units.json --format json\n\nOperators:\n  tabular (.csv .tsv .json): column_swap label_corrupt data_type_corrupt row_duplicate\n                             irrelevant_columns unit_change null_content\n  text (.txt .md):           ocr_noise number_corruption text_redaction paragraph_shuffle\n                             encoding_error section_removal null_content\n\nThe per-operator seed is the first 4 bytes of SHA-256(\"<seed>:<file name>:<operator>\"),\nas traxr derives it; the random stream is veer's own, so outputs are not byte-identical\nwith traxr's."
+        after_help = "Examples:\n  veer experiment perturb sales.csv --operator column_swap --out perturbed/sales.csv\n  veer experiment perturb report.md --operator ocr_noise --seed 7 --out report.ocr.md\n  veer experiment perturb rows.json --operator unit_change --out rows.units.json --format json\n  veer experiment perturb report.md --all --out inputs/   # inputs/<operator>/report.md\n\nOperators:\n  tabular (.csv .tsv .json): column_swap label_corrupt data_type_corrupt row_duplicate\n                             irrelevant_columns unit_change null_content\n  text (.txt .md):           ocr_noise number_corruption text_redaction paragraph_shuffle\n                             encoding_error section_removal null_content\n\nThe per-operator seed is the first 4 bytes of SHA-256(\"<seed>:<file name>:<operator>\"),\nas traxr derives it; the random stream is veer's own, so outputs are not byte-identical\nwith traxr's."
     )]
     Perturb(ExperimentPerturbArgs),
 }
 
 /// `veer experiment perturb`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["operator", "all"])))]
 pub struct ExperimentPerturbArgs {
     /// The input file: .csv / .tsv (delimiter detected from the content), .json (an array of
     /// objects), .txt or .md.
     pub file: PathBuf,
     /// The operator to apply (see the list below).
     #[arg(long, value_name = "OP", value_parser = clap::builder::PossibleValuesParser::new(veer_perturb::Operator::all_names()))]
-    pub operator: String,
+    pub operator: Option<String>,
+    /// Apply every operator of the file's kind, in traxr's matrix order; --out is then a
+    /// directory and each copy is written to <out>/<operator>/<file name>.
+    #[arg(long, conflicts_with = "operator")]
+    pub all: bool,
     /// The experiment's base seed; the operator's own seed is derived from it, the file name and
     /// the operator.
     #[arg(long, value_name = "N", default_value_t = veer_perturb::DEFAULT_BASE_SEED)]
     pub seed: u64,
-    /// Where to write the perturbed copy (atomically; never the input file itself).
+    /// Where to write the perturbed copy (atomically; never the input file itself); with --all,
+    /// the directory to write the copies under (created when missing).
     #[arg(long, value_name = "PATH")]
     pub out: PathBuf,
     /// Output format of the summary printed on stdout.
@@ -439,8 +445,8 @@ pub struct ExperimentPerturbArgs {
 pub enum ExperimentPerturbFormat {
     /// One line: what was applied, or why not.
     Terminal,
-    /// JSON: {schema_version, file, operator, base_seed, seed, status, reason, out, bytes_in,
-    /// bytes_out}.
+    /// JSON: {schema_version, file, base_seed, bytes_in, perturbations: [{operator, seed,
+    /// status, reason, out, bytes_out}]}.
     Json,
 }
 

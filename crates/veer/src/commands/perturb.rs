@@ -1,24 +1,34 @@
 //! `veer experiment perturb` (spec `experiment.md` §13.6): read one input file, apply one
-//! operator from `veer-perturb` with the seed derived for (base seed, file name, operator), and
-//! write the perturbed copy atomically. The input file is never written.
+//! operator from `veer-perturb` (or, with `--all`, every operator of the file's kind) with the
+//! seed derived for (base seed, file name, operator), and write each perturbed copy atomically.
+//! The input file is never written.
 
 use crate::cli::{ExperimentPerturbArgs, ExperimentPerturbFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbError};
 
 /// Largest input read (documents, not traces): 256 MiB.
 const MAX_INPUT_BYTES: u64 = 256 << 20;
 
-/// What the command did, as printed (`--format json`: schema_version 1).
+/// What the command did, as printed (`--format json`: schema_version 1). One shape for one
+/// operator and for `--all`.
 #[derive(Debug, Serialize)]
-struct Summary<'a> {
+struct Summary {
     schema_version: u32,
     file: String,
-    operator: &'a str,
     base_seed: u64,
+    bytes_in: usize,
+    /// One entry per operator applied, in matrix order.
+    perturbations: Vec<Applied>,
+}
+
+/// One operator's result.
+#[derive(Debug, Serialize)]
+struct Applied {
+    operator: &'static str,
     /// The operator's own seed, in `0..2^32`.
     seed: u32,
     /// `applied` or `skipped`.
@@ -27,7 +37,6 @@ struct Summary<'a> {
     reason: Option<String>,
     /// The file written (`null` when skipped).
     out: Option<String>,
-    bytes_in: usize,
     /// Size of the perturbed copy (`null` when skipped).
     bytes_out: Option<usize>,
 }
@@ -35,10 +44,6 @@ struct Summary<'a> {
 /// Runs `veer experiment perturb`.
 pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
     let file = args.file.display().to_string();
-    let operator = Operator::from_name(&args.operator).ok_or_else(|| {
-        CliError::input(format!("unknown operator `{}`", args.operator))
-            .hint(format!("operators: {}", Operator::all_names().join(", ")))
-    })?;
     let name = args
         .file
         .file_name()
@@ -48,71 +53,124 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
         CliError::input(format!("{file}: veer has no perturbation operators for this file type"))
             .hint("perturb .csv, .tsv, .json (an array of objects), .txt or .md files; PDF, .xlsx, image and audio operators are not implemented")
     })?;
-    refuse_overwriting_input(&args.file, &args.out)?;
+    let operators: Vec<Operator> = match &args.operator {
+        Some(op) => vec![Operator::from_name(op).ok_or_else(|| {
+            CliError::input(format!("unknown operator `{op}`"))
+                .hint(format!("operators: {}", Operator::all_names().join(", ")))
+        })?],
+        None => kind.operators().to_vec(),
+    };
+    // Each operator's destination: --out itself, or <out>/<operator>/<file name> with --all.
+    let targets: Vec<PathBuf> = operators
+        .iter()
+        .map(|op| {
+            if args.all {
+                args.out.join(op.name()).join(&name)
+            } else {
+                args.out.clone()
+            }
+        })
+        .collect();
+    if args.all && args.out.exists() && !args.out.is_dir() {
+        return Err(CliError::input(format!(
+            "{}: --all writes one copy per operator under a directory, but this is a file",
+            args.out.display()
+        ))
+        .hint("give --out a directory (created when missing), e.g. --out perturbed-inputs/"));
+    }
+    for target in &targets {
+        refuse_overwriting_input(&args.file, target)?;
+    }
     let content = read_text(&args.file)?;
-    let seed = derive_seed(args.seed, &name, operator.name());
-    let outcome = perturb(&content, kind, operator, seed).map_err(|e| match e {
-        PerturbError::WrongModality { .. } => CliError::input(format!("{file}: {e}")).hint(
-            format!(
-                "operators for this file: {}",
-                kind.operators()
-                    .iter()
-                    .map(|op| op.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ),
-        PerturbError::BadInput(msg) => CliError::input(format!("{file}: {msg}"))
-            .hint("the file must hold what its extension says: delimited rows, a JSON array of objects, or text"),
-    })?;
     let mut summary = Summary {
         schema_version: 1,
         file: file.clone(),
-        operator: operator.name(),
         base_seed: args.seed,
-        seed,
-        status: "applied",
-        reason: None,
-        out: None,
         bytes_in: content.len(),
-        bytes_out: None,
+        perturbations: Vec::new(),
     };
-    match outcome {
-        Outcome::Applied(text) => {
-            veer_trace::atomic::write_atomic(&args.out, text.as_bytes())
-                .map_err(|e| CliError::output(&args.out.display().to_string(), &e))?;
-            summary.out = Some(args.out.display().to_string());
-            summary.bytes_out = Some(text.len());
+    for (operator, target) in operators.iter().zip(&targets) {
+        let seed = derive_seed(args.seed, &name, operator.name());
+        let outcome =
+            perturb(&content, kind, *operator, seed).map_err(|e| perturb_error(&file, kind, e))?;
+        let mut applied = Applied {
+            operator: operator.name(),
+            seed,
+            status: "applied",
+            reason: None,
+            out: None,
+            bytes_out: None,
+        };
+        match outcome {
+            Outcome::Applied(text) => {
+                if let Some(dir) = target.parent().filter(|_| args.all) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| CliError::output(&dir.display().to_string(), &e))?;
+                }
+                veer_trace::atomic::write_atomic(target, text.as_bytes())
+                    .map_err(|e| CliError::output(&target.display().to_string(), &e))?;
+                applied.out = Some(target.display().to_string());
+                applied.bytes_out = Some(text.len());
+            }
+            Outcome::Skipped(reason) => {
+                applied.status = "skipped";
+                applied.reason = Some(reason);
+            }
         }
-        Outcome::Skipped(reason) => {
-            summary.status = "skipped";
-            summary.reason = Some(reason);
-        }
+        summary.perturbations.push(applied);
     }
-    let text = match args.format {
+    emit(&render(&summary, args.format)?, None)?;
+    Ok(EXIT_OK)
+}
+
+fn perturb_error(file: &str, kind: FileKind, e: PerturbError) -> CliError {
+    match e {
+        PerturbError::WrongModality { .. } => CliError::input(format!("{file}: {e}")).hint(format!(
+            "operators for this file: {}",
+            kind.operators()
+                .iter()
+                .map(|op| op.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        PerturbError::BadInput(msg) => CliError::input(format!("{file}: {msg}")).hint(
+            "the file must hold what its extension says: delimited rows, a JSON array of objects, or text",
+        ),
+    }
+}
+
+/// The summary as JSON, or one line per operator.
+fn render(summary: &Summary, format: ExperimentPerturbFormat) -> Result<String, CliError> {
+    Ok(match format {
         ExperimentPerturbFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&summary)
+            let mut s = serde_json::to_string_pretty(summary)
                 .map_err(|e| CliError::input(format!("cannot render the summary: {e}")))?;
             s.push('\n');
             s
         }
-        ExperimentPerturbFormat::Terminal => match &summary.reason {
-            None => format!(
-                "{}: {} applied (seed {}) -> {} ({} bytes)\n",
-                summary.file,
-                summary.operator,
-                summary.seed,
-                args.out.display(),
-                summary.bytes_out.unwrap_or(0)
-            ),
-            Some(reason) => format!(
-                "{}: {} skipped (seed {}): {reason}; nothing written\n",
-                summary.file, summary.operator, summary.seed
-            ),
-        },
-    };
-    emit(&text, None)?;
-    Ok(EXIT_OK)
+        ExperimentPerturbFormat::Terminal => {
+            let mut s = String::new();
+            for p in &summary.perturbations {
+                match (&p.out, &p.reason) {
+                    (Some(out), _) => s.push_str(&format!(
+                        "{}: {} applied (seed {}) -> {out} ({} bytes)\n",
+                        summary.file,
+                        p.operator,
+                        p.seed,
+                        p.bytes_out.unwrap_or(0)
+                    )),
+                    (None, reason) => s.push_str(&format!(
+                        "{}: {} skipped (seed {}): {}; nothing written\n",
+                        summary.file,
+                        p.operator,
+                        p.seed,
+                        reason.as_deref().unwrap_or("")
+                    )),
+                }
+            }
+            s
+        }
+    })
 }
 
 /// Refuses an output path that is the input file (or a directory).

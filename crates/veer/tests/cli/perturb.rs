@@ -111,14 +111,17 @@ fn json_summary_and_skips() {
         0,
     );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["status"], "applied");
-    assert_eq!(v["operator"], "column_swap");
+    assert_eq!(v["schema_version"], 1);
     assert_eq!(v["base_seed"], 42);
+    let p = &v["perturbations"][0];
+    assert_eq!(v["perturbations"].as_array().unwrap().len(), 1);
+    assert_eq!(p["status"], "applied");
+    assert_eq!(p["operator"], "column_swap");
     // int.from_bytes(sha256(b"42:sales.csv:column_swap").digest()[:4], "big")
-    assert_eq!(v["seed"], 537_076_198u32);
-    assert_eq!(v["out"], out_s.as_str());
+    assert_eq!(p["seed"], 537_076_198u32);
+    assert_eq!(p["out"], out_s.as_str());
     assert_eq!(
-        v["bytes_out"].as_u64().unwrap(),
+        p["bytes_out"].as_u64().unwrap(),
         std::fs::metadata(&out).unwrap().len()
     );
 
@@ -136,4 +139,80 @@ fn json_summary_and_skips() {
     assert!(r.stdout.contains("ocr_noise skipped"), "{}", r.stdout);
     assert!(r.stdout.contains("nothing written"), "{}", r.stdout);
     assert!(!short_out.exists());
+}
+
+#[test]
+fn all_writes_the_matrix_under_one_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("inputs");
+    let r = veer_ok(
+        &[
+            "experiment",
+            "perturb",
+            &input("notes.md"),
+            "--all",
+            "--out",
+            &dir.display().to_string(),
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let ops: Vec<&str> = v["perturbations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["operator"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, TEXT, "matrix order");
+    for op in TEXT {
+        // Each copy equals what the single-operator run writes.
+        let copy = std::fs::read_to_string(dir.join(op).join("notes.md")).unwrap();
+        assert_eq!(copy, perturbed(tmp.path(), "notes.md", op, "42"), "{op}");
+    }
+
+    // A short text: every operator but null_content skips, and only null_content is written.
+    let short_dir = tmp.path().join("short");
+    let r = veer_ok(
+        &[
+            "experiment",
+            "perturb",
+            &input("short.txt"),
+            "--all",
+            "--out",
+            &short_dir.display().to_string(),
+        ],
+        0,
+    );
+    assert_eq!(r.stdout.matches("skipped").count(), 6, "{}", r.stdout);
+    assert!(short_dir.join("null_content").join("short.txt").exists());
+    assert!(!short_dir.join("ocr_noise").exists());
+
+    // --all needs a directory; --operator and --all exclude each other; one is required.
+    let file_out = tmp.path().join("a-file.txt");
+    std::fs::write(&file_out, "x").unwrap();
+    let r = veer(&[
+        "experiment",
+        "perturb",
+        &input("notes.md"),
+        "--all",
+        "--out",
+        &file_out.display().to_string(),
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("but this is a file"), "{}", r.stderr);
+    let r = veer(&[
+        "experiment",
+        "perturb",
+        &input("notes.md"),
+        "--all",
+        "--operator",
+        "ocr_noise",
+        "--out",
+        "x",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let r = veer(&["experiment", "perturb", &input("notes.md"), "--out", "x"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
 }
