@@ -7,7 +7,6 @@ use crate::canonical::{canonical_bytes, hex16_of};
 use crate::model::Trace;
 use crate::views::Response;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// The first tool-use block's input for one tool name.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,8 +28,10 @@ pub struct TurnFeatures {
     pub shape: Vec<String>,
     /// Number of tool-use blocks (duplicates counted).
     pub tool_count: usize,
-    /// Tool name → input of the first block with that name, ordered by name bytes.
-    pub inputs: BTreeMap<String, ToolInput>,
+    /// Tool name and the input of the first block with that name, sorted by name bytes, each
+    /// name once (a sorted list, not a map: most turns call one or two tools, and a map's node
+    /// would cost over a kilobyte per turn). Look a name up with [`TurnFeatures::input`].
+    pub inputs: Vec<(String, ToolInput)>,
     /// Text parts joined with one space, as recorded.
     pub text: String,
     /// `text` with every run of Unicode whitespace collapsed to one space, trimmed.
@@ -143,19 +144,26 @@ pub fn shingles(text: &str) -> Vec<u64> {
 pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
     let mut tool_tokens = Vec::new();
     let mut shape = Vec::new();
-    let mut inputs: BTreeMap<String, ToolInput> = BTreeMap::new();
+    let mut blocks: Vec<(&str, Option<&Value>)> = Vec::new();
     let mut tool_count = 0;
     for b in r.tool_uses() {
         let name = b.name.unwrap_or("_");
         tool_count += 1;
         tool_tokens.push(trajectory_token(name, b.input));
         shape.push(shape_string(name, b.input));
-        inputs.entry(name.to_string()).or_insert_with(|| {
-            let value = b.input.cloned().unwrap_or(Value::Null);
-            let canonical = canonical_bytes(&value);
-            ToolInput { value, canonical }
-        });
+        blocks.push((name, b.input));
     }
+    // The first block of each name: a stable sort keeps blocks of one name in content order.
+    blocks.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    blocks.dedup_by(|later, first| later.0 == first.0);
+    let inputs: Vec<(String, ToolInput)> = blocks
+        .into_iter()
+        .map(|(name, input)| {
+            let value = input.cloned().unwrap_or(Value::Null);
+            let canonical = canonical_bytes(&value);
+            (name.to_string(), ToolInput { value, canonical })
+        })
+        .collect();
     shape.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     shape.dedup();
     let text = r.text(" ");
@@ -176,6 +184,16 @@ pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
         output_tokens: r.usage("output_tokens"),
         thinking_tokens: r.usage("thinking_tokens"),
         latency_ms: r.latency_ms(),
+    }
+}
+
+impl TurnFeatures {
+    /// The input of the first tool-use block named `name`, if any.
+    pub fn input(&self, name: &str) -> Option<&ToolInput> {
+        self.inputs
+            .binary_search_by(|(n, _)| n.as_bytes().cmp(name.as_bytes()))
+            .ok()
+            .map(|i| &self.inputs[i].1)
     }
 }
 
@@ -221,6 +239,36 @@ mod tests {
         assert_eq!(shingles("ééééx").len(), 2);
         let s = shingles("the quick brown fox");
         assert!(s.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn first_input_per_tool_name_sorted_by_name() {
+        let ts = "2026-01-01T00:00:00.000Z";
+        let payload = json!({"model": "m", "stop_reason": "tool_use", "content": [
+            {"type": "tool_use", "id": "1", "name": "search", "input": {"q": "first"}},
+            {"type": "tool_use", "id": "2", "name": "Zebra", "input": {"z": 1}},
+            {"type": "tool_use", "id": "3", "name": "search", "input": {"q": "second"}},
+            {"type": "tool_use", "id": "4", "name": "apply"},
+        ]});
+        let line = json!({"version": "0.1", "id": "sha256:x", "kind": "chat_response", "ts": ts,
+            "parent": null, "payload": payload});
+        let trace = crate::agentlog::reader::read_agentlog_bytes(
+            "t.agentlog",
+            format!("{line}\n").as_bytes(),
+            &crate::options::ReadOptions::default(),
+        )
+        .unwrap();
+        let f = &trace.features()[0];
+        let names: Vec<&str> = f.inputs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Zebra", "apply", "search"],
+            "byte order, each name once"
+        );
+        assert_eq!(f.tool_count, 4);
+        assert_eq!(f.input("search").unwrap().value, json!({"q": "first"}));
+        assert_eq!(f.input("apply").unwrap().value, Value::Null);
+        assert!(f.input("missing").is_none());
     }
 
     #[test]

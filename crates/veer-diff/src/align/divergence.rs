@@ -78,7 +78,7 @@ fn ticked(items: &[&str]) -> String {
 /// The first argument value that changed between two turns with equal tool sets, or `None`.
 pub fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
     for (name, ia) in &a.features.inputs {
-        let Some(ib) = b.features.inputs.get(name) else {
+        let Some(ib) = b.features.input(name) else {
             continue;
         };
         if ia.canonical == ib.canonical {
