@@ -66,7 +66,7 @@ fn refusal(t: &DiffTurn) -> bool {
     if stop == "content_filter" || stop == "refusal" {
         return true;
     }
-    let lower = t.text_nl.to_lowercase();
+    let lower = t.text_nl().to_lowercase();
     PATTERNS.iter().any(|p| lower.contains(p))
 }
 
@@ -112,7 +112,7 @@ pub fn pair_drilldown(
 ) -> PairDrilldown {
     // Shingles of the "\n"-joined texts are needed for this pair only; computed here and
     // dropped, rather than kept for every turn.
-    let sim = crate::align::cost::jaccard(&shingles(&b.text_nl), &shingles(&c.text_nl));
+    let sim = crate::align::cost::jaccard(&shingles(b.text_nl()), &shingles(c.text_nl()));
     let div = normalized_levenshtein(&b.shape_sequence, &c.shape_sequence);
     let (rb, rc) = (bool_value(refusal(b)), bool_value(refusal(c)));
     let (vb, vc) = (
@@ -132,8 +132,8 @@ pub fn pair_drilldown(
         c.features.thinking_tokens.unwrap_or(0.0),
     );
     let (jb, jc) = (
-        bool_value(parses_as_json(&b.text_nl)),
-        bool_value(parses_as_json(&c.text_nl)),
+        bool_value(parses_as_json(b.text_nl())),
+        bool_value(parses_as_json(c.text_nl())),
     );
     let axis_scores = vec![
         score(Axis::Semantic, 1.0, sim, (1.0 - sim) / 0.5),

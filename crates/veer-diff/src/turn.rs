@@ -34,8 +34,9 @@ pub struct CostInputs {
 pub struct DiffTurn {
     /// The shared per-turn features (tokens, shapes, inputs, text, shingles, stop, usage).
     pub features: TurnFeatures,
-    /// Text parts joined with `"\n"` (drill-down).
-    pub text_nl: String,
+    /// Text parts joined with `"\n"` (drill-down), when that differs from `features.text`
+    /// (more than one part); read it with [`DiffTurn::text_nl`].
+    pub text_nl_if_other: Option<String>,
     /// `name(k1,k2)` per tool-use block, in content order (drill-down trajectory).
     pub shape_sequence: Vec<String>,
     /// Sorted top-level keys of the first tool-use block whose input is an object
@@ -52,6 +53,7 @@ impl DiffTurn {
     pub fn from_response(r: &Response<'_>) -> DiffTurn {
         let features = turn_features(r);
         let text_nl = r.text("\n");
+        let text_nl_if_other = (text_nl != features.text).then_some(text_nl);
         let mut shape_sequence = Vec::new();
         let mut first_object_keys = None;
         for b in r.tool_uses() {
@@ -85,12 +87,21 @@ impl DiffTurn {
         };
         DiffTurn {
             features,
-            text_nl,
+            text_nl_if_other,
             shape_sequence,
             first_object_keys,
             thinking_parts,
             cost,
         }
+    }
+}
+
+impl DiffTurn {
+    /// Text parts joined with `"\n"` (drill-down).
+    pub fn text_nl(&self) -> &str {
+        self.text_nl_if_other
+            .as_deref()
+            .unwrap_or(&self.features.text)
     }
 }
 

@@ -34,8 +34,9 @@ pub struct TurnFeatures {
     pub inputs: Vec<(String, ToolInput)>,
     /// Text parts joined with one space, as recorded.
     pub text: String,
-    /// `text` with every run of Unicode whitespace collapsed to one space, trimmed.
-    pub normalized_text: String,
+    /// `text` with every run of Unicode whitespace collapsed to one space, trimmed; `None`
+    /// when that is `text` itself (read it with [`TurnFeatures::normalized_text`]).
+    pub normalized: Option<String>,
     /// Hashes of the character 4-grams of `normalized_text`, sorted, without duplicates; a
     /// non-empty text shorter than 4 characters is one shingle; empty text has none.
     pub shingles: Vec<u64>,
@@ -137,6 +138,8 @@ pub fn shingles(text: &str) -> Vec<u64> {
     };
     out.sort_unstable();
     out.dedup();
+    // Kept for the whole run, one per turn: hold exactly the distinct hashes.
+    out.shrink_to_fit();
     out
 }
 
@@ -169,6 +172,7 @@ pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
     let text = r.text(" ");
     let normalized_text = normalize_whitespace(&text);
     let shingles = shingles(&normalized_text);
+    let normalized = (normalized_text != text).then_some(normalized_text);
     TurnFeatures {
         turn: r.turn,
         tool_tokens,
@@ -176,7 +180,7 @@ pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
         tool_count,
         inputs,
         text,
-        normalized_text,
+        normalized,
         shingles,
         stop_reason: r.stop_reason().unwrap_or("").to_string(),
         model: r.model().map(str::to_string),
@@ -188,6 +192,11 @@ pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
 }
 
 impl TurnFeatures {
+    /// `text` with every run of Unicode whitespace collapsed to one space, trimmed.
+    pub fn normalized_text(&self) -> &str {
+        self.normalized.as_deref().unwrap_or(&self.text)
+    }
+
     /// The input of the first tool-use block named `name`, if any.
     pub fn input(&self, name: &str) -> Option<&ToolInput> {
         self.inputs
@@ -269,6 +278,31 @@ mod tests {
         assert_eq!(f.input("search").unwrap().value, json!({"q": "first"}));
         assert_eq!(f.input("apply").unwrap().value, Value::Null);
         assert!(f.input("missing").is_none());
+        assert_eq!((f.text.as_str(), f.normalized_text()), ("", ""));
+    }
+
+    #[test]
+    fn normalized_text_is_stored_only_when_it_differs() {
+        let read = |text: &str| {
+            let line = json!({"version": "0.1", "id": "sha256:x", "kind": "chat_response",
+                "ts": "2026-01-01T00:00:00.000Z", "parent": null,
+                "payload": {"content": [{"type": "text", "text": text}]}});
+            let trace = crate::agentlog::reader::read_agentlog_bytes(
+                "t.agentlog",
+                format!("{line}\n").as_bytes(),
+                &crate::options::ReadOptions::default(),
+            )
+            .unwrap();
+            trace.features().remove(0)
+        };
+        let same = read("one two three");
+        assert!(same.normalized.is_none());
+        assert_eq!(same.normalized_text(), "one two three");
+        let spaced = read("  one\n two  ");
+        assert_eq!(spaced.normalized_text(), "one two");
+        assert_eq!(spaced.text, "  one\n two  ");
+        assert_eq!(spaced.shingles, shingles("one two"));
+        assert_eq!(spaced.shingles.capacity(), spaced.shingles.len());
     }
 
     #[test]
