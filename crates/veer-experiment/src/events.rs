@@ -130,7 +130,7 @@ pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
                 let step = call_id
                     .and_then(|id| block_step.get(id).copied())
                     .unwrap_or(r_at[i]);
-                let mut p = Map::new();
+                let mut p = Map::with_capacity(2);
                 copy(rec, "tool_name", &mut p, "tool_name");
                 copy(rec, "tool_call_id", &mut p, "call_id");
                 (step, p)
@@ -143,13 +143,13 @@ pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
                     .and_then(|id| call_name.get(id).or_else(|| block_name.get(id)))
                     .cloned()
                     .unwrap_or_else(|| Value::String("?".into()));
-                let mut p = Map::new();
+                let mut p = Map::with_capacity(2);
                 p.insert("tool_name".into(), name);
                 copy(rec, "tool_call_id", &mut p, "call_id");
                 (step, p)
             }
             _ => {
-                let mut p = Map::new();
+                let mut p = Map::with_capacity(2);
                 copy(rec, "code", &mut p, "exc_type");
                 copy(rec, "message", &mut p, "message");
                 (r_at[i], p)
@@ -191,7 +191,8 @@ fn tool_use_name(rec: &Record, id: &str) -> Value {
 /// (= `stop_reason`, verbatim) when present, `tool_call_names` from the tool-use blocks, and
 /// `usage` in traxr's shape (or `null` when absent).
 fn llm_call_payload(rec: &Record) -> Map<String, Value> {
-    let mut p = Map::new();
+    // Events live for the whole structural analysis: maps and lists at their final size.
+    let mut p = Map::with_capacity(4);
     copy(rec, "model", &mut p, "model");
     copy(rec, "stop_reason", &mut p, "finish_reason");
     let mut names = Vec::new();
@@ -206,6 +207,7 @@ fn llm_call_payload(rec: &Record) -> Map<String, Value> {
             }
         }
     }
+    names.shrink_to_fit();
     p.insert("tool_call_names".into(), Value::Array(names));
     let usage = match rec.field("usage") {
         Some(Value::Object(u)) => {
@@ -219,7 +221,7 @@ fn llm_call_payload(rec: &Record) -> Map<String, Value> {
                 )
                 .map_or(Value::Null, Value::Number),
             };
-            let mut m = Map::new();
+            let mut m = Map::with_capacity(3);
             m.insert("prompt_tokens".into(), prompt);
             m.insert("completion_tokens".into(), completion);
             m.insert("total_tokens".into(), total);
