@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::hint::black_box;
 use veer_diff::align::cost::intern;
 use veer_diff::align::gotoh::align;
@@ -24,7 +24,7 @@ fn record(kind: Kind, payload: Value) -> Record {
         parent: None,
         meta: None,
         payload,
-        extra_envelope: Map::new(),
+        extra_envelope: None,
         origin: None,
     }
 }

@@ -66,7 +66,7 @@ fn record(kind: Kind, payload: Value) -> Record {
         parent: None,
         meta: None,
         payload,
-        extra_envelope: Map::new(),
+        extra_envelope: None,
         origin: None,
     }
 }

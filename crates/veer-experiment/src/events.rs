@@ -249,7 +249,7 @@ mod tests {
             parent: None,
             meta: None,
             payload,
-            extra_envelope: Map::new(),
+            extra_envelope: None,
             origin: None,
         }
     }

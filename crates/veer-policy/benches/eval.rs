@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::hint::black_box;
 use veer_policy::{evaluate, Policy};
 use veer_trace::{Format, Kind, Record, Trace};
@@ -19,7 +19,7 @@ fn record(kind: Kind, payload: Value) -> Record {
         parent: None,
         meta: None,
         payload,
-        extra_envelope: Map::new(),
+        extra_envelope: None,
         origin: None,
     }
 }

@@ -12,7 +12,7 @@ use crate::context::TraceView;
 use crate::eval::{evaluate_phase, Judged, Phase};
 use crate::model::{Kind, Policy};
 use crate::violation::{Locus, Violation};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use veer_trace::{Record, Trace};
 
@@ -282,7 +282,7 @@ fn probe_record(call: &ProposedCall) -> Record {
             "tool_call_id": call.id.clone().unwrap_or_default(),
             "arguments": call.arguments,
         }),
-        extra_envelope: Map::new(),
+        extra_envelope: None,
         origin: None,
     }
 }

@@ -197,7 +197,7 @@ mod tests {
             if started {
                 let mut m = serde_json::Map::new();
                 m.insert("scenario_id".into(), json!(format!("s{s}")));
-                r.meta = Some(m);
+                r.meta = Some(Box::new(m));
             }
         }
         t

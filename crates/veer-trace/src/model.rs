@@ -134,12 +134,14 @@ pub struct Record {
     pub ts: String,
     /// Envelope `parent` (`None` = JSON `null` or absent).
     pub parent: Option<String>,
-    /// Envelope `meta`, when present.
-    pub meta: Option<Map<String, Value>>,
+    /// Envelope `meta`, when present (boxed: most records have none, and an inline map would
+    /// cost every record 72 bytes).
+    pub meta: Option<Box<Map<String, Value>>>,
     /// The kind-specific body.
     pub payload: Value,
     /// Unknown envelope keys, in input order, written back after `payload`.
-    pub extra_envelope: Map<String, Value>,
+    /// `None` when there are none (the usual case; boxed for the same reason as `meta`).
+    pub extra_envelope: Option<Box<Map<String, Value>>>,
     /// The traxr event this record came from, if any.
     pub origin: Option<Box<TraxrOrigin>>,
 }

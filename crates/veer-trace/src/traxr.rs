@@ -417,7 +417,7 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
             parent: Some(std::mem::replace(&mut parent, id)),
             meta: None,
             payload,
-            extra_envelope: Map::new(),
+            extra_envelope: None,
             origin: None,
         });
     }

@@ -278,9 +278,9 @@ impl Reader<'_> {
             id,
             ts,
             parent,
-            meta,
+            meta: meta.map(Box::new),
             payload,
-            extra_envelope: extra,
+            extra_envelope: (!extra.is_empty()).then(|| Box::new(extra)),
             origin,
         })
     }

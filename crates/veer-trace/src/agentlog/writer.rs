@@ -6,7 +6,7 @@ use crate::canonical::content_id;
 use crate::model::{Format, Kind, Record, Trace};
 use crate::traxr::root_payload;
 use crate::traxr_origin::origin_to_meta;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::io::{self, Write};
 
 /// Writes `trace` as `.agentlog`. Records read from an `.agentlog` are written as read (ids
@@ -46,7 +46,7 @@ pub fn write_record<W: Write>(out: &mut W, line: &mut Vec<u8>, r: &Record) -> io
     }
     line.extend_from_slice(b",\"payload\":");
     serde_json::to_writer(&mut *line, &r.payload)?;
-    for (k, v) in &r.extra_envelope {
+    for (k, v) in r.extra_envelope.iter().flat_map(|m| m.iter()) {
         line.push(b',');
         serde_json::to_writer(&mut *line, k)?;
         line.push(b':');
@@ -76,7 +76,7 @@ pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
         parent: None,
         meta: None,
         payload: root_payload,
-        extra_envelope: Map::new(),
+        extra_envelope: None,
         origin: None,
     });
     let mut parent = root_id;

@@ -194,7 +194,7 @@ fn record(kind: Kind, payload: Value, parent: &mut Option<String>, ms: u64) -> R
         parent: parent.replace(id),
         meta: None,
         payload,
-        extra_envelope: Default::default(),
+        extra_envelope: None,
         origin: None,
     }
 }
