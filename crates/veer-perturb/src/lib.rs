@@ -7,6 +7,8 @@
 //! starts a fresh [`PerturbRng`] from the spec seed, so the output is a pure function of
 //! (content, operator, seed). Nothing here touches the file system.
 
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod pystr;
 pub mod rng;
 pub mod tabular;
