@@ -3,7 +3,20 @@
 //! operator that does not apply writes nothing and exits 0.
 
 use crate::common::{fixtures, veer, veer_ok};
+use serde_json::Value;
 use std::path::Path;
+
+/// Violations of `docs/json-schema/perturb-summary.schema.json` by `summary`.
+fn schema_errors(summary: &Value) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/json-schema/perturb-summary.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    validator
+        .iter_errors(summary)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
 
 const TABULAR: [&str; 7] = [
     "column_swap",
@@ -111,6 +124,7 @@ fn json_summary_and_skips() {
         0,
     );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(schema_errors(&v), Vec::<String>::new());
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["base_seed"], 42);
     let p = &v["perturbations"][0];
@@ -159,6 +173,7 @@ fn all_writes_the_matrix_under_one_directory() {
         0,
     );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(schema_errors(&v), Vec::<String>::new());
     let ops: Vec<&str> = v["perturbations"]
         .as_array()
         .unwrap()
@@ -174,18 +189,29 @@ fn all_writes_the_matrix_under_one_directory() {
 
     // A short text: every operator but null_content skips, and only null_content is written.
     let short_dir = tmp.path().join("short");
-    let r = veer_ok(
-        &[
-            "experiment",
-            "perturb",
-            &input("short.txt"),
-            "--all",
-            "--out",
-            &short_dir.display().to_string(),
-        ],
-        0,
-    );
+    let short_args = [
+        "experiment",
+        "perturb",
+        &input("short.txt"),
+        "--all",
+        "--out",
+        &short_dir.display().to_string(),
+    ];
+    let r = veer_ok(&short_args, 0);
     assert_eq!(r.stdout.matches("skipped").count(), 6, "{}", r.stdout);
+    let json_args: Vec<&str> = short_args
+        .iter()
+        .copied()
+        .chain(["--format", "json"])
+        .collect();
+    let v: Value = serde_json::from_str(&veer_ok(&json_args, 0).stdout).unwrap();
+    assert_eq!(schema_errors(&v), Vec::<String>::new());
+    assert_eq!(v["perturbations"][0]["status"], "skipped");
+    assert_eq!(v["perturbations"][0]["out"], Value::Null);
+    // The schema is not a rubber stamp: a skipped entry claiming a file fails it.
+    let mut wrong = v.clone();
+    wrong["perturbations"][0]["out"] = Value::String("x.txt".into());
+    assert!(!schema_errors(&wrong).is_empty());
     assert!(short_dir.join("null_content").join("short.txt").exists());
     assert!(!short_dir.join("ocr_noise").exists());
 
