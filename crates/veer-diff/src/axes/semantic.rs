@@ -3,7 +3,8 @@
 
 use super::{Axis, AxisStat, Kind, Pending, Row, TurnPair};
 use crate::stats::{median, Statistic};
-use std::collections::BTreeMap;
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 
 /// Tokens of `text`: NFC, per-character Unicode lowercase, split on every character that is
 /// not alphanumeric, empty tokens dropped.
@@ -26,45 +27,87 @@ pub fn tokenize(text: &str) -> Vec<String> {
     out
 }
 
-/// Term counts of one document, keyed (and so ordered) by token bytes.
-fn term_counts(tokens: Vec<String>) -> BTreeMap<String, usize> {
-    let mut m = BTreeMap::new();
-    for t in tokens {
-        *m.entry(t).or_insert(0) += 1;
-    }
-    m
-}
+/// One document: (token rank, count) pairs in ascending rank. Ranks number the corpus
+/// vocabulary in token byte order, so ascending rank is ascending token bytes.
+type Doc = Vec<(u32, u32)>;
+
+/// Pairs per task when the corpus is tokenized in parallel.
+const CHUNK: usize = 512;
 
 /// Per-pair TF-IDF cosine similarities in [0, 1], in pair order. The corpus is every baseline
 /// text followed by every candidate text.
 pub fn similarities(pairs: &[TurnPair<'_>]) -> Vec<f64> {
-    let docs_b: Vec<BTreeMap<String, usize>> = pairs
+    let texts: Vec<(&str, &str)> = pairs
         .iter()
-        .map(|(b, _)| term_counts(tokenize(&b.features.text)))
+        .map(|(b, c)| (b.features.text.as_str(), c.features.text.as_str()))
         .collect();
-    let docs_c: Vec<BTreeMap<String, usize>> = pairs
+    similarities_of(&texts)
+}
+
+/// [`similarities`] of (baseline text, candidate text) pairs.
+///
+/// Tokens are numbered once, in byte order, so each document is a short sorted list of
+/// (rank, count) instead of a map of strings, and documents are tokenized in parallel (twice:
+/// once to collect the vocabulary, once to count). Every sum still runs in ascending token byte
+/// order, so the values are the same doubles as term-by-term string maps give, on any number of
+/// threads.
+pub fn similarities_of(texts: &[(&str, &str)]) -> Vec<f64> {
+    // The vocabulary, sorted by bytes; a token's rank is its place in it.
+    let mut vocab: Vec<String> = texts
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut seen: HashSet<String> = HashSet::new();
+            for (b, c) in chunk {
+                seen.extend(tokenize(b));
+                seen.extend(tokenize(c));
+            }
+            seen
+        })
+        .reduce(HashSet::new, |mut a, b| {
+            a.extend(b);
+            a
+        })
+        .into_iter()
+        .collect();
+    vocab.sort_unstable();
+    let rank: HashMap<&str, u32> = vocab
         .iter()
-        .map(|(_, c)| term_counts(tokenize(&c.features.text)))
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i as u32))
         .collect();
-    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
-    for d in docs_b.iter().chain(docs_c.iter()) {
-        for t in d.keys() {
-            *df.entry(t.as_str()).or_insert(0) += 1;
+    let doc = |text: &str| -> Doc {
+        let mut ranks: Vec<u32> = tokenize(text)
+            .iter()
+            .filter_map(|t| rank.get(t.as_str()).copied())
+            .collect();
+        ranks.sort_unstable();
+        let mut d: Doc = Vec::new();
+        for r in ranks {
+            match d.last_mut() {
+                Some((last, n)) if *last == r => *n += 1,
+                _ => d.push((r, 1)),
+            }
+        }
+        d
+    };
+    let docs: Vec<(Doc, Doc)> = texts.par_iter().map(|(b, c)| (doc(b), doc(c))).collect();
+    let mut df = vec![0u32; vocab.len()];
+    for (db, dc) in &docs {
+        for &(r, _) in db.iter().chain(dc.iter()) {
+            df[r as usize] += 1;
         }
     }
-    let n_docs = (docs_b.len() + docs_c.len()) as f64;
-    let weights = |d: &BTreeMap<String, usize>| -> Vec<(String, f64)> {
+    let n_docs = (2 * docs.len()) as f64;
+    let weights = |d: &Doc| -> Vec<(u32, f64)> {
         d.iter()
-            .map(|(t, &tf)| {
-                let dft = df.get(t.as_str()).copied().unwrap_or(0) as f64;
+            .map(|&(r, tf)| {
+                let dft = f64::from(df[r as usize]);
                 let idf = ((n_docs + 1.0) / (dft + 1.0)).ln() + 1.0;
-                (t.clone(), (1.0 + (tf as f64).ln()) * idf)
+                (r, (1.0 + f64::from(tf).ln()) * idf)
             })
             .collect()
     };
-    docs_b
-        .iter()
-        .zip(docs_c.iter())
+    docs.par_iter()
         .map(|(db, dc)| {
             // Identical documents are exactly similar; the rounded formula can miss 1.0 by
             // an ulp, and a trace diffed against itself must show a delta of exactly 0.
@@ -77,10 +120,10 @@ pub fn similarities(pairs: &[TurnPair<'_>]) -> Vec<f64> {
         .collect()
 }
 
-/// Cosine of two sparse vectors sorted by token bytes, clamped to [0, 1]; both ~zero → 1,
+/// Cosine of two sparse vectors sorted by token rank, clamped to [0, 1]; both ~zero → 1,
 /// one ~zero → 0.
-fn cosine(a: &[(String, f64)], b: &[(String, f64)]) -> f64 {
-    let norm = |v: &[(String, f64)]| {
+fn cosine(a: &[(u32, f64)], b: &[(u32, f64)]) -> f64 {
+    let norm = |v: &[(u32, f64)]| {
         let mut s = 0.0;
         for (_, w) in v {
             s += w * w;
@@ -94,7 +137,7 @@ fn cosine(a: &[(String, f64)], b: &[(String, f64)]) -> f64 {
     let mut dot = 0.0;
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        match a[i].0.as_bytes().cmp(b[j].0.as_bytes()) {
+        match a[i].0.cmp(&b[j].0) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -149,7 +192,124 @@ mod tests {
     #[test]
     fn cosine_edges() {
         assert_eq!(cosine(&[], &[]), 1.0);
-        assert_eq!(cosine(&[("a".into(), 1.0)], &[]), 0.0);
-        assert!((cosine(&[("a".into(), 2.0)], &[("a".into(), 3.0)]) - 1.0).abs() < 1e-15);
+        assert_eq!(cosine(&[(0, 1.0)], &[]), 0.0);
+        assert!((cosine(&[(0, 2.0)], &[(0, 3.0)]) - 1.0).abs() < 1e-15);
+    }
+
+    /// The definition, term by term over string maps in token byte order (the implementation
+    /// before tokens were ranked): the reference the fast path must equal to the bit.
+    fn reference(texts: &[(&str, &str)]) -> Vec<f64> {
+        use std::collections::BTreeMap;
+        let counts = |t: &str| {
+            let mut m: BTreeMap<String, usize> = BTreeMap::new();
+            for tok in tokenize(t) {
+                *m.entry(tok).or_insert(0) += 1;
+            }
+            m
+        };
+        let docs_b: Vec<_> = texts.iter().map(|(b, _)| counts(b)).collect();
+        let docs_c: Vec<_> = texts.iter().map(|(_, c)| counts(c)).collect();
+        let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+        for d in docs_b.iter().chain(docs_c.iter()) {
+            for t in d.keys() {
+                *df.entry(t.as_str()).or_insert(0) += 1;
+            }
+        }
+        let n_docs = (docs_b.len() + docs_c.len()) as f64;
+        let weights = |d: &BTreeMap<String, usize>| -> Vec<f64> {
+            d.iter()
+                .map(|(t, &tf)| {
+                    let dft = df[t.as_str()] as f64;
+                    (1.0 + (tf as f64).ln()) * (((n_docs + 1.0) / (dft + 1.0)).ln() + 1.0)
+                })
+                .collect()
+        };
+        docs_b
+            .iter()
+            .zip(docs_c.iter())
+            .map(|(db, dc)| {
+                if db == dc {
+                    return 1.0;
+                }
+                let (wb, wc) = (weights(db), weights(dc));
+                let norm = |v: &[f64]| v.iter().fold(0.0, |s, w| s + w * w).sqrt();
+                let (na, nb) = (norm(&wb), norm(&wc));
+                if na < 1e-12 || nb < 1e-12 {
+                    return if na < 1e-12 && nb < 1e-12 { 1.0 } else { 0.0 };
+                }
+                let (kb, kc): (Vec<&String>, Vec<&String>) =
+                    (db.keys().collect(), dc.keys().collect());
+                let (mut i, mut j, mut dot) = (0, 0, 0.0);
+                while i < kb.len() && j < kc.len() {
+                    match kb[i].as_bytes().cmp(kc[j].as_bytes()) {
+                        std::cmp::Ordering::Less => i += 1,
+                        std::cmp::Ordering::Greater => j += 1,
+                        std::cmp::Ordering::Equal => {
+                            dot += wb[i] * wc[j];
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+                (dot / (na * nb)).clamp(0.0, 1.0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hand_computed_pair() {
+        // Two documents "a b" and "a c": df(a) = 2, df(b) = df(c) = 1, N = 2;
+        // idf(a) = ln(3/3) + 1 = 1, idf(b) = idf(c) = ln(3/2) + 1; cosine = 1 / (1 + idf(b)^2).
+        let idf = (1.5f64).ln() + 1.0;
+        let expected = 1.0 / (1.0 + idf * idf);
+        let got = similarities_of(&[("a b", "a c")]);
+        assert!((got[0] - expected).abs() < 1e-15, "{got:?} vs {expected}");
+        assert_eq!(similarities_of(&[("Same text.", "same TEXT")]), [1.0]);
+        assert_eq!(similarities_of(&[("", "")]), [1.0]);
+        assert_eq!(similarities_of(&[("words", "")]), [0.0]);
+        assert!(similarities_of(&[]).is_empty());
+    }
+
+    #[test]
+    fn many_chunks_give_the_reference_doubles() {
+        // More pairs than one tokenizing task takes, with a vocabulary spread over them.
+        let words = [
+            "refund", "Order", "was", "issued", "sorry", "ID", "42", "déjà", "vu",
+        ];
+        let text = |i: usize, salt: usize| -> String {
+            (0..(i % 7) + 1)
+                .map(|k| words[(i * 31 + k * 17 + salt) % words.len()])
+                .chain(std::iter::once(if i.is_multiple_of(5) { "rare" } else { "" }))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let owned: Vec<(String, String)> = (0..3 * CHUNK + 17)
+            .map(|i| (text(i, 0), text(i, i % 3)))
+            .collect();
+        let pairs: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(b, c)| (b.as_str(), c.as_str()))
+            .collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&similarities_of(&pairs)), bits(&reference(&pairs)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ranked_tokens_give_the_reference_doubles(
+            texts in proptest::collection::vec(
+                ("[a-dA-D \\.é1ß]{0,24}", "[a-dA-D \\.é1ß]{0,24}"),
+                0..40,
+            ),
+            threads in 1usize..4,
+        ) {
+            let pairs: Vec<(&str, &str)> =
+                texts.iter().map(|(b, c)| (b.as_str(), c.as_str())).collect();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let fast = pool.install(|| similarities_of(&pairs));
+            let slow = reference(&pairs);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(bits(&fast), bits(&slow));
+        }
     }
 }
