@@ -279,7 +279,11 @@ mod tests {
         let text = |i: usize, salt: usize| -> String {
             (0..(i % 7) + 1)
                 .map(|k| words[(i * 31 + k * 17 + salt) % words.len()])
-                .chain(std::iter::once(if i.is_multiple_of(5) { "rare" } else { "" }))
+                .chain(std::iter::once(if i.is_multiple_of(5) {
+                    "rare"
+                } else {
+                    ""
+                }))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
