@@ -56,6 +56,7 @@
 //! given there; the output is a pure function of (content, operator, seed).
 
 use serde_json::{Map, Number, Value};
+use veer_trace::agentlog::reader::json_type;
 use veer_trace::pyjson::py_float_repr;
 
 use crate::pystr::py_strip;
@@ -453,17 +454,6 @@ fn write_table(table: &Table, delimiter: char) -> String {
 // ---------------------------------------------------------------------------------------------
 // JSON
 
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Reads a JSON array of objects into a table (header: union of keys in first-seen order).
 fn read_json(content: &str) -> Result<Table, PerturbError> {
     let value: Value = serde_json::from_str(content)
@@ -471,7 +461,7 @@ fn read_json(content: &str) -> Result<Table, PerturbError> {
     let Value::Array(items) = value else {
         return Err(PerturbError::BadInput(format!(
             "JSON input must be an array of objects, found {}",
-            json_kind(&value)
+            json_type(&value)
         )));
     };
     let mut objects = Vec::with_capacity(items.len());
@@ -482,7 +472,7 @@ fn read_json(content: &str) -> Result<Table, PerturbError> {
                 return Err(PerturbError::BadInput(format!(
                     "JSON input must be an array of objects, but the element at index {index} \
                      is {}",
-                    json_kind(&other)
+                    json_type(&other)
                 )))
             }
         }

@@ -8,7 +8,8 @@ use crate::options::ReadOptions;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-fn json_value() -> impl Strategy<Value = Value> {
+/// Arbitrary JSON values (also used by `value_builder`'s tests).
+pub(crate) fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),

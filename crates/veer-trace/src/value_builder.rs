@@ -88,37 +88,46 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             let v = map.next_value_seed(ValueSeed(scratch))?;
             scratch.entries.push((key, v));
         }
-        Ok(Value::Object(object_from(scratch.entries.drain(start..))))
+        // `Map`'s `FromIterator` reserves the drain's exact length, then inserts in input
+        // order: a repeated key keeps its first place and its last value.
+        let object: Map<String, Value> = scratch.entries.drain(start..).collect();
+        Ok(Value::Object(object))
     }
 }
 
-/// An object from entries in input order; a repeated key keeps its first place and last value.
-fn object_from(entries: impl ExactSizeIterator<Item = (String, Value)>) -> Map<String, Value> {
-    // `Map`'s `FromIterator` reserves the iterator's exact length, then inserts in order.
-    entries.collect()
+/// Runs `seed` over the one JSON document `de` reads; nothing but whitespace may follow it.
+pub fn parse_whole<'de, R, S>(
+    mut de: serde_json::Deserializer<R>,
+    seed: S,
+) -> serde_json::Result<S::Value>
+where
+    R: serde_json::de::Read<'de>,
+    S: DeserializeSeed<'de>,
+{
+    let v = seed.deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
 }
 
 /// Parses `text` as one JSON value (trailing whitespace only), as `serde_json::from_str` would.
 pub fn value_from_str(text: &str, scratch: &mut Scratch) -> serde_json::Result<Value> {
     scratch.reset();
-    let mut de = serde_json::Deserializer::from_str(text);
-    let v = ValueSeed(scratch).deserialize(&mut de)?;
-    de.end()?;
-    Ok(v)
+    parse_whole(serde_json::Deserializer::from_str(text), ValueSeed(scratch))
 }
 
 /// Parses `bytes` as one JSON value, as `serde_json::from_slice` would (strings must be UTF-8).
 pub fn value_from_slice(bytes: &[u8], scratch: &mut Scratch) -> serde_json::Result<Value> {
     scratch.reset();
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let v = ValueSeed(scratch).deserialize(&mut de)?;
-    de.end()?;
-    Ok(v)
+    parse_whole(
+        serde_json::Deserializer::from_slice(bytes),
+        ValueSeed(scratch),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proptests::json_value;
     use proptest::prelude::*;
 
     fn both(text: &str) -> (serde_json::Result<Value>, serde_json::Result<Value>) {
@@ -198,25 +207,6 @@ mod tests {
         assert!(value_from_str("{\"a\":[1,2,{\"b\":", &mut scratch).is_err());
         let v = value_from_str("{\"c\":[3]}", &mut scratch).unwrap();
         assert_eq!(v, serde_json::json!({"c": [3]}));
-    }
-
-    fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(|n| Value::Number(n.into())),
-            any::<f64>()
-                .prop_filter_map("finite", Number::from_f64)
-                .prop_map(Value::Number),
-            "[a-c\\u{e9}\"\\\\]{0,4}".prop_map(Value::String),
-        ];
-        leaf.prop_recursive(4, 48, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::vec(("[a-d]{1,2}", inner), 0..6)
-                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-            ]
-        })
     }
 
     proptest! {

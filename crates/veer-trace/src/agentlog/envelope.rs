@@ -5,7 +5,7 @@
 //! are matched while parsing and only the values are kept, each built at its final size
 //! ([`crate::value_builder`]).
 
-use crate::value_builder::{Scratch, ValueSeed};
+use crate::value_builder::{parse_whole, Scratch, ValueSeed};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -38,10 +38,7 @@ impl RawLine {
     /// nested entries on `scratch` while they are built.
     pub fn parse(text: &str, scratch: &mut Scratch) -> serde_json::Result<RawLine> {
         scratch.reset();
-        let mut de = serde_json::Deserializer::from_str(text);
-        let line = LineSeed(scratch).deserialize(&mut de)?;
-        de.end()?;
-        Ok(line)
+        parse_whole(serde_json::Deserializer::from_str(text), LineSeed(scratch))
     }
 }
 

@@ -52,3 +52,19 @@ pub fn veer_ok(args: &[&str], code: i32) -> Run {
     );
     r
 }
+
+/// Violations of the published JSON schema `docs/json-schema/<file>` by `instance`.
+#[allow(dead_code)]
+pub fn schema_violations(file: &str, instance: &serde_json::Value) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/json-schema")
+        .join(file);
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("schema readable"))
+            .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}

@@ -513,14 +513,7 @@ fn help_shows_an_example() {
 }
 
 pub(crate) fn schema_errors(instance: &Value) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/json-schema/diff-report.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect()
+    crate::common::schema_violations("diff-report.schema.json", instance)
 }
 
 /// Every report the six fixtures, alignment pairing and directory mode produce validates

@@ -8,14 +8,7 @@ use std::path::Path;
 
 /// Violations of `docs/json-schema/perturb-summary.schema.json` by `summary`.
 fn schema_errors(summary: &Value) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/json-schema/perturb-summary.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    validator
-        .iter_errors(summary)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect()
+    crate::common::schema_violations("perturb-summary.schema.json", summary)
 }
 
 const TABULAR: [&str; 7] = [
