@@ -5,12 +5,13 @@
 
 use super::envelope::{RawEnvelope, RawLine};
 use super::lines::{Line, LineReader};
-use super::strict::StrictChecker;
+use super::strict::{duplicate_keys, StrictChecker};
 use crate::error::{TraceError, Warning};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::options::ReadOptions;
 use crate::traxr_origin::origin_from_meta;
 use crate::value_builder::Scratch;
+use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
@@ -30,9 +31,10 @@ pub fn read_agentlog<R: Read>(
     };
     if gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
-        read_lines(source, BufReader::with_capacity(1 << 16, decoder), options)
+        let decoded = BufReader::with_capacity(1 << 16, decoder);
+        read_lines(source, decoded, options, Batching::DEFAULT)
     } else {
-        read_lines(source, buffered, options)
+        read_lines(source, buffered, options, Batching::DEFAULT)
     }
 }
 
@@ -57,42 +59,107 @@ fn io_error(source: &str, line: Option<u64>, e: &std::io::Error) -> TraceError {
         .with_hint("check that the file is readable and not truncated")
 }
 
-struct Reader<'a> {
+/// How lines are grouped for parsing. The lines of a batch are parsed in parallel (a line's
+/// record depends on that line alone), then taken in line order, so the trace, its warnings and
+/// the first error are exactly those of reading line by line, while memory stays bounded by one
+/// batch beyond the trace itself.
+#[derive(Clone, Copy)]
+pub(crate) struct Batching {
+    /// A batch is parsed once it holds at least this many bytes.
+    pub bytes: usize,
+    /// A batch of fewer lines is parsed on the calling thread (no task overhead).
+    pub parallel_min_lines: usize,
+}
+
+impl Batching {
+    /// 4 MiB batches, parallel from 64 lines.
+    const DEFAULT: Batching = Batching {
+        bytes: 4 << 20,
+        parallel_min_lines: 64,
+    };
+}
+
+/// The non-empty lines waiting to be parsed, copied out of the reader's buffer.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    /// `(line number, start, end)` into `bytes`.
+    lines: Vec<(u64, usize, usize)>,
+}
+
+impl Batch {
+    fn push(&mut self, n: u64, line: &[u8]) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(line);
+        self.lines.push((n, start, self.bytes.len()));
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.lines.clear();
+    }
+}
+
+/// Turns one line into a record. Holds no state, so lines are parsed on any thread.
+struct LineParser<'a> {
     source: &'a str,
     options: &'a ReadOptions,
+}
+
+/// One parsed line: its record and what the file-level pass must hear about it.
+struct ParsedLine {
+    n: u64,
+    record: Record,
+    /// The envelope's `version` is not `"0.1"` (warned once per file).
+    odd_version: bool,
+    /// A `chat_response` whose `content` is a string (warned once per file).
+    string_content: bool,
+    /// `--strict`: the line repeats a key inside an object.
+    duplicate_keys: Option<TraceError>,
+}
+
+/// The file-level pass: takes parsed lines in order and keeps what spans lines (the once-per-file
+/// warnings, the strict checks that compare records).
+struct Reader<'a> {
+    source: &'a str,
     trace: Trace,
     unknown_kinds: BTreeSet<String>,
     warned_version: bool,
     warned_string_content: bool,
     strict: Option<StrictChecker>,
-    scratch: Scratch,
 }
 
-fn read_lines<R: BufRead>(
+/// Reads the lines of `input` (already decompressed), batched as `batching` says.
+pub(crate) fn read_lines<R: BufRead>(
     source: &str,
     input: R,
     options: &ReadOptions,
+    batching: Batching,
 ) -> Result<Trace, TraceError> {
     let mut lines = LineReader::new(input, options.max_line_bytes);
+    let parser = LineParser { source, options };
     let mut reader = Reader {
         source,
-        options,
         trace: Trace::new(source, Format::Agentlog),
         unknown_kinds: BTreeSet::new(),
         warned_version: false,
         warned_string_content: false,
         strict: options.strict.then(StrictChecker::default),
-        scratch: Scratch::default(),
     };
     reader.trace.run_label = Some(file_stem(source));
+    let mut batch = Batch::default();
     loop {
         let line = match lines.next_line() {
             Ok(Some(l)) => l,
             Ok(None) => break,
-            Err(e) => return Err(io_error(source, None, &e)),
+            Err(e) => {
+                reader.take(parser.parse_batch(&batch, batching))?;
+                return Err(io_error(source, None, &e));
+            }
         };
         match line {
             Line::TooLong(n) => {
+                reader.take(parser.parse_batch(&batch, batching))?;
                 return Err(TraceError::new(
                     source,
                     Some(n),
@@ -112,10 +179,15 @@ fn read_lines<R: BufRead>(
                 if bytes.iter().all(|b| b.is_ascii_whitespace()) {
                     continue;
                 }
-                reader.line(n, bytes)?;
+                batch.push(n, bytes);
+                if batch.bytes.len() >= batching.bytes {
+                    reader.take(parser.parse_batch(&batch, batching))?;
+                    batch.clear();
+                }
             }
         }
     }
+    reader.take(parser.parse_batch(&batch, batching))?;
     if reader.trace.records.is_empty() {
         return Err(
             TraceError::new(source, None, "(file)", "empty trace: no records")
@@ -150,11 +222,96 @@ impl Reader<'_> {
         });
     }
 
+    /// Takes a batch's lines in order; the first failed line is the error.
+    fn take(&mut self, parsed: Vec<Result<ParsedLine, TraceError>>) -> Result<(), TraceError> {
+        self.trace.records.reserve(parsed.len());
+        for line in parsed {
+            self.take_line(line?);
+        }
+        Ok(())
+    }
+
+    /// The file-level part of one line, in the order reading line by line raised it.
+    fn take_line(&mut self, line: ParsedLine) {
+        let ParsedLine {
+            n,
+            record,
+            odd_version,
+            string_content,
+            duplicate_keys,
+        } = line;
+        if let (Some(strict), Some(e)) = (&mut self.strict, duplicate_keys) {
+            strict.fail(e);
+        }
+        if odd_version && !self.warned_version {
+            self.warned_version = true;
+            self.warn(
+                Some(n),
+                "version",
+                format!(
+                    "format version \"{}\" is not \"0.1\"; read as 0.1",
+                    record.version
+                ),
+            );
+        }
+        if let Kind::Opaque(name) = &record.kind {
+            if let Some(strict) = &mut self.strict {
+                strict.fail(
+                    TraceError::new(
+                        self.source,
+                        Some(n),
+                        "kind",
+                        format!("unknown record kind \"{name}\""),
+                    )
+                    .with_hint(format!("known kinds: {}", Kind::WIRE_NAMES.join(", "))),
+                );
+            } else if self.unknown_kinds.insert(name.clone()) {
+                let message =
+                    format!("unknown record kind \"{name}\"; kept as opaque, ignored by metrics");
+                self.warn(Some(n), "kind", message);
+            }
+        }
+        if string_content && !self.warned_string_content {
+            self.warned_string_content = true;
+            self.warn(
+                Some(n),
+                "payload.content",
+                "chat_response content is a string; read as one text part".into(),
+            );
+        }
+        if let Some(strict) = &mut self.strict {
+            strict.check(self.source, n, &record);
+        }
+        self.trace.records.push(record);
+    }
+}
+
+impl LineParser<'_> {
     fn err(&self, line: u64, field: &str, message: impl Into<String>) -> TraceError {
         TraceError::new(self.source, Some(line), field, message)
     }
 
-    fn line(&mut self, n: u64, bytes: &[u8]) -> Result<(), TraceError> {
+    /// Every line of `batch`, in order; in parallel when the batch is large enough to gain.
+    fn parse_batch(
+        &self,
+        batch: &Batch,
+        batching: Batching,
+    ) -> Vec<Result<ParsedLine, TraceError>> {
+        let parse = |scratch: &mut Scratch, &(n, start, end): &(u64, usize, usize)| {
+            self.line(n, &batch.bytes[start..end], scratch)
+        };
+        if batch.lines.len() < batching.parallel_min_lines {
+            let mut scratch = Scratch::default();
+            return batch.lines.iter().map(|l| parse(&mut scratch, l)).collect();
+        }
+        batch
+            .lines
+            .par_iter()
+            .map_init(Scratch::default, parse)
+            .collect()
+    }
+
+    fn line(&self, n: u64, bytes: &[u8], scratch: &mut Scratch) -> Result<ParsedLine, TraceError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             self.err(
                 n,
@@ -163,7 +320,7 @@ impl Reader<'_> {
             )
             .with_hint("traces must be UTF-8 JSON Lines; is this a binary or mis-encoded file?")
         })?;
-        let parsed = RawLine::parse(text, &mut self.scratch).map_err(|e| {
+        let parsed = RawLine::parse(text, scratch).map_err(|e| {
             let what = if e.to_string().contains("recursion limit") {
                 "JSON nested deeper than 128 levels".to_string()
             } else {
@@ -171,9 +328,6 @@ impl Reader<'_> {
             };
             self.err(n, "(line)", what).with_hint(PARSE_HINT)
         })?;
-        if let Some(strict) = &mut self.strict {
-            strict.check_duplicate_keys(self.source, n, text);
-        }
         let obj = match parsed {
             RawLine::Object(env) => env,
             RawLine::NotObject(what) => {
@@ -182,15 +336,23 @@ impl Reader<'_> {
                     .with_hint(PARSE_HINT))
             }
         };
-        let record = self.envelope(n, obj)?;
-        if let Some(strict) = &mut self.strict {
-            strict.check(self.source, n, &record);
-        }
-        self.trace.records.push(record);
-        Ok(())
+        let duplicate_keys = if self.options.strict {
+            duplicate_keys(self.source, n, text)
+        } else {
+            None
+        };
+        let (record, string_content) = self.envelope(n, obj)?;
+        Ok(ParsedLine {
+            n,
+            odd_version: record.version != "0.1",
+            record,
+            string_content,
+            duplicate_keys,
+        })
     }
 
-    fn envelope(&mut self, n: u64, raw: Box<RawEnvelope>) -> Result<Record, TraceError> {
+    /// The record of one envelope, and whether its `chat_response` content is a string.
+    fn envelope(&self, n: u64, raw: Box<RawEnvelope>) -> Result<(Record, bool), TraceError> {
         let RawEnvelope {
             version,
             id,
@@ -239,39 +401,15 @@ impl Reader<'_> {
                 format!("must be an object, found {}", json_type(&payload)),
             ));
         }
-        if version != "0.1" && !self.warned_version {
-            self.warned_version = true;
-            self.warn(
-                Some(n),
-                "version",
-                format!("format version \"{version}\" is not \"0.1\"; read as 0.1"),
-            );
-        }
         let mut kind = Kind::from_wire(&kind_name);
-        if let Kind::Opaque(name) = &kind {
-            if self.options.strict {
-                let e = self
-                    .err(n, "kind", format!("unknown record kind \"{name}\""))
-                    .with_hint(format!("known kinds: {}", Kind::WIRE_NAMES.join(", ")));
-                if let Some(strict) = &mut self.strict {
-                    strict.fail(e);
-                }
-            } else if self.unknown_kinds.insert(name.clone()) {
-                self.warn(
-                    Some(n),
-                    "kind",
-                    format!("unknown record kind \"{name}\"; kept as opaque, ignored by metrics"),
-                );
-            }
-        }
-        self.check_payload_types(n, &kind, &payload)?;
+        let string_content = self.check_payload_types(n, &kind, &payload)?;
         let origin = meta
             .as_ref()
             .and_then(|m| origin_from_meta(m, &kind, &payload));
         if origin.is_some() && kind == Kind::HarnessEvent {
             kind = Kind::Event;
         }
-        Ok(Record {
+        let record = Record {
             line: Some(n),
             kind,
             version,
@@ -282,7 +420,8 @@ impl Reader<'_> {
             payload,
             extra_envelope: (!extra.is_empty()).then(|| Box::new(extra)),
             origin,
-        })
+        };
+        Ok((record, string_content))
     }
 
     fn required_string(
@@ -305,13 +444,13 @@ impl Reader<'_> {
     }
 
     /// Rejects a known kind whose required payload fields have the wrong JSON type. `null` is
-    /// read as absent.
+    /// read as absent. `Ok(true)`: a `chat_response` whose `content` is a string.
     fn check_payload_types(
-        &mut self,
+        &self,
         n: u64,
         kind: &Kind,
         payload: &Value,
-    ) -> Result<(), TraceError> {
+    ) -> Result<bool, TraceError> {
         use JsonType::*;
         let expectations: &[(&str, &[JsonType])] = match kind {
             Kind::ChatRequest => &[("model", &[Str]), ("messages", &[Arr]), ("params", &[Obj])],
@@ -358,18 +497,7 @@ impl Reader<'_> {
                 )
                 .with_hint("the record does not follow the .agentlog payload schema (SPEC §4)"));
         }
-        if *kind == Kind::ChatResponse
-            && payload.get("content").is_some_and(Value::is_string)
-            && !self.warned_string_content
-        {
-            self.warned_string_content = true;
-            self.warn(
-                Some(n),
-                "payload.content",
-                "chat_response content is a string; read as one text part".into(),
-            );
-        }
-        Ok(())
+        Ok(*kind == Kind::ChatResponse && payload.get("content").is_some_and(Value::is_string))
     }
 }
 

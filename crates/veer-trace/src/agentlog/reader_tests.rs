@@ -320,3 +320,75 @@ fn invalid_utf8_is_named_wherever_it_is() {
         }
     }
 }
+
+/// One line of a generated file: valid records of several kinds, the lines that raise a
+/// once-per-file warning or a strict failure, and lines that are errors.
+fn pool_line(choice: u8, i: usize) -> Vec<u8> {
+    let ts = format!("2026-01-01T00:00:{:02}.000Z", i % 60);
+    let line = |kind: &str, version: &str, payload: Value| {
+        let id = content_id(&payload);
+        let v = json!({"version": version, "id": id, "kind": kind, "ts": ts, "parent": null, "payload": payload});
+        serde_json::to_string(&v).unwrap().into_bytes()
+    };
+    match choice {
+        0 => line("metadata", "0.1", json!({"sdk": {"name": "t"}, "i": i})),
+        1 => line(
+            "chat_response",
+            "0.1",
+            json!({"model": "m", "content": [{"type": "text", "text": format!("t{i}")}]}),
+        ),
+        2 => line("chat_response", "0.1", json!({"content": format!("s{i}")})),
+        3 => line("tool_call", "0.2", json!({"tool_name": "f", "arguments": {"i": i}})),
+        4 => line("weird", "0.1", json!({"i": i})),
+        5 => line("odd", "0.1", json!({"i": i})),
+        6 => format!(r#"{{"version":"0.1","id":"x","kind":"tool_result","ts":"{ts}","payload":{{"a":1,"a":{i}}}}}"#).into_bytes(),
+        7 => b"   ".to_vec(),
+        8 => b"{not json".to_vec(),
+        9 => b"[1]".to_vec(),
+        10 => line("chat_response", "0.1", json!({"model": i})),
+        _ => b"{\"version\":\"\xff\"}".to_vec(),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Batched, parallel parsing gives exactly what reading one line at a time gives: the same
+    /// records, the same warnings in the same order, the same first error, the same strict
+    /// failures — whatever the batch size, the thread count and the reader's buffer size.
+    #[test]
+    fn batches_read_like_one_line_at_a_time(
+        choices in proptest::collection::vec(
+            proptest::prop_oneof![12 => 0u8..8, 1 => 8u8..12],
+            0..160,
+        ),
+        buffer in 1usize..300,
+        batch_bytes in 1usize..3000,
+        threads in 1usize..4,
+        crlf in proptest::bool::ANY,
+    ) {
+        use super::reader::{read_lines, Batching};
+        let mut input = Vec::new();
+        for (i, &c) in choices.iter().enumerate() {
+            input.extend(pool_line(c, i));
+            input.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+        }
+        let one_at_a_time = Batching { bytes: 1, parallel_min_lines: usize::MAX };
+        let batched = Batching { bytes: batch_bytes, parallel_min_lines: 1 };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for options in [ReadOptions::default(), STRICT] {
+            let read = |batching| {
+                let reader = std::io::BufReader::with_capacity(buffer, input.as_slice());
+                format!("{:?}", read_lines("g.agentlog", reader, &options, batching))
+            };
+            let expected = read(one_at_a_time);
+            proptest::prop_assert_eq!(&pool.install(|| read(batched)), &expected);
+            proptest::prop_assert_eq!(
+                &read_agentlog_bytes("g.agentlog", &input, &options).map_or_else(
+                    |e| format!("{:?}", Err::<(), _>(e)),
+                    |t| format!("{:?}", Ok::<_, ()>(t)),
+                ),
+                &expected
+            );
+        }
+    }
+}
