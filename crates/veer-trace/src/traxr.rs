@@ -13,6 +13,7 @@ use crate::model::{Format, Kind, Record, Trace, TraxrOrigin};
 use crate::options::ReadOptions;
 use crate::pyjson::traxr_content_hash;
 use crate::timefmt::{format_epoch_ms, parse_iso_ms};
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -161,17 +162,33 @@ pub fn trace_from_value(
             ))
         }
     };
-    let mut origins = Vec::with_capacity(events.len());
+    // Events are read on all cores (each depends on itself alone), then taken in list order:
+    // the first bad event is the error, and the first unknown key the one warning, as in order.
+    let events_path = p("events");
+    let read: Vec<Result<(TraxrOrigin, Option<String>), TraceError>> = events
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, ev)| event(&ctx, &events_path, i, ev))
+        .collect();
+    let mut origins = Vec::with_capacity(read.len());
     let mut warned_unknown = false;
     let mut previous_seq: Option<i64> = None;
-    for (i, ev) in events.into_iter().enumerate() {
-        let ep = format!("{}[{i}]", p("events"));
-        let origin = event(&ctx, &ep, i, ev, &mut trace.warnings, &mut warned_unknown)?;
+    for (i, r) in read.into_iter().enumerate() {
+        let (origin, unknown_key) = r?;
+        if let (Some(field), false) = (unknown_key, warned_unknown) {
+            warned_unknown = true;
+            trace.warnings.push(Warning {
+                file: source.into(),
+                line: None,
+                field,
+                message: "unknown event key; kept, ignored by metrics".into(),
+            });
+        }
         if options.strict {
             if let Some(prev) = previous_seq {
                 if origin.sequence_index <= prev {
                     return Err(ctx.err(
-                        &format!("{ep}.sequence_index"),
+                        &format!("{events_path}[{i}].sequence_index"),
                         format!(
                             "sequence_index {} does not increase (previous {prev})",
                             origin.sequence_index
@@ -195,23 +212,25 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// Reads event `index` of the list at `events_path`: its origin, and the path of its first
+/// unknown key (permissive mode keeps such keys and warns once per file).
 fn event(
     ctx: &Ctx<'_>,
-    ep: &str,
+    events_path: &str,
     index: usize,
     ev: Value,
-    warnings: &mut Vec<Warning>,
-    warned_unknown: &mut bool,
-) -> Result<TraxrOrigin, TraceError> {
+) -> Result<(TraxrOrigin, Option<String>), TraceError> {
+    // Paths are only spelled out for a message.
+    let f = |k: &str| format!("{events_path}[{index}].{k}");
     let Value::Object(obj) = ev else {
         return Err(ctx.err(
-            ep,
+            &format!("{events_path}[{index}]"),
             format!("an event must be an object, found {}", json_type(&ev)),
         ));
     };
     let strict = ctx.options.strict;
-    let f = |k: &str| format!("{ep}.{k}");
     let mut extra = Map::new();
+    let mut unknown_key = None;
     let mut fields: [Option<Value>; 7] = Default::default();
     for (k, v) in obj {
         match EVENT_KEYS.iter().position(|e| *e == k) {
@@ -222,14 +241,8 @@ fn event(
                         .err(&f(&k), "unknown event key")
                         .with_hint(format!("event keys are: {}", EVENT_KEYS.join(", "))));
                 }
-                if !*warned_unknown {
-                    *warned_unknown = true;
-                    warnings.push(Warning {
-                        file: ctx.source.into(),
-                        line: None,
-                        field: f(&k),
-                        message: "unknown event key; kept, ignored by metrics".into(),
-                    });
+                if unknown_key.is_none() {
+                    unknown_key = Some(f(&k));
                 }
                 extra.insert(k, v);
             }
@@ -320,7 +333,7 @@ fn event(
             ))
         }
     };
-    Ok(TraxrOrigin {
+    let origin = TraxrOrigin {
         event_type,
         sequence_index,
         step_num,
@@ -329,7 +342,8 @@ fn event(
         timestamp,
         payload,
         extra,
-    })
+    };
+    Ok((origin, unknown_key))
 }
 
 /// The payload of the synthetic root `metadata` record of a traxr-origin trace.
@@ -341,74 +355,32 @@ pub fn root_payload(run_label: &str) -> Value {
 }
 
 /// Maps traxr events (list order) onto records (spec `trace-formats.md` §4.3).
+///
+/// Which `tool_request` each `llm_call` tool name takes is decided first, in list order; the
+/// payloads, timestamps and content ids are then built on all cores, and the parent chain
+/// linked in order.
 pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> {
-    let mut used_requests = vec![false; origins.len()];
+    let requests = match_tool_requests(&origins);
+    let built: Vec<(Kind, Value, String, String)> = origins
+        .par_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let (kind, payload) = record_payload(&origins, i, &requests[i]);
+            let ts = o
+                .timestamp
+                .as_deref()
+                .and_then(parse_iso_ms)
+                .map(format_epoch_ms)
+                .unwrap_or_else(|| format_epoch_ms(o.sequence_index));
+            let id = content_id(&payload);
+            (kind, payload, ts, id)
+        })
+        .collect();
     let mut parent = content_id(&root_payload(run_label));
-    let mut records = Vec::with_capacity(origins.len());
-    for i in 0..origins.len() {
-        let o = &origins[i];
-        let (kind, payload) = match o.event_type.as_str() {
-            "llm_call" => (
-                Kind::ChatResponse,
-                llm_call_payload(&origins, i, &mut used_requests),
-            ),
-            "tool_request" => {
-                let args = match o.payload.get("arguments") {
-                    Some(Value::Object(m)) => Value::Object(m.clone()),
-                    _ => json!({}),
-                };
-                let mut p = Map::new();
-                p.insert(
-                    "tool_name".into(),
-                    o.payload.get("tool_name").cloned().unwrap_or(Value::Null),
-                );
-                p.insert(
-                    "tool_call_id".into(),
-                    o.payload.get("call_id").cloned().unwrap_or(Value::Null),
-                );
-                p.insert("arguments".into(), args);
-                (Kind::ToolCall, Value::Object(p))
-            }
-            "tool_result" => {
-                let mut p = Map::new();
-                p.insert(
-                    "tool_call_id".into(),
-                    o.payload.get("call_id").cloned().unwrap_or(Value::Null),
-                );
-                p.insert(
-                    "output".into(),
-                    o.payload
-                        .get("content")
-                        .cloned()
-                        .unwrap_or_else(|| json!("")),
-                );
-                p.insert("is_error".into(), Value::Bool(false));
-                (Kind::ToolResult, Value::Object(p))
-            }
-            "agent_error" => {
-                let mut p = Map::new();
-                p.insert("source".into(), json!("user"));
-                p.insert(
-                    "code".into(),
-                    o.payload.get("exc_type").cloned().unwrap_or(Value::Null),
-                );
-                p.insert(
-                    "message".into(),
-                    o.payload.get("message").cloned().unwrap_or(Value::Null),
-                );
-                p.insert("retriable".into(), Value::Bool(false));
-                (Kind::Error, Value::Object(p))
-            }
-            _ => (Kind::Event, Value::Object(o.payload.clone())),
-        };
-        let ts = o
-            .timestamp
-            .as_deref()
-            .and_then(parse_iso_ms)
-            .map(format_epoch_ms)
-            .unwrap_or_else(|| format_epoch_ms(o.sequence_index));
-        let id = content_id(&payload);
-        records.push(Record {
+    built
+        .into_iter()
+        .zip(origins)
+        .map(|((kind, payload, ts, id), origin)| Record {
             line: None,
             kind,
             version: "0.1".into(),
@@ -418,16 +390,109 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
             meta: None,
             payload,
             extra_envelope: None,
-            origin: None,
-        });
-    }
-    for (r, o) in records.iter_mut().zip(origins) {
-        r.origin = Some(Box::new(o));
-    }
-    records
+            origin: Some(Box::new(origin)),
+        })
+        .collect()
 }
 
-fn llm_call_payload(origins: &[TraxrOrigin], at: usize, used: &mut [bool]) -> Value {
+/// For each `llm_call`, one entry per name of its `tool_call_names`: the first `tool_request`
+/// of that name after it and before the next `llm_call` not taken by an earlier name. Empty for
+/// other events.
+fn match_tool_requests(origins: &[TraxrOrigin]) -> Vec<Vec<Option<usize>>> {
+    let mut used = vec![false; origins.len()];
+    let mut next_llm = origins.len();
+    let mut out = vec![Vec::new(); origins.len()];
+    // Walk backwards so the next llm_call after each position is known.
+    let mut next_llm_after = vec![origins.len(); origins.len()];
+    for (i, o) in origins.iter().enumerate().rev() {
+        next_llm_after[i] = next_llm;
+        if o.event_type == "llm_call" {
+            next_llm = i;
+        }
+    }
+    for (at, o) in origins.iter().enumerate() {
+        if o.event_type != "llm_call" {
+            continue;
+        }
+        let Some(Value::Array(names)) = o.payload.get("tool_call_names") else {
+            continue;
+        };
+        out[at] = names
+            .iter()
+            .map(|name| {
+                let found = (at + 1..next_llm_after[at]).find(|&j| {
+                    !used[j]
+                        && origins[j].event_type == "tool_request"
+                        && origins[j].payload.get("tool_name") == Some(name)
+                });
+                if let Some(j) = found {
+                    used[j] = true;
+                }
+                found
+            })
+            .collect();
+    }
+    out
+}
+
+/// The record kind and `.agentlog` payload of event `i`; `requests` as from
+/// [`match_tool_requests`].
+fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>]) -> (Kind, Value) {
+    let o = &origins[i];
+    match o.event_type.as_str() {
+        "llm_call" => (Kind::ChatResponse, llm_call_payload(origins, i, requests)),
+        "tool_request" => {
+            let args = match o.payload.get("arguments") {
+                Some(Value::Object(m)) => Value::Object(m.clone()),
+                _ => json!({}),
+            };
+            let mut p = Map::new();
+            p.insert(
+                "tool_name".into(),
+                o.payload.get("tool_name").cloned().unwrap_or(Value::Null),
+            );
+            p.insert(
+                "tool_call_id".into(),
+                o.payload.get("call_id").cloned().unwrap_or(Value::Null),
+            );
+            p.insert("arguments".into(), args);
+            (Kind::ToolCall, Value::Object(p))
+        }
+        "tool_result" => {
+            let mut p = Map::new();
+            p.insert(
+                "tool_call_id".into(),
+                o.payload.get("call_id").cloned().unwrap_or(Value::Null),
+            );
+            p.insert(
+                "output".into(),
+                o.payload
+                    .get("content")
+                    .cloned()
+                    .unwrap_or_else(|| json!("")),
+            );
+            p.insert("is_error".into(), Value::Bool(false));
+            (Kind::ToolResult, Value::Object(p))
+        }
+        "agent_error" => {
+            let mut p = Map::new();
+            p.insert("source".into(), json!("user"));
+            p.insert(
+                "code".into(),
+                o.payload.get("exc_type").cloned().unwrap_or(Value::Null),
+            );
+            p.insert(
+                "message".into(),
+                o.payload.get("message").cloned().unwrap_or(Value::Null),
+            );
+            p.insert("retriable".into(), Value::Bool(false));
+            (Kind::Error, Value::Object(p))
+        }
+        _ => (Kind::Event, Value::Object(o.payload.clone())),
+    }
+}
+
+fn llm_call_payload(origins: &[TraxrOrigin], at: usize, requests: &[Option<usize>]) -> Value {
     let src = &origins[at].payload;
     let mut p = Map::new();
     if let Some(m) = src.get("model") {
@@ -437,22 +502,12 @@ fn llm_call_payload(origins: &[TraxrOrigin], at: usize, used: &mut [bool]) -> Va
     if let Some(Value::String(text)) = src.get("content") {
         content.push(json!({"type": "text", "text": text}));
     }
-    let next_llm = origins[at + 1..]
-        .iter()
-        .position(|o| o.event_type == "llm_call")
-        .map_or(origins.len(), |k| at + 1 + k);
     if let Some(Value::Array(names)) = src.get("tool_call_names") {
-        for name in names {
+        for (name, &found) in names.iter().zip(requests) {
             let mut block = Map::new();
             block.insert("type".into(), json!("tool_use"));
-            let found = (at + 1..next_llm).find(|&j| {
-                !used[j]
-                    && origins[j].event_type == "tool_request"
-                    && origins[j].payload.get("tool_name") == Some(name)
-            });
             let mut input = json!({});
             if let Some(j) = found {
-                used[j] = true;
                 if let Some(id) = origins[j].payload.get("call_id") {
                     block.insert("id".into(), id.clone());
                 }
@@ -612,4 +667,126 @@ pub fn case_from_value(
         task_id: text(input.get("task_id")),
         output: obj.remove("output").unwrap_or(Value::Null),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(event_type: &str, payload: Value) -> Value {
+        json!({"event_type": event_type, "step_num": 1, "agent_name": "a", "payload": payload})
+    }
+
+    fn read(events: Vec<Value>, options: &ReadOptions) -> Result<Trace, TraceError> {
+        let doc = json!({"run_label": "r", "events": events});
+        trace_from_value("t.json", "", doc, None, options)
+    }
+
+    fn ids(r: &Record) -> Vec<Value> {
+        r.payload["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["type"] == "tool_use")
+            .map(|b| b.get("id").cloned().unwrap_or(Value::Null))
+            .collect()
+    }
+
+    /// Each tool name of an `llm_call` takes the first unused `tool_request` of that name
+    /// before the next `llm_call`; names without one get a block without id.
+    #[test]
+    fn llm_calls_take_their_tool_requests_in_order() {
+        let req = |name: &str, id: &str| {
+            ev(
+                "tool_request",
+                json!({"tool_name": name, "call_id": id, "arguments": {"q": id}}),
+            )
+        };
+        let llm = |names: Value| ev("llm_call", json!({"model": "m", "tool_call_names": names}));
+        let events = vec![
+            llm(json!(["a", "b", "a", "c"])),
+            req("a", "1"),
+            req("b", "2"),
+            req("a", "3"),
+            llm(json!(["a", "a"])),
+            req("a", "4"),
+            ev("tool_result", json!({"call_id": "4", "content": "x"})),
+            llm(json!("not a list")),
+            req("a", "5"),
+        ];
+        let t = read(events, &ReadOptions::default()).unwrap();
+        assert_eq!(
+            ids(&t.records[0]),
+            [json!("1"), json!("2"), json!("3"), Value::Null]
+        );
+        assert_eq!(
+            t.records[0].payload["content"][0]["input"],
+            json!({"q": "1"})
+        );
+        assert_eq!(t.records[0].payload["content"][3]["input"], json!({}));
+        assert_eq!(ids(&t.records[4]), [json!("4"), Value::Null]);
+        assert!(ids(&t.records[7]).is_empty());
+        assert_eq!(t.records[6].kind, Kind::ToolResult);
+        // the parent chain runs through the records in list order
+        for w in t.records.windows(2) {
+            assert_eq!(w[1].parent.as_deref(), Some(w[0].id.as_str()));
+        }
+    }
+
+    /// Events are read in parallel but judged in list order: the first bad event is the error,
+    /// the first unknown key the one warning, and the result is the same on 1 and 3 threads.
+    #[test]
+    fn events_are_judged_in_list_order_on_any_thread_count() {
+        let mut events: Vec<Value> = (0..500)
+            .map(|i| {
+                let payload = json!({"i": i});
+                let mut e = ev("routing_decision", payload.clone());
+                e["sequence_index"] = json!(i);
+                e["content_hash"] = json!(traxr_content_hash(&payload));
+                if i % 97 == 5 {
+                    e[format!("extra_{i}")] = json!(i);
+                }
+                e
+            })
+            .collect();
+        let on = |threads: usize, events: &Vec<Value>, options: &ReadOptions| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| format!("{:?}", read(events.clone(), options)))
+        };
+        let one = on(1, &events, &ReadOptions::default());
+        assert_eq!(on(3, &events, &ReadOptions::default()), one);
+        let t = read(events.clone(), &ReadOptions::default()).unwrap();
+        assert_eq!(t.warnings.len(), 1);
+        assert_eq!(t.warnings[0].field, "events[5].extra_5");
+        assert_eq!(t.records.len(), 500);
+
+        events[300]["sequence_index"] = json!(0);
+        events[400]["payload"] = json!([]);
+        events[450] = json!(7);
+        let e = read(events.clone(), &ReadOptions::default()).unwrap_err();
+        assert_eq!(e.field, "events[400].payload");
+        assert_eq!(
+            on(3, &events, &ReadOptions::default()),
+            on(1, &events, &ReadOptions::default())
+        );
+        let strict = ReadOptions {
+            strict: true,
+            ..ReadOptions::default()
+        };
+        // strict: the unknown key of event 5 comes first
+        let e = read(events.clone(), &strict).unwrap_err();
+        assert_eq!(e.field, "events[5].extra_5");
+        for e in &mut events {
+            if let Some(o) = e.as_object_mut() {
+                o.retain(|k, _| !k.starts_with("extra_"));
+            }
+        }
+        // then the sequence index that does not increase, before the later bad events
+        let e = read(events.clone(), &strict).unwrap_err();
+        assert_eq!(e.field, "events[300].sequence_index");
+        assert_eq!(on(3, &events, &strict), on(1, &events, &strict));
+    }
 }
