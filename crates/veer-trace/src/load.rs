@@ -85,7 +85,7 @@ pub fn load_bytes(
     load_reader(source, bytes, options)
 }
 
-fn load_reader<R: BufRead>(
+fn load_reader<R: BufRead + Send>(
     source: &str,
     mut reader: R,
     options: &ReadOptions,

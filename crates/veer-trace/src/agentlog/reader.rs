@@ -19,7 +19,7 @@ use std::io::{BufRead, BufReader, Read};
 const PARSE_HINT: &str = "each line must be one JSON object: {\"version\",\"id\",\"kind\",\"ts\",\"parent\",\"payload\"}";
 
 /// Reads an `.agentlog` (plain or gzip-compressed) from `input`. `source` names it in messages.
-pub fn read_agentlog<R: Read>(
+pub fn read_agentlog<R: Read + Send>(
     source: &str,
     input: R,
     options: &ReadOptions,
@@ -130,7 +130,7 @@ struct Reader<'a> {
 }
 
 /// Reads the lines of `input` (already decompressed), batched as `batching` says.
-pub(crate) fn read_lines<R: BufRead>(
+pub(crate) fn read_lines<R: BufRead + Send>(
     source: &str,
     input: R,
     options: &ReadOptions,
@@ -147,19 +147,28 @@ pub(crate) fn read_lines<R: BufRead>(
         strict: options.strict.then(StrictChecker::default),
     };
     reader.trace.run_label = Some(file_stem(source));
-    let mut batch = Batch::default();
+    // While one batch is parsed, the next is read (and decompressed) beside it.
+    let mut current = Batch::default();
+    let mut next = Batch::default();
+    let mut bom = false;
+    let mut stop = fill(&mut lines, &mut current, batching.bytes, &mut bom);
+    if bom {
+        reader.warn(Some(1), "(line)", "UTF-8 byte-order mark skipped".into());
+    }
     loop {
-        let line = match lines.next_line() {
-            Ok(Some(l)) => l,
-            Ok(None) => break,
-            Err(e) => {
-                reader.take(parser.parse_batch(&batch, batching))?;
-                return Err(io_error(source, None, &e));
-            }
+        let (parsed, next_stop) = match stop {
+            Some(_) => (parser.parse_batch(&current, batching), None),
+            None => rayon::join(
+                || parser.parse_batch(&current, batching),
+                || fill(&mut lines, &mut next, batching.bytes, &mut bom),
+            ),
         };
-        match line {
-            Line::TooLong(n) => {
-                reader.take(parser.parse_batch(&batch, batching))?;
+        reader.take(parsed)?;
+        match stop {
+            None => {}
+            Some(Stop::End) => break,
+            Some(Stop::Failed(e)) => return Err(io_error(source, None, &e)),
+            Some(Stop::TooLong(n)) => {
                 return Err(TraceError::new(
                     source,
                     Some(n),
@@ -169,25 +178,13 @@ pub(crate) fn read_lines<R: BufRead>(
                         options.max_line_bytes
                     ),
                 )
-                .with_hint("raise the limit with --max-line-bytes N, or check for corrupt input"));
-            }
-            Line::Bytes(n, mut bytes) => {
-                if n == 1 && bytes.starts_with(&[0xef, 0xbb, 0xbf]) {
-                    bytes = &bytes[3..];
-                    reader.warn(Some(1), "(line)", "UTF-8 byte-order mark skipped".into());
-                }
-                if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-                    continue;
-                }
-                batch.push(n, bytes);
-                if batch.bytes.len() >= batching.bytes {
-                    reader.take(parser.parse_batch(&batch, batching))?;
-                    batch.clear();
-                }
+                .with_hint("raise the limit with --max-line-bytes N, or check for corrupt input"))
             }
         }
+        std::mem::swap(&mut current, &mut next);
+        next.clear();
+        stop = next_stop;
     }
-    reader.take(parser.parse_batch(&batch, batching))?;
     if reader.trace.records.is_empty() {
         return Err(
             TraceError::new(source, None, "(file)", "empty trace: no records")
@@ -198,6 +195,45 @@ pub(crate) fn read_lines<R: BufRead>(
         strict.finish(source)?;
     }
     Ok(reader.trace)
+}
+
+/// Why a batch stopped short of full: the input ended, or the line after its last one could
+/// not be read.
+enum Stop {
+    End,
+    TooLong(u64),
+    Failed(std::io::Error),
+}
+
+/// Gathers the next non-blank lines into the empty `batch` until it holds `bytes` bytes
+/// (`None`: full, more may follow) or the input stops. Sets `bom` when line 1 began with a
+/// UTF-8 byte-order mark, which is dropped.
+fn fill<R: BufRead>(
+    lines: &mut LineReader<R>,
+    batch: &mut Batch,
+    bytes: usize,
+    bom: &mut bool,
+) -> Option<Stop> {
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(Line::Bytes(n, line))) => (n, line),
+            Ok(Some(Line::TooLong(n))) => return Some(Stop::TooLong(n)),
+            Ok(None) => return Some(Stop::End),
+            Err(e) => return Some(Stop::Failed(e)),
+        };
+        let (n, mut line) = line;
+        if n == 1 && line.starts_with(&[0xef, 0xbb, 0xbf]) {
+            line = &line[3..];
+            *bom = true;
+        }
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        batch.push(n, line);
+        if batch.bytes.len() >= bytes {
+            return None;
+        }
+    }
 }
 
 /// The file name without directories and without `.agentlog` / `.jsonl` / `.json` / `.gz`.
