@@ -122,21 +122,31 @@ fn load_reader<R: BufRead + Send>(
         )
         .with_hint("split the experiment, or write the traces as .agentlog JSON Lines"));
     }
-    match value_from_slice(&bytes, &mut Scratch::default()) {
-        Ok(v) => match shape_of(&v) {
-            Some(TraxrShape::Trace) => {
-                trace_from_value(source, "", v, None, options).map(Document::Trace)
+    // The text is dropped as soon as it is no longer needed, and so is a parsed document that
+    // turns out not to be traxr: a large file is held once, not twice.
+    let parsed = value_from_slice(&bytes, &mut Scratch::default());
+    let shape = parsed.as_ref().ok().and_then(shape_of);
+    match (parsed, shape) {
+        (Ok(v), Some(shape)) => {
+            drop(bytes);
+            match shape {
+                TraxrShape::Trace => {
+                    trace_from_value(source, "", v, None, options).map(Document::Trace)
+                }
+                TraxrShape::Results => {
+                    results_from_value(source, v, options).map(|r| Document::Results(Box::new(r)))
+                }
+                TraxrShape::AnalyzerCase => {
+                    case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
+                }
             }
-            Some(TraxrShape::Results) => {
-                results_from_value(source, v, options).map(|r| Document::Results(Box::new(r)))
-            }
-            Some(TraxrShape::AnalyzerCase) => {
-                case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
-            }
-            None => read_agentlog(source, bytes.as_slice(), options).map(Document::Trace),
-        },
-        // Not one JSON document: JSON Lines (or broken) — the .agentlog reader names the line.
-        Err(_) => read_agentlog(source, bytes.as_slice(), options).map(Document::Trace),
+        }
+        // Not traxr, or not one JSON document (JSON Lines, or broken): the .agentlog reader
+        // names the line.
+        (parsed, _) => {
+            drop(parsed);
+            read_agentlog(source, bytes.as_slice(), options).map(Document::Trace)
+        }
     }
 }
 
