@@ -5,6 +5,7 @@ use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_warnings};
 use veer_report::inspect::{InspectReport, InspectTool, InspectTurn};
 use veer_report::style::Style;
+use rayon::prelude::*;
 use veer_trace::{Document, Trace};
 
 /// Runs `veer inspect`.
@@ -74,12 +75,15 @@ pub fn render(reports: &[InspectReport], format: InspectFormat, colour: bool) ->
 pub fn report(trace: &Trace) -> InspectReport {
     let (sessions, session_count) = trace.recorded_sessions();
     let calls = trace.tool_calls();
-    let features = trace.features();
+    // Only what the rows show is read from each response: the diff's per-turn features
+    // (trajectory digests, shingles, …) are not needed here. Rows are built on all cores, in
+    // turn order.
+    let responses = trace.responses();
     let turns = trace
         .turns_with(&calls)
-        .into_iter()
-        .zip(features)
-        .map(|(turn, f)| {
+        .into_par_iter()
+        .zip(responses.par_iter())
+        .map(|(turn, r)| {
             let tools = turn
                 .tool_calls
                 .iter()
@@ -98,13 +102,13 @@ pub fn report(trace: &Trace) -> InspectReport {
                 session: sessions.get(turn.index).copied().unwrap_or(0),
                 turn: turn.index,
                 line: record.line,
-                model: f.model,
+                model: r.model().map(str::to_string),
                 tools,
-                input_tokens: f.input_tokens,
-                output_tokens: f.output_tokens,
-                latency_ms: f.latency_ms,
+                input_tokens: r.usage("input_tokens"),
+                output_tokens: r.usage("output_tokens"),
+                latency_ms: r.latency_ms(),
                 stop_reason: record.str_field("stop_reason").map(str::to_string),
-                text: f.text,
+                text: r.text(" "),
             }
         })
         .collect();
