@@ -290,6 +290,34 @@ fn large_files_keep_order_and_report_the_first_error() {
     );
 }
 
+/// A gzip'd file of several batches reads exactly like the plain file (batches are read and
+/// decompressed while the one before is parsed), and a late bad line is named by its number.
+#[test]
+fn gzip_files_of_many_batches_read_like_plain_ones() {
+    let line = |i: usize| {
+        format!(
+            "{{\"version\":\"0.1\",\"id\":\"sha256:{i:064x}\",\"kind\":\"tool_call\",\"ts\":\"2026-01-01T00:00:00.000Z\",\"parent\":null,\"payload\":{{\"tool_name\":\"t{}\",\"arguments\":{{\"i\":{i}}}}}}}\n",
+            i % 7
+        )
+    };
+    let gzip = |text: &str| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        gz.finish().unwrap()
+    };
+    let text: String = (0..20_000).map(line).collect(); // ~4 MiB: several batches
+    let options = ReadOptions::default();
+    let plain = read_agentlog_bytes("big.agentlog", text.as_bytes(), &options).unwrap();
+    let zipped = read_agentlog_bytes("big.agentlog", &gzip(&text), &options).unwrap();
+    assert_eq!(plain.records.len(), 20_000);
+    assert_eq!(plain.records, zipped.records);
+    let mut bad: Vec<String> = (0..20_000).map(line).collect();
+    bad[17_000] = "{\"version\":\"0.1\"}\n".into();
+    bad[19_000] = "not json\n".into();
+    let e = read_agentlog_bytes("big.agentlog.gz", &gzip(&bad.concat()), &options).unwrap_err();
+    assert_eq!((e.line, e.field.as_str()), (Some(17_001), "id"));
+}
+
 #[test]
 fn invalid_utf8_is_named_wherever_it_is() {
     let good = valid_trace();

@@ -3,9 +3,9 @@
 use crate::cli::{InspectArgs, InspectFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_warnings};
+use rayon::prelude::*;
 use veer_report::inspect::{InspectReport, InspectTool, InspectTurn};
 use veer_report::style::Style;
-use rayon::prelude::*;
 use veer_trace::{Document, Trace};
 
 /// Runs `veer inspect`.
