@@ -14,6 +14,7 @@ use crate::traxr::{
     ExperimentResults, TraxrShape,
 };
 use crate::value_builder::{value_from_slice, Scratch};
+use rayon::prelude::*;
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -252,8 +253,9 @@ pub fn load_directory(
     options: &ReadOptions,
 ) -> Result<Vec<DirectoryEntry>, TraceError> {
     let files = trace_files(dir)?;
+    // Files are read on all cores, listed in path order.
     Ok(files
-        .into_iter()
+        .into_par_iter()
         .map(|path| {
             let relative = relative_name(dir, &path);
             let trace = load_trace(&path, options);

@@ -5,6 +5,7 @@ mod cli;
 mod commands;
 mod error;
 mod output;
+mod progress;
 
 use clap::Parser;
 use std::io::Write;

@@ -5,13 +5,12 @@
 use crate::cli::{DiffArgs, DiffFormat, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit};
+use crate::progress::Progress;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
 use veer_diff::{DiffOptions, DiffReport, DirectoryReport, PairBy, Pricing, Unmatched};
 use veer_policy::{Gate, Level};
@@ -297,50 +296,4 @@ fn combine(mut failures: Vec<CliError>) -> Option<CliError> {
         );
     }
     Some(first)
-}
-
-/// A progress bar on stderr that appears only when stderr is a terminal and the work has
-/// taken longer than a moment.
-struct Progress {
-    bar: indicatif::ProgressBar,
-    start: Instant,
-    tty: bool,
-    shown: AtomicBool,
-}
-
-impl Progress {
-    const DELAY: Duration = Duration::from_millis(400);
-
-    fn new(len: u64, label: &str) -> Progress {
-        let bar = indicatif::ProgressBar::hidden();
-        bar.set_length(len);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-            "{{spinner}} {label} {{pos}}/{{len}} [{{bar:30}}] {{elapsed}}"
-        )) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        Progress {
-            bar,
-            start: Instant::now(),
-            tty: std::io::stderr().is_terminal(),
-            shown: AtomicBool::new(false),
-        }
-    }
-
-    fn tick(&self) {
-        self.bar.inc(1);
-        if self.tty
-            && self.start.elapsed() > Self::DELAY
-            && !self.shown.swap(true, Ordering::Relaxed)
-        {
-            self.bar
-                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
-    }
-
-    fn finish(&self) {
-        if self.shown.load(Ordering::Relaxed) {
-            self.bar.finish_and_clear();
-        }
-    }
 }

@@ -4,6 +4,8 @@
 use crate::cli::{ScanArgs, ScanFormat};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit};
+use crate::progress::Progress;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -71,10 +73,21 @@ pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
             files.push(p.clone());
         }
     }
+    // Files are scanned on all cores and reported in path order.
+    let progress = Progress::new(files.len() as u64, "scanning traces");
+    let results: Vec<Result<Vec<FileFinding>, String>> = files
+        .par_iter()
+        .map(|f| {
+            let r = scan_file(&detector, f, args.max_line_bytes);
+            progress.tick();
+            r
+        })
+        .collect();
+    progress.finish();
     let mut findings = Vec::new();
     let mut scanned = 0;
-    for f in &files {
-        match scan_file(&detector, f, args.max_line_bytes) {
+    for result in results {
+        match result {
             Ok(found) => {
                 scanned += 1;
                 findings.extend(found);
