@@ -439,6 +439,16 @@ fn match_tool_requests(origins: &[TraxrOrigin]) -> Vec<Vec<Option<usize>>> {
 /// [`match_tool_requests`].
 fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>]) -> (Kind, Value) {
     let o = &origins[i];
+    // `payload[key]` of the event, `null` when absent.
+    let field = |key: &str| o.payload.get(key).cloned().unwrap_or(Value::Null);
+    let object = |entries: Vec<(&str, Value)>| {
+        Value::Object(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
+    };
     match o.event_type.as_str() {
         "llm_call" => (Kind::ChatResponse, llm_call_payload(origins, i, requests)),
         "tool_request" => {
@@ -446,47 +456,34 @@ fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>])
                 Some(Value::Object(m)) => Value::Object(m.clone()),
                 _ => json!({}),
             };
-            let mut p = Map::new();
-            p.insert(
-                "tool_name".into(),
-                o.payload.get("tool_name").cloned().unwrap_or(Value::Null),
-            );
-            p.insert(
-                "tool_call_id".into(),
-                o.payload.get("call_id").cloned().unwrap_or(Value::Null),
-            );
-            p.insert("arguments".into(), args);
-            (Kind::ToolCall, Value::Object(p))
+            let p = object(vec![
+                ("tool_name", field("tool_name")),
+                ("tool_call_id", field("call_id")),
+                ("arguments", args),
+            ]);
+            (Kind::ToolCall, p)
         }
         "tool_result" => {
-            let mut p = Map::new();
-            p.insert(
-                "tool_call_id".into(),
-                o.payload.get("call_id").cloned().unwrap_or(Value::Null),
-            );
-            p.insert(
-                "output".into(),
-                o.payload
-                    .get("content")
-                    .cloned()
-                    .unwrap_or_else(|| json!("")),
-            );
-            p.insert("is_error".into(), Value::Bool(false));
-            (Kind::ToolResult, Value::Object(p))
+            let output = o
+                .payload
+                .get("content")
+                .cloned()
+                .unwrap_or_else(|| json!(""));
+            let p = object(vec![
+                ("tool_call_id", field("call_id")),
+                ("output", output),
+                ("is_error", Value::Bool(false)),
+            ]);
+            (Kind::ToolResult, p)
         }
         "agent_error" => {
-            let mut p = Map::new();
-            p.insert("source".into(), json!("user"));
-            p.insert(
-                "code".into(),
-                o.payload.get("exc_type").cloned().unwrap_or(Value::Null),
-            );
-            p.insert(
-                "message".into(),
-                o.payload.get("message").cloned().unwrap_or(Value::Null),
-            );
-            p.insert("retriable".into(), Value::Bool(false));
-            (Kind::Error, Value::Object(p))
+            let p = object(vec![
+                ("source", json!("user")),
+                ("code", field("exc_type")),
+                ("message", field("message")),
+                ("retriable", Value::Bool(false)),
+            ]);
+            (Kind::Error, p)
         }
         _ => (Kind::Event, Value::Object(o.payload.clone())),
     }
