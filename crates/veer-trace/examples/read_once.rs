@@ -31,15 +31,12 @@ fn main() {
         }
     };
     let seconds = start.elapsed().as_secs_f64();
-    let records = match &document {
-        veer_trace::Document::Trace(t) => t.records.len(),
-        veer_trace::Document::Results(r) => r.traces.iter().map(|(_, t)| t.records.len()).sum(),
-        veer_trace::Document::AnalyzerCase(c) => c.clean.records.len() + c.perturbed.records.len(),
-    };
+    let traces = document.into_traces();
+    let records: usize = traces.iter().map(|t| t.records.len()).sum();
     println!(
         "{bytes}\t{records}\t{seconds:.4}\t{:.1}",
         bytes as f64 / seconds / 1e6
     );
     // The trace is dropped by the OS at exit, as `veer` itself does with its inputs.
-    std::mem::forget(document);
+    std::mem::forget(traces);
 }

@@ -308,12 +308,7 @@ fn external_mock_maps_onto_agentlog_kinds() {
 fn traxr_round_trips_through_agentlog() {
     for p in traxr_files() {
         let doc = load_file(&p, &ReadOptions::default()).unwrap();
-        let traces: Vec<Trace> = match doc {
-            Document::Results(r) => r.traces.into_iter().map(|(_, t)| t).collect(),
-            Document::AnalyzerCase(c) => vec![c.clean, c.perturbed],
-            Document::Trace(t) => vec![t],
-        };
-        for t in traces {
+        for t in doc.into_traces() {
             let mut bytes = Vec::new();
             write_agentlog(&t, &mut bytes).unwrap();
             // The written file passes veer's own strict read: ids, parents, timestamps.

@@ -5,7 +5,8 @@
 
 use crate::agentlog::reader::read_agentlog_bytes;
 use crate::agentlog::writer::write_agentlog;
-use crate::load::{load_bytes, Document};
+use crate::load::load_bytes;
+use crate::model::Trace;
 use crate::options::ReadOptions;
 use std::path::{Path, PathBuf};
 
@@ -46,16 +47,7 @@ pub fn agentlog_reader(data: &[u8]) {
         max_line_bytes: FUZZ_MAX_LINE,
     };
     if let Ok(trace) = read_agentlog_bytes("fuzz.agentlog", data, &small) {
-        let _ = trace.features();
-        let _ = trace.tool_calls();
-        let _ = trace.turns();
-        let _ = trace.policy_sessions();
-        let _ = trace.recorded_sessions();
-        let mut out = Vec::new();
-        assert!(
-            write_agentlog(&trace, &mut out).is_ok(),
-            "a loaded trace writes"
-        );
+        let out = views_then_written(&trace);
         assert!(
             read_agentlog_bytes("fuzz.agentlog", &out, &small).is_ok(),
             "a written trace reads back"
@@ -78,20 +70,25 @@ pub fn traxr_reader(data: &[u8]) {
             max_line_bytes: FUZZ_MAX_LINE,
         };
         if let Ok(doc) = load_bytes("fuzz.json", data, &options) {
-            let traces = match doc {
-                Document::Trace(t) => vec![t],
-                Document::Results(r) => r.traces.into_iter().map(|(_, t)| t).collect(),
-                Document::AnalyzerCase(c) => vec![c.clean, c.perturbed],
-            };
-            for t in traces {
-                let _ = t.features();
-                let _ = t.turns();
-                let mut out = Vec::new();
-                assert!(
-                    write_agentlog(&t, &mut out).is_ok(),
-                    "a loaded trace writes"
-                );
+            for t in doc.into_traces() {
+                views_then_written(&t);
             }
         }
     }
+}
+
+/// Every derived view of a loaded trace, then the trace written as `.agentlog` (which must
+/// succeed); the written bytes.
+fn views_then_written(trace: &Trace) -> Vec<u8> {
+    let _ = trace.features();
+    let _ = trace.tool_calls();
+    let _ = trace.turns();
+    let _ = trace.policy_sessions();
+    let _ = trace.recorded_sessions();
+    let mut out = Vec::new();
+    assert!(
+        write_agentlog(trace, &mut out).is_ok(),
+        "a loaded trace writes"
+    );
+    out
 }

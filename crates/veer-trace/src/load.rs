@@ -55,6 +55,16 @@ impl Document {
             .with_hint("use `veer experiment pair` on it")),
         }
     }
+
+    /// Every trace the document holds, in file order: the trace; a results file's runs; an
+    /// analyzer case's clean then perturbed trace.
+    pub fn into_traces(self) -> Vec<Trace> {
+        match self {
+            Document::Trace(t) => vec![t],
+            Document::Results(r) => r.traces.into_iter().map(|(_, t)| t).collect(),
+            Document::AnalyzerCase(c) => vec![c.clean, c.perturbed],
+        }
+    }
 }
 
 /// Largest traxr JSON document read whole (traxr files are one JSON value, not lines): 1 GiB.

@@ -6,7 +6,7 @@ use crate::output::{colour_enabled, emit, print_warnings};
 use rayon::prelude::*;
 use veer_report::inspect::{InspectReport, InspectTool, InspectTurn};
 use veer_report::style::Style;
-use veer_trace::{Document, Trace};
+use veer_trace::Trace;
 
 /// Runs `veer inspect`.
 ///
@@ -24,11 +24,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
             }
         }
     } else {
-        match veer_trace::load_file(&args.trace, &options)? {
-            Document::Trace(t) => traces.push(t),
-            Document::Results(r) => traces.extend(r.traces.into_iter().map(|(_, t)| t)),
-            Document::AnalyzerCase(c) => traces.extend([c.clean, c.perturbed]),
-        }
+        traces = veer_trace::load_file(&args.trace, &options)?.into_traces();
     }
     let reports: Vec<InspectReport> = traces.iter().map(report).collect();
     for t in &traces {
