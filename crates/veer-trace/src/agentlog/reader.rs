@@ -110,10 +110,6 @@ struct LineParser<'a> {
 struct ParsedLine {
     n: u64,
     record: Record,
-    /// The envelope's `version` is not `"0.1"` (warned once per file).
-    odd_version: bool,
-    /// A `chat_response` whose `content` is a string (warned once per file).
-    string_content: bool,
     /// `--strict`: the line repeats a key inside an object.
     duplicate_keys: Option<TraceError>,
 }
@@ -272,14 +268,12 @@ impl Reader<'_> {
         let ParsedLine {
             n,
             record,
-            odd_version,
-            string_content,
             duplicate_keys,
         } = line;
         if let (Some(strict), Some(e)) = (&mut self.strict, duplicate_keys) {
             strict.fail(e);
         }
-        if odd_version && !self.warned_version {
+        if record.version != "0.1" && !self.warned_version {
             self.warned_version = true;
             self.warn(
                 Some(n),
@@ -307,6 +301,8 @@ impl Reader<'_> {
                 self.warn(Some(n), "kind", message);
             }
         }
+        let string_content = record.kind == Kind::ChatResponse
+            && record.field("content").is_some_and(Value::is_string);
         if string_content && !self.warned_string_content {
             self.warned_string_content = true;
             self.warn(
@@ -377,18 +373,16 @@ impl LineParser<'_> {
         } else {
             None
         };
-        let (record, string_content) = self.envelope(n, obj)?;
+        let record = self.envelope(n, obj)?;
         Ok(ParsedLine {
             n,
-            odd_version: record.version != "0.1",
             record,
-            string_content,
             duplicate_keys,
         })
     }
 
-    /// The record of one envelope, and whether its `chat_response` content is a string.
-    fn envelope(&self, n: u64, raw: Box<RawEnvelope>) -> Result<(Record, bool), TraceError> {
+    /// The record of one envelope.
+    fn envelope(&self, n: u64, raw: Box<RawEnvelope>) -> Result<Record, TraceError> {
         let RawEnvelope {
             version,
             id,
@@ -438,14 +432,14 @@ impl LineParser<'_> {
             ));
         }
         let mut kind = Kind::from_wire(&kind_name);
-        let string_content = self.check_payload_types(n, &kind, &payload)?;
+        self.check_payload_types(n, &kind, &payload)?;
         let origin = meta
             .as_ref()
             .and_then(|m| origin_from_meta(m, &kind, &payload));
         if origin.is_some() && kind == Kind::HarnessEvent {
             kind = Kind::Event;
         }
-        let record = Record {
+        Ok(Record {
             line: Some(n),
             kind,
             version,
@@ -456,8 +450,7 @@ impl LineParser<'_> {
             payload,
             extra_envelope: (!extra.is_empty()).then(|| Box::new(extra)),
             origin,
-        };
-        Ok((record, string_content))
+        })
     }
 
     fn required_string(
@@ -480,13 +473,8 @@ impl LineParser<'_> {
     }
 
     /// Rejects a known kind whose required payload fields have the wrong JSON type. `null` is
-    /// read as absent. `Ok(true)`: a `chat_response` whose `content` is a string.
-    fn check_payload_types(
-        &self,
-        n: u64,
-        kind: &Kind,
-        payload: &Value,
-    ) -> Result<bool, TraceError> {
+    /// read as absent.
+    fn check_payload_types(&self, n: u64, kind: &Kind, payload: &Value) -> Result<(), TraceError> {
         use JsonType::*;
         let expectations: &[(&str, &[JsonType])] = match kind {
             Kind::ChatRequest => &[("model", &[Str]), ("messages", &[Arr]), ("params", &[Obj])],
@@ -533,7 +521,7 @@ impl LineParser<'_> {
                 )
                 .with_hint("the record does not follow the .agentlog payload schema (SPEC §4)"));
         }
-        Ok(*kind == Kind::ChatResponse && payload.get("content").is_some_and(Value::is_string))
+        Ok(())
     }
 }
 
