@@ -5,7 +5,6 @@
 //! [`features`] that every measure shares. Nothing here prints or measures.
 
 pub mod agentlog;
-pub mod atomic;
 pub mod canonical;
 pub mod error;
 pub mod features;

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 /// It reads recorded agent traces (Shadow `.agentlog` JSON Lines, traxr trace JSON) and
 /// compares a baseline run with a candidate run, deterministically, offline.
 ///
-/// Exit codes: 0 ok, 1 a gate tripped, 2 usage or input error.
+/// Exit codes: 0 ok, 1 a gate tripped, 2 usage or input error. A stdout closed early
+/// (`veer … | head -1`) ends quietly with the command's own code; Ctrl-C or SIGTERM ends by the
+/// signal (130, 143) and leaves any previous `-o` file as it was.
 #[derive(Debug, Parser)]
 #[command(
     name = "veer",
@@ -116,7 +118,9 @@ impl ReadArgs {
 /// Where and how a report is written.
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
-    /// Write the report to FILE (atomically) instead of stdout.
+    /// Write the report to FILE instead of stdout. A regular file is replaced atomically (a
+    /// symlink's target is, and the link stays); a device or FIFO is written through; a FILE
+    /// that is one of the command's inputs is refused (exit 2). See docs/output.md.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -168,7 +172,9 @@ pub struct ScanArgs {
     /// Longest accepted line in bytes, newline included.
     #[arg(long, value_name = "N", default_value_t = veer_trace::options::DEFAULT_MAX_LINE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_line_bytes: u64,
-    /// Write the report to FILE (atomically) instead of stdout.
+    /// Write the report to FILE instead of stdout. A regular file is replaced atomically (a
+    /// symlink's target is, and the link stays); a device or FIFO is written through; a FILE
+    /// that is one of the command's inputs is refused (exit 2). See docs/output.md.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

@@ -44,8 +44,18 @@ impl CliError {
 
     /// Writing an output file or stream failed.
     pub fn output(target: &str, e: &std::io::Error) -> Self {
-        CliError::input(format!("{target}: cannot write output: {e}"))
-            .hint("check that the directory exists and is writable")
+        use std::io::ErrorKind;
+        let hint = match e.kind() {
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+                "free space on that device or write elsewhere; any file there is unchanged"
+            }
+            ErrorKind::BrokenPipe => {
+                "the reader of that pipe closed it before the report was written"
+            }
+            ErrorKind::IsADirectory => "-o takes a file path, e.g. -o report.json",
+            _ => "check that the directory exists and is writable; any file there is unchanged",
+        };
+        CliError::input(format!("{target}: cannot write output: {e}")).hint(hint)
     }
 }
 

@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod error;
+mod files;
 mod output;
 mod progress;
 
@@ -28,17 +29,8 @@ fn main() -> ExitCode {
         }
     };
     output::set_redaction(!cli.no_redact);
-    let result = match &cli.command {
-        cli::Command::Inspect(a) => commands::inspect::run(a),
-        cli::Command::Diff(a) => commands::diff::run(a),
-        cli::Command::Demo(a) => commands::demo::run(a),
-        cli::Command::Check(a) => commands::check::run(a),
-        cli::Command::Gate(a) => commands::gate::run(a),
-        cli::Command::Policy(cli::PolicyCommand::Validate(a)) => commands::policy::validate(a),
-        cli::Command::Scan(a) => commands::scan::run(a),
-        cli::Command::Experiment(c) => commands::experiment::run(c),
-        cli::Command::Synth(a) => commands::synth::run(a),
-    };
+    output::interrupt::install();
+    let result = refuse_overwriting_inputs(&cli.command).and_then(|()| run(&cli.command));
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -52,5 +44,29 @@ fn main() -> ExitCode {
             }
             ExitCode::from(e.code)
         }
+    }
+}
+
+/// Exit 2 before anything runs when an output path is the same file as an input.
+fn refuse_overwriting_inputs(command: &cli::Command) -> Result<(), error::CliError> {
+    let files = command.files();
+    for output in &files.outputs {
+        output::inputs::refuse_overwriting_inputs(output, &files.inputs)?;
+    }
+    Ok(())
+}
+
+/// Runs one command; its exit code or its error.
+fn run(command: &cli::Command) -> Result<u8, error::CliError> {
+    match command {
+        cli::Command::Inspect(a) => commands::inspect::run(a),
+        cli::Command::Diff(a) => commands::diff::run(a),
+        cli::Command::Demo(a) => commands::demo::run(a),
+        cli::Command::Check(a) => commands::check::run(a),
+        cli::Command::Gate(a) => commands::gate::run(a),
+        cli::Command::Policy(cli::PolicyCommand::Validate(a)) => commands::policy::validate(a),
+        cli::Command::Scan(a) => commands::scan::run(a),
+        cli::Command::Experiment(c) => commands::experiment::run(c),
+        cli::Command::Synth(a) => commands::synth::run(a),
     }
 }

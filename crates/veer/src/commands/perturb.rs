@@ -107,8 +107,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
                     std::fs::create_dir_all(dir)
                         .map_err(|e| CliError::output(&dir.display().to_string(), &e))?;
                 }
-                veer_trace::atomic::write_atomic(target, text.as_bytes())
-                    .map_err(|e| CliError::output(&target.display().to_string(), &e))?;
+                crate::output::write_file(target, text.as_bytes())?;
                 applied.out = Some(target.display().to_string());
                 applied.bytes_out = Some(text.len());
             }
@@ -182,18 +181,7 @@ fn refuse_overwriting_input(input: &Path, out: &Path) -> Result<(), CliError> {
         ))
         .hint("--out takes a file path, e.g. --out perturbed/sales.csv"));
     }
-    let same = match (std::fs::canonicalize(input), std::fs::canonicalize(out)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same {
-        return Err(CliError::input(format!(
-            "{}: --out is the input file; veer never rewrites its input",
-            out.display()
-        ))
-        .hint("write the perturbed copy elsewhere, e.g. --out perturbed/<name>"));
-    }
-    Ok(())
+    crate::output::inputs::refuse_overwriting_inputs(out, &[input])
 }
 
 /// The whole input as UTF-8 text, with file-level errors and hints.

@@ -244,8 +244,7 @@ fn build(name: &str, turns: &[Turn]) -> Trace {
 }
 
 fn write(path: &Path, trace: &Trace) -> Result<(), CliError> {
-    veer_trace::atomic::write_atomic_with(path, |f| write_agentlog(trace, f))
-        .map_err(|e| CliError::output(&path.display().to_string(), &e))
+    crate::output::write_file_with(path, |f| write_agentlog(trace, f))
 }
 
 /// Generates one baseline/candidate pair of `n` turns.

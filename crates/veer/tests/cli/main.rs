@@ -11,6 +11,7 @@ mod diff_policy;
 mod experiment;
 mod inspect;
 mod no_network;
+mod output_safety;
 mod perturb;
 mod policy;
 mod scan;

@@ -1,5 +1,12 @@
 //! Where a rendered report goes: stdout (colour only on a TTY, `NO_COLOR` honoured) or a file
-//! given with `-o`, written atomically and always without colour.
+//! given with `-o`, always without colour. Every command writes through this module, so the
+//! same rules hold everywhere: an output never replaces an input ([`inputs`]), a regular file is
+//! replaced atomically and a device or FIFO written through ([`file`]), an interrupt leaves no
+//! temporary file ([`interrupt`]), and a stdout closed early ends quietly.
+
+pub mod file;
+pub mod inputs;
+pub mod interrupt;
 
 use crate::error::CliError;
 use std::borrow::Cow;
@@ -73,18 +80,31 @@ pub fn emit(text: &str, output: Option<&Path>) -> Result<(), CliError> {
         .hint("-o takes a file path, e.g. -o report.json"));
     }
     match output {
-        Some(path) => veer_trace::atomic::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::output(&path.display().to_string(), &e)),
+        Some(path) => write_file(path, text.as_bytes()),
         None => {
             let mut out = anstream::stdout();
             match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
                 Ok(()) => Ok(()),
-                // A closed pipe (`veer … | head`) is not an error worth reporting.
+                // A closed pipe (`veer … | head`) is the reader's choice, not an error: end
+                // quietly with the command's own exit code (docs/output.md).
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
                 Err(e) => Err(CliError::output("stdout", &e)),
             }
         }
     }
+}
+
+/// Writes `bytes` to the file `path` by [`file`]'s rules, naming the path on failure.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    file::write(path, bytes).map_err(|e| CliError::output(&path.display().to_string(), &e))
+}
+
+/// Like [`write_file`], with `fill` writing the bytes (e.g. a trace streamed record by record).
+pub fn write_file_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), CliError> {
+    file::write_with(path, fill).map_err(|e| CliError::output(&path.display().to_string(), &e))
 }
 
 /// Prints reader warnings to stderr, once each.

@@ -1,0 +1,68 @@
+//! Which files each command reads and which it writes, in one place, so that one check before
+//! any command runs can refuse an output that would replace an input (`output::inputs`). A new
+//! command must add its arm here: the match is exhaustive on purpose.
+
+use crate::cli::{Command, ExperimentCommand, PolicyCommand};
+use std::path::Path;
+
+/// The files and directories a command reads, and the paths it writes (`-o`, `--out`).
+pub struct CommandFiles<'a> {
+    /// Traces, policies, pricing and pattern files, saved reports — everything read.
+    pub inputs: Vec<&'a Path>,
+    /// Every output path named on the command line.
+    pub outputs: Vec<&'a Path>,
+}
+
+impl Command {
+    /// The files this command reads and writes.
+    pub fn files(&self) -> CommandFiles<'_> {
+        let (inputs, outputs): (Vec<Option<&Path>>, Vec<Option<&Path>>) = match self {
+            Command::Inspect(a) => (vec![Some(&a.trace)], vec![a.out.output.as_deref()]),
+            Command::Diff(a) => (
+                vec![
+                    Some(&a.baseline),
+                    Some(&a.candidate),
+                    a.policy.as_deref(),
+                    a.pricing.as_deref(),
+                ],
+                vec![a.out.output.as_deref()],
+            ),
+            Command::Demo(_) => (vec![], vec![]),
+            Command::Check(a) => (
+                vec![Some(&a.trace), Some(&a.policy)],
+                vec![a.out.output.as_deref()],
+            ),
+            Command::Gate(a) => (
+                vec![
+                    Some(&a.report),
+                    a.policy.as_deref(),
+                    a.baseline.as_deref(),
+                    a.candidate.as_deref(),
+                ],
+                vec![a.out.output.as_deref()],
+            ),
+            Command::Policy(PolicyCommand::Validate(a)) => (vec![Some(&a.file)], vec![]),
+            Command::Scan(a) => {
+                let mut inputs: Vec<Option<&Path>> = a.paths.iter().map(|p| Some(&**p)).collect();
+                inputs.push(a.patterns.as_deref());
+                (inputs, vec![a.output.as_deref()])
+            }
+            Command::Experiment(ExperimentCommand::Pair(a)) => {
+                let mut inputs = vec![Some(&*a.clean), a.perturbed.as_deref()];
+                inputs.extend(a.reruns.iter().map(|p| Some(&**p)));
+                (inputs, vec![a.out.output.as_deref()])
+            }
+            Command::Experiment(ExperimentCommand::Analyze(a)) => {
+                (vec![Some(&a.input)], vec![a.out.output.as_deref()])
+            }
+            Command::Experiment(ExperimentCommand::Perturb(a)) => {
+                (vec![Some(&a.file)], vec![Some(&a.out)])
+            }
+            Command::Synth(a) => (vec![], vec![Some(&a.out_dir)]),
+        };
+        CommandFiles {
+            inputs: inputs.into_iter().flatten().collect(),
+            outputs: outputs.into_iter().flatten().collect(),
+        }
+    }
+}
