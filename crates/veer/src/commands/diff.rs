@@ -146,11 +146,11 @@ fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
 
 /// Both sides must be of one format and hold at least one response.
 fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
-    if b.format != c.format {
-        let name = |t: &Trace| match t.format {
-            veer_trace::Format::Agentlog => "agentlog",
-            veer_trace::Format::Traxr => "traxr",
-        };
+    // traxr runs compare with traxr runs; every other format is read into .agentlog records
+    // and compares with any of them.
+    let traxr = |t: &Trace| t.format == veer_trace::Format::Traxr;
+    if traxr(b) != traxr(c) {
+        let name = |t: &Trace| t.format.name();
         return Err(CliError::input(format!(
             "mismatched formats: {} is {} but {} is {}",
             b.source,
