@@ -3,6 +3,7 @@
 //! exports, LangSmith run exports and MCP JSON-RPC session logs. Each produces the same
 //! [`Trace`] model through [`assemble`] (mapping in docs/formats-more.md).
 
+pub mod agents_sdk;
 pub mod assemble;
 pub mod mcp;
 
@@ -15,6 +16,8 @@ use serde_json::Value;
 /// A format read by one of the modules here, told apart by content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Foreign {
+    /// OpenAI Agents SDK trace / span exports.
+    AgentsSdk,
     /// MCP JSON-RPC session log (JSON Lines).
     Mcp,
 }
@@ -23,7 +26,10 @@ pub enum Foreign {
 /// Whether a record is of one format.
 type Sniff = fn(&Value) -> bool;
 
-const SNIFFS: [(Foreign, Sniff); 1] = [(Foreign::Mcp, mcp::sniff)];
+const SNIFFS: [(Foreign, Sniff); 2] = [
+    (Foreign::AgentsSdk, agents_sdk::sniff),
+    (Foreign::Mcp, mcp::sniff),
+];
 
 /// The format of a file whose first record (a JSON Lines line) or whole document is `v`: an
 /// array or a `{"data": [...]}` wrapper is judged by its first element.
@@ -84,6 +90,7 @@ pub fn read(
         None => items_of_bytes(source, bytes)?,
     };
     match format {
+        Foreign::AgentsSdk => agents_sdk::read(source, items, options),
         Foreign::Mcp => mcp::read(source, items, options),
     }
 }
@@ -158,7 +165,7 @@ pub fn items_of_bytes(source: &str, bytes: &[u8]) -> Result<Vec<Item>, TraceErro
 /// Whether a single-object file is one record of a line-oriented format (a one-line JSON Lines
 /// file) rather than a whole document.
 fn is_line_record(v: &Value) -> bool {
-    matches!(sniff(v), Some(Foreign::Mcp))
+    matches!(sniff(v), Some(Foreign::Mcp | Foreign::AgentsSdk))
 }
 
 /// Milliseconds between two instants, 0 when either is unknown or they run backwards.
