@@ -5,6 +5,7 @@
 
 pub mod agents_sdk;
 pub mod assemble;
+pub mod claude_code;
 pub mod mcp;
 
 use crate::error::TraceError;
@@ -18,6 +19,8 @@ use serde_json::Value;
 pub enum Foreign {
     /// OpenAI Agents SDK trace / span exports.
     AgentsSdk,
+    /// Claude Code session log (JSON Lines).
+    ClaudeCode,
     /// MCP JSON-RPC session log (JSON Lines).
     Mcp,
 }
@@ -26,8 +29,9 @@ pub enum Foreign {
 /// Whether a record is of one format.
 type Sniff = fn(&Value) -> bool;
 
-const SNIFFS: [(Foreign, Sniff); 2] = [
+const SNIFFS: [(Foreign, Sniff); 3] = [
     (Foreign::AgentsSdk, agents_sdk::sniff),
+    (Foreign::ClaudeCode, claude_code::sniff),
     (Foreign::Mcp, mcp::sniff),
 ];
 
@@ -91,6 +95,7 @@ pub fn read(
     };
     match format {
         Foreign::AgentsSdk => agents_sdk::read(source, items, options),
+        Foreign::ClaudeCode => claude_code::read(source, items, options),
         Foreign::Mcp => mcp::read(source, items, options),
     }
 }
@@ -165,7 +170,10 @@ pub fn items_of_bytes(source: &str, bytes: &[u8]) -> Result<Vec<Item>, TraceErro
 /// Whether a single-object file is one record of a line-oriented format (a one-line JSON Lines
 /// file) rather than a whole document.
 fn is_line_record(v: &Value) -> bool {
-    matches!(sniff(v), Some(Foreign::Mcp | Foreign::AgentsSdk))
+    matches!(
+        sniff(v),
+        Some(Foreign::Mcp | Foreign::AgentsSdk | Foreign::ClaudeCode)
+    )
 }
 
 /// Milliseconds between two instants, 0 when either is unknown or they run backwards.
