@@ -140,7 +140,12 @@ fn load_reader<R: BufRead + Send>(
     // The text is dropped as soon as it is no longer needed, and so is a parsed document that
     // turns out not to be traxr: a large file is held once, not twice.
     let parsed = value_from_slice(&bytes, &mut Scratch::default());
-    let shape = parsed.as_ref().ok().and_then(shape_of);
+    // A record of a format of `formats/` is never a traxr shape (a LangSmith run has `events`).
+    let shape = parsed
+        .as_ref()
+        .ok()
+        .filter(|v| formats::sniff(v).is_none())
+        .and_then(shape_of);
     match (parsed, shape) {
         (Ok(v), Some(shape)) => {
             drop(bytes);

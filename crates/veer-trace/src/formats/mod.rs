@@ -6,7 +6,10 @@
 pub mod agents_sdk;
 pub mod assemble;
 pub mod claude_code;
+pub mod langfuse;
+pub mod langsmith;
 pub mod mcp;
+pub mod span_tree;
 
 use crate::error::TraceError;
 use crate::model::Trace;
@@ -21,6 +24,10 @@ pub enum Foreign {
     AgentsSdk,
     /// Claude Code session log (JSON Lines).
     ClaudeCode,
+    /// Langfuse trace export.
+    Langfuse,
+    /// LangSmith run export.
+    Langsmith,
     /// MCP JSON-RPC session log (JSON Lines).
     Mcp,
 }
@@ -29,9 +36,11 @@ pub enum Foreign {
 /// Whether a record is of one format.
 type Sniff = fn(&Value) -> bool;
 
-const SNIFFS: [(Foreign, Sniff); 3] = [
+const SNIFFS: [(Foreign, Sniff); 5] = [
     (Foreign::AgentsSdk, agents_sdk::sniff),
     (Foreign::ClaudeCode, claude_code::sniff),
+    (Foreign::Langfuse, langfuse::sniff),
+    (Foreign::Langsmith, langsmith::sniff),
     (Foreign::Mcp, mcp::sniff),
 ];
 
@@ -96,6 +105,8 @@ pub fn read(
     match format {
         Foreign::AgentsSdk => agents_sdk::read(source, items, options),
         Foreign::ClaudeCode => claude_code::read(source, items, options),
+        Foreign::Langfuse => langfuse::read(source, items, options),
+        Foreign::Langsmith => langsmith::read(source, items, options),
         Foreign::Mcp => mcp::read(source, items, options),
     }
 }
