@@ -10,6 +10,8 @@ pub mod aggregate;
 pub mod align;
 pub mod axes;
 pub mod drill_down;
+pub mod fingerprint;
+pub mod hotelling;
 pub mod levenshtein;
 pub mod pairing;
 pub mod pricing;
@@ -26,6 +28,7 @@ mod proptests;
 mod testing;
 
 pub use axes::{Axis, AxisStat, Flag};
+pub use fingerprint::block::{fingerprint_block, FingerprintBlock, FingerprintOptions};
 pub use pairing::PairBy;
 pub use pricing::{Pricing, PricingError};
 pub use report::{DiffReport, DirectoryPair, DirectoryReport, TraceRef, Unmatched};
@@ -66,6 +69,8 @@ pub struct DiffOptions {
     /// Work budget of the structural (event-level) alignment, in DP cells or stored
     /// diagonal entries; beyond it the `structural` block is null and a warning says why.
     pub max_align_cells: u64,
+    /// Scales and significance level of the behaviour-fingerprint test.
+    pub fingerprint: FingerprintOptions,
 }
 
 impl Default for DiffOptions {
@@ -78,6 +83,7 @@ impl Default for DiffOptions {
             policy: None,
             fail_on: Level::None,
             max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
+            fingerprint: FingerprintOptions::default(),
         }
     }
 }
@@ -127,8 +133,9 @@ fn alignment_skipped(b: usize, c: usize, max_cells: u64) -> String {
 }
 
 /// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report. The
-/// behaviour axes and alignment, the structural metrics and the policy comparison are
-/// computed side by side; the gate takes the worst axis severity and the policy regressions.
+/// behaviour axes and alignment, the structural metrics, the fingerprint test and the policy
+/// comparison are computed side by side; the gate takes the worst axis severity, a powered
+/// fingerprint rejection (`moderate`) and the policy regressions.
 pub fn diff(
     baseline: &Trace,
     candidate: &Trace,
@@ -136,8 +143,13 @@ pub fn diff(
     candidate_path: &str,
     options: &DiffOptions,
 ) -> DiffReport {
-    let (mut report, (structural, policy)) = rayon::join(
-        || behaviour(baseline, candidate, baseline_path, candidate_path, options),
+    let ((mut report, fingerprint), (structural, policy)) = rayon::join(
+        || {
+            rayon::join(
+                || behaviour(baseline, candidate, baseline_path, candidate_path, options),
+                || fingerprint_of_traces(baseline, candidate, &options.fingerprint),
+            )
+        },
         || {
             rayon::join(
                 || veer_experiment::structural_within(baseline, candidate, options.max_align_cells),
@@ -154,13 +166,31 @@ pub fn diff(
         Ok(block) => report.structural = Some(block),
         Err(over) => report.warnings.push(over.to_string()),
     }
-    let worst_axis = gate_level(report.worst_severity);
+    let fingerprint_level = fingerprint
+        .as_ref()
+        .map_or(Level::None, FingerprintBlock::gate_level);
+    report.fingerprint = fingerprint;
+    let worst_axis = gate_level(report.worst_severity).max(fingerprint_level);
     report.gate = match &policy {
         Some(p) => veer_policy::gate(options.fail_on, worst_axis, p),
         None => Gate::decide(options.fail_on, worst_axis),
     };
     report.policy = policy;
     report
+}
+
+/// The fingerprint test of every response of `baseline` against every response of
+/// `candidate`; None when a side has fewer than two responses.
+pub fn fingerprint_of_traces(
+    baseline: &Trace,
+    candidate: &Trace,
+    options: &FingerprintOptions,
+) -> Option<FingerprintBlock> {
+    let (b, c) = rayon::join(
+        || fingerprint::trace_matrix(baseline, &options.scales),
+        || fingerprint::trace_matrix(candidate, &options.scales),
+    );
+    fingerprint_block(&b, &c, options)
 }
 
 /// The gate level of an axis severity (the same four steps).
@@ -282,6 +312,7 @@ fn behaviour(
         recommendations,
         drill_down: drill,
         structural: None,
+        fingerprint: None,
         policy: None,
         gate: Gate::decide(Level::None, Level::None),
         warnings,

@@ -2,11 +2,13 @@
 //! Printers in `veer-report` render it; nothing here computes.
 //!
 //! After `drill_down` come the `structural` block (experiment metrics; null when over the
-//! alignment budget), with `--policy` the `policy` comparison, and the `gate` verdict.
+//! alignment budget), the `fingerprint` block (the joint Hotelling T² test), with `--policy`
+//! the `policy` comparison, and the `gate` verdict.
 
 use crate::align::divergence::Divergence;
 use crate::axes::{Axis, AxisStat};
 use crate::drill_down::PairDrilldown;
+use crate::fingerprint::block::FingerprintBlock;
 use crate::pairing::PairBy;
 use crate::recommend::Recommendation;
 use crate::severity::Severity;
@@ -15,7 +17,7 @@ use veer_experiment::StructuralBlock;
 use veer_policy::{Gate, PolicyDiff};
 
 /// Version of the diff report JSON schema (`docs/json-schema/diff-report.schema.json`).
-pub const DIFF_SCHEMA_VERSION: &str = "1";
+pub const DIFF_SCHEMA_VERSION: &str = "2";
 
 /// One compared trace: where it came from and its trace id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -110,6 +112,9 @@ pub struct DiffReport {
     /// Trace-level structural metrics (spec `experiment.md`): d_norm, t*, t*/T, edit
     /// distance, control flow. Null when the exact alignment would exceed the work budget.
     pub structural: Option<StructuralBlock>,
+    /// The behaviour-fingerprint test (Hotelling T² over every response of each side); null
+    /// when a side has fewer than two responses.
+    pub fingerprint: Option<FingerprintBlock>,
     /// With a policy: violations of each side, regressions and fixes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyDiff>,
@@ -193,6 +198,9 @@ pub struct DirectoryReport {
     pub unmatched: Unmatched,
     /// Summary over the pairs.
     pub aggregate: Aggregate,
+    /// The fingerprint test pooling every response of every pair (baseline side against
+    /// candidate side); null when a side has fewer than two responses in all.
+    pub fingerprint: Option<FingerprintBlock>,
     /// The merge gate over every pair (worst axis severity and policy regressions).
     pub gate: Gate,
 }

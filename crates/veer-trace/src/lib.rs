@@ -8,6 +8,7 @@ pub mod agentlog;
 pub mod canonical;
 pub mod error;
 pub mod features;
+pub mod formats;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod load;

@@ -7,6 +7,7 @@
 
 use crate::agentlog::reader::read_agentlog;
 use crate::error::TraceError;
+use crate::formats;
 use crate::model::Trace;
 use crate::options::ReadOptions;
 use crate::traxr::{
@@ -107,13 +108,16 @@ fn load_reader<R: BufRead + Send>(
     }
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
-    if first != Some(b'{') || stripped_bom {
+    if !matches!(first, Some(b'{' | b'[')) || stripped_bom {
         return read_agentlog(source, reader, options).map(Document::Trace);
     }
-    // Peek the first line: a complete JSON object that is not a traxr shape means .agentlog.
+    // Peek the first line: a complete JSON object that is not a traxr shape (nor a record of a
+    // format of `formats/`) means .agentlog.
+    let mut foreign = None;
     if let Some(len) = head.iter().position(|&b| b == b'\n') {
         if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
-            if shape_of(&v).is_none() {
+            foreign = formats::sniff(&v);
+            if shape_of(&v).is_none() && foreign.is_none() {
                 return read_agentlog(source, reader, options).map(Document::Trace);
             }
         }
@@ -136,7 +140,12 @@ fn load_reader<R: BufRead + Send>(
     // The text is dropped as soon as it is no longer needed, and so is a parsed document that
     // turns out not to be traxr: a large file is held once, not twice.
     let parsed = value_from_slice(&bytes, &mut Scratch::default());
-    let shape = parsed.as_ref().ok().and_then(shape_of);
+    // A record of a format of `formats/` is never a traxr shape (a LangSmith run has `events`).
+    let shape = parsed
+        .as_ref()
+        .ok()
+        .filter(|v| formats::sniff(v).is_none())
+        .and_then(shape_of);
     match (parsed, shape) {
         (Ok(v), Some(shape)) => {
             drop(bytes);
@@ -150,6 +159,23 @@ fn load_reader<R: BufRead + Send>(
                 TraxrShape::AnalyzerCase => {
                     case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
                 }
+            }
+        }
+        // A format of `formats/`, read from the parsed document or its lines.
+        (parsed, _)
+            if foreign.is_some()
+                || parsed.as_ref().ok().and_then(formats::sniff).is_some()
+                || formats::sniff_first_line(&bytes).is_some() =>
+        {
+            let parsed = parsed.ok().filter(|v| formats::sniff(v).is_some());
+            let format = parsed
+                .as_ref()
+                .and_then(formats::sniff)
+                .or(foreign)
+                .or_else(|| formats::sniff_first_line(&bytes));
+            match format {
+                Some(f) => formats::read(f, source, &bytes, parsed, options).map(Document::Trace),
+                None => read_agentlog(source, bytes.as_slice(), options).map(Document::Trace),
             }
         }
         // Not traxr, or not one JSON document (JSON Lines, or broken): the .agentlog reader

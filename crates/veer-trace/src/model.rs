@@ -15,6 +15,34 @@ pub enum Format {
     Agentlog,
     /// traxr trace JSON (a bare trace, or one run of a results / analyzer-case file).
     Traxr,
+    /// OpenAI Agents SDK trace / span exports.
+    #[serde(rename = "openai-agents")]
+    AgentsSdk,
+    /// Claude Code session log.
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    /// Langfuse trace export.
+    Langfuse,
+    /// LangSmith run export.
+    Langsmith,
+    /// MCP JSON-RPC session log.
+    Mcp,
+}
+
+impl Format {
+    /// The name shown in reports and messages (`agentlog`, `traxr`, `openai-agents`,
+    /// `claude-code`, `langfuse`, `langsmith`, `mcp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Agentlog => "agentlog",
+            Format::Traxr => "traxr",
+            Format::AgentsSdk => "openai-agents",
+            Format::ClaudeCode => "claude-code",
+            Format::Langfuse => "langfuse",
+            Format::Langsmith => "langsmith",
+            Format::Mcp => "mcp",
+        }
+    }
 }
 
 /// The kind of a record: the ten `.agentlog` kinds, a typed traxr event, or an unknown kind.

@@ -1,10 +1,11 @@
 //! The Markdown rendering of a diff, written to be posted as a pull-request comment.
 
+use super::fingerprint;
 use super::format::{axis_meaning, badge, change, flags, interval, percent, structural, value};
 use super::meaning::what_this_means;
 use super::SHOWN_DIVERGENCES;
 use veer_diff::recommend::RecSeverity;
-use veer_diff::{DiffReport, DirectoryReport, Severity};
+use veer_diff::{DiffReport, DirectoryReport, FingerprintBlock, Severity};
 
 /// Escapes characters that would break a table cell or inline formatting.
 fn cell(s: &str) -> String {
@@ -97,6 +98,10 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
             cell(&structural(s))
         ));
     }
+    out.push_str(&fingerprint_line(
+        r.fingerprint.as_ref(),
+        "Behaviour fingerprint",
+    ));
     if let Some(p) = &r.policy {
         out.push_str(&crate::policy::markdown::diff_section(p, level));
     }
@@ -133,6 +138,30 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
         }
         out.push_str("\n</details>\n");
     }
+}
+
+/// The behaviour-fingerprint paragraph: verdict and the dimensions that moved most.
+fn fingerprint_line(block: Option<&FingerprintBlock>, title: &str) -> String {
+    let Some(b) = block else {
+        return format!(
+            "**{title} (Hotelling T²):** not tested (needs at least 2 responses a side)\n\n"
+        );
+    };
+    let mut out = format!(
+        "**{title} (Hotelling T²):** {}\n",
+        cell(&fingerprint::summary(b))
+    );
+    let movers = fingerprint::movers(b);
+    if !movers.is_empty() {
+        let named: Vec<String> = movers.iter().map(|m| format!("`{m}`")).collect();
+        out.push_str(&format!(
+            "— {}: {}\n",
+            fingerprint::movers_label(b),
+            named.join(", ")
+        ));
+    }
+    out.push('\n');
+    out
 }
 
 /// Renders one diff as a Markdown comment.
@@ -192,6 +221,10 @@ pub fn render_directory(d: &DirectoryReport) -> String {
         ));
     }
     out.push('\n');
+    out.push_str(&fingerprint_line(
+        d.fingerprint.as_ref(),
+        "Behaviour fingerprint, every response of every pair pooled",
+    ));
     for (side, files) in [
         ("baseline", &d.unmatched.baseline_only),
         ("candidate", &d.unmatched.candidate_only),

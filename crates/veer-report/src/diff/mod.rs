@@ -2,6 +2,7 @@
 //! trace pair ([`veer_diff::DiffReport`]) or a directory diff ([`veer_diff::DirectoryReport`]).
 //! JSON goes through [`crate::json::to_json`]. Printers only format numbers the report holds.
 
+pub mod fingerprint;
 pub mod format;
 pub mod junit;
 pub mod markdown;

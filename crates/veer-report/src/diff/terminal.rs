@@ -1,13 +1,15 @@
 //! The terminal rendering of a diff: header, axis table, top divergences, recommendations,
 //! most-changed pairs and the "what this means" paragraph. Colour only when `style.colour`.
 
+use super::fingerprint;
 use super::format::{change, flags, interval, percent, structural, turns, value};
 use super::meaning::what_this_means;
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use veer_diff::hotelling::Decision;
 use veer_diff::recommend::RecSeverity;
-use veer_diff::{DiffReport, DirectoryReport, Severity};
+use veer_diff::{DiffReport, DirectoryReport, FingerprintBlock, Severity};
 
 fn severity(style: Style, s: Severity) -> String {
     match s {
@@ -152,6 +154,7 @@ pub fn render(r: &DiffReport, style: Style) -> String {
             structural(s)
         ));
     }
+    out.push_str(&fingerprint_section(r.fingerprint.as_ref(), style));
     if let Some(p) = &r.policy {
         out.push('\n');
         out.push_str(&crate::policy::terminal::diff_section(p, style));
@@ -160,6 +163,34 @@ pub fn render(r: &DiffReport, style: Style) -> String {
     out.push_str(&format!("\n{}\n", style.heading("what this means")));
     out.push_str(&what_this_means(r).join(" "));
     out.push('\n');
+    out
+}
+
+/// The behaviour-fingerprint lines: heading, verdict, the dimensions that moved most.
+fn fingerprint_section(block: Option<&FingerprintBlock>, style: Style) -> String {
+    let mut out = format!(
+        "\n{}\n",
+        style.heading("behaviour fingerprint (Hotelling T² over 12 dimensions)")
+    );
+    let Some(b) = block else {
+        out.push_str("  not tested: needs at least 2 responses a side\n");
+        return out;
+    };
+    let line = fingerprint::summary(b);
+    let line = match b.decision {
+        Decision::Reject => style.warn(&line),
+        Decision::FailToReject => style.good(&line),
+        Decision::Underpowered => style.dim(&line),
+    };
+    out.push_str(&format!("  {line}\n"));
+    let movers = fingerprint::movers(b);
+    if !movers.is_empty() {
+        out.push_str(&format!(
+            "  {}: {}\n",
+            fingerprint::movers_label(b),
+            movers.join(", ")
+        ));
+    }
     out
 }
 
@@ -243,6 +274,13 @@ pub fn render_directory(d: &DirectoryReport, style: Style) -> String {
     out.push('\n');
     out.push_str(&agg.to_string());
     out.push('\n');
+    out.push_str(
+        &fingerprint_section(d.fingerprint.as_ref(), style).replacen(
+            "(Hotelling T² over 12 dimensions)",
+            "(Hotelling T² over 12 dimensions, every response of every pair pooled)",
+            1,
+        ),
+    );
     for (side, files) in [
         ("baseline", &d.unmatched.baseline_only),
         ("candidate", &d.unmatched.candidate_only),

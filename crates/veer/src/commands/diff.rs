@@ -11,8 +11,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use veer_diff::fingerprint::{trace_matrix, DIM};
 use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
-use veer_diff::{DiffOptions, DiffReport, DirectoryReport, PairBy, Pricing, Unmatched};
+use veer_diff::{
+    fingerprint_block, DiffOptions, DiffReport, DirectoryReport, FingerprintBlock, PairBy, Pricing,
+    Unmatched,
+};
 use veer_policy::{Gate, Level};
 use veer_report::style::Style;
 use veer_trace::{Kind, ReadOptions, Trace};
@@ -37,6 +41,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         },
         fail_on: args.fail_on,
         max_align_cells: args.max_align_cells,
+        fingerprint: veer_diff::FingerprintOptions::default(),
     };
     let read = args.read.options();
     let colour = colour_enabled(args.out.output.is_some());
@@ -146,11 +151,11 @@ fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
 
 /// Both sides must be of one format and hold at least one response.
 fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
-    if b.format != c.format {
-        let name = |t: &Trace| match t.format {
-            veer_trace::Format::Agentlog => "agentlog",
-            veer_trace::Format::Traxr => "traxr",
-        };
+    // traxr runs compare with traxr runs; every other format is read into .agentlog records
+    // and compares with any of them.
+    let traxr = |t: &Trace| t.format == veer_trace::Format::Traxr;
+    if traxr(b) != traxr(c) {
+        let name = |t: &Trace| t.format.name();
         return Err(CliError::input(format!(
             "mismatched formats: {} is {} but {} is {}",
             b.source,
@@ -226,7 +231,9 @@ fn directory(
     }
 
     let progress = Progress::new(matched.len() as u64, "diffing trace pairs");
-    let results: Vec<Result<DirectoryPair, CliError>> = matched
+    // Each pair also hands back its response fingerprints, pooled below into one test.
+    let scales = options.fingerprint.scales;
+    let results: Vec<Result<(DirectoryPair, Fingerprints), CliError>> = matched
         .par_iter()
         .map(|(name, bp, cp)| {
             let (b, c) = load_pair(bp, cp, read)?;
@@ -237,20 +244,29 @@ fn directory(
                 &cp.display().to_string(),
                 options,
             );
+            let rows = (trace_matrix(&b, &scales), trace_matrix(&c, &scales));
             progress.tick();
-            Ok(DirectoryPair {
-                baseline: name.clone(),
-                candidate: name.clone(),
-                report,
-            })
+            Ok((
+                DirectoryPair {
+                    baseline: name.clone(),
+                    candidate: name.clone(),
+                    report,
+                },
+                rows,
+            ))
         })
         .collect();
     progress.finish();
     let mut pairs = Vec::with_capacity(results.len());
     let mut failures = Vec::new();
+    let (mut pooled_b, mut pooled_c) = (Vec::new(), Vec::new());
     for r in results {
         match r {
-            Ok(p) => pairs.push(p),
+            Ok((p, (b, c))) => {
+                pairs.push(p);
+                pooled_b.extend(b);
+                pooled_c.extend(c);
+            }
             Err(e) => failures.push(e),
         }
     }
@@ -258,18 +274,26 @@ fn directory(
         return Err(error);
     }
     let aggregate = veer_diff::aggregate::aggregate(&pairs, &unmatched);
+    let fingerprint = fingerprint_block(&pooled_b, &pooled_c, &options.fingerprint);
+    let pooled_level = fingerprint
+        .as_ref()
+        .map_or(Level::None, FingerprintBlock::gate_level);
     let worst = pairs
         .iter()
         .map(|p| p.report.gate.worst)
-        .fold(Level::None, Level::max);
+        .fold(pooled_level, Level::max);
     Ok(DirectoryReport {
         schema_version: DIFF_SCHEMA_VERSION,
         pairs,
         unmatched,
         aggregate,
+        fingerprint,
         gate: Gate::decide(options.fail_on, worst),
     })
 }
+
+/// The response fingerprints of one pair: (baseline rows, candidate rows).
+type Fingerprints = (Vec<[f64; DIM]>, Vec<[f64; DIM]>);
 
 /// Loads and checks one baseline/candidate pair.
 fn load_pair(bp: &Path, cp: &Path, read: &ReadOptions) -> Result<(Trace, Trace), CliError> {

@@ -125,7 +125,7 @@ fn json_rows_match_shadow_unpriced_and_priced() {
                 ed["kind"].as_str().unwrap().trim_end_matches("_drift")
             );
             assert_eq!(ours["pair_count"], expected["pair_count"]);
-            assert_eq!(ours["schema_version"], "1");
+            assert_eq!(ours["schema_version"], "2");
             assert_eq!(ours["seed"], 42);
             assert_eq!(ours["pairing"], "index");
             assert_eq!(ours["semantic_backend"], "lexical");
@@ -157,6 +157,7 @@ fn json_key_order_follows_cli_md() {
             "recommendations",
             "drill_down",
             "structural",
+            "fingerprint",
             "gate",
             "warnings"
         ]
@@ -315,7 +316,14 @@ fn directory_mode_pairs_by_relative_path() {
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         keys,
-        ["schema_version", "pairs", "unmatched", "aggregate", "gate"]
+        [
+            "schema_version",
+            "pairs",
+            "unmatched",
+            "aggregate",
+            "fingerprint",
+            "gate"
+        ]
     );
     let pairs = v["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), 2);

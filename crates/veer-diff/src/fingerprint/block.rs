@@ -1,0 +1,135 @@
+//! The `fingerprint` block of a diff report: the Hotelling T² test of the baseline's response
+//! fingerprints against the candidate's, with each dimension's means and contribution, and
+//! the gate level a powered rejection carries (decision in `docs/diff.md`).
+
+use super::{FingerprintScales, DIM, DIMENSIONS};
+use crate::hotelling::{hotelling_t2, Decision, Method, PValue, DEFAULT_ALPHA};
+use serde::Serialize;
+use veer_policy::Level;
+
+/// Post-hoc power at or above which a rejection is "powered" (Cohen's 0.8).
+pub const GATE_POWER: f64 = 0.8;
+/// Smallest absolute mean shift (on the dimensions' 0–1 scale) of at least one dimension for a
+/// powered rejection to reach the gate: 0.05 = five percentage points of a rate.
+pub const GATE_MIN_SHIFT: f64 = 0.05;
+
+/// Knobs of the fingerprint test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FingerprintOptions {
+    /// Saturation points of the log-scaled dimensions.
+    pub scales: FingerprintScales,
+    /// Significance level (0–1, default 0.05).
+    pub alpha: f64,
+}
+
+impl Default for FingerprintOptions {
+    fn default() -> Self {
+        FingerprintOptions {
+            scales: FingerprintScales::default(),
+            alpha: DEFAULT_ALPHA,
+        }
+    }
+}
+
+/// One fingerprint dimension in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DimensionShift {
+    /// Dimension name (see [`DIMENSIONS`]).
+    pub name: &'static str,
+    /// Mean over the baseline's responses (0–1).
+    pub baseline_mean: f64,
+    /// Mean over the candidate's responses (0–1).
+    pub candidate_mean: f64,
+    /// The dimension's additive share of T² (T² units; the twelve sum to `t2`).
+    pub contribution: f64,
+}
+
+/// The joint test of "the agent behaves differently".
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FingerprintBlock {
+    /// Baseline responses.
+    pub n1: usize,
+    /// Candidate responses.
+    pub n2: usize,
+    /// Hotelling's T² (≥ 0).
+    pub t2: f64,
+    /// The F transform of T²; null when `n1 + n2 ≤ 13`.
+    pub f_stat: Option<f64>,
+    /// Degrees of freedom of the F transform: 12 and `n1 + n2 − 13` (floored at 0).
+    pub df: [usize; 2],
+    /// p-value (0–1).
+    pub p_value: f64,
+    /// `exact_permutation` when at most 13,000 relabellings exist, else `f_distribution`.
+    pub method: Method,
+    /// OAS covariance shrinkage coefficient (0–1).
+    pub shrinkage: f64,
+    /// Post-hoc power (0–1); null when the F approximation is undefined.
+    pub power: Option<f64>,
+    /// Significance level.
+    pub alpha: f64,
+    /// `reject`, `fail_to_reject` or `underpowered`.
+    pub decision: Decision,
+    /// The twelve dimensions in fingerprint order.
+    pub dimensions: Vec<DimensionShift>,
+}
+
+impl FingerprintBlock {
+    /// The gate level of the test: `moderate` for a powered rejection (decision `reject`,
+    /// power ≥ [`GATE_POWER`], some dimension's mean moved by ≥ [`GATE_MIN_SHIFT`]), else none.
+    pub fn gate_level(&self) -> Level {
+        let powered = self.power.is_some_and(|p| p >= GATE_POWER);
+        let moved = self
+            .dimensions
+            .iter()
+            .any(|d| (d.candidate_mean - d.baseline_mean).abs() >= GATE_MIN_SHIFT);
+        if self.decision == Decision::Reject && powered && moved {
+            Level::Moderate
+        } else {
+            Level::None
+        }
+    }
+
+    /// The dimensions by contribution, largest first (ties in fingerprint order).
+    pub fn top_dimensions(&self) -> Vec<&DimensionShift> {
+        let mut v: Vec<&DimensionShift> = self.dimensions.iter().collect();
+        v.sort_by(|a, b| b.contribution.total_cmp(&a.contribution));
+        v
+    }
+}
+
+/// The fingerprint block of two samples of response fingerprints; None when a side has fewer
+/// than two responses (the test needs a covariance on each side).
+pub fn fingerprint_block(
+    baseline: &[[f64; DIM]],
+    candidate: &[[f64; DIM]],
+    options: &FingerprintOptions,
+) -> Option<FingerprintBlock> {
+    let x1: Vec<Vec<f64>> = baseline.iter().map(|r| r.to_vec()).collect();
+    let x2: Vec<Vec<f64>> = candidate.iter().map(|r| r.to_vec()).collect();
+    let r = hotelling_t2(&x1, &x2, options.alpha, PValue::ExactWhenSmall).ok()?;
+    let dimensions = DIMENSIONS
+        .iter()
+        .enumerate()
+        .map(|(j, &name)| DimensionShift {
+            name,
+            baseline_mean: r.baseline_mean[j],
+            candidate_mean: r.candidate_mean[j],
+            // `+ 0.0` turns a -0.0 (a dimension that did not move) into 0.
+            contribution: r.contributions[j] + 0.0,
+        })
+        .collect();
+    Some(FingerprintBlock {
+        n1: r.n1,
+        n2: r.n2,
+        t2: r.t2,
+        f_stat: r.f_stat,
+        df: [r.d, r.df2],
+        p_value: r.p_value,
+        method: r.method,
+        shrinkage: r.shrinkage,
+        power: r.power,
+        alpha: options.alpha,
+        decision: r.decision,
+        dimensions,
+    })
+}

@@ -1,0 +1,183 @@
+//! The few Python string and number rules the fingerprint's definition leans on, so veer's
+//! values equal the reference's: `str.split()` whitespace, `float(str)` and `int(str)`
+//! acceptance (Unicode decimal digits, `_` between digits, `inf` / `nan`), `str.lower()` for
+//! the error-token search.
+
+use veer_experiment::answers::decimal_value;
+
+/// Python's `str.isspace()` for one character: Unicode `White_Space` plus U+001C..U+001F.
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1C}'..='\u{1F}').contains(&c)
+}
+
+/// `s` as CPython hands it to its number parser: Unicode decimal digits become ASCII digits;
+/// any other non-ASCII character makes the string unparseable (None).
+fn ascii_digits(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let d = decimal_value(c)?;
+            out.push(char::from(b'0' + d as u8));
+        }
+    }
+    Some(out)
+}
+
+/// Removes `_` separators when each sits between two ASCII digits (Python's rule for number
+/// literals in `int()` / `float()`); None when one does not.
+fn without_underscores(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'_' {
+            let before = i > 0 && b[i - 1].is_ascii_digit();
+            let after = b.get(i + 1).is_some_and(u8::is_ascii_digit);
+            if !(before && after) {
+                return None;
+            }
+        } else {
+            out.push(char::from(c));
+        }
+    }
+    Some(out)
+}
+
+/// Whether Python's `float(s)` accepts `s` (after its own whitespace strip).
+pub fn py_float_accepts(s: &str) -> bool {
+    let Some(s) = ascii_digits(s.trim_matches(is_py_space)) else {
+        return false;
+    };
+    let Some(s) = without_underscores(&s) else {
+        return false;
+    };
+    let body = s.strip_prefix(['+', '-']).unwrap_or(&s);
+    let lower = body.to_ascii_lowercase();
+    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
+        return true;
+    }
+    let b = lower.as_bytes();
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut mantissa = digits(&mut i);
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        mantissa += digits(&mut i);
+    }
+    if mantissa == 0 {
+        return false;
+    }
+    if i < b.len() && b[i] == b'e' {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Python's `float(s)`, when it accepts `s`.
+pub fn py_float(s: &str) -> Option<f64> {
+    if !py_float_accepts(s) {
+        return None;
+    }
+    let s = without_underscores(&ascii_digits(s.trim_matches(is_py_space))?)?;
+    let body = s.strip_prefix(['+', '-']).unwrap_or(&s);
+    let negative = s.starts_with('-');
+    let v = match body.to_ascii_lowercase().as_str() {
+        "inf" | "infinity" => f64::INFINITY,
+        "nan" => f64::NAN,
+        other => other.parse::<f64>().ok()?,
+    };
+    Some(if negative { -v } else { v })
+}
+
+/// Python's `int(s)` in base 10, as an `f64`, when it accepts `s`.
+pub fn py_int(s: &str) -> Option<f64> {
+    let s = without_underscores(&ascii_digits(s.trim_matches(is_py_space))?)?;
+    let (negative, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(&s)),
+    };
+    if body.is_empty() || !body.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let v = body.parse::<f64>().ok()?;
+    Some(if negative { -v } else { v })
+}
+
+/// Whether `text`, lowercased as Python's `str.lower()` does, contains `needle` (ASCII,
+/// lowercase).
+pub fn lower_contains(text: &str, needle: &str) -> bool {
+    if text.is_ascii() {
+        let (t, n) = (text.as_bytes(), needle.as_bytes());
+        t.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+    } else {
+        text.to_lowercase().contains(needle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each case checked by hand against CPython 3.11's `float(s)`.
+    #[test]
+    fn float_acceptance_follows_cpython() {
+        for ok in [
+            "1",
+            "-1",
+            "+1.5",
+            "1.",
+            ".5",
+            "1e5",
+            "1E-5",
+            "1_000",
+            "1_000.5_5",
+            "inf",
+            "-Infinity",
+            "NaN",
+            "١٢٣",
+            "１２",
+            "0",
+            "1e1_0",
+        ] {
+            assert!(py_float_accepts(ok), "{ok:?} should parse");
+        }
+        for bad in [
+            "", ".", "e5", "1e", "1_", "_1", "1__0", "1._5", "0x10", "1,000", "12a", "in_f", "--1",
+            "1.2.3", "²", "nanx",
+        ] {
+            assert!(!py_float_accepts(bad), "{bad:?} should not parse");
+        }
+        assert_eq!(py_float("١٢٣"), Some(123.0));
+        assert_eq!(py_float("-2_5.5"), Some(-25.5));
+    }
+
+    #[test]
+    fn int_acceptance_follows_cpython() {
+        assert_eq!(py_int(" 42 "), Some(42.0));
+        assert_eq!(py_int("-1_000"), Some(-1000.0));
+        assert_eq!(py_int("007"), Some(7.0));
+        assert_eq!(py_int("1.5"), None);
+        assert_eq!(py_int(""), None);
+        assert_eq!(py_int("+"), None);
+    }
+
+    #[test]
+    fn lowercase_search() {
+        assert!(lower_contains("An ERROR occurred", "error"));
+        assert!(lower_contains("Ünable: NOT FOUND", "not found"));
+        assert!(!lower_contains("all good", "error"));
+    }
+}

@@ -1,0 +1,359 @@
+//! Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`): one entry a line,
+//! `type` user / assistant / system / summary. Consecutive assistant lines with one
+//! `message.id` (Claude Code writes a line per content block) form one response; the user text
+//! since the previous response forms its request; `tool_result` blocks of user lines become
+//! tool results. Each `sessionId` is a session; sidechain (sub-agent) entries are left out when
+//! the file also holds the main conversation (docs/formats-more.md §Claude Code).
+
+use super::assemble::{
+    count, ms_of, request_payload, text_of, tool_call_payload, tool_result_payload, Answer,
+    Assembler,
+};
+use super::{check_parents, span_ms, type_name, Item};
+use crate::error::TraceError;
+use crate::model::{Format, Kind, Trace};
+use crate::options::ReadOptions;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// Whether `v` is a Claude Code session-log entry.
+pub fn sniff(v: &Value) -> bool {
+    matches!(
+        v.get("type").and_then(Value::as_str),
+        Some("user" | "assistant" | "system" | "summary")
+    ) && (v.get("sessionId").is_some()
+        || v.get("leafUuid").is_some()
+        || v.get("parentUuid").is_some())
+}
+
+/// `o[k]` when it is a string.
+fn str_of<'a>(o: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
+    o.get(k).and_then(Value::as_str)
+}
+
+/// An assistant message being gathered from its lines.
+#[derive(Default)]
+struct Open {
+    id: String,
+    answer: Answer,
+    /// Time of the entry before the message's first line.
+    since_ms: Option<i64>,
+    last_ms: Option<i64>,
+    line: Option<u64>,
+}
+
+/// Reads a session log.
+pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Trace, TraceError> {
+    let mut a = Assembler::new(source, Format::ClaudeCode, "claude-code");
+    let mut entries: Vec<(&Item, &Map<String, Value>, &str)> = Vec::new();
+    for item in &items {
+        let Value::Object(o) = &item.value else {
+            return Err(item.err(
+                source,
+                "(line)",
+                format!(
+                    "an entry must be an object, found {}",
+                    type_name(&item.value)
+                ),
+            ));
+        };
+        let kind = match o.get("type") {
+            Some(Value::String(s)) => s.as_str(),
+            other => {
+                return Err(item.err(
+                    source,
+                    "type",
+                    format!(
+                        "must be a string, found {}",
+                        other.map_or("nothing", type_name)
+                    ),
+                ))
+            }
+        };
+        for key in ["uuid", "parentUuid", "sessionId", "timestamp"] {
+            if let Some(v) = o.get(key).filter(|v| !v.is_null() && !v.is_string()) {
+                return Err(item.err(
+                    source,
+                    key,
+                    format!("must be a string, found {}", type_name(v)),
+                ));
+            }
+        }
+        if matches!(kind, "user" | "assistant") {
+            match o.get("message") {
+                Some(Value::Object(m)) => {
+                    if let Some(c) = m.get("content").filter(|c| !c.is_string() && !c.is_array()) {
+                        return Err(item.err(
+                            source,
+                            "message.content",
+                            format!(
+                                "must be a string or an array of blocks, found {}",
+                                type_name(c)
+                            ),
+                        ));
+                    }
+                }
+                other => {
+                    return Err(item.err(
+                        source,
+                        "message",
+                        format!(
+                            "must be an object, found {}",
+                            other.map_or("nothing", type_name)
+                        ),
+                    ))
+                }
+            }
+            entries.push((item, o, kind));
+        }
+    }
+    let side = |o: &Map<String, Value>| {
+        o.get("isSidechain")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    let has_main = entries.iter().any(|(_, o, _)| !side(o));
+    if has_main {
+        let dropped = entries.iter().filter(|(_, o, _)| side(o)).count();
+        if let Some((item, _, _)) = entries.iter().find(|(_, o, _)| side(o)) {
+            a.warn(item.line, "isSidechain", format!("{dropped} sidechain (sub-agent) entries are not part of the main conversation and are left out"));
+        }
+        entries.retain(|(_, o, _)| !side(o));
+    }
+    let ids: Vec<&str> = entries
+        .iter()
+        .map(|(_, o, _)| str_of(o, "uuid").unwrap_or(""))
+        .collect();
+    let parents: Vec<Option<&str>> = entries
+        .iter()
+        .map(|(_, o, _)| str_of(o, "parentUuid"))
+        .collect();
+    match check_parents(&ids, &parents) {
+        Err(i) => {
+            return Err(entries[i].0.err(
+                source,
+                "parentUuid",
+                "this entry is its own ancestor (a parent cycle)",
+            ))
+        }
+        Ok(missing) => {
+            // The first entry of a resumed session names the previous file's last entry.
+            let missing: Vec<usize> = missing.into_iter().filter(|&i| i > 0).collect();
+            if let Some(&i) = missing.first() {
+                if options.strict {
+                    return Err(entries[i].0.err(
+                        source,
+                        "parentUuid",
+                        "names an entry that is not in the file",
+                    ));
+                }
+                a.warn(entries[i].0.line, "parentUuid", format!("{} entries name a parent that is not in the file; entries are read in file order", missing.len()));
+            }
+        }
+    }
+    let mut session: Option<&str> = None;
+    let mut open: Option<Open> = None;
+    let mut pending_user: Vec<Value> = Vec::new();
+    let mut asked_at: HashMap<String, Option<i64>> = HashMap::new();
+    let mut prev_ms: Option<i64> = None;
+    for (item, o, kind) in entries {
+        let ms = ms_of(o.get("timestamp"));
+        let sid = str_of(o, "sessionId");
+        if sid.is_some() && sid != session {
+            flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
+            session = sid;
+            let tag = |k: &str| str_of(o, k).unwrap_or("").to_string();
+            a.session(
+                vec![
+                    ("session_id", tag("sessionId")),
+                    ("cwd", tag("cwd")),
+                    ("claude_code_version", tag("version")),
+                    ("git_branch", tag("gitBranch")),
+                ],
+                sid,
+                ms,
+                item.line,
+            );
+        }
+        let Some(Value::Object(m)) = o.get("message") else {
+            continue;
+        };
+        if kind == "assistant" {
+            let id = str_of(m, "id").unwrap_or("").to_string();
+            if open.as_ref().is_some_and(|x| x.id != id || id.is_empty()) {
+                flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
+            }
+            let cur = open.get_or_insert_with(|| Open {
+                id,
+                since_ms: prev_ms,
+                line: item.line,
+                ..Open::default()
+            });
+            let ans = &mut cur.answer;
+            if let Some(model) = str_of(m, "model") {
+                ans.model = model.to_string();
+            }
+            match m.get("content") {
+                Some(Value::String(t)) => ans.text.push(t.clone()),
+                Some(Value::Array(blocks)) => {
+                    for b in blocks {
+                        match b.get("type").and_then(Value::as_str) {
+                            Some("text") => ans
+                                .text
+                                .extend(b.get("text").and_then(Value::as_str).map(str::to_string)),
+                            Some("thinking") => ans.thinking.extend(
+                                b.get("thinking")
+                                    .and_then(Value::as_str)
+                                    .map(str::to_string),
+                            ),
+                            Some("tool_use") => {
+                                let id = b.get("id").and_then(Value::as_str).map(str::to_string);
+                                let name = b
+                                    .get("name")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
+                                    .to_string();
+                                ans.tool_uses.push((
+                                    id,
+                                    name,
+                                    b.get("input").cloned().unwrap_or_else(|| json!({})),
+                                ));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if let Some(s) = str_of(m, "stop_reason") {
+                ans.stop_reason = Some(s.to_string());
+            }
+            if let Some(Value::Object(u)) = m.get("usage") {
+                let c = |k: &str| count(u.get(k));
+                ans.usage = Some([
+                    c("input_tokens"),
+                    c("output_tokens"),
+                    c("cache_read_input_tokens"),
+                    c("cache_creation_input_tokens"),
+                ]);
+            }
+            cur.last_ms = ms;
+            ans.latency_ms = span_ms(cur.since_ms, ms);
+        } else {
+            flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
+            match m.get("content") {
+                Some(Value::String(t)) => pending_user.push(json!({"role": "user", "content": t})),
+                Some(Value::Array(blocks)) => {
+                    for b in blocks {
+                        match b.get("type").and_then(Value::as_str) {
+                            Some("text") => pending_user.push(json!({"role": "user", "content": b.get("text").cloned().unwrap_or(Value::Null)})),
+                            Some("tool_result") => {
+                                let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                                let output = match b.get("content") {
+                                    Some(Value::String(s)) => json!(s),
+                                    c => text_of(c).map_or(json!(""), Value::String),
+                                };
+                                let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                                let latency = span_ms(asked_at.get(id).copied().flatten(), ms);
+                                a.push(Kind::ToolResult, tool_result_payload(id, output, is_error, latency), ms, item.line);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        prev_ms = ms.or(prev_ms);
+    }
+    flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
+    a.finish("Claude Code session log")
+}
+
+/// Writes the gathered assistant message (request, response, its tool calls).
+fn flush(
+    a: &mut Assembler,
+    open: &mut Option<Open>,
+    pending_user: &mut Vec<Value>,
+    asked_at: &mut HashMap<String, Option<i64>>,
+) {
+    let Some(o) = open.take() else { return };
+    let ans = o.answer;
+    a.push(
+        Kind::ChatRequest,
+        request_payload(&ans.model, std::mem::take(pending_user), Vec::new()),
+        o.since_ms,
+        o.line,
+    );
+    a.push(Kind::ChatResponse, ans.payload(), o.last_ms, o.line);
+    for (id, name, input) in &ans.tool_uses {
+        let id = id.clone().unwrap_or_default();
+        asked_at.insert(id.clone(), o.last_ms);
+        a.push(
+            Kind::ToolCall,
+            tool_call_payload(name, &id, input.clone()),
+            o.last_ms,
+            o.line,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::items_of_bytes;
+
+    fn read_str(s: &str) -> Result<Trace, TraceError> {
+        read(
+            "c.jsonl",
+            items_of_bytes("c.jsonl", s.as_bytes())?,
+            &ReadOptions::default(),
+        )
+    }
+
+    #[test]
+    fn split_assistant_lines_form_one_response() {
+        let fx = std::fs::read_to_string(format!(
+            "{}/../../tests/fixtures/formats/claude-code/baseline.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let t = read_str(&fx).unwrap();
+        let turns = t.turns();
+        assert_eq!(turns.len(), 4);
+        let r0 = &t.records[turns[0].response];
+        assert_eq!(
+            r0.payload["content"][0],
+            json!({"type": "thinking", "text": "Look at the test first."})
+        );
+        assert_eq!(r0.payload["content"][2]["id"], json!("toolu_01"));
+        assert_eq!(r0.payload["stop_reason"], json!("tool_use"));
+        assert_eq!(r0.payload["usage"]["cache_read_input_tokens"], json!(9000));
+        assert_eq!(r0.payload["latency_ms"], json!(2550));
+        let names: Vec<String> = t.tool_calls().into_iter().map(|c| c.name).collect();
+        assert_eq!(names, ["Read", "Bash", "Edit"]);
+        assert_eq!(turns[1].tool_results.len(), 1);
+        assert_eq!(
+            t.records[turns[1].tool_results[0]].payload["is_error"],
+            json!(true)
+        );
+        assert_eq!(t.trace_id(), "4b1f7a52-0d8e-4c1e-9a51-0c2d3f6e7a10");
+        assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
+        assert_eq!(t.warnings[0].field, "isSidechain");
+    }
+
+    #[test]
+    fn bad_entries_are_named() {
+        let e = read_str("{\"type\":\"user\",\"sessionId\":\"s\",\"message\":\"hi\"}").unwrap_err();
+        assert_eq!((e.field.as_str(), e.line), ("message", Some(1)));
+        let e = read_str("{\"type\":\"user\",\"sessionId\":\"s\",\"uuid\":7,\"message\":{}}")
+            .unwrap_err();
+        assert_eq!(e.field, "uuid");
+        let cyc = "{\"type\":\"user\",\"sessionId\":\"s\",\"uuid\":\"a\",\"parentUuid\":\"b\",\"message\":{\"content\":\"x\"}}\n{\"type\":\"user\",\"sessionId\":\"s\",\"uuid\":\"b\",\"parentUuid\":\"a\",\"message\":{\"content\":\"y\"}}\n";
+        let e = read_str(cyc).unwrap_err();
+        assert!(e.message.contains("cycle"), "{e}");
+        let e =
+            read_str("{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"x\"}").unwrap_err();
+        assert!(e.message.contains("no model calls"), "{e}");
+    }
+}

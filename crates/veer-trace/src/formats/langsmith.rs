@@ -1,0 +1,258 @@
+//! LangSmith run exports: `Run` objects (as the API and `langsmith.schemas.Run` give them), a
+//! root run with nested `child_runs`, a list of runs linked by `parent_run_id`, or
+//! `{"data": [...]}`. `llm` runs are model calls, `tool` runs tool runs; other runs give
+//! structure only (docs/formats-more.md §LangSmith).
+
+use super::assemble::{count, ms_of, Assembler};
+use super::span_tree::{answer_of, emit, messages_of, Node, Role};
+use super::{type_name, Item};
+use crate::error::TraceError;
+use crate::model::{Format, Trace};
+use crate::options::ReadOptions;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// Whether `v` is a LangSmith run.
+pub fn sniff(v: &Value) -> bool {
+    v.get("run_type").is_some_and(Value::is_string)
+        && (v.get("inputs").is_some() || v.get("start_time").is_some())
+}
+
+/// A run still to read: its path, value, the parent and trace ids its nesting gives, depth.
+type Pending<'v> = (String, &'v Value, Option<String>, Option<String>, usize);
+
+/// Deepest `child_runs` nesting followed (deeper runs are an error, not a stack overflow).
+const MAX_DEPTH: usize = 256;
+
+/// Reads LangSmith runs.
+pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Trace, TraceError> {
+    let mut a = Assembler::new(source, Format::Langsmith, "langsmith");
+    let mut nodes = Vec::new();
+    let mut tags = HashMap::new();
+    for item in &items {
+        let mut stack: Vec<Pending> = vec![(String::new(), &item.value, None, None, 0)];
+        while let Some((path, v, nested_parent, nested_trace, depth)) = stack.pop() {
+            if depth > MAX_DEPTH {
+                return Err(item.err(
+                    source,
+                    &path,
+                    format!("child_runs nested deeper than {MAX_DEPTH}"),
+                ));
+            }
+            let node = node(source, item, &path, v, nested_parent, nested_trace)?;
+            if let Some(Value::Array(children)) = v.get("child_runs") {
+                for (i, c) in children.iter().enumerate().rev() {
+                    let p = if path.is_empty() {
+                        format!("child_runs[{i}]")
+                    } else {
+                        format!("{path}.child_runs[{i}]")
+                    };
+                    stack.push((
+                        p,
+                        c,
+                        Some(node.id.clone()),
+                        Some(node.trace.clone()),
+                        depth + 1,
+                    ));
+                }
+            }
+            if node.parent.is_none() {
+                let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                tags.entry(node.trace.clone()).or_insert_with(|| {
+                    vec![("name", text("name")), ("project_id", text("session_id"))]
+                });
+            }
+            nodes.push(node);
+        }
+    }
+    emit(&mut a, source, nodes, &tags, options)?;
+    a.finish("LangSmith run export")
+}
+
+fn node<'a>(
+    source: &str,
+    item: &'a Item,
+    path: &str,
+    v: &Value,
+    nested_parent: Option<String>,
+    nested_trace: Option<String>,
+) -> Result<Node<'a>, TraceError> {
+    let Value::Object(o) = v else {
+        return Err(item.err(
+            source,
+            path,
+            format!("a run must be an object, found {}", type_name(v)),
+        ));
+    };
+    let field = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    let string = |k: &str, required: bool| -> Result<Option<String>, TraceError> {
+        match o.get(k) {
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            None | Some(Value::Null) if !required => Ok(None),
+            None | Some(Value::Null) => Err(item.err(source, &field(k), "missing required field")),
+            Some(v) => Err(item.err(
+                source,
+                &field(k),
+                format!("must be a string, found {}", type_name(v)),
+            )),
+        }
+    };
+    let id = string("id", true)?.unwrap_or_default();
+    let run_type = string("run_type", true)?.unwrap_or_default();
+    for k in ["inputs", "outputs"] {
+        if let Some(v) = o.get(k).filter(|v| !v.is_null() && !v.is_object()) {
+            return Err(item.err(
+                source,
+                &field(k),
+                format!("must be an object, found {}", type_name(v)),
+            ));
+        }
+    }
+    let parent = string("parent_run_id", false)?.or(nested_parent);
+    let trace = string("trace_id", false)?
+        .or(nested_trace)
+        .unwrap_or_else(|| id.clone());
+    let inputs = o.get("inputs").cloned().unwrap_or(Value::Null);
+    let outputs = o.get("outputs").cloned().unwrap_or(Value::Null);
+    let role = match run_type.as_str() {
+        "llm" => Role::Model {
+            messages: messages_of(Some(&inputs)),
+            answer: answer_of(&outputs),
+            usage: usage_of(o),
+        },
+        "tool" => {
+            let output = match &outputs {
+                Value::Object(m) if m.len() == 1 && m.contains_key("output") => m["output"].clone(),
+                other => other.clone(),
+            };
+            Role::Tool {
+                input: inputs,
+                output,
+            }
+        }
+        _ => Role::Other {
+            input: inputs,
+            output: outputs,
+        },
+    };
+    let model = [
+        ("extra", "metadata", "ls_model_name"),
+        ("extra", "invocation_params", "model"),
+        ("outputs", "model", ""),
+        ("inputs", "model", ""),
+    ]
+    .iter()
+    .find_map(|(a, b, c)| {
+        let v = o.get(*a)?.get(*b)?;
+        if c.is_empty() {
+            v.as_str()
+        } else {
+            v.get(*c)?.as_str()
+        }
+    })
+    .unwrap_or("")
+    .to_string();
+    Ok(Node {
+        item,
+        path: path.to_string(),
+        id,
+        parent,
+        trace,
+        start_ms: ms_of(o.get("start_time")),
+        start: string("start_time", false)?.unwrap_or_default(),
+        end_ms: ms_of(o.get("end_time")),
+        name: string("name", false)?.unwrap_or_default(),
+        model,
+        error: string("error", false)?,
+        role,
+    })
+}
+
+/// Token usage: the run's `prompt_tokens` / `completion_tokens`, else the output's `usage`
+/// (OpenAI or Anthropic names) or `llm_output.token_usage`.
+fn usage_of(o: &Map<String, Value>) -> Option<[u64; 4]> {
+    if o.get("prompt_tokens").is_some_and(Value::is_number) {
+        return Some([
+            count(o.get("prompt_tokens")),
+            count(o.get("completion_tokens")),
+            0,
+            0,
+        ]);
+    }
+    let out = o.get("outputs")?;
+    let u = out
+        .get("usage")
+        .or_else(|| out.get("llm_output")?.get("token_usage"))?
+        .as_object()?;
+    let first = |keys: &[&str]| count(keys.iter().find_map(|k| u.get(*k)));
+    Some([
+        first(&["prompt_tokens", "input_tokens"]),
+        first(&["completion_tokens", "output_tokens"]),
+        first(&["cache_read_input_tokens"]),
+        first(&["cache_creation_input_tokens"]),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::items_of_bytes;
+    use serde_json::json;
+
+    fn read_str(s: &str) -> Result<Trace, TraceError> {
+        read(
+            "r.json",
+            items_of_bytes("r.json", s.as_bytes())?,
+            &ReadOptions::default(),
+        )
+    }
+
+    #[test]
+    fn nested_and_flat_runs_read_alike() {
+        let fx = |f: &str| {
+            std::fs::read_to_string(format!(
+                "{}/../../tests/fixtures/formats/hosted/{f}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap()
+        };
+        let b = read_str(&fx("langsmith-baseline.json")).unwrap();
+        let c = read_str(&fx("langsmith-candidate.json")).unwrap();
+        let names = |t: &Trace| {
+            t.tool_calls()
+                .into_iter()
+                .map(|c| c.name)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&b), ["search_orders", "refund_order"]);
+        assert_eq!(names(&c), ["search_orders", "cancel_order"]);
+        let turns = b.turns();
+        assert_eq!(turns.len(), 3);
+        let r = &b.records[turns[0].response];
+        assert_eq!(r.payload["model"], json!("gpt-4o-mini"));
+        assert_eq!(r.payload["usage"]["output_tokens"], json!(18));
+        assert_eq!(r.payload["content"][0]["id"], json!("call_0"));
+        assert_eq!(
+            b.records[turns[0].tool_results[0]].payload["tool_call_id"],
+            json!("call_0")
+        );
+        assert!(b.warnings.is_empty() && c.warnings.is_empty());
+    }
+
+    #[test]
+    fn bad_runs_are_named() {
+        let e = read_str("{\"id\":\"r\",\"run_type\":\"llm\",\"inputs\":[],\"start_time\":\"x\"}")
+            .unwrap_err();
+        assert_eq!(e.field, "inputs");
+        let e = read_str("{\"id\":\"r\",\"run_type\":\"chain\",\"inputs\":{},\"child_runs\":[{\"run_type\":\"tool\",\"inputs\":{}}]}").unwrap_err();
+        assert_eq!(e.field, "child_runs[0].id");
+        let cyc = "[{\"id\":\"a\",\"run_type\":\"tool\",\"inputs\":{},\"parent_run_id\":\"b\"},{\"id\":\"b\",\"run_type\":\"tool\",\"inputs\":{},\"parent_run_id\":\"a\"}]";
+        assert!(read_str(cyc).unwrap_err().message.contains("cycle"));
+    }
+}
