@@ -11,6 +11,8 @@ pub mod langsmith;
 #[cfg(test)]
 mod large_tests;
 pub mod mcp;
+#[cfg(test)]
+mod proptests;
 pub mod span_tree;
 
 use crate::error::TraceError;
