@@ -10,7 +10,7 @@ const POLICY: &str = "tests/fixtures/formats/policy.yaml";
 
 /// (format name, baseline, candidate, the changed call's baseline turn, the candidate's tool
 /// there, the policy rule the candidate breaks).
-const PAIRS: [(&str, &str, &str, u64, &str, &str); 6] = [
+const PAIRS: [(&str, &str, &str, u64, &str, &str); 7] = [
     (
         "openai-agents",
         "tests/fixtures/formats/openai-agents/chat-baseline.jsonl",
@@ -50,6 +50,15 @@ const PAIRS: [(&str, &str, &str, u64, &str, &str); 6] = [
         1,
         "cancel_order",
         "never-cancel",
+    ),
+    // recorded on the wire from the mcp SDK's client and server
+    (
+        "mcp",
+        "tests/fixtures/formats/mcp-sdk/baseline.mcp.jsonl",
+        "tests/fixtures/formats/mcp-sdk/candidate.mcp.jsonl",
+        0,
+        "dropped a turn",
+        "search-before-refund",
     ),
     // Shadow's MCP session pair (conformance vectors)
     (
