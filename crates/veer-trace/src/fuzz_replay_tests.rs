@@ -3,7 +3,8 @@
 //! (`crate::fuzzing`), as ordinary tests: CI replays the corpus, not the fuzzer
 //! (docs/fuzzing.md).
 
-use crate::fuzzing::{agentlog_reader, replay_corpus, traxr_reader};
+use crate::formats::Foreign;
+use crate::fuzzing::{agentlog_reader, foreign_reader, replay_corpus, traxr_reader};
 
 #[test]
 fn agentlog_reader_corpus() {
@@ -13,4 +14,17 @@ fn agentlog_reader_corpus() {
 #[test]
 fn traxr_reader_corpus() {
     replay_corpus("traxr_reader", 5, traxr_reader);
+}
+
+#[test]
+fn foreign_reader_corpora() {
+    for (target, format) in [
+        ("agents_sdk_reader", Foreign::AgentsSdk),
+        ("claude_code_reader", Foreign::ClaudeCode),
+        ("langfuse_reader", Foreign::Langfuse),
+        ("langsmith_reader", Foreign::Langsmith),
+        ("mcp_reader", Foreign::Mcp),
+    ] {
+        replay_corpus(target, 2, |d| foreign_reader(format, d));
+    }
 }

@@ -5,6 +5,7 @@
 
 use crate::agentlog::reader::read_agentlog_bytes;
 use crate::agentlog::writer::write_agentlog;
+use crate::formats::{self, Foreign};
 use crate::load::load_bytes;
 use crate::model::Trace;
 use crate::options::ReadOptions;
@@ -74,6 +75,37 @@ pub fn traxr_reader(data: &[u8]) {
                 views_then_written(&t);
             }
         }
+    }
+}
+
+/// Any bytes to the reader of `format` (bypassing detection, so every reader sees every
+/// shape), permissive and strict, and to format detection. A trace that loads has a root
+/// `metadata` record, yields its views, writes as `.agentlog`, and reads back with as many
+/// records, strict mode included (content ids, parents and timestamps are in order).
+pub fn foreign_reader(format: Foreign, data: &[u8]) {
+    for strict in [false, true] {
+        let options = ReadOptions {
+            strict,
+            max_line_bytes: FUZZ_MAX_LINE,
+        };
+        if let Ok(trace) = formats::read(format, "fuzz.json", data, None, &options) {
+            assert!(
+                trace.records.first().map(|r| &r.kind) == Some(&crate::model::Kind::Metadata),
+                "a read trace starts with its metadata record"
+            );
+            let out = views_then_written(&trace);
+            let strict_read = ReadOptions {
+                strict: true,
+                max_line_bytes: u64::MAX,
+            };
+            let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict_read);
+            assert!(
+                back.as_ref().map(|t| t.records.len()).ok() == Some(trace.records.len()),
+                "the written trace reads back strictly: {:?}",
+                back.err()
+            );
+        }
+        let _ = load_bytes("fuzz.json", data, &options);
     }
 }
 

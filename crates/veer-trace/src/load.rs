@@ -181,6 +181,11 @@ fn load_reader<R: BufRead + Send>(
         // Not traxr, or not one JSON document (JSON Lines, or broken): the .agentlog reader
         // names the line.
         (parsed, _) => {
+            if parsed.is_err() {
+                if let Some(e) = formats::broken_document(source, &bytes) {
+                    return Err(e);
+                }
+            }
             drop(parsed);
             read_agentlog(source, bytes.as_slice(), options).map(Document::Trace)
         }

@@ -4,6 +4,8 @@
 //! patterns unchanged. The definitions are written out in `docs/diff.md`.
 
 pub mod block;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod pytext;
 
 use pytext::{is_py_space, lower_contains, py_float, py_int};

@@ -1,7 +1,9 @@
 //! The "what this means" paragraph: the report's findings in plain sentences, built only from
 //! values the report already holds.
 
+use super::fingerprint;
 use super::format::{change, turns};
+use veer_diff::hotelling::Decision;
 use veer_diff::report::StatisticalPower;
 use veer_diff::{Axis, DiffReport, Flag, Severity};
 
@@ -25,7 +27,13 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
             )
         })
         .collect();
-    if moved.is_empty() && r.first_divergence.is_none() {
+    let joint_reject = r
+        .fingerprint
+        .as_ref()
+        .is_some_and(|f| f.decision == Decision::Reject);
+    if moved.is_empty() && r.first_divergence.is_none() && joint_reject {
+        out.push("No axis moved beyond minor and the alignment found no divergence.".to_string());
+    } else if moved.is_empty() && r.first_divergence.is_none() {
         out.push(
             "No axis moved beyond minor and the alignment found no divergence: on these traces \
              the candidate behaves like the baseline."
@@ -46,6 +54,17 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
             d.kind.label(),
             d.primary_axis.wire(),
             d.explanation
+        ));
+    }
+    if let Some(f) = r
+        .fingerprint
+        .as_ref()
+        .filter(|f| f.decision == Decision::Reject)
+    {
+        out.push(format!(
+            "Taken together, the responses differ (behaviour fingerprint, p {}); moved most: {}.",
+            fingerprint::p_value(f.p_value),
+            fingerprint::movers(f).join(", ")
         ));
     }
     if let Some(p) = &r.policy {

@@ -288,7 +288,7 @@ mod tests {
     #[test]
     fn the_conformance_session_reads_as_two_tool_turns() {
         let t = read_str(include_str!(
-            "../../../../tests/fixtures/formats/mcp/baseline.mcp.jsonl"
+            "../../../../tests/fixtures/shadow/mcp-session/baseline.mcp.jsonl"
         ))
         .unwrap();
         let calls = t.tool_calls();

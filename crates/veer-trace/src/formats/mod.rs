@@ -8,7 +8,11 @@ pub mod assemble;
 pub mod claude_code;
 pub mod langfuse;
 pub mod langsmith;
+#[cfg(test)]
+mod large_tests;
 pub mod mcp;
+#[cfg(test)]
+mod proptests;
 pub mod span_tree;
 
 use crate::error::TraceError;
@@ -59,11 +63,59 @@ pub fn sniff(v: &Value) -> Option<Foreign> {
 }
 
 /// The format of a JSON Lines file judged by its first non-empty line.
+/// A file of one line is not looked at again: it was judged as a whole document.
 pub fn sniff_first_line(bytes: &[u8]) -> Option<Foreign> {
     let line = bytes
         .split(|&b| b == b'\n')
         .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()))?;
+    if is_only_line(bytes, line) {
+        return None;
+    }
     sniff(&serde_json::from_slice::<Value>(line).ok()?)
+}
+
+/// Whether `line` (a slice of `bytes`) is all of `bytes` but whitespace.
+fn is_only_line(bytes: &[u8], line: &[u8]) -> bool {
+    let start = line.as_ptr() as usize - bytes.as_ptr() as usize;
+    let end = start + line.len();
+    bytes[..start]
+        .iter()
+        .chain(&bytes[end..])
+        .all(u8::is_ascii_whitespace)
+}
+
+/// A JSON document that does not parse but whose first line is not a complete JSON value
+/// either (so not `.agentlog`) and that names keys of a format read here: the parse error,
+/// named for that format (a truncated export says so).
+pub fn broken_document(source: &str, bytes: &[u8]) -> Option<TraceError> {
+    let first = bytes.split(|&b| b == b'\n').next()?;
+    // (a one-line file is the document itself, already known not to parse)
+    if !is_only_line(bytes, first) && serde_json::from_slice::<Value>(first).is_ok() {
+        return None;
+    }
+    let head = &bytes[..bytes.len().min(1 << 16)];
+    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    let name = if has(b"\"observations\"") {
+        "Langfuse trace export"
+    } else if has(b"\"run_type\"") {
+        "LangSmith run export"
+    } else if has(b"\"trace.span\"") {
+        "OpenAI Agents SDK trace export"
+    } else {
+        return None;
+    };
+    let e = serde_json::from_slice::<Value>(bytes).err()?;
+    let err = TraceError::new(
+        source,
+        Some(e.line() as u64),
+        "(file)",
+        format!("not valid JSON (read as a {name}): {e}"),
+    );
+    Some(if e.is_eof() {
+        err.with_hint("the file looks truncated: export it again")
+    } else {
+        err.with_hint("the file must be one JSON document")
+    })
 }
 
 /// One record of the input: a JSON Lines line, or an element of a JSON document.
@@ -99,6 +151,12 @@ pub fn read(
     options: &ReadOptions,
 ) -> Result<Trace, TraceError> {
     let items = match parsed {
+        // A one-line JSON Lines file parses whole; its record keeps its line number.
+        Some(v) if v.is_object() && is_line_record(&v) => vec![Item {
+            line: Some(1),
+            path: String::new(),
+            value: v,
+        }],
         Some(v) => items_of_document(v),
         None => items_of_bytes(source, bytes)?,
     };

@@ -9,6 +9,8 @@ mod common;
 mod diff;
 mod diff_policy;
 mod experiment;
+mod fingerprint;
+mod formats_more;
 mod inspect;
 mod no_network;
 mod output_safety;
