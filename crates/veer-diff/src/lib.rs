@@ -10,6 +10,7 @@ pub mod aggregate;
 pub mod align;
 pub mod axes;
 pub mod drill_down;
+pub mod lanes;
 pub mod levenshtein;
 pub mod pairing;
 pub mod pricing;
@@ -66,6 +67,9 @@ pub struct DiffOptions {
     /// Work budget of the structural (event-level) alignment, in DP cells or stored
     /// diagonal entries; beyond it the `structural` block is null and a warning says why.
     pub max_align_cells: u64,
+    /// Also build the side-by-side [`lanes::Lanes`] view (the HTML report needs it; the other
+    /// formats do not pay for it). Never changes any other field.
+    pub lanes: bool,
 }
 
 impl Default for DiffOptions {
@@ -78,6 +82,7 @@ impl Default for DiffOptions {
             policy: None,
             fail_on: Level::None,
             max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
+            lanes: false,
         }
     }
 }
@@ -136,7 +141,7 @@ pub fn diff(
     candidate_path: &str,
     options: &DiffOptions,
 ) -> DiffReport {
-    let (mut report, (structural, policy)) = rayon::join(
+    let ((mut report, turns, alignment), (structural, policy)) = rayon::join(
         || behaviour(baseline, candidate, baseline_path, candidate_path, options),
         || {
             rayon::join(
@@ -160,7 +165,39 @@ pub fn diff(
         None => Gate::decide(options.fail_on, worst_axis),
     };
     report.policy = policy;
+    if options.lanes {
+        let named = named_turns(&report);
+        report.lanes = Some(lanes::build(
+            (baseline, &turns.0),
+            (candidate, &turns.1),
+            alignment.as_ref(),
+            &named,
+        ));
+    }
     report
+}
+
+/// The turns the report names: first divergence, top-k, drill-down pairs, and the candidate
+/// turns of policy regressions and baseline turns of fixes.
+fn named_turns(r: &DiffReport) -> lanes::Named {
+    let mut named = lanes::Named::default();
+    for d in r.first_divergence.iter().chain(&r.divergences) {
+        named.baseline.insert(d.baseline_turn);
+        named.candidate.insert(d.candidate_turn);
+    }
+    for p in &r.drill_down {
+        named.baseline.insert(p.baseline_turn);
+        named.candidate.insert(p.candidate_turn);
+    }
+    if let Some(p) = &r.policy {
+        named
+            .candidate
+            .extend(p.regressions.iter().filter_map(|v| v.pair_index));
+        named
+            .baseline
+            .extend(p.fixes.iter().filter_map(|v| v.pair_index));
+    }
+    named
 }
 
 /// The gate level of an axis severity (the same four steps).
@@ -173,14 +210,18 @@ pub fn gate_level(s: Severity) -> Level {
     }
 }
 
-/// The axes, alignment events, drill-down and recommendations of one pair.
+/// The diff turns of both sides.
+type TurnsOf = (Vec<DiffTurn>, Vec<DiffTurn>);
+
+/// The axes, alignment events, drill-down and recommendations of one pair, with the diff turns
+/// and the alignment they came from.
 fn behaviour(
     baseline: &Trace,
     candidate: &Trace,
     baseline_path: &str,
     candidate_path: &str,
     options: &DiffOptions,
-) -> DiffReport {
+) -> (DiffReport, TurnsOf, Option<Alignment>) {
     let (tb, tc) = rayon::join(|| diff_turns(baseline), || diff_turns(candidate));
     let mut warnings: Vec<String> = baseline
         .warnings
@@ -224,7 +265,7 @@ fn behaviour(
         warnings.extend(pair_warnings);
         pairs
     };
-    let (pairs, (first, ranked, _), (rows, drill)) = match options.pair_by {
+    let (pairs, (first, ranked, alignment), (rows, drill)) = match options.pair_by {
         PairBy::Index => {
             let pairs = index_pairs(&mut warnings);
             let mut align_warnings = Vec::new();
@@ -258,7 +299,12 @@ fn behaviour(
         .max()
         .unwrap_or(Severity::None);
     let power = StatisticalPower::of(pairs.len());
-    DiffReport {
+    let candidate_lines = candidate
+        .responses()
+        .iter()
+        .map(|r| r.record.line)
+        .collect();
+    let report = DiffReport {
         schema_version: DIFF_SCHEMA_VERSION,
         baseline: TraceRef {
             path: baseline_path.to_string(),
@@ -285,5 +331,8 @@ fn behaviour(
         policy: None,
         gate: Gate::decide(Level::None, Level::None),
         warnings,
-    }
+        candidate_lines,
+        lanes: None,
+    };
+    (report, (tb, tc), alignment)
 }

@@ -109,7 +109,8 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
     let options = PairOptions {
         task_id: args.task_id.clone().or(case_task),
         expected_answer: args.expected.clone(),
-        detail: args.detail,
+        // The HTML page draws the event alignment, which --detail carries.
+        detail: args.detail || args.format == ExperimentPairFormat::Html,
     };
     let report = veer_experiment::pair_report(&clean, &perturbed, &reruns, &options);
     if report.noise_floor.is_none() && report.agent_kind == "external" {
@@ -126,6 +127,7 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
             },
         ),
         ExperimentPairFormat::Json => veer_report::json::to_json(&report),
+        ExperimentPairFormat::Html => veer_report::html::experiment::render_pair(&report),
     };
     emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
@@ -172,6 +174,7 @@ fn analyze(args: &ExperimentAnalyzeArgs) -> Result<u8, CliError> {
         ExperimentAnalyzeFormat::Json => veer_report::experiment::json::render(&report),
         ExperimentAnalyzeFormat::Markdown => veer_report::experiment::markdown::render(&report),
         ExperimentAnalyzeFormat::Csv => veer_report::experiment::csv::render(&report),
+        ExperimentAnalyzeFormat::Html => veer_report::html::experiment::render(&report),
     };
     emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
