@@ -508,3 +508,55 @@ mod tests {
         assert_eq!(s, vec![Step::Match(0, 0), Step::Delete(1), Step::Delete(2)]);
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Slow definition: the LCS length of two word lists by the textbook table, no trimming.
+    fn lcs_len(a: &[&str], b: &[&str]) -> usize {
+        let mut t = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                t[i + 1][j + 1] = if a[i] == b[j] {
+                    t[i][j] + 1
+                } else {
+                    t[i][j + 1].max(t[i + 1][j])
+                };
+            }
+        }
+        t[a.len()][b.len()]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("b"),
+                Just("c"),
+                Just(" "),
+                Just("\n"),
+                Just("  ")
+            ],
+            0..30,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The fast word diff (shared prefix and suffix trimmed first) keeps as many words as
+        /// the full LCS and rebuilds both texts exactly.
+        #[test]
+        fn word_diff_is_an_optimal_lcs(a in text(), b in text()) {
+            let d = word_diff(&a, &b);
+            let rebuilt = |skip: WordChange| d.iter().filter(|s| s.change != skip).map(|s| s.text.as_str()).collect::<String>();
+            prop_assert_eq!(rebuilt(WordChange::Added), a.clone());
+            prop_assert_eq!(rebuilt(WordChange::Removed), b.clone());
+            let same: usize = d.iter().filter(|s| s.change == WordChange::Same).map(|s| words(&s.text).len()).sum();
+            prop_assert_eq!(same, lcs_len(&words(&a), &words(&b)));
+        }
+    }
+}

@@ -3,13 +3,15 @@
 //! A report is a plain serde struct holding numbers already computed by a measure; a printer
 //! turns it into text for one format. Printers never compute a number (spec ARCHITECTURE).
 
-pub mod ci;
 pub mod diff;
 pub mod experiment;
+pub mod findings;
+pub mod github;
 pub mod html;
 pub mod inspect;
 pub mod json;
 pub mod policy;
+pub mod sarif;
 pub mod style;
 pub mod text;
 

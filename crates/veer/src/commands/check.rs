@@ -132,9 +132,9 @@ pub fn render(r: &CheckReport, format: CheckFormat, colour: bool) -> String {
         CheckFormat::Markdown => veer_report::policy::markdown::check(r),
         CheckFormat::Junit => veer_report::policy::junit::check(r),
         CheckFormat::Html => veer_report::html::check::render(r),
-        CheckFormat::Sarif => veer_report::ci::sarif::render(&veer_report::ci::check_findings(r)),
+        CheckFormat::Sarif => veer_report::sarif::render(&veer_report::findings::check_findings(r)),
         CheckFormat::Github => {
-            veer_report::ci::github::render(&veer_report::ci::check_findings(r), &r.gate)
+            veer_report::github::render(&veer_report::findings::check_findings(r), &r.gate)
         }
     }
 }

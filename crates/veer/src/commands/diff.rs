@@ -14,7 +14,7 @@ use std::sync::Arc;
 use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
 use veer_diff::{DiffOptions, DiffReport, DirectoryReport, PairBy, Pricing, Unmatched};
 use veer_policy::{Gate, Level};
-use veer_report::ci::{diff_findings, directory_findings};
+use veer_report::findings::{diff_findings, directory_findings};
 use veer_report::style::Style;
 use veer_trace::{Kind, ReadOptions, Trace};
 
@@ -130,8 +130,8 @@ pub fn render(report: &DiffReport, format: DiffFormat, colour: bool) -> String {
         DiffFormat::Markdown => veer_report::diff::markdown::render(report),
         DiffFormat::Junit => veer_report::diff::junit::render(report),
         DiffFormat::Html => veer_report::html::diff::render(report),
-        DiffFormat::Sarif => veer_report::ci::sarif::render(&diff_findings(report)),
-        DiffFormat::Github => veer_report::ci::github::render(&diff_findings(report), &report.gate),
+        DiffFormat::Sarif => veer_report::sarif::render(&diff_findings(report)),
+        DiffFormat::Github => veer_report::github::render(&diff_findings(report), &report.gate),
     }
 }
 
@@ -144,9 +144,9 @@ fn render_directory(report: &DirectoryReport, format: DiffFormat, colour: bool) 
         DiffFormat::Markdown => veer_report::diff::markdown::render_directory(report),
         DiffFormat::Junit => veer_report::diff::junit::render_directory(report),
         DiffFormat::Html => veer_report::html::diff::render_directory(report),
-        DiffFormat::Sarif => veer_report::ci::sarif::render(&directory_findings(report)),
+        DiffFormat::Sarif => veer_report::sarif::render(&directory_findings(report)),
         DiffFormat::Github => {
-            veer_report::ci::github::render(&directory_findings(report), &report.gate)
+            veer_report::github::render(&directory_findings(report), &report.gate)
         }
     }
 }

@@ -2,7 +2,7 @@
 //! result per [`Finding`], located at the trace file and the line of its record. Validated in
 //! tests against the official schema vendored in `schemas/`.
 
-use super::findings::Finding;
+use crate::findings::Finding;
 use serde_json::{json, Map, Value};
 
 /// The `$schema` of the document: the OASIS errata01 schema (the file vendored in
@@ -99,7 +99,7 @@ pub fn render(findings: &[Finding]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ci::findings::FindingLevel;
+    use crate::findings::FindingLevel;
 
     fn finding(rule: &str, line: Option<u64>) -> Finding {
         Finding {
@@ -116,7 +116,7 @@ mod tests {
 
     fn validator() -> jsonschema::Validator {
         let schema: Value =
-            serde_json::from_str(include_str!("../../schemas/sarif-schema-2.1.0.json"))
+            serde_json::from_str(include_str!("../schemas/sarif-schema-2.1.0.json"))
                 .expect("vendored schema parses");
         jsonschema::options()
             .should_validate_formats(true)

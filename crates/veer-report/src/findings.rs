@@ -1,4 +1,4 @@
-//! What a CI printer reports: one [`Finding`] per policy regression (or violation, for
+//! What the CI printers ([`crate::sarif`], [`crate::github`]) report: one [`Finding`] per policy regression (or violation, for
 //! `veer check`) and per severe axis, picked from the report structs without computing
 //! anything.
 

@@ -2,7 +2,7 @@
 //! `::warning`, `::notice`) per [`Finding`], escaped as the runner expects, then one notice with
 //! the gate. Appending the Markdown report to `$GITHUB_STEP_SUMMARY` is the CLI's I/O.
 
-use super::findings::{Finding, FindingLevel};
+use crate::findings::{Finding, FindingLevel};
 use veer_policy::Gate;
 
 /// Escapes a command's message: `%`, `\r`, `\n`.
