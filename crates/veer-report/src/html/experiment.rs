@@ -5,7 +5,7 @@
 use super::page;
 use super::svg::{bars, scatter, Bar, Point};
 use maud::{html, Markup};
-use veer_experiment::pair_report::PairReport;
+use veer_experiment::pair_report::{AlignedPairDetail, PairReport};
 use veer_experiment::ExperimentReport;
 
 fn opt(v: Option<f64>) -> String {
@@ -62,6 +62,16 @@ pub fn render(r: &ExperimentReport) -> String {
             @if groups.is_empty() { p class="muted" { "No measured pair." } } @else { (bars(&groups)) }
             h2 { "Pairs" }
             (pairs_table(r))
+            h2 { "Event alignment of each pair" }
+            @for (k, p) in r.pairs.iter().enumerate() {
+                section id={ "pair-" (k) } {
+                    h3 { (p.perturbation.as_deref().unwrap_or("—")) " " span class="muted" { "d_norm " (opt(p.d_norm)) ", t* " (p.t_star.map_or("—".into(), |t| t.to_string())) } }
+                    @match &p.alignment {
+                        Some(rows) => details { summary { (rows.len()) " aligned event pair(s)" } (alignment(rows)) },
+                        None => p class="muted" { "Not measured." },
+                    }
+                }
+            }
             @if !r.errors.is_empty() { h2 { "Errors" } ul { @for e in &r.errors { li { (e) } } } }
         },
     )
@@ -72,8 +82,8 @@ fn pairs_table(r: &ExperimentReport) -> Markup {
         table class="sortable pairs" {
             thead { tr { th { "perturbation" } th { "status" } th class="num" { "d_norm" } th class="num" { "t*" } th class="num" { "t*/T" } th { "divergence" } th { "manifestation" } th { "answer changed" } th { "within floor" } } }
             tbody {
-                @for p in &r.pairs {
-                    tr { td { (p.perturbation.as_deref().unwrap_or("—")) }
+                @for (k, p) in r.pairs.iter().enumerate() {
+                    tr { td { a href={ "#pair-" (k) } { (p.perturbation.as_deref().unwrap_or("—")) } }
                          td { (label(&p.status_perturbed)) }
                          td class="num" { (opt(p.d_norm)) } td class="num" { (p.t_star.map_or("—".into(), |t| t.to_string())) } td class="num" { (opt(p.t_star_norm)) }
                          td { (p.divergence_type.as_deref().unwrap_or("—")) }
@@ -107,22 +117,29 @@ pub fn render_pair(r: &PairReport) -> String {
             h2 { "Event alignment" }
             @match &r.aligned_pairs {
                 None => p class="muted" { "Not in the report." },
-                Some(rows) => table class="lanes" {
-                    thead { tr { th class="num" { "#" } th { "clean event" } th { "" } th { "perturbed event" } } }
-                    tbody {
-                        @for a in rows {
-                            tr class=(if a.is_match { "st-matched" } else { "st-changed" }) {
-                                td class="num" { (a.index) }
-                                td { @if let Some(e) = &a.clean_event { code { (event(e)) } } }
-                                td class="status" { @if a.is_match { "=" } @else { (a.divergence_type.as_deref().unwrap_or("≠")) } }
-                                td { @if let Some(e) = &a.perturbed_event { code { (event(e)) } } }
-                            }
-                        }
-                    }
-                },
+                Some(rows) => (alignment(rows)),
             }
         },
     )
+}
+
+/// Clean and perturbed events side by side, one row per aligned pair.
+fn alignment(rows: &[AlignedPairDetail]) -> Markup {
+    html! {
+        table class="lanes" {
+            thead { tr { th class="num" { "#" } th { "clean event" } th { "" } th { "perturbed event" } } }
+            tbody {
+                @for a in rows {
+                    tr class=(if a.is_match { "st-matched" } else { "st-changed" }) {
+                        td class="num" { (a.index) }
+                        td { @if let Some(e) = &a.clean_event { code { (event(e)) } } }
+                        td class="status" { @if a.is_match { "=" } @else { (a.divergence_type.as_deref().unwrap_or("≠")) } }
+                        td { @if let Some(e) = &a.perturbed_event { code { (event(e)) } } }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// An aligned event as compact JSON, cut to 160 characters.

@@ -136,14 +136,28 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
 fn analyze(args: &ExperimentAnalyzeArgs) -> Result<u8, CliError> {
     let read = args.read.options();
     let include_traces = args.format == ExperimentAnalyzeFormat::Json;
+    // The HTML page draws each pair's event alignment.
+    let include_alignment = args.format == ExperimentAnalyzeFormat::Html;
     let (report, from_directory) = if args.input.is_dir() {
         (
-            directory(&args.input, &read, args.expected.clone(), include_traces)?,
+            directory(
+                &args.input,
+                &read,
+                args.expected.clone(),
+                include_traces,
+                include_alignment,
+            )?,
             true,
         )
     } else {
         (
-            results_file(&args.input, &read, args.expected.as_deref(), include_traces)?,
+            results_file(
+                &args.input,
+                &read,
+                args.expected.as_deref(),
+                include_traces,
+                include_alignment,
+            )?,
             false,
         )
     };
@@ -186,6 +200,7 @@ fn results_file(
     read: &ReadOptions,
     expected: Option<&str>,
     include_traces: bool,
+    include_alignment: bool,
 ) -> Result<ExperimentReport, CliError> {
     let source = path.display().to_string();
     let mut results = match veer_trace::load_file(path, read)? {
@@ -226,6 +241,7 @@ fn results_file(
         &source,
         &results,
         include_traces,
+        include_alignment,
     )?)
 }
 
@@ -308,6 +324,7 @@ fn directory(
     read: &ReadOptions,
     expected: Option<String>,
     include_traces: bool,
+    include_alignment: bool,
 ) -> Result<ExperimentReport, CliError> {
     let source = dir.display().to_string();
     // A directory without a single trace anywhere is named as such.
@@ -374,6 +391,7 @@ fn directory(
         perturbed,
         expected_answer: expected,
         include_traces,
+        include_alignment,
     };
     Ok(veer_experiment::from_traces(&exp)?)
 }

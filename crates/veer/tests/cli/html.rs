@@ -139,6 +139,27 @@ fn directory_check_and_experiment_pages() {
     )
     .stdout;
     assert!(exp.contains("class=\"scatter\"") && exp.contains("class=\"sortable pairs\""));
+    assert!(
+        !exp.contains("class=\"noise-floor\""),
+        "builtin_stub has no noise floor"
+    );
+    let with_floor = veer_ok(
+        &[
+            "experiment",
+            "analyze",
+            "tests/fixtures/traxr/goldens/external_mock.json",
+            "--format",
+            "html",
+        ],
+        0,
+    )
+    .stdout;
+    assert!(
+        with_floor.contains("class=\"noise-floor\""),
+        "the noise-floor line"
+    );
+    // Each measured pair's event alignment (builtin_stub: 12 and 42 aligned event pairs).
+    assert!(exp.contains("12 aligned event pair(s)") && exp.contains("42 aligned event pair(s)"));
     assert_eq!(network_references(&exp), Vec::<String>::new());
 
     let pair = veer_ok(
