@@ -12,6 +12,7 @@ pub mod axes;
 pub mod drill_down;
 pub mod fingerprint;
 pub mod hotelling;
+pub mod lanes;
 pub mod levenshtein;
 pub mod pairing;
 pub mod pricing;
@@ -71,6 +72,9 @@ pub struct DiffOptions {
     pub max_align_cells: u64,
     /// Scales and significance level of the behaviour-fingerprint test.
     pub fingerprint: FingerprintOptions,
+    /// Also build the side-by-side [`lanes::Lanes`] view (the HTML report needs it; the other
+    /// formats do not pay for it). Never changes any other field.
+    pub lanes: bool,
 }
 
 impl Default for DiffOptions {
@@ -84,6 +88,7 @@ impl Default for DiffOptions {
             fail_on: Level::None,
             max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
             fingerprint: FingerprintOptions::default(),
+            lanes: false,
         }
     }
 }
@@ -143,7 +148,7 @@ pub fn diff(
     candidate_path: &str,
     options: &DiffOptions,
 ) -> DiffReport {
-    let ((mut report, fingerprint), (structural, policy)) = rayon::join(
+    let (((mut report, turns, alignment), fingerprint), (structural, policy)) = rayon::join(
         || {
             rayon::join(
                 || behaviour(baseline, candidate, baseline_path, candidate_path, options),
@@ -176,6 +181,15 @@ pub fn diff(
         None => Gate::decide(options.fail_on, worst_axis),
     };
     report.policy = policy;
+    if options.lanes {
+        let named = named_turns(&report);
+        report.lanes = Some(lanes::build(
+            (baseline, &turns.0),
+            (candidate, &turns.1),
+            alignment.as_ref(),
+            &named,
+        ));
+    }
     report
 }
 
@@ -193,6 +207,29 @@ pub fn fingerprint_of_traces(
     fingerprint_block(&b, &c, options)
 }
 
+/// The turns the report names: first divergence, top-k, drill-down pairs, and the candidate
+/// turns of policy regressions and baseline turns of fixes.
+fn named_turns(r: &DiffReport) -> lanes::Named {
+    let mut named = lanes::Named::default();
+    for d in r.first_divergence.iter().chain(&r.divergences) {
+        named.baseline.insert(d.baseline_turn);
+        named.candidate.insert(d.candidate_turn);
+    }
+    for p in &r.drill_down {
+        named.baseline.insert(p.baseline_turn);
+        named.candidate.insert(p.candidate_turn);
+    }
+    if let Some(p) = &r.policy {
+        named
+            .candidate
+            .extend(p.regressions.iter().filter_map(|v| v.pair_index));
+        named
+            .baseline
+            .extend(p.fixes.iter().filter_map(|v| v.pair_index));
+    }
+    named
+}
+
 /// The gate level of an axis severity (the same four steps).
 pub fn gate_level(s: Severity) -> Level {
     match s {
@@ -203,14 +240,18 @@ pub fn gate_level(s: Severity) -> Level {
     }
 }
 
-/// The axes, alignment events, drill-down and recommendations of one pair.
+/// The diff turns of both sides.
+type TurnsOf = (Vec<DiffTurn>, Vec<DiffTurn>);
+
+/// The axes, alignment events, drill-down and recommendations of one pair, with the diff turns
+/// and the alignment they came from.
 fn behaviour(
     baseline: &Trace,
     candidate: &Trace,
     baseline_path: &str,
     candidate_path: &str,
     options: &DiffOptions,
-) -> DiffReport {
+) -> (DiffReport, TurnsOf, Option<Alignment>) {
     let (tb, tc) = rayon::join(|| diff_turns(baseline), || diff_turns(candidate));
     let mut warnings: Vec<String> = baseline
         .warnings
@@ -254,7 +295,7 @@ fn behaviour(
         warnings.extend(pair_warnings);
         pairs
     };
-    let (pairs, (first, ranked, _), (rows, drill)) = match options.pair_by {
+    let (pairs, (first, ranked, alignment), (rows, drill)) = match options.pair_by {
         PairBy::Index => {
             let pairs = index_pairs(&mut warnings);
             let mut align_warnings = Vec::new();
@@ -288,7 +329,12 @@ fn behaviour(
         .max()
         .unwrap_or(Severity::None);
     let power = StatisticalPower::of(pairs.len());
-    DiffReport {
+    let candidate_lines = candidate
+        .responses()
+        .iter()
+        .map(|r| r.record.line)
+        .collect();
+    let report = DiffReport {
         schema_version: DIFF_SCHEMA_VERSION,
         baseline: TraceRef {
             path: baseline_path.to_string(),
@@ -316,5 +362,8 @@ fn behaviour(
         policy: None,
         gate: Gate::decide(Level::None, Level::None),
         warnings,
-    }
+        candidate_lines,
+        lanes: None,
+    };
+    (report, (tb, tc), alignment)
 }

@@ -122,6 +122,14 @@ pub struct DiffReport {
     pub gate: Gate,
     /// Things the reader should know (unpaired responses or sessions, reader warnings).
     pub warnings: Vec<String>,
+    /// 1-based source line of every candidate response record, by turn (locations of SARIF
+    /// results and CI annotations). Not part of the JSON report.
+    #[serde(skip)]
+    pub candidate_lines: Vec<Option<u64>>,
+    /// The side-by-side view, when `DiffOptions::lanes` asked for it. Not part of the JSON
+    /// report.
+    #[serde(skip)]
+    pub lanes: Option<crate::lanes::Lanes>,
 }
 
 impl DiffReport {

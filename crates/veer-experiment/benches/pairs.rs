@@ -108,6 +108,7 @@ fn experiment() -> TraceExperiment {
         perturbed,
         expected_answer: None,
         include_traces: false,
+        include_alignment: false,
     }
 }
 

@@ -60,6 +60,10 @@ pub struct PairResult {
     /// part of the JSON.
     #[serde(skip)]
     pub t_star_event_type: Option<String>,
+    /// The event alignment of the pair (the HTML report draws it), when the experiment asked
+    /// for it; not part of the JSON.
+    #[serde(skip)]
+    pub alignment: Option<Vec<crate::pair_report::AlignedPairDetail>>,
 }
 
 impl PairResult {
@@ -92,6 +96,7 @@ impl PairResult {
             order_nondeterministic: false,
             warnings: Vec::new(),
             t_star_event_type: None,
+            alignment: None,
         }
     }
 

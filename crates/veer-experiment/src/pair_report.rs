@@ -147,7 +147,8 @@ pub struct PairOptions {
     pub detail: bool,
 }
 
-fn aligned_detail(
+/// The aligned event pairs of a divergence, each event as traxr's exported event object.
+pub fn aligned_detail(
     d: &Divergence,
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,

@@ -80,7 +80,7 @@ fn golden(name: &str) -> (crate::results::ExperimentReport, Value) {
     let Document::Results(results) = load_file(&path, &ReadOptions::default()).unwrap() else {
         panic!("{name}: not a results file");
     };
-    let report = from_traxr_results(name, &results, true).unwrap();
+    let report = from_traxr_results(name, &results, true, false).unwrap();
     let raw: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     (report, raw)
 }

@@ -7,6 +7,7 @@ use crate::divergence::{analyze, PreparedTrace};
 use crate::export::trace_object;
 use crate::noise_floor::noise_floor;
 use crate::pair::{measure, PairInputs, PairResult};
+use crate::pair_report::aligned_detail;
 use crate::status::{run_status, AgentKind};
 use crate::token_overhead::{cost_from_events, token_overhead};
 use rayon::prelude::*;
@@ -124,11 +125,13 @@ fn exported_traces(prepared: &[(String, &PreparedTrace<'_>)]) -> BTreeMap<String
 /// kept (spec §8 **veer:**).
 ///
 /// `include_traces` adds every run's events to the report (traxr's `include_traces=True`;
-/// needed only by the JSON export).
+/// needed only by the JSON export); `include_alignment` keeps each measured pair's event
+/// alignment in [`PairResult::alignment`] (the HTML report).
 pub fn from_traxr_results(
     source: &str,
     results: &ExperimentResults,
     include_traces: bool,
+    include_alignment: bool,
 ) -> Result<ExperimentReport, ExperimentError> {
     let baseline = results.trace("baseline").ok_or_else(|| {
         ExperimentError::new(
@@ -225,6 +228,9 @@ pub fn from_traxr_results(
                 token_overhead: overhead,
             };
             measure(&mut pair, &divergence, perturbed, &inputs);
+            if include_alignment {
+                pair.alignment = Some(aligned_detail(&divergence, &base, perturbed));
+            }
             Ok(pair)
         })
         .collect();
@@ -286,6 +292,9 @@ pub struct TraceExperiment {
     pub expected_answer: Option<String>,
     /// Add every run's events to the report (needed only by the JSON export).
     pub include_traces: bool,
+    /// Keep each measured pair's event alignment in [`PairResult::alignment`] (the HTML
+    /// report).
+    pub include_alignment: bool,
 }
 
 /// Builds results from trace files (either format, mixed allowed). Runs that cannot be read
@@ -361,6 +370,9 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
                 ),
             };
             measure(&mut pair, &divergence, perturbed, &inputs);
+            if exp.include_alignment {
+                pair.alignment = Some(aligned_detail(&divergence, &base, perturbed));
+            }
             pair
         })
         .collect();

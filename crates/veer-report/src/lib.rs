@@ -5,9 +5,13 @@
 
 pub mod diff;
 pub mod experiment;
+pub mod findings;
+pub mod github;
+pub mod html;
 pub mod inspect;
 pub mod json;
 pub mod policy;
+pub mod sarif;
 pub mod style;
 pub mod text;
 

@@ -44,7 +44,7 @@ pub enum Command {
     /// the most changed pairs and recommendations. BASELINE and CANDIDATE are two trace files,
     /// or two directories whose traces are paired by relative path.
     #[command(
-        after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml\n  veer diff base.agentlog cand.agentlog --policy policy.yaml --fail-on moderate"
+        after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml\n  veer diff a.agentlog b.agentlog --format html -o diff.html\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format sarif -o veer.sarif\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format github   # in GitHub Actions\n  veer diff base.agentlog cand.agentlog --policy policy.yaml --fail-on moderate"
     )]
     Diff(DiffArgs),
     /// Run veer's main job on example traces bundled in the binary (no files, no network): the
@@ -57,7 +57,7 @@ pub enum Command {
     /// Check one trace (or every trace of a directory) against a behaviour policy: every
     /// violation with its rule, session, turn and detail, then the gate on the violations.
     #[command(
-        after_help = "Examples:\n  veer check run.agentlog --policy policy.yaml\n  veer check traces/ --policy policy.yaml --fail-on moderate --format junit -o policy.xml\n  veer check run.agentlog --policy policy.yaml --format json --fail-on never"
+        after_help = "Examples:\n  veer check run.agentlog --policy policy.yaml\n  veer check traces/ --policy policy.yaml --fail-on moderate --format junit -o policy.xml\n  veer check run.agentlog --policy policy.yaml --format html -o check.html\n  veer check traces/ --policy policy.yaml --format sarif -o veer.sarif\n  veer check run.agentlog --policy policy.yaml --format json --fail-on never"
     )]
     Check(CheckArgs),
     /// Work with policy files.
@@ -295,6 +295,14 @@ pub enum DiffFormat {
     Markdown,
     /// JUnit XML: one test case per trace pair and axis.
     Junit,
+    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
+    /// JavaScript off).
+    Html,
+    /// SARIF 2.1.0: policy findings and severe axes at the candidate file and line.
+    Sarif,
+    /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
+    /// Markdown report is appended to that file.
+    Github,
 }
 
 /// `veer check`.
@@ -335,6 +343,14 @@ pub enum CheckFormat {
     Markdown,
     /// JUnit XML: one test case per rule and trace.
     Junit,
+    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
+    /// JavaScript off).
+    Html,
+    /// SARIF 2.1.0: every violation at its trace file and line.
+    Sarif,
+    /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
+    /// Markdown report is appended to that file.
+    Github,
 }
 
 /// `veer policy …`.
@@ -405,7 +421,7 @@ pub enum ExperimentCommand {
     /// stored traces and answers) or a directory holding baseline.<ext>, optional reruns/*
     /// (clean re-runs for the noise floor) and perturbed/<name>.<ext>, of any trace format.
     #[command(
-        after_help = "Examples:\n  veer experiment analyze results.json\n  veer experiment analyze runs/item-7/ --expected 42 --format markdown -o report.md\n  veer experiment analyze runs/item-7/ --format csv -o pairs.csv\n  veer experiment analyze results.json --format json -o rederived.json\n\nDirectory layout:\n  runs/item-7/baseline.agentlog         the clean run\n  runs/item-7/reruns/run-2.agentlog     clean re-runs (optional; the noise floor)\n  runs/item-7/perturbed/ocr_noise.agentlog\n  runs/item-7/perturbed/null_content.json"
+        after_help = "Examples:\n  veer experiment analyze results.json\n  veer experiment analyze runs/item-7/ --expected 42 --format markdown -o report.md\n  veer experiment analyze runs/item-7/ --format csv -o pairs.csv\n  veer experiment analyze runs/item-7/ --format html -o experiment.html\n  veer experiment analyze results.json --format json -o rederived.json\n\nDirectory layout:\n  runs/item-7/baseline.agentlog         the clean run\n  runs/item-7/reruns/run-2.agentlog     clean re-runs (optional; the noise floor)\n  runs/item-7/perturbed/ocr_noise.agentlog\n  runs/item-7/perturbed/null_content.json"
     )]
     Analyze(ExperimentAnalyzeArgs),
     /// Apply a perturbation operator to an input file (.csv, .tsv, a .json array of objects,
@@ -493,6 +509,9 @@ pub enum ExperimentPairFormat {
     Terminal,
     /// JSON: traxr's divergence report keys plus the pair result (schema_version 1).
     Json,
+    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
+    /// JavaScript off), with the event alignment.
+    Html,
 }
 
 /// `veer experiment analyze`.
@@ -524,4 +543,7 @@ pub enum ExperimentAnalyzeFormat {
     Markdown,
     /// One row per pair.
     Csv,
+    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
+    /// JavaScript off).
+    Html,
 }

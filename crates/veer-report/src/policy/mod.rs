@@ -18,6 +18,13 @@ pub struct CheckedTrace {
     pub trace: String,
     /// Its violations, in rule order.
     pub violations: Vec<Violation>,
+    /// The trace file as given (for a directory, the file inside it); locations of SARIF
+    /// results and CI annotations. Not part of the JSON report.
+    #[serde(skip)]
+    pub path: String,
+    /// 1-based source line of every response record, by turn. Not part of the JSON report.
+    #[serde(skip)]
+    pub lines: Vec<Option<u64>>,
 }
 
 /// A rule as listed by the JUnit printer (one test case per rule).

@@ -13,14 +13,20 @@ use veer_trace::{Document, Trace};
 
 /// The traces named by `TRACE`, each with the name shown in the report. Every file must load;
 /// otherwise the first failure is the error and the others follow it.
-fn read_traces(args: &CheckArgs) -> Result<(Vec<(String, Trace)>, bool), CliError> {
+/// One trace to check: (name shown in the report, file path, trace).
+type Named = (String, String, Trace);
+
+fn read_traces(args: &CheckArgs) -> Result<(Vec<Named>, bool), CliError> {
     let options = args.read.options();
     if args.trace.is_dir() {
         let mut out = Vec::new();
         let mut failures = Vec::new();
         for entry in veer_trace::load_directory(&args.trace, &options)? {
             match entry.trace {
-                Ok(t) => out.push((entry.relative, t)),
+                Ok(t) => {
+                    let path = args.trace.join(&entry.relative).display().to_string();
+                    out.push((entry.relative, path, t));
+                }
                 Err(e) => failures.push(e),
             }
         }
@@ -38,15 +44,15 @@ fn read_traces(args: &CheckArgs) -> Result<(Vec<(String, Trace)>, bool), CliErro
     }
     let name = args.trace.display().to_string();
     let traces = match veer_trace::load_file(&args.trace, &options)? {
-        Document::Trace(t) => vec![(name, t)],
+        Document::Trace(t) => vec![(name.clone(), name, t)],
         Document::Results(r) => r
             .traces
             .into_iter()
-            .map(|(label, t)| (format!("{name} [{label}]"), t))
+            .map(|(label, t)| (format!("{name} [{label}]"), name.clone(), t))
             .collect(),
         Document::AnalyzerCase(c) => vec![
-            (format!("{name} [clean]"), c.clean),
-            (format!("{name} [perturbed]"), c.perturbed),
+            (format!("{name} [clean]"), name.clone(), c.clean),
+            (format!("{name} [perturbed]"), name, c.perturbed),
         ],
     };
     let several = traces.len() > 1;
@@ -57,13 +63,13 @@ fn read_traces(args: &CheckArgs) -> Result<(Vec<(String, Trace)>, bool), CliErro
 pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     let policy = super::policy::load(&args.policy)?;
     let (traces, directory) = read_traces(args)?;
-    for (_, t) in &traces {
+    for (_, _, t) in &traces {
         print_warnings(&t.warnings);
     }
     let mut err = anstream::stderr();
     let checked: Vec<CheckedTrace> = traces
         .iter()
-        .map(|(name, t)| {
+        .map(|(name, path, t)| {
             let e = evaluate_with_warnings(&policy, t);
             for w in &e.warnings {
                 let _ = writeln!(err, "warning: {name}: {w}");
@@ -71,6 +77,8 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
             CheckedTrace {
                 trace: name.clone(),
                 violations: e.violations,
+                path: path.clone(),
+                lines: t.responses().iter().map(|r| r.record.line).collect(),
             }
         })
         .collect();
@@ -90,6 +98,12 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         &render(&report, args.format, colour),
         args.out.output.as_deref(),
     )?;
+    if args.format == CheckFormat::Github {
+        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+            let markdown = veer_report::policy::markdown::check(&report);
+            crate::output::append_step_summary(std::path::Path::new(&path), &markdown)?;
+        }
+    }
     let _ = writeln!(err, "{}", veer_report::policy::gate_line(&report.gate));
     Ok(if report.gate.tripped {
         EXIT_GATE
@@ -117,5 +131,10 @@ pub fn render(r: &CheckReport, format: CheckFormat, colour: bool) -> String {
         CheckFormat::Json => veer_report::policy::json::check(r),
         CheckFormat::Markdown => veer_report::policy::markdown::check(r),
         CheckFormat::Junit => veer_report::policy::junit::check(r),
+        CheckFormat::Html => veer_report::html::check::render(r),
+        CheckFormat::Sarif => veer_report::sarif::render(&veer_report::findings::check_findings(r)),
+        CheckFormat::Github => {
+            veer_report::github::render(&veer_report::findings::check_findings(r), &r.gate)
+        }
     }
 }

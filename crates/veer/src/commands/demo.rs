@@ -40,6 +40,7 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
     .map_err(|e| super::policy::policy_error(&e))?;
     let options = veer_diff::DiffOptions {
         policy: Some(std::sync::Arc::new(policy)),
+        lanes: args.format == DiffFormat::Html,
         ..veer_diff::DiffOptions::default()
     };
     let report = veer_diff::diff(
@@ -59,5 +60,10 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         );
     }
     emit(&text, None)?;
+    if let Some((path, markdown)) =
+        super::diff::step_summary(args.format, || veer_report::diff::markdown::render(&report))
+    {
+        crate::output::append_step_summary(&path, &markdown)?;
+    }
     Ok(EXIT_OK)
 }

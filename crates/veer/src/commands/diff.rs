@@ -4,7 +4,7 @@
 
 use crate::cli::{DiffArgs, DiffFormat, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
-use crate::output::{colour_enabled, emit};
+use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -18,6 +18,7 @@ use veer_diff::{
     Unmatched,
 };
 use veer_policy::{Gate, Level};
+use veer_report::findings::{diff_findings, directory_findings};
 use veer_report::style::Style;
 use veer_trace::{Kind, ReadOptions, Trace};
 
@@ -42,13 +43,20 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         fail_on: args.fail_on,
         max_align_cells: args.max_align_cells,
         fingerprint: veer_diff::FingerprintOptions::default(),
+        lanes: args.format == DiffFormat::Html,
     };
     let read = args.read.options();
     let colour = colour_enabled(args.out.output.is_some());
-    let (text, gate) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
+    let (text, gate, summary) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
         (true, true) => {
             let report = directory(&args.baseline, &args.candidate, &read, &options)?;
-            (render_directory(&report, args.format, colour), report.gate)
+            (
+                render_directory(&report, args.format, colour),
+                report.gate,
+                step_summary(args.format, || {
+                    veer_report::diff::markdown::render_directory(&report)
+                }),
+            )
         }
         (false, false) => {
             // Both sides are read at once; a problem with the baseline is reported first.
@@ -68,7 +76,11 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             if args.format != DiffFormat::Terminal {
                 print_report_warnings(&report);
             }
-            let out = (render(&report, args.format, colour), report.gate);
+            let out = (
+                render(&report, args.format, colour),
+                report.gate,
+                step_summary(args.format, || veer_report::diff::markdown::render(&report)),
+            );
             // The command ends here: freeing the traces' millions of small allocations one by
             // one takes longer than the process exit that releases them all.
             std::mem::forget((b, c, report));
@@ -89,6 +101,9 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         }
     };
     emit(&text, args.out.output.as_deref())?;
+    if let Some((path, markdown)) = summary {
+        append_step_summary(&path, &markdown)?;
+    }
     if gate.fail_on != Level::None {
         let _ = writeln!(
             anstream::stderr(),
@@ -99,6 +114,19 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
     Ok(if gate.tripped { EXIT_GATE } else { EXIT_OK })
 }
 
+/// With `--format github` and `GITHUB_STEP_SUMMARY` set (non-empty): that file and the
+/// Markdown report to append to it.
+pub fn step_summary(
+    format: DiffFormat,
+    markdown: impl FnOnce() -> String,
+) -> Option<(PathBuf, String)> {
+    if format != DiffFormat::Github {
+        return None;
+    }
+    let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
+    Some((PathBuf::from(path), markdown()))
+}
+
 /// Renders one report in `format`.
 pub fn render(report: &DiffReport, format: DiffFormat, colour: bool) -> String {
     match format {
@@ -106,6 +134,9 @@ pub fn render(report: &DiffReport, format: DiffFormat, colour: bool) -> String {
         DiffFormat::Json => veer_report::json::to_json(report),
         DiffFormat::Markdown => veer_report::diff::markdown::render(report),
         DiffFormat::Junit => veer_report::diff::junit::render(report),
+        DiffFormat::Html => veer_report::html::diff::render(report),
+        DiffFormat::Sarif => veer_report::sarif::render(&diff_findings(report)),
+        DiffFormat::Github => veer_report::github::render(&diff_findings(report), &report.gate),
     }
 }
 
@@ -117,6 +148,11 @@ fn render_directory(report: &DirectoryReport, format: DiffFormat, colour: bool) 
         DiffFormat::Json => veer_report::json::to_json(report),
         DiffFormat::Markdown => veer_report::diff::markdown::render_directory(report),
         DiffFormat::Junit => veer_report::diff::junit::render_directory(report),
+        DiffFormat::Html => veer_report::html::diff::render_directory(report),
+        DiffFormat::Sarif => veer_report::sarif::render(&directory_findings(report)),
+        DiffFormat::Github => {
+            veer_report::github::render(&directory_findings(report), &report.gate)
+        }
     }
 }
 

@@ -109,7 +109,8 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
     let options = PairOptions {
         task_id: args.task_id.clone().or(case_task),
         expected_answer: args.expected.clone(),
-        detail: args.detail,
+        // The HTML page draws the event alignment, which --detail carries.
+        detail: args.detail || args.format == ExperimentPairFormat::Html,
     };
     let report = veer_experiment::pair_report(&clean, &perturbed, &reruns, &options);
     if report.noise_floor.is_none() && report.agent_kind == "external" {
@@ -126,6 +127,7 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
             },
         ),
         ExperimentPairFormat::Json => veer_report::json::to_json(&report),
+        ExperimentPairFormat::Html => veer_report::html::experiment::render_pair(&report),
     };
     emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
@@ -134,14 +136,28 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
 fn analyze(args: &ExperimentAnalyzeArgs) -> Result<u8, CliError> {
     let read = args.read.options();
     let include_traces = args.format == ExperimentAnalyzeFormat::Json;
+    // The HTML page draws each pair's event alignment.
+    let include_alignment = args.format == ExperimentAnalyzeFormat::Html;
     let (report, from_directory) = if args.input.is_dir() {
         (
-            directory(&args.input, &read, args.expected.clone(), include_traces)?,
+            directory(
+                &args.input,
+                &read,
+                args.expected.clone(),
+                include_traces,
+                include_alignment,
+            )?,
             true,
         )
     } else {
         (
-            results_file(&args.input, &read, args.expected.as_deref(), include_traces)?,
+            results_file(
+                &args.input,
+                &read,
+                args.expected.as_deref(),
+                include_traces,
+                include_alignment,
+            )?,
             false,
         )
     };
@@ -172,6 +188,7 @@ fn analyze(args: &ExperimentAnalyzeArgs) -> Result<u8, CliError> {
         ExperimentAnalyzeFormat::Json => veer_report::experiment::json::render(&report),
         ExperimentAnalyzeFormat::Markdown => veer_report::experiment::markdown::render(&report),
         ExperimentAnalyzeFormat::Csv => veer_report::experiment::csv::render(&report),
+        ExperimentAnalyzeFormat::Html => veer_report::html::experiment::render(&report),
     };
     emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
@@ -183,6 +200,7 @@ fn results_file(
     read: &ReadOptions,
     expected: Option<&str>,
     include_traces: bool,
+    include_alignment: bool,
 ) -> Result<ExperimentReport, CliError> {
     let source = path.display().to_string();
     let mut results = match veer_trace::load_file(path, read)? {
@@ -223,6 +241,7 @@ fn results_file(
         &source,
         &results,
         include_traces,
+        include_alignment,
     )?)
 }
 
@@ -305,6 +324,7 @@ fn directory(
     read: &ReadOptions,
     expected: Option<String>,
     include_traces: bool,
+    include_alignment: bool,
 ) -> Result<ExperimentReport, CliError> {
     let source = dir.display().to_string();
     // A directory without a single trace anywhere is named as such.
@@ -371,6 +391,7 @@ fn directory(
         perturbed,
         expected_answer: expected,
         include_traces,
+        include_alignment,
     };
     Ok(veer_experiment::from_traces(&exp)?)
 }

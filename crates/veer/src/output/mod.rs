@@ -107,6 +107,24 @@ pub fn write_file_with(
     file::write_with(path, fill).map_err(|e| CliError::output(&path.display().to_string(), &e))
 }
 
+/// Appends `text` (redacted like every report) to `path`, creating the file when missing and
+/// never truncating it: GitHub's `$GITHUB_STEP_SUMMARY`, which other steps also write to.
+pub fn append_step_summary(path: &Path, text: &str) -> Result<(), CliError> {
+    let text = redact_output(text);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| CliError::output(&path.display().to_string(), &e))?;
+    let mut body = text.into_owned();
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    file.write_all(body.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| CliError::output(&path.display().to_string(), &e))
+}
+
 /// Prints reader warnings to stderr, once each.
 pub fn print_warnings(warnings: &[veer_trace::Warning]) {
     let mut err = anstream::stderr();

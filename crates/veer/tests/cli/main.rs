@@ -11,6 +11,7 @@ mod diff_policy;
 mod experiment;
 mod fingerprint;
 mod formats_more;
+mod html;
 mod inspect;
 mod no_network;
 mod output_safety;

@@ -1,0 +1,562 @@
+//! The side-by-side view of two runs that the HTML report draws: one row per alignment step
+//! (matched, changed, inserted, dropped), long runs of unchanged turns collapsed into one row,
+//! and for the rows worth opening a drill-down with the request, both responses, the tool calls
+//! and a word-level diff of the texts.
+//!
+//! Built only when asked (`DiffOptions::lanes`), after the measures; it reads the traces and the
+//! alignment and computes nothing the other printers show. Texts are cut at fixed lengths so a
+//! 10,000-turn pair stays a file a browser opens quickly.
+
+use crate::align::cost::{intern, pair_cost};
+use crate::align::{Alignment, Step, NOISE_FLOOR};
+use crate::turn::DiffTurn;
+use std::collections::BTreeSet;
+use veer_trace::views::Response;
+use veer_trace::Trace;
+
+/// Runs of more than this many unchanged matched turns become one collapsed row.
+pub const COLLAPSE_AFTER: usize = 3;
+/// At most this many rows get a drill-down besides the turns the report names (first
+/// divergence, top-k, drill-down pairs, policy regressions and fixes).
+pub const DETAIL_ROWS: usize = 200;
+/// Longest text (in characters) kept for a response or request in a drill-down.
+pub const TEXT_CHARS: usize = 4_000;
+/// Longest text preview (in characters) shown in a lane cell.
+pub const PREVIEW_CHARS: usize = 120;
+/// Word diffs whose LCS table would exceed this many cells show both texts as replaced.
+pub const WORD_DIFF_CELLS: usize = 1 << 20;
+
+/// How one row relates the two runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneStatus {
+    /// Paired turns with a pair cost of 0 (nothing the alignment sees differs).
+    Matched,
+    /// Paired turns that differ; `above_noise` on the row says whether it is a divergence.
+    Changed,
+    /// A candidate turn with no baseline counterpart.
+    Inserted,
+    /// A baseline turn with no candidate counterpart.
+    Dropped,
+}
+
+impl LaneStatus {
+    /// The wire label (`matched`, `changed`, `inserted`, `dropped`).
+    pub fn label(self) -> &'static str {
+        match self {
+            LaneStatus::Matched => "matched",
+            LaneStatus::Changed => "changed",
+            LaneStatus::Inserted => "inserted",
+            LaneStatus::Dropped => "dropped",
+        }
+    }
+}
+
+/// One side of a row: which turn, its source line and a short look at it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneCell {
+    /// 0-based turn index among the trace's responses.
+    pub turn: usize,
+    /// 1-based source line of the response record, when known.
+    pub line: Option<u64>,
+    /// `name(keys)` per tool call, in content order.
+    pub tools: Vec<String>,
+    /// Start of the response text (at most [`PREVIEW_CHARS`] characters).
+    pub preview: String,
+}
+
+/// One tool call shown in a drill-down.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallView {
+    /// Tool name (`_` when missing).
+    pub name: String,
+    /// The input as compact JSON (at most [`TEXT_CHARS`] characters).
+    pub input: String,
+}
+
+/// One side of a drill-down.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnSide {
+    /// The last message of the request that prompted the turn (cut at [`TEXT_CHARS`]).
+    pub request: Option<String>,
+    /// The response text (cut at [`TEXT_CHARS`]).
+    pub text: String,
+    /// The tool calls, in content order.
+    pub tool_calls: Vec<ToolCallView>,
+    /// The stop reason (`""` when missing).
+    pub stop_reason: String,
+}
+
+/// A piece of a word diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordChange {
+    /// In both texts.
+    Same,
+    /// Only in the baseline text.
+    Removed,
+    /// Only in the candidate text.
+    Added,
+}
+
+/// A run of words (with their whitespace) that share one [`WordChange`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct WordSpan {
+    /// What happened to the words.
+    pub change: WordChange,
+    /// The words, whitespace included.
+    pub text: String,
+}
+
+/// The drill-down of one row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnDetail {
+    /// The baseline side (absent for an inserted turn).
+    pub baseline: Option<TurnSide>,
+    /// The candidate side (absent for a dropped turn).
+    pub candidate: Option<TurnSide>,
+    /// Word-level diff from the baseline text to the candidate text.
+    pub words: Vec<WordSpan>,
+}
+
+/// One row of the side-by-side view.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LaneRow {
+    /// One alignment step.
+    Step {
+        /// How the two sides relate.
+        status: LaneStatus,
+        /// The alignment pair cost (0 for gaps), in [0, 1).
+        cost: f64,
+        /// Whether the pair cost is above the noise floor (always true for gaps).
+        above_noise: bool,
+        /// The baseline turn (absent when inserted).
+        baseline: Option<LaneCell>,
+        /// The candidate turn (absent when dropped).
+        candidate: Option<LaneCell>,
+        /// The drill-down, for rows that have one.
+        detail: Option<Box<TurnDetail>>,
+    },
+    /// A run of unchanged matched turns shown as one row.
+    Collapsed {
+        /// First baseline turn of the run.
+        baseline_from: usize,
+        /// First candidate turn of the run.
+        candidate_from: usize,
+        /// Number of matched turns in the run (> [`COLLAPSE_AFTER`]).
+        count: usize,
+    },
+}
+
+/// The whole side-by-side view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lanes {
+    /// True when the rows follow the Gotoh alignment; false when the alignment was over the
+    /// work budget and the turns are paired by index instead.
+    pub aligned: bool,
+    /// The rows in path order.
+    pub rows: Vec<LaneRow>,
+    /// Rows with a drill-down.
+    pub detailed: usize,
+    /// Rows that differ but got no drill-down (past [`DETAIL_ROWS`]).
+    pub undetailed: usize,
+}
+
+/// Turns the report names and that therefore always get a drill-down.
+#[derive(Debug, Clone, Default)]
+pub struct Named {
+    /// Baseline turns.
+    pub baseline: BTreeSet<usize>,
+    /// Candidate turns.
+    pub candidate: BTreeSet<usize>,
+}
+
+/// The first `n` characters of `s`, with `…` when cut.
+pub fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// The text of a message `content`: a string, or the `text` of its parts joined by newlines.
+fn content_text(content: &serde_json::Value) -> String {
+    match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(serde_json::Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The last message of the request before response `turn`.
+fn request_text(trace: &Trace, turns: &[veer_trace::views::Turn], turn: usize) -> Option<String> {
+    let record = trace.records.get(turns.get(turn)?.request?)?;
+    let message = record.field("messages")?.as_array()?.last()?;
+    let text = content_text(message.get("content")?);
+    Some(cut(&text, TEXT_CHARS))
+}
+
+fn side(trace: &Trace, turns: &[veer_trace::views::Turn], r: &Response<'_>) -> TurnSide {
+    TurnSide {
+        request: request_text(trace, turns, r.turn),
+        text: cut(&r.text("\n"), TEXT_CHARS),
+        tool_calls: r
+            .tool_uses()
+            .map(|u| ToolCallView {
+                name: u.name.unwrap_or("_").to_string(),
+                input: cut(
+                    &u.input.map(ToString::to_string).unwrap_or_default(),
+                    TEXT_CHARS,
+                ),
+            })
+            .collect(),
+        stop_reason: r.stop_reason().unwrap_or("").to_string(),
+    }
+}
+
+fn cell(t: &DiffTurn, r: &Response<'_>) -> LaneCell {
+    LaneCell {
+        turn: r.turn,
+        line: r.record.line,
+        tools: t.shape_sequence.clone(),
+        preview: cut(t.text_nl(), PREVIEW_CHARS),
+    }
+}
+
+/// Words with the whitespace that follows them.
+fn words(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_space = false;
+    for (i, ch) in s.char_indices() {
+        let space = ch.is_whitespace();
+        if !space && in_space {
+            out.push(&s[start..i]);
+            start = i;
+        }
+        in_space = space;
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+fn push(out: &mut Vec<WordSpan>, change: WordChange, text: &str) {
+    match out.last_mut() {
+        Some(last) if last.change == change => last.text.push_str(text),
+        _ => out.push(WordSpan {
+            change,
+            text: text.to_string(),
+        }),
+    }
+}
+
+/// Word-level diff of two texts: a longest common subsequence of words (whitespace
+/// included), adjacent words of one kind merged. Over [`WORD_DIFF_CELLS`] the whole baseline
+/// text is removed and the whole candidate text added.
+pub fn word_diff(a: &str, b: &str) -> Vec<WordSpan> {
+    let (wa, wb) = (words(a), words(b));
+    let mut out = Vec::new();
+    // Common prefix and suffix need no table.
+    let prefix = wa.iter().zip(&wb).take_while(|(x, y)| x == y).count();
+    let suffix = wa[prefix..]
+        .iter()
+        .rev()
+        .zip(wb[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    for w in &wa[..prefix] {
+        push(&mut out, WordChange::Same, w);
+    }
+    let (ma, mb) = (
+        &wa[prefix..wa.len() - suffix],
+        &wb[prefix..wb.len() - suffix],
+    );
+    if ma.len().saturating_mul(mb.len()) > WORD_DIFF_CELLS {
+        for w in ma {
+            push(&mut out, WordChange::Removed, w);
+        }
+        for w in mb {
+            push(&mut out, WordChange::Added, w);
+        }
+    } else {
+        // lcs[i][j] = LCS length of ma[i..] and mb[j..].
+        let cols = mb.len() + 1;
+        let mut lcs = vec![0u32; (ma.len() + 1) * cols];
+        for i in (0..ma.len()).rev() {
+            for j in (0..mb.len()).rev() {
+                lcs[i * cols + j] = if ma[i] == mb[j] {
+                    lcs[(i + 1) * cols + j + 1] + 1
+                } else {
+                    lcs[(i + 1) * cols + j].max(lcs[i * cols + j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < ma.len() || j < mb.len() {
+            if i < ma.len() && j < mb.len() && ma[i] == mb[j] {
+                push(&mut out, WordChange::Same, ma[i]);
+                i += 1;
+                j += 1;
+            } else if j < mb.len()
+                && (i == ma.len() || lcs[i * cols + j + 1] >= lcs[(i + 1) * cols + j])
+            {
+                push(&mut out, WordChange::Added, mb[j]);
+                j += 1;
+            } else {
+                push(&mut out, WordChange::Removed, ma[i]);
+                i += 1;
+            }
+        }
+    }
+    for w in &wa[wa.len() - suffix..] {
+        push(&mut out, WordChange::Same, w);
+    }
+    out
+}
+
+/// The steps to draw: the alignment's, or index pairs then the longer side's tail when there
+/// is no alignment.
+fn steps_or_index(alignment: Option<&Alignment>, nb: usize, nc: usize) -> (bool, Vec<Step>) {
+    match alignment {
+        Some(a) => (true, a.steps.clone()),
+        None => {
+            let mut steps: Vec<Step> = (0..nb.min(nc)).map(|i| Step::Match(i, i)).collect();
+            steps.extend((nc..nb).map(Step::Delete));
+            steps.extend((nb..nc).map(Step::Insert));
+            (false, steps)
+        }
+    }
+}
+
+/// Builds the side-by-side view of two traces from their diff turns and alignment.
+pub fn build(
+    baseline: (&Trace, &[DiffTurn]),
+    candidate: (&Trace, &[DiffTurn]),
+    alignment: Option<&Alignment>,
+    named: &Named,
+) -> Lanes {
+    let (trace_b, tb) = baseline;
+    let (trace_c, tc) = candidate;
+    let (rb, rc) = (trace_b.responses(), trace_c.responses());
+    let (turns_b, turns_c) = (trace_b.turns(), trace_c.turns());
+    let (ab, ac) = intern(tb, tc);
+    let (aligned, steps) = steps_or_index(alignment, tb.len(), tc.len());
+    let mut rows = Vec::new();
+    let mut run: Vec<(usize, usize)> = Vec::new();
+    let mut detailed = 0;
+    let mut undetailed = 0;
+    let flush = |run: &mut Vec<(usize, usize)>, rows: &mut Vec<LaneRow>| {
+        if run.len() > COLLAPSE_AFTER {
+            rows.push(LaneRow::Collapsed {
+                baseline_from: run[0].0,
+                candidate_from: run[0].1,
+                count: run.len(),
+            });
+        } else {
+            for &(i, j) in run.iter() {
+                if let (Some(t), Some(r), Some(u), Some(s)) =
+                    (tb.get(i), rb.get(i), tc.get(j), rc.get(j))
+                {
+                    rows.push(LaneRow::Step {
+                        status: LaneStatus::Matched,
+                        cost: 0.0,
+                        above_noise: false,
+                        baseline: Some(cell(t, r)),
+                        candidate: Some(cell(u, s)),
+                        detail: None,
+                    });
+                }
+            }
+        }
+        run.clear();
+    };
+    for step in steps {
+        let (bi, ci, status, cost) = match step {
+            Step::Match(i, j) => {
+                let cost = match (ab.get(i), ac.get(j)) {
+                    (Some(x), Some(y)) => pair_cost(x, y).cost,
+                    _ => 0.0,
+                };
+                if cost <= 0.0 && !named.baseline.contains(&i) && !named.candidate.contains(&j) {
+                    run.push((i, j));
+                    continue;
+                }
+                let status = if cost <= 0.0 {
+                    LaneStatus::Matched
+                } else {
+                    LaneStatus::Changed
+                };
+                (Some(i), Some(j), status, cost)
+            }
+            Step::Insert(j) => (None, Some(j), LaneStatus::Inserted, 0.0),
+            Step::Delete(i) => (Some(i), None, LaneStatus::Dropped, 0.0),
+        };
+        flush(&mut run, &mut rows);
+        let b = bi.and_then(|i| Some((tb.get(i)?, rb.get(i)?)));
+        let c = ci.and_then(|j| Some((tc.get(j)?, rc.get(j)?)));
+        let is_named = bi.is_some_and(|i| named.baseline.contains(&i))
+            || ci.is_some_and(|j| named.candidate.contains(&j));
+        let wants = is_named || (status != LaneStatus::Matched && detailed < DETAIL_ROWS);
+        let detail = if wants {
+            detailed += 1;
+            let bs = b.map(|(_, r)| side(trace_b, &turns_b, r));
+            let cs = c.map(|(_, r)| side(trace_c, &turns_c, r));
+            let words = word_diff(
+                bs.as_ref().map_or("", |s| s.text.as_str()),
+                cs.as_ref().map_or("", |s| s.text.as_str()),
+            );
+            Some(Box::new(TurnDetail {
+                baseline: bs,
+                candidate: cs,
+                words,
+            }))
+        } else {
+            if status != LaneStatus::Matched {
+                undetailed += 1;
+            }
+            None
+        };
+        rows.push(LaneRow::Step {
+            status,
+            cost,
+            above_noise: status != LaneStatus::Matched
+                && (cost > NOISE_FLOOR || status != LaneStatus::Changed),
+            baseline: b.map(|(t, r)| cell(t, r)),
+            candidate: c.map(|(t, r)| cell(t, r)),
+            detail,
+        });
+    }
+    flush(&mut run, &mut rows);
+    Lanes {
+        aligned,
+        rows,
+        detailed,
+        undetailed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joined(spans: &[WordSpan], keep: impl Fn(WordChange) -> bool) -> String {
+        spans
+            .iter()
+            .filter(|s| keep(s.change))
+            .map(|s| s.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn word_diff_marks_the_changed_word() {
+        let d = word_diff("refund the full amount now", "refund half the amount now");
+        assert_eq!(
+            d,
+            vec![
+                WordSpan {
+                    change: WordChange::Same,
+                    text: "refund ".into()
+                },
+                WordSpan {
+                    change: WordChange::Added,
+                    text: "half ".into()
+                },
+                WordSpan {
+                    change: WordChange::Same,
+                    text: "the ".into()
+                },
+                WordSpan {
+                    change: WordChange::Removed,
+                    text: "full ".into()
+                },
+                WordSpan {
+                    change: WordChange::Same,
+                    text: "amount now".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn word_diff_rebuilds_both_texts() {
+        for (a, b) in [
+            ("", "x y"),
+            ("a b c", ""),
+            ("a  b\nc", "a b\n\nc d"),
+            ("same", "same"),
+        ] {
+            let d = word_diff(a, b);
+            assert_eq!(joined(&d, |c| c != WordChange::Added), a);
+            assert_eq!(joined(&d, |c| c != WordChange::Removed), b);
+        }
+    }
+
+    #[test]
+    fn cut_counts_characters_not_bytes() {
+        assert_eq!(cut("héllo", 2), "hé…");
+        assert_eq!(cut("hé", 2), "hé");
+    }
+
+    #[test]
+    fn index_steps_cover_both_tails() {
+        let (aligned, s) = steps_or_index(None, 3, 1);
+        assert!(!aligned);
+        assert_eq!(s, vec![Step::Match(0, 0), Step::Delete(1), Step::Delete(2)]);
+    }
+}
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Slow definition: the LCS length of two word lists by the textbook table, no trimming.
+    fn lcs_len(a: &[&str], b: &[&str]) -> usize {
+        let mut t = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                t[i + 1][j + 1] = if a[i] == b[j] {
+                    t[i][j] + 1
+                } else {
+                    t[i][j + 1].max(t[i + 1][j])
+                };
+            }
+        }
+        t[a.len()][b.len()]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("b"),
+                Just("c"),
+                Just(" "),
+                Just("\n"),
+                Just("  ")
+            ],
+            0..30,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The fast word diff (shared prefix and suffix trimmed first) keeps as many words as
+        /// the full LCS and rebuilds both texts exactly.
+        #[test]
+        fn word_diff_is_an_optimal_lcs(a in text(), b in text()) {
+            let d = word_diff(&a, &b);
+            let rebuilt = |skip: WordChange| d.iter().filter(|s| s.change != skip).map(|s| s.text.as_str()).collect::<String>();
+            prop_assert_eq!(rebuilt(WordChange::Added), a.clone());
+            prop_assert_eq!(rebuilt(WordChange::Removed), b.clone());
+            let same: usize = d.iter().filter(|s| s.change == WordChange::Same).map(|s| words(&s.text).len()).sum();
+            prop_assert_eq!(same, lcs_len(&words(&a), &words(&b)));
+        }
+    }
+}

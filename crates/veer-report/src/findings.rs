@@ -1,0 +1,162 @@
+//! What the CI printers ([`crate::sarif`], [`crate::github`]) report: one [`Finding`] per policy regression (or violation, for
+//! `veer check`) and per severe axis, picked from the report structs without computing
+//! anything.
+
+use crate::diff::format::{axis_meaning, change, interval};
+use crate::policy::{locus, CheckReport};
+use veer_diff::{DiffReport, DirectoryReport, Severity};
+use veer_policy::Violation;
+
+/// How loud a finding is (SARIF `level`, GitHub command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FindingLevel {
+    /// Informational (`note` / `::notice`).
+    Note,
+    /// Should be looked at (`warning` / `::warning`).
+    Warning,
+    /// Blocks a merge (`error` / `::error`).
+    Error,
+}
+
+impl FindingLevel {
+    /// The SARIF `level` value.
+    pub fn sarif(self) -> &'static str {
+        match self {
+            FindingLevel::Note => "note",
+            FindingLevel::Warning => "warning",
+            FindingLevel::Error => "error",
+        }
+    }
+
+    /// The level of a policy rule severity: info → note, warning → warning, error and
+    /// critical → error.
+    pub fn of_policy(s: veer_policy::Severity) -> FindingLevel {
+        match s {
+            veer_policy::Severity::Info => FindingLevel::Note,
+            veer_policy::Severity::Warning => FindingLevel::Warning,
+            veer_policy::Severity::Error | veer_policy::Severity::Critical => FindingLevel::Error,
+        }
+    }
+}
+
+/// One result for a CI system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Stable rule id: `policy/<rule id>` or `axis/<axis>`.
+    pub rule_id: String,
+    /// One-line description of the rule (SARIF `shortDescription`).
+    pub rule_summary: String,
+    /// What the rule checks and what to do about it (SARIF `help`).
+    pub rule_help: String,
+    /// How loud it is.
+    pub level: FindingLevel,
+    /// A short title (GitHub `title=`).
+    pub title: String,
+    /// The message.
+    pub message: String,
+    /// The trace file the finding is in (the candidate in a diff).
+    pub file: String,
+    /// 1-based line of the record, when known.
+    pub line: Option<u64>,
+}
+
+fn policy_help(v: &Violation) -> String {
+    format!(
+        "The behaviour policy rule `{}` ({}, severity {}) holds on every run it applies to. \
+         Open the trace at the reported line to see the turn that breaks it; the policy file \
+         says what the agent must do instead.",
+        v.rule_id,
+        v.kind.name(),
+        v.severity.name()
+    )
+}
+
+fn violation(v: &Violation, file: &str, lines: &[Option<u64>], regression: bool) -> Finding {
+    let verb = if regression {
+        "candidate regression"
+    } else {
+        "violation"
+    };
+    Finding {
+        rule_id: format!("policy/{}", v.rule_id),
+        rule_summary: format!("policy rule {} ({})", v.rule_id, v.kind.name()),
+        rule_help: policy_help(v),
+        level: FindingLevel::of_policy(v.severity),
+        title: format!("veer: {} {verb}", v.rule_id),
+        message: format!(
+            "[{}] {} @ {}: {}",
+            v.severity.name(),
+            v.rule_id,
+            locus(v),
+            v.detail
+        ),
+        file: file.to_string(),
+        line: v.pair_index.and_then(|i| lines.get(i).copied().flatten()),
+    }
+}
+
+/// The findings of one pair diff: each policy regression, then each severe axis (located at the
+/// candidate turn of the first divergence, when there is one).
+pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
+    let file = r.candidate.path.as_str();
+    let mut out: Vec<Finding> = r
+        .policy
+        .iter()
+        .flat_map(|p| &p.regressions)
+        .map(|v| violation(v, file, &r.candidate_lines, true))
+        .collect();
+    let divergence_line = r.first_divergence.as_ref().and_then(|d| {
+        let last = r.candidate_lines.len().checked_sub(1)?;
+        r.candidate_lines
+            .get(d.candidate_turn.min(last))
+            .copied()
+            .flatten()
+    });
+    for a in r.axes.iter().filter(|a| a.severity == Severity::Severe) {
+        let wire = a.axis.wire();
+        out.push(Finding {
+            rule_id: format!("axis/{wire}"),
+            rule_summary: format!("behaviour axis {wire}: {}", axis_meaning(a.axis)),
+            rule_help: format!(
+                "The {} axis compares the candidate run with the baseline run ({}); a severe \
+                 change means the 95% bootstrap interval of the change is far from zero. Look \
+                 at the first divergence and the drill-down of `veer diff` to see which turns \
+                 moved, then decide whether the change is intended.",
+                a.axis.label(),
+                axis_meaning(a.axis)
+            ),
+            level: FindingLevel::Error,
+            title: format!("veer: {wire} changed (severe)"),
+            message: format!(
+                "{} changed by {} (95% CI {}, n = {}): severe",
+                a.axis.label(),
+                change(a.axis, a.delta),
+                interval(a),
+                a.n
+            ),
+            file: file.to_string(),
+            line: divergence_line,
+        });
+    }
+    out
+}
+
+/// The findings of every pair of a directory diff, in pair order.
+pub fn directory_findings(r: &DirectoryReport) -> Vec<Finding> {
+    r.pairs
+        .iter()
+        .flat_map(|p| diff_findings(&p.report))
+        .collect()
+}
+
+/// The findings of `veer check`: every violation of every trace.
+pub fn check_findings(r: &CheckReport) -> Vec<Finding> {
+    r.traces
+        .iter()
+        .flat_map(|t| {
+            t.violations
+                .iter()
+                .map(|v| violation(v, &t.path, &t.lines, false))
+        })
+        .collect()
+}

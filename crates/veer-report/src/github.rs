@@ -1,0 +1,86 @@
+//! GitHub Actions workflow commands: `::error file=…,line=…,title=…::message` (or
+//! `::warning`, `::notice`) per [`Finding`], escaped as the runner expects, then one notice with
+//! the gate. Appending the Markdown report to `$GITHUB_STEP_SUMMARY` is the CLI's I/O.
+
+use crate::findings::{Finding, FindingLevel};
+use veer_policy::Gate;
+
+/// Escapes a command's message: `%`, `\r`, `\n`.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value: as [`escape_data`], plus `:` and `,`.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn command(level: FindingLevel) -> &'static str {
+    match level {
+        FindingLevel::Note => "notice",
+        FindingLevel::Warning => "warning",
+        FindingLevel::Error => "error",
+    }
+}
+
+/// One workflow command for `f`.
+pub fn line(f: &Finding) -> String {
+    let mut props = vec![format!("file={}", escape_property(&f.file))];
+    if let Some(l) = f.line {
+        props.push(format!("line={l}"));
+    }
+    props.push(format!("title={}", escape_property(&f.title)));
+    format!(
+        "::{} {}::{}",
+        command(f.level),
+        props.join(","),
+        escape_data(&f.message)
+    )
+}
+
+/// The commands of `findings`, then a notice (or error, when tripped) with the gate line.
+pub fn render(findings: &[Finding], gate: &Gate) -> String {
+    let mut out = String::new();
+    for f in findings {
+        out.push_str(&line(f));
+        out.push('\n');
+    }
+    let level = if gate.tripped { "error" } else { "notice" };
+    out.push_str(&format!(
+        "::{level} title={}::{}\n",
+        escape_property("veer gate"),
+        escape_data(&crate::policy::gate_line(gate))
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_and_properties_are_escaped() {
+        assert_eq!(escape_data("50% off\r\nnext"), "50%25 off%0D%0Anext");
+        assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+
+    #[test]
+    fn a_finding_is_one_line() {
+        let f = Finding {
+            rule_id: "policy/x".into(),
+            rule_summary: String::new(),
+            rule_help: String::new(),
+            level: FindingLevel::Warning,
+            title: "veer: x, y".into(),
+            message: "line one\nline two: 100%".into(),
+            file: "C:\\runs\\c,1.agentlog".into(),
+            line: Some(12),
+        };
+        assert_eq!(
+            line(&f),
+            "::warning file=C%3A\\runs\\c%2C1.agentlog,line=12,title=veer%3A x%2C y::line one%0Aline two: 100%25"
+        );
+    }
+}

@@ -1,0 +1,53 @@
+//! The HTML page of `veer check`: the gate, then each trace's violations with rule, severity,
+//! session and turn; a directory gets a sortable table of traces first.
+
+use super::{badge, gate_box, page};
+use crate::policy::{locus, CheckReport};
+use maud::html;
+
+/// Renders the check report as one HTML page.
+pub fn render(r: &CheckReport) -> String {
+    let total: usize = r.traces.iter().map(|t| t.violations.len()).sum();
+    page(
+        "veer check",
+        html! {
+            h1 { "veer check" }
+            p class="mono" { "policy " (r.policy) }
+            (gate_box(&r.gate, &format!("{total} violation(s) in {} trace(s)", r.traces.len())))
+            @if r.traces.len() > 1 {
+                h2 { "Traces" }
+                table class="sortable" {
+                    thead { tr { th { "trace" } th class="num" { "violations" } th { "worst" } } }
+                    tbody {
+                        @for (k, t) in r.traces.iter().enumerate() {
+                            @let worst = t.violations.iter().map(|v| v.severity).max();
+                            tr { td { a href={ "#trace-" (k) } { (t.trace) } } td class="num" { (t.violations.len()) }
+                                 td data-sort=(worst.map_or(0, |s| s as u8 + 1)) { (worst.map_or("none", |s| s.name())) } }
+                        }
+                    }
+                }
+            }
+            h2 { "Rules" }
+            table { thead { tr { th { "rule" } th { "kind" } th { "severity" } } }
+                tbody { @for rule in &r.rules { tr { td { code { (rule.id) } } td { (rule.kind) } td { (rule.severity) } } } } }
+            @for (k, t) in r.traces.iter().enumerate() {
+                section id={ "trace-" (k) } {
+                    h2 { (t.trace) }
+                    @if t.violations.is_empty() { p class="muted" { "No violation." } } @else {
+                        table class="violations" {
+                            thead { tr { th { "severity" } th { "rule" } th { "where" } th { "line" } th { "detail" } } }
+                            tbody {
+                                @for v in &t.violations {
+                                    tr { td { (badge(match v.severity { veer_policy::Severity::Info => "minor", veer_policy::Severity::Warning => "moderate", _ => "severe" })) " " (v.severity.name()) }
+                                         td { code { (v.rule_id) } } td { (locus(v)) }
+                                         td class="num" { @if let Some(l) = v.pair_index.and_then(|i| t.lines.get(i).copied().flatten()) { (l) } }
+                                         td { (v.detail) } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        },
+    )
+}

@@ -1,0 +1,66 @@
+//! The single-file HTML report: inline CSS, a small inline script that only enhances (sorting,
+//! opening a linked drill-down) and inline SVG charts; no network reference, no web font. Every
+//! section is plain HTML, readable with JavaScript off. Markup comes from `maud` templates;
+//! numbers come formatted from the report structs, never computed here.
+
+pub mod check;
+pub mod diff;
+pub mod experiment;
+pub mod rows;
+pub mod svg;
+
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+
+/// The stylesheet, inlined into every page.
+const STYLE: &str = include_str!("style.css");
+/// The enhancement script, inlined at the end of every page.
+const SCRIPT: &str = include_str!("script.js");
+
+/// A complete page: `title` in the head and tab, `body` as the content.
+pub fn page(title: &str, body: Markup) -> String {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="generator" content=(concat!("veer ", env!("CARGO_PKG_VERSION")));
+                title { (title) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                (body)
+                footer class="muted" {
+                    p { "Written by veer " (env!("CARGO_PKG_VERSION")) ". Secrets found in the traces are shown as [REDACTED:kind] unless --no-redact was given." }
+                }
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+    }
+    .into_string()
+        + "\n"
+}
+
+/// A severity badge: `<span class="sev sev-severe">severe</span>`.
+pub fn badge(label: &str) -> Markup {
+    html! { span class={ "sev sev-" (label) } { (label) } }
+}
+
+/// The verdict box: whether the gate tripped, passed or is off (`--fail-on never`), a detail
+/// line and the gate line the CLI prints on stderr.
+pub fn gate_box(g: &veer_policy::Gate, detail: &str) -> Markup {
+    let (class, head) = if g.tripped {
+        ("verdict tripped", "Gate tripped")
+    } else if g.fail_on == veer_policy::Level::None {
+        ("verdict", "Gate off")
+    } else {
+        ("verdict passed", "Gate passed")
+    };
+    html! {
+        div class=(class) id="verdict" {
+            strong { (head) }
+            " — " (detail) br;
+            span class="mono" { (crate::policy::gate_line(g)) }
+        }
+    }
+}
