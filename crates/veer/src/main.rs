@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         cli::Command::Scan(a) => commands::scan::run(a),
         cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
+        cli::Command::Record(a) => commands::record::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

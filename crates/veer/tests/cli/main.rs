@@ -13,4 +13,5 @@ mod inspect;
 mod no_network;
 mod perturb;
 mod policy;
+mod record;
 mod scan;
