@@ -15,6 +15,8 @@
 pub mod anthropic;
 pub mod api;
 pub mod body;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod journal;
 pub mod openai_chat;
 pub mod openai_responses;
