@@ -88,6 +88,17 @@ pub enum Command {
         after_help = "Examples:\n  veer experiment pair clean.agentlog perturbed.agentlog\n  veer experiment analyze results.json --format markdown -o report.md\n  veer experiment analyze runs/item-7/ --format csv -o pairs.csv"
     )]
     Experiment(ExperimentCommand),
+    /// Record an agent's model calls: a local proxy speaking the OpenAI and Anthropic APIs
+    /// forwards every call to the provider, gives the agent the answer unchanged (streams
+    /// chunk by chunk) and appends each call to an .agentlog; with --policy the policy is
+    /// enforced live. Runs CMD with OPENAI_BASE_URL and ANTHROPIC_BASE_URL pointing at the
+    /// proxy and exits with CMD's exit code; `veer record serve` runs the proxy alone.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        subcommand_negates_reqs = true,
+        after_help = "Examples:\n  veer record -o run.agentlog -- python my_agent.py\n  veer record -o run.agentlog --policy policy.yaml --enforce replace -- node agent.js\n  veer record -o run.agentlog --openai-upstream http://localhost:8000/v1 -- ./agent\n  veer record serve --port 8089 -o run.agentlog\n\nThe agent's SDKs must read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (the official ones do).\nAPI keys and credential headers are forwarded, never written. See docs/record.md."
+    )]
+    Record(RecordArgs),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -123,6 +134,79 @@ pub struct OutputArgs {
     /// that is one of the command's inputs is refused (exit 2). See docs/output.md.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `veer record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// `serve`: the proxy alone.
+    #[command(subcommand)]
+    pub serve: Option<RecordCommand>,
+    #[command(flatten)]
+    pub proxy: ProxyArgs,
+    /// The agent to run, after `--`, e.g. `-- python my_agent.py`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// `veer record` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RecordCommand {
+    /// Run the proxy alone for an agent started elsewhere: prints the base URLs to use and
+    /// records until Ctrl-C (SIGINT) or SIGTERM.
+    #[command(
+        after_help = "Example:\n  veer record serve --port 8089 -o run.agentlog\n  # in another shell:\n  OPENAI_BASE_URL=http://127.0.0.1:8089/openai/v1 python my_agent.py"
+    )]
+    Serve(ServeArgs),
+}
+
+/// `veer record serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on (127.0.0.1 only); 0 picks a free one.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub port: u16,
+    #[command(flatten)]
+    pub proxy: ProxyArgs,
+}
+
+/// What `veer record` and `veer record serve` share.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// The .agentlog to write: a new (or empty) file, appended one whole call at a time; an
+    /// existing non-empty file is never overwritten.
+    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
+    pub output: Option<PathBuf>,
+    /// OpenAI upstream base URL (what OPENAI_BASE_URL would be, ending in /v1).
+    #[arg(long, value_name = "URL", default_value = veer_record::proxy::OPENAI_DEFAULT)]
+    pub openai_upstream: String,
+    /// Anthropic upstream base URL (what ANTHROPIC_BASE_URL would be).
+    #[arg(long, value_name = "URL", default_value = veer_record::proxy::ANTHROPIC_DEFAULT)]
+    pub anthropic_upstream: String,
+    /// A behaviour policy to enforce while the agent runs.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// What a violation does: warn (pass, warn on stderr), replace (answer with a policy
+    /// message in the provider's shape), raise (answer with an HTTP 422 error the SDKs raise).
+    #[arg(long, value_enum, default_value_t = Enforce::Warn, requires = "policy")]
+    pub enforce: Enforce,
+    /// Seconds to wait for the upstream's answer, and at most between two chunks of a stream.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    pub timeout: f64,
+    /// Largest request body accepted from the agent; larger ones are refused with HTTP 413.
+    #[arg(long, value_name = "BYTES", default_value_t = veer_record::proxy::MAX_REQUEST_BYTES)]
+    pub max_body_bytes: usize,
+}
+
+/// `--enforce` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Enforce {
+    /// Pass the answer and print a warning.
+    Warn,
+    /// Answer with the policy's replacement message.
+    Replace,
+    /// Answer with an error.
+    Raise,
 }
 
 /// `veer inspect`.

@@ -2,7 +2,7 @@
 //! any command runs can refuse an output that would replace an input (`output::inputs`). A new
 //! command must add its arm here: the match is exhaustive on purpose.
 
-use crate::cli::{Command, ExperimentCommand, PolicyCommand};
+use crate::cli::{Command, ExperimentCommand, PolicyCommand, RecordCommand};
 use std::path::Path;
 
 /// The files and directories a command reads, and the paths it writes (`-o`, `--out`).
@@ -59,6 +59,13 @@ impl Command {
                 (vec![Some(&a.file)], vec![Some(&a.out)])
             }
             Command::Synth(a) => (vec![], vec![Some(&a.out_dir)]),
+            Command::Record(a) => {
+                let proxy = match &a.serve {
+                    Some(RecordCommand::Serve(s)) => &s.proxy,
+                    None => &a.proxy,
+                };
+                (vec![proxy.policy.as_deref()], vec![proxy.output.as_deref()])
+            }
         };
         CommandFiles {
             inputs: inputs.into_iter().flatten().collect(),

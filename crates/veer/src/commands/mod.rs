@@ -8,5 +8,6 @@ pub mod gate;
 pub mod inspect;
 pub mod perturb;
 pub mod policy;
+pub mod record;
 pub mod scan;
 pub mod synth;

@@ -132,3 +132,39 @@ pub fn print_warnings(warnings: &[veer_trace::Warning]) {
         let _ = writeln!(err, "warning: {w}");
     }
 }
+
+/// Opens `-o FILE` for a stream of whole lines appended as they are produced (`veer record`),
+/// never losing anything the user owns: refuses a file that is one of `inputs` (same device
+/// and inode), a directory, or an existing non-empty regular file; appends to an empty file;
+/// writes through a FIFO or device without replacing it; otherwise creates the file.
+pub fn open_append_stream(path: &Path, inputs: &[&Path]) -> Result<std::fs::File, CliError> {
+    use std::os::unix::fs::FileTypeExt;
+    let shown = path.display().to_string();
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(CliError::output(&shown, &e)),
+    };
+    inputs::refuse_overwriting_inputs(path, inputs)?;
+    if let Some(m) = &meta {
+        if m.is_dir() {
+            return Err(
+                CliError::input(format!("{shown}: cannot write output: is a directory"))
+                    .hint("-o takes a file path, e.g. -o run.agentlog"),
+            );
+        }
+        if m.is_file() && m.len() > 0 {
+            return Err(CliError::input(format!(
+                "{shown}: already exists and is not empty; veer record never overwrites a file"
+            ))
+            .hint("choose a new file name, or move the old recording away first"));
+        }
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    match &meta {
+        Some(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => opts.write(true),
+        Some(_) => opts.append(true),
+        None => opts.append(true).create_new(true),
+    };
+    opts.open(path).map_err(|e| CliError::output(&shown, &e))
+}

@@ -17,4 +17,5 @@ mod no_network;
 mod output_safety;
 mod perturb;
 mod policy;
+mod record;
 mod scan;

@@ -1,0 +1,225 @@
+//! The recorded endpoints and what differs between them: which upstream a path goes to, how
+//! its bodies map into the record, and the shapes of the answers the proxy makes itself.
+
+use crate::payload::RequestRecord;
+use crate::sse::Event;
+use crate::{anthropic, openai_chat, openai_responses};
+use serde_json::{Map, Value};
+
+/// Which provider an agent's request is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    /// OpenAI (and OpenAI-compatible servers).
+    OpenAi,
+    /// Anthropic.
+    Anthropic,
+}
+
+/// A recorded endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// OpenAI `POST /v1/chat/completions`.
+    ChatCompletions,
+    /// OpenAI `POST /v1/responses`.
+    Responses,
+    /// Anthropic `POST /v1/messages`.
+    Messages,
+}
+
+/// Where a request goes: the provider, the path to ask the upstream for (the prefix the agent
+/// used stripped), and the recorded endpoint if it is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// The upstream to forward to.
+    pub provider: Provider,
+    /// The path and query below the upstream's base URL, e.g. `/chat/completions?x=1` for
+    /// OpenAI (base `…/v1`) or `/v1/messages` for Anthropic (base without `/v1`).
+    pub upstream_path: String,
+    /// The recorded endpoint, `None` for any other path (forwarded, not recorded).
+    pub api: Option<Api>,
+}
+
+/// Routes a request. The proxy serves OpenAI under `/openai/v1` (also plain `/v1`) and
+/// Anthropic under `/anthropic/v1`; `/v1/messages` without a prefix goes to Anthropic.
+/// `None` when the path is under neither.
+pub fn route(method: &str, path_and_query: &str) -> Option<Route> {
+    let (path, query) = match path_and_query.find('?') {
+        Some(i) => (&path_and_query[..i], &path_and_query[i..]),
+        None => (path_and_query, ""),
+    };
+    let (provider, rest) = if let Some(rest) = path.strip_prefix("/openai/v1") {
+        (Provider::OpenAi, rest)
+    } else if let Some(rest) = path.strip_prefix("/anthropic/v1") {
+        (Provider::Anthropic, rest)
+    } else if let Some(rest) = path.strip_prefix("/v1") {
+        if rest == "/messages" || rest.starts_with("/messages/") {
+            (Provider::Anthropic, rest)
+        } else {
+            (Provider::OpenAi, rest)
+        }
+    } else {
+        return None;
+    };
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    let api = match (method, provider, rest) {
+        ("POST", Provider::OpenAi, "/chat/completions") => Some(Api::ChatCompletions),
+        ("POST", Provider::OpenAi, "/responses") => Some(Api::Responses),
+        ("POST", Provider::Anthropic, "/messages") => Some(Api::Messages),
+        _ => None,
+    };
+    // Upstreams are given as the SDKs' base URLs: OpenAI's ends in `/v1`, Anthropic's does not.
+    let version = match provider {
+        Provider::OpenAi => "",
+        Provider::Anthropic => "/v1",
+    };
+    Some(Route {
+        provider,
+        upstream_path: format!("{version}{rest}{query}"),
+        api,
+    })
+}
+
+/// A stream reassembler for one endpoint.
+#[derive(Debug)]
+pub enum Assembler {
+    /// Chat Completions chunks.
+    Chat(openai_chat::Assembler),
+    /// Responses events.
+    Responses(openai_responses::Assembler),
+    /// Messages events.
+    Messages(anthropic::Assembler),
+}
+
+impl Assembler {
+    /// Takes one event.
+    pub fn event(&mut self, ev: &Event) -> Result<(), String> {
+        match self {
+            Assembler::Chat(a) => a.event(ev),
+            Assembler::Responses(a) => a.event(ev),
+            Assembler::Messages(a) => a.event(ev),
+        }
+    }
+
+    /// The response record, or why the stream was malformed.
+    pub fn finish(self) -> Result<Value, String> {
+        match self {
+            Assembler::Chat(a) => a.finish(),
+            Assembler::Responses(a) => a.finish(),
+            Assembler::Messages(a) => a.finish(),
+        }
+    }
+}
+
+impl Api {
+    /// The endpoint's provider.
+    pub fn provider(self) -> Provider {
+        match self {
+            Api::ChatCompletions | Api::Responses => Provider::OpenAi,
+            Api::Messages => Provider::Anthropic,
+        }
+    }
+
+    /// The request record of a body.
+    pub fn request(self, body: &Map<String, Value>) -> RequestRecord {
+        match self {
+            Api::ChatCompletions => openai_chat::request(body),
+            Api::Responses => openai_responses::request(body),
+            Api::Messages => anthropic::request(body),
+        }
+    }
+
+    /// The response record of a whole (non-streamed) body.
+    pub fn response(self, body: &Value) -> Value {
+        match self {
+            Api::ChatCompletions => openai_chat::response(body),
+            Api::Responses => openai_responses::response(body),
+            Api::Messages => anthropic::response(body),
+        }
+    }
+
+    /// A fresh stream reassembler.
+    pub fn assembler(self) -> Assembler {
+        match self {
+            Api::ChatCompletions => Assembler::Chat(Default::default()),
+            Api::Responses => Assembler::Responses(Default::default()),
+            Api::Messages => Assembler::Messages(Default::default()),
+        }
+    }
+
+    /// A body carrying `text` as the model's answer, whole or as a stream.
+    pub fn replacement(self, model: &str, text: &str, stream: bool) -> Vec<u8> {
+        if stream {
+            return match self {
+                Api::ChatCompletions => openai_chat::replacement_stream(model, text),
+                Api::Responses => openai_responses::replacement_stream(model, text),
+                Api::Messages => anthropic::replacement_stream(model, text),
+            };
+        }
+        let body = match self {
+            Api::ChatCompletions => openai_chat::replacement_body(model, text),
+            Api::Responses => openai_responses::replacement_body(model, text),
+            Api::Messages => anthropic::replacement_body(model, text),
+        };
+        body.to_string().into_bytes()
+    }
+}
+
+impl Provider {
+    /// An error body in the provider's shape, which its SDK turns into an exception.
+    pub fn error_body(self, kind: &str, message: &str) -> Vec<u8> {
+        let v = match self {
+            Provider::OpenAi => openai_chat::error_body(kind, message),
+            Provider::Anthropic => anthropic::error_body(kind, message),
+        };
+        v.to_string().into_bytes()
+    }
+
+    /// The provider's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes() {
+        let r = route("POST", "/v1/chat/completions").unwrap();
+        assert_eq!(
+            (r.provider, r.api, r.upstream_path.as_str()),
+            (
+                Provider::OpenAi,
+                Some(Api::ChatCompletions),
+                "/chat/completions"
+            )
+        );
+        let r = route("POST", "/anthropic/v1/messages?beta=true").unwrap();
+        assert_eq!(
+            (r.provider, r.api, r.upstream_path.as_str()),
+            (
+                Provider::Anthropic,
+                Some(Api::Messages),
+                "/v1/messages?beta=true"
+            )
+        );
+        assert_eq!(
+            route("POST", "/v1/messages").unwrap().provider,
+            Provider::Anthropic
+        );
+        let r = route("GET", "/openai/v1/models").unwrap();
+        assert_eq!((r.api, r.upstream_path.as_str()), (None, "/models"));
+        assert_eq!(
+            route("POST", "/v1/messages/count_tokens").unwrap().api,
+            None
+        );
+        assert!(route("GET", "/").is_none());
+        assert!(route("GET", "/v1x").is_none());
+    }
+}

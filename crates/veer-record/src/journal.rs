@@ -1,0 +1,437 @@
+//! The recording itself: completed calls become `.agentlog` records, appended to the output
+//! one whole call at a time under one lock, so the file is valid JSON Lines at every moment and
+//! concurrent calls never interleave. This is also where the live policy is judged, because
+//! the enforcer must see the trace in the same order as the file.
+//!
+//! Order: a call is written when it completes (its response, or its failure, is known), so a
+//! crash loses only the calls still in flight. Each call is written as its tool results (taken
+//! from its request's messages, once per tool-call id), its `chat_request` (parent: the record
+//! written before it), then its `chat_response` or `error` (parent: the request), then any
+//! policy decision as a `harness_event` (parent: the record it judges).
+
+use crate::payload::RequestRecord;
+use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+use std::sync::Mutex;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use veer_policy::runtime::{Mode, PolicyEnforcer, ProposedCall, Verdict};
+use veer_policy::Violation;
+use veer_trace::agentlog::writer::write_record;
+use veer_trace::canonical::content_id;
+use veer_trace::{Format, Kind, Record, Trace};
+
+/// How a call ended, as far as the record is concerned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The model answered: the `chat_response` payload, `latency_ms` included.
+    Response(Value),
+    /// The call failed: the `error` payload.
+    Failed(Value),
+}
+
+/// What the proxy must do with a response after the policy judged it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Pass the upstream's answer unchanged.
+    Pass,
+    /// Pass it, and tell the user (warn mode).
+    Warn(String),
+    /// Answer with this text instead (replace mode).
+    Replace(String),
+    /// Answer with an error carrying this message (raise mode).
+    Raise(String),
+}
+
+/// The `error` payload of a failed call (spec `trace-formats.md` §1.3).
+pub fn error_payload(
+    source: &str,
+    code: &str,
+    message: &str,
+    retriable: bool,
+    upstream_status: Option<u16>,
+) -> Value {
+    json!({"source": source, "code": code, "message": message, "retriable": retriable,
+           "upstream_status": upstream_status})
+}
+
+struct State {
+    out: Box<dyn Write + Send>,
+    /// The records so far; kept only while a policy is enforced (the enforcer reads them).
+    trace: Option<Trace>,
+    enforcer: Option<PolicyEnforcer>,
+    mode: Mode,
+    last_id: String,
+    last_ms: i64,
+    /// Response id and release time of every tool-use block id not yet answered.
+    open_calls: HashMap<String, (String, Instant)>,
+    answered: HashSet<String>,
+    line: Vec<u8>,
+    calls: u64,
+    failed: u64,
+    io_error: Option<String>,
+}
+
+/// The recorder of one run.
+pub struct Journal {
+    state: Mutex<State>,
+}
+
+/// Counts for the end-of-run summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// Calls recorded (answered or failed).
+    pub calls: u64,
+    /// Of which failed.
+    pub failed: u64,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn describe(vs: &[Violation]) -> Value {
+    Value::Array(
+        vs.iter()
+            .map(|v| {
+                json!({"rule_id": v.rule_id, "kind": v.kind.name(), "severity": v.severity.name(),
+                       "pair_index": v.pair_index, "detail": v.detail})
+            })
+            .collect(),
+    )
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Warn => "warn",
+        Mode::Replace => "replace",
+        Mode::Raise => "raise",
+    }
+}
+
+impl State {
+    fn stamp(&mut self) -> String {
+        self.last_ms = self.last_ms.max(now_ms());
+        veer_trace::timefmt::format_epoch_ms(self.last_ms)
+    }
+
+    /// Builds a record whose parent is the last record written and queues its line.
+    fn push(&mut self, kind: Kind, payload: Value, parent: Option<String>) -> Record {
+        let ts = self.stamp();
+        let id = content_id(&payload);
+        let parent = parent.or_else(|| Some(self.last_id.clone()));
+        let r = Record {
+            line: None,
+            kind,
+            version: "0.1".into(),
+            id: id.clone(),
+            ts,
+            parent: parent.filter(|p| !p.is_empty()),
+            meta: None,
+            payload,
+            extra_envelope: None,
+            origin: None,
+        };
+        let mut line = std::mem::take(&mut self.line);
+        // Writing into a Vec cannot fail.
+        let _ = write_record(&mut line, &mut Vec::new(), &r);
+        self.line = line;
+        self.last_id = id;
+        if let Some(t) = self.trace.as_mut() {
+            t.records.push(r.clone());
+        }
+        r
+    }
+
+    /// Appends the queued lines in one write, so only whole lines reach the file.
+    fn flush(&mut self) {
+        if self.line.is_empty() {
+            return;
+        }
+        let res = self
+            .out
+            .write_all(&self.line)
+            .and_then(|()| self.out.flush());
+        self.line.clear();
+        if let Err(e) = res {
+            self.io_error.get_or_insert_with(|| e.to_string());
+        }
+    }
+
+    fn tool_results(&mut self, request: &RequestRecord) {
+        let now = Instant::now();
+        for tr in &request.tool_results {
+            if tr.tool_call_id.is_empty() || !self.answered.insert(tr.tool_call_id.clone()) {
+                continue;
+            }
+            let (parent, latency) = match self.open_calls.remove(&tr.tool_call_id) {
+                Some((id, released)) => (Some(id), now.duration_since(released).as_millis()),
+                None => (None, 0),
+            };
+            let payload = json!({"tool_call_id": tr.tool_call_id, "output": tr.output,
+                                 "is_error": tr.is_error, "latency_ms": latency as u64});
+            self.push(Kind::ToolResult, payload, parent);
+        }
+    }
+
+    fn judge(&mut self, response: &Record) -> Option<(Verdict, Mode)> {
+        let (enforcer, trace) = (self.enforcer.as_mut()?, self.trace.as_ref()?);
+        let mut verdict = enforcer.evaluate(trace);
+        let blocks = response
+            .field("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool_use"));
+        for b in blocks {
+            let call = ProposedCall {
+                name: b.get("name").and_then(Value::as_str).unwrap_or("").into(),
+                id: b.get("id").and_then(Value::as_str).map(str::to_string),
+                arguments: b.get("input").cloned().unwrap_or(Value::Null),
+            };
+            for v in enforcer.probe(trace, &call).violations {
+                let seen = verdict
+                    .violations
+                    .iter()
+                    .any(|w| w.rule_id == v.rule_id && w.detail == v.detail);
+                if !seen {
+                    verdict.violations.push(v);
+                }
+            }
+        }
+        Some((verdict, self.mode))
+    }
+}
+
+impl Journal {
+    /// A journal writing to `out`, starting with the root `metadata` record. `policy` turns
+    /// live enforcement on.
+    pub fn new(out: Box<dyn Write + Send>, policy: Option<(veer_policy::Policy, Mode)>) -> Journal {
+        let enforcing = policy.is_some();
+        let mode = policy.as_ref().map_or(Mode::Warn, |(_, m)| *m);
+        let mut state = State {
+            out,
+            trace: enforcing.then(|| Trace::new("veer record", Format::Agentlog)),
+            enforcer: policy.map(|(p, m)| PolicyEnforcer::new(p, m)),
+            mode,
+            last_id: String::new(),
+            last_ms: 0,
+            open_calls: HashMap::new(),
+            answered: HashSet::new(),
+            line: Vec::with_capacity(4096),
+            calls: 0,
+            failed: 0,
+            io_error: None,
+        };
+        let root = json!({"sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
+                          "tags": {"recorder": "veer record"}});
+        state.push(Kind::Metadata, root, None);
+        state.flush();
+        Journal {
+            state: Mutex::new(state),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave a half-written line (lines are written
+        // in one call), so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records one completed call and judges it; returns what to tell the agent.
+    pub fn complete(&self, request: &RequestRecord, outcome: Outcome) -> Decision {
+        let mut s = self.lock();
+        s.calls += 1;
+        s.tool_results(request);
+        let req = s.push(Kind::ChatRequest, request.payload.clone(), None);
+        let decision = match outcome {
+            Outcome::Failed(err) => {
+                s.failed += 1;
+                s.push(Kind::Error, err, Some(req.id.clone()));
+                Decision::Pass
+            }
+            Outcome::Response(payload) => self.respond(&mut s, &req, payload),
+        };
+        s.flush();
+        decision
+    }
+
+    fn respond(&self, s: &mut State, req: &Record, payload: Value) -> Decision {
+        let resp = s.push(Kind::ChatResponse, payload, Some(req.id.clone()));
+        let Some((verdict, mode)) = s.judge(&resp) else {
+            s.note_tool_uses(&resp);
+            return Decision::Pass;
+        };
+        if !verdict.late.is_empty() {
+            let attrs = json!({"mode": mode_name(mode), "violations": describe(&verdict.late)});
+            s.push(
+                Kind::HarnessEvent,
+                guardrail("policy.late", "warning", attrs),
+                None,
+            );
+        }
+        if verdict.allow {
+            s.note_tool_uses(&resp);
+            return match verdict.late.is_empty() {
+                true => Decision::Pass,
+                false => Decision::Warn(late_message(&verdict.late)),
+            };
+        }
+        let message = verdict.error_message().unwrap_or_default();
+        let mut attrs = json!({"mode": mode_name(mode), "reason": verdict.reason,
+                               "violations": describe(&verdict.violations)});
+        match (mode, verdict.replacement) {
+            (Mode::Replace, Some(replacement)) => {
+                let text = crate::payload::first_text(&replacement);
+                attrs["original_response"] = resp.payload.clone();
+                // The replacement stands where the response stood, for the file and the
+                // enforcer alike.
+                s.unpush(&resp);
+                s.push(Kind::ChatResponse, replacement, Some(req.id.clone()));
+                s.push(
+                    Kind::HarnessEvent,
+                    guardrail("policy.replace", "error", attrs),
+                    None,
+                );
+                Decision::Replace(text)
+            }
+            (Mode::Raise, _) => {
+                attrs["original_response"] = resp.payload.clone();
+                s.unpush(&resp);
+                // The enforcer forgets the raised pair (spec `policy.md` §11.2); the file keeps
+                // the request and the error the agent was given.
+                if let Some(t) = s.trace.as_mut() {
+                    t.records.retain(|r| r.id != req.id);
+                }
+                let err = error_payload("user", "policy_violation", &message, false, None);
+                let saved = s.trace.take();
+                s.push(Kind::Error, err, Some(req.id.clone()));
+                s.push(
+                    Kind::HarnessEvent,
+                    guardrail("policy.raise", "error", attrs),
+                    None,
+                );
+                s.trace = saved;
+                Decision::Raise(message)
+            }
+            _ => {
+                s.push(
+                    Kind::HarnessEvent,
+                    guardrail("policy.warn", "warning", attrs),
+                    None,
+                );
+                s.note_tool_uses(&resp);
+                Decision::Warn(message)
+            }
+        }
+    }
+
+    /// Records a failure that belongs to no call (a request refused before forwarding).
+    pub fn note_error(&self, payload: Value) {
+        let mut s = self.lock();
+        s.push(Kind::Error, payload, None);
+        s.flush();
+    }
+
+    /// Judges the end of the run (end-of-unit rules), records the result and returns the
+    /// message to show, if any.
+    pub fn finish(&self) -> Option<String> {
+        let mut guard = self.lock();
+        let s = &mut *guard;
+        let mode = s.mode;
+        let (enforcer, trace) = (s.enforcer.as_mut()?, s.trace.as_ref()?);
+        let verdict = enforcer.finish(trace);
+        if verdict.violations.is_empty() {
+            return None;
+        }
+        let attrs = json!({"mode": mode_name(mode), "violations": describe(&verdict.violations)});
+        s.push(
+            Kind::HarnessEvent,
+            guardrail("policy.finish", "warning", attrs),
+            None,
+        );
+        s.flush();
+        Some(late_message(&verdict.violations))
+    }
+
+    /// Counts so far.
+    pub fn summary(&self) -> Summary {
+        let s = self.lock();
+        Summary {
+            calls: s.calls,
+            failed: s.failed,
+        }
+    }
+
+    /// The first write error, if writing the output ever failed.
+    pub fn io_error(&self) -> Option<String> {
+        self.lock().io_error.clone()
+    }
+
+    /// Flushes the output (a no-op for the whole-line writes, kept for the end of a run).
+    pub fn close(&self) -> io::Result<()> {
+        self.lock().out.flush()
+    }
+}
+
+impl State {
+    /// Forgets the record most recently pushed (it is still only queued, not written).
+    fn unpush(&mut self, r: &Record) {
+        let mut line = Vec::new();
+        let _ = write_record(&mut line, &mut Vec::new(), r);
+        if self.line.ends_with(&line) {
+            let keep = self.line.len() - line.len();
+            self.line.truncate(keep);
+        }
+        if let Some(t) = self.trace.as_mut() {
+            if t.records.last().map(|l| &l.id) == Some(&r.id) {
+                t.records.pop();
+            }
+        }
+        self.last_id = r.parent.clone().unwrap_or_default();
+    }
+
+    fn note_tool_uses(&mut self, resp: &Record) {
+        let now = Instant::now();
+        for p in resp
+            .field("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if p.get("type").and_then(Value::as_str) == Some("tool_use") {
+                if let Some(id) = p.get("id").and_then(Value::as_str) {
+                    self.open_calls
+                        .insert(id.to_string(), (resp.id.clone(), now));
+                }
+            }
+        }
+    }
+}
+
+fn guardrail(name: &str, severity: &str, attributes: Value) -> Value {
+    let mut o = Map::new();
+    o.insert("category".into(), json!("guardrail"));
+    o.insert("name".into(), json!(name));
+    o.insert("severity".into(), json!(severity));
+    o.insert("attributes".into(), attributes);
+    Value::Object(o)
+}
+
+fn late_message(vs: &[Violation]) -> String {
+    let parts: Vec<String> = vs
+        .iter()
+        .map(|v| {
+            format!(
+                "{} [{}/{}]: {}",
+                v.rule_id,
+                v.kind.name(),
+                v.severity.name(),
+                v.detail
+            )
+        })
+        .collect();
+    format!("policy violation(s) in the run: {}", parts.join("; "))
+}

@@ -1,0 +1,158 @@
+//! `veer record` and `veer record serve`: check the flags, open the output and the policy,
+//! then hand over to `veer-record`, which runs the proxy (and the agent command) and records.
+
+use crate::cli::{Enforce, ProxyArgs, RecordArgs, RecordCommand};
+use crate::error::{CliError, EXIT_ERROR};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use veer_policy::runtime::Mode;
+use veer_record::{Journal, Notify, Settings};
+
+/// Runs `veer record`.
+pub fn run(args: &RecordArgs) -> Result<u8, CliError> {
+    match &args.serve {
+        Some(RecordCommand::Serve(s)) => serve(&s.proxy, s.port),
+        None => record_command(&args.proxy, &args.command),
+    }
+}
+
+struct Prepared {
+    settings: Settings,
+    journal: Arc<Journal>,
+    output: String,
+}
+
+fn check_url(flag: &str, url: &str) -> Result<(), CliError> {
+    let host = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or("");
+    if !host.is_empty() && !url.contains(char::is_whitespace) {
+        return Ok(());
+    }
+    Err(
+        CliError::input(format!("{flag}: not an http(s) URL: {url}")).hint(format!(
+            "{flag} takes a base URL, e.g. {flag} http://127.0.0.1:8000/v1"
+        )),
+    )
+}
+
+fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
+    check_url("--openai-upstream", &p.openai_upstream)?;
+    check_url("--anthropic-upstream", &p.anthropic_upstream)?;
+    if !(p.timeout.is_finite() && p.timeout > 0.0) {
+        return Err(CliError::input(format!(
+            "--timeout: must be a positive number of seconds, got {}",
+            p.timeout
+        ))
+        .hint("e.g. --timeout 120"));
+    }
+    let policy = match &p.policy {
+        Some(path) => {
+            let policy = veer_policy::Policy::load(path)
+                .map_err(|e| crate::commands::policy::policy_error(&e))?;
+            let mode = match p.enforce {
+                Enforce::Warn => Mode::Warn,
+                Enforce::Replace => Mode::Replace,
+                Enforce::Raise => Mode::Raise,
+            };
+            Some((policy, mode))
+        }
+        None => None,
+    };
+    let Some(output) = &p.output else {
+        return Err(CliError::input("-o FILE is required").hint("e.g. -o run.agentlog"));
+    };
+    let inputs: Vec<&Path> = p.policy.iter().map(|x| x.as_path()).collect();
+    let file = crate::output::open_append_stream(output, &inputs)?;
+    let hold_streams = matches!(policy, Some((_, Mode::Replace | Mode::Raise)));
+    let settings = Settings {
+        openai_upstream: p.openai_upstream.clone(),
+        anthropic_upstream: p.anthropic_upstream.clone(),
+        max_request_bytes: p.max_body_bytes,
+        timeout: Duration::from_secs_f64(p.timeout),
+        hold_streams,
+        ..Settings::default()
+    };
+    Ok(Prepared {
+        settings,
+        journal: Arc::new(Journal::new(Box::new(file), policy)),
+        output: output.display().to_string(),
+    })
+}
+
+fn notify() -> Notify {
+    Arc::new(|m: &str| {
+        let mut err = anstream::stderr();
+        let _ = writeln!(err, "veer record: {m}");
+    })
+}
+
+fn run_error(e: veer_record::RunError) -> CliError {
+    let hint = match &e {
+        veer_record::RunError::Spawn { .. } => "check the command after `--` exists and is executable",
+        veer_record::RunError::Bind { .. } => "pick another --port, or 0 for a free one",
+        veer_record::RunError::Tls(_) => {
+            "install the system's CA certificates (e.g. the ca-certificates package), or use an http:// upstream"
+        }
+        _ => "this is unexpected; please report it",
+    };
+    CliError::input(e.to_string()).hint(hint)
+}
+
+/// Ends the run: end-of-run policy checks, the summary, and a write error if there was one.
+fn finish(p: &Prepared) -> Result<(), CliError> {
+    let say = notify();
+    if let Some(m) = p.journal.finish() {
+        say(&format!("warning: {m}"));
+    }
+    let _ = p.journal.close();
+    let s = p.journal.summary();
+    say(&format!(
+        "{} call(s) recorded to {} ({} failed)",
+        s.calls, p.output, s.failed
+    ));
+    match p.journal.io_error() {
+        Some(e) => Err(CliError::input(format!("{}: cannot write output: {e}", p.output))
+            .hint("the recording stops at the last whole call written; check free space and permissions")),
+        None => Ok(()),
+    }
+}
+
+fn record_command(p: &ProxyArgs, command: &[std::ffi::OsString]) -> Result<u8, CliError> {
+    let prepared = prepare(p)?;
+    let code = veer_record::run_command(
+        prepared.settings.clone(),
+        prepared.journal.clone(),
+        notify(),
+        command,
+    )
+    .map_err(run_error)?;
+    finish(&prepared)?;
+    Ok(u8::try_from(code).unwrap_or(EXIT_ERROR))
+}
+
+fn serve(p: &ProxyArgs, port: u16) -> Result<u8, CliError> {
+    let prepared = prepare(p)?;
+    let output = prepared.output.clone();
+    veer_record::serve(
+        prepared.settings.clone(),
+        prepared.journal.clone(),
+        notify(),
+        port,
+        |addr| {
+            let mut out = anstream::stdout();
+            let _ = writeln!(
+                out,
+                "veer record: listening on {addr}, recording to {output} (Ctrl-C to stop)\nexport OPENAI_BASE_URL=http://{addr}/openai/v1\nexport ANTHROPIC_BASE_URL=http://{addr}/anthropic"
+            );
+            let _ = out.flush();
+        },
+    )
+    .map_err(run_error)?;
+    finish(&prepared)?;
+    Ok(0)
+}

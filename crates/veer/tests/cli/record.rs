@@ -1,0 +1,213 @@
+//! `veer record`: the agent command's stdio and exit code pass through, the output is never
+//! something the user owns, signals leave a complete file, and `serve` records for an agent
+//! started elsewhere. (The proxy's calls are tested in crates/veer-record/tests/proxy.)
+
+use crate::common::{veer, veer_ok};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.ends_with('\n'), "whole lines only: {text:?}");
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_command_runs_with_the_base_urls_and_its_exit_code_and_output_pass_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.agentlog");
+    let r = veer(&[
+        "record",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "echo \"o=$OPENAI_BASE_URL a=$ANTHROPIC_BASE_URL home=${HOME:+set}\"; echo to-stderr >&2; exit 7",
+    ]);
+    assert_eq!(r.code, 7, "{}", r.stderr);
+    let line = r.stdout.trim();
+    assert!(
+        line.starts_with("o=http://127.0.0.1:") && line.contains("/openai/v1 a=http://127.0.0.1:"),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("/anthropic home=set"),
+        "rest of the environment kept: {line}"
+    );
+    assert!(r.stderr.contains("to-stderr"));
+    assert!(r.stderr.contains("0 call(s) recorded"));
+    let recs = lines(&out);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0]["kind"], "metadata");
+}
+
+#[test]
+fn the_output_is_never_something_the_user_owns() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "rules:\n  - {id: a, kind: no_call, params: {tool: x}}\n",
+    )
+    .unwrap();
+    let p = policy.to_str().unwrap();
+    let r = veer_ok(&["record", "-o", p, "--policy", p, "--", "true"], 2);
+    assert!(r.stderr.contains("same file as the input"), "{}", r.stderr);
+    assert!(std::fs::read_to_string(&policy)
+        .unwrap()
+        .starts_with("rules:"));
+    let old = dir.path().join("old.agentlog");
+    std::fs::write(&old, "precious\n").unwrap();
+    let r = veer_ok(&["record", "-o", old.to_str().unwrap(), "--", "true"], 2);
+    assert!(r.stderr.contains("never overwrites"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "precious\n");
+    let r = veer_ok(
+        &["record", "-o", dir.path().to_str().unwrap(), "--", "true"],
+        2,
+    );
+    assert!(r.stderr.contains("is a directory"));
+}
+
+#[test]
+fn bad_flags_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.agentlog");
+    let o = out.to_str().unwrap();
+    let r = veer_ok(
+        &[
+            "record",
+            "-o",
+            o,
+            "--openai-upstream",
+            "api.openai.com",
+            "--",
+            "true",
+        ],
+        2,
+    );
+    assert!(
+        r.stderr.contains("--openai-upstream: not an http(s) URL") && r.stderr.contains("hint:")
+    );
+    let r = veer_ok(&["record", "-o", o, "--enforce", "raise", "--", "true"], 2);
+    assert!(r.stderr.contains("--policy"), "{}", r.stderr);
+    veer_ok(&["record", "-o", o], 2);
+    let r = veer_ok(&["record", "-o", o, "--", "/nonexistent/agent"], 2);
+    assert!(
+        r.stderr.contains("cannot run /nonexistent/agent"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.exists() || lines(&out).len() == 1);
+    let r = veer_ok(&["record", "--help"], 0);
+    assert!(r
+        .stdout
+        .contains("veer record -o run.agentlog -- python my_agent.py"));
+}
+
+fn wait(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(start.elapsed() < limit, "veer did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_stops_the_command_and_leaves_a_complete_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.agentlog");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args(["record", "-o", out.to_str().unwrap(), "--", "sleep", "30"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !out.exists() || std::fs::metadata(&out).unwrap().len() == 0 {
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = wait(&mut child, Duration::from_secs(20));
+    assert_eq!(
+        status.code(),
+        Some(128 + 15),
+        "sleep ended by the forwarded SIGTERM"
+    );
+    assert_eq!(lines(&out)[0]["kind"], "metadata");
+}
+
+#[test]
+fn serve_prints_the_base_urls_records_calls_and_ends_on_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.agentlog");
+    // An upstream that refuses connections: the call is answered 502 and recorded.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://{}/v1", free.local_addr().unwrap());
+    drop(free);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args([
+            "record",
+            "serve",
+            "-o",
+            out.to_str().unwrap(),
+            "--openai-upstream",
+            &dead,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut banner = Vec::new();
+    for _ in 0..3 {
+        let mut l = String::new();
+        stdout.read_line(&mut l).unwrap();
+        banner.push(l.trim().to_string());
+    }
+    let base = banner[1]
+        .strip_prefix("export OPENAI_BASE_URL=")
+        .unwrap()
+        .to_string();
+    assert!(banner[2].starts_with("export ANTHROPIC_BASE_URL=http://127.0.0.1:"));
+    let addr = base
+        .strip_prefix("http://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        s,
+        "POST /openai/v1/chat/completions HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\nauthorization: Bearer sk-SECRET\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
+    assert!(answer.contains("upstream_unreachable"));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = wait(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(0));
+    let recs = lines(&out);
+    let kinds: Vec<&str> = recs.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["metadata", "chat_request", "error"]);
+    assert!(!std::fs::read_to_string(&out).unwrap().contains("SECRET"));
+}
