@@ -232,29 +232,49 @@ pub fn replacement_body(model: &str, text: &str) -> Value {
     })
 }
 
-/// The same replacement as a stream of events.
+/// The same replacement as a stream of events, in the order the API sends them (the SDKs'
+/// stream helpers need each output item and content part announced before its deltas).
 pub fn replacement_stream(model: &str, text: &str) -> Vec<u8> {
     let done = replacement_body(model, text);
     let mut created = done.clone();
     created["status"] = json!("in_progress");
     created["output"] = json!([]);
+    let item = done["output"][0].clone();
+    let part = item["content"][0].clone();
+    let mut open_item = item.clone();
+    open_item["status"] = json!("in_progress");
+    open_item["content"] = json!([]);
+    let mut empty_part = part.clone();
+    empty_part["text"] = json!("");
+    let at = json!({"item_id": "msg_veer_policy", "output_index": 0, "content_index": 0});
+    let with = |kind: &str, extra: Value| {
+        let mut v = at.clone();
+        v["type"] = json!(kind);
+        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        v
+    };
     let events = [
-        (
-            "response.created",
-            json!({"type": "response.created", "sequence_number": 0, "response": created}),
-        ),
-        (
+        json!({"type": "response.created", "response": created}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": open_item}),
+        with("response.content_part.added", json!({"part": empty_part})),
+        with(
             "response.output_text.delta",
-            json!({"type": "response.output_text.delta", "sequence_number": 1, "item_id": "msg_veer_policy",
-                   "output_index": 0, "content_index": 0, "delta": text, "logprobs": []}),
+            json!({"delta": text, "logprobs": []}),
         ),
-        (
-            "response.completed",
-            json!({"type": "response.completed", "sequence_number": 2, "response": done}),
+        with(
+            "response.output_text.done",
+            json!({"text": text, "logprobs": []}),
         ),
+        with("response.content_part.done", json!({"part": part})),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        json!({"type": "response.completed", "response": done}),
     ];
     let mut out = Vec::new();
-    for (name, data) in events {
+    for (n, mut data) in events.into_iter().enumerate() {
+        data["sequence_number"] = json!(n);
+        let name = data["type"].as_str().unwrap_or("").to_string();
         out.extend_from_slice(format!("event: {name}\ndata: {data}\n\n").as_bytes());
     }
     out

@@ -64,6 +64,7 @@ async fn the_real_python_sdks_record_through_the_proxy() {
     assert_eq!(seen["openai_stream_tools"], seen["openai_tools"]);
     assert_eq!(seen["responses_plain"], "responses text");
     assert_eq!(seen["responses_stream"], "responses streamed");
+    assert_eq!(seen["responses_stream_tools"], seen["openai_tools"]);
     assert_eq!(seen["anthropic_plain"], "claude says hi");
     assert_eq!(seen["anthropic_stream"], "claude streams");
     assert_eq!(seen["anthropic_tools"], seen["openai_tools"]);
@@ -74,7 +75,59 @@ async fn the_real_python_sdks_record_through_the_proxy() {
     let text = r.text();
     assert!(!text.contains("PYSECRET"), "an API key was written");
     let t = veer_trace::load_trace(&r.out, &veer_trace::ReadOptions::default()).unwrap();
-    assert_eq!(t.count(&veer_trace::Kind::ChatResponse), 11);
+    assert_eq!(t.count(&veer_trace::Kind::ChatResponse), 12);
     assert!(t.count(&veer_trace::Kind::ToolResult) >= 2);
     assert_eq!(t.count(&veer_trace::Kind::Error), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sdks_parse_policy_replacements_whole_and_streamed() {
+    let Some(py) = python() else {
+        eprintln!("SKIPPED the_sdks_parse_policy_replacements_whole_and_streamed: no Python with the openai and anthropic SDKs (run .ci/run, or set VEER_TEST_PYTHON)");
+        return;
+    };
+    let policy = "rules:\n  - {id: no-wire, kind: forbidden_text, params: {text: wire transfer}}\n";
+    let mut r = rig(Options {
+        policy: Some((policy, Mode::Replace)),
+        ..Options::default()
+    })
+    .await;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/replaced.py");
+    let (openai, anthropic) = r.proxy.as_ref().unwrap().base_urls();
+    let out = tokio::process::Command::new(&py)
+        .arg(&script)
+        .env("OPENAI_BASE_URL", openai)
+        .env("ANTHROPIC_BASE_URL", anthropic)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "replaced.py failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    r.stop().await;
+    let want = "[veer policy_runtime] response blocked by policy (1 violation(s)): ";
+    for key in [
+        "chat",
+        "chat_stream",
+        "responses",
+        "responses_stream",
+        "messages",
+        "messages_stream",
+    ] {
+        let text = seen[key].as_str().unwrap_or("");
+        assert!(text.starts_with(want), "{key}: {text:?}");
+    }
+    let t = veer_trace::load_trace(&r.out, &veer_trace::ReadOptions::default()).unwrap();
+    let blocked = t
+        .records
+        .iter()
+        .filter(|x| x.str_field("stop_reason") == Some("policy_blocked"))
+        .count();
+    assert_eq!(blocked, 6);
 }

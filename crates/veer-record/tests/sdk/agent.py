@@ -58,6 +58,9 @@ for ev in oa.responses.create(model="m-plain", input="say: responses streamed", 
     if ev.type == "response.output_text.delta":
         text += ev.delta
 seen["responses_stream"] = text
+with oa.responses.stream(model="m-parallel", input="refund 42", tools=[{"type": "function", "name": "lookup_order", "parameters": {"type": "object"}}]) as s:
+    final = s.get_final_response()
+seen["responses_stream_tools"] = [[i.name, json.loads(i.arguments)] for i in final.output if i.type == "function_call"]
 
 m = an.messages.create(model="m-plain", max_tokens=50, messages=user("say: claude says hi"))
 seen["anthropic_plain"] = m.content[0].text

@@ -373,27 +373,55 @@ fn responses_events(model: &str, text: &str, calls: &[(&str, &str, &str)]) -> Ve
     let mut created = done.clone();
     created["status"] = json!("in_progress");
     created["output"] = json!([]);
-    let ev = |name: &str, v: Value| format!("event: {name}\ndata: {v}\n\n");
-    let mut out = vec![ev(
-        "response.created",
-        json!({"type": "response.created", "sequence_number": 0, "response": created}),
-    )];
-    let mut n = 1;
-    if calls.is_empty() {
-        for w in text.split_inclusive(' ') {
-            out.push(ev(
-                "response.output_text.delta",
-                json!({"type": "response.output_text.delta", "sequence_number": n, "item_id": "msg_1",
-                       "output_index": 0, "content_index": 0, "delta": w, "logprobs": []}),
-            ));
-            n += 1;
+    let mut events = vec![json!({"type": "response.created", "response": created})];
+    for (i, item) in done["output"].as_array().unwrap().iter().enumerate() {
+        let mut open = item.clone();
+        open["status"] = json!("in_progress");
+        if item["type"] == "message" {
+            open["content"] = json!([]);
+        } else {
+            open["arguments"] = json!("");
         }
+        events.push(json!({"type": "response.output_item.added", "output_index": i, "item": open}));
+        if item["type"] == "message" {
+            let at = |kind: &str| json!({"type": kind, "item_id": item["id"], "output_index": i, "content_index": 0});
+            let mut added = at("response.content_part.added");
+            added["part"] = json!({"type": "output_text", "text": "", "annotations": []});
+            events.push(added);
+            for w in text.split_inclusive(' ') {
+                let mut d = at("response.output_text.delta");
+                d["delta"] = json!(w);
+                d["logprobs"] = json!([]);
+                events.push(d);
+            }
+            let mut td = at("response.output_text.done");
+            td["text"] = json!(text);
+            td["logprobs"] = json!([]);
+            events.push(td);
+            let mut pd = at("response.content_part.done");
+            pd["part"] = item["content"][0].clone();
+            events.push(pd);
+        } else {
+            let args = item["arguments"].as_str().unwrap();
+            let (a, b) = args.split_at(args.len() / 2);
+            for part in [a, b] {
+                events.push(json!({"type": "response.function_call_arguments.delta",
+                    "item_id": item["id"], "output_index": i, "delta": part}));
+            }
+            events.push(json!({"type": "response.function_call_arguments.done",
+                "item_id": item["id"], "output_index": i, "arguments": args}));
+        }
+        events.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
     }
-    out.push(ev(
-        "response.completed",
-        json!({"type": "response.completed", "sequence_number": n, "response": done}),
-    ));
-    out
+    events.push(json!({"type": "response.completed", "response": done}));
+    events
+        .into_iter()
+        .enumerate()
+        .map(|(n, mut v)| {
+            v["sequence_number"] = json!(n);
+            format!("event: {}\ndata: {v}\n\n", v["type"].as_str().unwrap())
+        })
+        .collect()
 }
 
 fn messages_body(model: &str, text: &str, calls: &[(&str, &str, &str)]) -> Value {
