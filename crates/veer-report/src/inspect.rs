@@ -72,10 +72,7 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
             (veer_trace::Format::Traxr, Some(l)) => format!(" [{l}]"),
             _ => String::new(),
         },
-        match r.format {
-            veer_trace::Format::Agentlog => "agentlog",
-            veer_trace::Format::Traxr => "traxr",
-        },
+        r.format.name(),
         r.record_count,
         r.turns.len(),
         r.session_count,

@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod canonical;
 pub mod error;
 pub mod features;
+pub mod formats;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod load;

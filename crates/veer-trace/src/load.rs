@@ -1,23 +1,13 @@
-//! Reading a path: format detection by content, and directories as sets of traces.
-//!
-//! A file is classified by what it holds, not its name (spec `trace-formats.md` §3.7): a JSON
-//! object with an `events` array is a traxr trace, one with `traces` and `pairs` a traxr results
-//! file, one with `input.clean_trace` an analyzer case; anything else is read as `.agentlog`
-//! JSON Lines (gzip is detected by its magic bytes).
+//! Reading a path: files (their format detected by content in [`crate::formats`]) and
+//! directories as sets of traces.
 
-use crate::agentlog::reader::read_agentlog;
 use crate::error::TraceError;
 use crate::model::Trace;
 use crate::options::ReadOptions;
-use crate::traxr::{
-    case_from_value, results_from_value, shape_of, trace_from_value, AnalyzerCase,
-    ExperimentResults, TraxrShape,
-};
-use crate::value_builder::{value_from_slice, Scratch};
+use crate::traxr::{AnalyzerCase, ExperimentResults};
 use rayon::prelude::*;
-use serde_json::Value;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// Maximum number of files read from one directory.
@@ -98,67 +88,10 @@ pub fn load_bytes(
 
 fn load_reader<R: BufRead + Send>(
     source: &str,
-    mut reader: R,
+    reader: R,
     options: &ReadOptions,
 ) -> Result<Document, TraceError> {
-    let head = reader.fill_buf().map_err(|e| open_error(source, &e))?;
-    if head.starts_with(&[0x1f, 0x8b]) {
-        return read_agentlog(source, reader, options).map(Document::Trace);
-    }
-    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
-    if first != Some(b'{') || stripped_bom {
-        return read_agentlog(source, reader, options).map(Document::Trace);
-    }
-    // Peek the first line: a complete JSON object that is not a traxr shape means .agentlog.
-    if let Some(len) = head.iter().position(|&b| b == b'\n') {
-        if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
-            if shape_of(&v).is_none() {
-                return read_agentlog(source, reader, options).map(Document::Trace);
-            }
-        }
-    }
-    // Otherwise read the whole document (pretty-printed traxr JSON, or a one-line file).
-    let mut bytes = Vec::new();
-    reader
-        .take(MAX_JSON_DOCUMENT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| open_error(source, &e))?;
-    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
-        return Err(TraceError::new(
-            source,
-            None,
-            "(file)",
-            format!("JSON document larger than {MAX_JSON_DOCUMENT_BYTES} bytes"),
-        )
-        .with_hint("split the experiment, or write the traces as .agentlog JSON Lines"));
-    }
-    // The text is dropped as soon as it is no longer needed, and so is a parsed document that
-    // turns out not to be traxr: a large file is held once, not twice.
-    let parsed = value_from_slice(&bytes, &mut Scratch::default());
-    let shape = parsed.as_ref().ok().and_then(shape_of);
-    match (parsed, shape) {
-        (Ok(v), Some(shape)) => {
-            drop(bytes);
-            match shape {
-                TraxrShape::Trace => {
-                    trace_from_value(source, "", v, None, options).map(Document::Trace)
-                }
-                TraxrShape::Results => {
-                    results_from_value(source, v, options).map(|r| Document::Results(Box::new(r)))
-                }
-                TraxrShape::AnalyzerCase => {
-                    case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
-                }
-            }
-        }
-        // Not traxr, or not one JSON document (JSON Lines, or broken): the .agentlog reader
-        // names the line.
-        (parsed, _) => {
-            drop(parsed);
-            read_agentlog(source, bytes.as_slice(), options).map(Document::Trace)
-        }
-    }
+    crate::formats::read_document(source, reader, options)
 }
 
 /// Reads one file that must hold a single trace.
@@ -167,7 +100,7 @@ pub fn load_trace(path: &Path, options: &ReadOptions) -> Result<Trace, TraceErro
     load_file(path, options)?.into_trace(&source)
 }
 
-fn open_error(source: &str, e: &std::io::Error) -> TraceError {
+pub(crate) fn open_error(source: &str, e: &std::io::Error) -> TraceError {
     let (msg, hint) = match e.kind() {
         std::io::ErrorKind::NotFound => ("no such file or directory".to_string(), "check the path"),
         std::io::ErrorKind::PermissionDenied => (

@@ -7,14 +7,44 @@
 use crate::error::Warning;
 use serde_json::{Map, Value};
 
-/// The source format a trace was read from.
+/// The source format a trace was read from (the format detection named; see
+/// [`crate::formats`]). Serialised as [`Format::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Shadow's `.agentlog` JSON Lines (optionally gzip-compressed).
+    #[serde(rename = "agentlog")]
     Agentlog,
     /// traxr trace JSON (a bare trace, or one run of a results / analyzer-case file).
+    #[serde(rename = "traxr")]
     Traxr,
+    /// OpenTelemetry spans as OTLP/JSON (GenAI conventions, OpenLLMetry, OpenInference).
+    #[serde(rename = "otel")]
+    Otel,
+}
+
+impl Format {
+    /// Every format veer reads, in the order messages list them.
+    pub const ALL: [Format; 3] = [Format::Agentlog, Format::Traxr, Format::Otel];
+
+    /// The short name reports and `veer inspect` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Agentlog => "agentlog",
+            Format::Traxr => "traxr",
+            Format::Otel => "otel",
+        }
+    }
+
+    /// What the format is, for messages listing the formats veer reads.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Agentlog => "Shadow .agentlog JSON Lines, optionally gzip-compressed",
+            Format::Traxr => "traxr trace, results or analyzer-case JSON",
+            Format::Otel => {
+                "OpenTelemetry spans as OTLP/JSON with GenAI, OpenLLMetry or OpenInference attributes"
+            }
+        }
+    }
 }
 
 /// The kind of a record: the ten `.agentlog` kinds, a typed traxr event, or an unknown kind.

@@ -144,13 +144,12 @@ fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
     Ok(veer_trace::load_trace(path, read)?)
 }
 
-/// Both sides must be of one format and hold at least one response.
+/// Both sides must hold at least one response; a traxr trace is only compared with another
+/// traxr trace, while the conversation formats (`.agentlog`, OTel, …) mix freely.
 fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
-    if b.format != c.format {
-        let name = |t: &Trace| match t.format {
-            veer_trace::Format::Agentlog => "agentlog",
-            veer_trace::Format::Traxr => "traxr",
-        };
+    let traxr = |t: &Trace| t.format == veer_trace::Format::Traxr;
+    if traxr(b) != traxr(c) {
+        let name = |t: &Trace| t.format.name();
         return Err(CliError::input(format!(
             "mismatched formats: {} is {} but {} is {}",
             b.source,

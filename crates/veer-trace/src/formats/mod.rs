@@ -1,0 +1,212 @@
+//! Trace formats and the one step that decides, by content, which one a file is in.
+//!
+//! Detection never looks at the file name (spec `trace-formats.md` §3.7). In order:
+//! 1. gzip magic → `.agentlog` (compressed);
+//! 2. each entry of [`READERS`] whose `sniff` accepts the first bytes reads the whole file;
+//! 3. a JSON object with a traxr shape → traxr (trace, results file or analyzer case);
+//! 4. a JSON object that looks like nothing veer reads → an error naming the formats veer
+//!    reads, with a specific hint for near misses (binary OTLP, a single chat-completions
+//!    response, OTLP logs or metrics);
+//! 5. anything else → `.agentlog` JSON Lines, whose reader names the offending line.
+//!
+//! Adding a format is one module here and one [`FormatReader`] entry.
+
+pub mod otel;
+
+use crate::agentlog::reader::read_agentlog;
+use crate::error::TraceError;
+use crate::load::{Document, MAX_JSON_DOCUMENT_BYTES};
+use crate::model::Format;
+use crate::options::ReadOptions;
+use crate::traxr::{case_from_value, results_from_value, shape_of, trace_from_value, TraxrShape};
+use crate::value_builder::{value_from_slice, Scratch};
+use serde_json::Value;
+use std::io::{BufRead, Read};
+
+/// A format recognised from a file's first bytes and read from its whole content.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatReader {
+    /// The format, as reports name it.
+    pub format: Format,
+    /// Whether the first bytes of a file (up to 64 KiB) are in this format. Must be cheap and
+    /// must not accept the first line of an `.agentlog` or a traxr document.
+    pub sniff: fn(&[u8]) -> bool,
+    /// Reads the whole file.
+    pub read: fn(&str, &[u8], &ReadOptions) -> Result<Document, TraceError>,
+}
+
+/// The formats recognised by their first bytes, tried in order.
+pub const READERS: &[FormatReader] = &[FormatReader {
+    format: Format::Otel,
+    sniff: otel::sniff,
+    read: read_otel,
+}];
+
+fn read_otel(source: &str, bytes: &[u8], _options: &ReadOptions) -> Result<Document, TraceError> {
+    otel::read(source, bytes).map(Document::Trace)
+}
+
+/// The formats veer reads, for messages: one line each.
+pub fn supported_formats() -> String {
+    Format::ALL
+        .iter()
+        .map(|f| format!("{} ({})", f.name(), f.description()))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Reads a document from `reader`, detecting its format by content.
+pub fn read_document<R: BufRead + Send>(
+    source: &str,
+    mut reader: R,
+    options: &ReadOptions,
+) -> Result<Document, TraceError> {
+    let head = reader
+        .fill_buf()
+        .map_err(|e| crate::load::open_error(source, &e))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return read_agentlog(source, reader, options).map(Document::Trace);
+    }
+    if looks_like_binary_otlp(head) {
+        return Err(unknown(source, "this looks like binary OTLP protobuf, not JSON")
+            .with_hint("export OTLP as JSON: the Collector's file exporter (format: json), or OTLP/HTTP with Content-Type application/json"));
+    }
+    if let Some(r) = READERS.iter().find(|r| (r.sniff)(head)) {
+        let bytes = read_all(source, reader)?;
+        return (r.read)(source, &bytes, options);
+    }
+    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
+    if first != Some(b'{') || stripped_bom {
+        return read_agentlog(source, reader, options).map(Document::Trace);
+    }
+    // Peek the first line: a complete JSON object that is not a traxr shape is .agentlog,
+    // unless it is plainly something else.
+    if let Some(len) = head.iter().position(|&b| b == b'\n') {
+        if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
+            if shape_of(&v).is_none() {
+                if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() {
+                    let bytes = read_all(source, reader)?;
+                    return read_otel(source, &bytes, options);
+                }
+                if let Some(e) = near_miss(source, &v) {
+                    return Err(e);
+                }
+                return read_agentlog(source, reader, options).map(Document::Trace);
+            }
+        }
+    }
+    // Otherwise read the whole document (pretty-printed JSON, or a one-line file).
+    let bytes = read_all(source, reader)?;
+    // The text is dropped as soon as it is no longer needed, and so is a parsed document that
+    // turns out not to be traxr: a large file is held once, not twice.
+    let parsed = value_from_slice(&bytes, &mut Scratch::default());
+    let shape = parsed.as_ref().ok().and_then(shape_of);
+    match (parsed, shape) {
+        (Ok(v), Some(shape)) => {
+            drop(bytes);
+            match shape {
+                TraxrShape::Trace => {
+                    trace_from_value(source, "", v, None, options).map(Document::Trace)
+                }
+                TraxrShape::Results => {
+                    results_from_value(source, v, options).map(|r| Document::Results(Box::new(r)))
+                }
+                TraxrShape::AnalyzerCase => {
+                    case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
+                }
+            }
+        }
+        (Ok(v), None) if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() => {
+            drop(v);
+            read_otel(source, &bytes, options)
+        }
+        (Ok(v), None) if near_miss(source, &v).is_some() => {
+            Err(near_miss(source, &v).unwrap_or_else(|| unknown(source, "")))
+        }
+        // Not one JSON document (JSON Lines, or broken): the .agentlog reader names the line.
+        (parsed, _) => {
+            drop(parsed);
+            read_agentlog(source, bytes.as_slice(), options).map(Document::Trace)
+        }
+    }
+}
+
+fn read_all<R: Read>(source: &str, reader: R) -> Result<Vec<u8>, TraceError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_JSON_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| crate::load::open_error(source, &e))?;
+    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
+        return Err(TraceError::new(
+            source,
+            None,
+            "(file)",
+            format!("JSON document larger than {MAX_JSON_DOCUMENT_BYTES} bytes"),
+        )
+        .with_hint("split the input, or write the traces as .agentlog JSON Lines"));
+    }
+    Ok(bytes)
+}
+
+fn unknown(source: &str, what: &str) -> TraceError {
+    let what = if what.is_empty() {
+        "not a trace format veer reads".to_string()
+    } else {
+        what.to_string()
+    };
+    TraceError::new(
+        source,
+        None,
+        "(file)",
+        format!("{what}; veer reads: {}", supported_formats()),
+    )
+}
+
+/// Binary protobuf starts with field 1 (`resource_spans`, length-delimited: byte 0x0a) and is
+/// not text.
+fn looks_like_binary_otlp(head: &[u8]) -> bool {
+    head.first() == Some(&0x0a)
+        && head
+            .iter()
+            .take(4096)
+            .any(|&b| b < 0x09 || (0x0e..0x20).contains(&b))
+}
+
+/// A JSON object that is plainly not an `.agentlog` record (none of its envelope keys) and not
+/// any format veer reads: the error, with a specific hint where one fits.
+pub fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
+    let o = v.as_object()?;
+    if ["version", "kind", "payload", "id"]
+        .iter()
+        .any(|k| o.contains_key(*k))
+    {
+        return None;
+    }
+    let is_chat_completion = o.contains_key("choices")
+        && (o.get("object").and_then(Value::as_str) == Some("chat.completion")
+            || o.contains_key("model"));
+    let is_anthropic_message = o.get("type").and_then(Value::as_str) == Some("message")
+        && o.get("role").and_then(Value::as_str) == Some("assistant");
+    let record_instead = "record the whole agent run instead: spans from an OpenTelemetry instrumentation exported as OTLP/JSON, or an .agentlog";
+    Some(if is_chat_completion {
+        unknown(
+            source,
+            "this is a single chat-completions response, not a trace",
+        )
+        .with_hint(record_instead)
+    } else if is_anthropic_message {
+        unknown(
+            source,
+            "this is a single Anthropic Messages response, not a trace",
+        )
+        .with_hint(record_instead)
+    } else if o.contains_key("resourceLogs") || o.contains_key("resourceMetrics") {
+        unknown(source, "this is OTLP logs or metrics, not traces")
+            .with_hint("export the trace signal (resourceSpans) as OTLP/JSON; GenAI content sent as log events is not read, turn on span-attribute content capture instead")
+    } else {
+        unknown(source, "")
+            .with_hint("check that this is the file you meant; `veer convert` turns a supported format into .agentlog")
+    })
+}
