@@ -64,6 +64,23 @@ fn every_vector_reads_as_three_turns_with_the_scripted_tools() {
 }
 
 #[test]
+fn openllmetry_prompt_attributes_written_by_its_older_release() {
+    // OpenLLMetry 0.33 (versions-legacy.json): gen_ai.prompt.N.* / gen_ai.completion.N.*,
+    // no agent span, so every call is its own trace and session.
+    for (variant, second) in [("baseline", "issue_refund"), ("candidate", "send_email")] {
+        let t = read_fixture(&format!(
+            "anthropic-openllmetry-legacy/content/{variant}.json"
+        ));
+        assert_eq!(t.responses().len(), 3);
+        assert_eq!(tool_names(&t), ["lookup_order", second]);
+        assert_eq!(t.count(&Kind::Metadata), 3);
+        assert!(t.responses()[2].text(" ").contains("A-1001"));
+        assert_eq!(t.responses()[0].usage("input_tokens"), Some(130.0));
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    }
+}
+
+#[test]
 fn captured_arguments_reach_the_tool_use_blocks() {
     let t = read_fixture("openai-v2/content/baseline.json");
     let calls: Vec<_> = t
