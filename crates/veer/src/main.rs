@@ -30,6 +30,7 @@ fn main() -> ExitCode {
     output::set_redaction(!cli.no_redact);
     let result = match &cli.command {
         cli::Command::Inspect(a) => commands::inspect::run(a),
+        cli::Command::Convert(a) => commands::convert::run(a),
         cli::Command::Diff(a) => commands::diff::run(a),
         cli::Command::Demo(a) => commands::demo::run(a),
         cli::Command::Check(a) => commands::check::run(a),

@@ -87,6 +87,31 @@ pub fn emit(text: &str, output: Option<&Path>) -> Result<(), CliError> {
     }
 }
 
+/// Writes data the user owns — a converted trace, not a report — to `-o FILE` atomically, or
+/// to stdout. Unlike [`emit`] nothing is redacted (a trace keeps its content byte for byte,
+/// so it diffs like its source) and nothing is styled.
+pub fn emit_data(bytes: &[u8], output: Option<&Path>) -> Result<(), CliError> {
+    if let Some(path) = output.filter(|p| p.is_dir()) {
+        return Err(CliError::input(format!(
+            "{}: cannot write output: is a directory",
+            path.display()
+        ))
+        .hint("-o takes a file path, e.g. -o run.agentlog"));
+    }
+    match output {
+        Some(path) => veer_trace::atomic::write_atomic(path, bytes)
+            .map_err(|e| CliError::output(&path.display().to_string(), &e)),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(bytes).and_then(|()| out.flush()) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(CliError::output("stdout", &e)),
+            }
+        }
+    }
+}
+
 /// Prints reader warnings to stderr, once each.
 pub fn print_warnings(warnings: &[veer_trace::Warning]) {
     let mut err = anstream::stderr();

@@ -174,15 +174,13 @@ fn looks_like_binary_otlp(head: &[u8]) -> bool {
             .any(|&b| b < 0x09 || (0x0e..0x20).contains(&b))
 }
 
-/// A JSON object that is plainly not an `.agentlog` record (none of its envelope keys) and not
-/// any format veer reads: the error, with a specific hint where one fits.
+/// A JSON object that is plainly not an `.agentlog` record (no `kind`, no `payload`) and not
+/// any format veer reads: the error, with a specific hint where one fits. An object with
+/// `version` or `id` and no recognisable other shape is left to the `.agentlog` reader.
 pub fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
     let o = v.as_object()?;
-    if ["version", "kind", "payload", "id"]
-        .iter()
-        .any(|k| o.contains_key(*k))
-    {
-        return None;
+    if o.contains_key("kind") || o.contains_key("payload") {
+        return None; // an .agentlog record, perhaps a broken one: its reader says what is wrong
     }
     let is_chat_completion = o.contains_key("choices")
         && (o.get("object").and_then(Value::as_str) == Some("chat.completion")
@@ -205,6 +203,8 @@ pub fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
     } else if o.contains_key("resourceLogs") || o.contains_key("resourceMetrics") {
         unknown(source, "this is OTLP logs or metrics, not traces")
             .with_hint("export the trace signal (resourceSpans) as OTLP/JSON; GenAI content sent as log events is not read, turn on span-attribute content capture instead")
+    } else if o.contains_key("version") || o.contains_key("id") {
+        return None;
     } else {
         unknown(source, "")
             .with_hint("check that this is the file you meant; `veer convert` turns a supported format into .agentlog")

@@ -9,6 +9,7 @@ mod common;
 mod diff;
 mod diff_policy;
 mod experiment;
+mod formats_otel;
 mod inspect;
 mod no_network;
 mod perturb;

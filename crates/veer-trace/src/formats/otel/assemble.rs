@@ -24,6 +24,20 @@ use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
+/// The metadata tag that carries "N of M" model calls without captured content into a
+/// converted `.agentlog`, whose reader raises the same warning from it.
+pub const NOT_CAPTURED_TAG: &str = "content_not_captured";
+
+/// The field the not-captured warning names.
+pub const NOT_CAPTURED_FIELD: &str = "gen_ai.output.messages";
+
+/// The warning for model calls whose content was not captured (`count` is "N of M").
+pub fn not_captured_message(count: &str) -> String {
+    format!(
+        "message content was not captured for {count} model calls, so their text is empty: the semantic, verbosity and refusal axes cannot be judged on them (enable content capture, e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)"
+    )
+}
+
 /// One span as read, with the file line it came from (JSON Lines input).
 #[derive(Debug, Clone, Copy)]
 pub struct SpanAt<'s, 'a> {
@@ -156,18 +170,24 @@ pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceEr
             })
             .push(i);
     }
-    let mut not_captured = 0usize;
+    let uncaptured = order
+        .iter()
+        .filter(|&&i| matches!(&pieces[i], Piece::Model(c) if !c.output_captured))
+        .count();
+    let not_captured = (uncaptured > 0).then(|| format!("{uncaptured} of {model_total}"));
     let mut emit = Emitter::default();
-    for key in session_order {
+    for (k, key) in session_order.into_iter().enumerate() {
         let members = &grouped[key];
-        emit.metadata(key, &nodes[members[0]]);
+        let tag = if k == 0 {
+            not_captured.as_deref()
+        } else {
+            None
+        };
+        emit.metadata(key, &nodes[members[0]], tag);
         let attached = attach_tools(members, &nodes, &parent_of, &pieces);
         for (pos, &i) in members.iter().enumerate() {
             match &pieces[i] {
                 Piece::Model(call) => {
-                    if !call.output_captured {
-                        not_captured += 1;
-                    }
                     let tools: Vec<(usize, &ToolRun)> = attached[pos]
                         .iter()
                         .filter_map(|&t| match &pieces[members[t]] {
@@ -184,10 +204,8 @@ pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceEr
             }
         }
     }
-    if not_captured > 0 {
-        warn(None, "gen_ai.output.messages", format!(
-            "message content was not captured for {not_captured} of {model_total} model calls, so their text is empty: the semantic, verbosity and refusal axes cannot be judged on them (enable content capture, e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)"
-        ));
+    if let Some(count) = &not_captured {
+        warn(None, NOT_CAPTURED_FIELD, not_captured_message(count));
     }
     trace.records = emit.records;
     Ok(trace)
@@ -371,10 +389,16 @@ impl Emitter {
         id
     }
 
-    fn metadata(&mut self, session: &str, first: &Node) {
+    fn metadata(&mut self, session: &str, first: &Node, not_captured: Option<&str>) {
+        let mut tags = Map::new();
+        tags.insert("source_format".into(), json!(Format::Otel.name()));
+        tags.insert("session".into(), json!(session));
+        if let Some(count) = not_captured {
+            tags.insert(NOT_CAPTURED_TAG.into(), json!(count));
+        }
         let payload = json!({
             "sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
-            "tags": {"source_format": Format::Otel.name(), "session": session},
+            "tags": tags,
         });
         let mut meta = Map::new();
         meta.insert("trace_id".into(), Value::String(first.trace.clone()));
