@@ -7,7 +7,7 @@ use crate::options::ReadOptions;
 use crate::traxr::{AnalyzerCase, ExperimentResults};
 use rayon::prelude::*;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 /// Maximum number of files read from one directory.
@@ -74,7 +74,12 @@ pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceEr
         .with_hint("pass a file, or use a command that reads directories"));
     }
     let file = File::open(path).map_err(|e| open_error(&source, &e))?;
-    load_reader(&source, BufReader::with_capacity(1 << 16, file), options)
+    crate::formats::read_document(
+        &source,
+        BufReader::with_capacity(1 << 16, file),
+        options,
+        Some(meta.len()),
+    )
 }
 
 /// Reads a document held in memory, detecting its format by content (as [`load_file`]).
@@ -83,15 +88,7 @@ pub fn load_bytes(
     bytes: &[u8],
     options: &ReadOptions,
 ) -> Result<Document, TraceError> {
-    load_reader(source, bytes, options)
-}
-
-fn load_reader<R: BufRead + Send>(
-    source: &str,
-    reader: R,
-    options: &ReadOptions,
-) -> Result<Document, TraceError> {
-    crate::formats::read_document(source, reader, options)
+    crate::formats::read_document(source, bytes, options, Some(bytes.len() as u64))
 }
 
 /// Reads one file that must hold a single trace.

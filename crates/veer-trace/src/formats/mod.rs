@@ -32,7 +32,7 @@ pub struct FormatReader {
     /// must not accept the first line of an `.agentlog` or a traxr document.
     pub sniff: fn(&[u8]) -> bool,
     /// Reads the whole file.
-    pub read: fn(&str, &[u8], &ReadOptions) -> Result<Document, TraceError>,
+    pub read: fn(&str, Vec<u8>, &ReadOptions) -> Result<Document, TraceError>,
 }
 
 /// The formats recognised by their first bytes, tried in order.
@@ -42,7 +42,7 @@ pub const READERS: &[FormatReader] = &[FormatReader {
     read: read_otel,
 }];
 
-fn read_otel(source: &str, bytes: &[u8], _options: &ReadOptions) -> Result<Document, TraceError> {
+fn read_otel(source: &str, bytes: Vec<u8>, _options: &ReadOptions) -> Result<Document, TraceError> {
     otel::read(source, bytes).map(Document::Trace)
 }
 
@@ -55,12 +55,15 @@ pub fn supported_formats() -> String {
         .join("; ")
 }
 
-/// Reads a document from `reader`, detecting its format by content.
+/// Reads a document from `reader`, detecting its format by content. `size_hint` (the file's
+/// length, when known) sizes the buffer of formats read whole.
 pub fn read_document<R: BufRead + Send>(
     source: &str,
     mut reader: R,
     options: &ReadOptions,
+    size_hint: Option<u64>,
 ) -> Result<Document, TraceError> {
+    let read_all = |reader: R| read_all(source, reader, size_hint);
     let head = reader
         .fill_buf()
         .map_err(|e| crate::load::open_error(source, &e))?;
@@ -72,8 +75,8 @@ pub fn read_document<R: BufRead + Send>(
             .with_hint("export OTLP as JSON: the Collector's file exporter (format: json), or OTLP/HTTP with Content-Type application/json"));
     }
     if let Some(r) = READERS.iter().find(|r| (r.sniff)(head)) {
-        let bytes = read_all(source, reader)?;
-        return (r.read)(source, &bytes, options);
+        let bytes = read_all(reader)?;
+        return (r.read)(source, bytes, options);
     }
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
@@ -86,8 +89,8 @@ pub fn read_document<R: BufRead + Send>(
         if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
             if shape_of(&v).is_none() {
                 if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() {
-                    let bytes = read_all(source, reader)?;
-                    return read_otel(source, &bytes, options);
+                    let bytes = read_all(reader)?;
+                    return read_otel(source, bytes, options);
                 }
                 if let Some(e) = near_miss(source, &v) {
                     return Err(e);
@@ -97,7 +100,7 @@ pub fn read_document<R: BufRead + Send>(
         }
     }
     // Otherwise read the whole document (pretty-printed JSON, or a one-line file).
-    let bytes = read_all(source, reader)?;
+    let bytes = read_all(reader)?;
     // The text is dropped as soon as it is no longer needed, and so is a parsed document that
     // turns out not to be traxr: a large file is held once, not twice.
     let parsed = value_from_slice(&bytes, &mut Scratch::default());
@@ -119,7 +122,7 @@ pub fn read_document<R: BufRead + Send>(
         }
         (Ok(v), None) if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() => {
             drop(v);
-            read_otel(source, &bytes, options)
+            read_otel(source, bytes, options)
         }
         (Ok(v), None) if near_miss(source, &v).is_some() => {
             Err(near_miss(source, &v).unwrap_or_else(|| unknown(source, "")))
@@ -132,8 +135,13 @@ pub fn read_document<R: BufRead + Send>(
     }
 }
 
-fn read_all<R: Read>(source: &str, reader: R) -> Result<Vec<u8>, TraceError> {
-    let mut bytes = Vec::new();
+fn read_all<R: Read>(
+    source: &str,
+    reader: R,
+    size_hint: Option<u64>,
+) -> Result<Vec<u8>, TraceError> {
+    let capacity = size_hint.map_or(0, |n| n.min(MAX_JSON_DOCUMENT_BYTES) as usize + 1);
+    let mut bytes = Vec::with_capacity(capacity);
     reader
         .take(MAX_JSON_DOCUMENT_BYTES + 1)
         .read_to_end(&mut bytes)

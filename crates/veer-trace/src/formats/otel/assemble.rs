@@ -66,12 +66,54 @@ enum Piece {
     None,
 }
 
-/// Builds the trace of a set of spans (one file, or several read together).
-pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceError> {
+/// What the spans say, owned: the file's bytes and parsed requests can be dropped before the
+/// records are built.
+pub struct Prepared {
+    source: String,
+    nodes: Vec<Node>,
+    pieces: Vec<Piece>,
+}
+
+/// Reads what each span is (on all cores); [`Prepared::finish`] then builds the trace.
+pub fn prepare(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Prepared, TraceError> {
     let nodes: Vec<Node> = spans
         .par_iter()
         .map(|s| node(source, s))
         .collect::<Result<_, _>>()?;
+    let pieces: Vec<Piece> = spans
+        .par_iter()
+        .zip(nodes.par_iter())
+        .map(|(s, n)| match n.role {
+            Role::Model => Piece::Model(Box::new(model_call(s.span))),
+            Role::Tool => Piece::Tool(tool_run(s.span)),
+            Role::Other => Piece::None,
+        })
+        .collect();
+    Ok(Prepared {
+        source: source.to_string(),
+        nodes,
+        pieces,
+    })
+}
+
+/// Builds the trace of a set of spans (one file, or several read together).
+pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceError> {
+    prepare(source, spans)?.finish()
+}
+
+impl Prepared {
+    /// The trace: sessions, ordering, tool attachment and the records.
+    pub fn finish(self) -> Result<Trace, TraceError> {
+        let Prepared {
+            source,
+            nodes,
+            pieces,
+        } = self;
+        finish(&source, nodes, pieces)
+    }
+}
+
+fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trace, TraceError> {
     let mut trace = Trace::new(source, Format::Otel);
     let mut warn = |line: Option<u64>, field: &str, message: String| {
         trace.warnings.push(Warning {
@@ -121,16 +163,11 @@ pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceEr
         warn(None, "parentSpanId", format!("parent links form a cycle ({cycles} spans on one); the cycle is cut where it was found"));
     }
 
-    let pieces: Vec<Piece> = spans
-        .par_iter()
-        .zip(nodes.par_iter())
-        .zip(keep.par_iter())
-        .map(|((s, n), &k)| match (n.role, k) {
-            (Role::Model, true) => Piece::Model(Box::new(model_call(s.span))),
-            (Role::Tool, true) => Piece::Tool(tool_run(s.span)),
-            _ => Piece::None,
-        })
-        .collect();
+    for (p, k) in pieces.iter_mut().zip(&keep) {
+        if !k {
+            *p = Piece::None;
+        }
+    }
     let model_total = pieces
         .iter()
         .filter(|p| matches!(p, Piece::Model(_)))
@@ -187,7 +224,7 @@ pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceEr
         let attached = attach_tools(members, &nodes, &parent_of, &pieces);
         for (pos, &i) in members.iter().enumerate() {
             match &pieces[i] {
-                Piece::Model(call) => {
+                Piece::Model(_) => {
                     let tools: Vec<(usize, &ToolRun)> = attached[pos]
                         .iter()
                         .filter_map(|&t| match &pieces[members[t]] {
@@ -195,7 +232,11 @@ pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceEr
                             _ => None,
                         })
                         .collect();
-                    emit.model_turn(&nodes[i], call, &tools, &nodes);
+                    let tools: Vec<(usize, ToolRun)> =
+                        tools.into_iter().map(|(i, r)| (i, r.clone())).collect();
+                    if let Piece::Model(call) = std::mem::replace(&mut pieces[i], Piece::None) {
+                        emit.model_turn(&nodes[i], *call, &tools, &nodes);
+                    }
                 }
                 Piece::Tool(run) if !emit.written_tools.contains_key(&i) => {
                     emit.tool(&nodes[i], run, None);
@@ -207,7 +248,7 @@ pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceEr
     if let Some(count) = &not_captured {
         warn(None, NOT_CAPTURED_FIELD, not_captured_message(count));
     }
-    trace.records = emit.records;
+    trace.records = emit.into_records();
     Ok(trace)
 }
 
@@ -360,6 +401,7 @@ struct Emitter {
 }
 
 impl Emitter {
+    /// Appends a record; its content id and parent are filled in by [`Emitter::into_records`].
     fn push(
         &mut self,
         kind: Kind,
@@ -367,26 +409,35 @@ impl Emitter {
         line: Option<u64>,
         payload: Value,
         meta: Option<Map<String, Value>>,
-    ) -> String {
+    ) {
         let ms = i64::try_from(at_ns / 1_000_000)
             .unwrap_or(i64::MAX / 2)
             .max(self.last_ms);
         self.last_ms = ms;
-        let id = content_id(&payload);
-        let parent = self.records.last().map(|r| r.id.clone());
         self.records.push(Record {
             line,
             kind,
             version: "0.1".into(),
-            id: id.clone(),
+            id: String::new(),
             ts: format_epoch_ms(ms),
-            parent,
+            parent: None,
             meta: meta.map(Box::new),
             payload,
             extra_envelope: None,
             origin: None,
         });
-        id
+    }
+
+    /// The records with content ids (computed on all cores) and the parent chain.
+    fn into_records(self) -> Vec<Record> {
+        let mut records = self.records;
+        records
+            .par_iter_mut()
+            .for_each(|r| r.id = content_id(&r.payload));
+        for i in 1..records.len() {
+            records[i].parent = Some(records[i - 1].id.clone());
+        }
+        records
     }
 
     fn metadata(&mut self, session: &str, first: &Node, not_captured: Option<&str>) {
@@ -408,18 +459,22 @@ impl Emitter {
     fn model_turn(
         &mut self,
         n: &Node,
-        call: &ModelCall,
-        tools: &[(usize, &ToolRun)],
+        call: ModelCall,
+        tools: &[(usize, ToolRun)],
         nodes: &[Node],
     ) {
-        self.push(
-            Kind::ChatRequest,
-            n.start,
-            n.line,
-            call.request.clone(),
-            None,
-        );
-        let mut parts = call.parts.clone();
+        let ModelCall {
+            request,
+            model,
+            mut parts,
+            output_captured,
+            finish_reason,
+            usage,
+            latency_ms,
+            error,
+            ..
+        } = call;
+        self.push(Kind::ChatRequest, n.start, n.line, request, None);
         // Which tool_use block each tool span answers: by id, else the next unmatched block of
         // that name; a span with no block adds one (content not captured).
         let mut used = vec![false; parts.len()];
@@ -453,8 +508,8 @@ impl Emitter {
             };
             ids.push(id.or_else(|| run.call_id.clone()).unwrap_or_default());
         }
-        match &call.error {
-            Some((code, message)) if !call.output_captured => {
+        match &error {
+            Some((code, message)) if !output_captured => {
                 self.push(
                     Kind::Error,
                     n.end,
@@ -467,13 +522,16 @@ impl Emitter {
                 let has_tool_use = parts
                     .iter()
                     .any(|p| p.get("type").and_then(Value::as_str) == Some("tool_use"));
-                let payload = json!({
-                    "model": call.model,
-                    "content": parts,
-                    "stop_reason": stop_reason(call.finish_reason.as_deref(), has_tool_use),
-                    "usage": call.usage,
-                    "latency_ms": call.latency_ms,
-                });
+                let mut payload = Map::new();
+                payload.insert("model".into(), Value::String(model));
+                payload.insert("content".into(), Value::Array(parts));
+                payload.insert(
+                    "stop_reason".into(),
+                    Value::String(stop_reason(finish_reason.as_deref(), has_tool_use)),
+                );
+                payload.insert("usage".into(), Value::Object(usage));
+                payload.insert("latency_ms".into(), Value::from(latency_ms));
+                let payload = Value::Object(payload);
                 self.push(Kind::ChatResponse, n.end, n.line, payload, None);
             }
         }

@@ -10,7 +10,7 @@
 use super::attrs::{json_of, Attrs};
 use super::content::{arguments, captured, Captured};
 use super::wire::Span;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The role a span plays in the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,7 +139,9 @@ pub fn model_call(span: &Span<'_>) -> ModelCall {
     let a = Attrs {
         list: &span.attributes,
     };
-    let c: Captured = captured(a, &span.events);
+    let mut c: Captured = captured(a, &span.events);
+    let output = c.output.take();
+    let output_captured = output.is_some();
     let request_model = a
         .first_str(&[
             "gen_ai.request.model",
@@ -168,11 +170,12 @@ pub fn model_call(span: &Span<'_>) -> ModelCall {
             params.insert(key.into(), v);
         }
     }
-    let request = json!({
-        "model": request_model,
-        "messages": c.input.clone().unwrap_or_default(),
-        "params": params,
-    });
+    // Built by moving the values in (`json!` would copy them through a serializer).
+    let mut request = Map::new();
+    request.insert("model".into(), Value::String(request_model.to_string()));
+    request.insert("messages".into(), Value::Array(c.input.unwrap_or_default()));
+    request.insert("params".into(), Value::Object(params));
+    let request = Value::Object(request);
     let mut usage = Map::new();
     for (key, attrs) in USAGE_KEYS {
         if let Some(n) = a.first_int(attrs) {
@@ -188,7 +191,7 @@ pub fn model_call(span: &Span<'_>) -> ModelCall {
         })
         .or_else(|| a.str("llm.finish_reason").map(str::to_string))
         .or_else(|| a.str("anthropic.message.stop_reason").map(str::to_string))
-        .or(c.finish_reason);
+        .or(c.finish_reason.take());
     let error = span.status.as_ref().filter(|s| s.code.is_error).map(|s| {
         (
             a.str("error.type").unwrap_or("error").to_string(),
@@ -198,8 +201,8 @@ pub fn model_call(span: &Span<'_>) -> ModelCall {
     ModelCall {
         request,
         model,
-        output_captured: c.output.is_some(),
-        parts: c.output.unwrap_or_default(),
+        output_captured,
+        parts: output.unwrap_or_default(),
         finish_reason,
         usage,
         latency_ms: millis(span.start_time_unix_nano.0, span.end_time_unix_nano.0),

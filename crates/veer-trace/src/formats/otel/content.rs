@@ -36,7 +36,7 @@ pub fn captured(attrs: Attrs<'_, '_>, events: &[Event<'_>]) -> Captured {
     {
         has_input = true;
         let parts = parts_of(&json_of(v));
-        input.push(json!({"role": "system", "content": parts}));
+        input.push(message("system", parts));
     }
     if let Some(v) = attrs.get("gen_ai.input.messages").filter(|v| !redacted(v)) {
         has_input = true;
@@ -99,6 +99,14 @@ fn redacted(v: &AnyValue<'_>) -> bool {
     v.string_value.as_deref() == Some(REDACTED)
 }
 
+/// An `.agentlog` message, built by moving `parts` in (`json!` would copy them).
+fn message(role: &str, parts: Vec<Value>) -> Value {
+    let mut m = Map::new();
+    m.insert("role".into(), Value::String(role.to_string()));
+    m.insert("content".into(), Value::Array(parts));
+    Value::Object(m)
+}
+
 /// A list of GenAI messages (`[{role, parts | content, tool_calls}]`) as `.agentlog` messages.
 fn messages_of(v: &Value) -> Vec<Value> {
     v.as_array()
@@ -120,7 +128,7 @@ fn message_of(m: &Value) -> Value {
     if let Some(tc) = m.get("tool_calls") {
         parts.extend(openai_tool_calls(tc));
     }
-    json!({"role": role, "content": parts})
+    message(role, parts)
 }
 
 /// Content parts from a parts list, a block list, or a plain string.
@@ -247,7 +255,7 @@ impl Indexed {
             let content = std::mem::take(&mut parts);
             parts.push(json!({"type": "tool_result", "tool_use_id": id, "content": content}));
         }
-        json!({"role": role, "content": parts})
+        message(&role, parts)
     }
 }
 
@@ -355,7 +363,7 @@ fn from_events(events: &[Event<'_>]) -> (Option<Vec<Value>>, Option<Vec<Value>>,
                 has_in = true;
                 match json_of(p) {
                     v @ Value::Array(_) => input.extend(messages_of(&v)),
-                    other => input.push(json!({"role": "user", "content": parts_of(&other)})),
+                    other => input.push(message("user", parts_of(&other))),
                 }
             }
         } else if e.name == "gen_ai.content.completion" {

@@ -41,9 +41,17 @@ pub fn first_key(head: &[u8]) -> Option<&[u8]> {
     (rest[end] == b'"').then(|| &rest[..end])
 }
 
-/// Reads one OTLP/JSON file.
-pub fn read(source: &str, bytes: &[u8]) -> Result<Trace, TraceError> {
-    read_many(source, &[(source, bytes)])
+/// Reads one OTLP/JSON file. The bytes are dropped as soon as the spans are read, before the
+/// records are built, so the file is not held next to the trace.
+pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
+    let prepared = {
+        let requests = parse(source, &bytes)?;
+        prepare(source, &requests)?
+    };
+    drop(bytes);
+    let mut trace = prepared.finish()?;
+    trace.run_label = Some(run_label(source));
+    Ok(trace)
 }
 
 /// Reads several OTLP/JSON files as one set of spans (a trace split over files); the result
@@ -53,6 +61,15 @@ pub fn read_many(label: &str, inputs: &[(&str, &[u8])]) -> Result<Trace, TraceEr
     for (source, bytes) in inputs {
         requests.extend(parse(source, bytes)?);
     }
+    let mut trace = prepare(label, &requests)?.finish()?;
+    trace.run_label = Some(run_label(label));
+    Ok(trace)
+}
+
+fn prepare(
+    label: &str,
+    requests: &[(Request<'_>, Option<u64>)],
+) -> Result<assemble::Prepared, TraceError> {
     let spans: Vec<SpanAt<'_, '_>> = requests
         .iter()
         .flat_map(|(r, line)| {
@@ -70,9 +87,7 @@ pub fn read_many(label: &str, inputs: &[(&str, &[u8])]) -> Result<Trace, TraceEr
             ),
         );
     }
-    let mut trace = assemble::assemble(label, &spans)?;
-    trace.run_label = Some(run_label(label));
-    Ok(trace)
+    assemble::prepare(label, &spans)
 }
 
 fn run_label(source: &str) -> String {

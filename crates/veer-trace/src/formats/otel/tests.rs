@@ -16,7 +16,7 @@ fn fixture(rel: &str) -> (String, Vec<u8>) {
 
 fn read_fixture(rel: &str) -> Trace {
     let (name, bytes) = fixture(rel);
-    read(&name, &bytes).unwrap_or_else(|e| panic!("{e}"))
+    read(&name, bytes).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn tool_names(t: &Trace) -> Vec<String> {
@@ -200,10 +200,10 @@ fn span_order_in_the_file_does_not_matter() {
         tool(5, Some(1), 40, "fetch"),
         chat(6, Some(1), 50, "done"),
     ];
-    let forward = read("f", &request(spans.clone())).unwrap();
+    let forward = read("f", request(spans.clone())).unwrap();
     let mut reversed = spans;
     reversed.reverse();
-    let backward = read("f", &request(reversed)).unwrap();
+    let backward = read("f", request(reversed)).unwrap();
     assert_eq!(forward.records, backward.records);
     assert_eq!(tool_names(&forward), ["search", "fetch"]);
     // Tool spans without captured content become tool_use blocks of the call before them
@@ -233,7 +233,7 @@ fn sessions_come_from_conversation_ids_else_trace_ids() {
         ),
         chat(4, Some(3), 110, "b"),
     ];
-    let t = read("f", &request(spans)).unwrap();
+    let t = read("f", request(spans)).unwrap();
     assert_eq!(t.count(&Kind::Metadata), 2);
     let (_, n) = t.recorded_sessions();
     assert_eq!(n, 2);
@@ -247,7 +247,7 @@ fn missing_parents_and_parent_cycles_are_warnings_not_hangs() {
         span(6, Some(5), 0, json!({})),
         chat(7, Some(5), 20, "in a cycle"),
     ];
-    let t = read("f", &request(spans)).unwrap();
+    let t = read("f", request(spans)).unwrap();
     assert_eq!(t.responses().len(), 2);
     let msgs: Vec<&str> = t.warnings.iter().map(|w| w.message.as_str()).collect();
     assert!(
@@ -261,13 +261,13 @@ fn missing_parents_and_parent_cycles_are_warnings_not_hangs() {
 #[test]
 fn truncated_files_and_wrong_types_name_the_place() {
     let good = request(vec![chat(2, None, 10, "a")]);
-    let e = read("cut.json", &good[..good.len() / 2]).unwrap_err();
+    let e = read("cut.json", good[..good.len() / 2].to_vec()).unwrap_err();
     assert_eq!(e.file, "cut.json");
     assert!(e.hint.as_deref().unwrap_or("").contains("cut off"), "{e:?}");
 
     let mut doc: Value = serde_json::from_slice(&good).unwrap();
     doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["startTimeUnixNano"] = json!(true);
-    let e = read("types.json", &serde_json::to_vec(&doc).unwrap()).unwrap_err();
+    let e = read("types.json", serde_json::to_vec(&doc).unwrap()).unwrap_err();
     assert_eq!(
         e.field, "resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano",
         "{e:?}"
@@ -276,7 +276,7 @@ fn truncated_files_and_wrong_types_name_the_place() {
 
     let mut doc: Value = serde_json::from_slice(&good).unwrap();
     doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["spanId"] = json!("xyz");
-    let e = read("ids.json", &serde_json::to_vec(&doc).unwrap()).unwrap_err();
+    let e = read("ids.json", serde_json::to_vec(&doc).unwrap()).unwrap_err();
     assert_eq!(e.field, "spanId");
 }
 
@@ -284,7 +284,7 @@ fn truncated_files_and_wrong_types_name_the_place() {
 fn spans_without_model_calls_are_named_as_such() {
     let e = read(
         "http.json",
-        &request(vec![span(1, None, 0, json!({"http.method": "GET"}))]),
+        request(vec![span(1, None, 0, json!({"http.method": "GET"}))]),
     )
     .unwrap_err();
     assert!(e.message.contains("no model calls found in 1 spans"), "{e}");
@@ -301,7 +301,7 @@ fn a_hundred_thousand_spans() {
     }
     spans.push(chat(200_000, Some(1), 200_000, "end"));
     assert_eq!(spans.len(), 100_000);
-    let t = read("big.json", &request(spans)).unwrap();
+    let t = read("big.json", request(spans)).unwrap();
     assert_eq!(t.responses().len(), 50_000);
     assert_eq!(t.count(&Kind::ToolCall), 49_999);
 }
