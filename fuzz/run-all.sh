@@ -8,7 +8,7 @@ seconds="${1:-600}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(agentlog_reader traxr_reader policy_loader when_resolver ltl_parser perturb)
+    targets=(agentlog_reader traxr_reader otel_reader policy_loader when_resolver ltl_parser perturb)
 fi
 work="${WORK:-/tmp/veer-fuzz}"
 for t in "${targets[@]}"; do

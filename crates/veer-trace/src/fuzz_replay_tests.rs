@@ -3,7 +3,7 @@
 //! (`crate::fuzzing`), as ordinary tests: CI replays the corpus, not the fuzzer
 //! (docs/fuzzing.md).
 
-use crate::fuzzing::{agentlog_reader, replay_corpus, traxr_reader};
+use crate::fuzzing::{agentlog_reader, otel_reader, replay_corpus, traxr_reader};
 
 #[test]
 fn agentlog_reader_corpus() {
@@ -13,4 +13,9 @@ fn agentlog_reader_corpus() {
 #[test]
 fn traxr_reader_corpus() {
     replay_corpus("traxr_reader", 5, traxr_reader);
+}
+
+#[test]
+fn otel_reader_corpus() {
+    replay_corpus("otel_reader", 5, otel_reader);
 }
