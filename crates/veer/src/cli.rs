@@ -7,7 +7,8 @@ use std::path::PathBuf;
 /// veer tells you what changed in your agent's behaviour, where it first changed, and whether
 /// it breaks a rule the agent must keep.
 ///
-/// It reads recorded agent traces (Shadow `.agentlog` JSON Lines, traxr trace JSON) and
+/// It reads recorded agent traces (Shadow `.agentlog` JSON Lines, traxr trace JSON,
+/// OpenTelemetry OTLP/JSON spans with GenAI or OpenInference attributes) and
 /// compares a baseline run with a candidate run, deterministically, offline.
 ///
 /// Exit codes: 0 ok, 1 a gate tripped, 2 usage or input error.
