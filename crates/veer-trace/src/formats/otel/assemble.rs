@@ -128,15 +128,14 @@ fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trac
     let mut duplicates = 0usize;
     let mut keep = vec![true; nodes.len()];
     for (i, n) in nodes.iter().enumerate() {
-        if by_id.insert((&n.trace, &n.id), i).is_some() {
-            duplicates += 1;
-            keep[i] = false;
-            // Keep the first occurrence as the target of parent links.
-            if let Some(first) = nodes[..i]
-                .iter()
-                .position(|m| m.trace == n.trace && m.id == n.id)
-            {
-                by_id.insert((&n.trace, &n.id), first);
+        // The first occurrence stays the target of parent links.
+        match by_id.entry((&n.trace, &n.id)) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                duplicates += 1;
+                keep[i] = false;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
             }
         }
     }

@@ -305,3 +305,70 @@ fn a_hundred_thousand_spans() {
     assert_eq!(t.responses().len(), 50_000);
     assert_eq!(t.count(&Kind::ToolCall), 49_999);
 }
+
+// ---- properties ------------------------------------------------------------------------------
+
+/// Every span of a fixture as its own `(resource, scope, span)` triple.
+fn spans_of(rel: &str) -> Vec<(Value, Value, Value)> {
+    let (_, bytes) = fixture(rel);
+    let doc: Value = serde_json::from_slice(&bytes).unwrap();
+    let mut out = Vec::new();
+    for rs in doc["resourceSpans"].as_array().unwrap() {
+        for ss in rs["scopeSpans"].as_array().unwrap() {
+            for sp in ss["spans"].as_array().unwrap() {
+                out.push((rs["resource"].clone(), ss["scope"].clone(), sp.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The spans as one request per span, in the given order.
+fn as_request(spans: &[(Value, Value, Value)]) -> Vec<u8> {
+    let rs: Vec<Value> = spans
+        .iter()
+        .map(|(r, s, sp)| json!({"resource": r, "scopeSpans": [{"scope": s, "spans": [sp]}]}))
+        .collect();
+    serde_json::to_vec(&json!({ "resourceSpans": rs })).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// The slow definition of the order rule: whatever order the spans come in (and however
+    /// they are grouped into resources), the trace is the one read from the file as written.
+    #[test]
+    fn any_span_order_reads_as_the_file_order(
+        kind in 0usize..3,
+        keys in proptest::collection::vec(proptest::prelude::any::<u64>(), 64),
+    ) {
+        let rel = format!("{}/content/candidate.json", KINDS[kind]);
+        let reference = read_fixture(&rel);
+        let mut spans = spans_of(&rel);
+        let mut order: Vec<usize> = (0..spans.len()).collect();
+        order.sort_by_key(|&i| keys[i % keys.len()].wrapping_mul(i as u64 + 1));
+        spans = order.into_iter().map(|i| spans[i].clone()).collect();
+        let shuffled = read("x", as_request(&spans)).unwrap();
+        proptest::prop_assert_eq!(&shuffled.records, &reference.records);
+    }
+}
+
+#[test]
+fn one_thread_and_several_read_the_same() {
+    for kind in KINDS {
+        let rel = format!("{kind}/content/baseline.otlp.jsonl");
+        let (_, bytes) = fixture(&rel);
+        // Many lines, so the parallel line parse has work to split.
+        let many: Vec<u8> = std::iter::repeat_n(bytes, 40).flatten().collect();
+        let read_with = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| read("x", many.clone()).unwrap())
+        };
+        let one = read_with(1);
+        assert_eq!(one.records, read_with(4).records, "{kind}");
+        assert!(!one.warnings.is_empty(), "repeated spans are noticed");
+    }
+}
