@@ -4,7 +4,7 @@
 //! (docs/fuzzing.md).
 
 use crate::formats::Foreign;
-use crate::fuzzing::{agentlog_reader, foreign_reader, replay_corpus, traxr_reader};
+use crate::fuzzing::{agentlog_reader, foreign_reader, otel_reader, replay_corpus, traxr_reader};
 
 #[test]
 fn agentlog_reader_corpus() {
@@ -27,4 +27,9 @@ fn foreign_reader_corpora() {
     ] {
         replay_corpus(target, 2, |d| foreign_reader(format, d));
     }
+}
+
+#[test]
+fn otel_reader_corpus() {
+    replay_corpus("otel_reader", 5, otel_reader);
 }

@@ -1,5 +1,5 @@
 //! The bodies of the trace-reader fuzz targets (`fuzz/fuzz_targets/agentlog_reader.rs`,
-//! `traxr_reader.rs`) and the listing of the committed corpora, kept in the library so that
+//! `traxr_reader.rs`, `otel_reader.rs`) and the listing of the committed corpora, kept in the library so that
 //! the fuzzer and the corpus-replay tests of every crate run exactly the same code
 //! (docs/fuzzing.md). Each body panics only when an invariant breaks.
 
@@ -107,6 +107,32 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
         }
         let _ = load_bytes("fuzz.json", data, &options);
     }
+}
+
+/// Any bytes to the OTLP/JSON reader. A trace that loads yields its views, reads the same a
+/// second time, and written as `.agentlog` (what `veer convert` does) passes the strict
+/// reader with the same records.
+pub fn otel_reader(data: &[u8]) {
+    let Ok(trace) = crate::formats::otel::read("fuzz.json", data.to_vec()) else {
+        return;
+    };
+    let again = crate::formats::otel::read("fuzz.json", data.to_vec());
+    assert!(
+        again.as_ref().is_ok_and(|t| t.records == trace.records),
+        "reads the same twice"
+    );
+    let out = views_then_written(&trace);
+    let strict = ReadOptions {
+        strict: true,
+        max_line_bytes: u64::MAX,
+    };
+    let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict);
+    assert!(
+        back.as_ref()
+            .is_ok_and(|b| b.records.len() == trace.records.len()),
+        "a converted trace reads back strictly: {:?}",
+        back.err()
+    );
 }
 
 /// Every derived view of a loaded trace, then the trace written as `.agentlog` (which must

@@ -1,24 +1,13 @@
-//! Reading a path: format detection by content, and directories as sets of traces.
-//!
-//! A file is classified by what it holds, not its name (spec `trace-formats.md` §3.7): a JSON
-//! object with an `events` array is a traxr trace, one with `traces` and `pairs` a traxr results
-//! file, one with `input.clean_trace` an analyzer case; anything else is read as `.agentlog`
-//! JSON Lines (gzip is detected by its magic bytes).
+//! Reading a path: files (their format detected by content in [`crate::formats`]) and
+//! directories as sets of traces.
 
-use crate::agentlog::reader::read_agentlog;
 use crate::error::TraceError;
-use crate::formats;
 use crate::model::Trace;
 use crate::options::ReadOptions;
-use crate::traxr::{
-    case_from_value, results_from_value, shape_of, trace_from_value, AnalyzerCase,
-    ExperimentResults, TraxrShape,
-};
-use crate::value_builder::{value_from_slice, Scratch};
+use crate::traxr::{AnalyzerCase, ExperimentResults};
 use rayon::prelude::*;
-use serde_json::Value;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 /// Maximum number of files read from one directory.
@@ -85,7 +74,12 @@ pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceEr
         .with_hint("pass a file, or use a command that reads directories"));
     }
     let file = File::open(path).map_err(|e| open_error(&source, &e))?;
-    load_reader(&source, BufReader::with_capacity(1 << 16, file), options)
+    crate::formats::read_document(
+        &source,
+        BufReader::with_capacity(1 << 16, file),
+        options,
+        Some(meta.len()),
+    )
 }
 
 /// Reads a document held in memory, detecting its format by content (as [`load_file`]).
@@ -94,102 +88,7 @@ pub fn load_bytes(
     bytes: &[u8],
     options: &ReadOptions,
 ) -> Result<Document, TraceError> {
-    load_reader(source, bytes, options)
-}
-
-fn load_reader<R: BufRead + Send>(
-    source: &str,
-    mut reader: R,
-    options: &ReadOptions,
-) -> Result<Document, TraceError> {
-    let head = reader.fill_buf().map_err(|e| open_error(source, &e))?;
-    if head.starts_with(&[0x1f, 0x8b]) {
-        return read_agentlog(source, reader, options).map(Document::Trace);
-    }
-    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
-    if !matches!(first, Some(b'{' | b'[')) || stripped_bom {
-        return read_agentlog(source, reader, options).map(Document::Trace);
-    }
-    // Peek the first line: a complete JSON object that is not a traxr shape (nor a record of a
-    // format of `formats/`) means .agentlog.
-    let mut foreign = None;
-    if let Some(len) = head.iter().position(|&b| b == b'\n') {
-        if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
-            foreign = formats::sniff(&v);
-            if shape_of(&v).is_none() && foreign.is_none() {
-                return read_agentlog(source, reader, options).map(Document::Trace);
-            }
-        }
-    }
-    // Otherwise read the whole document (pretty-printed traxr JSON, or a one-line file).
-    let mut bytes = Vec::new();
-    reader
-        .take(MAX_JSON_DOCUMENT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| open_error(source, &e))?;
-    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
-        return Err(TraceError::new(
-            source,
-            None,
-            "(file)",
-            format!("JSON document larger than {MAX_JSON_DOCUMENT_BYTES} bytes"),
-        )
-        .with_hint("split the experiment, or write the traces as .agentlog JSON Lines"));
-    }
-    // The text is dropped as soon as it is no longer needed, and so is a parsed document that
-    // turns out not to be traxr: a large file is held once, not twice.
-    let parsed = value_from_slice(&bytes, &mut Scratch::default());
-    // A record of a format of `formats/` is never a traxr shape (a LangSmith run has `events`).
-    let shape = parsed
-        .as_ref()
-        .ok()
-        .filter(|v| formats::sniff(v).is_none())
-        .and_then(shape_of);
-    match (parsed, shape) {
-        (Ok(v), Some(shape)) => {
-            drop(bytes);
-            match shape {
-                TraxrShape::Trace => {
-                    trace_from_value(source, "", v, None, options).map(Document::Trace)
-                }
-                TraxrShape::Results => {
-                    results_from_value(source, v, options).map(|r| Document::Results(Box::new(r)))
-                }
-                TraxrShape::AnalyzerCase => {
-                    case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
-                }
-            }
-        }
-        // A format of `formats/`, read from the parsed document or its lines.
-        (parsed, _)
-            if foreign.is_some()
-                || parsed.as_ref().ok().and_then(formats::sniff).is_some()
-                || formats::sniff_first_line(&bytes).is_some() =>
-        {
-            let parsed = parsed.ok().filter(|v| formats::sniff(v).is_some());
-            let format = parsed
-                .as_ref()
-                .and_then(formats::sniff)
-                .or(foreign)
-                .or_else(|| formats::sniff_first_line(&bytes));
-            match format {
-                Some(f) => formats::read(f, source, &bytes, parsed, options).map(Document::Trace),
-                None => read_agentlog(source, bytes.as_slice(), options).map(Document::Trace),
-            }
-        }
-        // Not traxr, or not one JSON document (JSON Lines, or broken): the .agentlog reader
-        // names the line.
-        (parsed, _) => {
-            if parsed.is_err() {
-                if let Some(e) = formats::broken_document(source, &bytes) {
-                    return Err(e);
-                }
-            }
-            drop(parsed);
-            read_agentlog(source, bytes.as_slice(), options).map(Document::Trace)
-        }
-    }
+    crate::formats::read_document(source, bytes, options, Some(bytes.len() as u64))
 }
 
 /// Reads one file that must hold a single trace.
@@ -198,7 +97,7 @@ pub fn load_trace(path: &Path, options: &ReadOptions) -> Result<Trace, TraceErro
     load_file(path, options)?.into_trace(&source)
 }
 
-fn open_error(source: &str, e: &std::io::Error) -> TraceError {
+pub(crate) fn open_error(source: &str, e: &std::io::Error) -> TraceError {
     let (msg, hint) = match e.kind() {
         std::io::ErrorKind::NotFound => ("no such file or directory".to_string(), "check the path"),
         std::io::ErrorKind::PermissionDenied => (

@@ -7,14 +7,19 @@
 use crate::error::Warning;
 use serde_json::{Map, Value};
 
-/// The source format a trace was read from.
+/// The source format a trace was read from (the format detection named; see
+/// [`crate::formats`]). Serialised as [`Format::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Shadow's `.agentlog` JSON Lines (optionally gzip-compressed).
+    #[serde(rename = "agentlog")]
     Agentlog,
     /// traxr trace JSON (a bare trace, or one run of a results / analyzer-case file).
+    #[serde(rename = "traxr")]
     Traxr,
+    /// OpenTelemetry spans as OTLP/JSON (GenAI conventions, OpenLLMetry, OpenInference).
+    #[serde(rename = "otel")]
+    Otel,
     /// OpenAI Agents SDK trace / span exports.
     #[serde(rename = "openai-agents")]
     AgentsSdk,
@@ -22,25 +27,57 @@ pub enum Format {
     #[serde(rename = "claude-code")]
     ClaudeCode,
     /// Langfuse trace export.
+    #[serde(rename = "langfuse")]
     Langfuse,
     /// LangSmith run export.
+    #[serde(rename = "langsmith")]
     Langsmith,
     /// MCP JSON-RPC session log.
+    #[serde(rename = "mcp")]
     Mcp,
 }
 
 impl Format {
-    /// The name shown in reports and messages (`agentlog`, `traxr`, `openai-agents`,
-    /// `claude-code`, `langfuse`, `langsmith`, `mcp`).
+    /// Every format veer reads, in the order messages list them.
+    pub const ALL: [Format; 8] = [
+        Format::Agentlog,
+        Format::Traxr,
+        Format::Otel,
+        Format::AgentsSdk,
+        Format::ClaudeCode,
+        Format::Langfuse,
+        Format::Langsmith,
+        Format::Mcp,
+    ];
+
+    /// The short name reports and `veer inspect` use (`agentlog`, `traxr`, `otel`,
+    /// `openai-agents`, `claude-code`, `langfuse`, `langsmith`, `mcp`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Agentlog => "agentlog",
             Format::Traxr => "traxr",
+            Format::Otel => "otel",
             Format::AgentsSdk => "openai-agents",
             Format::ClaudeCode => "claude-code",
             Format::Langfuse => "langfuse",
             Format::Langsmith => "langsmith",
             Format::Mcp => "mcp",
+        }
+    }
+
+    /// What the format is, for messages listing the formats veer reads.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Agentlog => "Shadow .agentlog JSON Lines, optionally gzip-compressed",
+            Format::Traxr => "traxr trace, results or analyzer-case JSON",
+            Format::Otel => {
+                "OpenTelemetry spans as OTLP/JSON with GenAI, OpenLLMetry or OpenInference attributes"
+            }
+            Format::AgentsSdk => "OpenAI Agents SDK trace and span export (JSON or JSON Lines)",
+            Format::ClaudeCode => "Claude Code session log (JSON Lines)",
+            Format::Langfuse => "Langfuse trace export (JSON)",
+            Format::Langsmith => "LangSmith run export (JSON or JSON Lines)",
+            Format::Mcp => "MCP JSON-RPC session log (JSON Lines)",
         }
     }
 }

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 /// veer tells you what changed in your agent's behaviour, where it first changed, and whether
 /// it breaks a rule the agent must keep.
 ///
-/// It reads recorded agent traces (Shadow `.agentlog` JSON Lines, traxr trace JSON) and
+/// It reads recorded agent traces (Shadow `.agentlog` JSON Lines, traxr trace JSON,
+/// OpenTelemetry OTLP/JSON spans with GenAI or OpenInference attributes) and
 /// compares a baseline run with a candidate run, deterministically, offline.
 ///
 /// Exit codes: 0 ok, 1 a gate tripped, 2 usage or input error. A stdout closed early
@@ -39,6 +40,14 @@ pub enum Command {
         after_help = "Examples:\n  veer inspect traces/run-42.agentlog\n  veer inspect results.json --format json -o turns.json\n  veer inspect run.agentlog.gz --strict"
     )]
     Inspect(InspectArgs),
+    /// Convert traces in any format veer reads (OpenTelemetry OTLP/JSON, traxr, .agentlog) to
+    /// one canonical .agentlog: content ids, a parent chain, and a metadata record naming the
+    /// source format and veer's version. Several OTLP/JSON inputs are read as one set of spans
+    /// (a run exported over several files); other inputs follow one another as sessions.
+    #[command(
+        after_help = "Examples:\n  veer convert otel-export.json -o run.agentlog\n  veer convert spans-1.jsonl spans-2.jsonl -o run.agentlog\n  veer convert traxr-trace.json > run.agentlog\n\nThe output diffs exactly like its inputs: `veer diff a.agentlog b.agentlog` gives the same\nreport as `veer diff a.json b.json`."
+    )]
+    Convert(ConvertArgs),
     /// Compare a baseline run with a candidate run: nine behaviour axes with confidence
     /// intervals and severities, where the behaviour first diverged, the ranked divergences,
     /// the most changed pairs and recommendations. BASELINE and CANDIDATE are two trace files,
@@ -207,6 +216,19 @@ pub enum Enforce {
     Replace,
     /// Answer with an error.
     Raise,
+}
+
+/// `veer convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The traces to convert, in any format veer reads (detected by content).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Write the .agentlog to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `veer inspect`.

@@ -27,6 +27,10 @@ impl Command {
                 ],
                 vec![a.out.output.as_deref()],
             ),
+            Command::Convert(a) => (
+                a.inputs.iter().map(|p| Some(&**p)).collect(),
+                vec![a.output.as_deref()],
+            ),
             Command::Demo(_) => (vec![], vec![]),
             Command::Check(a) => (
                 vec![Some(&a.trace), Some(&a.policy)],

@@ -60,6 +60,7 @@ fn refuse_overwriting_inputs(command: &cli::Command) -> Result<(), error::CliErr
 fn run(command: &cli::Command) -> Result<u8, error::CliError> {
     match command {
         cli::Command::Inspect(a) => commands::inspect::run(a),
+        cli::Command::Convert(a) => commands::convert::run(a),
         cli::Command::Diff(a) => commands::diff::run(a),
         cli::Command::Demo(a) => commands::demo::run(a),
         cli::Command::Check(a) => commands::check::run(a),

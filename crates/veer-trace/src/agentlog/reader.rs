@@ -284,6 +284,20 @@ impl Reader<'_> {
                 ),
             );
         }
+        if record.kind == Kind::Metadata {
+            // A trace converted from spans whose content was not captured keeps saying so.
+            use crate::formats::otel::assemble::{
+                not_captured_message, NOT_CAPTURED_FIELD, NOT_CAPTURED_TAG,
+            };
+            let tag = record
+                .field("tags")
+                .and_then(|t| t.get(NOT_CAPTURED_TAG))
+                .and_then(serde_json::Value::as_str);
+            if let Some(count) = tag {
+                let message = not_captured_message(count);
+                self.warn(None, NOT_CAPTURED_FIELD, message);
+            }
+        }
         if let Kind::Opaque(name) = &record.kind {
             if let Some(strict) = &mut self.strict {
                 strict.fail(

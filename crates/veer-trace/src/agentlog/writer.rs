@@ -27,6 +27,31 @@ pub fn write_agentlog<W: Write>(trace: &Trace, out: W) -> io::Result<()> {
     out.flush()
 }
 
+/// The records of several traces as one `.agentlog`, in order: each trace as
+/// [`write_agentlog`] would write it (traxr traces get their root record and chain), and the
+/// first record of every trace after the first links to the record before it, so each trace
+/// is a recorded session (spec `trace-formats.md` §1.5 rule 4, §2.1).
+pub fn records_for_agentlog(traces: &[Trace]) -> Vec<Record> {
+    let mut out: Vec<Record> = Vec::new();
+    for trace in traces {
+        let records = if trace.format == Format::Traxr {
+            traxr_records_for_agentlog(trace)
+        } else {
+            trace.records.clone()
+        };
+        let first = out.len();
+        out.extend(records.into_iter().map(|mut r| {
+            r.line = None;
+            r
+        }));
+        if first > 0 && first < out.len() {
+            let before = out[first - 1].id.clone();
+            out[first].parent = Some(before);
+        }
+    }
+    out
+}
+
 /// Serialises one record (compact, envelope order) followed by `\n`.
 pub fn write_record<W: Write>(out: &mut W, line: &mut Vec<u8>, r: &Record) -> io::Result<()> {
     line.clear();

@@ -1,343 +1,268 @@
-//! Readers of the trace formats agent teams already have, one module per format, behind one
-//! content sniff: OpenAI Agents SDK trace exports, Claude Code session logs, Langfuse trace
-//! exports, LangSmith run exports and MCP JSON-RPC session logs. Each produces the same
-//! [`Trace`] model through [`assemble`] (mapping in docs/formats-more.md).
+//! Trace formats and the one step that decides, by content, which one a file is in.
+//!
+//! Detection never looks at the file name (spec `trace-formats.md` §3.7). In order:
+//! 1. gzip magic → `.agentlog` (compressed);
+//! 2. each entry of [`READERS`] whose `sniff` accepts the first bytes reads the whole file;
+//! 3. a JSON object with a traxr shape → traxr (trace, results file or analyzer case);
+//! 4. a JSON object that looks like nothing veer reads → an error naming the formats veer
+//!    reads, with a specific hint for near misses (binary OTLP, a single chat-completions
+//!    response, OTLP logs or metrics);
+//! 5. anything else → `.agentlog` JSON Lines, whose reader names the offending line.
+//!
+//! Adding a format is one module here and one [`FormatReader`] entry.
 
 pub mod agents_sdk;
 pub mod assemble;
+mod by_record;
 pub mod claude_code;
 pub mod langfuse;
 pub mod langsmith;
 #[cfg(test)]
 mod large_tests;
 pub mod mcp;
+pub mod otel;
 #[cfg(test)]
 mod proptests;
 pub mod span_tree;
 
+pub use by_record::{
+    broken_document, check_parents, items_of_bytes, items_of_document, read, sniff,
+    sniff_first_line, span_ms, type_name, Foreign, Item,
+};
+
+use crate::agentlog::reader::read_agentlog;
 use crate::error::TraceError;
-use crate::model::Trace;
+use crate::load::{Document, MAX_JSON_DOCUMENT_BYTES};
+use crate::model::Format;
 use crate::options::ReadOptions;
-use rayon::prelude::*;
+use crate::traxr::{case_from_value, results_from_value, shape_of, trace_from_value, TraxrShape};
+use crate::value_builder::{value_from_slice, Scratch};
 use serde_json::Value;
+use std::io::{BufRead, Read};
 
-/// A format read by one of the modules here, told apart by content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Foreign {
-    /// OpenAI Agents SDK trace / span exports.
-    AgentsSdk,
-    /// Claude Code session log (JSON Lines).
-    ClaudeCode,
-    /// Langfuse trace export.
-    Langfuse,
-    /// LangSmith run export.
-    Langsmith,
-    /// MCP JSON-RPC session log (JSON Lines).
-    Mcp,
+/// A format recognised from a file's first bytes and read from its whole content.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatReader {
+    /// The format, as reports name it.
+    pub format: Format,
+    /// Whether the first bytes of a file (up to 64 KiB) are in this format. Must be cheap and
+    /// must not accept the first line of an `.agentlog` or a traxr document.
+    pub sniff: fn(&[u8]) -> bool,
+    /// Reads the whole file.
+    pub read: fn(&str, Vec<u8>, &ReadOptions) -> Result<Document, TraceError>,
 }
 
-/// The ordered sniffs: the first that accepts a record names its format.
-/// Whether a record is of one format.
-type Sniff = fn(&Value) -> bool;
+/// The formats recognised by their first bytes, tried in order.
+pub const READERS: &[FormatReader] = &[FormatReader {
+    format: Format::Otel,
+    sniff: otel::sniff,
+    read: read_otel,
+}];
 
-const SNIFFS: [(Foreign, Sniff); 5] = [
-    (Foreign::AgentsSdk, agents_sdk::sniff),
-    (Foreign::ClaudeCode, claude_code::sniff),
-    (Foreign::Langfuse, langfuse::sniff),
-    (Foreign::Langsmith, langsmith::sniff),
-    (Foreign::Mcp, mcp::sniff),
-];
-
-/// The format of a file whose first record (a JSON Lines line) or whole document is `v`: an
-/// array or a `{"data": [...]}` wrapper is judged by its first element.
-pub fn sniff(v: &Value) -> Option<Foreign> {
-    let first = match v {
-        Value::Array(a) => a.first()?,
-        Value::Object(o) => match o.get("data") {
-            Some(Value::Array(a)) if o.len() <= 3 => a.first()?,
-            _ => v,
-        },
-        _ => return None,
-    };
-    SNIFFS.iter().find(|(_, s)| s(first)).map(|(f, _)| *f)
+fn read_otel(source: &str, bytes: Vec<u8>, _options: &ReadOptions) -> Result<Document, TraceError> {
+    otel::read(source, bytes).map(Document::Trace)
 }
 
-/// The format of a JSON Lines file judged by its first non-empty line.
-/// A file of one line is not looked at again: it was judged as a whole document.
-pub fn sniff_first_line(bytes: &[u8]) -> Option<Foreign> {
-    let line = bytes
-        .split(|&b| b == b'\n')
-        .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()))?;
-    if is_only_line(bytes, line) {
-        return None;
-    }
-    sniff(&serde_json::from_slice::<Value>(line).ok()?)
-}
-
-/// Whether `line` (a slice of `bytes`) is all of `bytes` but whitespace.
-fn is_only_line(bytes: &[u8], line: &[u8]) -> bool {
-    let start = line.as_ptr() as usize - bytes.as_ptr() as usize;
-    let end = start + line.len();
-    bytes[..start]
+/// The formats veer reads, for messages: one line each.
+pub fn supported_formats() -> String {
+    Format::ALL
         .iter()
-        .chain(&bytes[end..])
-        .all(u8::is_ascii_whitespace)
+        .map(|f| format!("{} ({})", f.name(), f.description()))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
-/// A JSON document that does not parse but whose first line is not a complete JSON value
-/// either (so not `.agentlog`) and that names keys of a format read here: the parse error,
-/// named for that format (a truncated export says so).
-pub fn broken_document(source: &str, bytes: &[u8]) -> Option<TraceError> {
-    let first = bytes.split(|&b| b == b'\n').next()?;
-    // (a one-line file is the document itself, already known not to parse)
-    if !is_only_line(bytes, first) && serde_json::from_slice::<Value>(first).is_ok() {
-        return None;
-    }
-    let head = &bytes[..bytes.len().min(1 << 16)];
-    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    let name = if has(b"\"observations\"") {
-        "Langfuse trace export"
-    } else if has(b"\"run_type\"") {
-        "LangSmith run export"
-    } else if has(b"\"trace.span\"") {
-        "OpenAI Agents SDK trace export"
-    } else {
-        return None;
-    };
-    let e = serde_json::from_slice::<Value>(bytes).err()?;
-    let err = TraceError::new(
-        source,
-        Some(e.line() as u64),
-        "(file)",
-        format!("not valid JSON (read as a {name}): {e}"),
-    );
-    Some(if e.is_eof() {
-        err.with_hint("the file looks truncated: export it again")
-    } else {
-        err.with_hint("the file must be one JSON document")
-    })
-}
-
-/// One record of the input: a JSON Lines line, or an element of a JSON document.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Item {
-    /// 1-based line (JSON Lines), `None` inside a JSON document.
-    pub line: Option<u64>,
-    /// JSON path of the element in a document (`[3]`, `data[0]`), `""` for a line.
-    pub path: String,
-    /// The value.
-    pub value: Value,
-}
-
-impl Item {
-    /// The error location of `field` of this item.
-    pub fn err(&self, source: &str, field: &str, message: impl Into<String>) -> TraceError {
-        let field = match (self.path.is_empty(), field.is_empty()) {
-            (true, _) => field.to_string(),
-            (false, true) => self.path.clone(),
-            (false, false) => format!("{}.{field}", self.path),
-        };
-        TraceError::new(source, self.line, field, message)
-    }
-}
-
-/// Reads `bytes` (already known to be `format`); `parsed` is the whole document when the caller
-/// has parsed it.
-pub fn read(
-    format: Foreign,
+/// Reads a document from `reader`, detecting its format by content. `size_hint` (the file's
+/// length, when known) sizes the buffer of formats read whole.
+pub fn read_document<R: BufRead + Send>(
     source: &str,
-    bytes: &[u8],
-    parsed: Option<Value>,
+    mut reader: R,
     options: &ReadOptions,
-) -> Result<Trace, TraceError> {
-    let items = match parsed {
-        // A one-line JSON Lines file parses whole; its record keeps its line number.
-        Some(v) if v.is_object() && is_line_record(&v) => vec![Item {
-            line: Some(1),
-            path: String::new(),
-            value: v,
-        }],
-        Some(v) => items_of_document(v),
-        None => items_of_bytes(source, bytes)?,
-    };
-    match format {
-        Foreign::AgentsSdk => agents_sdk::read(source, items, options),
-        Foreign::ClaudeCode => claude_code::read(source, items, options),
-        Foreign::Langfuse => langfuse::read(source, items, options),
-        Foreign::Langsmith => langsmith::read(source, items, options),
-        Foreign::Mcp => mcp::read(source, items, options),
+    size_hint: Option<u64>,
+) -> Result<Document, TraceError> {
+    let read_all = |reader: R| read_all(source, reader, size_hint);
+    let head = reader
+        .fill_buf()
+        .map_err(|e| crate::load::open_error(source, &e))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return read_agentlog(source, reader, options).map(Document::Trace);
     }
-}
-
-/// The records of one JSON document: an array's elements, a `{"data": [...]}` wrapper's
-/// elements, or the object itself.
-pub fn items_of_document(v: Value) -> Vec<Item> {
-    let (prefix, list) = match v {
-        Value::Array(a) => ("", a),
-        Value::Object(mut o) if matches!(o.get("data"), Some(Value::Array(_))) && o.len() <= 3 => {
-            match o.remove("data") {
-                Some(Value::Array(a)) => ("data", a),
-                _ => ("", Vec::new()),
+    if looks_like_binary_otlp(head) {
+        return Err(unknown(source, "this looks like binary OTLP protobuf, not JSON")
+            .with_hint("export OTLP as JSON: the Collector's file exporter (format: json), or OTLP/HTTP with Content-Type application/json"));
+    }
+    if let Some(r) = READERS.iter().find(|r| (r.sniff)(head)) {
+        let bytes = read_all(reader)?;
+        return (r.read)(source, bytes, options);
+    }
+    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
+    if !matches!(first, Some(b'{' | b'[')) || stripped_bom {
+        return read_agentlog(source, reader, options).map(Document::Trace);
+    }
+    // Peek the first line: a complete JSON object that is not a traxr shape (nor the first
+    // record of a format told apart by its records) is .agentlog, unless it is plainly
+    // something else.
+    let mut foreign = None;
+    if let Some(len) = head.iter().position(|&b| b == b'\n') {
+        if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
+            foreign = sniff(&v);
+            if shape_of(&v).is_none() && foreign.is_none() {
+                if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() {
+                    let bytes = read_all(reader)?;
+                    return read_otel(source, bytes, options);
+                }
+                if let Some(e) = near_miss(source, &v) {
+                    return Err(e);
+                }
+                return read_agentlog(source, reader, options).map(Document::Trace);
             }
         }
-        other => {
-            return vec![Item {
-                line: None,
-                path: String::new(),
-                value: other,
-            }]
+    }
+    // Otherwise read the whole document (pretty-printed JSON, or a one-line file).
+    let bytes = read_all(reader)?;
+    // The text is dropped as soon as it is no longer needed, and so is a parsed document that
+    // turns out not to be traxr: a large file is held once, not twice.
+    let parsed = value_from_slice(&bytes, &mut Scratch::default());
+    // A record of a format told apart by its records is never a traxr shape (a LangSmith run
+    // has `events`).
+    let shape = parsed
+        .as_ref()
+        .ok()
+        .filter(|v| sniff(v).is_none())
+        .and_then(shape_of);
+    match (parsed, shape) {
+        (Ok(v), Some(shape)) => {
+            drop(bytes);
+            match shape {
+                TraxrShape::Trace => {
+                    trace_from_value(source, "", v, None, options).map(Document::Trace)
+                }
+                TraxrShape::Results => {
+                    results_from_value(source, v, options).map(|r| Document::Results(Box::new(r)))
+                }
+                TraxrShape::AnalyzerCase => {
+                    case_from_value(source, v, options).map(|c| Document::AnalyzerCase(Box::new(c)))
+                }
+            }
         }
-    };
-    list.into_iter()
-        .enumerate()
-        .map(|(i, value)| Item {
-            line: None,
-            path: format!("{prefix}[{i}]"),
-            value,
-        })
-        .collect()
-}
-
-/// The records of a file: one JSON document, else JSON Lines (blank lines skipped; every line
-/// must be a JSON value — a broken last line is named as a truncated file).
-pub fn items_of_bytes(source: &str, bytes: &[u8]) -> Result<Vec<Item>, TraceError> {
-    if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
-        if !(v.is_object() && is_line_record(&v)) {
-            return Ok(items_of_document(v));
+        (Ok(v), None) if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() => {
+            drop(v);
+            read_otel(source, bytes, options)
+        }
+        // A format told apart by its records, read from the parsed document or its lines.
+        (parsed, _)
+            if foreign.is_some()
+                || parsed.as_ref().ok().and_then(sniff).is_some()
+                || sniff_first_line(&bytes).is_some() =>
+        {
+            let parsed = parsed.ok().filter(|v| sniff(v).is_some());
+            let format = parsed
+                .as_ref()
+                .and_then(sniff)
+                .or(foreign)
+                .or_else(|| sniff_first_line(&bytes));
+            match format {
+                Some(f) => read(f, source, &bytes, parsed, options).map(Document::Trace),
+                None => read_agentlog(source, bytes.as_slice(), options).map(Document::Trace),
+            }
+        }
+        (Ok(v), None) if near_miss(source, &v).is_some() => {
+            Err(near_miss(source, &v).unwrap_or_else(|| unknown(source, "")))
+        }
+        // Not one JSON document (JSON Lines, or broken): the .agentlog reader names the line.
+        (parsed, _) => {
+            if parsed.is_err() {
+                if let Some(e) = broken_document(source, &bytes) {
+                    return Err(e);
+                }
+            }
+            drop(parsed);
+            read_agentlog(source, bytes.as_slice(), options).map(Document::Trace)
         }
     }
-    let lines: Vec<(u64, &[u8])> = bytes
-        .split(|&b| b == b'\n')
-        .enumerate()
-        .map(|(i, l)| (i as u64 + 1, l))
-        .filter(|(_, l)| l.iter().any(|b| !b.is_ascii_whitespace()))
-        .collect();
-    let last = lines.last().map(|(n, _)| *n);
-    let parsed: Vec<Result<Item, TraceError>> = lines
-        .into_par_iter()
-        .map(|(n, l)| {
-            serde_json::from_slice::<Value>(l)
-                .map(|value| Item {
-                    line: Some(n),
-                    path: String::new(),
-                    value,
-                })
-                .map_err(|e| {
-                    let err =
-                        TraceError::new(source, Some(n), "(line)", format!("not valid JSON: {e}"));
-                    if Some(n) == last && e.is_eof() {
-                        err.with_hint("the file looks truncated: the last line ends mid-record")
-                    } else {
-                        err.with_hint("every line of a JSON Lines file must be one JSON value")
-                    }
-                })
-        })
-        .collect();
-    parsed.into_iter().collect()
 }
 
-/// Whether a single-object file is one record of a line-oriented format (a one-line JSON Lines
-/// file) rather than a whole document.
-fn is_line_record(v: &Value) -> bool {
-    matches!(
-        sniff(v),
-        Some(Foreign::Mcp | Foreign::AgentsSdk | Foreign::ClaudeCode)
+fn read_all<R: Read>(
+    source: &str,
+    reader: R,
+    size_hint: Option<u64>,
+) -> Result<Vec<u8>, TraceError> {
+    let capacity = size_hint.map_or(0, |n| n.min(MAX_JSON_DOCUMENT_BYTES) as usize + 1);
+    let mut bytes = Vec::with_capacity(capacity);
+    reader
+        .take(MAX_JSON_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| crate::load::open_error(source, &e))?;
+    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
+        return Err(TraceError::new(
+            source,
+            None,
+            "(file)",
+            format!("JSON document larger than {MAX_JSON_DOCUMENT_BYTES} bytes"),
+        )
+        .with_hint("split the input, or write the traces as .agentlog JSON Lines"));
+    }
+    Ok(bytes)
+}
+
+fn unknown(source: &str, what: &str) -> TraceError {
+    let what = if what.is_empty() {
+        "not a trace format veer reads".to_string()
+    } else {
+        what.to_string()
+    };
+    TraceError::new(
+        source,
+        None,
+        "(file)",
+        format!("{what}; veer reads: {}", supported_formats()),
     )
 }
 
-/// Milliseconds between two instants, 0 when either is unknown or they run backwards.
-pub fn span_ms(start: Option<i64>, end: Option<i64>) -> u64 {
-    match (start, end) {
-        (Some(s), Some(e)) if e >= s => (e - s) as u64,
-        _ => 0,
-    }
+/// Binary protobuf starts with field 1 (`resource_spans`, length-delimited: byte 0x0a) and is
+/// not text.
+fn looks_like_binary_otlp(head: &[u8]) -> bool {
+    head.first() == Some(&0x0a)
+        && head
+            .iter()
+            .take(4096)
+            .any(|&b| b < 0x09 || (0x0e..0x20).contains(&b))
 }
 
-/// The JSON type name of `v`, for messages.
-pub fn type_name(v: &Value) -> &'static str {
-    crate::agentlog::reader::json_type(v)
-}
-
-/// Checks the parent links of a tree of spans / runs / entries: `parents[i]` names the id of
-/// item `i`'s parent (`None` for a root). Returns the items whose parent is not among `ids`
-/// (a missing parent: kept, the caller warns), or `Err(i)` with an item on a parent cycle.
-pub fn check_parents(ids: &[&str], parents: &[Option<&str>]) -> Result<Vec<usize>, usize> {
-    let index: std::collections::HashMap<&str, usize> = ids
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(i, id)| (*id, i))
-        .collect();
-    // 0 = not seen, 1 = on the current walk, 2 = known to reach a root.
-    let mut state = vec![0u8; ids.len()];
-    let mut missing = Vec::new();
-    let mut walk = Vec::new();
-    for start in 0..ids.len() {
-        let mut at = start;
-        loop {
-            match state[at] {
-                2 => break,
-                1 => return Err(at),
-                _ => {}
-            }
-            state[at] = 1;
-            walk.push(at);
-            match parents[at] {
-                None => break,
-                Some(p) => match index.get(p) {
-                    Some(&next) => at = next,
-                    None => {
-                        missing.push(at);
-                        break;
-                    }
-                },
-            }
-        }
-        for i in walk.drain(..) {
-            state[i] = 2;
-        }
+/// A JSON object that is plainly not an `.agentlog` record (no `kind`, no `payload`) and not
+/// any format veer reads: the error, with a specific hint where one fits. An object with
+/// `version` or `id` and no recognisable other shape is left to the `.agentlog` reader.
+pub fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
+    let o = v.as_object()?;
+    if o.contains_key("kind") || o.contains_key("payload") {
+        return None; // an .agentlog record, perhaps a broken one: its reader says what is wrong
     }
-    missing.sort_unstable();
-    Ok(missing)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parents_missing_and_cycles() {
-        let ids = ["a", "b", "c", "d"];
-        assert_eq!(
-            check_parents(&ids, &[None, Some("a"), Some("zz"), Some("c")]),
-            Ok(vec![2])
-        );
-        assert_eq!(
-            check_parents(&ids, &[Some("d"), Some("a"), Some("b"), Some("c")]),
-            Err(0)
-        );
-        assert_eq!(check_parents(&ids[..1], &[Some("a")]), Err(0));
-        assert_eq!(
-            check_parents(&ids, &[None, Some("a"), Some("b"), Some("c")]),
-            Ok(vec![])
-        );
-    }
-
-    #[test]
-    fn documents_and_lines_split_into_items() {
-        let items = items_of_bytes(
-            "f",
-            b"{\"jsonrpc\":\"2.0\",\"id\":1}\n\n{\"jsonrpc\":\"2.0\"}\n",
+    let is_chat_completion = o.contains_key("choices")
+        && (o.get("object").and_then(Value::as_str) == Some("chat.completion")
+            || o.contains_key("model"));
+    let is_anthropic_message = o.get("type").and_then(Value::as_str) == Some("message")
+        && o.get("role").and_then(Value::as_str) == Some("assistant");
+    let record_instead = "record the whole agent run instead: spans from an OpenTelemetry instrumentation exported as OTLP/JSON, or an .agentlog";
+    Some(if is_chat_completion {
+        unknown(
+            source,
+            "this is a single chat-completions response, not a trace",
         )
-        .unwrap();
-        assert_eq!(items.len(), 2);
-        assert_eq!(items[1].line, Some(3));
-        let e = items_of_bytes("f", b"{\"jsonrpc\":\"2.0\"}\n{\"jsonrpc\":\"2.").unwrap_err();
-        assert_eq!(e.line, Some(2));
-        assert!(e.hint.unwrap_or_default().contains("truncated"));
-        assert_eq!(
-            sniff(&serde_json::json!({"version": "0.1", "kind": "metadata"})),
-            None
-        );
-    }
+        .with_hint(record_instead)
+    } else if is_anthropic_message {
+        unknown(
+            source,
+            "this is a single Anthropic Messages response, not a trace",
+        )
+        .with_hint(record_instead)
+    } else if o.contains_key("resourceLogs") || o.contains_key("resourceMetrics") {
+        unknown(source, "this is OTLP logs or metrics, not traces")
+            .with_hint("export the trace signal (resourceSpans) as OTLP/JSON; GenAI content sent as log events is not read, turn on span-attribute content capture instead")
+    } else if o.contains_key("version") || o.contains_key("id") {
+        return None;
+    } else {
+        unknown(source, "")
+            .with_hint("check that this is the file you meant; `veer convert` turns a supported format into .agentlog")
+    })
 }

@@ -185,10 +185,9 @@ fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
     Ok(veer_trace::load_trace(path, read)?)
 }
 
-/// Both sides must be of one format and hold at least one response.
+/// Both sides must hold at least one response; a traxr trace is only compared with another
+/// traxr trace, while the conversation formats (`.agentlog`, OTel, …) mix freely.
 fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
-    // traxr runs compare with traxr runs; every other format is read into .agentlog records
-    // and compares with any of them.
     let traxr = |t: &Trace| t.format == veer_trace::Format::Traxr;
     if traxr(b) != traxr(c) {
         let name = |t: &Trace| t.format.name();

@@ -68,34 +68,45 @@ pub fn redact_output(text: &str) -> Cow<'_, str> {
     detector.redact(text)
 }
 
-/// Writes `text` to `-o FILE` atomically, or to stdout (ANSI stripped when not a colour TTY).
-/// Secrets are redacted first unless `--no-redact` was given.
+/// Writes a report to `-o FILE` (by [`file`]'s rules) or to stdout (ANSI stripped when not a
+/// colour TTY). Secrets are redacted first unless `--no-redact` was given.
 pub fn emit(text: &str, output: Option<&Path>) -> Result<(), CliError> {
     let text = &*redact_output(text);
-    if let Some(path) = output.filter(|p| p.is_dir()) {
+    match output {
+        Some(path) => write_file(path, text.as_bytes()),
+        None => write_stdout(anstream::stdout(), text.as_bytes()),
+    }
+}
+
+/// Writes data the user owns — a converted trace, not a report — to `-o FILE` (by [`file`]'s
+/// rules) or to stdout. Unlike [`emit`] nothing is redacted (a trace keeps its content byte for
+/// byte, so it diffs like its source) and nothing is styled.
+pub fn emit_data(bytes: &[u8], output: Option<&Path>) -> Result<(), CliError> {
+    match output {
+        Some(path) => write_file(path, bytes),
+        None => write_stdout(std::io::stdout().lock(), bytes),
+    }
+}
+
+/// Writes `bytes` to stdout. A closed pipe (`veer … | head`) is the reader's choice, not an
+/// error: the command ends quietly with its own exit code (docs/output.md).
+fn write_stdout(mut out: impl Write, bytes: &[u8]) -> Result<(), CliError> {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::output("stdout", &e)),
+    }
+}
+
+/// Writes `bytes` to the file `path` by [`file`]'s rules, naming the path on failure.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    if path.is_dir() {
         return Err(CliError::input(format!(
             "{}: cannot write output: is a directory",
             path.display()
         ))
         .hint("-o takes a file path, e.g. -o report.json"));
     }
-    match output {
-        Some(path) => write_file(path, text.as_bytes()),
-        None => {
-            let mut out = anstream::stdout();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                Ok(()) => Ok(()),
-                // A closed pipe (`veer … | head`) is the reader's choice, not an error: end
-                // quietly with the command's own exit code (docs/output.md).
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                Err(e) => Err(CliError::output("stdout", &e)),
-            }
-        }
-    }
-}
-
-/// Writes `bytes` to the file `path` by [`file`]'s rules, naming the path on failure.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     file::write(path, bytes).map_err(|e| CliError::output(&path.display().to_string(), &e))
 }
 

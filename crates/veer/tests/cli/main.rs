@@ -11,6 +11,7 @@ mod diff_policy;
 mod experiment;
 mod fingerprint;
 mod formats_more;
+mod formats_otel;
 mod html;
 mod inspect;
 mod no_network;

@@ -1,0 +1,567 @@
+//! From spans to one ordered trace: the span tree, sessions, the tool spans that belong to
+//! each model call, and the `.agentlog` records they become.
+//!
+//! Rules (written down in `docs/formats.md`):
+//! * a session is the nearest `gen_ai.conversation.id` / `session.id` on the span or an
+//!   ancestor, else the trace id; sessions are ordered by their first span, records inside a
+//!   session by span start time, then span id, so files given in any order read the same;
+//! * a model call becomes `chat_request` + `chat_response` (or `error`); the response's tool
+//!   calls are the captured output's, else the tool spans that follow the call under the same
+//!   parent (or under the call itself); every tool span becomes `tool_call` + `tool_result`;
+//! * the same call recorded twice (same trace and `gen_ai.response.id`, e.g. by a provider SDK's
+//!   own tracing and an instrumentation) is kept once: the recording with content wins.
+
+use super::attrs::Attrs;
+use super::calls::{
+    model_call, own_session, role_of, stop_reason, tool_run, ModelCall, Role, ToolRun,
+};
+use super::wire::{id_hex, Span};
+use crate::canonical::content_id;
+use crate::error::{TraceError, Warning};
+use crate::model::{Format, Kind, Record, Trace};
+use crate::timefmt::format_epoch_ms;
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// The metadata tag that carries "N of M" model calls without captured content into a
+/// converted `.agentlog`, whose reader raises the same warning from it.
+pub const NOT_CAPTURED_TAG: &str = "content_not_captured";
+
+/// The field the not-captured warning names.
+pub const NOT_CAPTURED_FIELD: &str = "gen_ai.output.messages";
+
+/// The warning for model calls whose content was not captured (`count` is "N of M").
+pub fn not_captured_message(count: &str) -> String {
+    format!(
+        "message content was not captured for {count} model calls, so their text is empty: the semantic, verbosity and refusal axes cannot be judged on them (enable content capture, e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)"
+    )
+}
+
+/// One span as read, with the file line it came from (JSON Lines input).
+#[derive(Debug, Clone, Copy)]
+pub struct SpanAt<'s, 'a> {
+    /// The span.
+    pub span: &'s Span<'a>,
+    /// 1-based line of the request that held it, for JSON Lines files.
+    pub line: Option<u64>,
+}
+
+/// A span with normalised ids and its role.
+struct Node {
+    trace: String,
+    id: String,
+    parent: Option<String>,
+    start: u64,
+    end: u64,
+    line: Option<u64>,
+    role: Role,
+    own_session: Option<String>,
+}
+
+/// What a relevant span contributes, computed in parallel.
+enum Piece {
+    Model(Box<ModelCall>),
+    Tool(ToolRun),
+    None,
+}
+
+/// What the spans say, owned: the file's bytes and parsed requests can be dropped before the
+/// records are built.
+pub struct Prepared {
+    source: String,
+    nodes: Vec<Node>,
+    pieces: Vec<Piece>,
+}
+
+/// Reads what each span is (on all cores); [`Prepared::finish`] then builds the trace.
+pub fn prepare(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Prepared, TraceError> {
+    let nodes: Vec<Node> = spans
+        .par_iter()
+        .map(|s| node(source, s))
+        .collect::<Result<_, _>>()?;
+    let pieces: Vec<Piece> = spans
+        .par_iter()
+        .zip(nodes.par_iter())
+        .map(|(s, n)| match n.role {
+            Role::Model => Piece::Model(Box::new(model_call(s.span))),
+            Role::Tool => Piece::Tool(tool_run(s.span)),
+            Role::Other => Piece::None,
+        })
+        .collect();
+    Ok(Prepared {
+        source: source.to_string(),
+        nodes,
+        pieces,
+    })
+}
+
+/// Builds the trace of a set of spans (one file, or several read together).
+pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceError> {
+    prepare(source, spans)?.finish()
+}
+
+impl Prepared {
+    /// The trace: sessions, ordering, tool attachment and the records.
+    pub fn finish(self) -> Result<Trace, TraceError> {
+        let Prepared {
+            source,
+            nodes,
+            pieces,
+        } = self;
+        finish(&source, nodes, pieces)
+    }
+}
+
+fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trace, TraceError> {
+    let mut trace = Trace::new(source, Format::Otel);
+    let mut warn = |line: Option<u64>, field: &str, message: String| {
+        trace.warnings.push(Warning {
+            file: source.to_string(),
+            line,
+            field: field.to_string(),
+            message,
+        });
+    };
+    // The tree: (trace, span) → first index; a repeated span is read once.
+    let mut by_id: HashMap<(&str, &str), usize> = HashMap::with_capacity(nodes.len());
+    let mut duplicates = 0usize;
+    let mut keep = vec![true; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        // The first occurrence stays the target of parent links.
+        match by_id.entry((&n.trace, &n.id)) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                duplicates += 1;
+                keep[i] = false;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
+            }
+        }
+    }
+    if duplicates > 0 {
+        warn(None, "spanId", format!("{duplicates} spans appear more than once (same trace and span id); each is read once"));
+    }
+    let mut missing_parent = 0usize;
+    let parent_of: Vec<Option<usize>> = nodes
+        .iter()
+        .map(|n| {
+            let p = n.parent.as_deref()?;
+            let found = by_id.get(&(n.trace.as_str(), p)).copied();
+            if found.is_none() {
+                missing_parent += 1;
+            }
+            found
+        })
+        .collect();
+    if missing_parent > 0 {
+        warn(None, "parentSpanId", format!("{missing_parent} spans name a parent span that is not in the input; they are read as roots"));
+    }
+    let (sessions, cycles) = sessions_of(&nodes, &parent_of);
+    if cycles > 0 {
+        warn(None, "parentSpanId", format!("parent links form a cycle ({cycles} spans on one); the cycle is cut where it was found"));
+    }
+
+    for (p, k) in pieces.iter_mut().zip(&keep) {
+        if !k {
+            *p = Piece::None;
+        }
+    }
+    let model_total = pieces
+        .iter()
+        .filter(|p| matches!(p, Piece::Model(_)))
+        .count();
+    if model_total == 0 {
+        return Err(TraceError::new(
+            source,
+            None,
+            "(file)",
+            format!("no model calls found in {} spans", nodes.len()),
+        )
+        .with_hint("veer reads spans with OpenTelemetry GenAI attributes (gen_ai.operation.name, gen_ai.request.model, …) or OpenInference ones (openinference.span.kind); instrument the model client, e.g. with opentelemetry-instrumentation-openai-v2 or openinference-instrumentation-openai"));
+    }
+    let dropped = drop_duplicate_calls(&nodes, &pieces);
+    let model_total = model_total - dropped.iter().filter(|&&d| d).count();
+
+    // Sessions, ordered by their first relevant span; spans by (start, span id).
+    let mut order: Vec<usize> = (0..nodes.len())
+        .filter(|&i| !dropped[i] && matches!(pieces[i], Piece::Model(_) | Piece::Tool(_)))
+        .collect();
+    order.sort_by(|&a, &b| {
+        (nodes[a].start, &nodes[a].id, &nodes[a].trace).cmp(&(
+            nodes[b].start,
+            &nodes[b].id,
+            &nodes[b].trace,
+        ))
+    });
+    let mut session_order: Vec<&str> = Vec::new();
+    let mut grouped: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &i in &order {
+        let key = sessions[i].as_str();
+        grouped
+            .entry(key)
+            .or_insert_with(|| {
+                session_order.push(key);
+                Vec::new()
+            })
+            .push(i);
+    }
+    let uncaptured = order
+        .iter()
+        .filter(|&&i| matches!(&pieces[i], Piece::Model(c) if !c.output_captured))
+        .count();
+    let not_captured = (uncaptured > 0).then(|| format!("{uncaptured} of {model_total}"));
+    let mut emit = Emitter::default();
+    for (k, key) in session_order.into_iter().enumerate() {
+        let members = &grouped[key];
+        let tag = if k == 0 {
+            not_captured.as_deref()
+        } else {
+            None
+        };
+        emit.metadata(key, &nodes[members[0]], tag);
+        let attached = attach_tools(members, &nodes, &parent_of, &pieces);
+        for (pos, &i) in members.iter().enumerate() {
+            match &pieces[i] {
+                Piece::Model(_) => {
+                    let tools: Vec<(usize, &ToolRun)> = attached[pos]
+                        .iter()
+                        .filter_map(|&t| match &pieces[members[t]] {
+                            Piece::Tool(run) => Some((members[t], run)),
+                            _ => None,
+                        })
+                        .collect();
+                    let tools: Vec<(usize, ToolRun)> =
+                        tools.into_iter().map(|(i, r)| (i, r.clone())).collect();
+                    if let Piece::Model(call) = std::mem::replace(&mut pieces[i], Piece::None) {
+                        emit.model_turn(&nodes[i], *call, &tools, &nodes);
+                    }
+                }
+                Piece::Tool(run) if !emit.written_tools.contains_key(&i) => {
+                    emit.tool(&nodes[i], run, None);
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(count) = &not_captured {
+        warn(None, NOT_CAPTURED_FIELD, not_captured_message(count));
+    }
+    trace.records = emit.into_records();
+    Ok(trace)
+}
+
+fn node(source: &str, s: &SpanAt<'_, '_>) -> Result<Node, TraceError> {
+    let sp = s.span;
+    let bad = |field: &str, what: &str| {
+        TraceError::new(source, s.line, field, format!("{what} (span {:?})", sp.name))
+            .with_hint("OTLP/JSON ids are hex (32 digits for a trace, 16 for a span); the proto3 JSON mapping's base64 is read too")
+    };
+    let trace = id_hex(&sp.trace_id, 16).ok_or_else(|| bad("traceId", "not a trace id"))?;
+    let id = id_hex(&sp.span_id, 8).ok_or_else(|| bad("spanId", "not a span id"))?;
+    let parent = match sp.parent_span_id.as_deref() {
+        None | Some("") => None,
+        Some(p) => Some(id_hex(p, 8).ok_or_else(|| bad("parentSpanId", "not a span id"))?),
+    };
+    let a = Attrs {
+        list: &sp.attributes,
+    };
+    Ok(Node {
+        trace,
+        id,
+        parent,
+        start: sp.start_time_unix_nano.0,
+        end: sp.end_time_unix_nano.0.max(sp.start_time_unix_nano.0),
+        line: s.line,
+        role: role_of(a),
+        own_session: own_session(a),
+    })
+}
+
+/// The session key of every span (its own or nearest ancestor's session id, else
+/// `trace:<id>`), and how many spans sat on a parent cycle.
+fn sessions_of(nodes: &[Node], parent_of: &[Option<usize>]) -> (Vec<String>, usize) {
+    let mut memo: Vec<Option<Option<String>>> = vec![None; nodes.len()];
+    let mut visiting = vec![false; nodes.len()];
+    let mut cycles = 0usize;
+    for start in 0..nodes.len() {
+        let mut path = Vec::new();
+        let mut cur = start;
+        let found: Option<String> = loop {
+            if let Some(v) = &memo[cur] {
+                break v.clone();
+            }
+            if visiting[cur] {
+                cycles += path.len();
+                break None;
+            }
+            visiting[cur] = true;
+            path.push(cur);
+            if let Some(s) = &nodes[cur].own_session {
+                break Some(s.clone());
+            }
+            match parent_of[cur] {
+                Some(p) => cur = p,
+                None => break None,
+            }
+        };
+        for p in path {
+            visiting[p] = false;
+            memo[p] = Some(found.clone());
+        }
+    }
+    let keys = memo
+        .into_iter()
+        .zip(nodes)
+        .map(|(m, n)| m.flatten().unwrap_or_else(|| format!("trace:{}", n.trace)))
+        .collect();
+    (keys, cycles)
+}
+
+/// Marks model calls recorded twice (same trace and response id): the one with captured
+/// output, then more attributes, then the earlier start, then the smaller span id, is kept.
+fn drop_duplicate_calls(nodes: &[Node], pieces: &[Piece]) -> Vec<bool> {
+    let mut dropped = vec![false; nodes.len()];
+    let mut best: HashMap<(&str, &str), usize> = HashMap::new();
+    let rank = |i: usize| match &pieces[i] {
+        Piece::Model(c) => (
+            !c.output_captured,
+            usize::MAX - c.attribute_count,
+            nodes[i].start,
+            nodes[i].id.clone(),
+        ),
+        _ => (true, usize::MAX, u64::MAX, String::new()),
+    };
+    for (i, p) in pieces.iter().enumerate() {
+        let Piece::Model(c) = p else { continue };
+        let Some(rid) = c.response_id.as_deref() else {
+            continue;
+        };
+        match best.get(&(nodes[i].trace.as_str(), rid)).copied() {
+            None => {
+                best.insert((&nodes[i].trace, rid), i);
+            }
+            Some(j) => {
+                if rank(i) < rank(j) {
+                    dropped[j] = true;
+                    best.insert((&nodes[i].trace, rid), i);
+                } else {
+                    dropped[i] = true;
+                }
+            }
+        }
+    }
+    dropped
+}
+
+/// For each member (by position), the positions of the tool spans that belong to it when it
+/// is a model call: tool spans whose parent is the call, or that follow it under the same
+/// parent before the next call there.
+fn attach_tools(
+    members: &[usize],
+    nodes: &[Node],
+    parent_of: &[Option<usize>],
+    pieces: &[Piece],
+) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+    let mut last_model_under: HashMap<Option<usize>, usize> = HashMap::new();
+    let mut position_of: HashMap<usize, usize> = HashMap::new();
+    for (pos, &i) in members.iter().enumerate() {
+        match pieces[i] {
+            Piece::Model(_) => {
+                last_model_under.insert(parent_of[i], pos);
+                position_of.insert(i, pos);
+            }
+            Piece::Tool(_) => {
+                let owner = parent_of[i]
+                    .and_then(|p| position_of.get(&p).copied())
+                    .or_else(|| {
+                        nodes[i]
+                            .parent
+                            .as_ref()
+                            .and(last_model_under.get(&parent_of[i]).copied())
+                    });
+                if let Some(o) = owner {
+                    out[o].push(pos);
+                }
+            }
+            Piece::None => {}
+        }
+    }
+    out
+}
+
+/// Writes records with content ids and a parent chain, timestamps never decreasing.
+#[derive(Default)]
+struct Emitter {
+    records: Vec<Record>,
+    last_ms: i64,
+    written_tools: HashMap<usize, ()>,
+}
+
+impl Emitter {
+    /// Appends a record; its content id and parent are filled in by [`Emitter::into_records`].
+    fn push(
+        &mut self,
+        kind: Kind,
+        at_ns: u64,
+        line: Option<u64>,
+        payload: Value,
+        meta: Option<Map<String, Value>>,
+    ) {
+        let ms = i64::try_from(at_ns / 1_000_000)
+            .unwrap_or(i64::MAX / 2)
+            .max(self.last_ms);
+        self.last_ms = ms;
+        self.records.push(Record {
+            line,
+            kind,
+            version: "0.1".into(),
+            id: String::new(),
+            ts: format_epoch_ms(ms),
+            parent: None,
+            meta: meta.map(Box::new),
+            payload,
+            extra_envelope: None,
+            origin: None,
+        });
+    }
+
+    /// The records with content ids (computed on all cores) and the parent chain.
+    fn into_records(self) -> Vec<Record> {
+        let mut records = self.records;
+        records
+            .par_iter_mut()
+            .for_each(|r| r.id = content_id(&r.payload));
+        for i in 1..records.len() {
+            records[i].parent = Some(records[i - 1].id.clone());
+        }
+        records
+    }
+
+    fn metadata(&mut self, session: &str, first: &Node, not_captured: Option<&str>) {
+        let mut tags = Map::new();
+        tags.insert("source_format".into(), json!(Format::Otel.name()));
+        tags.insert("session".into(), json!(session));
+        if let Some(count) = not_captured {
+            tags.insert(NOT_CAPTURED_TAG.into(), json!(count));
+        }
+        let payload = json!({
+            "sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
+            "tags": tags,
+        });
+        let mut meta = Map::new();
+        meta.insert("trace_id".into(), Value::String(first.trace.clone()));
+        self.push(Kind::Metadata, first.start, first.line, payload, Some(meta));
+    }
+
+    fn model_turn(
+        &mut self,
+        n: &Node,
+        call: ModelCall,
+        tools: &[(usize, ToolRun)],
+        nodes: &[Node],
+    ) {
+        let ModelCall {
+            request,
+            model,
+            mut parts,
+            output_captured,
+            finish_reason,
+            usage,
+            latency_ms,
+            error,
+            ..
+        } = call;
+        self.push(Kind::ChatRequest, n.start, n.line, request, None);
+        // Which tool_use block each tool span answers: by id, else the next unmatched block of
+        // that name; a span with no block adds one (content not captured).
+        let mut used = vec![false; parts.len()];
+        let mut ids: Vec<String> = Vec::with_capacity(tools.len());
+        for (span_index, run) in tools {
+            let block = parts.iter().enumerate().position(|(b, p)| {
+                !used[b]
+                    && p.get("type").and_then(Value::as_str) == Some("tool_use")
+                    && match &run.call_id {
+                        Some(id) => p.get("id").and_then(Value::as_str) == Some(id),
+                        None => p.get("name").and_then(Value::as_str) == Some(&run.name),
+                    }
+            });
+            let id = match block {
+                Some(b) => {
+                    used[b] = true;
+                    parts[b]
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                }
+                None => {
+                    let id = run
+                        .call_id
+                        .clone()
+                        .unwrap_or_else(|| format!("span:{}", nodes[*span_index].id));
+                    parts.push(json!({"type": "tool_use", "id": id, "name": run.name, "input": run.arguments}));
+                    used.push(true);
+                    Some(id)
+                }
+            };
+            ids.push(id.or_else(|| run.call_id.clone()).unwrap_or_default());
+        }
+        match &error {
+            Some((code, message)) if !output_captured => {
+                self.push(
+                    Kind::Error,
+                    n.end,
+                    n.line,
+                    json!({"source": "llm", "code": code, "message": message, "retriable": false}),
+                    None,
+                );
+            }
+            _ => {
+                let has_tool_use = parts
+                    .iter()
+                    .any(|p| p.get("type").and_then(Value::as_str) == Some("tool_use"));
+                let mut payload = Map::new();
+                payload.insert("model".into(), Value::String(model));
+                payload.insert("content".into(), Value::Array(parts));
+                payload.insert(
+                    "stop_reason".into(),
+                    Value::String(stop_reason(finish_reason.as_deref(), has_tool_use)),
+                );
+                payload.insert("usage".into(), Value::Object(usage));
+                payload.insert("latency_ms".into(), Value::from(latency_ms));
+                let payload = Value::Object(payload);
+                self.push(Kind::ChatResponse, n.end, n.line, payload, None);
+            }
+        }
+        for ((span_index, run), id) in tools.iter().zip(ids) {
+            self.written_tools.insert(*span_index, ());
+            let t = &nodes[*span_index];
+            self.tool_records(t.start, t.line, run, id);
+        }
+    }
+
+    fn tool(&mut self, n: &Node, run: &ToolRun, id: Option<String>) {
+        let id = id
+            .or_else(|| run.call_id.clone())
+            .unwrap_or_else(|| format!("span:{}", n.id));
+        self.tool_records(n.start, n.line, run, id);
+    }
+
+    fn tool_records(&mut self, at: u64, line: Option<u64>, run: &ToolRun, id: String) {
+        let args = match &run.arguments {
+            Value::Object(_) => run.arguments.clone(),
+            _ => Value::Object(Map::new()),
+        };
+        self.push(
+            Kind::ToolCall,
+            at,
+            line,
+            json!({"tool_name": run.name, "tool_call_id": id, "arguments": args}),
+            None,
+        );
+        self.push(Kind::ToolResult, at + run.latency_ms * 1_000_000, line, json!({
+            "tool_call_id": id, "output": run.result, "is_error": run.is_error, "latency_ms": run.latency_ms,
+        }), None);
+    }
+}

@@ -1,0 +1,308 @@
+//! What one span is to veer: a model call (a request/response turn), a tool execution, or
+//! neither; and the `.agentlog` payloads a model call or tool span becomes.
+//!
+//! Recognised model calls: `gen_ai.operation.name` `chat` / `text_completion` /
+//! `generate_content`; OpenInference `openinference.span.kind = LLM`; OpenLLMetry spans with
+//! `gen_ai.prompt.*` / `gen_ai.completion.*` or `llm.request.type`. Tool spans:
+//! `gen_ai.operation.name = execute_tool`, OpenInference `TOOL`, OpenLLMetry
+//! `traceloop.span.kind = tool`.
+
+use super::attrs::{json_of, Attrs};
+use super::content::{arguments, captured, Captured};
+use super::wire::Span;
+use serde_json::{Map, Value};
+
+/// The role a span plays in the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A model call: one request/response turn.
+    Model,
+    /// A tool execution.
+    Tool,
+    /// Anything else (agent, chain, HTTP, …): only its session attributes matter.
+    Other,
+}
+
+/// Classifies a span by its attributes.
+pub fn role_of(a: Attrs<'_, '_>) -> Role {
+    match a.str("gen_ai.operation.name") {
+        Some("chat" | "text_completion" | "generate_content" | "completion") => return Role::Model,
+        Some("execute_tool") => return Role::Tool,
+        Some(_) => return Role::Other,
+        None => {}
+    }
+    match a.str("openinference.span.kind") {
+        Some(k) if k.eq_ignore_ascii_case("llm") => return Role::Model,
+        Some(k) if k.eq_ignore_ascii_case("tool") => return Role::Tool,
+        Some(_) => return Role::Other,
+        None => {}
+    }
+    if a.str("traceloop.span.kind") == Some("tool") {
+        return Role::Tool;
+    }
+    let openllmetry = a
+        .list
+        .iter()
+        .any(|kv| kv.key.starts_with("gen_ai.prompt.") || kv.key.starts_with("gen_ai.completion."));
+    if openllmetry
+        || matches!(a.str("llm.request.type"), Some("chat" | "completion"))
+        || (a.has("gen_ai.system") && a.has("gen_ai.request.model"))
+    {
+        return Role::Model;
+    }
+    Role::Other
+}
+
+/// The session a span names itself: `gen_ai.conversation.id`, `session.id`.
+pub fn own_session(a: Attrs<'_, '_>) -> Option<String> {
+    a.first_str(&["gen_ai.conversation.id", "session.id"])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// A model call read off its span, before tool spans are attached.
+#[derive(Debug, Clone)]
+pub struct ModelCall {
+    /// `chat_request` payload.
+    pub request: Value,
+    /// Response model.
+    pub model: String,
+    /// Response content parts (text, tool_use, thinking).
+    pub parts: Vec<Value>,
+    /// Whether output content was captured (else `parts` starts empty).
+    pub output_captured: bool,
+    /// Finish reason as recorded.
+    pub finish_reason: Option<String>,
+    /// `usage` object.
+    pub usage: Map<String, Value>,
+    /// Span duration, ms.
+    pub latency_ms: u64,
+    /// `gen_ai.response.id`, used to drop the same call recorded twice.
+    pub response_id: Option<String>,
+    /// Error status: (code, message).
+    pub error: Option<(String, String)>,
+    /// Number of attributes (a tie-break between duplicate recordings).
+    pub attribute_count: usize,
+}
+
+/// Milliseconds between two nanosecond instants (0 when the end is before the start).
+pub fn millis(start: u64, end: u64) -> u64 {
+    (end.saturating_sub(start) + 500_000) / 1_000_000
+}
+
+const USAGE_KEYS: [(&str, &[&str]); 5] = [
+    (
+        "input_tokens",
+        &[
+            "gen_ai.usage.input_tokens",
+            "gen_ai.usage.prompt_tokens",
+            "llm.token_count.prompt",
+            "llm.usage.prompt_tokens",
+        ],
+    ),
+    (
+        "output_tokens",
+        &[
+            "gen_ai.usage.output_tokens",
+            "gen_ai.usage.completion_tokens",
+            "llm.token_count.completion",
+            "llm.usage.completion_tokens",
+        ],
+    ),
+    (
+        "thinking_tokens",
+        &[
+            "gen_ai.usage.reasoning.output_tokens",
+            "llm.token_count.completion_details.reasoning",
+        ],
+    ),
+    (
+        "cache_read_input_tokens",
+        &[
+            "gen_ai.usage.cache_read.input_tokens",
+            "gen_ai.usage.cache_read_input_tokens",
+            "llm.token_count.prompt_details.cache_read",
+        ],
+    ),
+    (
+        "cache_creation_input_tokens",
+        &[
+            "gen_ai.usage.cache_creation.input_tokens",
+            "gen_ai.usage.cache_creation_input_tokens",
+            "llm.token_count.prompt_details.cache_write",
+        ],
+    ),
+];
+
+/// Reads a model-call span.
+pub fn model_call(span: &Span<'_>) -> ModelCall {
+    let a = Attrs {
+        list: &span.attributes,
+    };
+    let mut c: Captured = captured(a, &span.events);
+    let output = c.output.take();
+    let output_captured = output.is_some();
+    let request_model = a
+        .first_str(&[
+            "gen_ai.request.model",
+            "llm.model_name",
+            "gen_ai.response.model",
+        ])
+        .unwrap_or("");
+    let model = a
+        .first_str(&[
+            "gen_ai.response.model",
+            "llm.model_name",
+            "gen_ai.request.model",
+        ])
+        .unwrap_or("")
+        .to_string();
+    let mut params = Map::new();
+    if let Some(Value::Object(p)) = a.get("llm.invocation_parameters").map(json_of) {
+        params.extend(p.into_iter().filter(|(k, _)| k != "model"));
+    }
+    for (key, attr) in [
+        ("temperature", "gen_ai.request.temperature"),
+        ("top_p", "gen_ai.request.top_p"),
+        ("max_tokens", "gen_ai.request.max_tokens"),
+    ] {
+        if let Some(v) = a.number(attr) {
+            params.insert(key.into(), v);
+        }
+    }
+    // Built by moving the values in (`json!` would copy them through a serializer).
+    let mut request = Map::new();
+    request.insert("model".into(), Value::String(request_model.to_string()));
+    request.insert("messages".into(), Value::Array(c.input.unwrap_or_default()));
+    request.insert("params".into(), Value::Object(params));
+    let request = Value::Object(request);
+    let mut usage = Map::new();
+    for (key, attrs) in USAGE_KEYS {
+        if let Some(n) = a.first_int(attrs) {
+            usage.insert(key.into(), Value::from(n));
+        }
+    }
+    let finish_reason = a
+        .get("gen_ai.response.finish_reasons")
+        .and_then(|v| match json_of(v) {
+            Value::Array(x) => x.first().and_then(Value::as_str).map(str::to_string),
+            Value::String(s) => Some(s),
+            _ => None,
+        })
+        .or_else(|| a.str("llm.finish_reason").map(str::to_string))
+        .or_else(|| a.str("anthropic.message.stop_reason").map(str::to_string))
+        .or(c.finish_reason.take());
+    let error = span.status.as_ref().filter(|s| s.code.is_error).map(|s| {
+        (
+            a.str("error.type").unwrap_or("error").to_string(),
+            s.message.to_string(),
+        )
+    });
+    ModelCall {
+        request,
+        model,
+        output_captured,
+        parts: output.unwrap_or_default(),
+        finish_reason,
+        usage,
+        latency_ms: millis(span.start_time_unix_nano.0, span.end_time_unix_nano.0),
+        response_id: a.str("gen_ai.response.id").map(str::to_string),
+        error,
+        attribute_count: span.attributes.len(),
+    }
+}
+
+/// The `.agentlog` stop reason for a recorded finish reason (OpenAI, Anthropic and GenAI
+/// spellings); without one, `tool_use` when the response asks for tools, else `end_turn`.
+pub fn stop_reason(finish: Option<&str>, has_tool_use: bool) -> String {
+    match finish {
+        Some("stop" | "end_turn" | "STOP") => "end_turn",
+        Some("tool_calls" | "tool_call" | "function_call" | "tool_use") => "tool_use",
+        Some("length" | "max_tokens" | "MAX_TOKENS") => "max_tokens",
+        Some("content_filter" | "SAFETY" | "refusal") => "content_filter",
+        Some("stop_sequence") => "stop_sequence",
+        Some("error") => "error",
+        Some(other) if !other.is_empty() => return other.to_string(),
+        _ if has_tool_use => "tool_use",
+        _ => "end_turn",
+    }
+    .to_string()
+}
+
+/// A tool span read off its attributes.
+#[derive(Debug, Clone)]
+pub struct ToolRun {
+    /// Tool name.
+    pub name: String,
+    /// Call id, when recorded.
+    pub call_id: Option<String>,
+    /// Arguments (`{}` when not captured).
+    pub arguments: Value,
+    /// Whether the arguments were captured.
+    pub arguments_captured: bool,
+    /// Result (`""` when not captured).
+    pub result: Value,
+    /// Error status.
+    pub is_error: bool,
+    /// Span duration, ms.
+    pub latency_ms: u64,
+}
+
+/// Reads a tool span.
+pub fn tool_run(span: &Span<'_>) -> ToolRun {
+    let a = Attrs {
+        list: &span.attributes,
+    };
+    let name = a
+        .first_str(&["gen_ai.tool.name", "tool.name"])
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let n = span.name.as_ref();
+            n.strip_prefix("execute_tool ").unwrap_or(n).to_string()
+        });
+    let args = a
+        .get("gen_ai.tool.call.arguments")
+        .or_else(|| a.get("input.value"))
+        .or_else(|| a.get("traceloop.entity.input"))
+        .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
+        .map(json_of);
+    let result = a
+        .get("gen_ai.tool.call.result")
+        .or_else(|| a.get("output.value"))
+        .or_else(|| a.get("traceloop.entity.output"))
+        .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
+        .map(json_of);
+    ToolRun {
+        name,
+        call_id: a
+            .first_str(&["gen_ai.tool.call.id", "tool_call.id", "tool.id"])
+            .map(str::to_string),
+        arguments_captured: args.is_some(),
+        arguments: arguments(args.as_ref()),
+        result: result.unwrap_or(Value::String(String::new())),
+        is_error: span.status.as_ref().is_some_and(|s| s.code.is_error),
+        latency_ms: millis(span.start_time_unix_nano.0, span.end_time_unix_nano.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finish_reasons_map_to_agentlog_stop_reasons() {
+        assert_eq!(stop_reason(Some("stop"), false), "end_turn");
+        assert_eq!(stop_reason(Some("tool_calls"), true), "tool_use");
+        assert_eq!(stop_reason(Some("length"), false), "max_tokens");
+        assert_eq!(stop_reason(None, true), "tool_use");
+        assert_eq!(stop_reason(None, false), "end_turn");
+        assert_eq!(stop_reason(Some("other"), false), "other");
+    }
+
+    #[test]
+    fn latency_rounds_to_the_nearest_millisecond() {
+        assert_eq!(millis(0, 1_499_999), 1);
+        assert_eq!(millis(0, 1_500_000), 2);
+        assert_eq!(millis(5, 1), 0);
+    }
+}

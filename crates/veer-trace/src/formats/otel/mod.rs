@@ -1,0 +1,196 @@
+//! OpenTelemetry spans as OTLP/JSON: GenAI semantic conventions (current and v1.36-and-
+//! earlier, incl. OpenLLMetry) and OpenInference, read into veer's trace model.
+//!
+//! A file holds one `ExportTraceServiceRequest` JSON object (pretty-printed or not), or one per
+//! line as the Collector's file exporter writes. Lines are parsed on all cores; the spans of
+//! all requests (and of several files, for `veer convert`) are then assembled into one trace by
+//! [`assemble`], whose ordering never depends on the input order.
+
+pub mod assemble;
+pub mod attrs;
+pub mod calls;
+pub mod content;
+pub mod wire;
+
+use crate::error::TraceError;
+use crate::model::Trace;
+use assemble::SpanAt;
+use rayon::prelude::*;
+use wire::Request;
+
+/// Whether `head` (the first bytes of a file) starts an OTLP/JSON trace export: a JSON object
+/// whose first key is `resourceSpans` (or `resource_spans`).
+pub fn sniff(head: &[u8]) -> bool {
+    matches!(first_key(head), Some(b"resourceSpans" | b"resource_spans"))
+}
+
+/// The first key of the JSON object `head` starts with, when it has no escapes.
+pub fn first_key(head: &[u8]) -> Option<&[u8]> {
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let mut i = head.iter().position(|b| !b.is_ascii_whitespace())?;
+    if head[i] != b'{' {
+        return None;
+    }
+    i += 1;
+    i += head[i..].iter().position(|b| !b.is_ascii_whitespace())?;
+    if head[i] != b'"' {
+        return None;
+    }
+    let rest = &head[i + 1..];
+    let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+    (rest[end] == b'"').then(|| &rest[..end])
+}
+
+/// Reads one OTLP/JSON file. The bytes are dropped as soon as the spans are read, before the
+/// records are built, so the file is not held next to the trace.
+pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
+    let prepared = {
+        let requests = parse(source, &bytes)?;
+        prepare(source, &requests)?
+    };
+    drop(bytes);
+    let mut trace = prepared.finish()?;
+    trace.run_label = Some(run_label(source));
+    Ok(trace)
+}
+
+/// Reads several OTLP/JSON files as one set of spans (a trace split over files); the result
+/// is named `label`.
+pub fn read_many(label: &str, inputs: &[(&str, &[u8])]) -> Result<Trace, TraceError> {
+    let mut requests: Vec<(Request<'_>, Option<u64>)> = Vec::new();
+    for (source, bytes) in inputs {
+        requests.extend(parse(source, bytes)?);
+    }
+    let mut trace = prepare(label, &requests)?.finish()?;
+    trace.run_label = Some(run_label(label));
+    Ok(trace)
+}
+
+fn prepare(
+    label: &str,
+    requests: &[(Request<'_>, Option<u64>)],
+) -> Result<assemble::Prepared, TraceError> {
+    let spans: Vec<SpanAt<'_, '_>> = requests
+        .iter()
+        .flat_map(|(r, line)| {
+            r.resource_spans
+                .iter()
+                .flat_map(|rs| rs.scope_spans.iter())
+                .flat_map(|ss| ss.spans.iter())
+                .map(|span| SpanAt { span, line: *line })
+        })
+        .collect();
+    if spans.is_empty() {
+        return Err(
+            TraceError::new(label, None, "resourceSpans", "the export holds no spans").with_hint(
+                "export the spans of an agent run (an empty export has nothing to compare)",
+            ),
+        );
+    }
+    assemble::prepare(label, &spans)
+}
+
+fn run_label(source: &str) -> String {
+    let name = std::path::Path::new(source)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| source.to_string());
+    for ext in [".otlp.jsonl", ".otlp.json", ".jsonl", ".json"] {
+        if let Some(stem) = name.strip_suffix(ext) {
+            return stem.to_string();
+        }
+    }
+    name
+}
+
+/// The requests of one file, with their line for JSON Lines input.
+fn parse<'a>(source: &str, bytes: &'a [u8]) -> Result<Vec<(Request<'a>, Option<u64>)>, TraceError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    if !is_json_lines(bytes) {
+        return parse_one(source, bytes, None).map(|r| vec![(r, None)]);
+    }
+    let mut lines: Vec<(u64, &'a [u8])> = Vec::new();
+    let mut start = 0usize;
+    let mut number = 0u64;
+    while start < bytes.len() {
+        number += 1;
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+        let line = &bytes[start..end];
+        if line.iter().any(|b| !b.is_ascii_whitespace()) {
+            lines.push((number, line));
+        }
+        start = end + 1;
+    }
+    lines
+        .into_par_iter()
+        .map(|(n, line)| parse_one(source, line, Some(n)).map(|r| (r, Some(n))))
+        .collect()
+}
+
+/// JSON Lines when the first non-blank line is itself a complete object (`{…}` on one line)
+/// and another non-blank line follows.
+fn is_json_lines(bytes: &[u8]) -> bool {
+    let Some(nl) = memchr::memchr(b'\n', bytes) else {
+        return false;
+    };
+    let first = bytes[..nl].trim_ascii();
+    first.len() > 1
+        && first.ends_with(b"}")
+        && bytes[nl + 1..].iter().any(|b| !b.is_ascii_whitespace())
+}
+
+fn parse_one<'a>(
+    source: &str,
+    text: &'a [u8],
+    line: Option<u64>,
+) -> Result<Request<'a>, TraceError> {
+    match serde_json::from_slice::<Request<'a>>(text) {
+        Ok(r) => Ok(r),
+        Err(_) => {
+            // Again, slowly, for the JSON path of the problem.
+            let mut de = serde_json::Deserializer::from_slice(text);
+            let err = match serde_path_to_error::deserialize::<_, Request<'a>>(&mut de) {
+                Ok(r) => return Ok(r),
+                Err(e) => e,
+            };
+            let path = err.path().to_string();
+            let inner = err.into_inner();
+            let at_line = match line {
+                Some(l) => Some(l),
+                None if inner.line() > 0 => Some(inner.line() as u64),
+                None => None,
+            };
+            let message = strip_position(&inner.to_string());
+            let hint = if inner.is_eof() {
+                "the file ends in the middle of a JSON value: was the export cut off?"
+            } else if inner.is_syntax() {
+                "the file is not valid JSON at this point"
+            } else {
+                "OTLP/JSON: see the OTLP specification's JSON encoding (ExportTraceServiceRequest)"
+            };
+            let field = if path == "." || path.is_empty() {
+                "(json)".to_string()
+            } else {
+                path
+            };
+            Err(TraceError::new(
+                source,
+                at_line,
+                field,
+                format!("{message} (column {})", inner.column()),
+            )
+            .with_hint(hint))
+        }
+    }
+}
+
+/// serde_json's message without its trailing " at line L column C".
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
