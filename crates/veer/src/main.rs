@@ -29,7 +29,11 @@ fn main() -> ExitCode {
         }
     };
     output::set_redaction(!cli.no_redact);
-    output::interrupt::install();
+    // `veer record` stops its proxy and agent on SIGINT / SIGTERM itself and leaves a complete
+    // file; every other command ends at once, removing any temporary output file.
+    if !matches!(cli.command, cli::Command::Record(_)) {
+        output::interrupt::install();
+    }
     let result = refuse_overwriting_inputs(&cli.command).and_then(|()| run(&cli.command));
     match result {
         Ok(code) => ExitCode::from(code),

@@ -189,7 +189,7 @@ fn convert_refuses_to_overwrite_its_input() {
     let r = veer_ok(&["convert", p, "-o", p], 2);
     assert!(
         r.stderr
-            .contains("refusing to write the output onto an input"),
+            .contains("refusing to write the report over an input"),
         "{}",
         r.stderr
     );
