@@ -10,6 +10,7 @@ mod diff;
 mod diff_policy;
 mod experiment;
 mod inspect;
+mod long_traces;
 mod no_network;
 mod output_safety;
 mod perturb;
