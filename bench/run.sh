@@ -7,7 +7,8 @@
 #   bench/run.sh --runs 5 --ref-runs 1  # the reference takes minutes per run: time it once
 #   bench/run.sh --ref-max 1000         # the reference only up to 1,000 turns
 #
-# Inputs come from `veer synth` (deterministic). Each measurement is the median of --runs runs
+# Inputs come from `veer synth` (deterministic): per size a near pair (~1% of turns changed),
+# a changed pair (~10%: edited, dropped and inserted turns) and a divergent (unrelated) pair. Each measurement is the median of --runs runs
 # (--ref-runs for the reference, default the same) of wall time and peak RSS from
 # /usr/bin/time -v. The reference is skipped where one run exceeds 5 minutes, and at every
 # larger size of that kind after it; the table says so. Output: bench/out/results.md (+ raw TSV).
@@ -72,7 +73,7 @@ measure() {
 
 declare -A REF_GAVE_UP=()
 for n in $SIZES; do
-  for kind in near divergent; do
+  for kind in near changed divergent; do
     d="$IN/$kind-$n"
     [ -f "$d/candidate.agentlog" ] || "$VEER" synth --turns "$n" --kind "$kind" --out-dir "$d"
     for r in $(seq 1 "$RUNS"); do

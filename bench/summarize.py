@@ -47,7 +47,7 @@ import math
 series = defaultdict(list)
 for name in order:
     kind, _, size = name.rpartition("-")
-    if size.isdigit() and kind in ("near", "divergent"):
+    if size.isdigit() and kind in ("near", "changed", "divergent"):
         secs, rss, note = cell((name, "veer"))
         if secs:
             series[kind].append((int(size), secs, rss))

@@ -36,7 +36,7 @@ pub use report::{DiffReport, DirectoryPair, DirectoryReport, TraceRef, Unmatched
 pub use severity::Severity;
 
 use align::divergence::{top_k, walk, Divergence, Sides};
-use align::{cost::intern, gotoh, Alignment};
+use align::{anchored, cost::intern, gotoh, Alignment, AlignmentKind};
 use pairing::Pair;
 use report::{StatisticalPower, DIFF_SCHEMA_VERSION};
 use std::sync::Arc;
@@ -67,8 +67,10 @@ pub struct DiffOptions {
     pub policy: Option<Arc<Policy>>,
     /// Gate threshold (`Level::None` = never trips; the default).
     pub fail_on: Level,
-    /// Work budget of the structural (event-level) alignment, in DP cells or stored
-    /// diagonal entries; beyond it the `structural` block is null and a warning says why.
+    /// Work budget of the exact turn alignment (in-band cells of one round; beyond it the turn
+    /// alignment is anchored) and of the structural block's diagonal fast path (stored
+    /// entries × 4; beyond it the exact bit-parallel path). Changes results only through the
+    /// turn alignment's kind; the structural block is the same for every budget.
     pub max_align_cells: u64,
     /// Scales and significance level of the behaviour-fingerprint test.
     pub fingerprint: FingerprintOptions,
@@ -128,12 +130,35 @@ pub fn divergences_within(
     Some((first, top_k(events, k), Some(alignment)))
 }
 
-/// The warning when the turn alignment is over the work budget.
-fn alignment_skipped(b: usize, c: usize, max_cells: u64) -> String {
-    format!(
-        "first divergence not computed: aligning {b} baseline turns with {c} candidate turns \
-         needs more than --max-align-cells {max_cells} (the runs differ almost everywhere); \
-         the axes, the trajectory and the structural metrics are complete"
+/// The alignment events of two traces at any size: [`divergences_within`] when the exact
+/// alignment fits `max_cells`, otherwise the anchored alignment ([`align::anchored`]). The
+/// kind says which.
+#[allow(clippy::type_complexity)]
+pub fn divergences_anchored(
+    baseline: &[DiffTurn],
+    candidate: &[DiffTurn],
+    k: usize,
+    max_cells: u64,
+) -> (
+    (Option<Divergence>, Vec<Divergence>, Option<Alignment>),
+    AlignmentKind,
+) {
+    if let Some(exact) = divergences_within(baseline, candidate, k, max_cells) {
+        return (exact, AlignmentKind::Exact);
+    }
+    let (ab, ac) = intern(baseline, candidate);
+    let alignment = anchored::align_anchored(&ab, &ac, max_cells);
+    let sides = Sides {
+        baseline,
+        candidate,
+        baseline_aligned: &ab,
+        candidate_aligned: &ac,
+    };
+    let events = walk(&alignment.steps, sides, usize::MAX);
+    let first = events.first().cloned();
+    (
+        (first, top_k(events, k), Some(alignment)),
+        AlignmentKind::Anchored,
     )
 }
 
@@ -167,10 +192,7 @@ pub fn diff(
             )
         },
     );
-    match structural {
-        Ok(block) => report.structural = Some(block),
-        Err(over) => report.warnings.push(over.to_string()),
-    }
+    report.structural = Some(structural);
     let fingerprint_level = fingerprint
         .as_ref()
         .map_or(Level::None, FingerprintBlock::gate_level);
@@ -278,16 +300,7 @@ fn behaviour(
         )
     };
 
-    let aligned = |warnings: &mut Vec<String>| {
-        divergences_within(&tb, &tc, options.top_k, options.max_align_cells).unwrap_or_else(|| {
-            warnings.push(alignment_skipped(
-                tb.len(),
-                tc.len(),
-                options.max_align_cells,
-            ));
-            (None, Vec::new(), None)
-        })
-    };
+    let aligned = || divergences_anchored(&tb, &tc, options.top_k, options.max_align_cells);
     let index_pairs = |warnings: &mut Vec<String>| {
         let (sb, nb) = baseline.recorded_sessions();
         let (sc, nc) = candidate.recorded_sessions();
@@ -295,26 +308,17 @@ fn behaviour(
         warnings.extend(pair_warnings);
         pairs
     };
-    let (pairs, (first, ranked, alignment), (rows, drill)) = match options.pair_by {
+    let (pairs, ((first, ranked, alignment), alignment_kind), (rows, drill)) = match options.pair_by
+    {
         PairBy::Index => {
             let pairs = index_pairs(&mut warnings);
-            let mut align_warnings = Vec::new();
-            let (events, measured) =
-                rayon::join(|| aligned(&mut align_warnings), || measure(&pairs));
-            warnings.extend(align_warnings);
+            let (events, measured) = rayon::join(aligned, || measure(&pairs));
             (pairs, events, measured)
         }
         PairBy::Alignment => {
-            let events = aligned(&mut warnings);
-            let pairs = match events.2.as_ref() {
+            let events = aligned();
+            let pairs = match events.0 .2.as_ref() {
                 Some(a) => pairing::alignment_pairs(&a.steps),
-                None if !tb.is_empty() && !tc.is_empty() => {
-                    warnings.push(
-                        "--pair-by alignment fell back to index pairing (no alignment within the budget)"
-                            .to_string(),
-                    );
-                    index_pairs(&mut warnings)
-                }
                 None => Vec::new(),
             };
             let measured = measure(&pairs);
@@ -355,6 +359,7 @@ fn behaviour(
         worst_severity,
         first_divergence: first,
         divergences: ranked,
+        alignment: alignment_kind,
         recommendations,
         drill_down: drill,
         structural: None,

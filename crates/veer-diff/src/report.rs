@@ -6,6 +6,7 @@
 //! the `policy` comparison, and the `gate` verdict.
 
 use crate::align::divergence::Divergence;
+use crate::align::AlignmentKind;
 use crate::axes::{Axis, AxisStat};
 use crate::drill_down::PairDrilldown;
 use crate::fingerprint::block::FingerprintBlock;
@@ -105,12 +106,16 @@ pub struct DiffReport {
     pub first_divergence: Option<Divergence>,
     /// Top-k events by kind rank then confidence.
     pub divergences: Vec<Divergence>,
+    /// `"anchored"` when the turns were too many and too different for the exact alignment
+    /// within `--max-align-cells` (docs/diff.md); omitted when exact.
+    #[serde(skip_serializing_if = "AlignmentKind::is_exact")]
+    pub alignment: AlignmentKind,
     /// At most 8 recommendations, most urgent first.
     pub recommendations: Vec<Recommendation>,
     /// Up to 5 pairs with the highest regression score.
     pub drill_down: Vec<PairDrilldown>,
     /// Trace-level structural metrics (spec `experiment.md`): d_norm, t*, t*/T, edit
-    /// distance, control flow. Null when the exact alignment would exceed the work budget.
+    /// distance, control flow; always exact (null only in reports of older veer versions).
     pub structural: Option<StructuralBlock>,
     /// The behaviour-fingerprint test (Hotelling T² over every response of each side); null
     /// when a side has fewer than two responses.

@@ -2,6 +2,7 @@
 //! `experiment.md` §2–§6): edit distance, alignment, t*, control flow, statistics, answers.
 
 use crate::answers::{report_answer_changed, trace_answer, TraceAnswer};
+use crate::bitparallel::edit_script_bitparallel;
 use crate::control_flow::{control_flow_changes, trace_stats, ControlFlowChanges, TraceStats};
 use crate::diagonal::edit_script_diagonal;
 use crate::events::{events, MetricEvent};
@@ -90,34 +91,37 @@ fn interned(clean: &[String], perturbed: &[String]) -> (Vec<u32>, Vec<u32>) {
 /// Tables up to this many cells are filled directly (faster than fronts for tiny traces).
 const SMALL_TABLE: u64 = 1 << 16;
 
-/// The edit script of two interned signature lists within a work budget of `max_cells`
-/// (cells of the full table, 1 byte each, or a quarter as many 4-byte diagonal entries).
-/// Every path gives the same script; None when the budget is too small for this pair.
-pub fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> Option<EditScript> {
+/// The edit script of two interned signature lists, exact at any length and distance. The
+/// paths differ only in speed and memory, never in the script: a small table is filled
+/// directly; otherwise the diagonal fronts are tried while they hold at most `max_cells / 4`
+/// entries (near-identical traces: milliseconds), and past that the bit-parallel table with a
+/// checkpointed backtrack ([`crate::bitparallel`]) computes it in O(m·n/64) word operations.
+pub fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript {
     let full = (a.len() as u64 + 1).saturating_mul(b.len() as u64 + 1);
-    if full <= SMALL_TABLE.min(max_cells) {
-        return Some(edit_script(a, b));
+    if full <= SMALL_TABLE {
+        return edit_script(a, b);
     }
-    edit_script_diagonal(a, b, max_cells / 4)
-        .or_else(|| (full <= max_cells).then(|| edit_script(a, b)))
+    edit_script_diagonal(a, b, max_cells / 4).unwrap_or_else(|| edit_script_bitparallel(a, b))
 }
 
-/// Analyses a prepared clean trace against a prepared perturbed trace (no work budget).
+/// Analyses a prepared clean trace against a prepared perturbed trace.
 pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> Divergence {
-    let (a, b) = interned(&clean.signatures, &perturbed.signatures);
-    let script = bounded_script(&a, &b, u64::MAX).unwrap_or_else(|| edit_script(&a, &b));
-    finish(clean, perturbed, script)
+    analyze_within(clean, perturbed, DIAGONAL_BUDGET)
 }
 
-/// [`analyze`] within a work budget (see [`bounded_script`]); None when over it.
+/// Default work budget of the diagonal fronts (`--max-align-cells`): 2^26 cells.
+pub const DIAGONAL_BUDGET: u64 = 1 << 26;
+
+/// [`analyze`] with the diagonal fronts limited to `max_cells / 4` entries (see
+/// [`bounded_script`]); the result is the same for every budget.
 pub fn analyze_within(
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,
     max_cells: u64,
-) -> Option<Divergence> {
+) -> Divergence {
     let (a, b) = interned(&clean.signatures, &perturbed.signatures);
-    let script = bounded_script(&a, &b, max_cells)?;
-    Some(finish(clean, perturbed, script))
+    let script = bounded_script(&a, &b, max_cells);
+    finish(clean, perturbed, script)
 }
 
 /// Everything that follows from the edit script.

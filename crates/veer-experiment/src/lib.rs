@@ -11,6 +11,7 @@
 
 pub mod aggregates;
 pub mod answers;
+pub mod bitparallel;
 pub mod classify;
 pub mod control_flow;
 pub mod diagonal;

@@ -61,42 +61,9 @@ pub fn structural(baseline: &Trace, candidate: &Trace) -> StructuralBlock {
     StructuralBlock::from_divergence(&analyze_traces(baseline, candidate))
 }
 
-/// Why a structural block was not computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OverBudget {
-    /// Events of the baseline.
-    pub baseline_events: usize,
-    /// Events of the candidate.
-    pub candidate_events: usize,
-    /// The budget, in cells.
-    pub max_cells: u64,
-}
-
-impl std::fmt::Display for OverBudget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "structural metrics not computed: aligning {} baseline events with {} candidate events \
-             needs more than --max-align-cells {} (the traces differ too much for an exact \
-             alignment within it); raise the budget to compute them",
-            self.baseline_events, self.candidate_events, self.max_cells
-        )
-    }
-}
-
-/// [`structural`] within a work budget of `max_cells` (see
-/// [`crate::divergence::bounded_script`]).
-pub fn structural_within(
-    baseline: &Trace,
-    candidate: &Trace,
-    max_cells: u64,
-) -> Result<StructuralBlock, OverBudget> {
+/// [`structural`] with the fast path's work budget set to `max_cells` (`--max-align-cells`):
+/// the block is the same for every budget, only time and memory differ.
+pub fn structural_within(baseline: &Trace, candidate: &Trace, max_cells: u64) -> StructuralBlock {
     let (b, c) = (PreparedTrace::new(baseline), PreparedTrace::new(candidate));
-    analyze_within(&b, &c, max_cells)
-        .map(|d| StructuralBlock::from_divergence(&d))
-        .ok_or(OverBudget {
-            baseline_events: b.events.len(),
-            candidate_events: c.events.len(),
-            max_cells,
-        })
+    StructuralBlock::from_divergence(&analyze_within(&b, &c, max_cells))
 }

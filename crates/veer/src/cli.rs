@@ -300,7 +300,8 @@ pub struct SynthArgs {
     /// Turns per trace.
     #[arg(long, default_value_t = 100)]
     pub turns: usize,
-    /// Near-identical (about 1% of turns changed) or fully divergent pairs.
+    /// Near-identical (about 1% of turns changed), changed (about 10%) or fully divergent
+    /// pairs.
     #[arg(long, value_enum, default_value_t = SynthKind::Near)]
     pub kind: SynthKind,
     /// Number of pairs: 1 writes DIR/baseline.agentlog and DIR/candidate.agentlog; more write
@@ -320,6 +321,8 @@ pub struct SynthArgs {
 pub enum SynthKind {
     /// The candidate differs from the baseline in about 1% of its turns.
     Near,
+    /// About one turn in ten changed: 8% edited as in `near`, 1% dropped, 1% inserted.
+    Changed,
     /// The candidate is unrelated to the baseline.
     Divergent,
 }
@@ -359,8 +362,9 @@ pub struct DiffArgs {
     /// `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = parse_fail_on)]
     pub fail_on: veer_policy::Level,
-    /// Work budget of the event-level (structural) alignment, in DP cells; beyond it the
-    /// structural metrics are skipped with a warning (see docs/limits.md).
+    /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
+    /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
+    /// The structural block is exact at every budget (see docs/limits.md).
     #[arg(long, value_name = "N", default_value_t = veer_diff::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_align_cells: u64,
     /// Output format.

@@ -467,7 +467,7 @@ pub fn align_with_budgets(
     budget: usize,
     checkpoint_values: usize,
 ) -> Alignment {
-    match banded(b, c, budget, checkpoint_values, u64::MAX) {
+    match banded(b, c, budget, checkpoint_values, u64::MAX, None) {
         Some(a) => a,
         // Unreachable: without a work limit the band always widens to acceptance.
         None => Alignment {
@@ -487,7 +487,28 @@ pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) ->
         choice_budget(b.len(), c.len()),
         CHECKPOINT_VALUES,
         max_cells,
+        None,
     )
+}
+
+/// The cheapest path of veer's Gotoh definition among those inside the band of half-width `w`
+/// around the diagonal (every cell with `d.min(0) − w ≤ j − i ≤ d.max(0) + w`, `d = m − n`):
+/// one round, not widened, so not necessarily the optimum — the anchored alignment's fallback
+/// for a window too large for the exact DP. Equal to [`align`] whenever `w ≥ max(n, m)`.
+pub fn align_in_band(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], w: usize) -> Alignment {
+    let fallback = || Alignment {
+        steps: Vec::new(),
+        cost: f64::INFINITY,
+    };
+    banded(
+        b,
+        c,
+        choice_budget(b.len(), c.len()),
+        CHECKPOINT_VALUES,
+        u64::MAX,
+        Some(w),
+    )
+    .unwrap_or_else(fallback)
 }
 
 fn banded(
@@ -496,12 +517,13 @@ fn banded(
     budget: usize,
     checkpoint_values: usize,
     max_cells: u64,
+    fixed: Option<usize>,
 ) -> Option<Alignment> {
     let (n, m) = (b.len(), c.len());
     let gap = n.abs_diff(m) as f64;
     let index = ShingleIndex::new(c);
     let classes = ClassTable::new(b, c);
-    let mut w = INITIAL_HALF_WIDTH;
+    let mut w = fixed.unwrap_or(INITIAL_HALF_WIDTH);
     loop {
         let grid = Grid::new(b, c, &index, &classes, w);
         let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
@@ -538,7 +560,7 @@ fn banded(
             },
         );
         let cost = top[0][0];
-        let full = w >= n.max(m);
+        let full = w >= n.max(m) || fixed.is_some();
         let lower_bound = 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
         if full || cost + ACCEPT_MARGIN < lower_bound {
             let mut steps = Vec::with_capacity(n + m);

@@ -279,3 +279,83 @@ fn stress_2k() {
 fn stress_10k() {
     stress(10_000, 1 << 16);
 }
+
+/// A trace of `n` turns whose texts make every turn distinct (like a real run's tickets),
+/// and a copy of it with `edits` applied: (position, kind, replacement turn).
+fn edited_pair(
+    n: usize,
+    edits: &[(usize, u8, crate::testing::GenTurn)],
+) -> (Vec<crate::testing::GenTurn>, Vec<crate::testing::GenTurn>) {
+    let b: Vec<crate::testing::GenTurn> = (0..n)
+        .map(|i| {
+            turn(
+                i as u8,
+                vec![(i % 8) as u8, ((i / 8) % 8) as u8, (i / 64) as u8 % 8],
+            )
+        })
+        .collect();
+    let mut c = b.clone();
+    for (at, kind, t) in edits {
+        if c.is_empty() {
+            c.push(t.clone());
+            continue;
+        }
+        let at = at % c.len();
+        match kind % 3 {
+            0 => c[at] = t.clone(),
+            1 => {
+                c.remove(at);
+            }
+            _ => c.insert(at, t.clone()),
+        }
+    }
+    (b, c)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The anchored alignment's first divergence equals the exact one wherever the exact one
+    /// fits: a run against an edited copy (replaced, dropped and inserted turns, the inserted
+    /// ones drawn from the small generator vocabulary so ties and repeats abound).
+    #[test]
+    fn anchored_first_divergence_equals_exact(
+        n in 0usize..120,
+        edits in prop::collection::vec((0usize..200, 0u8..3, crate::testing::gen_turn()), 0..12),
+        max_cells in prop::sample::select(vec![0u64, 500, u64::MAX]),
+    ) {
+        let (b, c) = edited_pair(n, &edits);
+        let (tb, tc) = turns(&b, &c);
+        let ((exact_first, _, exact), kind) =
+            crate::divergences_anchored(&tb, &tc, 5, u64::MAX);
+        prop_assert_eq!(kind, super::AlignmentKind::Exact);
+        if tb.is_empty() || tc.is_empty() {
+            prop_assert!(exact.is_none());
+            return Ok(());
+        }
+        let (ab, ac) = intern(&tb, &tc);
+        let anchored = super::anchored::align_anchored(&ab, &ac, max_cells);
+        assert_valid_path(&anchored.steps, ab.len(), ac.len());
+        let sides = super::divergence::Sides {
+            baseline: &tb,
+            candidate: &tc,
+            baseline_aligned: &ab,
+            candidate_aligned: &ac,
+        };
+        let first = super::divergence::walk(&anchored.steps, sides, 1).into_iter().next();
+        prop_assert_eq!(
+            first.map(|d| (d.baseline_turn, d.candidate_turn, d.kind)),
+            exact_first.map(|d| (d.baseline_turn, d.candidate_turn, d.kind))
+        );
+    }
+
+    /// Anchored or not, every path is a valid alignment whose cost is what it reports.
+    #[test]
+    fn anchored_path_is_valid(b in gen_trace(40), c in gen_trace(40), max_cells in 0u64..2000) {
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        let a = super::anchored::align_anchored(&ab, &ac, max_cells);
+        assert_valid_path(&a.steps, ab.len(), ac.len());
+        prop_assert!((path_cost(&a.steps, &ab, &ac) - a.cost).abs() < 1e-9 || ab.is_empty() || ac.is_empty());
+    }
+}

@@ -14,6 +14,7 @@ mod formats_more;
 mod formats_otel;
 mod html;
 mod inspect;
+mod long_traces;
 mod no_network;
 mod output_safety;
 mod perturb;

@@ -1,0 +1,409 @@
+//! The edit script of [`crate::levenshtein::edit_script`] — same distance, same decomposition,
+//! same alignment, traxr's backtrack order and ties included — for traces of any length and any
+//! distance, in memory that grows like `m · √n` bits instead of `m · n` bytes.
+//!
+//! Why: the full table needs a byte per cell (90 GB for two 300,000-event traces) and the
+//! diagonal fronts of [`crate::diagonal`] grow with the square of the distance, so two long
+//! traces that differ almost everywhere had no structural block at all.
+//!
+//! How. Myers' bit-vector algorithm in Hyyrö's form for the Levenshtein distance: each column
+//! `j` of the table (one event of the perturbed sequence) is held as two bit vectors of the
+//! vertical differences `D(i, j) − D(i − 1, j) ∈ {−1, 0, +1}` over all rows `i`, and the next
+//! column follows in O(m / 64) word operations. A first pass keeps the vectors of every K-th
+//! column (K ≈ √n) as checkpoints. The backtrack then re-evaluates one block of K columns at a
+//! time from its checkpoint, last block first, keeping for each of its columns the vertical
+//! and the horizontal differences (`D(i, j) − D(i, j − 1)`). From the value `v = D(i, j)` at the
+//! walk's cell those give exactly the two neighbours traxr's rule compares —
+//! `D(i, j − 1) = v − Δh(i, j)` and `D(i − 1, j − 1) = D(i, j − 1) − Δv(i, j − 1)` — so the walk
+//! (match, then substitution, then insertion, then deletion) is the full table's, step for step.
+//! A block only re-evaluates the rows at or above the walk's current row (a column's low rows
+//! never depend on its high rows), so the second pass costs about half the first.
+//!
+//! A common suffix is matched first by traxr's walk whatever precedes it, so it is split off
+//! before the passes. Time O(m · n / 64) word operations; memory about
+//! `(2n/K + 4K) · m / 8` bytes plus one bit per row for each frequent symbol.
+
+use crate::levenshtein::{edit_script, EditOp, EditScript};
+
+/// Bits per word.
+const WORD: usize = 64;
+/// Most words kept as dense match vectors (64 MiB); rarer symbols are set and cleared in a
+/// scratch vector per column instead.
+const DENSE_WORDS: usize = 8 << 20;
+
+/// Where the rows holding each symbol are: dense vectors for frequent symbols, row lists for
+/// the rest.
+struct MatchVectors {
+    /// Words per column vector.
+    words: usize,
+    /// Dense vectors, `words` each, indexed by `slot[symbol]` when it is `Dense`.
+    dense: Vec<u64>,
+    /// Per symbol id (dense numbering of the values of `a`): its representation.
+    slot: Vec<Slot>,
+    /// Rows (0-based) of sparse symbols, concatenated; `Slot::Sparse` holds a range.
+    rows: Vec<u32>,
+    /// Symbol id of each value, as a sorted table for lookup.
+    ids: Vec<(u32, u32)>,
+}
+
+#[derive(Clone, Copy)]
+enum Slot {
+    Dense(usize),
+    Sparse(usize, usize),
+}
+
+impl MatchVectors {
+    fn new(a: &[u32], dense_words: usize) -> MatchVectors {
+        let words = a.len().div_ceil(WORD);
+        let mut values: Vec<u32> = a.to_vec();
+        values.sort_unstable();
+        values.dedup();
+        let ids: Vec<(u32, u32)> = values
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (v, k as u32))
+            .collect();
+        let id_of = |v: u32| {
+            ids.binary_search_by_key(&v, |&(x, _)| x)
+                .map(|k| ids[k].1 as usize)
+                .unwrap_or(0)
+        };
+        let mut count = vec![0usize; values.len()];
+        for &x in a {
+            count[id_of(x)] += 1;
+        }
+        // Densest symbols first (ties by id, so the layout is deterministic).
+        let mut order: Vec<usize> = (0..values.len()).collect();
+        order.sort_by(|&x, &y| count[y].cmp(&count[x]).then(x.cmp(&y)));
+        let dense_slots = dense_words / words.max(1);
+        let mut slot = vec![Slot::Sparse(0, 0); values.len()];
+        let mut sparse_total = 0usize;
+        let mut dense_count = 0usize;
+        for (rank, &s) in order.iter().enumerate() {
+            if rank < dense_slots {
+                slot[s] = Slot::Dense(dense_count);
+                dense_count += 1;
+            } else {
+                slot[s] = Slot::Sparse(sparse_total, sparse_total);
+                sparse_total += count[s];
+            }
+        }
+        let mut dense = vec![0u64; dense_count * words];
+        let mut rows = vec![0u32; sparse_total];
+        for (r, &x) in a.iter().enumerate() {
+            let s = id_of(x);
+            match &mut slot[s] {
+                Slot::Dense(k) => dense[*k * words + r / WORD] |= 1u64 << (r % WORD),
+                Slot::Sparse(_, end) => {
+                    rows[*end] = r as u32;
+                    *end += 1;
+                }
+            }
+        }
+        MatchVectors {
+            words,
+            dense,
+            slot,
+            rows,
+            ids,
+        }
+    }
+
+    /// The match vector of `symbol` (rows of `a` equal to it), using `scratch` (all zero on
+    /// entry and on return) for sparse symbols; `fill(vector)` is called with it.
+    fn with<R>(&self, symbol: u32, scratch: &mut [u64], fill: impl FnOnce(&[u64]) -> R) -> R {
+        let found = self
+            .ids
+            .binary_search_by_key(&symbol, |&(x, _)| x)
+            .map(|k| self.slot[self.ids[k].1 as usize]);
+        match found {
+            Ok(Slot::Dense(k)) => fill(&self.dense[k * self.words..(k + 1) * self.words]),
+            Ok(Slot::Sparse(start, end)) => {
+                for &r in &self.rows[start..end] {
+                    scratch[r as usize / WORD] |= 1u64 << (r as usize % WORD);
+                }
+                let out = fill(scratch);
+                for &r in &self.rows[start..end] {
+                    scratch[r as usize / WORD] = 0;
+                }
+                out
+            }
+            Err(_) => fill(scratch),
+        }
+    }
+}
+
+/// Advances one column over the first `eq.len()` words: `vp`/`vn` hold the vertical
+/// differences of column `j − 1` on entry and of column `j` on return; `hp`/`hn`, when given,
+/// receive the horizontal differences of column `j` (bit `i − 1` = row `i`). The top row always
+/// grows by one (`D(0, j) = j`).
+#[inline]
+fn advance(eq: &[u64], vp: &mut [u64], vn: &mut [u64], mut h: Option<(&mut [u64], &mut [u64])>) {
+    let mut carry = false;
+    let mut hp_in = 1u64;
+    let mut hn_in = 0u64;
+    for w in 0..eq.len() {
+        let (e, p, n) = (eq[w], vp[w], vn[w]);
+        let (s1, c1) = (e & p).overflowing_add(p);
+        let (s2, c2) = s1.overflowing_add(carry as u64);
+        carry = c1 | c2;
+        let d0 = (s2 ^ p) | e | n;
+        let hp = n | !(d0 | p);
+        let hn = p & d0;
+        if let Some((hps, hns)) = h.as_mut() {
+            hps[w] = hp;
+            hns[w] = hn;
+        }
+        let hp_s = (hp << 1) | hp_in;
+        let hn_s = (hn << 1) | hn_in;
+        hp_in = hp >> 63;
+        hn_in = hn >> 63;
+        vp[w] = hn_s | !(d0 | hp_s);
+        vn[w] = d0 & hp_s;
+    }
+}
+
+/// The difference (−1, 0 or +1) encoded at row `i` (≥ 1) by a plus/minus vector pair.
+#[inline]
+fn delta(plus: &[u64], minus: &[u64], i: usize) -> isize {
+    let (w, b) = ((i - 1) / WORD, (i - 1) % WORD);
+    ((plus[w] >> b) & 1) as isize - ((minus[w] >> b) & 1) as isize
+}
+
+/// Compares `seq1` (clean) with `seq2` (perturbed); equal to
+/// [`crate::levenshtein::edit_script`] on every input.
+pub fn edit_script_bitparallel(seq1: &[u32], seq2: &[u32]) -> EditScript {
+    script_with(seq1, seq2, DENSE_WORDS)
+}
+
+/// [`edit_script_bitparallel`] with at most `dense_words` words of dense match vectors.
+fn script_with(seq1: &[u32], seq2: &[u32], dense_words: usize) -> EditScript {
+    let suffix = seq1
+        .iter()
+        .rev()
+        .zip(seq2.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&seq1[..seq1.len() - suffix], &seq2[..seq2.len() - suffix]);
+    let (m, n) = (a.len(), b.len());
+    let (distance, mut ops) = if m == 0 || n == 0 {
+        let e = edit_script(a, b);
+        let mut ops = e.ops;
+        ops.reverse();
+        (e.distance, ops)
+    } else {
+        walk(a, b, dense_words)
+    };
+    // `ops` is backwards: the suffix's matches come first.
+    let mut all = Vec::with_capacity(ops.len() + suffix);
+    all.extend(
+        (0..suffix)
+            .rev()
+            .map(|k| EditOp::Match { i: m + k, j: n + k }),
+    );
+    all.append(&mut ops);
+    EditScript::from_backtrack(distance, seq1.len(), seq2.len(), all)
+}
+
+/// Both passes for non-empty `a`, `b`: the distance and the backtrack's operations, backwards.
+fn walk(a: &[u32], b: &[u32], dense_words: usize) -> (usize, Vec<EditOp>) {
+    let (m, n) = (a.len(), b.len());
+    let pv = MatchVectors::new(a, dense_words);
+    let words = pv.words;
+    let block = (n as f64).sqrt().ceil().max(16.0) as usize;
+    let mut scratch = vec![0u64; words];
+
+    // Pass 1: the distance and the checkpoints (columns 0, K, 2K, …).
+    let mut vp = vec![u64::MAX; words];
+    let mut vn = vec![0u64; words];
+    let mut checkpoints: Vec<u64> = Vec::with_capacity((n / block + 1) * 2 * words);
+    let mut hp = vec![0u64; words];
+    let mut hn = vec![0u64; words];
+    let mut bottom = m as isize;
+    for (j, &symbol) in b.iter().enumerate() {
+        if j % block == 0 {
+            checkpoints.extend_from_slice(&vp);
+            checkpoints.extend_from_slice(&vn);
+        }
+        pv.with(symbol, &mut scratch, |eq| {
+            advance(eq, &mut vp, &mut vn, Some((&mut hp, &mut hn)))
+        });
+        bottom += delta(&hp, &hn, m);
+    }
+    drop((vp, vn, hp, hn));
+    let distance = bottom as usize;
+
+    // Pass 2: blocks from the last, each re-evaluated from its checkpoint.
+    let mut ops = Vec::with_capacity(m.max(n));
+    let (mut i, mut j, mut v) = (m, n, bottom);
+    // Per column of the block: vertical (vp, vn) of columns c0..=c1, horizontal (hp, hn) of
+    // columns c0+1..=c1, `used` words each.
+    let mut vert: Vec<u64> = Vec::new();
+    let mut horiz: Vec<u64> = Vec::new();
+    while i > 0 && j > 0 {
+        let c0 = (j - 1) / block * block;
+        let used = i.div_ceil(WORD);
+        let cols = j - c0;
+        vert.clear();
+        horiz.clear();
+        vert.resize((cols + 1) * 2 * used, 0);
+        horiz.resize(cols * 2 * used, 0);
+        let cp = (c0 / block) * 2 * words;
+        vert[..used].copy_from_slice(&checkpoints[cp..cp + used]);
+        vert[used..2 * used].copy_from_slice(&checkpoints[cp + words..cp + words + used]);
+        for k in 0..cols {
+            let (done, rest) = vert.split_at_mut((k + 1) * 2 * used);
+            let (nvp, nvn) = rest[..2 * used].split_at_mut(used);
+            nvp.copy_from_slice(&done[k * 2 * used..k * 2 * used + used]);
+            nvn.copy_from_slice(&done[k * 2 * used + used..(k + 1) * 2 * used]);
+            let (hps, hns) = horiz[k * 2 * used..(k + 1) * 2 * used].split_at_mut(used);
+            pv.with(b[c0 + k], &mut scratch, |eq| {
+                advance(&eq[..used], nvp, nvn, Some((hps, hns)))
+            });
+        }
+        // Walk within the block: column j is local k = j − c0 (1..=cols).
+        while i > 0 && j > c0 {
+            let k = j - c0;
+            let op = if a[i - 1] == b[j - 1] {
+                EditOp::Match { i: i - 1, j: j - 1 }
+            } else {
+                let h = &horiz[(k - 1) * 2 * used..k * 2 * used];
+                let left = v - delta(&h[..used], &h[used..], i);
+                let vl = &vert[(k - 1) * 2 * used..k * 2 * used];
+                let diag = left - delta(&vl[..used], &vl[used..], i);
+                if diag == v - 1 {
+                    EditOp::Substitution { i: i - 1, j: j - 1 }
+                } else if left == v - 1 {
+                    EditOp::Insertion { j: j - 1 }
+                } else {
+                    EditOp::Deletion { i: i - 1 }
+                }
+            };
+            match op {
+                EditOp::Match { .. } => {
+                    i -= 1;
+                    j -= 1;
+                }
+                EditOp::Substitution { .. } => {
+                    i -= 1;
+                    j -= 1;
+                    v -= 1;
+                }
+                EditOp::Insertion { .. } => {
+                    j -= 1;
+                    v -= 1;
+                }
+                EditOp::Deletion { .. } => {
+                    i -= 1;
+                    v -= 1;
+                }
+            }
+            ops.push(op);
+        }
+    }
+    // The table's edges: only insertions along row 0, only deletions down column 0.
+    ops.extend((0..j).rev().map(|j| EditOp::Insertion { j }));
+    ops.extend((0..i).rev().map(|i| EditOp::Deletion { i }));
+    (distance, ops)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::levenshtein::edit_script;
+    use proptest::prelude::*;
+
+    fn same(a: &[u32], b: &[u32]) {
+        assert_eq!(
+            edit_script_bitparallel(a, b),
+            edit_script(a, b),
+            "{a:?} {b:?}"
+        );
+    }
+
+    #[test]
+    fn spec_cases_match_the_full_table() {
+        let cases: &[(&str, &str)] = &[
+            ("", ""),
+            ("", "abc"),
+            ("ab", ""),
+            ("abc", "abc"),
+            ("abc", "axc"),
+            ("kitten", "sitting"),
+            ("A", "AA"),
+            ("AB", "ABC"),
+            ("AB", "BA"),
+            ("ab", "xyz"),
+        ];
+        for (a, b) in cases {
+            let a: Vec<u32> = a.chars().map(u32::from).collect();
+            let b: Vec<u32> = b.chars().map(u32::from).collect();
+            same(&a, &b);
+        }
+    }
+
+    #[test]
+    fn word_and_block_edges() {
+        // Lengths around 64-bit words and the √n block size, tiny alphabet (ties everywhere).
+        let mut x = 7u64;
+        let mut next = || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 33) as u32 % 3
+        };
+        for &(m, n) in &[(63, 64), (64, 64), (65, 63), (128, 1), (1, 300), (300, 257)] {
+            let a: Vec<u32> = (0..m).map(|_| next()).collect();
+            let b: Vec<u32> = (0..n).map(|_| next()).collect();
+            same(&a, &b);
+            same(&b, &a);
+        }
+    }
+
+    #[test]
+    fn rare_symbols_use_the_scratch_vector() {
+        // Room for two dense vectors only: every other symbol goes through the scratch vector.
+        let a: Vec<u32> = (0..2_000)
+            .map(|i| if i % 5 == 0 { 1 } else { i % 37 })
+            .collect();
+        let b: Vec<u32> = (0..1_900)
+            .map(|i| if i % 3 == 0 { 1 } else { i % 41 })
+            .collect();
+        for dense in [0, 2 * 2_000usize.div_ceil(64), usize::MAX] {
+            assert_eq!(script_with(&a, &b, dense), edit_script(&a, &b));
+            assert_eq!(script_with(&b, &a, dense), edit_script(&b, &a));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn equals_the_full_table_small(
+            a in proptest::collection::vec(0u32..3, 0..90),
+            b in proptest::collection::vec(0u32..3, 0..90),
+        ) {
+            prop_assert_eq!(edit_script_bitparallel(&a, &b), edit_script(&a, &b));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn equals_the_full_table_long(
+            a in proptest::collection::vec(0u32..4, 0..3000),
+            b in proptest::collection::vec(0u32..4, 0..3000),
+            edits in proptest::collection::vec((0usize..3000, 0u32..4), 0..200),
+            related in any::<bool>(),
+        ) {
+            // Either two unrelated sequences or a sequence and an edited copy of it.
+            let b = if related {
+                let mut c = a.clone();
+                for (at, s) in edits {
+                    if c.is_empty() { c.push(s); continue; }
+                    let at = at % c.len();
+                    match s % 3 { 0 => c[at] = s, 1 => { c.remove(at); } _ => c.insert(at, s) }
+                }
+                c
+            } else { b };
+            prop_assert_eq!(edit_script_bitparallel(&a, &b), edit_script(&a, &b));
+        }
+    }
+}
