@@ -104,9 +104,7 @@ pub fn fingerprint_block(
     candidate: &[[f64; DIM]],
     options: &FingerprintOptions,
 ) -> Option<FingerprintBlock> {
-    let x1: Vec<Vec<f64>> = baseline.iter().map(|r| r.to_vec()).collect();
-    let x2: Vec<Vec<f64>> = candidate.iter().map(|r| r.to_vec()).collect();
-    let r = hotelling_t2(&x1, &x2, options.alpha, PValue::ExactWhenSmall).ok()?;
+    let r = hotelling_t2(baseline, candidate, options.alpha, PValue::ExactWhenSmall).ok()?;
     let dimensions = DIMENSIONS
         .iter()
         .enumerate()

@@ -2,7 +2,7 @@
 //! traces paired by relative path. Inputs are checked before any measure runs (exit 2 on a bad
 //! file, a bad pricing table, mismatched formats or an empty side).
 
-use crate::cli::{DiffArgs, DiffFormat, PairByArg};
+use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit};
 use crate::progress::Progress;
@@ -41,7 +41,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         },
         fail_on: args.fail_on,
         max_align_cells: args.max_align_cells,
-        fingerprint: veer_diff::FingerprintOptions::default(),
+        fingerprint: fingerprint_options(args),
     };
     let read = args.read.options();
     let colour = colour_enabled(args.out.output.is_some());
@@ -97,6 +97,22 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         );
     }
     Ok(if gate.tripped { EXIT_GATE } else { EXIT_OK })
+}
+
+/// The fingerprint test's options: the default scales with each `--fingerprint-scale` applied.
+fn fingerprint_options(args: &DiffArgs) -> veer_diff::FingerprintOptions {
+    let mut options = veer_diff::FingerprintOptions::default();
+    for &(key, value) in &args.fingerprint_scale {
+        let scale = &mut options.scales;
+        match key {
+            FingerprintScaleKey::OutputTokens => scale.output_tokens = value,
+            FingerprintScaleKey::LatencyMs => scale.latency_ms = value,
+            FingerprintScaleKey::ToolCalls => scale.tool_calls = value,
+            FingerprintScaleKey::TextChars => scale.text_chars = value,
+            FingerprintScaleKey::ArgKeys => scale.arg_keys = value,
+        }
+    }
+    options
 }
 
 /// Renders one report in `format`.

@@ -129,3 +129,36 @@ fn same_bytes_whatever_the_thread_count() {
     };
     assert_eq!(run("1"), run("4"));
 }
+
+/// `--fingerprint-scale` moves a saturation point: with latency saturating at 1 ms every
+/// response's latency_log is 1; a bad key or value exits 2 naming the keys.
+#[test]
+fn scales_are_configurable() {
+    let (b, c) = pair("near-100");
+    let v = json(
+        &[
+            "diff",
+            &b,
+            &c,
+            "--format",
+            "json",
+            "--fingerprint-scale",
+            "latency_ms=1",
+        ],
+        0,
+    );
+    let latency = &v["fingerprint"]["dimensions"][6];
+    assert_eq!(latency["name"], "latency_log");
+    assert_eq!(latency["baseline_mean"], 1.0);
+    let r = crate::common::veer(&["diff", &b, &c, "--fingerprint-scale", "latency=5"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown scale `latency`"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("output_tokens, latency_ms"),
+        "{}",
+        r.stderr
+    );
+    let r = crate::common::veer(&["diff", &b, &c, "--fingerprint-scale", "arg_keys=-3"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not a positive number"), "{}", r.stderr);
+}
