@@ -287,6 +287,41 @@ mod tests {
         }
     }
 
+    /// The slow definition of the non-central F CDF: every Poisson term from j = 0, each beta
+    /// by its continued fraction.
+    fn ncf_cdf_slow(f: f64, d1: f64, d2: f64, nc: f64) -> f64 {
+        let denom = d2 + d1 * f;
+        let (u, v) = (d1 * f / denom, d2 / denom);
+        let half = nc / 2.0;
+        let last = (half + 40.0 * half.sqrt() + 40.0).ceil() as u32;
+        (0..=last)
+            .map(|j| {
+                let j = f64::from(j);
+                (j * half.ln() - half - ln_gamma(j + 1.0)).exp()
+                    * beta_inc(d1 / 2.0 + j, d2 / 2.0, u, v)
+            })
+            .sum::<f64>()
+            .clamp(0.0, 1.0)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The fast mode-outward sum with the downward recurrence equals the slow sum.
+        #[test]
+        fn noncentral_f_fast_equals_slow(
+            d1 in 1u32..20,
+            d2 in 1u32..3000,
+            nc in 0.01f64..3000.0,
+            f in 0.05f64..20.0,
+        ) {
+            let (d1, d2) = (f64::from(d1), f64::from(d2));
+            let fast = ncf_cdf(f, d1, d2, nc);
+            let slow = ncf_cdf_slow(f, d1, d2, nc);
+            proptest::prop_assert!((fast - slow).abs() <= 1e-10, "fast {fast:e} slow {slow:e}");
+        }
+    }
+
     #[test]
     fn edges() {
         assert_eq!(f_sf(0.0, 12.0, 5.0), 1.0);
