@@ -394,7 +394,9 @@ pub struct PolicyValidateArgs {
 pub struct GateArgs {
     /// A report written by `veer diff --format json` (one pair or a directory).
     pub report: PathBuf,
-    /// Exit 1 when the worst signal reaches this level; `never` (or `none`) never trips.
+    /// Exit 1 when the worst signal (axis severity, a powered rejection of a stored
+    /// behaviour-fingerprint test → moderate, policy regression) reaches this level; `never`
+    /// (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
     pub fail_on: veer_policy::Level,
     /// Recompute the policy diff with this policy instead of using the report's.
@@ -420,7 +422,7 @@ pub struct GateArgs {
 pub enum GateFormat {
     /// A short summary.
     Terminal,
-    /// JSON: {worst_axis, policy_regressions, gate}.
+    /// JSON: {worst_axis, fingerprint (when it counts), policy_regressions, gate}.
     Json,
 }
 

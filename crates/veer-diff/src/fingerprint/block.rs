@@ -77,16 +77,12 @@ impl FingerprintBlock {
     /// The gate level of the test: `moderate` for a powered rejection (decision `reject`,
     /// power ≥ [`GATE_POWER`], some dimension's mean moved by ≥ [`GATE_MIN_SHIFT`]), else none.
     pub fn gate_level(&self) -> Level {
-        let powered = self.power.is_some_and(|p| p >= GATE_POWER);
-        let moved = self
+        let largest_shift = self
             .dimensions
             .iter()
-            .any(|d| (d.candidate_mean - d.baseline_mean).abs() >= GATE_MIN_SHIFT);
-        if self.decision == Decision::Reject && powered && moved {
-            Level::Moderate
-        } else {
-            Level::None
-        }
+            .map(|d| (d.candidate_mean - d.baseline_mean).abs())
+            .fold(0.0, f64::max);
+        gate_level(self.decision, self.power, largest_shift)
     }
 
     /// The dimensions by contribution, largest first (ties in fingerprint order).
@@ -94,6 +90,18 @@ impl FingerprintBlock {
         let mut v: Vec<&DimensionShift> = self.dimensions.iter().collect();
         v.sort_by(|a, b| b.contribution.total_cmp(&a.contribution));
         v
+    }
+}
+
+/// The gate level of a fingerprint test from its decision, power (None when undefined) and
+/// the largest absolute mean shift over the dimensions (0–1): `moderate` for a powered
+/// rejection, else none. `veer gate` applies the same rule to a saved report.
+pub fn gate_level(decision: Decision, power: Option<f64>, largest_shift: f64) -> Level {
+    let powered = power.is_some_and(|p| p >= GATE_POWER);
+    if decision == Decision::Reject && powered && largest_shift >= GATE_MIN_SHIFT {
+        Level::Moderate
+    } else {
+        Level::None
     }
 }
 

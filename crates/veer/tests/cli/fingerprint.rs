@@ -162,3 +162,33 @@ fn scales_are_configurable() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("not a positive number"), "{}", r.stderr);
 }
+
+/// `veer gate` on a saved report applies the same fingerprint rule as `veer diff --fail-on`.
+#[test]
+fn gate_on_a_saved_report_counts_the_fingerprint() {
+    let (b, c) = pair("issue-example-200");
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("report.json");
+    let saved = saved.display().to_string();
+    veer_ok(&["diff", &b, &c, "--format", "json", "-o", &saved], 0);
+    let r = veer_ok(&["gate", &saved, "--fail-on", "moderate"], 1);
+    assert!(
+        r.stdout.contains("worst axis severity: minor"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("behaviour fingerprint: moderate"),
+        "{}",
+        r.stdout
+    );
+    veer_ok(&["gate", &saved, "--fail-on", "severe"], 0);
+    let (b, c) = pair("near-100");
+    let near = dir.path().join("near.json").display().to_string();
+    veer_ok(&["diff", &b, &c, "--format", "json", "-o", &near], 0);
+    let r = veer_ok(
+        &["gate", &near, "--format", "json", "--fail-on", "never"],
+        0,
+    );
+    assert!(!r.stdout.contains("fingerprint"), "{}", r.stdout);
+}
