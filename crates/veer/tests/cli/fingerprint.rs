@@ -24,6 +24,7 @@ fn json(args: &[&str], code: i32) -> Value {
 fn the_issue_example_rejects_and_names_the_error_flag() {
     let (b, c) = pair("issue-example-200");
     let v = json(&["diff", &b, &c, "--format", "json"], 0);
+    assert_eq!(crate::diff::schema_errors(&v), Vec::<String>::new());
     let f = &v["fingerprint"];
     assert_eq!(f["decision"], "reject");
     assert_eq!(f["method"], "f_distribution");
@@ -91,6 +92,7 @@ fn directory_mode_pools_every_response() {
     }
     let (a, b) = (a.display().to_string(), b.display().to_string());
     let v = json(&["diff", &a, &b, "--format", "json"], 0);
+    assert_eq!(crate::diff::schema_errors(&v), Vec::<String>::new());
     let f = &v["fingerprint"];
     assert_eq!((f["n1"].as_u64(), f["n2"].as_u64()), (Some(300), Some(300)));
     let pairs = v["pairs"].as_array().unwrap();
