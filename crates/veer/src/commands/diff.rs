@@ -11,11 +11,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use veer_diff::fingerprint::{trace_matrix, DIM};
 use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
 use veer_diff::{
     fingerprint_block, DiffOptions, DiffReport, DirectoryReport, FingerprintBlock, PairBy, Pricing,
-    Unmatched,
+    SideFingerprints, Unmatched,
 };
 use veer_policy::{Gate, Level};
 use veer_report::style::Style;
@@ -248,19 +247,17 @@ fn directory(
 
     let progress = Progress::new(matched.len() as u64, "diffing trace pairs");
     // Each pair also hands back its response fingerprints, pooled below into one test.
-    let scales = options.fingerprint.scales;
-    let results: Vec<Result<(DirectoryPair, Fingerprints), CliError>> = matched
+    let results: Vec<Result<(DirectoryPair, SideFingerprints), CliError>> = matched
         .par_iter()
         .map(|(name, bp, cp)| {
             let (b, c) = load_pair(bp, cp, read)?;
-            let report = veer_diff::diff(
+            let (report, rows) = veer_diff::diff_keeping_fingerprints(
                 &b,
                 &c,
                 &bp.display().to_string(),
                 &cp.display().to_string(),
                 options,
             );
-            let rows = (trace_matrix(&b, &scales), trace_matrix(&c, &scales));
             progress.tick();
             Ok((
                 DirectoryPair {
@@ -307,9 +304,6 @@ fn directory(
         gate: Gate::decide(options.fail_on, worst),
     })
 }
-
-/// The response fingerprints of one pair: (baseline rows, candidate rows).
-type Fingerprints = (Vec<[f64; DIM]>, Vec<[f64; DIM]>);
 
 /// Loads and checks one baseline/candidate pair.
 fn load_pair(bp: &Path, cp: &Path, read: &ReadOptions) -> Result<(Trace, Trace), CliError> {
