@@ -173,11 +173,31 @@ pub fn diff(
     candidate_path: &str,
     options: &DiffOptions,
 ) -> DiffReport {
-    let (((mut report, turns, alignment), fingerprint), (structural, policy)) = rayon::join(
+    diff_keeping_fingerprints(baseline, candidate, baseline_path, candidate_path, options).0
+}
+
+/// The response fingerprints of both sides of a diff (baseline rows, candidate rows).
+pub type SideFingerprints = (Vec<[f64; fingerprint::DIM]>, Vec<[f64; fingerprint::DIM]>);
+
+/// [`diff`], also handing back the response fingerprints of both sides, so directory mode can
+/// pool them into one test without computing them again.
+pub fn diff_keeping_fingerprints(
+    baseline: &Trace,
+    candidate: &Trace,
+    baseline_path: &str,
+    candidate_path: &str,
+    options: &DiffOptions,
+) -> (DiffReport, SideFingerprints) {
+    let (((mut report, turns, alignment), rows), (structural, policy)) = rayon::join(
         || {
             rayon::join(
                 || behaviour(baseline, candidate, baseline_path, candidate_path, options),
-                || fingerprint_of_traces(baseline, candidate, &options.fingerprint),
+                || {
+                    rayon::join(
+                        || fingerprint::trace_matrix(baseline, &options.fingerprint.scales),
+                        || fingerprint::trace_matrix(candidate, &options.fingerprint.scales),
+                    )
+                },
             )
         },
         || {
@@ -193,6 +213,7 @@ pub fn diff(
         },
     );
     report.structural = Some(structural);
+    let fingerprint = fingerprint_block(&rows.0, &rows.1, &options.fingerprint);
     let fingerprint_level = fingerprint
         .as_ref()
         .map_or(Level::None, FingerprintBlock::gate_level);
@@ -212,7 +233,7 @@ pub fn diff(
             &named,
         ));
     }
-    report
+    (report, rows)
 }
 
 /// The fingerprint test of every response of `baseline` against every response of

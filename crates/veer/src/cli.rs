@@ -53,7 +53,7 @@ pub enum Command {
     /// the most changed pairs and recommendations. BASELINE and CANDIDATE are two trace files,
     /// or two directories whose traces are paired by relative path.
     #[command(
-        after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml\n  veer diff a.agentlog b.agentlog --format html -o diff.html\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format sarif -o veer.sarif\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format github   # in GitHub Actions\n  veer diff base.agentlog cand.agentlog --policy policy.yaml --fail-on moderate"
+        after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml\n  veer diff a.agentlog b.agentlog --format html -o diff.html\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format sarif -o veer.sarif\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format github   # in GitHub Actions\n  veer diff base.agentlog cand.agentlog --policy policy.yaml --fail-on moderate\n  veer diff a.agentlog b.agentlog --fingerprint-scale output_tokens=200000 --fingerprint-scale latency_ms=120000"
     )]
     Diff(DiffArgs),
     /// Run veer's main job on example traces bundled in the binary (no files, no network): the
@@ -357,9 +357,9 @@ pub struct DiffArgs {
     /// candidate introduced are regressions, those it cleared are fixes.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// Exit 1 when the worst signal (axis severity or policy regression: info → minor,
-    /// warning → moderate, error and critical → severe) reaches this level; `never` (or
-    /// `none`) never trips.
+    /// Exit 1 when the worst signal (axis severity, a powered rejection of the behaviour-
+    /// fingerprint test → moderate, or policy regression: info → minor, warning → moderate,
+    /// error and critical → severe) reaches this level; `never` (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = parse_fail_on)]
     pub fail_on: veer_policy::Level,
     /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
@@ -367,6 +367,11 @@ pub struct DiffArgs {
     /// The structural block is exact at every budget (see docs/limits.md).
     #[arg(long, value_name = "N", default_value_t = veer_diff::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_align_cells: u64,
+    /// Saturation point of a log-scaled fingerprint dimension, as KEY=VALUE (repeatable):
+    /// output_tokens (default 4096), latency_ms (30000), tool_calls (8), text_chars (16384),
+    /// arg_keys (32). Raise them for long-context or slow thinking models.
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_fingerprint_scale)]
+    pub fingerprint_scale: Vec<(FingerprintScaleKey, f64)>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
     pub format: DiffFormat,
@@ -374,6 +379,41 @@ pub struct DiffArgs {
     pub read: ReadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// The scales `--fingerprint-scale` sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FingerprintScaleKey {
+    /// Output tokens.
+    OutputTokens,
+    /// Latency in milliseconds.
+    LatencyMs,
+    /// Tool calls in one response.
+    ToolCalls,
+    /// Characters of response text.
+    TextChars,
+    /// Argument keys over a response's tool calls.
+    ArgKeys,
+}
+
+/// `--fingerprint-scale KEY=VALUE`: a known key and a positive finite number.
+fn parse_fingerprint_scale(s: &str) -> Result<(FingerprintScaleKey, f64), String> {
+    const KEYS: &str = "output_tokens, latency_ms, tool_calls, text_chars, arg_keys";
+    let (key, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not KEY=VALUE (keys: {KEYS})"))?;
+    let key = match key.trim() {
+        "output_tokens" => FingerprintScaleKey::OutputTokens,
+        "latency_ms" => FingerprintScaleKey::LatencyMs,
+        "tool_calls" => FingerprintScaleKey::ToolCalls,
+        "text_chars" => FingerprintScaleKey::TextChars,
+        "arg_keys" => FingerprintScaleKey::ArgKeys,
+        other => return Err(format!("unknown scale `{other}` (keys: {KEYS})")),
+    };
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok((key, v)),
+        _ => Err(format!("`{value}` is not a positive number")),
+    }
 }
 
 /// `--top-k`: a whole number of at least 1.
@@ -486,7 +526,9 @@ pub struct PolicyValidateArgs {
 pub struct GateArgs {
     /// A report written by `veer diff --format json` (one pair or a directory).
     pub report: PathBuf,
-    /// Exit 1 when the worst signal reaches this level; `never` (or `none`) never trips.
+    /// Exit 1 when the worst signal (axis severity, a powered rejection of a stored
+    /// behaviour-fingerprint test → moderate, policy regression) reaches this level; `never`
+    /// (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
     pub fail_on: veer_policy::Level,
     /// Recompute the policy diff with this policy instead of using the report's.
@@ -512,7 +554,7 @@ pub struct GateArgs {
 pub enum GateFormat {
     /// A short summary.
     Terminal,
-    /// JSON: {worst_axis, policy_regressions, gate}.
+    /// JSON: {worst_axis, fingerprint (when it counts), policy_regressions, gate}.
     Json,
 }
 

@@ -77,16 +77,12 @@ impl FingerprintBlock {
     /// The gate level of the test: `moderate` for a powered rejection (decision `reject`,
     /// power ≥ [`GATE_POWER`], some dimension's mean moved by ≥ [`GATE_MIN_SHIFT`]), else none.
     pub fn gate_level(&self) -> Level {
-        let powered = self.power.is_some_and(|p| p >= GATE_POWER);
-        let moved = self
+        let largest_shift = self
             .dimensions
             .iter()
-            .any(|d| (d.candidate_mean - d.baseline_mean).abs() >= GATE_MIN_SHIFT);
-        if self.decision == Decision::Reject && powered && moved {
-            Level::Moderate
-        } else {
-            Level::None
-        }
+            .map(|d| (d.candidate_mean - d.baseline_mean).abs())
+            .fold(0.0, f64::max);
+        gate_level(self.decision, self.power, largest_shift)
     }
 
     /// The dimensions by contribution, largest first (ties in fingerprint order).
@@ -97,6 +93,18 @@ impl FingerprintBlock {
     }
 }
 
+/// The gate level of a fingerprint test from its decision, power (None when undefined) and
+/// the largest absolute mean shift over the dimensions (0–1): `moderate` for a powered
+/// rejection, else none. `veer gate` applies the same rule to a saved report.
+pub fn gate_level(decision: Decision, power: Option<f64>, largest_shift: f64) -> Level {
+    let powered = power.is_some_and(|p| p >= GATE_POWER);
+    if decision == Decision::Reject && powered && largest_shift >= GATE_MIN_SHIFT {
+        Level::Moderate
+    } else {
+        Level::None
+    }
+}
+
 /// The fingerprint block of two samples of response fingerprints; None when a side has fewer
 /// than two responses (the test needs a covariance on each side).
 pub fn fingerprint_block(
@@ -104,9 +112,7 @@ pub fn fingerprint_block(
     candidate: &[[f64; DIM]],
     options: &FingerprintOptions,
 ) -> Option<FingerprintBlock> {
-    let x1: Vec<Vec<f64>> = baseline.iter().map(|r| r.to_vec()).collect();
-    let x2: Vec<Vec<f64>> = candidate.iter().map(|r| r.to_vec()).collect();
-    let r = hotelling_t2(&x1, &x2, options.alpha, PValue::ExactWhenSmall).ok()?;
+    let r = hotelling_t2(baseline, candidate, options.alpha, PValue::ExactWhenSmall).ok()?;
     let dimensions = DIMENSIONS
         .iter()
         .enumerate()

@@ -8,7 +8,7 @@ pub mod block;
 pub mod fuzzing;
 pub mod pytext;
 
-use pytext::{is_py_space, lower_contains, py_float, py_int};
+use pytext::{is_py_space, lowercase, py_float, py_int};
 use serde_json::{Map, Value};
 use veer_experiment::pystr::{py_str, truthy};
 use veer_trace::{Kind, Trace};
@@ -139,7 +139,8 @@ pub fn numeric_token_density(text: &str) -> f64 {
 
 /// 1.0 when the lowercased text contains one of [`ERROR_TOKENS`], else 0.0.
 pub fn error_token_flag(text: &str) -> f64 {
-    if ERROR_TOKENS.iter().any(|t| lower_contains(text, t)) {
+    let lower = lowercase(text);
+    if ERROR_TOKENS.iter().any(|t| lower.contains(t)) {
         1.0
     } else {
         0.0

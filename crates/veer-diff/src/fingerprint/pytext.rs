@@ -46,18 +46,31 @@ fn without_underscores(s: &str) -> Option<String> {
 
 /// Whether Python's `float(s)` accepts `s` (after its own whitespace strip).
 pub fn py_float_accepts(s: &str) -> bool {
-    let Some(s) = ascii_digits(s.trim_matches(is_py_space)) else {
+    let s = s.trim_matches(is_py_space);
+    // The common case, plain ASCII without separators, is checked in place.
+    if s.is_ascii() && !s.contains('_') {
+        return ascii_float_syntax(s);
+    }
+    let Some(s) = ascii_digits(s) else {
         return false;
     };
     let Some(s) = without_underscores(&s) else {
         return false;
     };
-    let body = s.strip_prefix(['+', '-']).unwrap_or(&s);
-    let lower = body.to_ascii_lowercase();
-    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
+    ascii_float_syntax(&s)
+}
+
+/// Python's float syntax on ASCII without `_`: `[+-]` then `inf`, `infinity`, `nan` (any case)
+/// or `digits[.digits][e[+-]digits]` with at least one mantissa digit.
+fn ascii_float_syntax(s: &str) -> bool {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if ["inf", "infinity", "nan"]
+        .iter()
+        .any(|w| body.eq_ignore_ascii_case(w))
+    {
         return true;
     }
-    let b = lower.as_bytes();
+    let b = body.as_bytes();
     let mut i = 0;
     let digits = |i: &mut usize| {
         let start = *i;
@@ -74,7 +87,7 @@ pub fn py_float_accepts(s: &str) -> bool {
     if mantissa == 0 {
         return false;
     }
-    if i < b.len() && b[i] == b'e' {
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
         i += 1;
         if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
             i += 1;
@@ -119,11 +132,15 @@ pub fn py_int(s: &str) -> Option<f64> {
 /// Whether `text`, lowercased as Python's `str.lower()` does, contains `needle` (ASCII,
 /// lowercase).
 pub fn lower_contains(text: &str, needle: &str) -> bool {
+    lowercase(text).contains(needle)
+}
+
+/// Python's `str.lower()` (ASCII text lowercased byte by byte, other text by Unicode rules).
+pub fn lowercase(text: &str) -> String {
     if text.is_ascii() {
-        let (t, n) = (text.as_bytes(), needle.as_bytes());
-        t.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+        text.to_ascii_lowercase()
     } else {
-        text.to_lowercase().contains(needle)
+        text.to_lowercase()
     }
 }
 

@@ -363,9 +363,9 @@ fn classify(p: f64, alpha: f64, power: Option<f64>, df2: usize) -> Decision {
 
 /// The two-sample Hotelling T² test of `x1` (baseline rows) against `x2` (candidate rows),
 /// all rows of one width D, at significance `alpha` (0–1).
-pub fn hotelling_t2(
-    x1: &[Vec<f64>],
-    x2: &[Vec<f64>],
+pub fn hotelling_t2<R: AsRef<[f64]>>(
+    x1: &[R],
+    x2: &[R],
     alpha: f64,
     p_value: PValue,
 ) -> Result<HotellingResult, HotellingError> {
@@ -373,19 +373,19 @@ pub fn hotelling_t2(
     if n1 < 2 || n2 < 2 {
         return Err(HotellingError::TooFew { n1, n2 });
     }
-    let d = x1[0].len();
-    if x1.iter().chain(x2).any(|r| r.len() != d) {
+    let d = x1[0].as_ref().len();
+    if x1.iter().chain(x2).any(|r| r.as_ref().len() != d) {
         return Err(HotellingError::Width);
     }
     let observed = statistic(
-        x1.iter().map(Vec::as_slice),
-        x2.iter().map(Vec::as_slice),
+        x1.iter().map(AsRef::as_ref),
+        x2.iter().map(AsRef::as_ref),
         d,
     );
     let df2 = (n1 + n2).saturating_sub(d + 1);
     let f_stat = (df2 > 0)
         .then(|| (n1 + n2 - d - 1) as f64 / ((n1 + n2 - 2) as f64 * d as f64) * observed.t2);
-    let pooled = || -> Vec<&[f64]> { x1.iter().chain(x2).map(Vec::as_slice).collect() };
+    let pooled = || -> Vec<&[f64]> { x1.iter().chain(x2).map(AsRef::as_ref).collect() };
     let (p, method) = match p_value {
         PValue::MonteCarlo { count, seed } if count > 0 => (
             monte_carlo_p(&pooled(), n1, d, observed.t2, count, seed),

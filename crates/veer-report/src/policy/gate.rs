@@ -11,6 +11,10 @@ pub struct GateReport {
     pub report: String,
     /// Worst axis severity over every pair of the report.
     pub worst_axis: Level,
+    /// The behaviour-fingerprint signal: `moderate` when a stored fingerprint test (of a pair,
+    /// or a directory's pooled test) is a powered rejection; omitted from JSON when none.
+    #[serde(skip_serializing_if = "is_none")]
+    pub fingerprint: Level,
     /// Where the policy regressions came from: `report` (stored by `veer diff`), `recomputed`
     /// (`--policy`) or `none` (the report has no policy section).
     pub policy_source: &'static str,
@@ -25,6 +29,12 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
     let mut out = style.heading(&r.report);
     out.push('\n');
     out.push_str(&format!("  worst axis severity: {}\n", r.worst_axis.name()));
+    if r.fingerprint != Level::None {
+        out.push_str(&format!(
+            "  behaviour fingerprint: {} (a powered rejection of the joint test)\n",
+            r.fingerprint.name()
+        ));
+    }
     match r.policy_source {
         "none" => out.push_str("  policy: not part of this report\n"),
         source => {
@@ -41,6 +51,10 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
         }
     }
     out
+}
+
+fn is_none(level: &Level) -> bool {
+    *level == Level::None
 }
 
 /// The report as JSON.

@@ -2,7 +2,7 @@
 //! traces paired by relative path. Inputs are checked before any measure runs (exit 2 on a bad
 //! file, a bad pricing table, mismatched formats or an empty side).
 
-use crate::cli::{DiffArgs, DiffFormat, PairByArg};
+use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
@@ -11,11 +11,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use veer_diff::fingerprint::{trace_matrix, DIM};
 use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
 use veer_diff::{
     fingerprint_block, DiffOptions, DiffReport, DirectoryReport, FingerprintBlock, PairBy, Pricing,
-    Unmatched,
+    SideFingerprints, Unmatched,
 };
 use veer_policy::{Gate, Level};
 use veer_report::findings::{diff_findings, directory_findings};
@@ -42,7 +41,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         },
         fail_on: args.fail_on,
         max_align_cells: args.max_align_cells,
-        fingerprint: veer_diff::FingerprintOptions::default(),
+        fingerprint: fingerprint_options(args),
         lanes: args.format == DiffFormat::Html,
     };
     let read = args.read.options();
@@ -125,6 +124,22 @@ pub fn step_summary(
     }
     let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
     Some((PathBuf::from(path), markdown()))
+}
+
+/// The fingerprint test's options: the default scales with each `--fingerprint-scale` applied.
+fn fingerprint_options(args: &DiffArgs) -> veer_diff::FingerprintOptions {
+    let mut options = veer_diff::FingerprintOptions::default();
+    for &(key, value) in &args.fingerprint_scale {
+        let scale = &mut options.scales;
+        match key {
+            FingerprintScaleKey::OutputTokens => scale.output_tokens = value,
+            FingerprintScaleKey::LatencyMs => scale.latency_ms = value,
+            FingerprintScaleKey::ToolCalls => scale.tool_calls = value,
+            FingerprintScaleKey::TextChars => scale.text_chars = value,
+            FingerprintScaleKey::ArgKeys => scale.arg_keys = value,
+        }
+    }
+    options
 }
 
 /// Renders one report in `format`.
@@ -267,19 +282,17 @@ fn directory(
 
     let progress = Progress::new(matched.len() as u64, "diffing trace pairs");
     // Each pair also hands back its response fingerprints, pooled below into one test.
-    let scales = options.fingerprint.scales;
-    let results: Vec<Result<(DirectoryPair, Fingerprints), CliError>> = matched
+    let results: Vec<Result<(DirectoryPair, SideFingerprints), CliError>> = matched
         .par_iter()
         .map(|(name, bp, cp)| {
             let (b, c) = load_pair(bp, cp, read)?;
-            let report = veer_diff::diff(
+            let (report, rows) = veer_diff::diff_keeping_fingerprints(
                 &b,
                 &c,
                 &bp.display().to_string(),
                 &cp.display().to_string(),
                 options,
             );
-            let rows = (trace_matrix(&b, &scales), trace_matrix(&c, &scales));
             progress.tick();
             Ok((
                 DirectoryPair {
@@ -326,9 +339,6 @@ fn directory(
         gate: Gate::decide(options.fail_on, worst),
     })
 }
-
-/// The response fingerprints of one pair: (baseline rows, candidate rows).
-type Fingerprints = (Vec<[f64; DIM]>, Vec<[f64; DIM]>);
 
 /// Loads and checks one baseline/candidate pair.
 fn load_pair(bp: &Path, cp: &Path, read: &ReadOptions) -> Result<(Trace, Trace), CliError> {

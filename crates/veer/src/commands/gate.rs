@@ -7,6 +7,8 @@ use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit};
 use serde_json::Value;
 use std::io::Write;
+use veer_diff::fingerprint;
+use veer_diff::hotelling::Decision;
 use veer_policy::{compare, Gate, Kind, Level, Severity, Violation};
 use veer_report::policy::gate::GateReport;
 use veer_report::style::Style;
@@ -51,6 +53,46 @@ fn worst_axis(file: &str, report: &Value) -> Result<Level, CliError> {
         worst = worst.max(level);
     }
     Ok(worst)
+}
+
+/// The gate level of a stored `fingerprint` block (a pair's, or a directory's pooled test):
+/// `moderate` for a powered rejection, the rule `veer diff` applies; none when the block is
+/// absent or null.
+fn fingerprint_level(file: &str, block: Option<&Value>) -> Result<Level, CliError> {
+    let Some(block) = block.filter(|b| !b.is_null()) else {
+        return Ok(Level::None);
+    };
+    let bad = |what: &str| bad_report(file, format!("fingerprint.{what}"));
+    let decision = match block.get("decision").and_then(Value::as_str) {
+        Some("reject") => Decision::Reject,
+        Some("fail_to_reject") => Decision::FailToReject,
+        Some("underpowered") => Decision::Underpowered,
+        _ => return Err(bad("decision is missing or unknown")),
+    };
+    let power = match block.get("power") {
+        Some(Value::Null) => None,
+        Some(v) => Some(v.as_f64().ok_or_else(|| bad("power is not a number"))?),
+        None => return Err(bad("power is missing")),
+    };
+    let dims = block
+        .get("dimensions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("dimensions is missing"))?;
+    let mut largest_shift = 0.0f64;
+    for d in dims {
+        let mean = |k: &str| d.get(k).and_then(Value::as_f64);
+        let (Some(b), Some(c)) = (mean("baseline_mean"), mean("candidate_mean")) else {
+            return Err(bad(
+                "dimensions[].baseline_mean / candidate_mean must be numbers",
+            ));
+        };
+        largest_shift = largest_shift.max((c - b).abs());
+    }
+    Ok(fingerprint::block::gate_level(
+        decision,
+        power,
+        largest_shift,
+    ))
 }
 
 /// The stored policy regressions of one pair report (`policy`, or Shadow's `policy_diff`).
@@ -117,8 +159,10 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
         .map_err(|e| bad_report(&file, format!("not valid JSON: {e}")))?;
     let reports = pair_reports(&doc);
     let mut axis = Level::None;
+    let mut fingerprint = fingerprint_level(&file, doc.get("pairs").and(doc.get("fingerprint")))?;
     for r in &reports {
         axis = axis.max(worst_axis(&file, r)?);
+        fingerprint = fingerprint.max(fingerprint_level(&file, r.get("fingerprint"))?);
     }
     let (policy_source, regressions) = match (&args.policy, &args.baseline, &args.candidate) {
         (Some(p), Some(b), Some(c)) => {
@@ -146,10 +190,11 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     let worst = regressions
         .iter()
         .map(|v| Level::from(v.severity))
-        .fold(axis, Level::max);
+        .fold(axis.max(fingerprint), Level::max);
     let report = GateReport {
         report: file,
         worst_axis: axis,
+        fingerprint,
         policy_source,
         regressions,
         gate: Gate::decide(args.fail_on, worst),

@@ -24,6 +24,7 @@ fn json(args: &[&str], code: i32) -> Value {
 fn the_issue_example_rejects_and_names_the_error_flag() {
     let (b, c) = pair("issue-example-200");
     let v = json(&["diff", &b, &c, "--format", "json"], 0);
+    assert_eq!(crate::diff::schema_errors(&v), Vec::<String>::new());
     let f = &v["fingerprint"];
     assert_eq!(f["decision"], "reject");
     assert_eq!(f["method"], "f_distribution");
@@ -91,6 +92,7 @@ fn directory_mode_pools_every_response() {
     }
     let (a, b) = (a.display().to_string(), b.display().to_string());
     let v = json(&["diff", &a, &b, "--format", "json"], 0);
+    assert_eq!(crate::diff::schema_errors(&v), Vec::<String>::new());
     let f = &v["fingerprint"];
     assert_eq!((f["n1"].as_u64(), f["n2"].as_u64()), (Some(300), Some(300)));
     let pairs = v["pairs"].as_array().unwrap();
@@ -128,4 +130,67 @@ fn same_bytes_whatever_the_thread_count() {
         out.stdout
     };
     assert_eq!(run("1"), run("4"));
+}
+
+/// `--fingerprint-scale` moves a saturation point: with latency saturating at 1 ms every
+/// response's latency_log is 1; a bad key or value exits 2 naming the keys.
+#[test]
+fn scales_are_configurable() {
+    let (b, c) = pair("near-100");
+    let v = json(
+        &[
+            "diff",
+            &b,
+            &c,
+            "--format",
+            "json",
+            "--fingerprint-scale",
+            "latency_ms=1",
+        ],
+        0,
+    );
+    let latency = &v["fingerprint"]["dimensions"][6];
+    assert_eq!(latency["name"], "latency_log");
+    assert_eq!(latency["baseline_mean"], 1.0);
+    let r = crate::common::veer(&["diff", &b, &c, "--fingerprint-scale", "latency=5"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown scale `latency`"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("output_tokens, latency_ms"),
+        "{}",
+        r.stderr
+    );
+    let r = crate::common::veer(&["diff", &b, &c, "--fingerprint-scale", "arg_keys=-3"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not a positive number"), "{}", r.stderr);
+}
+
+/// `veer gate` on a saved report applies the same fingerprint rule as `veer diff --fail-on`.
+#[test]
+fn gate_on_a_saved_report_counts_the_fingerprint() {
+    let (b, c) = pair("issue-example-200");
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("report.json");
+    let saved = saved.display().to_string();
+    veer_ok(&["diff", &b, &c, "--format", "json", "-o", &saved], 0);
+    let r = veer_ok(&["gate", &saved, "--fail-on", "moderate"], 1);
+    assert!(
+        r.stdout.contains("worst axis severity: minor"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("behaviour fingerprint: moderate"),
+        "{}",
+        r.stdout
+    );
+    veer_ok(&["gate", &saved, "--fail-on", "severe"], 0);
+    let (b, c) = pair("near-100");
+    let near = dir.path().join("near.json").display().to_string();
+    veer_ok(&["diff", &b, &c, "--format", "json", "-o", &near], 0);
+    let r = veer_ok(
+        &["gate", &near, "--format", "json", "--fail-on", "never"],
+        0,
+    );
+    assert!(!r.stdout.contains("fingerprint"), "{}", r.stdout);
 }
