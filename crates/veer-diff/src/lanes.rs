@@ -19,6 +19,9 @@ pub const COLLAPSE_AFTER: usize = 3;
 /// At most this many rows get a drill-down besides the turns the report names (first
 /// divergence, top-k, drill-down pairs, policy regressions and fixes).
 pub const DETAIL_ROWS: usize = 200;
+/// At most this many rows are drawn one by one besides the rows the report names; the rest
+/// become "not drawn" rows (an unrelated 10,000-turn pair has no unchanged run to collapse).
+pub const DRAWN_ROWS: usize = 1_000;
 /// Longest text (in characters) kept for a response or request in a drill-down.
 pub const TEXT_CHARS: usize = 4_000;
 /// Longest text preview (in characters) shown in a lane cell.
@@ -135,6 +138,15 @@ pub enum LaneRow {
         /// The drill-down, for rows that have one.
         detail: Option<Box<TurnDetail>>,
     },
+    /// Rows past [`DRAWN_ROWS`] that are not drawn one by one.
+    NotDrawn {
+        /// First baseline turn among them, if any.
+        baseline_from: Option<usize>,
+        /// First candidate turn among them, if any.
+        candidate_from: Option<usize>,
+        /// Number of alignment steps they stand for.
+        steps: usize,
+    },
     /// A run of unchanged matched turns shown as one row.
     Collapsed {
         /// First baseline turn of the run.
@@ -158,6 +170,8 @@ pub struct Lanes {
     pub detailed: usize,
     /// Rows that differ but got no drill-down (past [`DETAIL_ROWS`]).
     pub undetailed: usize,
+    /// Alignment steps not drawn one by one (past [`DRAWN_ROWS`]).
+    pub not_drawn: usize,
 }
 
 /// Turns the report names and that therefore always get a drill-down.
@@ -349,7 +363,45 @@ pub fn build(
     let mut run: Vec<(usize, usize)> = Vec::new();
     let mut detailed = 0;
     let mut undetailed = 0;
-    let flush = |run: &mut Vec<(usize, usize)>, rows: &mut Vec<LaneRow>| {
+    let mut drawn = 0;
+    let mut not_drawn = 0;
+    let mut pending: Option<(Option<usize>, Option<usize>, usize)> = None;
+    // Steps past the drawing budget gather into one "not drawn" row until a drawn row.
+    let hide = |pending: &mut Option<(Option<usize>, Option<usize>, usize)>,
+                b: Option<usize>,
+                c: Option<usize>,
+                n: usize| {
+        let p = pending.get_or_insert((None, None, 0));
+        p.0 = p.0.or(b);
+        p.1 = p.1.or(c);
+        p.2 += n;
+    };
+    let show = |pending: &mut Option<(Option<usize>, Option<usize>, usize)>,
+                rows: &mut Vec<LaneRow>,
+                not_drawn: &mut usize| {
+        if let Some((b, c, n)) = pending.take() {
+            *not_drawn += n;
+            rows.push(LaneRow::NotDrawn {
+                baseline_from: b,
+                candidate_from: c,
+                steps: n,
+            });
+        }
+    };
+    let flush = |run: &mut Vec<(usize, usize)>,
+                 rows: &mut Vec<LaneRow>,
+                 pending: &mut Option<(Option<usize>, Option<usize>, usize)>,
+                 not_drawn: &mut usize,
+                 over_budget: bool| {
+        if run.is_empty() {
+            return;
+        }
+        if over_budget && run.len() <= COLLAPSE_AFTER {
+            hide(pending, Some(run[0].0), Some(run[0].1), run.len());
+            run.clear();
+            return;
+        }
+        show(pending, rows, not_drawn);
         if run.len() > COLLAPSE_AFTER {
             rows.push(LaneRow::Collapsed {
                 baseline_from: run[0].0,
@@ -395,11 +447,24 @@ pub fn build(
             Step::Insert(j) => (None, Some(j), LaneStatus::Inserted, 0.0),
             Step::Delete(i) => (Some(i), None, LaneStatus::Dropped, 0.0),
         };
-        flush(&mut run, &mut rows);
-        let b = bi.and_then(|i| Some((tb.get(i)?, rb.get(i)?)));
-        let c = ci.and_then(|j| Some((tc.get(j)?, rc.get(j)?)));
         let is_named = bi.is_some_and(|i| named.baseline.contains(&i))
             || ci.is_some_and(|j| named.candidate.contains(&j));
+        let over_budget = drawn >= DRAWN_ROWS;
+        flush(
+            &mut run,
+            &mut rows,
+            &mut pending,
+            &mut not_drawn,
+            over_budget,
+        );
+        if over_budget && !is_named {
+            hide(&mut pending, bi, ci, 1);
+            continue;
+        }
+        show(&mut pending, &mut rows, &mut not_drawn);
+        drawn += 1;
+        let b = bi.and_then(|i| Some((tb.get(i)?, rb.get(i)?)));
+        let c = ci.and_then(|j| Some((tc.get(j)?, rc.get(j)?)));
         let wants = is_named || (status != LaneStatus::Matched && detailed < DETAIL_ROWS);
         let detail = if wants {
             detailed += 1;
@@ -430,12 +495,20 @@ pub fn build(
             detail,
         });
     }
-    flush(&mut run, &mut rows);
+    flush(
+        &mut run,
+        &mut rows,
+        &mut pending,
+        &mut not_drawn,
+        drawn >= DRAWN_ROWS,
+    );
+    show(&mut pending, &mut rows, &mut not_drawn);
     Lanes {
         aligned,
         rows,
         detailed,
         undetailed,
+        not_drawn,
     }
 }
 
@@ -499,6 +572,79 @@ mod tests {
     fn cut_counts_characters_not_bytes() {
         assert_eq!(cut("héllo", 2), "hé…");
         assert_eq!(cut("hé", 2), "hé");
+    }
+
+    fn turn(word: u8, stop: u8) -> crate::testing::GenTurn {
+        crate::testing::GenTurn {
+            tools: Vec::new(),
+            words: vec![word, word],
+            stop,
+            output_tokens: 1,
+            latency: 1,
+            new_session: false,
+        }
+    }
+
+    fn lanes_of(
+        b: &[crate::testing::GenTurn],
+        c: &[crate::testing::GenTurn],
+        named: &Named,
+    ) -> Lanes {
+        let (tb, tc) = (crate::testing::build(b), crate::testing::build(c));
+        let (db, dc) = (crate::turn::diff_turns(&tb), crate::turn::diff_turns(&tc));
+        build((&tb, &db), (&tc, &dc), None, named)
+    }
+
+    #[test]
+    fn unchanged_runs_collapse_and_changed_rows_stay() {
+        let b: Vec<_> = (0..10).map(|_| turn(0, 0)).collect();
+        let mut c = b.clone();
+        c[5] = turn(1, 1);
+        let l = lanes_of(&b, &c, &Named::default());
+        let kinds: Vec<String> = l
+            .rows
+            .iter()
+            .map(|r| match r {
+                LaneRow::Collapsed { count, .. } => format!("collapsed {count}"),
+                LaneRow::Step { status, .. } => status.label().to_string(),
+                LaneRow::NotDrawn { steps, .. } => format!("not drawn {steps}"),
+            })
+            .collect();
+        assert_eq!(kinds, ["collapsed 5", "changed", "collapsed 4"]);
+        assert_eq!((l.detailed, l.undetailed, l.not_drawn), (1, 0, 0));
+    }
+
+    #[test]
+    fn rows_past_the_budget_are_summarised_but_named_rows_are_drawn() {
+        let n = DRAWN_ROWS + 50;
+        let b: Vec<_> = (0..n).map(|_| turn(0, 0)).collect();
+        let c: Vec<_> = (0..n).map(|_| turn(1, 1)).collect();
+        let mut named = Named::default();
+        named.candidate.insert(DRAWN_ROWS + 10);
+        let l = lanes_of(&b, &c, &named);
+        let steps: usize = l
+            .rows
+            .iter()
+            .map(|r| match r {
+                LaneRow::Step { .. } => 1,
+                LaneRow::NotDrawn { steps, .. } => *steps,
+                LaneRow::Collapsed { count, .. } => *count,
+            })
+            .sum();
+        assert_eq!(steps, n, "every step is accounted for");
+        assert_eq!(l.not_drawn, 49);
+        assert_eq!(
+            l.detailed,
+            DETAIL_ROWS + 1,
+            "the named row has its drill-down"
+        );
+        assert!(l.rows.iter().any(
+            |r| matches!(r, LaneRow::Step { candidate: Some(c), .. } if c.turn == DRAWN_ROWS + 10)
+        ));
+        assert!(matches!(
+            l.rows.last(),
+            Some(LaneRow::NotDrawn { steps: 39, .. })
+        ));
     }
 
     #[test]
