@@ -10,6 +10,7 @@
 use crate::align::cost::{intern, pair_cost};
 use crate::align::{Alignment, Step, NOISE_FLOOR};
 use crate::turn::DiffTurn;
+pub use crate::word_diff::{word_diff, WordChange, WordSpan};
 use std::collections::BTreeSet;
 use veer_trace::views::Response;
 use veer_trace::Trace;
@@ -19,12 +20,13 @@ pub const COLLAPSE_AFTER: usize = 3;
 /// At most this many rows get a drill-down besides the turns the report names (first
 /// divergence, top-k, drill-down pairs, policy regressions and fixes).
 pub const DETAIL_ROWS: usize = 200;
+/// At most this many rows are drawn one by one besides the rows the report names; the rest
+/// become "not drawn" rows (an unrelated 10,000-turn pair has no unchanged run to collapse).
+pub const DRAWN_ROWS: usize = 1_000;
 /// Longest text (in characters) kept for a response or request in a drill-down.
 pub const TEXT_CHARS: usize = 4_000;
 /// Longest text preview (in characters) shown in a lane cell.
 pub const PREVIEW_CHARS: usize = 120;
-/// Word diffs whose LCS table would exceed this many cells show both texts as replaced.
-pub const WORD_DIFF_CELLS: usize = 1 << 20;
 
 /// How one row relates the two runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,26 +88,6 @@ pub struct TurnSide {
     pub stop_reason: String,
 }
 
-/// A piece of a word diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WordChange {
-    /// In both texts.
-    Same,
-    /// Only in the baseline text.
-    Removed,
-    /// Only in the candidate text.
-    Added,
-}
-
-/// A run of words (with their whitespace) that share one [`WordChange`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct WordSpan {
-    /// What happened to the words.
-    pub change: WordChange,
-    /// The words, whitespace included.
-    pub text: String,
-}
-
 /// The drill-down of one row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnDetail {
@@ -135,6 +117,15 @@ pub enum LaneRow {
         /// The drill-down, for rows that have one.
         detail: Option<Box<TurnDetail>>,
     },
+    /// Rows past [`DRAWN_ROWS`] that are not drawn one by one.
+    NotDrawn {
+        /// First baseline turn among them, if any.
+        baseline_from: Option<usize>,
+        /// First candidate turn among them, if any.
+        candidate_from: Option<usize>,
+        /// Number of alignment steps they stand for.
+        steps: usize,
+    },
     /// A run of unchanged matched turns shown as one row.
     Collapsed {
         /// First baseline turn of the run.
@@ -158,6 +149,8 @@ pub struct Lanes {
     pub detailed: usize,
     /// Rows that differ but got no drill-down (past [`DETAIL_ROWS`]).
     pub undetailed: usize,
+    /// Alignment steps not drawn one by one (past [`DRAWN_ROWS`]).
+    pub not_drawn: usize,
 }
 
 /// Turns the report names and that therefore always get a drill-down.
@@ -225,99 +218,6 @@ fn cell(t: &DiffTurn, r: &Response<'_>) -> LaneCell {
     }
 }
 
-/// Words with the whitespace that follows them.
-fn words(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut in_space = false;
-    for (i, ch) in s.char_indices() {
-        let space = ch.is_whitespace();
-        if !space && in_space {
-            out.push(&s[start..i]);
-            start = i;
-        }
-        in_space = space;
-    }
-    if start < s.len() {
-        out.push(&s[start..]);
-    }
-    out
-}
-
-fn push(out: &mut Vec<WordSpan>, change: WordChange, text: &str) {
-    match out.last_mut() {
-        Some(last) if last.change == change => last.text.push_str(text),
-        _ => out.push(WordSpan {
-            change,
-            text: text.to_string(),
-        }),
-    }
-}
-
-/// Word-level diff of two texts: a longest common subsequence of words (whitespace
-/// included), adjacent words of one kind merged. Over [`WORD_DIFF_CELLS`] the whole baseline
-/// text is removed and the whole candidate text added.
-pub fn word_diff(a: &str, b: &str) -> Vec<WordSpan> {
-    let (wa, wb) = (words(a), words(b));
-    let mut out = Vec::new();
-    // Common prefix and suffix need no table.
-    let prefix = wa.iter().zip(&wb).take_while(|(x, y)| x == y).count();
-    let suffix = wa[prefix..]
-        .iter()
-        .rev()
-        .zip(wb[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    for w in &wa[..prefix] {
-        push(&mut out, WordChange::Same, w);
-    }
-    let (ma, mb) = (
-        &wa[prefix..wa.len() - suffix],
-        &wb[prefix..wb.len() - suffix],
-    );
-    if ma.len().saturating_mul(mb.len()) > WORD_DIFF_CELLS {
-        for w in ma {
-            push(&mut out, WordChange::Removed, w);
-        }
-        for w in mb {
-            push(&mut out, WordChange::Added, w);
-        }
-    } else {
-        // lcs[i][j] = LCS length of ma[i..] and mb[j..].
-        let cols = mb.len() + 1;
-        let mut lcs = vec![0u32; (ma.len() + 1) * cols];
-        for i in (0..ma.len()).rev() {
-            for j in (0..mb.len()).rev() {
-                lcs[i * cols + j] = if ma[i] == mb[j] {
-                    lcs[(i + 1) * cols + j + 1] + 1
-                } else {
-                    lcs[(i + 1) * cols + j].max(lcs[i * cols + j + 1])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < ma.len() || j < mb.len() {
-            if i < ma.len() && j < mb.len() && ma[i] == mb[j] {
-                push(&mut out, WordChange::Same, ma[i]);
-                i += 1;
-                j += 1;
-            } else if j < mb.len()
-                && (i == ma.len() || lcs[i * cols + j + 1] >= lcs[(i + 1) * cols + j])
-            {
-                push(&mut out, WordChange::Added, mb[j]);
-                j += 1;
-            } else {
-                push(&mut out, WordChange::Removed, ma[i]);
-                i += 1;
-            }
-        }
-    }
-    for w in &wa[wa.len() - suffix..] {
-        push(&mut out, WordChange::Same, w);
-    }
-    out
-}
-
 /// The steps to draw: the alignment's, or index pairs then the longer side's tail when there
 /// is no alignment.
 fn steps_or_index(alignment: Option<&Alignment>, nb: usize, nc: usize) -> (bool, Vec<Step>) {
@@ -349,7 +249,45 @@ pub fn build(
     let mut run: Vec<(usize, usize)> = Vec::new();
     let mut detailed = 0;
     let mut undetailed = 0;
-    let flush = |run: &mut Vec<(usize, usize)>, rows: &mut Vec<LaneRow>| {
+    let mut drawn = 0;
+    let mut not_drawn = 0;
+    let mut pending: Option<(Option<usize>, Option<usize>, usize)> = None;
+    // Steps past the drawing budget gather into one "not drawn" row until a drawn row.
+    let hide = |pending: &mut Option<(Option<usize>, Option<usize>, usize)>,
+                b: Option<usize>,
+                c: Option<usize>,
+                n: usize| {
+        let p = pending.get_or_insert((None, None, 0));
+        p.0 = p.0.or(b);
+        p.1 = p.1.or(c);
+        p.2 += n;
+    };
+    let show = |pending: &mut Option<(Option<usize>, Option<usize>, usize)>,
+                rows: &mut Vec<LaneRow>,
+                not_drawn: &mut usize| {
+        if let Some((b, c, n)) = pending.take() {
+            *not_drawn += n;
+            rows.push(LaneRow::NotDrawn {
+                baseline_from: b,
+                candidate_from: c,
+                steps: n,
+            });
+        }
+    };
+    let flush = |run: &mut Vec<(usize, usize)>,
+                 rows: &mut Vec<LaneRow>,
+                 pending: &mut Option<(Option<usize>, Option<usize>, usize)>,
+                 not_drawn: &mut usize,
+                 over_budget: bool| {
+        if run.is_empty() {
+            return;
+        }
+        if over_budget && run.len() <= COLLAPSE_AFTER {
+            hide(pending, Some(run[0].0), Some(run[0].1), run.len());
+            run.clear();
+            return;
+        }
+        show(pending, rows, not_drawn);
         if run.len() > COLLAPSE_AFTER {
             rows.push(LaneRow::Collapsed {
                 baseline_from: run[0].0,
@@ -395,11 +333,24 @@ pub fn build(
             Step::Insert(j) => (None, Some(j), LaneStatus::Inserted, 0.0),
             Step::Delete(i) => (Some(i), None, LaneStatus::Dropped, 0.0),
         };
-        flush(&mut run, &mut rows);
-        let b = bi.and_then(|i| Some((tb.get(i)?, rb.get(i)?)));
-        let c = ci.and_then(|j| Some((tc.get(j)?, rc.get(j)?)));
         let is_named = bi.is_some_and(|i| named.baseline.contains(&i))
             || ci.is_some_and(|j| named.candidate.contains(&j));
+        let over_budget = drawn >= DRAWN_ROWS;
+        flush(
+            &mut run,
+            &mut rows,
+            &mut pending,
+            &mut not_drawn,
+            over_budget,
+        );
+        if over_budget && !is_named {
+            hide(&mut pending, bi, ci, 1);
+            continue;
+        }
+        show(&mut pending, &mut rows, &mut not_drawn);
+        drawn += 1;
+        let b = bi.and_then(|i| Some((tb.get(i)?, rb.get(i)?)));
+        let c = ci.and_then(|j| Some((tc.get(j)?, rc.get(j)?)));
         let wants = is_named || (status != LaneStatus::Matched && detailed < DETAIL_ROWS);
         let detail = if wants {
             detailed += 1;
@@ -430,12 +381,20 @@ pub fn build(
             detail,
         });
     }
-    flush(&mut run, &mut rows);
+    flush(
+        &mut run,
+        &mut rows,
+        &mut pending,
+        &mut not_drawn,
+        drawn >= DRAWN_ROWS,
+    );
+    show(&mut pending, &mut rows, &mut not_drawn);
     Lanes {
         aligned,
         rows,
         detailed,
         undetailed,
+        not_drawn,
     }
 }
 
@@ -443,62 +402,83 @@ pub fn build(
 mod tests {
     use super::*;
 
-    fn joined(spans: &[WordSpan], keep: impl Fn(WordChange) -> bool) -> String {
-        spans
-            .iter()
-            .filter(|s| keep(s.change))
-            .map(|s| s.text.as_str())
-            .collect()
-    }
-
-    #[test]
-    fn word_diff_marks_the_changed_word() {
-        let d = word_diff("refund the full amount now", "refund half the amount now");
-        assert_eq!(
-            d,
-            vec![
-                WordSpan {
-                    change: WordChange::Same,
-                    text: "refund ".into()
-                },
-                WordSpan {
-                    change: WordChange::Added,
-                    text: "half ".into()
-                },
-                WordSpan {
-                    change: WordChange::Same,
-                    text: "the ".into()
-                },
-                WordSpan {
-                    change: WordChange::Removed,
-                    text: "full ".into()
-                },
-                WordSpan {
-                    change: WordChange::Same,
-                    text: "amount now".into()
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn word_diff_rebuilds_both_texts() {
-        for (a, b) in [
-            ("", "x y"),
-            ("a b c", ""),
-            ("a  b\nc", "a b\n\nc d"),
-            ("same", "same"),
-        ] {
-            let d = word_diff(a, b);
-            assert_eq!(joined(&d, |c| c != WordChange::Added), a);
-            assert_eq!(joined(&d, |c| c != WordChange::Removed), b);
-        }
-    }
-
     #[test]
     fn cut_counts_characters_not_bytes() {
         assert_eq!(cut("héllo", 2), "hé…");
         assert_eq!(cut("hé", 2), "hé");
+    }
+
+    fn turn(word: u8, stop: u8) -> crate::testing::GenTurn {
+        crate::testing::GenTurn {
+            tools: Vec::new(),
+            words: vec![word, word],
+            stop,
+            output_tokens: 1,
+            latency: 1,
+            new_session: false,
+        }
+    }
+
+    fn lanes_of(
+        b: &[crate::testing::GenTurn],
+        c: &[crate::testing::GenTurn],
+        named: &Named,
+    ) -> Lanes {
+        let (tb, tc) = (crate::testing::build(b), crate::testing::build(c));
+        let (db, dc) = (crate::turn::diff_turns(&tb), crate::turn::diff_turns(&tc));
+        build((&tb, &db), (&tc, &dc), None, named)
+    }
+
+    #[test]
+    fn unchanged_runs_collapse_and_changed_rows_stay() {
+        let b: Vec<_> = (0..10).map(|_| turn(0, 0)).collect();
+        let mut c = b.clone();
+        c[5] = turn(1, 1);
+        let l = lanes_of(&b, &c, &Named::default());
+        let kinds: Vec<String> = l
+            .rows
+            .iter()
+            .map(|r| match r {
+                LaneRow::Collapsed { count, .. } => format!("collapsed {count}"),
+                LaneRow::Step { status, .. } => status.label().to_string(),
+                LaneRow::NotDrawn { steps, .. } => format!("not drawn {steps}"),
+            })
+            .collect();
+        assert_eq!(kinds, ["collapsed 5", "changed", "collapsed 4"]);
+        assert_eq!((l.detailed, l.undetailed, l.not_drawn), (1, 0, 0));
+    }
+
+    #[test]
+    fn rows_past_the_budget_are_summarised_but_named_rows_are_drawn() {
+        let n = DRAWN_ROWS + 50;
+        let b: Vec<_> = (0..n).map(|_| turn(0, 0)).collect();
+        let c: Vec<_> = (0..n).map(|_| turn(1, 1)).collect();
+        let mut named = Named::default();
+        named.candidate.insert(DRAWN_ROWS + 10);
+        let l = lanes_of(&b, &c, &named);
+        let steps: usize = l
+            .rows
+            .iter()
+            .map(|r| match r {
+                LaneRow::Step { .. } => 1,
+                LaneRow::NotDrawn { steps, .. } => *steps,
+                LaneRow::Collapsed { count, .. } => *count,
+            })
+            .sum();
+        assert_eq!(steps, n, "every step is accounted for");
+        assert_eq!(l.not_drawn, 49);
+        assert_eq!(
+            l.detailed,
+            DETAIL_ROWS + 1,
+            "the named row has its drill-down"
+        );
+        assert!(l.rows.iter().any(
+            |r| matches!(r, LaneRow::Step { candidate: Some(c), .. } if c.turn == DRAWN_ROWS + 10)
+        ));
+        assert!(matches!(
+            l.rows.last(),
+            Some(LaneRow::NotDrawn { steps: 39, .. })
+        ));
     }
 
     #[test]
@@ -506,57 +486,5 @@ mod tests {
         let (aligned, s) = steps_or_index(None, 3, 1);
         assert!(!aligned);
         assert_eq!(s, vec![Step::Match(0, 0), Step::Delete(1), Step::Delete(2)]);
-    }
-}
-
-#[cfg(test)]
-mod proptests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// Slow definition: the LCS length of two word lists by the textbook table, no trimming.
-    fn lcs_len(a: &[&str], b: &[&str]) -> usize {
-        let mut t = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-        for i in 0..a.len() {
-            for j in 0..b.len() {
-                t[i + 1][j + 1] = if a[i] == b[j] {
-                    t[i][j] + 1
-                } else {
-                    t[i][j + 1].max(t[i + 1][j])
-                };
-            }
-        }
-        t[a.len()][b.len()]
-    }
-
-    fn text() -> impl Strategy<Value = String> {
-        proptest::collection::vec(
-            prop_oneof![
-                Just("a"),
-                Just("b"),
-                Just("c"),
-                Just(" "),
-                Just("\n"),
-                Just("  ")
-            ],
-            0..30,
-        )
-        .prop_map(|v| v.concat())
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
-
-        /// The fast word diff (shared prefix and suffix trimmed first) keeps as many words as
-        /// the full LCS and rebuilds both texts exactly.
-        #[test]
-        fn word_diff_is_an_optimal_lcs(a in text(), b in text()) {
-            let d = word_diff(&a, &b);
-            let rebuilt = |skip: WordChange| d.iter().filter(|s| s.change != skip).map(|s| s.text.as_str()).collect::<String>();
-            prop_assert_eq!(rebuilt(WordChange::Added), a.clone());
-            prop_assert_eq!(rebuilt(WordChange::Removed), b.clone());
-            let same: usize = d.iter().filter(|s| s.change == WordChange::Same).map(|s| words(&s.text).len()).sum();
-            prop_assert_eq!(same, lcs_len(&words(&a), &words(&b)));
-        }
     }
 }

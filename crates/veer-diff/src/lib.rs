@@ -22,6 +22,7 @@ pub mod rng;
 pub mod severity;
 pub mod stats;
 pub mod turn;
+pub mod word_diff;
 
 #[cfg(test)]
 mod proptests;

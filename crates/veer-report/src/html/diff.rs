@@ -254,14 +254,20 @@ fn lanes(l: &Lanes, r: &DiffReport, prefix: &str) -> Markup {
             " Runs of more than " (veer_diff::lanes::COLLAPSE_AFTER) " unchanged turns are collapsed. "
             (l.detailed) " row(s) have a drill-down"
             @if l.undetailed > 0 { "; " (l.undetailed) " more changed row(s) are listed without one" } "."
+            @if l.not_drawn > 0 { " Past " (veer_diff::lanes::DRAWN_ROWS) " rows, " (l.not_drawn) " alignment step(s) are summarised instead of drawn (the rows the report names are always drawn); --format json has every number." }
         }
-        table class="lanes" {
+        table class="lanes turns" {
             thead { tr { th { "baseline: " (r.baseline.path) } th { "" } th { "candidate: " (r.candidate.path) } } }
             tbody {
                 @for row in &l.rows {
                     @match row {
                         LaneRow::Collapsed { baseline_from, candidate_from, count } => {
                             tr class="collapsed" { td colspan="3" { (count) " unchanged turns (baseline #" (baseline_from) "–#" (baseline_from + count - 1) ", candidate #" (candidate_from) "–#" (candidate_from + count - 1) ")" } }
+                        }
+                        LaneRow::NotDrawn { baseline_from, candidate_from, steps } => {
+                            tr class="collapsed not-drawn" { td colspan="3" { (steps) " more alignment step(s) not drawn"
+                                @if let Some(b) = baseline_from { " (from baseline #" (b) } @else { " (" }
+                                @if let Some(c) = candidate_from { @if baseline_from.is_some() { ", " } "candidate #" (c) } ")" } }
                         }
                         LaneRow::Step { status, cost, above_noise, baseline, candidate, detail } => {
                             @let key = RowKey::of(row);

@@ -30,7 +30,7 @@ impl RowKey {
                 (Some(b), None) => Some(RowKey::Dropped(b.turn)),
                 (None, None) => None,
             },
-            LaneRow::Collapsed { .. } => None,
+            LaneRow::Collapsed { .. } | LaneRow::NotDrawn { .. } => None,
         }
     }
 

@@ -10,8 +10,22 @@ use std::process::Command;
 
 const DEMO_CANDIDATE: &str = "examples/refund-agent/candidate.agentlog";
 
+/// `veer demo --format FORMAT`, with no `GITHUB_STEP_SUMMARY` (so a CI runner's job summary is
+/// never written by the tests).
 fn demo(format: &str) -> String {
-    veer_ok(&["demo", "--format", format], 0).stdout
+    let out = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args(["demo", "--format", format])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("veer runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
 }
 
 /// Every `http(s)://` reference in `page` other than the SVG namespace.
@@ -319,9 +333,9 @@ fn github_commands_and_the_step_summary() {
         "appended, not replaced"
     );
     assert!(written.contains("confirm-before-refund") && written.len() > 200);
-    // Without the variable nothing is written anywhere.
-    let r = veer_ok(&["demo", "--format", "github"], 0);
-    assert_eq!(r.stdout, stdout);
+    // Without the variable the same commands, and nothing else is written.
+    assert_eq!(demo("github"), stdout);
+    assert_eq!(std::fs::read_to_string(&summary).unwrap(), written);
 }
 
 /// The headless browser: `$VEER_CHROMIUM`, else `chromium`, `chromium-browser` or
@@ -484,4 +498,10 @@ fn a_ten_thousand_turn_pair_renders_in_a_browser_under_15_mb() {
         &html,
         "regression no-escalation</span>",
     );
+}
+
+#[test]
+fn demo_sarif_and_github_snapshots() {
+    insta::assert_snapshot!("demo_sarif", demo("sarif"));
+    insta::assert_snapshot!("demo_github", demo("github"));
 }
