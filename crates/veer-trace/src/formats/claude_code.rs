@@ -306,7 +306,7 @@ mod tests {
     fn read_str(s: &str) -> Result<Trace, TraceError> {
         read(
             "c.jsonl",
-            items_of_bytes("c.jsonl", s.as_bytes())?,
+            items_of_bytes("c.jsonl", s.as_bytes(), u64::MAX)?,
             &ReadOptions::default(),
         )
     }

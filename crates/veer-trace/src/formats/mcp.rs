@@ -280,7 +280,7 @@ mod tests {
     fn read_str(s: &str) -> Result<Trace, TraceError> {
         read(
             "s.mcp.jsonl",
-            items_of_bytes("s.mcp.jsonl", s.as_bytes())?,
+            items_of_bytes("s.mcp.jsonl", s.as_bytes(), u64::MAX)?,
             &ReadOptions::default(),
         )
     }
