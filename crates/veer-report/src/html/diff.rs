@@ -12,7 +12,7 @@ use maud::{html, Markup};
 use std::collections::BTreeMap;
 use veer_diff::align::divergence::Divergence;
 use veer_diff::lanes::{LaneCell, LaneRow, Lanes, TurnDetail, TurnSide, WordChange};
-use veer_diff::{DiffReport, DirectoryReport, Flag};
+use veer_diff::{DiffReport, DirectoryReport, FingerprintBlock, Flag};
 use veer_policy::{Gate, Violation};
 
 /// The page of one pair diff.
@@ -61,6 +61,7 @@ pub fn render_directory(d: &DirectoryReport) -> String {
                     @for n in &d.unmatched.candidate_only { li { "candidate only: " code { (n) } } }
                 }
             }
+            (fingerprint_section(d.fingerprint.as_ref(), "Behaviour fingerprint, every response of every pair"))
             h2 { "Axes over all pairs" }
             table {
                 thead { tr { th { "axis" } th class="num" { "none" } th class="num" { "minor" } th class="num" { "moderate" } th class="num" { "severe" } th { "worst" } th class="num" { "median delta" } } }
@@ -79,6 +80,25 @@ pub fn render_directory(d: &DirectoryReport) -> String {
             }
         },
     )
+}
+
+/// The behaviour-fingerprint test in a few lines: verdict, p-value, T², power, and the
+/// dimensions that moved most (the same words as the terminal and Markdown reports).
+fn fingerprint_section(block: Option<&FingerprintBlock>, title: &str) -> Markup {
+    use crate::diff::fingerprint::{movers, movers_label, summary};
+    html! {
+        h2 { (title) " (Hotelling T²)" }
+        @match block {
+            Some(b) => {
+                p class="fingerprint" { (summary(b)) }
+                @let moved = movers(b);
+                @if !moved.is_empty() {
+                    p class="muted" { (movers_label(b)) ": " (moved.join(", ")) }
+                }
+            },
+            None => p class="muted" { "Not tested (needs at least 2 responses a side)." },
+        }
+    }
 }
 
 fn verdict(g: &Gate, r: &DiffReport) -> Markup {
@@ -121,6 +141,7 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
                 }
             }
         }
+        (fingerprint_section(r.fingerprint.as_ref(), "Behaviour fingerprint"))
         h2 { "Where it diverged" }
         @match &r.first_divergence {
             Some(f) => p class="first-divergence" {

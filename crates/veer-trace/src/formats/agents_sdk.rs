@@ -364,7 +364,7 @@ mod tests {
     fn read_str(s: &str) -> Result<Trace, TraceError> {
         read(
             "a.jsonl",
-            items_of_bytes("a.jsonl", s.as_bytes())?,
+            items_of_bytes("a.jsonl", s.as_bytes(), u64::MAX)?,
             &ReadOptions::default(),
         )
     }

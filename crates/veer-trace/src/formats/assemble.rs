@@ -8,6 +8,7 @@ use crate::canonical::content_id;
 use crate::error::{TraceError, Warning};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::timefmt::{format_epoch_ms, parse_iso_ms};
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 /// Collects the records of one trace in order.
@@ -15,7 +16,6 @@ use serde_json::{json, Map, Value};
 pub struct Assembler {
     trace: Trace,
     source_format: &'static str,
-    last_id: Option<String>,
     /// Milliseconds since the epoch of the last record (timestamps never go backwards).
     last_ms: i64,
     steps: usize,
@@ -30,7 +30,6 @@ impl Assembler {
         Assembler {
             trace,
             source_format,
-            last_id: None,
             last_ms: 0,
             steps: 0,
         }
@@ -85,15 +84,14 @@ impl Assembler {
     ) {
         let ms = ms.map_or(self.last_ms, |m| m.max(self.last_ms));
         self.last_ms = ms;
-        let id = content_id(&payload);
-        let parent = self.last_id.replace(id.clone());
+        // Content ids and parents are filled in by `finish`, on all cores.
         self.trace.records.push(Record {
             line,
             kind,
             version: "0.1".into(),
-            id,
+            id: String::new(),
             ts: format_epoch_ms(ms),
-            parent,
+            parent: None,
             meta,
             payload,
             extra_envelope: None,
@@ -114,8 +112,20 @@ impl Assembler {
         });
     }
 
-    /// The trace; an error when the input held no model call, tool call or tool result.
-    pub fn finish(self, what: &str) -> Result<Trace, TraceError> {
+    /// The trace, each record's content id computed (in parallel) and its parent the record
+    /// before it; an error when the input held no model call, tool call or tool result.
+    pub fn finish(mut self, what: &str) -> Result<Trace, TraceError> {
+        let ids: Vec<String> = self
+            .trace
+            .records
+            .par_iter()
+            .map(|r| content_id(&r.payload))
+            .collect();
+        let mut parent: Option<String> = None;
+        for (r, id) in self.trace.records.iter_mut().zip(ids) {
+            r.parent = parent.replace(id.clone());
+            r.id = id;
+        }
         if self.steps == 0 {
             return Err(TraceError::new(
                 &self.trace.source,

@@ -148,7 +148,7 @@ pub fn read(
             value: v,
         }],
         Some(v) => items_of_document(v),
-        None => items_of_bytes(source, bytes)?,
+        None => items_of_bytes(source, bytes, options.max_line_bytes)?,
     };
     match format {
         Foreign::AgentsSdk => agents_sdk::read(source, items, options),
@@ -189,8 +189,13 @@ pub fn items_of_document(v: Value) -> Vec<Item> {
 }
 
 /// The records of a file: one JSON document, else JSON Lines (blank lines skipped; every line
-/// must be a JSON value — a broken last line is named as a truncated file).
-pub fn items_of_bytes(source: &str, bytes: &[u8]) -> Result<Vec<Item>, TraceError> {
+/// must be a JSON value — a broken last line is named as a truncated file — of at most
+/// `max_line_bytes` bytes, newline included).
+pub fn items_of_bytes(
+    source: &str,
+    bytes: &[u8],
+    max_line_bytes: u64,
+) -> Result<Vec<Item>, TraceError> {
     if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
         if !(v.is_object() && is_line_record(&v)) {
             return Ok(items_of_document(v));
@@ -202,6 +207,18 @@ pub fn items_of_bytes(source: &str, bytes: &[u8]) -> Result<Vec<Item>, TraceErro
         .map(|(i, l)| (i as u64 + 1, l))
         .filter(|(_, l)| l.iter().any(|b| !b.is_ascii_whitespace()))
         .collect();
+    if let Some((n, l)) = lines.iter().find(|(_, l)| l.len() as u64 >= max_line_bytes) {
+        return Err(TraceError::new(
+            source,
+            Some(*n),
+            "(line)",
+            format!(
+                "line is longer than the limit of {max_line_bytes} bytes ({} bytes)",
+                l.len() + 1
+            ),
+        )
+        .with_hint("raise the limit with --max-line-bytes if the line is genuine"));
+    }
     let last = lines.last().map(|(n, _)| *n);
     let parsed: Vec<Result<Item, TraceError>> = lines
         .into_par_iter()
@@ -318,11 +335,13 @@ mod tests {
         let items = items_of_bytes(
             "f",
             b"{\"jsonrpc\":\"2.0\",\"id\":1}\n\n{\"jsonrpc\":\"2.0\"}\n",
+            u64::MAX,
         )
         .unwrap();
         assert_eq!(items.len(), 2);
         assert_eq!(items[1].line, Some(3));
-        let e = items_of_bytes("f", b"{\"jsonrpc\":\"2.0\"}\n{\"jsonrpc\":\"2.").unwrap_err();
+        let e =
+            items_of_bytes("f", b"{\"jsonrpc\":\"2.0\"}\n{\"jsonrpc\":\"2.", u64::MAX).unwrap_err();
         assert_eq!(e.line, Some(2));
         assert!(e.hint.unwrap_or_default().contains("truncated"));
         assert_eq!(

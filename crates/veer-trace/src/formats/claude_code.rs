@@ -17,7 +17,11 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
 /// Whether `v` is a Claude Code session-log entry.
+/// (Newer logs may open with a `file-history-snapshot` entry.)
 pub fn sniff(v: &Value) -> bool {
+    if v.get("type").and_then(Value::as_str) == Some("file-history-snapshot") {
+        return v.get("messageId").is_some() && v.get("snapshot").is_some();
+    }
     matches!(
         v.get("type").and_then(Value::as_str),
         Some("user" | "assistant" | "system" | "summary")
@@ -306,7 +310,7 @@ mod tests {
     fn read_str(s: &str) -> Result<Trace, TraceError> {
         read(
             "c.jsonl",
-            items_of_bytes("c.jsonl", s.as_bytes())?,
+            items_of_bytes("c.jsonl", s.as_bytes(), u64::MAX)?,
             &ReadOptions::default(),
         )
     }
@@ -355,5 +359,14 @@ mod tests {
         let e =
             read_str("{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"x\"}").unwrap_err();
         assert!(e.message.contains("no model calls"), "{e}");
+    }
+
+    #[test]
+    fn logs_opening_with_a_snapshot_are_recognised() {
+        assert!(sniff(
+            &json!({"type": "file-history-snapshot", "messageId": "m", "snapshot": {}})
+        ));
+        assert!(!sniff(&json!({"type": "file-history-snapshot"})));
+        assert!(!sniff(&json!({"type": "user", "message": {}})));
     }
 }

@@ -155,7 +155,7 @@ mod tests {
     fn read_str(s: &str) -> Result<Trace, TraceError> {
         read(
             "l.json",
-            items_of_bytes("l.json", s.as_bytes())?,
+            items_of_bytes("l.json", s.as_bytes(), u64::MAX)?,
             &ReadOptions::default(),
         )
     }

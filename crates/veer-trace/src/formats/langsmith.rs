@@ -208,7 +208,7 @@ mod tests {
     fn read_str(s: &str) -> Result<Trace, TraceError> {
         read(
             "r.json",
-            items_of_bytes("r.json", s.as_bytes())?,
+            items_of_bytes("r.json", s.as_bytes(), u64::MAX)?,
             &ReadOptions::default(),
         )
     }

@@ -1,7 +1,7 @@
 //! MCP JSON-RPC session logs (JSON Lines, one JSON-RPC 2.0 message a line, as Shadow's
 //! `mcp-session` vectors and MCP proxies write them): every `tools/call` becomes a turn whose
 //! response asks for that one tool, followed by its `tool_call` and `tool_result`; the schemas
-//! of the last `tools/list` are kept as the request's `tools`; each `initialize` result starts a
+//! of each `tools/list` are kept as the next request's `tools`; each `initialize` result starts a
 //! session named after the server (docs/formats-more.md §MCP).
 
 use super::assemble::{
@@ -32,6 +32,8 @@ struct Pending {
 pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Trace, TraceError> {
     let mut a = Assembler::new(source, Format::Mcp, "mcp");
     let mut server = String::new();
+    // The schemas of the latest `tools/list`, given to the next request only (kept once per
+    // listing, not copied into every turn).
     let mut tools: Vec<Value> = Vec::new();
     let mut pending: HashMap<String, Pending> = HashMap::new();
     for item in &items {
@@ -98,7 +100,7 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
                     };
                     a.push(
                         Kind::ChatRequest,
-                        request_payload(&model, Vec::new(), tools.clone()),
+                        request_payload(&model, Vec::new(), std::mem::take(&mut tools)),
                         ms,
                         item.line,
                     );
@@ -280,7 +282,7 @@ mod tests {
     fn read_str(s: &str) -> Result<Trace, TraceError> {
         read(
             "s.mcp.jsonl",
-            items_of_bytes("s.mcp.jsonl", s.as_bytes())?,
+            items_of_bytes("s.mcp.jsonl", s.as_bytes(), u64::MAX)?,
             &ReadOptions::default(),
         )
     }

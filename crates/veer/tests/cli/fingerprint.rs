@@ -64,6 +64,13 @@ fn the_issue_example_rejects_and_names_the_error_flag() {
         md.contains("**Behaviour fingerprint (Hotelling T²):** reject"),
         "{md}"
     );
+    let html = veer_ok(&["diff", &b, &c, "--format", "html"], 0).stdout;
+    assert!(
+        html.contains("Behaviour fingerprint (Hotelling T²)")
+            && html.contains("reject — behaviour differs")
+            && html.contains("moved most: error_token_flag 0.005 → 0.520"),
+        "the HTML report shows the fingerprint verdict and what moved"
+    );
 }
 
 #[test]
