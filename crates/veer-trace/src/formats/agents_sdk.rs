@@ -2,7 +2,7 @@
 //! spans (`"object": "trace.span"`), one a line, as a JSON array, or as the SDK's upload body
 //! `{"data": [...]}`. Each trace is a session; its spans, ordered by start time then id, become
 //! records: `generation` / `response` spans are model turns, `function` spans tool calls with
-//! their results, `guardrail` and `handoff` spans harness events (docs/formats-more.md §Agents).
+//! their results, `guardrail` and `handoff` spans harness events (docs/formats.md §Agents).
 
 use super::assemble::{
     arguments_of, count, ms_of, request_payload, text_of, tool_call_payload, tool_result_payload,

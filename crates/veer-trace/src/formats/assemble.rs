@@ -2,7 +2,7 @@
 //! happened (a session began, the model was asked, it answered, a tool ran) and this module turns
 //! those steps into `.agentlog`-shaped records — payloads in the shapes of spec
 //! `trace-formats.md` §1.3, content ids, a parent chain, non-decreasing timestamps — so the diff,
-//! the alignment and the policy engine run on them unchanged (docs/formats-more.md).
+//! the alignment and the policy engine run on them unchanged (docs/formats.md).
 
 use crate::canonical::content_id;
 use crate::error::{TraceError, Warning};

@@ -3,7 +3,7 @@
 //! `message.id` (Claude Code writes a line per content block) form one response; the user text
 //! since the previous response forms its request; `tool_result` blocks of user lines become
 //! tool results. Each `sessionId` is a session; sidechain (sub-agent) entries are left out when
-//! the file also holds the main conversation (docs/formats-more.md §Claude Code).
+//! the file also holds the main conversation (docs/formats.md §Claude Code).
 
 use super::assemble::{
     count, ms_of, request_payload, text_of, tool_call_payload, tool_result_payload, Answer,

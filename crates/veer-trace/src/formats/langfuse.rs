@@ -1,7 +1,7 @@
 //! Langfuse trace exports: a trace (as `GET /api/public/traces/{id}` returns it) with its
 //! `observations`, one per file, a list of them, or the list endpoint's `{"data": [...]}`.
 //! GENERATION observations are model calls, TOOL observations tool runs, and a SPAN named after
-//! a tool the preceding generation asked for is taken as that tool's run (docs/formats-more.md
+//! a tool the preceding generation asked for is taken as that tool's run (docs/formats.md
 //! §Langfuse).
 
 use super::assemble::{count, ms_of, Assembler};

@@ -1,7 +1,7 @@
 //! LangSmith run exports: `Run` objects (as the API and `langsmith.schemas.Run` give them), a
 //! root run with nested `child_runs`, a list of runs linked by `parent_run_id`, or
 //! `{"data": [...]}`. `llm` runs are model calls, `tool` runs tool runs; other runs give
-//! structure only (docs/formats-more.md §LangSmith).
+//! structure only (docs/formats.md §LangSmith).
 
 use super::assemble::{count, ms_of, Assembler};
 use super::span_tree::{answer_of, emit, messages_of, Node, Role};

@@ -2,7 +2,7 @@
 //! `mcp-session` vectors and MCP proxies write them): every `tools/call` becomes a turn whose
 //! response asks for that one tool, followed by its `tool_call` and `tool_result`; the schemas
 //! of each `tools/list` are kept as the next request's `tools`; each `initialize` result starts a
-//! session named after the server (docs/formats-more.md §MCP).
+//! session named after the server (docs/formats.md §MCP).
 
 use super::assemble::{
     ms_of, request_payload, tool_call_payload, tool_result_payload, Answer, Assembler,

@@ -2,7 +2,7 @@
 //! once a reader has said what each node is — a model call, a tool run, or something else — this
 //! module checks the parent links, orders the nodes (start time, then id), makes each trace a
 //! session, and writes model calls as turns whose tool calls come from the captured output, else
-//! from the tool nodes that follow the call under the same parent (docs/formats-more.md).
+//! from the tool nodes that follow the call under the same parent (docs/formats.md).
 
 use super::assemble::{
     arguments_of, request_payload, stop_reason_of, tool_call_payload, tool_result_payload, Answer,
