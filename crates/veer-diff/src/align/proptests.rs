@@ -316,14 +316,17 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     /// The anchored alignment's first divergence equals the exact one wherever the exact one
-    /// fits: a run against an edited copy (replaced, dropped and inserted turns, the inserted
-    /// ones drawn from the small generator vocabulary so ties and repeats abound).
+    /// fits its pieces: a run against an edited copy (replaced, dropped and inserted turns, the
+    /// inserted ones drawn from the small generator vocabulary so ties and repeats abound),
+    /// anchored with every piece between anchors aligned exactly. A piece over the budget is
+    /// aligned inside a band and may part from the exact path (docs/diff.md, "Anchored
+    /// alignment"); `anchored_path_is_valid` covers those budgets.
     #[test]
     fn anchored_first_divergence_equals_exact(
         n in 0usize..120,
         edits in prop::collection::vec((0usize..200, 0u8..3, crate::testing::gen_turn()), 0..12),
-        max_cells in prop::sample::select(vec![0u64, 500, u64::MAX]),
     ) {
+        let max_cells = u64::MAX;
         let (b, c) = edited_pair(n, &edits);
         let (tb, tc) = turns(&b, &c);
         let ((exact_first, _, exact), kind) =
