@@ -125,24 +125,10 @@ pub fn edit_script_diagonal<T: PartialEq>(
         } else {
             EditOp::Deletion { i: i - 1 }
         };
-        match op {
-            EditOp::Match { .. } => {
-                i -= 1;
-                j -= 1;
-            }
-            EditOp::Substitution { .. } => {
-                i -= 1;
-                j -= 1;
-                v -= 1;
-            }
-            EditOp::Insertion { .. } => {
-                j -= 1;
-                v -= 1;
-            }
-            EditOp::Deletion { .. } => {
-                i -= 1;
-                v -= 1;
-            }
+        let (back_i, back_j, costs) = op.step_back(i, j);
+        (i, j) = (back_i, back_j);
+        if costs {
+            v -= 1;
         }
         ops.push(op);
     }

@@ -37,6 +37,19 @@ pub enum EditOp {
     },
 }
 
+impl EditOp {
+    /// Where a backtrack standing at cell (i, j) goes by taking this step, and whether the step
+    /// costs an edit (all but a match). Every backtrack of traxr's walk moves by this rule.
+    pub fn step_back(self, i: usize, j: usize) -> (usize, usize, bool) {
+        match self {
+            EditOp::Match { .. } => (i - 1, j - 1, false),
+            EditOp::Substitution { .. } => (i - 1, j - 1, true),
+            EditOp::Insertion { .. } => (i, j - 1, true),
+            EditOp::Deletion { .. } => (i - 1, j, true),
+        }
+    }
+}
+
 /// The result of one comparison: distance, its decomposition and the alignment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditScript {

@@ -4,7 +4,7 @@
 //! file. Device and file-system cases that need root make their own nodes and mounts inside a
 //! temporary directory (a private mount namespace); they never touch the system's files.
 
-use crate::common::{examples, fixtures, veer};
+use crate::common::{examples, fixtures, veer, Run};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::process::ExitStatusExt;
@@ -32,6 +32,18 @@ fn entries(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// Exit 2 naming `path` and saying it could not be written, never a panic.
+fn assert_cannot_write(r: &Run, path: &Path) {
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains(&format!("{}: cannot write output", path.display())),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
 }
 
 /// A temp directory holding copies of the refund-agent example: baseline, candidate, policy.
@@ -249,13 +261,7 @@ fn a_fifo_whose_reader_goes_away_is_an_error_naming_it() {
     };
     let r = veer(&["inspect", s(&b), "--format", "json", "-o", s(&fifo)]);
     reader.join().unwrap();
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains(&format!("{}: cannot write output", fifo.display())),
-        "{}",
-        r.stderr
-    );
+    assert_cannot_write(&r, &fifo);
     assert!(
         r.stderr.to_lowercase().contains("broken pipe"),
         "{}",
@@ -290,13 +296,7 @@ fn device_nodes_are_written_through_never_replaced() {
         .is_char_device());
     // A full device: the write fails, and says so.
     let r = veer(&["diff", s(&b), s(&c), "-o", s(&full)]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains(&format!("{}: cannot write output", full.display())),
-        "{}",
-        r.stderr
-    );
+    assert_cannot_write(&r, &full);
     assert!(r.stderr.contains("No space left on device"), "{}", r.stderr);
     assert!(fs::symlink_metadata(&full)
         .unwrap()
@@ -434,13 +434,7 @@ fn a_missing_output_directory_is_exit_2() {
     let (dir, b, c, _) = workspace();
     let out = dir.path().join("no-such-dir/report.json");
     let r = veer(&["diff", s(&b), s(&c), "-o", s(&out)]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains(&format!("{}: cannot write output", out.display())),
-        "{}",
-        r.stderr
-    );
+    assert_cannot_write(&r, &out);
     assert!(r.stderr.contains("hint:"), "{}", r.stderr);
 }
 
@@ -477,8 +471,7 @@ fn a_read_only_directory_keeps_the_old_file() {
         std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o555);
         fs::set_permissions(&ro, perms).unwrap();
         let r = veer(&["diff", s(&b), s(&c), "-o", s(&out)]);
-        assert_eq!(r.code, 2, "{}", r.stderr);
-        assert!(r.stderr.contains("cannot write output"), "{}", r.stderr);
+        assert_cannot_write(&r, &out);
         assert_eq!(fs::read_to_string(&out).unwrap(), "old");
         assert_eq!(entries(&ro), ["report.json"]);
     }
