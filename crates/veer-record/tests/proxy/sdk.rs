@@ -3,7 +3,7 @@
 //! `VEER_TEST_PYTHON`, else `target/py-sdk/bin/python` (what `.ci/run` installs); skipped,
 //! loudly, only when neither has both SDKs.
 
-use crate::rig::{rig, Options};
+use crate::rig::{rig, Options, Rig};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,6 +23,31 @@ fn python() -> Option<PathBuf> {
     })
 }
 
+/// Runs `tests/sdk/<script>` with the SDKs pointed at the rig's proxy and the given
+/// (OpenAI, Anthropic) API keys; what the script saw, from its last stdout line.
+async fn run_script(py: &std::path::Path, r: &Rig, script: &str, keys: (&str, &str)) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/sdk")
+        .join(script);
+    let (openai, anthropic) = r.proxy.as_ref().unwrap().base_urls();
+    let out = tokio::process::Command::new(py)
+        .arg(&path)
+        .env("OPENAI_BASE_URL", openai)
+        .env("ANTHROPIC_BASE_URL", anthropic)
+        .env("OPENAI_API_KEY", keys.0)
+        .env("ANTHROPIC_API_KEY", keys.1)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_real_python_sdks_record_through_the_proxy() {
     let Some(py) = python() else {
@@ -35,24 +60,16 @@ async fn the_real_python_sdks_record_through_the_proxy() {
         ..Options::default()
     })
     .await;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/agent.py");
-    let (openai, anthropic) = r.proxy.as_ref().unwrap().base_urls();
-    let out = tokio::process::Command::new(&py)
-        .arg(&script)
-        .env("OPENAI_BASE_URL", openai)
-        .env("ANTHROPIC_BASE_URL", anthropic)
-        .env("OPENAI_API_KEY", "sk-proj-PYSECRET0123456789abcdefghij")
-        .env("ANTHROPIC_API_KEY", "sk-ant-api03-PYSECRET0123456789")
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "agent.py failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let seen = run_script(
+        &py,
+        &r,
+        "agent.py",
+        (
+            "sk-proj-PYSECRET0123456789abcdefghij",
+            "sk-ant-api03-PYSECRET0123456789",
+        ),
+    )
+    .await;
     r.stop().await;
     // What the SDKs saw: text, tool calls from streams, errors raised as their own types.
     assert_eq!(seen["openai_plain"], "hello there");
@@ -92,24 +109,7 @@ async fn the_sdks_parse_policy_replacements_whole_and_streamed() {
         ..Options::default()
     })
     .await;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/replaced.py");
-    let (openai, anthropic) = r.proxy.as_ref().unwrap().base_urls();
-    let out = tokio::process::Command::new(&py)
-        .arg(&script)
-        .env("OPENAI_BASE_URL", openai)
-        .env("ANTHROPIC_BASE_URL", anthropic)
-        .env("OPENAI_API_KEY", "sk-test")
-        .env("ANTHROPIC_API_KEY", "sk-ant-test")
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "replaced.py failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let seen = run_script(&py, &r, "replaced.py", ("sk-test", "sk-ant-test")).await;
     r.stop().await;
     let want = "[veer policy_runtime] response blocked by policy (1 violation(s)): ";
     for key in [
