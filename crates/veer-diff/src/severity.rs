@@ -1,10 +1,12 @@
 //! Severity labels and the two classification rules: relative for continuous axes, absolute
 //! for rate axes, both with the confidence-interval downgrade (spec `diff.md` §4).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How much an axis moved. Ordered `None < Minor < Moderate < Severe`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// No meaningful change.

@@ -15,10 +15,10 @@ use crate::pricing::Pricing;
 use crate::severity::{classify, classify_rate, straddles, Severity};
 use crate::stats::{mean, median, paired_cis, Sample, Statistic};
 use crate::turn::DiffTurn;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One axis of the diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Axis {
     /// Response meaning: TF-IDF cosine of the texts.
