@@ -81,7 +81,10 @@ pub fn parse_iso_ms(s: &str) -> Option<i64> {
     }
     let offset_min = match &s[i..] {
         "" | "Z" | "z" => 0,
-        tz if tz.len() == 6 && (tz.starts_with('+') || tz.starts_with('-')) && &tz[3..4] == ":" => {
+        tz if tz.len() == 6
+            && (tz.starts_with('+') || tz.starts_with('-'))
+            && tz.as_bytes()[3] == b':' =>
+        {
             let oh: i64 = tz.get(1..3)?.parse().ok()?;
             let om: i64 = tz.get(4..6)?.parse().ok()?;
             let sign = if tz.starts_with('-') { -1 } else { 1 };
@@ -110,5 +113,14 @@ mod tests {
             format_epoch_ms(parse_iso_ms("2000-02-29T12:00:00Z").unwrap()),
             "2000-02-29T12:00:00.000Z"
         );
+    }
+
+    #[test]
+    fn a_multibyte_offset_is_not_a_time() {
+        // Found by the agents_sdk_reader fuzz target: 6 bytes, but not `+hh:mm`.
+        assert_eq!(parse_iso_ms("2026-06-10T00:00:00+0\u{43c}00"), None);
+        assert_eq!(parse_iso_ms("2026-06-10T00:00:00\u{43c}0:00"), None);
+        let ms = parse_iso_ms("2026-06-10T02:30:00+02:30").unwrap();
+        assert_eq!(format_epoch_ms(ms), "2026-06-10T00:00:00.000Z");
     }
 }
