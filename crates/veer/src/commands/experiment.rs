@@ -34,6 +34,7 @@ pub fn run(cmd: &ExperimentCommand) -> Result<u8, CliError> {
         ExperimentCommand::Pair(a) => pair(a),
         ExperimentCommand::Analyze(a) => analyze(a),
         ExperimentCommand::Perturb(a) => super::perturb::run(a),
+        ExperimentCommand::Run(a) => super::experiment_run::run(a),
     }
 }
 
