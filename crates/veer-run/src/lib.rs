@@ -525,4 +525,96 @@ mod tests {
         let text = serde_json::to_string(&m).unwrap();
         assert_eq!(serde_json::from_str::<RunMarker>(&text).unwrap(), m);
     }
+
+    fn trace(calls: &[(&str, &[&str])]) -> Trace {
+        let events: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (finish, tools))| {
+                json!({"agent_name": "external", "content_hash": format!("{i:016x}"),
+                       "event_type": "llm_call", "sequence_index": i, "step_num": i + 1,
+                       "payload": {"model": "m", "finish_reason": finish, "tool_call_names": tools,
+                                   "usage": {"prompt_tokens": 10, "completion_tokens": 5}}})
+            })
+            .collect();
+        let v = json!({"event_count": events.len(), "events": events, "run_label": "r"});
+        veer_trace::traxr::trace_from_value("t", "t", v, None, &Default::default()).unwrap()
+    }
+
+    fn marker(run: &PlannedRun, exit: Exit, answer: &str, warnings: &[&str]) -> RunMarker {
+        RunMarker {
+            schema_version: 1,
+            label: run.label.clone(),
+            input_sha256: run.input_sha256.clone(),
+            settings_sha256: "s".into(),
+            exit,
+            trace: String::new(),
+            answer: Some(answer.into()),
+            warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn results_keep_matrix_order_statuses_warnings_and_recorded_tokens() {
+        // unit_change needs a numeric column; this CSV has none, so it is skipped.
+        let csv = "a,b\nx,y\nz,w\n";
+        let ops = [
+            Operator::ColumnSwap,
+            Operator::UnitChange,
+            Operator::NullContent,
+        ];
+        let p = plan("t.csv", csv, FileKind::Delimited, &ops, 1, 42).unwrap();
+        assert_eq!(p.skipped.len(), 1, "{:?}", p.skipped);
+        assert_eq!(p.skipped[0].operator, Operator::UnitChange);
+        let one: &[(&str, &[&str])] = &[("stop", &[])];
+        let two: &[(&str, &[&str])] = &[("tool_calls", &["read"]), ("stop", &[])];
+        let markers = [
+            marker(&p.runs[0], Exit::Exited(0), "2", &[]),
+            marker(&p.runs[1], Exit::Exited(0), "2", &[]),
+            marker(&p.runs[2], Exit::Exited(0), "2", &[]),
+            marker(&p.runs[3], Exit::Exited(2), "0", &["exited with code 2"]),
+        ];
+        let traces = [one, one, one, two];
+        let runs: Vec<FinishedRun<'_>> = p
+            .runs
+            .iter()
+            .zip(&markers)
+            .zip(traces)
+            .map(|((run, marker), calls)| FinishedRun {
+                run,
+                marker,
+                trace: trace(calls),
+                trace_readable: true,
+            })
+            .collect();
+        let r = results(&p, runs, &ResultsOptions::default()).unwrap();
+        let names: Vec<&str> = r
+            .pairs
+            .iter()
+            .filter_map(|p| p.perturbation.as_deref())
+            .collect();
+        assert_eq!(names, ["column_swap", "unit_change", "null_content"]);
+        let swap = &r.pairs[0];
+        assert_eq!(swap.status_perturbed, "ok");
+        assert_eq!(swap.d_norm, Some(0.0));
+        assert_eq!(swap.token_overhead, Some(1.0));
+        assert_eq!(r.pairs[1].status_perturbed, "skipped");
+        assert!(
+            r.pairs[1].warnings[0].starts_with("Perturbation unit_change skipped for 't.csv': ")
+        );
+        let null = &r.pairs[2];
+        assert_eq!(null.status_perturbed, "error");
+        assert_eq!(null.warnings, ["null_content: exited with code 2"]);
+        // 30 recorded tokens against 15.
+        assert_eq!(null.token_overhead, Some(2.0));
+        // The final `stop` calls align; the tool-calling call is one insertion over two.
+        assert_eq!(null.d_norm, Some(0.5));
+        assert_eq!(null.recovery, None);
+        assert_eq!(r.noise_floor, Some(0.0));
+        assert_eq!(
+            r.answers.get("t.csv::null_content"),
+            Some(&Some("0".into()))
+        );
+        assert_eq!(r.fingerprint.get("seed"), Some(&json!(42)));
+    }
 }

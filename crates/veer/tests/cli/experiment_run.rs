@@ -704,3 +704,42 @@ fn help_explains_with_examples() {
         assert!(r.stdout.contains(needle), "{needle}");
     }
 }
+
+#[test]
+fn answer_from_reads_each_runs_answer_file() {
+    let e = Exp::new("sales.csv", CSV);
+    let mut args = e.args(
+        "exp",
+        &[
+            "--operators",
+            "column_swap,null_content",
+            "--answer-from",
+            "{run_dir}/answer.txt",
+        ],
+        &[],
+    );
+    let at = args.iter().position(|a| a == "--").unwrap();
+    args.truncate(at + 1);
+    // Writes an answer only for a non-empty input; prints something else on stdout.
+    args.extend(
+        [
+            "sh",
+            "-c",
+            "if [ -s \"$VEER_INPUT\" ]; then echo ' 42 ' > \"$VEER_RUN_DIR/answer.txt\"; fi; echo ignored",
+        ]
+        .map(String::from),
+    );
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    veer_ok(&refs, 0);
+    let (_, v) = e.results("exp");
+    assert_eq!(v["answers"]["baseline"], "42");
+    assert_eq!(v["answers"]["sales.csv::column_swap"], "42");
+    assert_eq!(v["answers"]["sales.csv::null_content"], Value::Null);
+    let null = pair(&v, "null_content");
+    assert!(null["warnings"]
+        .to_string()
+        .contains("wrote no answer file (expected {run_dir}/answer.txt)"));
+    // No model call was made: empty runs, and no token overhead without tokens.
+    assert_eq!(null["status_perturbed"], "empty");
+    assert_eq!(null["token_overhead"], Value::Null);
+}
