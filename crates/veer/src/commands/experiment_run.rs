@@ -377,7 +377,8 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
     )?;
     let results_path = shared.out.join("results.json");
     let json = veer_report::experiment::json::render(&report);
-    crate::output::write_file(&results_path, json.as_bytes())?;
+    // A report like any other: secrets (e.g. in an answer) are redacted unless --no-redact.
+    emit(&json, Some(&results_path))?;
     if args.reruns == 0 {
         warn(
             "noise floor UNMEASURED: --reruns 0 ran no clean re-run, so divergence below the \

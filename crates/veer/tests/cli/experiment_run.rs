@@ -743,3 +743,21 @@ fn answer_from_reads_each_runs_answer_file() {
     assert_eq!(null["status_perturbed"], "empty");
     assert_eq!(null["token_overhead"], Value::Null);
 }
+
+#[test]
+fn a_secret_in_an_answer_is_redacted_in_the_results() {
+    let e = Exp::new("sales.csv", CSV);
+    let mut args = e.args("exp", &["--operators", "column_swap", "--reruns", "0"], &[]);
+    let at = args.iter().position(|a| a == "--").unwrap();
+    args.truncate(at + 1);
+    args.extend(["sh", "-c", "echo key=sk-proj-EXPSECRET0123456789abcdefghij"].map(String::from));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = veer_ok(&refs, 0);
+    let (text, v) = e.results("exp");
+    assert!(!text.contains("EXPSECRET"), "{text}");
+    assert!(!r.stdout.contains("EXPSECRET"));
+    assert!(v["answers"]["baseline"]
+        .as_str()
+        .unwrap()
+        .contains("[REDACTED:"));
+}
