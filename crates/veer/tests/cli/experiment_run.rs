@@ -761,3 +761,18 @@ fn a_secret_in_an_answer_is_redacted_in_the_results() {
         .unwrap()
         .contains("[REDACTED:"));
 }
+
+#[test]
+fn a_command_that_cannot_start_stops_the_experiment_with_exit_2() {
+    let e = Exp::new("sales.csv", CSV);
+    let mut args = e.args("exp", &[], &[]);
+    let at = args.iter().position(|a| a == "--").unwrap();
+    args.truncate(at + 1);
+    args.push(e.out("no-such-agent").display().to_string());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = veer_ok(&refs, 2);
+    assert!(r.stderr.contains("cannot run"), "{}", r.stderr);
+    assert!(r.stderr.contains("hint: check the command"), "{}", r.stderr);
+    assert!(!e.out("exp/results.json").exists());
+    assert!(!e.out("exp/runs/baseline/run.json").exists());
+}
