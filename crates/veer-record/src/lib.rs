@@ -12,6 +12,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod agent;
 pub mod anthropic;
 pub mod api;
 pub mod body;
@@ -27,6 +28,7 @@ pub mod server;
 pub mod sse;
 pub mod upstream;
 
+pub use agent::{run_agent, AgentExit, AgentRun, Recording};
 pub use journal::{Decision, Journal, Outcome, Summary};
 pub use proxy::{Notify, Settings};
 pub use runner::{run_command, serve, RunError};

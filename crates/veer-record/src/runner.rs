@@ -52,7 +52,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, RunError> {
         .map_err(RunError::Runtime)
 }
 
-fn shared(
+pub(crate) fn shared(
     settings: Settings,
     journal: Arc<Journal>,
     notify: Notify,

@@ -585,6 +585,71 @@ pub enum ExperimentCommand {
         after_help = "Examples:\n  veer experiment perturb sales.csv --operator column_swap --out perturbed/sales.csv\n  veer experiment perturb report.md --operator ocr_noise --seed 7 --out report.ocr.md\n  veer experiment perturb rows.json --operator unit_change --out rows.units.json --format json\n  veer experiment perturb report.md --all --out inputs/   # inputs/<operator>/report.md\n\nOperators:\n  tabular (.csv .tsv .json): column_swap label_corrupt data_type_corrupt row_duplicate\n                             irrelevant_columns unit_change null_content\n  text (.txt .md):           ocr_noise number_corruption text_redaction paragraph_shuffle\n                             encoding_error section_removal null_content\n\nThe per-operator seed is the first 4 bytes of SHA-256(\"<seed>:<file name>:<operator>\"),\nas traxr derives it; the random stream is veer's own, so outputs are not byte-identical\nwith traxr's."
     )]
     Perturb(ExperimentPerturbArgs),
+    /// Run the whole perturbation experiment on any agent command: the clean input, N clean
+    /// re-runs (the noise floor) and one run per applicable operator (the copies `experiment
+    /// perturb` writes), each recorded through `veer record`'s proxy (or, with --trace-from,
+    /// from the trace the agent writes itself); then measure every pair, write DIR/results.json
+    /// (traxr's results layout) and print the analysis. A rerun of the same command reuses the
+    /// finished runs; Ctrl-C leaves DIR consistent.
+    #[command(
+        after_help = "Examples:\n  veer experiment run --input sales.csv --out exp/ -- python agent.py {input}\n  veer experiment run --input report.md --out exp/ --reruns 3 --jobs 4 --expected 42 -- ./agent --file {input}\n  veer experiment run --input rows.json --out exp/ --operators column_swap,null_content --timeout 120 -- node agent.js\n  veer experiment run --input notes.txt --out exp/ --trace-from '{run_dir}/trace.jsonl' -- python agent.py\n\nEach run gets its own copy of the input: {input} in the arguments is replaced by its path,\nand VEER_INPUT, VEER_RUN_DIR and VEER_RUN_LABEL are set (VEER_TRACE with --trace-from).\nThe agent's model calls go through a recording proxy (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).\nIts answer is its last non-blank stdout line (or the --answer-from file).\n\nDIR afterwards:\n  baseline.agentlog, reruns/rerun-001.agentlog, perturbed/<operator>.agentlog   traces\n  runs/<...>/<input name>, stdout.txt, stderr.txt, run.json   each run's input copy and output\n  results.json   traxr results layout: veer experiment analyze DIR/results.json\n\nExit codes: 0 every run finished (whatever the agent did), 2 bad input or flags,\n130 interrupted (finished runs are kept: run the same command again to resume)."
+    )]
+    Run(ExperimentRunArgs),
+}
+
+/// `veer experiment run`.
+#[derive(Debug, Args)]
+pub struct ExperimentRunArgs {
+    /// The clean input: .csv / .tsv, .json (an array of objects), .txt or .md.
+    #[arg(long, value_name = "FILE")]
+    pub input: PathBuf,
+    /// The experiment directory (created when missing; an earlier one is resumed).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Operators to run: `all` (every operator of the input's kind) or a comma-separated list.
+    #[arg(long, value_name = "all|OP,OP", default_value = "all")]
+    pub operators: String,
+    /// Clean re-runs of the input for the noise floor (0: the floor is unmeasured).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub reruns: usize,
+    /// The experiment's base seed (each operator's seed is derived from it, as in `perturb`).
+    #[arg(long, value_name = "S", default_value_t = veer_perturb::DEFAULT_BASE_SEED)]
+    pub seed: u64,
+    /// The expected answer: enables task_success.
+    #[arg(long, value_name = "ANSWER")]
+    pub expected: Option<String>,
+    /// Seconds one agent run may take; past it the run is stopped and its status is timeout.
+    #[arg(long, value_name = "SECS", default_value_t = 600.0)]
+    pub timeout: f64,
+    /// Agent processes run at the same time.
+    #[arg(long, value_name = "J", default_value_t = 1)]
+    pub jobs: usize,
+    /// OpenAI upstream base URL of the recording proxy (ending in /v1).
+    #[arg(long, value_name = "URL", default_value = veer_record::proxy::OPENAI_DEFAULT)]
+    pub openai_upstream: String,
+    /// Anthropic upstream base URL of the recording proxy.
+    #[arg(long, value_name = "URL", default_value = veer_record::proxy::ANTHROPIC_DEFAULT)]
+    pub anthropic_upstream: String,
+    /// Read the trace the agent writes itself (any format veer reads) instead of recording
+    /// its calls: a path containing {run_dir} and ending in .agentlog, .agentlog.gz, .jsonl,
+    /// .jsonl.gz or .json.
+    #[arg(long, value_name = "PATTERN")]
+    pub trace_from: Option<String>,
+    /// Take each run's answer from this file (a path containing {run_dir}) instead of the last
+    /// non-blank stdout line.
+    #[arg(long, value_name = "FILE")]
+    pub answer_from: Option<String>,
+    /// Redo every run, even those an earlier invocation finished.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Output format of the analysis.
+    #[arg(long, value_enum, default_value_t = ExperimentAnalyzeFormat::Terminal)]
+    pub format: ExperimentAnalyzeFormat,
+    #[command(flatten)]
+    pub out_file: OutputArgs,
+    /// The agent command, after `--`; `{input}` in it is replaced by the run's input copy.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// `veer experiment perturb`.

@@ -62,6 +62,10 @@ impl Command {
             Command::Experiment(ExperimentCommand::Perturb(a)) => {
                 (vec![Some(&a.file)], vec![Some(&a.out)])
             }
+            Command::Experiment(ExperimentCommand::Run(a)) => (
+                vec![Some(&a.input)],
+                vec![Some(&a.out), a.out_file.output.as_deref()],
+            ),
             Command::Synth(a) => (vec![], vec![Some(&a.out_dir)]),
             Command::Record(a) => {
                 let proxy = match &a.serve {

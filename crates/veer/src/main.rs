@@ -31,7 +31,12 @@ fn main() -> ExitCode {
     output::set_redaction(!cli.no_redact);
     // `veer record` stops its proxy and agent on SIGINT / SIGTERM itself and leaves a complete
     // file; every other command ends at once, removing any temporary output file.
-    if !matches!(cli.command, cli::Command::Record(_)) {
+    // `veer experiment run` stops its agents on those signals and installs this watcher itself
+    // once they are done.
+    if !matches!(
+        cli.command,
+        cli::Command::Record(_) | cli::Command::Experiment(cli::ExperimentCommand::Run(_))
+    ) {
         output::interrupt::install();
     }
     let result = refuse_overwriting_inputs(&cli.command).and_then(|()| run(&cli.command));

@@ -19,9 +19,9 @@ use veer_report::experiment::summary::floor_unmeasured_for_external;
 use veer_report::style::Style;
 use veer_trace::{Document, ReadOptions, Trace};
 
-/// File-name endings of traces in an experiment directory, longest first; the perturbation
-/// name is the file name without one of them.
-const TRACE_EXTENSIONS: [&str; 5] = [".agentlog.gz", ".agentlog", ".jsonl.gz", ".jsonl", ".json"];
+// File-name endings of traces in an experiment directory, longest first; the perturbation
+// name is the file name without one of them (`experiment run` writes the same layout).
+use super::experiment_run::TRACE_EXTENSIONS;
 
 /// How an experiment directory is laid out (for hints).
 const LAYOUT: &str = "an experiment directory holds baseline.<ext> (the clean run), \
@@ -34,6 +34,7 @@ pub fn run(cmd: &ExperimentCommand) -> Result<u8, CliError> {
         ExperimentCommand::Pair(a) => pair(a),
         ExperimentCommand::Analyze(a) => analyze(a),
         ExperimentCommand::Perturb(a) => super::perturb::run(a),
+        ExperimentCommand::Run(a) => super::experiment_run::run(a),
     }
 }
 

@@ -5,6 +5,8 @@ pub mod convert;
 pub mod demo;
 pub mod diff;
 pub mod experiment;
+pub mod experiment_run;
+pub mod experiment_run_agent;
 pub mod gate;
 pub mod inspect;
 pub mod perturb;

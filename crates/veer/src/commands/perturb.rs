@@ -122,7 +122,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
     Ok(EXIT_OK)
 }
 
-fn perturb_error(file: &str, kind: FileKind, e: PerturbError) -> CliError {
+pub(crate) fn perturb_error(file: &str, kind: FileKind, e: PerturbError) -> CliError {
     match e {
         PerturbError::WrongModality { .. } => CliError::input(format!("{file}: {e}")).hint(format!(
             "operators for this file: {}",
@@ -185,7 +185,7 @@ fn refuse_overwriting_input(input: &Path, out: &Path) -> Result<(), CliError> {
 }
 
 /// The whole input as UTF-8 text, with file-level errors and hints.
-fn read_text(path: &Path) -> Result<String, CliError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| io_error(&shown, &e))?;
     if meta.is_dir() {

@@ -24,7 +24,7 @@ struct Prepared {
     output: String,
 }
 
-fn check_url(flag: &str, url: &str) -> Result<(), CliError> {
+pub(crate) fn check_url(flag: &str, url: &str) -> Result<(), CliError> {
     let host = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))

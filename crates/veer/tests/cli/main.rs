@@ -9,6 +9,7 @@ mod common;
 mod diff;
 mod diff_policy;
 mod experiment;
+mod experiment_run;
 mod fingerprint;
 mod formats_more;
 mod formats_otel;

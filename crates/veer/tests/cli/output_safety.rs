@@ -83,6 +83,7 @@ fn every_writing_command_refuses_an_input_as_its_output() {
     fs::copy(fixtures().join("traxr/goldens/builtin_stub.json"), &results).unwrap();
     let input_txt = dir.path().join("notes.md");
     fs::write(&input_txt, "# Notes\n\nSome text 42.\n").unwrap();
+    let exp_dir = dir.path().join("exp");
 
     let cases: Vec<(Vec<&str>, &Path)> = vec![
         (vec!["diff", s(&b), s(&c), "-o", s(&b)], &b),
@@ -110,6 +111,34 @@ fn every_writing_command_refuses_an_input_as_its_output() {
                 "ocr_noise",
                 "--out",
                 s(&input_txt),
+            ],
+            &input_txt,
+        ),
+        (
+            vec![
+                "experiment",
+                "run",
+                "--input",
+                s(&input_txt),
+                "--out",
+                s(&input_txt),
+                "--",
+                "true",
+            ],
+            &input_txt,
+        ),
+        (
+            vec![
+                "experiment",
+                "run",
+                "--input",
+                s(&input_txt),
+                "--out",
+                s(&exp_dir),
+                "-o",
+                s(&input_txt),
+                "--",
+                "true",
             ],
             &input_txt,
         ),

@@ -1,0 +1,254 @@
+//! One run of `veer experiment run`: prepare its directory (a fresh copy of its input), run the
+//! agent through `veer-record` (recorded by its own proxy, or with `--trace-from` the trace it
+//! writes itself), collect its answer and trace, and write its marker last — atomically — so
+//! an interrupted run is never taken for a finished one.
+
+use crate::error::CliError;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+use veer_record::{AgentExit, AgentRun, Journal, Recording, Settings};
+use veer_run::{answer_from_file, answer_from_stdout, Exit, PlannedRun, RunMarker};
+
+/// The marker file of a finished run, in its run directory.
+pub const MARKER: &str = "run.json";
+
+/// What every run of one experiment shares.
+pub struct Shared {
+    /// The experiment directory (absolute).
+    pub out: PathBuf,
+    /// The input's file name (each copy keeps it).
+    pub file_name: String,
+    /// The agent command as given; `{input}` is replaced per run.
+    pub command: Vec<OsString>,
+    /// Proxy settings; `None` with `--trace-from`.
+    pub proxy: Option<Settings>,
+    /// `--trace-from` pattern and the extension of the trace it names.
+    pub trace_from: Option<(String, &'static str)>,
+    /// `--answer-from` pattern.
+    pub answer_from: Option<String>,
+    /// Time limit of one run.
+    pub timeout: Duration,
+    /// Settings hash stored in each marker.
+    pub settings_sha256: String,
+    /// Set on Ctrl-C / SIGTERM / SIGHUP.
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// How one run ended.
+pub enum RunEnd {
+    /// It finished; its marker is written.
+    Finished(Box<RunMarker>),
+    /// It was interrupted; no marker.
+    Interrupted,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
+    move |e| CliError::output(&path.display().to_string(), &e)
+}
+
+/// `pattern` with `{run_dir}` replaced by `run_dir`.
+pub fn expand(pattern: &str, run_dir: &Path) -> PathBuf {
+    PathBuf::from(pattern.replace("{run_dir}", &run_dir.display().to_string()))
+}
+
+/// Removes what an unfinished or redone run left: its marker first (so the run counts as
+/// unfinished from here on), its directory and its trace files.
+fn clear(shared: &Shared, run: &PlannedRun) -> Result<(), CliError> {
+    let dir = shared.out.join(&run.run_dir);
+    let marker = dir.join(MARKER);
+    match std::fs::remove_file(&marker) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(&marker)(e)),
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
+    }
+    for ext in super::experiment_run::TRACE_EXTENSIONS {
+        let trace = shared.out.join(format!("{}{ext}", run.trace_stem));
+        if trace.exists() {
+            std::fs::remove_file(&trace).map_err(io(&trace))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `run` to the end (or until cancelled) and writes its marker.
+pub fn execute(shared: &Shared, run: &PlannedRun) -> Result<RunEnd, CliError> {
+    clear(shared, run)?;
+    let dir = shared.out.join(&run.run_dir);
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let input = dir.join(&shared.file_name);
+    crate::output::write_file(&input, run.input.as_bytes())?;
+    let stdout_path = dir.join("stdout.txt");
+    let stderr_path = dir.join("stderr.txt");
+    let stdout = std::fs::File::create(&stdout_path).map_err(io(&stdout_path))?;
+    let stderr = std::fs::File::create(&stderr_path).map_err(io(&stderr_path))?;
+
+    let input_arg = input.display().to_string();
+    let command: Vec<OsString> = shared
+        .command
+        .iter()
+        .enumerate()
+        .map(|(i, a)| match (i, a.to_str()) {
+            (i, Some(s)) if i > 0 && s.contains("{input}") => {
+                s.replace("{input}", &input_arg).into()
+            }
+            _ => a.clone(),
+        })
+        .collect();
+    let mut env: Vec<(OsString, OsString)> = vec![
+        ("VEER_INPUT".into(), input.clone().into_os_string()),
+        ("VEER_RUN_DIR".into(), dir.clone().into_os_string()),
+        ("VEER_RUN_LABEL".into(), run.label.clone().into()),
+    ];
+    let agent_trace = shared
+        .trace_from
+        .as_ref()
+        .map(|(pattern, ext)| (expand(pattern, &dir), *ext));
+    if let Some((t, _)) = &agent_trace {
+        env.push(("VEER_TRACE".into(), t.clone().into_os_string()));
+    }
+
+    // The recording: the layout's trace path, appended one whole call at a time.
+    let (recording, journal) = match &shared.proxy {
+        Some(settings) => {
+            let path = shared.out.join(format!("{}.agentlog", run.trace_stem));
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            let file = crate::output::open_append_stream(&path, &[])?;
+            let journal = Arc::new(Journal::new(Box::new(file), None));
+            let label = run.label.clone();
+            let notify: veer_record::Notify = Arc::new(move |m: &str| {
+                let _ = writeln!(anstream::stderr(), "veer experiment run: {label}: {m}");
+            });
+            (
+                Some(Recording {
+                    settings: settings.clone(),
+                    journal: journal.clone(),
+                    notify,
+                }),
+                Some((journal, path)),
+            )
+        }
+        None => (None, None),
+    };
+
+    let exit = veer_record::run_agent(
+        recording,
+        AgentRun {
+            command,
+            env,
+            stdout,
+            stderr,
+            timeout: Some(shared.timeout),
+            cancel: shared.cancel.clone(),
+        },
+    )
+    .map_err(|e| {
+        CliError::input(e.to_string()).hint("check the command after `--` exists and is executable")
+    })?;
+    let mut warnings = Vec::new();
+    if let Some((journal, path)) = &journal {
+        let _ = journal.finish();
+        let _ = journal.close();
+        if let Some(e) = journal.io_error() {
+            return Err(
+                CliError::input(format!("{}: cannot write output: {e}", path.display()))
+                    .hint("check free space and permissions of the experiment directory"),
+            );
+        }
+    }
+    let exit = match exit {
+        AgentExit::Cancelled => return Ok(RunEnd::Interrupted),
+        AgentExit::TimedOut => {
+            warnings.push(format!(
+                "timed out after {}s; the agent's process group was stopped",
+                shared.timeout.as_secs_f64()
+            ));
+            Exit::TimedOut
+        }
+        AgentExit::Exited(code) => {
+            if code != 0 {
+                warnings.push(format!("exited with code {code}"));
+            }
+            Exit::Exited(code)
+        }
+    };
+
+    // The trace: the recording, or a copy of the agent's own under the layout's name.
+    let trace = match (&journal, &agent_trace, &shared.trace_from) {
+        (Some((_, path)), _, _) => relative(&shared.out, path),
+        (None, Some((from, ext)), Some((pattern, _))) => match std::fs::read(from) {
+            Ok(bytes) => {
+                let to = shared.out.join(format!("{}{ext}", run.trace_stem));
+                if let Some(parent) = to.parent() {
+                    std::fs::create_dir_all(parent).map_err(io(parent))?;
+                }
+                crate::output::write_file(&to, &bytes)?;
+                relative(&shared.out, &to)
+            }
+            Err(_) => {
+                warnings.push(format!("wrote no trace (expected {pattern})"));
+                String::new()
+            }
+        },
+        _ => String::new(),
+    };
+    if !trace.is_empty() {
+        if let Err(e) = veer_trace::load_trace(&shared.out.join(&trace), &Default::default()) {
+            let shown = format!("{}/", shared.out.display());
+            warnings.push(format!(
+                "trace unreadable: {}",
+                e.to_string().replace(&shown, "")
+            ));
+        }
+    }
+
+    let answer = match &shared.answer_from {
+        Some(pattern) => match std::fs::read(expand(pattern, &dir)) {
+            Ok(bytes) => answer_from_file(&bytes),
+            Err(_) => {
+                warnings.push(format!("wrote no answer file (expected {pattern})"));
+                None
+            }
+        },
+        None => {
+            let bytes = std::fs::read(&stdout_path).map_err(io(&stdout_path))?;
+            answer_from_stdout(&bytes)
+        }
+    };
+    if answer.is_none() && shared.answer_from.is_none() {
+        warnings.push("printed no answer on stdout".into());
+    }
+    let marker = RunMarker {
+        schema_version: 1,
+        label: run.label.clone(),
+        input_sha256: run.input_sha256.clone(),
+        settings_sha256: shared.settings_sha256.clone(),
+        exit,
+        trace,
+        answer,
+        warnings,
+    };
+    let mut bytes = serde_json::to_vec_pretty(&marker)
+        .map_err(|e| CliError::input(format!("cannot serialise a run marker: {e}")))?;
+    bytes.push(b'\n');
+    crate::output::write_file(&dir.join(MARKER), &bytes)?;
+    Ok(RunEnd::Finished(Box::new(marker)))
+}
+
+/// `path` relative to `base` (`/`-separated), or as it is when outside.
+fn relative(base: &Path, path: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
