@@ -346,6 +346,18 @@ impl Json {
         }
     }
 
+    /// "a string", "an array", … for messages (as `agentlog::reader::json_type` names them).
+    pub fn type_phrase(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "a boolean",
+            Json::Number(_) => "a number",
+            Json::String(_) => "a string",
+            Json::Array(_) => "an array",
+            Json::Object(_) => "an object",
+        }
+    }
+
     /// An empty object.
     pub fn empty_object() -> Json {
         Json::Object(Object::default())
