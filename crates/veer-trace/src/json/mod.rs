@@ -3,7 +3,8 @@
 //! A read trace is nearly all payload, and `serde_json::Value` spends 104 bytes on every object
 //! entry plus a hash index per object. [`Json`] holds the same data in 24-byte nodes: strings as
 //! exact-size `Box<str>`, arrays as exact-size boxed slices, objects as a boxed slice of
-//! `(key, value)` pairs in input order (looked up by a linear scan: payload objects are small).
+//! `(key, value)` pairs in input order (looked up by a linear scan: payload objects are
+//! small), each distinct key allocated once per batch of lines and shared (`Arc<str>`).
 //! It is built once (by the readers, or from a `serde_json::Value`) and then only read.
 //!
 //! It behaves like the `Value` it replaces, so that every report stays byte-identical:
@@ -43,7 +44,11 @@ pub enum Json {
 
 /// A JSON object: its entries in input order, keys unique.
 #[derive(Clone, Default)]
-pub struct Object(Box<[(Box<str>, Json)]>);
+pub struct Object(Box<[(Key, Json)]>);
+
+/// An object key. Shared: the reader hands out one allocation per distinct key and batch of
+/// lines, so the many repeats of `"role"`, `"content"`, `"type"` … of a trace cost a pointer each.
+pub type Key = std::sync::Arc<str>;
 
 /// The `Null` that indexing returns for a missing key or index.
 pub static NULL: Json = Json::Null;
@@ -51,13 +56,13 @@ pub static NULL: Json = Json::Null;
 impl Object {
     /// An object of `entries`, which must have unique keys (see [`Object::from_entries`]
     /// for entries that may repeat a key).
-    fn from_unique(entries: Box<[(Box<str>, Json)]>) -> Object {
+    fn from_unique(entries: Box<[(Key, Json)]>) -> Object {
         Object(entries)
     }
 
     /// An object of `entries` in order; a repeated key keeps its first place and its last
     /// value, as serde_json's `Map` does.
-    pub fn from_entries(mut entries: Vec<(Box<str>, Json)>) -> Object {
+    pub fn from_entries(mut entries: Vec<(Key, Json)>) -> Object {
         dedup_keys(&mut entries);
         Object(entries.into_boxed_slice())
     }
@@ -98,7 +103,7 @@ impl Object {
     }
 
     /// The entries as a slice, in order.
-    pub fn entries(&self) -> &[(Box<str>, Json)] {
+    pub fn entries(&self) -> &[(Key, Json)] {
         &self.0
     }
 
@@ -113,12 +118,12 @@ impl Object {
 impl<'a> IntoIterator for &'a Object {
     type Item = (&'a str, &'a Json);
     type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (Box<str>, Json)>,
-        fn(&'a (Box<str>, Json)) -> (&'a str, &'a Json),
+        std::slice::Iter<'a, (Key, Json)>,
+        fn(&'a (Key, Json)) -> (&'a str, &'a Json),
     >;
 
     fn into_iter(self) -> Self::IntoIter {
-        fn pair(e: &(Box<str>, Json)) -> (&str, &Json) {
+        fn pair(e: &(Key, Json)) -> (&str, &Json) {
             (&*e.0, &e.1)
         }
         self.0.iter().map(pair)
@@ -126,7 +131,7 @@ impl<'a> IntoIterator for &'a Object {
 }
 
 /// Makes keys unique in place: a repeated key keeps its first place and its last value.
-fn dedup_keys(entries: &mut Vec<(Box<str>, Json)>) {
+fn dedup_keys(entries: &mut Vec<(Key, Json)>) {
     let n = entries.len();
     if n < 2 {
         return;
@@ -134,8 +139,8 @@ fn dedup_keys(entries: &mut Vec<(Box<str>, Json)>) {
     if !has_duplicate_key(entries) {
         return;
     }
-    let mut out: Vec<(Box<str>, Json)> = Vec::with_capacity(n);
-    let mut place: std::collections::HashMap<Box<str>, usize> =
+    let mut out: Vec<(Key, Json)> = Vec::with_capacity(n);
+    let mut place: std::collections::HashMap<Key, usize> =
         std::collections::HashMap::with_capacity(n);
     for (k, v) in entries.drain(..) {
         match place.get(&k) {
@@ -151,7 +156,7 @@ fn dedup_keys(entries: &mut Vec<(Box<str>, Json)>) {
 }
 
 /// Whether two of `entries` share a key.
-fn has_duplicate_key(entries: &[(Box<str>, Json)]) -> bool {
+fn has_duplicate_key(entries: &[(Key, Json)]) -> bool {
     let n = entries.len();
     if n <= 16 {
         return (1..n).any(|i| entries[..i].iter().any(|(k, _)| *k == entries[i].0));
@@ -383,7 +388,7 @@ impl From<Value> for Json {
             // A `Map`'s keys are already unique.
             Value::Object(m) => Json::Object(Object::from_unique(
                 m.into_iter()
-                    .map(|(k, v)| (k.into_boxed_str(), Json::from(v)))
+                    .map(|(k, v)| (Key::from(k), Json::from(v)))
                     .collect(),
             )),
         }

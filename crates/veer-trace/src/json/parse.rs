@@ -6,21 +6,48 @@
 //! (the same scheme as [`crate::value_builder`] uses for `serde_json::Value`). Numbers, the
 //! duplicate-key rule and every error are serde_json's own (the deserializer is serde_json's).
 
-use super::{has_duplicate_key, Json, Object};
+use super::{has_duplicate_key, Json, Key, Object};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
+use std::collections::HashSet;
 use std::fmt;
 
 /// Reusable parking space for the entries of the objects and arrays being parsed. One per
 /// reader thread; it keeps its capacity between records.
 #[derive(Default)]
 pub struct JsonScratch {
-    entries: Vec<(Box<str>, Json)>,
+    entries: Vec<(Key, Json)>,
     elements: Vec<Json>,
+    /// The keys seen so far, handed out shared: agent traces repeat a small vocabulary of keys.
+    keys: HashSet<Key>,
+}
+
+/// Keys longer than this are not shared (they rarely repeat).
+const SHARED_KEY_MAX_BYTES: usize = 64;
+/// The shared keys are forgotten past this many, so input with endless distinct keys costs no
+/// more than unshared keys would.
+const SHARED_KEYS_MAX: usize = 4096;
+
+impl JsonScratch {
+    /// The key `k`, shared with its earlier occurrences.
+    fn key(&mut self, k: &str) -> Key {
+        if k.len() > SHARED_KEY_MAX_BYTES {
+            return Key::from(k);
+        }
+        if let Some(shared) = self.keys.get(k) {
+            return Key::clone(shared);
+        }
+        if self.keys.len() >= SHARED_KEYS_MAX {
+            self.keys.clear();
+        }
+        let key = Key::from(k);
+        self.keys.insert(Key::clone(&key));
+        key
+    }
 }
 
 impl JsonScratch {
-    /// Forgets whatever a failed parse left behind.
+    /// Forgets whatever a failed parse left behind (the shared keys stay).
     pub fn reset(&mut self) {
         self.entries.clear();
         self.elements.clear();
@@ -83,7 +110,7 @@ impl<'de> Visitor<'de> for JsonSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
         let scratch = self.0;
         let start = scratch.entries.len();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
+        while let Some(key) = map.next_key_seed(KeySeed(&mut *scratch))? {
             let v = map.next_value_seed(JsonSeed(scratch))?;
             scratch.entries.push((key, v));
         }
@@ -98,28 +125,25 @@ impl<'de> Visitor<'de> for JsonSeed<'_> {
     }
 }
 
-/// An object key, allocated at its exact size.
-struct KeySeed;
+/// An object key, shared through the scratch's keys.
+struct KeySeed<'s>(&'s mut JsonScratch);
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Box<str>;
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Box<str>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Box<str>;
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Key;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string key")
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Box<str>, E> {
-        Ok(v.into())
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Box<str>, E> {
-        Ok(v.into_boxed_str())
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(self.0.key(v))
     }
 }
 

@@ -89,6 +89,29 @@ fn errors_where_serde_json_errors() {
 }
 
 #[test]
+fn keys_are_shared_and_their_sharing_is_bounded() {
+    let mut scratch = JsonScratch::default();
+    let a = json_from_str(r#"{"role":1,"x":{"role":2}}"#, &mut scratch).unwrap();
+    let b = json_from_str(r#"{"role":3}"#, &mut scratch).unwrap();
+    let key = |v: &Json| v.as_object().unwrap().entries()[0].0.clone();
+    let inner = a["x"].as_object().unwrap().entries()[0].0.clone();
+    assert!(std::sync::Arc::ptr_eq(&key(&a), &key(&b)));
+    assert!(std::sync::Arc::ptr_eq(&key(&a), &inner));
+    let long = "k".repeat(100);
+    let text = format!(r#"{{"{long}":1}}"#);
+    let (c, d) = (
+        parse(&text).unwrap(),
+        json_from_str(&text, &mut scratch).unwrap(),
+    );
+    assert_eq!(c, d);
+    // Endless distinct keys: the shared set is emptied, values stay right.
+    for i in 0..10_000 {
+        let v = json_from_str(&format!(r#"{{"k{i}":{i}}}"#), &mut scratch).unwrap();
+        assert_eq!(v[format!("k{i}").as_str()], i as i64);
+    }
+}
+
+#[test]
 fn scratch_is_reusable_after_a_failure() {
     let mut scratch = JsonScratch::default();
     assert!(json_from_str("{\"a\":[1,2,{\"b\":", &mut scratch).is_err());
@@ -198,7 +221,7 @@ proptest! {
         let ours = parse(&text).unwrap();
         prop_assert_eq!(ours.to_string(), theirs.to_string());
         let built = Object::from_entries(
-            kv.into_iter().map(|(k, v)| (k.into_boxed_str(), Json::from(v))).collect(),
+            kv.into_iter().map(|(k, v)| (Key::from(k), Json::from(v))).collect(),
         );
         prop_assert_eq!(Json::Object(built).to_string(), theirs.to_string());
     }
