@@ -3,7 +3,7 @@
 # vector written by the real SDKs (bench/otel_input.py: the Collector's one-request-per-line
 # shape, and one ExportTraceServiceRequest document), then reads each --runs times in a new
 # process with bench/read.sh's `read_once` and reports the median rate, on all cores and on one,
-# plus the peak resident memory of one all-cores run against the file size.
+# plus the peak resident memory of one all-cores run against the file size (read.sh's second table).
 #
 #   bench/otel.sh                 # 200 MB inputs, 3 runs
 #   bench/otel.sh --mb 100 --runs 5
@@ -28,14 +28,3 @@ for shape in lines document; do
 done
 
 bench/read.sh --runs "$RUNS" "$dir/lines-$MB.otlp.json" "$dir/document-$MB.otlp.json"
-
-echo
-printf '| file | MB | peak RSS MB | RSS / file | CPU s (user+sys) |\n|---|---:|---:|---:|---:|\n'
-for shape in lines document; do
-  f="$dir/$shape-$MB.otlp.json"
-  out=$( { /usr/bin/time -f '%M %U %S' target/release/examples/read_once "$f" >/dev/null; } 2>&1 | tail -1)
-  read -r kb user sys <<<"$out"
-  bytes=$(stat -c %s "$f")
-  awk -v f="$f" -v b="$bytes" -v kb="$kb" -v u="$user" -v s="$sys" \
-    'BEGIN { printf "| %s | %.1f | %.0f | %.1fx | %.2f |\n", f, b / 1e6, kb * 1024 / 1e6, kb * 1024 / b, u + s }'
-done

@@ -5,6 +5,10 @@
 #
 #   bench/read.sh                                    # one side of the near-10000 and near-100000 pairs
 #   bench/read.sh --runs 9 FILE...
+#   READ_ONCE=path/to/an/older/read_once bench/read.sh FILE...   # the same, with another build
+#
+# A second table gives the peak resident memory of one all-cores run against the file size and
+# its CPU seconds (user+sys): steadier than wall time when the machine is shared.
 #
 # Unlike criterion's warm loop (`cargo bench -p veer-trace --bench read`), every run here gets
 # the trace's memory from the kernel, as a user's `veer` run does. Inputs default to those of
@@ -22,8 +26,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-cargo build --release --locked --quiet -p veer-trace --example read_once
-READ=target/release/examples/read_once
+if [ -n "${READ_ONCE:-}" ]; then
+  READ=$READ_ONCE
+else
+  cargo build --release --locked --quiet -p veer-trace --example read_once
+  READ=target/release/examples/read_once
+fi
 if [ ${#FILES[@]} -eq 0 ]; then
   cargo build --release --locked --quiet
   for n in 10000 100000; do
@@ -49,4 +57,14 @@ for f in "${FILES[@]}"; do
   rate_all=$(printf '%s\n' "${all[@]}" | cut -f4 | median)
   rate_one=$(printf '%s\n' "${one[@]}" | cut -f4 | median)
   printf '| %s | %s | %s | %s | %s |\n' "$f" "$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')" "$records" "$rate_all" "$rate_one"
+done
+
+echo
+printf '| file | MB | peak RSS MB | RSS / file | CPU s (user+sys) |\n|---|---:|---:|---:|---:|\n'
+for f in "${FILES[@]}"; do
+  out=$( { /usr/bin/time -f '%M %U %S' "$READ" "$f" >/dev/null; } 2>&1 | tail -1)
+  read -r kb user sys <<<"$out"
+  bytes=$(stat -c %s "$f")
+  awk -v f="$f" -v b="$bytes" -v kb="$kb" -v u="$user" -v s="$sys" \
+    'BEGIN { printf "| %s | %.1f | %.0f | %.2fx | %.2f |\n", f, b / 1e6, kb * 1024 / 1e6, kb * 1024 / b, u + s }'
 done

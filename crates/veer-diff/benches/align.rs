@@ -23,7 +23,7 @@ fn record(kind: Kind, payload: Value) -> Record {
         ts: "2026-01-01T00:00:00.000Z".into(),
         parent: None,
         meta: None,
-        payload,
+        payload: payload.into(),
         extra_envelope: None,
         origin: None,
     }

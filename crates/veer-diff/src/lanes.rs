@@ -171,12 +171,12 @@ pub fn cut(s: &str, n: usize) -> String {
 }
 
 /// The text of a message `content`: a string, or the `text` of its parts joined by newlines.
-fn content_text(content: &serde_json::Value) -> String {
+fn content_text(content: &veer_trace::Json) -> String {
     match content {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(parts) => parts
+        veer_trace::Json::String(s) => s.to_string(),
+        veer_trace::Json::Array(parts) => parts
             .iter()
-            .filter_map(|p| p.get("text").and_then(serde_json::Value::as_str))
+            .filter_map(|p| p.get("text").and_then(veer_trace::Json::as_str))
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),

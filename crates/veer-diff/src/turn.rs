@@ -3,9 +3,9 @@
 //! `"\n"`-joined text for drill-down, the ordered shape sequence, cost
 //! inputs, thinking parts, the first object-input key set).
 
-use serde_json::Value;
 use veer_trace::features::{shape_string, turn_features, TurnFeatures};
 use veer_trace::views::Response;
+use veer_trace::Json;
 use veer_trace::Trace;
 
 /// Token counts and flags the cost axis reads from one response.
@@ -59,8 +59,8 @@ impl DiffTurn {
         for b in r.tool_uses() {
             shape_sequence.push(shape_string(b.name.unwrap_or("_"), b.input));
             if first_object_keys.is_none() {
-                if let Some(Value::Object(m)) = b.input {
-                    let mut keys: Vec<String> = m.keys().cloned().collect();
+                if let Some(Json::Object(m)) = b.input {
+                    let mut keys: Vec<String> = m.keys().map(str::to_string).collect();
                     keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
                     keys.dedup();
                     first_object_keys = Some(keys);
@@ -68,9 +68,9 @@ impl DiffTurn {
             }
         }
         let thinking_parts = match r.record.field("content") {
-            Some(Value::Array(parts)) => parts
+            Some(Json::Array(parts)) => parts
                 .iter()
-                .filter(|p| p.get("type").and_then(Value::as_str) == Some("thinking"))
+                .filter(|p| p.get("type").and_then(Json::as_str) == Some("thinking"))
                 .count(),
             _ => 0,
         };
@@ -83,7 +83,7 @@ impl DiffTurn {
             cached_write_5m_tokens: count("cached_write_5m_tokens"),
             cached_write_1h_tokens: count("cached_write_1h_tokens"),
             thinking_tokens: count("thinking_tokens"),
-            batch: r.record.field("batch") == Some(&Value::Bool(true)),
+            batch: r.record.field("batch") == Some(&Json::Bool(true)),
         };
         DiffTurn {
             features,

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use veer_trace::views::Response;
-use veer_trace::{Kind, Record, Trace};
+use veer_trace::{Json, Kind, Record, Trace};
 
 /// One event as the metrics see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,7 @@ fn traxr_harness_event(r: &Record) -> Option<(&str, Map<String, Value>)> {
     }
     let name = r.str_field("name")?;
     let attrs = match r.field("attributes") {
-        Some(Value::Object(m)) => m.clone(),
+        Some(Json::Object(m)) => m.to_map(),
         _ => Map::new(),
     };
     Some((name, attrs))
@@ -94,7 +94,7 @@ pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
                 call_step.entry(id).or_insert(step);
                 call_name.entry(id).or_insert_with(|| {
                     rec.field("tool_name")
-                        .cloned()
+                        .map(Json::to_value)
                         .unwrap_or_else(|| Value::String("?".into()))
                 });
             }
@@ -167,23 +167,23 @@ pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
 
 fn copy(rec: &Record, from: &str, to: &mut Map<String, Value>, key: &str) {
     if let Some(v) = rec.field(from) {
-        to.insert(key.into(), v.clone());
+        to.insert(key.into(), v.to_value());
     }
 }
 
 /// The `name` of the tool-use block with `id` in `rec` (`?` when absent).
 fn tool_use_name(rec: &Record, id: &str) -> Value {
-    let Some(Value::Array(parts)) = rec.field("content") else {
+    let Some(Json::Array(parts)) = rec.field("content") else {
         return Value::String("?".into());
     };
     parts
         .iter()
-        .filter_map(Value::as_object)
+        .filter_map(Json::as_object)
         .find(|o| {
-            o.get("type").and_then(Value::as_str) == Some("tool_use")
-                && o.get("id").and_then(Value::as_str) == Some(id)
+            o.get("type").and_then(Json::as_str) == Some("tool_use")
+                && o.get("id").and_then(Json::as_str) == Some(id)
         })
-        .and_then(|o| o.get("name").cloned())
+        .and_then(|o| o.get("name").map(Json::to_value))
         .unwrap_or_else(|| Value::String("?".into()))
 }
 
@@ -196,12 +196,12 @@ fn llm_call_payload(rec: &Record) -> Map<String, Value> {
     copy(rec, "model", &mut p, "model");
     copy(rec, "stop_reason", &mut p, "finish_reason");
     let mut names = Vec::new();
-    if let Some(Value::Array(parts)) = rec.field("content") {
-        for part in parts.iter().filter_map(Value::as_object) {
-            if part.get("type").and_then(Value::as_str) == Some("tool_use") {
+    if let Some(Json::Array(parts)) = rec.field("content") {
+        for part in parts.iter().filter_map(Json::as_object) {
+            if part.get("type").and_then(Json::as_str) == Some("tool_use") {
                 names.push(
                     part.get("name")
-                        .cloned()
+                        .map(Json::to_value)
                         .unwrap_or_else(|| Value::String("?".into())),
                 );
             }
@@ -210,8 +210,8 @@ fn llm_call_payload(rec: &Record) -> Map<String, Value> {
     names.shrink_to_fit();
     p.insert("tool_call_names".into(), Value::Array(names));
     let usage = match rec.field("usage") {
-        Some(Value::Object(u)) => {
-            let count = |k: &str| u.get(k).filter(|v| v.is_number()).cloned();
+        Some(Json::Object(u)) => {
+            let count = |k: &str| u.get(k).filter(|v| v.is_number()).map(Json::to_value);
             let prompt = count("input_tokens").unwrap_or(Value::from(0));
             let completion = count("output_tokens").unwrap_or(Value::from(0));
             let total = match (prompt.as_i64(), completion.as_i64()) {
@@ -248,7 +248,7 @@ mod tests {
             ts: String::new(),
             parent: None,
             meta: None,
-            payload,
+            payload: payload.into(),
             extra_envelope: None,
             origin: None,
         }

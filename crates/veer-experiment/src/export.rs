@@ -40,7 +40,7 @@ pub fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Val
             let args = record
                 .field("arguments")
                 .cloned()
-                .unwrap_or(Value::Object(Map::new()));
+                .unwrap_or_else(veer_trace::Json::empty_object);
             payload.insert(
                 "arguments_hash".into(),
                 Value::String(hex16_of(&canonical_bytes(&args))),
@@ -48,7 +48,7 @@ pub fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Val
         }
         Kind::ToolResult => {
             let text = match record.field("output") {
-                Some(Value::String(s)) => s.clone(),
+                Some(veer_trace::Json::String(s)) => s.to_string(),
                 Some(other) => serde_json::to_string(other).unwrap_or_default(),
                 None => String::new(),
             };

@@ -3,17 +3,18 @@
 //! policy session of each pair (spec `policy.md` §2, `trace-formats.md` §2.2).
 
 use rayon::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::OnceLock;
 use veer_trace::views::ToolCall;
+use veer_trace::Json;
 use veer_trace::Trace;
 
-fn empty_object() -> &'static Value {
-    static EMPTY: OnceLock<Value> = OnceLock::new();
-    EMPTY.get_or_init(|| Value::Object(Map::new()))
+fn empty_object() -> &'static Json {
+    static EMPTY: OnceLock<Json> = OnceLock::new();
+    EMPTY.get_or_init(Json::empty_object)
 }
 
-fn payload_or_empty(v: &Value) -> &Value {
+fn payload_or_empty(v: &Json) -> &Json {
     if v.is_null() {
         empty_object()
     } else {
@@ -25,22 +26,22 @@ fn payload_or_empty(v: &Value) -> &Value {
 #[derive(Debug, Clone)]
 pub struct PairContext<'a> {
     /// The request payload (`{}` when the pair has no request).
-    pub request: &'a Value,
+    pub request: &'a Json,
     /// The response payload (`{}` when null).
-    pub response: &'a Value,
+    pub response: &'a Json,
     /// `request.model` if truthy, else `response.model`, else null.
-    pub model: Value,
+    pub model: Json,
     /// `response.stop_reason` (null when absent).
-    pub stop_reason: Value,
+    pub stop_reason: Json,
     /// The response text: text parts joined with `"\n"`; a string `content` is the text.
-    pub text: Value,
+    pub text: Json,
     /// Names of the calls attached to the pair, in call order.
-    pub tool_names: Value,
+    pub tool_names: Json,
 }
 
 impl<'a> PairContext<'a> {
     /// The value of a root, `None` for an unknown root.
-    pub fn root(&self, name: &str) -> Option<&Value> {
+    pub fn root(&self, name: &str) -> Option<&Json> {
         match name {
             "request" => Some(self.request),
             "response" => Some(self.response),
@@ -63,14 +64,14 @@ impl<'a> PairContext<'a> {
     }
 }
 
-fn truthy(v: &Value) -> bool {
+fn truthy(v: &Json) -> bool {
     match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
+        Json::Null => false,
+        Json::Bool(b) => *b,
+        Json::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Json::String(s) => !s.is_empty(),
+        Json::Array(a) => !a.is_empty(),
+        Json::Object(o) => !o.is_empty(),
     }
 }
 
@@ -102,17 +103,17 @@ pub struct Pair<'a> {
 pub const USAGE_FIELDS: [&str; 3] = ["input_tokens", "output_tokens", "thinking_tokens"];
 
 /// The count of one usage field: `None` when present but not a number.
-fn usage_count(v: Option<&Value>) -> Option<f64> {
+fn usage_count(v: Option<&Json>) -> Option<f64> {
     match v {
-        None | Some(Value::Null) => Some(0.0),
-        Some(Value::Number(n)) => n.as_f64(),
-        Some(Value::String(s)) => s.trim().parse::<f64>().ok().filter(|x| x.is_finite()),
+        None | Some(Json::Null) => Some(0.0),
+        Some(Json::Number(n)) => n.as_f64(),
+        Some(Json::String(s)) => s.trim().parse::<f64>().ok().filter(|x| x.is_finite()),
         Some(_) => None,
     }
 }
 
 /// The token counts of a response payload and the fields that could not be counted.
-fn usage_tokens(response: &Value) -> ([f64; 3], Vec<(&'static str, String)>) {
+fn usage_tokens(response: &Json) -> ([f64; 3], Vec<(&'static str, String)>) {
     let usage = response.get("usage");
     let mut counts = [0.0; 3];
     let mut problems = Vec::new();
@@ -120,7 +121,7 @@ fn usage_tokens(response: &Value) -> ([f64; 3], Vec<(&'static str, String)>) {
         let v = usage.and_then(|u| u.get(key));
         match usage_count(v) {
             Some(x) => *slot = x,
-            None => problems.push((key, v.map(Value::to_string).unwrap_or_default())),
+            None => problems.push((key, v.map(Json::to_string).unwrap_or_default())),
         }
     }
     (counts, problems)
@@ -151,7 +152,7 @@ impl<'a> TraceView<'a> {
             .par_iter()
             .map(|turn| {
                 let response_record = &trace.records[turn.response];
-                let request: &'a Value = match turn.request {
+                let request: &'a Json = match turn.request {
                     Some(r) => payload_or_empty(&trace.records[r].payload),
                     None => empty_object(),
                 };
@@ -160,20 +161,20 @@ impl<'a> TraceView<'a> {
                     Some(m) if truthy(m) => m.clone(),
                     _ => match response.get("model") {
                         Some(m) if truthy(m) => m.clone(),
-                        _ => Value::Null,
+                        _ => Json::Null,
                     },
                 };
-                let stop_reason = response.get("stop_reason").cloned().unwrap_or(Value::Null);
+                let stop_reason = response.get("stop_reason").cloned().unwrap_or(Json::Null);
                 let view = veer_trace::views::Response {
                     record: response_record,
                     record_index: turn.response,
                     turn: turn.index,
                 };
-                let text = Value::String(view.text("\n"));
-                let tool_names = Value::Array(
+                let text = Json::from(view.text("\n"));
+                let tool_names = Json::Array(
                     turn.tool_calls
                         .iter()
-                        .map(|&c| Value::String(calls[c].name.clone()))
+                        .map(|&c| Json::from(calls[c].name.clone()))
                         .collect(),
                 );
                 let (usage_tokens, usage_problems) = usage_tokens(response);

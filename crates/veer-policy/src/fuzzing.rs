@@ -7,7 +7,7 @@ use crate::ltl::{self, State};
 use crate::model::Policy;
 use crate::path::Path;
 use crate::when::{json_eq, Condition, Op, OPS};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::Path as FsPath;
 use veer_trace::Trace;
 
@@ -67,8 +67,9 @@ pub fn when_resolver(data: &[u8]) {
         .next()
         .and_then(|r| serde_json::from_str(r).ok())
         .unwrap_or(Value::Null);
-    let empty = Value::Object(Map::new());
-    let member = |k: &str| root.get(k).cloned().unwrap_or(Value::Null);
+    let root = veer_trace::Json::from(root);
+    let empty = veer_trace::Json::empty_object();
+    let member = |k: &str| root.get(k).cloned().unwrap_or_default();
     let request = root.get("request").unwrap_or(&empty);
     let response = root.get("response").unwrap_or(&empty);
     let ctx = PairContext {

@@ -5,7 +5,7 @@
 //! that does not exist, or descending into a scalar). The two are kept apart.
 
 use crate::context::PairContext;
-use serde_json::Value;
+use veer_trace::Json;
 
 /// The roots a path may start with.
 pub const ROOTS: [&str; 6] = [
@@ -67,8 +67,8 @@ impl Path {
 
     /// Resolves the path in `ctx`: `Some(value)` when present (null included), `None` when
     /// missing.
-    pub fn resolve<'a>(&self, ctx: &'a PairContext<'_>) -> Option<&'a Value> {
-        let mut cur: &Value = ctx.root(&self.segments[0])?;
+    pub fn resolve<'a>(&self, ctx: &'a PairContext<'_>) -> Option<&'a Json> {
+        let mut cur: &Json = ctx.root(&self.segments[0])?;
         for seg in &self.segments[1..] {
             cur = step(cur, seg)?;
         }
@@ -77,10 +77,10 @@ impl Path {
 }
 
 /// One step down: an object key, or a canonical decimal index into an array.
-fn step<'a>(v: &'a Value, seg: &str) -> Option<&'a Value> {
+fn step<'a>(v: &'a Json, seg: &str) -> Option<&'a Json> {
     match v {
-        Value::Object(m) => m.get(seg),
-        Value::Array(a) => {
+        Json::Object(m) => m.get(seg),
+        Json::Array(a) => {
             let canonical = !seg.is_empty()
                 && seg.bytes().all(|b| b.is_ascii_digit())
                 && (seg == "0" || !seg.starts_with('0'));
@@ -109,13 +109,16 @@ mod tests {
 
     #[test]
     fn canonical_indices_only() {
-        let v = serde_json::json!([10, 20]);
-        assert_eq!(step(&v, "1"), Some(&serde_json::json!(20)));
+        let v = Json::from(serde_json::json!([10, 20]));
+        assert_eq!(
+            step(&v, "1").map(Json::to_value),
+            Some(serde_json::json!(20))
+        );
         assert_eq!(step(&v, "01"), None);
         assert_eq!(step(&v, "+1"), None);
         assert_eq!(step(&v, " 1"), None);
         assert_eq!(step(&v, "-1"), None);
         assert_eq!(step(&v, "9"), None);
-        assert_eq!(step(&serde_json::json!("s"), "0"), None);
+        assert_eq!(step(&Json::from("s"), "0"), None);
     }
 }

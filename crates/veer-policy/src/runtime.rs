@@ -14,7 +14,7 @@ use crate::model::{Kind, Policy};
 use crate::violation::{Locus, Violation};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use veer_trace::{Record, Trace};
+use veer_trace::{Json, Record, Trace};
 
 /// What to do with a violating response or tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,7 +193,7 @@ impl PolicyEnforcer {
                         .rev()
                         .find(|r| r.kind == veer_trace::Kind::ChatResponse)
                 })
-                .map(|r| r.payload.clone())
+                .map(|r| r.payload.to_value())
                 .unwrap_or(Value::Null);
             verdict.replacement = Some(replacement(&response, &verdict.violations));
         }
@@ -246,22 +246,23 @@ fn without_block(trace: &Trace, id: &str) -> Option<Trace> {
         if r.kind != veer_trace::Kind::ChatResponse {
             continue;
         }
-        let Some(Value::Array(parts)) = r.field("content") else {
+        let Some(Json::Array(parts)) = r.field("content") else {
             continue;
         };
         let hit = parts.iter().position(|p| {
-            p.get("type").and_then(Value::as_str) == Some("tool_use")
-                && p.get("id").and_then(Value::as_str) == Some(id)
+            p.get("type").and_then(Json::as_str) == Some("tool_use")
+                && p.get("id").and_then(Json::as_str) == Some(id)
         });
         if let Some(bi) = hit {
             let mut t = trace.clone();
-            if let Some(Value::Array(parts)) = t.records[ri]
-                .payload
-                .as_object_mut()
-                .and_then(|o| o.get_mut("content"))
+            // Payloads are immutable: rebuilt with the block left out.
+            let mut payload = t.records[ri].payload.to_value();
+            if let Some(Value::Array(parts)) =
+                payload.as_object_mut().and_then(|o| o.get_mut("content"))
             {
                 parts.remove(bi);
             }
+            t.records[ri].payload = payload.into();
             return Some(t);
         }
     }
@@ -281,7 +282,8 @@ fn probe_record(call: &ProposedCall) -> Record {
             "tool_name": call.name,
             "tool_call_id": call.id.clone().unwrap_or_default(),
             "arguments": call.arguments,
-        }),
+        })
+        .into(),
         extra_envelope: None,
         origin: None,
     }

@@ -8,6 +8,7 @@ use crate::context::PairContext;
 use crate::path::Path;
 use serde_json::Value;
 use std::cmp::Ordering;
+use veer_trace::Json;
 
 /// The ten operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,10 +92,10 @@ impl Condition {
         };
         let v = &self.value;
         match self.op {
-            Op::Eq => json_eq(a, v),
-            Op::Ne => !json_eq(a, v),
+            Op::Eq => eq_literal(a, v),
+            Op::Ne => !eq_literal(a, v),
             Op::Gt | Op::Ge | Op::Lt | Op::Le => {
-                let (Value::Number(x), Value::Number(y)) = (a, v) else {
+                let (Json::Number(x), Value::Number(y)) = (a, v) else {
                     return false;
                 };
                 let Some(ord) = num_cmp(x, y) else {
@@ -109,10 +110,10 @@ impl Condition {
             }
             Op::In => v
                 .as_array()
-                .is_some_and(|l| l.iter().any(|e| json_eq(a, e))),
+                .is_some_and(|l| l.iter().any(|e| eq_literal(a, e))),
             Op::NotIn => v
                 .as_array()
-                .is_some_and(|l| !l.iter().any(|e| json_eq(a, e))),
+                .is_some_and(|l| !l.iter().any(|e| eq_literal(a, e))),
             Op::Contains => contains(a, v),
             Op::NotContains => !contains(a, v),
         }
@@ -124,11 +125,11 @@ pub fn all_match(conditions: &[Condition], ctx: &PairContext<'_>) -> bool {
     conditions.iter().all(|c| c.matches(ctx))
 }
 
-fn contains(a: &Value, v: &Value) -> bool {
+fn contains(a: &Json, v: &Value) -> bool {
     match (a, v) {
-        (Value::String(s), Value::String(n)) => s.contains(n.as_str()),
-        (Value::Array(items), _) => items.iter().any(|e| json_eq(e, v)),
-        (Value::Object(m), Value::String(k)) => m.contains_key(k),
+        (Json::String(s), Value::String(n)) => s.contains(n.as_str()),
+        (Json::Array(items), _) => items.iter().any(|e| eq_literal(e, v)),
+        (Json::Object(m), Value::String(k)) => m.contains_key(k),
         _ => false,
     }
 }
@@ -145,19 +146,38 @@ fn num_cmp(x: &serde_json::Number, y: &serde_json::Number) -> Option<Ordering> {
 
 /// JSON equality: numbers by value (`500 == 500.0`), booleans only with booleans, arrays
 /// element-wise, objects by key set and values (key order ignored).
-pub fn json_eq(a: &Value, b: &Value) -> bool {
+pub fn json_eq(a: &Json, b: &Json) -> bool {
     match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Number(x), Value::Number(y)) => num_cmp(x, y) == Some(Ordering::Equal),
-        (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
+        (Json::Null, Json::Null) => true,
+        (Json::Bool(x), Json::Bool(y)) => x == y,
+        (Json::Number(x), Json::Number(y)) => num_cmp(x, y) == Some(Ordering::Equal),
+        (Json::String(x), Json::String(y)) => x == y,
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| json_eq(p, q))
         }
-        (Value::Object(x), Value::Object(y)) => {
+        (Json::Object(x), Json::Object(y)) => {
             x.len() == y.len()
                 && x.iter()
                     .all(|(k, p)| y.get(k).is_some_and(|q| json_eq(p, q)))
+        }
+        _ => false,
+    }
+}
+
+/// [`json_eq`] between a value of the trace and a policy literal: the same rules.
+pub fn eq_literal(a: &Json, b: &Value) -> bool {
+    match (a, b) {
+        (Json::Null, Value::Null) => true,
+        (Json::Bool(x), Value::Bool(y)) => x == y,
+        (Json::Number(x), Value::Number(y)) => num_cmp(x, y) == Some(Ordering::Equal),
+        (Json::String(x), Value::String(y)) => **x == **y,
+        (Json::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_literal(p, q))
+        }
+        (Json::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, p)| y.get(k).is_some_and(|q| eq_literal(p, q)))
         }
         _ => false,
     }
@@ -168,14 +188,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn ctx(request: &Value) -> PairContext<'_> {
+    fn ctx(request: &Json) -> PairContext<'_> {
         PairContext {
             request,
             response: request,
-            model: Value::Null,
-            stop_reason: json!("end_turn"),
-            text: json!("hello"),
-            tool_names: json!(["a", "b"]),
+            model: Json::Null,
+            stop_reason: json!("end_turn").into(),
+            text: json!("hello").into(),
+            tool_names: json!(["a", "b"]).into(),
         }
     }
 
@@ -189,18 +209,22 @@ mod tests {
 
     #[test]
     fn equality_rules() {
-        assert!(json_eq(&json!(500), &json!(500.0)));
-        assert!(!json_eq(&json!(true), &json!(1)));
-        assert!(!json_eq(&json!("500"), &json!(500)));
-        assert!(json_eq(
-            &json!({"a": 1, "b": [1]}),
-            &json!({"b": [1.0], "a": 1})
-        ));
+        let j = |v: Value| Json::from(v);
+        for (a, b, equal) in [
+            (json!(500), json!(500.0), true),
+            (json!(true), json!(1), false),
+            (json!("500"), json!(500), false),
+            (json!({"a": 1, "b": [1]}), json!({"b": [1.0], "a": 1}), true),
+        ] {
+            assert_eq!(json_eq(&j(a.clone()), &j(b.clone())), equal, "{a} {b}");
+            assert_eq!(eq_literal(&j(a.clone()), &b), equal, "{a} {b}");
+        }
     }
 
     #[test]
     fn operators() {
         let r = json!({"x": 1, "amount": 1000, "s": "abc", "o": {"k": 1}, "n": null});
+        let r = Json::from(r);
         let c = ctx(&r);
         assert!(cond("request.amount", ">", json!(500)).matches(&c));
         assert!(!cond("request.s", ">", json!(500)).matches(&c));

@@ -19,7 +19,7 @@ use veer_policy::runtime::{Mode, PolicyEnforcer, ProposedCall, Verdict};
 use veer_policy::Violation;
 use veer_trace::agentlog::writer::write_record;
 use veer_trace::canonical::content_id;
-use veer_trace::{Format, Kind, Record, Trace};
+use veer_trace::{Format, Json, Kind, Record, Trace};
 
 /// How a call ended, as far as the record is concerned.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,7 +130,7 @@ impl State {
             ts,
             parent: parent.filter(|p| !p.is_empty()),
             meta: None,
-            payload,
+            payload: payload.into(),
             extra_envelope: None,
             origin: None,
         };
@@ -181,15 +181,15 @@ impl State {
         let mut verdict = enforcer.evaluate(trace);
         let blocks = response
             .field("content")
-            .and_then(Value::as_array)
+            .and_then(Json::as_array)
             .into_iter()
             .flatten()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool_use"));
+            .filter(|p| p.get("type").and_then(Json::as_str) == Some("tool_use"));
         for b in blocks {
             let call = ProposedCall {
-                name: b.get("name").and_then(Value::as_str).unwrap_or("").into(),
-                id: b.get("id").and_then(Value::as_str).map(str::to_string),
-                arguments: b.get("input").cloned().unwrap_or(Value::Null),
+                name: b.get("name").and_then(Json::as_str).unwrap_or("").into(),
+                id: b.get("id").and_then(Json::as_str).map(str::to_string),
+                arguments: b.get("input").map_or(Value::Null, Json::to_value),
             };
             for v in enforcer.probe(trace, &call).violations {
                 let seen = verdict
@@ -285,7 +285,7 @@ impl Journal {
         match (mode, verdict.replacement) {
             (Mode::Replace, Some(replacement)) => {
                 let text = crate::payload::first_text(&replacement);
-                attrs["original_response"] = resp.payload.clone();
+                attrs["original_response"] = resp.payload.to_value();
                 // The replacement stands where the response stood, for the file and the
                 // enforcer alike.
                 s.unpush(&resp);
@@ -298,7 +298,7 @@ impl Journal {
                 Decision::Replace(text)
             }
             (Mode::Raise, _) => {
-                attrs["original_response"] = resp.payload.clone();
+                attrs["original_response"] = resp.payload.to_value();
                 s.unpush(&resp);
                 // The enforcer forgets the raised pair (spec `policy.md` §11.2); the file keeps
                 // the request and the error the agent was given.
@@ -397,12 +397,12 @@ impl State {
         let now = Instant::now();
         for p in resp
             .field("content")
-            .and_then(Value::as_array)
+            .and_then(Json::as_array)
             .into_iter()
             .flatten()
         {
-            if p.get("type").and_then(Value::as_str) == Some("tool_use") {
-                if let Some(id) = p.get("id").and_then(Value::as_str) {
+            if p.get("type").and_then(Json::as_str) == Some("tool_use") {
+                if let Some(id) = p.get("id").and_then(Json::as_str) {
                     self.open_calls
                         .insert(id.to_string(), (resp.id.clone(), now));
                 }

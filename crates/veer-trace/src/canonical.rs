@@ -7,25 +7,44 @@
 //! input order), short escapes for `" \ \n \r \t \b \f`, `\u00xx` (lowercase) for other control
 //! characters, integers exact, floats in shortest round-trip digits without an exponent.
 
+use crate::json::Json;
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
+/// A JSON tree that has canonical bytes: a `serde_json::Value` or a compact [`Json`].
+pub trait CanonicalJson {
+    /// Appends the canonical serialisation of `self` to `out`.
+    fn write_canonical_to(&self, out: &mut String);
+}
+
+impl CanonicalJson for Value {
+    fn write_canonical_to(&self, out: &mut String) {
+        write_value(out, self);
+    }
+}
+
+impl CanonicalJson for Json {
+    fn write_canonical_to(&self, out: &mut String) {
+        write_json(out, self);
+    }
+}
+
 /// The canonical serialisation of `value` as UTF-8 bytes.
-pub fn canonical_bytes(value: &Value) -> Vec<u8> {
+pub fn canonical_bytes<T: CanonicalJson + ?Sized>(value: &T) -> Vec<u8> {
     let mut out = String::with_capacity(64);
-    write_value(&mut out, value);
+    value.write_canonical_to(&mut out);
     out.into_bytes()
 }
 
 /// Appends the canonical serialisation of `value` to `out`.
-pub fn write_canonical(out: &mut String, value: &Value) {
-    write_value(out, value);
+pub fn write_canonical<T: CanonicalJson + ?Sized>(out: &mut String, value: &T) {
+    value.write_canonical_to(out);
 }
 
 /// `"sha256:" + lowercase hex(SHA-256(canonical_bytes(payload)))`: 71 characters.
-pub fn content_id(payload: &Value) -> String {
+pub fn content_id<T: CanonicalJson + ?Sized>(payload: &T) -> String {
     let digest = Sha256::digest(canonical_bytes(payload));
     let mut id = String::with_capacity(71);
     id.push_str("sha256:");
@@ -34,7 +53,7 @@ pub fn content_id(payload: &Value) -> String {
 }
 
 /// The first 16 lowercase hex digits (8 bytes) of SHA-256 over the canonical bytes of `value`.
-pub fn digest16(value: &Value) -> String {
+pub fn digest16<T: CanonicalJson + ?Sized>(value: &T) -> String {
     hex16_of(&canonical_bytes(value))
 }
 
@@ -93,6 +112,43 @@ fn write_value(out: &mut String, value: &Value) {
                 write_string(out, k);
                 out.push(':');
                 write_value(out, v);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// [`write_value`] for the compact tree: the same rules, node for node.
+fn write_json(out: &mut String, value: &Json) {
+    match value {
+        Json::Null => out.push_str("null"),
+        Json::Bool(true) => out.push_str("true"),
+        Json::Bool(false) => out.push_str("false"),
+        Json::Number(n) => write_number(out, n),
+        Json::String(s) => write_string(out, &nfc(s)),
+        Json::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item);
+            }
+            out.push(']');
+        }
+        Json::Object(map) => {
+            let mut entries: Vec<(std::borrow::Cow<'_, str>, &Json)> =
+                map.iter().map(|(k, v)| (nfc(k), v)).collect();
+            // Stable: keys equal after NFC keep their input order.
+            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, k);
+                out.push(':');
+                write_json(out, v);
             }
             out.push('}');
         }

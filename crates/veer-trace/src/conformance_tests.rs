@@ -328,7 +328,7 @@ fn traxr_round_trips_through_agentlog() {
                 .map(|r| {
                     let mut o = (**r.origin.as_ref().unwrap()).clone();
                     o.timestamp = None;
-                    (r.kind.clone(), r.payload.clone(), o)
+                    (r.kind.clone(), r.payload.to_value(), o)
                 })
                 .collect();
             let after: Vec<_> = back.records[1..]
@@ -338,7 +338,7 @@ fn traxr_round_trips_through_agentlog() {
                     let payload = if r.kind == Kind::Event {
                         serde_json::Value::Object(o.payload.clone())
                     } else {
-                        r.payload.clone()
+                        r.payload.to_value()
                     };
                     (r.kind.clone(), payload, o)
                 })

@@ -4,6 +4,7 @@
 //! sorted `u64` hashes, stop reason, usage and latency (spec `diff.md` §6, §9.2).
 
 use crate::canonical::{canonical_bytes, hex16_of};
+use crate::json::Json;
 use crate::model::Trace;
 use crate::views::Response;
 use serde_json::Value;
@@ -55,7 +56,7 @@ pub struct TurnFeatures {
 }
 
 /// `name(k1,k2)` for a tool-use block: keys are the sorted top-level keys of an object input.
-pub fn shape_string(name: &str, input: Option<&Value>) -> String {
+pub fn shape_string(name: &str, input: Option<&Json>) -> String {
     let mut s = String::with_capacity(name.len() + 16);
     s.push_str(name);
     s.push('(');
@@ -65,9 +66,8 @@ pub fn shape_string(name: &str, input: Option<&Value>) -> String {
 }
 
 /// The trajectory token `name(k1,k2|hex16)` (spec `diff.md` §6): `hex16` over canonical bytes.
-pub fn trajectory_token(name: &str, input: Option<&Value>) -> String {
-    let null = Value::Null;
-    let v = input.unwrap_or(&null);
+pub fn trajectory_token(name: &str, input: Option<&Json>) -> String {
+    let v = input.unwrap_or(&crate::json::NULL);
     let mut s = String::with_capacity(name.len() + 32);
     s.push_str(name);
     s.push('(');
@@ -78,9 +78,9 @@ pub fn trajectory_token(name: &str, input: Option<&Value>) -> String {
     s
 }
 
-fn push_sorted_keys(s: &mut String, input: Option<&Value>) {
-    if let Some(Value::Object(m)) = input {
-        let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+fn push_sorted_keys(s: &mut String, input: Option<&Json>) {
+    if let Some(Json::Object(m)) = input {
+        let mut keys: Vec<&str> = m.keys().collect();
         keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
         for (i, k) in keys.iter().enumerate() {
             if i > 0 {
@@ -147,7 +147,7 @@ pub fn shingles(text: &str) -> Vec<u64> {
 pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
     let mut tool_tokens = Vec::new();
     let mut shape = Vec::new();
-    let mut blocks: Vec<(&str, Option<&Value>)> = Vec::new();
+    let mut blocks: Vec<(&str, Option<&Json>)> = Vec::new();
     let mut tool_count = 0;
     for b in r.tool_uses() {
         let name = b.name.unwrap_or("_");
@@ -162,7 +162,7 @@ pub fn turn_features(r: &Response<'_>) -> TurnFeatures {
     let inputs: Vec<(String, ToolInput)> = blocks
         .into_iter()
         .map(|(name, input)| {
-            let value = input.cloned().unwrap_or(Value::Null);
+            let value = input.map_or(Value::Null, Json::to_value);
             let canonical = canonical_bytes(&value);
             (name.to_string(), ToolInput { value, canonical })
         })
@@ -222,16 +222,16 @@ mod tests {
     #[test]
     fn trajectory_token_vectors() {
         assert_eq!(
-            trajectory_token("search_files", Some(&json!({"query": "*.rs"}))),
+            trajectory_token("search_files", Some(&json!({"query": "*.rs"}).into())),
             "search_files(query|e59f93a0d3d9186d)"
         );
-        let v: Value = serde_json::from_str(r#"{"b":1.0,"a":[1,2]}"#).unwrap();
+        let v: Json = serde_json::from_str(r#"{"b":1.0,"a":[1,2]}"#).unwrap();
         assert_eq!(trajectory_token("t", Some(&v)), "t(a,b|94a786c3662bc7be)");
-        let v: Value = serde_json::from_str(r#"{"b":1,"a":[1,2]}"#).unwrap();
+        let v: Json = serde_json::from_str(r#"{"b":1,"a":[1,2]}"#).unwrap();
         assert_eq!(trajectory_token("t", Some(&v)), "t(a,b|94a786c3662bc7be)");
         assert_eq!(trajectory_token("t", None), "t(|74234e98afe7498f)");
         assert_eq!(
-            trajectory_token("t", Some(&Value::Null)),
+            trajectory_token("t", Some(&Json::Null)),
             "t(|74234e98afe7498f)"
         );
     }

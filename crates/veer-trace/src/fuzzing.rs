@@ -59,6 +59,34 @@ pub fn agentlog_reader(data: &[u8]) {
         max_line_bytes: FUZZ_MAX_LINE,
     };
     let _ = read_agentlog_bytes("fuzz.agentlog", data, &strict);
+    compact_json_agrees(data);
+}
+
+/// Every line of `data` parsed into the compact payload tree ([`crate::json::Json`]) and
+/// into a `serde_json::Value`: both fail with the same message, or both succeed and write the
+/// same bytes (compact and pretty), the same canonical bytes, and compare equal.
+pub fn compact_json_agrees(data: &[u8]) {
+    use crate::canonical::canonical_bytes;
+    use crate::json::{json_from_slice, JsonScratch};
+    let mut scratch = JsonScratch::default();
+    for line in data.split(|&b| b == b'\n') {
+        let ours = json_from_slice(line, &mut scratch);
+        let theirs = serde_json::from_slice::<serde_json::Value>(line);
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => {
+                assert_eq!(ours.to_string(), theirs.to_string(), "same JSON text");
+                assert_eq!(
+                    format!("{ours:#}"),
+                    format!("{theirs:#}"),
+                    "same pretty text"
+                );
+                assert_eq!(canonical_bytes(&ours), canonical_bytes(&theirs));
+                assert!(ours == theirs, "equal values");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "same error"),
+            (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "compact and serde_json disagree"),
+        }
+    }
 }
 
 /// Any bytes to format detection and the traxr readers (trace, results, analyzer case),

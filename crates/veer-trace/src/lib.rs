@@ -11,6 +11,7 @@ pub mod features;
 pub mod formats;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod json;
 pub mod load;
 pub mod model;
 pub mod options;
@@ -30,6 +31,7 @@ mod fuzz_replay_tests;
 mod proptests;
 
 pub use error::{TraceError, Warning};
+pub use json::Json;
 pub use load::{load_bytes, load_directory, load_file, load_trace, Document};
 pub use model::{Format, Kind, Record, Trace, TraxrOrigin};
 pub use options::ReadOptions;

@@ -5,6 +5,7 @@
 //! features) live in [`crate::views`] and [`crate::features`].
 
 use crate::error::Warning;
+use crate::json::{Json, Object};
 use serde_json::{Map, Value};
 
 /// The source format a trace was read from (the format detection named; see
@@ -202,8 +203,8 @@ pub struct Record {
     /// Envelope `meta`, when present (boxed: most records have none, and an inline map would
     /// cost every record 72 bytes).
     pub meta: Option<Box<Map<String, Value>>>,
-    /// The kind-specific body.
-    pub payload: Value,
+    /// The kind-specific body, held compactly ([`Json`]).
+    pub payload: Json,
     /// Unknown envelope keys, in input order, written back after `payload`.
     /// `None` when there are none (the usual case; boxed for the same reason as `meta`).
     pub extra_envelope: Option<Box<Map<String, Value>>>,
@@ -213,18 +214,18 @@ pub struct Record {
 
 impl Record {
     /// The payload as an object, if it is one.
-    pub fn payload_object(&self) -> Option<&Map<String, Value>> {
+    pub fn payload_object(&self) -> Option<&Object> {
         self.payload.as_object()
     }
 
     /// `payload[key]` when the payload is an object.
-    pub fn field(&self, key: &str) -> Option<&Value> {
+    pub fn field(&self, key: &str) -> Option<&Json> {
         self.payload.as_object().and_then(|m| m.get(key))
     }
 
     /// `payload[key]` as a string.
     pub fn str_field(&self, key: &str) -> Option<&str> {
-        self.field(key).and_then(Value::as_str)
+        self.field(key).and_then(Json::as_str)
     }
 }
 

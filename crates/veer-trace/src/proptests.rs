@@ -59,7 +59,7 @@ fn record() -> impl Strategy<Value = Record> {
             ts: "2026-01-01T00:00:00.000Z".into(),
             parent: parent.map(|p| format!("sha256:{p}")),
             meta: meta.and_then(|m| m.as_object().cloned()).map(Box::new),
-            payload,
+            payload: payload.into(),
             extra_envelope: (!extra.is_empty()).then(|| Box::new(extra.into_iter().collect())),
             origin: None,
         })

@@ -388,7 +388,7 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
             ts,
             parent: Some(std::mem::replace(&mut parent, id)),
             meta: None,
-            payload,
+            payload: payload.into(),
             extra_envelope: None,
             origin: Some(Box::new(origin)),
         })
@@ -669,6 +669,7 @@ pub fn case_from_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Json;
 
     fn ev(event_type: &str, payload: Value) -> Value {
         json!({"event_type": event_type, "step_num": 1, "agent_name": "a", "payload": payload})
@@ -685,7 +686,7 @@ mod tests {
             .unwrap()
             .iter()
             .filter(|b| b["type"] == "tool_use")
-            .map(|b| b.get("id").cloned().unwrap_or(Value::Null))
+            .map(|b| b.get("id").map_or(Value::Null, Json::to_value))
             .collect()
     }
 

@@ -1,6 +1,7 @@
 //! The `meta.traxr` envelope object that lets a traxr event survive a trip through `.agentlog`
 //! (spec `trace-formats.md` §4.2, §4.4).
 
+use crate::json::Json;
 use crate::model::{Kind, TraxrOrigin};
 use serde_json::{Map, Value};
 
@@ -35,14 +36,14 @@ pub fn origin_to_meta(origin: &TraxrOrigin, include_payload: bool) -> Map<String
 pub fn origin_from_meta(
     meta: &Map<String, Value>,
     kind: &Kind,
-    payload: &Value,
+    payload: &Json,
 ) -> Option<Box<TraxrOrigin>> {
     let t = meta.get("traxr")?.as_object()?;
     let event_payload = if *kind == Kind::HarnessEvent {
         if payload.get("category")?.as_str()? != "traxr" {
             return None;
         }
-        payload.get("attributes")?.as_object()?.clone()
+        payload.get("attributes")?.as_object()?.to_map()
     } else {
         t.get("payload")?.as_object()?.clone()
     };

@@ -19,6 +19,8 @@ use std::fmt;
 pub struct Scratch {
     entries: Vec<(String, Value)>,
     elements: Vec<Value>,
+    /// The same for payloads parsed into the compact [`crate::json::Json`].
+    pub(crate) json: crate::json::JsonScratch,
 }
 
 impl Scratch {
@@ -26,6 +28,7 @@ impl Scratch {
     pub fn reset(&mut self) {
         self.entries.clear();
         self.elements.clear();
+        self.json.reset();
     }
 }
 

@@ -4,6 +4,7 @@
 //!
 //! Views borrow the trace and never copy payloads.
 
+use crate::json::Json;
 use crate::model::{Kind, Record, Trace};
 use serde_json::{Map, Value};
 
@@ -26,14 +27,14 @@ pub struct ToolUse<'a> {
     /// `name`, when it is a string (components choose their own default).
     pub name: Option<&'a str>,
     /// `input`, `None` when absent.
-    pub input: Option<&'a Value>,
+    pub input: Option<&'a Json>,
 }
 
 impl<'a> Response<'a> {
     /// The content parts when `content` is an array.
-    fn parts(&self) -> &'a [Value] {
+    fn parts(&self) -> &'a [Json] {
         match self.record.field("content") {
-            Some(Value::Array(a)) => a,
+            Some(Json::Array(a)) => a,
             _ => &[],
         }
     }
@@ -41,7 +42,7 @@ impl<'a> Response<'a> {
     /// Text parts in order; a string `content` is one text part.
     pub fn text_parts(&self) -> impl Iterator<Item = &'a str> + 'a {
         let single = match self.record.field("content") {
-            Some(Value::String(s)) => Some(s.as_str()),
+            Some(Json::String(s)) => Some(&**s),
             _ => None,
         };
         single
@@ -76,8 +77,8 @@ impl<'a> Response<'a> {
                 return None;
             }
             Some(ToolUse {
-                id: o.get("id").and_then(Value::as_str),
-                name: o.get("name").and_then(Value::as_str),
+                id: o.get("id").and_then(Json::as_str),
+                name: o.get("name").and_then(Json::as_str),
                 input: o.get("input"),
             })
         })
@@ -152,14 +153,14 @@ pub struct ToolCall {
     pub arguments_replaced: bool,
 }
 
-fn arguments_of(v: Option<&Value>) -> (Map<String, Value>, bool) {
+fn arguments_of(v: Option<&Json>) -> (Map<String, Value>, bool) {
     match v {
-        Some(Value::Object(m)) => (m.clone(), false),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+        Some(Json::Object(m)) => (m.to_map(), false),
+        Some(Json::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(Value::Object(m)) => (m, false),
             _ => (Map::new(), true),
         },
-        None | Some(Value::Null) => (Map::new(), false),
+        None | Some(Json::Null) => (Map::new(), false),
         Some(_) => (Map::new(), true),
     }
 }
@@ -397,13 +398,13 @@ impl Trace {
 
 /// Whether a request opens a new session: its last non-system message is a user message that
 /// is not a pure `tool_result` continuation; no messages at all also counts as a start.
-pub fn is_session_start(request: &Value) -> bool {
-    let Some(Value::Array(messages)) = request.get("messages") else {
+pub fn is_session_start(request: &Json) -> bool {
+    let Some(Json::Array(messages)) = request.get("messages") else {
         return true;
     };
     for m in messages.iter().rev() {
         let Some(o) = m.as_object() else { continue };
-        let role = o.get("role").and_then(Value::as_str);
+        let role = o.get("role").and_then(Json::as_str);
         if role == Some("system") {
             continue;
         }
@@ -411,11 +412,11 @@ pub fn is_session_start(request: &Value) -> bool {
             return false;
         }
         let continuation = match o.get("content") {
-            Some(Value::Array(parts)) => {
+            Some(Json::Array(parts)) => {
                 !parts.is_empty()
                     && parts
                         .iter()
-                        .all(|p| p.get("type").and_then(Value::as_str) == Some("tool_result"))
+                        .all(|p| p.get("type").and_then(Json::as_str) == Some("tool_result"))
             }
             _ => false,
         };

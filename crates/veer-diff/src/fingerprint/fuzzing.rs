@@ -10,7 +10,7 @@ use super::{numeric_token_density, response_vector, FingerprintScales};
 /// `float()` acceptance and parsing agree, and an accepted `int()` is also an accepted `float()`.
 pub fn fingerprint_any(data: &[u8]) {
     let scales = FingerprintScales::default();
-    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) {
+    if let Ok(value) = serde_json::from_slice::<veer_trace::Json>(data) {
         let v = response_vector(&value, &scales);
         assert!(
             v.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x)),
@@ -21,7 +21,8 @@ pub fn fingerprint_any(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let payload = serde_json::json!({"content": [{"type": "text", "text": text}]});
+    let payload =
+        veer_trace::Json::from(serde_json::json!({"content": [{"type": "text", "text": text}]}));
     let v = response_vector(&payload, &scales);
     assert!(v.iter().all(|x| (0.0..=1.0).contains(x)), "{v:?}");
     assert!((0.0..=1.0).contains(&numeric_token_density(text)));

@@ -9,8 +9,8 @@ pub mod fuzzing;
 pub mod pytext;
 
 use pytext::{is_py_space, lowercase, py_float, py_int};
-use serde_json::{Map, Value};
 use veer_experiment::pystr::{py_str, truthy};
+use veer_trace::json::{Json, Object};
 use veer_trace::{Kind, Trace};
 
 /// Fingerprint width.
@@ -87,33 +87,42 @@ fn log_scale(value: f64, scale: f64) -> f64 {
 }
 
 /// Python's `str(x or "")` of an optional JSON value.
-fn py_str_or_empty(v: Option<&Value>) -> String {
+fn py_str_or_empty(v: Option<&Json>) -> String {
     match v {
-        Some(v) if truthy(v) => py_str(v),
-        _ => String::new(),
+        Some(Json::String(s)) => s.to_string(),
+        // Rare (a non-string name or stop reason): Python's rendering of the value.
+        Some(other) => {
+            let v = other.to_value();
+            if truthy(&v) {
+                py_str(&v)
+            } else {
+                String::new()
+            }
+        }
+        None => String::new(),
     }
 }
 
 /// Python's `float(x or 0)` of an optional JSON value; 0 for values Python would reject.
-fn py_float_or_zero(v: Option<&Value>) -> f64 {
+fn py_float_or_zero(v: Option<&Json>) -> f64 {
     match v {
-        Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
-        Some(Value::Bool(true)) => 1.0,
-        Some(Value::String(s)) if !s.is_empty() => py_float(s).unwrap_or(0.0),
+        Some(Json::Number(n)) => n.as_f64().unwrap_or(0.0),
+        Some(Json::Bool(true)) => 1.0,
+        Some(Json::String(s)) if !s.is_empty() => py_float(s).unwrap_or(0.0),
         _ => 0.0,
     }
 }
 
 /// Python's `int(x or 0)` of an optional JSON value (floats truncate toward zero); 0 for
 /// values Python would reject.
-fn py_int_or_zero(v: Option<&Value>) -> f64 {
+fn py_int_or_zero(v: Option<&Json>) -> f64 {
     match v {
-        Some(Value::Number(n)) => match n.as_i64() {
+        Some(Json::Number(n)) => match n.as_i64() {
             Some(i) => i as f64,
             None => n.as_f64().map_or(0.0, f64::trunc),
         },
-        Some(Value::Bool(true)) => 1.0,
-        Some(Value::String(s)) if !s.is_empty() => py_int(s).unwrap_or(0.0),
+        Some(Json::Bool(true)) => 1.0,
+        Some(Json::String(s)) if !s.is_empty() => py_int(s).unwrap_or(0.0),
         _ => 0.0,
     }
 }
@@ -149,18 +158,17 @@ pub fn error_token_flag(text: &str) -> f64 {
 
 /// The fingerprint of one `chat_response` payload. A payload that is not an object, or fields
 /// of unexpected types, count as absent (the reference would raise on some of them).
-pub fn response_vector(payload: &Value, scales: &FingerprintScales) -> [f64; DIM] {
-    let empty = Map::new();
+pub fn response_vector(payload: &Json, scales: &FingerprintScales) -> [f64; DIM] {
+    let empty = Object::default();
     let p = payload.as_object().unwrap_or(&empty);
-    let blocks: Vec<&Map<String, Value>> = p
+    let blocks: Vec<&Object> = p
         .get("content")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_object).collect())
+        .and_then(Json::as_array)
+        .map(|a| a.iter().filter_map(Json::as_object).collect())
         .unwrap_or_default();
-    let is_type =
-        |b: &Map<String, Value>, t: &str| b.get("type").and_then(Value::as_str) == Some(t);
+    let is_type = |b: &Object, t: &str| b.get("type").and_then(Json::as_str) == Some(t);
 
-    let tools: Vec<&Map<String, Value>> = blocks
+    let tools: Vec<&Object> = blocks
         .iter()
         .copied()
         .filter(|b| is_type(b, "tool_use"))
@@ -185,20 +193,20 @@ pub fn response_vector(payload: &Value, scales: &FingerprintScales) -> [f64; DIM
         "end_turn" | "tool_use" | "content_filter" | ""
     );
 
-    let usage = p.get("usage").and_then(Value::as_object);
+    let usage = p.get("usage").and_then(Json::as_object);
     let out_tokens = py_int_or_zero(usage.and_then(|u| u.get("output_tokens")));
     let latency = py_float_or_zero(p.get("latency_ms"));
 
     let texts: Vec<&str> = blocks
         .iter()
         .filter(|b| is_type(b, "text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .filter_map(|b| b.get("text").and_then(Json::as_str))
         .collect();
     let text = texts.join("\n");
     let arg_keys: usize = tools
         .iter()
-        .filter_map(|b| b.get("input").and_then(Value::as_object))
-        .map(Map::len)
+        .filter_map(|b| b.get("input").and_then(Json::as_object))
+        .map(Object::len)
         .sum();
 
     [
@@ -248,7 +256,7 @@ mod tests {
             "usage": {"output_tokens": 99},
             "latency_ms": 2999,
         });
-        let v = response_vector(&payload, &FingerprintScales::default());
+        let v = response_vector(&payload.into(), &FingerprintScales::default());
         let want = [
             3f64.ln() / 9f64.ln(),
             0.5,
@@ -268,10 +276,13 @@ mod tests {
 
     #[test]
     fn odd_shapes_count_as_absent() {
-        let v = response_vector(&json!("not an object"), &FingerprintScales::default());
+        let v = response_vector(
+            &json!("not an object").into(),
+            &FingerprintScales::default(),
+        );
         assert_eq!(v, [0.0; DIM]);
         let v = response_vector(
-            &json!({"content": "plain", "stop_reason": "max_tokens", "usage": [], "latency_ms": "12.5"}),
+            &json!({"content": "plain", "stop_reason": "max_tokens", "usage": [], "latency_ms": "12.5"}).into(),
             &FingerprintScales::default(),
         );
         assert_eq!(v[4], 1.0, "max_tokens is another stop");
@@ -286,7 +297,7 @@ mod tests {
     #[test]
     fn saturates_at_the_scale() {
         let payload = json!({"usage": {"output_tokens": 1_000_000}, "latency_ms": 30_000});
-        let v = response_vector(&payload, &FingerprintScales::default());
+        let v = response_vector(&payload.into(), &FingerprintScales::default());
         assert_eq!(v[5], 1.0);
         assert_eq!(v[6], 1.0);
     }

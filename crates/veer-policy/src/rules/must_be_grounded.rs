@@ -6,9 +6,9 @@
 use crate::path::Path;
 use crate::session::Scene;
 use crate::violation::Finding;
-use serde_json::Value;
 use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization;
+use veer_trace::Json;
 
 /// Whether a character is written without spaces (Han, Hiragana, Katakana): each one is a
 /// token by itself.
@@ -111,8 +111,8 @@ pub fn check(retrieval_path: &Path, min: f64, s: &Scene<'_, '_>) -> Vec<Finding>
         let pair = &s.view.pairs[p];
         let ctx = &pair.context;
         let chunks: Vec<&str> = match retrieval_path.resolve(ctx) {
-            Some(Value::String(c)) => vec![c.as_str()],
-            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            Some(Json::String(c)) => vec![&**c],
+            Some(Json::Array(items)) => items.iter().filter_map(Json::as_str).collect(),
             _ => continue,
         };
         let chunks: Vec<&str> = chunks

@@ -430,7 +430,12 @@ fn c28_path_lookup() {
     ]);
     let view = crate::context::TraceView::new(&t);
     let ctx = &view.pairs[0].context;
-    let get = |p: &str| crate::path::Path::parse(p).unwrap().resolve(ctx).cloned();
+    let get = |p: &str| {
+        crate::path::Path::parse(p)
+            .unwrap()
+            .resolve(ctx)
+            .map(veer_trace::Json::to_value)
+    };
     assert_eq!(get("request.messages.0.role"), Some(json!("system")));
     assert_eq!(get("request.messages.1.content"), Some(json!("hi there")));
     assert_eq!(get("request.messages.99.role"), None);

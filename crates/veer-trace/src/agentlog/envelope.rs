@@ -5,6 +5,7 @@
 //! are matched while parsing and only the values are kept, each built at its final size
 //! ([`crate::value_builder`]).
 
+use crate::json::{Json, JsonSeed};
 use crate::value_builder::{parse_whole, Scratch, ValueSeed};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
@@ -20,7 +21,8 @@ pub struct RawEnvelope {
     pub ts: Option<Value>,
     pub parent: Option<Value>,
     pub meta: Option<Value>,
-    pub payload: Option<Value>,
+    /// Parsed straight into the compact tree.
+    pub payload: Option<Json>,
     /// Unknown envelope keys in input order.
     pub extra: Map<String, Value>,
 }
@@ -90,7 +92,10 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
                 "ts" => &mut env.ts,
                 "parent" => &mut env.parent,
                 "meta" => &mut env.meta,
-                "payload" => &mut env.payload,
+                "payload" => {
+                    env.payload = Some(map.next_value_seed(JsonSeed(&mut self.0.json))?);
+                    continue;
+                }
                 _ => {
                     let v = map.next_value_seed(ValueSeed(self.0))?;
                     env.extra.insert(key.into_owned(), v);

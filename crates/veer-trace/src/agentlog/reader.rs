@@ -7,6 +7,7 @@ use super::envelope::{RawEnvelope, RawLine};
 use super::lines::{Line, LineReader};
 use super::strict::{duplicate_keys, StrictChecker};
 use crate::error::{TraceError, Warning};
+use crate::json::Json;
 use crate::model::{Format, Kind, Record, Trace};
 use crate::options::ReadOptions;
 use crate::traxr_origin::origin_from_meta;
@@ -292,7 +293,7 @@ impl Reader<'_> {
             let tag = record
                 .field("tags")
                 .and_then(|t| t.get(NOT_CAPTURED_TAG))
-                .and_then(serde_json::Value::as_str);
+                .and_then(crate::json::Json::as_str);
             if let Some(count) = tag {
                 let message = not_captured_message(count);
                 self.warn(None, NOT_CAPTURED_FIELD, message);
@@ -316,7 +317,7 @@ impl Reader<'_> {
             }
         }
         let string_content = record.kind == Kind::ChatResponse
-            && record.field("content").is_some_and(Value::is_string);
+            && record.field("content").is_some_and(Json::is_string);
         if string_content && !self.warned_string_content {
             self.warned_string_content = true;
             self.warn(
@@ -442,7 +443,7 @@ impl LineParser<'_> {
             return Err(self.err(
                 n,
                 "payload",
-                format!("must be an object, found {}", json_type(&payload)),
+                format!("must be an object, found {}", payload.type_phrase()),
             ));
         }
         let mut kind = Kind::from_wire(&kind_name);
@@ -488,7 +489,7 @@ impl LineParser<'_> {
 
     /// Rejects a known kind whose required payload fields have the wrong JSON type. `null` is
     /// read as absent.
-    fn check_payload_types(&self, n: u64, kind: &Kind, payload: &Value) -> Result<(), TraceError> {
+    fn check_payload_types(&self, n: u64, kind: &Kind, payload: &Json) -> Result<(), TraceError> {
         use JsonType::*;
         let expectations: &[(&str, &[JsonType])] = match kind {
             Kind::ChatRequest => &[("model", &[Str]), ("messages", &[Arr]), ("params", &[Obj])],
@@ -530,7 +531,7 @@ impl LineParser<'_> {
                         "{} field must be {}, found {}",
                         kind.wire_name(),
                         names.join(" or "),
-                        json_type(v)
+                        v.type_phrase()
                     ),
                 )
                 .with_hint("the record does not follow the .agentlog payload schema (SPEC §4)"));
@@ -549,7 +550,7 @@ enum JsonType {
 }
 
 impl JsonType {
-    fn matches(self, v: &Value) -> bool {
+    fn matches(self, v: &Json) -> bool {
         match self {
             JsonType::Str => v.is_string(),
             JsonType::Arr => v.is_array(),

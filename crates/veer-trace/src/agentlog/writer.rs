@@ -100,7 +100,7 @@ pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
         ts: first_ts,
         parent: None,
         meta: None,
-        payload: root_payload,
+        payload: root_payload.into(),
         extra_envelope: None,
         origin: None,
     });
@@ -122,7 +122,8 @@ pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
                     "name": origin.event_type,
                     "severity": "info",
                     "attributes": Value::Object(origin.payload.clone()),
-                });
+                })
+                .into();
             }
         }
         w.id = content_id(&w.payload);

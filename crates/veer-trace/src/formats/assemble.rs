@@ -93,7 +93,7 @@ impl Assembler {
             ts: format_epoch_ms(ms),
             parent: None,
             meta,
-            payload,
+            payload: payload.into(),
             extra_envelope: None,
             origin: None,
         });

@@ -329,7 +329,10 @@ mod tests {
         assert_eq!(t.warnings[0].line, Some(1));
         let r = t.records.last().unwrap();
         assert_eq!(
-            (r.payload["output"].clone(), r.payload["is_error"].clone()),
+            (
+                r.payload["output"].to_value(),
+                r.payload["is_error"].to_value()
+            ),
             (json!("boom"), json!(true))
         );
         let e =

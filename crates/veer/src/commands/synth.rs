@@ -194,7 +194,7 @@ fn record(kind: Kind, payload: Value, parent: &mut Option<String>, ms: u64) -> R
         ts: veer_trace::timefmt::format_epoch_ms(1_767_225_600_000 + ms as i64),
         parent: parent.replace(id),
         meta: None,
-        payload,
+        payload: payload.into(),
         extra_envelope: None,
         origin: None,
     }

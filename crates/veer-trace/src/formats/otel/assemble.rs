@@ -421,7 +421,7 @@ impl Emitter {
             ts: format_epoch_ms(ms),
             parent: None,
             meta: meta.map(Box::new),
-            payload,
+            payload: payload.into(),
             extra_envelope: None,
             origin: None,
         });
