@@ -427,4 +427,69 @@ mod tests {
         assert!(text.lines().count() > 3);
         assert!(text.lines().all(|l| json(l)["kind"].is_string()));
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        const AXES: [&str; 9] = [
+            "semantic",
+            "trajectory",
+            "safety",
+            "verbosity",
+            "latency",
+            "cost",
+            "reasoning",
+            "judge",
+            "conformance",
+        ];
+
+        fn delta() -> impl Strategy<Value = f64> {
+            prop_oneof![
+                Just(0.0),
+                Just(-0.0),
+                Just(1.0),
+                -1.0e6..1.0e6f64,
+                (-3i32..3).prop_map(f64::from),
+            ]
+        }
+
+        proptest! {
+            /// The medians from the middle deltas (the Spark job's path) equal the medians
+            /// from all the deltas (the CLI's), whatever the deltas and their order.
+            #[test]
+            fn middles_give_the_medians_of_all_deltas(
+                deltas in proptest::collection::vec(proptest::collection::vec(delta(), 0..12), 9),
+            ) {
+                let axes: Vec<Value> = AXES.iter().zip(&deltas).map(|(a, d)| serde_json::json!({
+                    "axis": a, "none": d.len(), "minor": 0, "moderate": 0, "severe": 0,
+                    "worst_severity": "none", "deltas": d,
+                })).collect();
+                let total: usize = deltas.iter().map(Vec::len).sum();
+                let full = serde_json::json!({
+                    "trace_pairs": total, "pair_count": total, "traces_with_divergence": 0,
+                    "axes": axes,
+                }).to_string();
+                let slim = merge_summaries(&empty_summary(), &full, false);
+                prop_assert!(slim.is_ok());
+                let middles: Vec<(String, Vec<f64>)> = AXES.iter().zip(&deltas).map(|(a, d)| {
+                    let mut d = d.clone();
+                    d.sort_by(f64::total_cmp);
+                    let n = d.len();
+                    let mid = match n {
+                        0 => vec![],
+                        _ if n % 2 == 1 => vec![d[n / 2]],
+                        _ => vec![d[n / 2 - 1], d[n / 2]],
+                    };
+                    (a.to_string(), mid)
+                }).collect();
+                let expected = finish_summary(&full, 0, None);
+                prop_assert!(expected.is_ok());
+                prop_assert_eq!(
+                    finish_summary(&slim.unwrap_or_default(), 0, Some(&middles)).ok(),
+                    expected.ok()
+                );
+            }
+        }
+    }
 }
