@@ -5,6 +5,8 @@
 
 pub mod api;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 #[cfg(feature = "python")]
 mod python;
 
