@@ -12,6 +12,7 @@ pub mod axes;
 pub mod drill_down;
 pub mod fingerprint;
 pub mod hotelling;
+pub mod inputs;
 pub mod lanes;
 pub mod levenshtein;
 pub mod pairing;

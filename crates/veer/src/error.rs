@@ -75,3 +75,9 @@ impl From<TraceError> for CliError {
         }
     }
 }
+
+impl From<veer_diff::inputs::InputError> for CliError {
+    fn from(e: veer_diff::inputs::InputError) -> Self {
+        CliError::input(e.message).hint(e.hint)
+    }
+}

@@ -53,6 +53,58 @@ pub struct CheckReport {
     pub gate: Gate,
 }
 
+/// One trace to check: the name shown in the report, the file it came from, the trace.
+pub type NamedTrace<'a> = (String, String, &'a veer_trace::Trace);
+
+impl CheckReport {
+    /// Evaluates `policy` (loaded from `policy_name`) on each trace and gathers the report
+    /// `veer check` prints, with the gate at `fail_on`. Also returns the evaluation's warnings,
+    /// each prefixed with its trace's name, for the caller to show.
+    pub fn build(
+        policy_name: String,
+        policy: &veer_policy::Policy,
+        traces: &[NamedTrace<'_>],
+        directory: bool,
+        fail_on: Level,
+    ) -> (CheckReport, Vec<String>) {
+        let mut warnings = Vec::new();
+        let checked: Vec<CheckedTrace> = traces
+            .iter()
+            .map(|(name, path, t)| {
+                let e = veer_policy::evaluate_with_warnings(policy, t);
+                warnings.extend(e.warnings.iter().map(|w| format!("{name}: {w}")));
+                CheckedTrace {
+                    trace: name.clone(),
+                    violations: e.violations,
+                    path: path.clone(),
+                    lines: t.responses().iter().map(|r| r.record.line).collect(),
+                }
+            })
+            .collect();
+        let all: Vec<Violation> = checked
+            .iter()
+            .flat_map(|c| c.violations.iter().cloned())
+            .collect();
+        let rules = policy
+            .rules
+            .iter()
+            .map(|r| RuleSummary {
+                id: r.id.clone(),
+                kind: r.check.kind().name().to_string(),
+                severity: r.severity.name().to_string(),
+            })
+            .collect();
+        let report = CheckReport {
+            policy: policy_name,
+            rules,
+            traces: checked,
+            directory,
+            gate: veer_policy::gate_violations(fail_on, &all),
+        };
+        (report, warnings)
+    }
+}
+
 /// Where a violation is: `session <s> · turn #<i>`, `turn #<i>`, `session <s> · trace` or
 /// `trace`.
 pub fn locus(v: &Violation) -> String {

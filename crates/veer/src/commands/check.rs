@@ -6,8 +6,7 @@ use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_warnings};
 use std::io::Write;
-use veer_policy::{evaluate_with_warnings, gate_violations, Policy, Violation};
-use veer_report::policy::{CheckReport, CheckedTrace, RuleSummary};
+use veer_report::policy::CheckReport;
 use veer_report::style::Style;
 use veer_trace::{Document, Trace};
 
@@ -66,33 +65,21 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     for (_, _, t) in &traces {
         print_warnings(&t.warnings);
     }
-    let mut err = anstream::stderr();
-    let checked: Vec<CheckedTrace> = traces
+    let named: Vec<veer_report::policy::NamedTrace<'_>> = traces
         .iter()
-        .map(|(name, path, t)| {
-            let e = evaluate_with_warnings(&policy, t);
-            for w in &e.warnings {
-                let _ = writeln!(err, "warning: {name}: {w}");
-            }
-            CheckedTrace {
-                trace: name.clone(),
-                violations: e.violations,
-                path: path.clone(),
-                lines: t.responses().iter().map(|r| r.record.line).collect(),
-            }
-        })
+        .map(|(name, path, t)| (name.clone(), path.clone(), t))
         .collect();
-    let all: Vec<Violation> = checked
-        .iter()
-        .flat_map(|c| c.violations.iter().cloned())
-        .collect();
-    let report = CheckReport {
-        policy: args.policy.display().to_string(),
-        rules: summaries(&policy),
-        traces: checked,
+    let (report, warnings) = CheckReport::build(
+        args.policy.display().to_string(),
+        &policy,
+        &named,
         directory,
-        gate: gate_violations(args.fail_on, &all),
-    };
+        args.fail_on,
+    );
+    let mut err = anstream::stderr();
+    for w in &warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
     let colour = colour_enabled(args.out.output.is_some());
     emit(
         &render(&report, args.format, colour),
@@ -110,18 +97,6 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     } else {
         EXIT_OK
     })
-}
-
-fn summaries(policy: &Policy) -> Vec<RuleSummary> {
-    policy
-        .rules
-        .iter()
-        .map(|r| RuleSummary {
-            id: r.id.clone(),
-            kind: r.check.kind().name().to_string(),
-            severity: r.severity.name().to_string(),
-        })
-        .collect()
 }
 
 /// Renders the check report in one format.

@@ -19,7 +19,7 @@ use veer_diff::{
 use veer_policy::{Gate, Level};
 use veer_report::findings::{diff_findings, directory_findings};
 use veer_report::style::Style;
-use veer_trace::{Kind, ReadOptions, Trace};
+use veer_trace::{ReadOptions, Trace};
 
 /// Runs `veer diff`.
 pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
@@ -180,51 +180,17 @@ fn print_report_warnings(report: &DiffReport) {
 
 /// Reads and validates a pricing file.
 fn load_pricing(path: &Path) -> Result<Pricing, CliError> {
-    let name = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::input(format!("{name}: cannot read pricing file: {e}"))
-            .hint("check the --pricing path")
-    })?;
-    Pricing::from_json(&text).map_err(|e| {
-        let at = match (e.line, e.column) {
-            (Some(l), Some(c)) => format!("{name}:{l}:{c}"),
-            _ => name.to_string(),
-        };
-        CliError::input(format!("{at}: {}: {}", e.field, e.message)).hint(
-            "a pricing file maps model names to {\"input\": …, \"output\": …} (USD per token) or to [input, output]",
-        )
-    })
+    Ok(veer_diff::inputs::load_pricing(path)?)
 }
 
 fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
     Ok(veer_trace::load_trace(path, read)?)
 }
 
-/// Both sides must hold at least one response; a traxr trace is only compared with another
-/// traxr trace, while the conversation formats (`.agentlog`, OTel, …) mix freely.
+/// Both sides must hold at least one response, of comparable formats
+/// ([`veer_diff::inputs::check_pair`]).
 fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
-    let traxr = |t: &Trace| t.format == veer_trace::Format::Traxr;
-    if traxr(b) != traxr(c) {
-        let name = |t: &Trace| t.format.name();
-        return Err(CliError::input(format!(
-            "mismatched formats: {} is {} but {} is {}",
-            b.source,
-            name(b),
-            c.source,
-            name(c)
-        ))
-        .hint("diff two recordings of the same kind (convert one side first)"));
-    }
-    for t in [b, c] {
-        if !t.records.iter().any(|r| r.kind == Kind::ChatResponse) {
-            return Err(CliError::input(format!(
-                "{}: the trace has no responses (no chat_response records or llm_call events), so there is nothing to compare",
-                t.source
-            ))
-            .hint("check that the file is the recording you meant; veer diffs responses"));
-        }
-    }
-    Ok(())
+    Ok(veer_diff::inputs::check_pair(b, c)?)
 }
 
 /// Directory mode: pair files by relative path, load in parallel, diff pairs in parallel.

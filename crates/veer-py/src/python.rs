@@ -1,0 +1,148 @@
+//! The pyo3 bindings of `veer._native`: convert arguments, release the GIL while the library
+//! computes (`allow_threads`), hand back JSON text (the pure-Python `veer` package parses it
+//! with `json.loads`, which is faster than building the objects here — docs/python.md), and
+//! raise `NativeError(kind, message, file, line, field, hint, more)`, which the package turns
+//! into the matching `veer.VeerError` subclass.
+
+use crate::api::{self, DiffParams, Input};
+use crate::error::ApiError;
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+create_exception!(
+    _native,
+    NativeError,
+    PyException,
+    "Raised by veer._native; veer re-raises it as a veer.VeerError subclass."
+);
+
+fn raise(e: ApiError) -> PyErr {
+    NativeError::new_err((
+        e.kind.class_name(),
+        e.message,
+        e.file,
+        e.line,
+        e.field,
+        e.hint,
+        e.more,
+    ))
+}
+
+/// An input as the package passes it: `(name, None)` for a path, `(name, bytes)` for a
+/// document in memory.
+fn input(arg: (String, Option<Vec<u8>>)) -> Input {
+    match arg {
+        (name, None) => Input::Path(name),
+        (name, Some(bytes)) => Input::Bytes { name, bytes },
+    }
+}
+
+type InputArg = (String, Option<Vec<u8>>);
+
+/// `veer diff` as JSON text, and the pair summary's JSON when `summary` is true.
+#[pyfunction]
+#[pyo3(signature = (baseline, candidate, policy, pricing, seed, top_k, fail_on, summary))]
+#[allow(clippy::too_many_arguments)]
+fn diff(
+    py: Python<'_>,
+    baseline: InputArg,
+    candidate: InputArg,
+    policy: Option<String>,
+    pricing: Option<String>,
+    seed: u64,
+    top_k: usize,
+    fail_on: String,
+    summary: bool,
+) -> PyResult<(String, Option<String>)> {
+    let (b, c) = (input(baseline), input(candidate));
+    let params = DiffParams {
+        policy,
+        pricing,
+        seed,
+        top_k,
+        fail_on,
+    };
+    py.allow_threads(|| api::diff(&b, &c, &params, summary))
+        .map_err(raise)
+}
+
+/// `veer check` as JSON text.
+#[pyfunction]
+fn check(py: Python<'_>, trace: InputArg, policy: String, fail_on: String) -> PyResult<String> {
+    let t = input(trace);
+    py.allow_threads(|| api::check(&t, &policy, &fail_on))
+        .map_err(raise)
+}
+
+/// `veer experiment pair` as JSON text.
+#[pyfunction]
+fn experiment_pair(
+    py: Python<'_>,
+    clean: InputArg,
+    perturbed: InputArg,
+    reruns: Vec<InputArg>,
+) -> PyResult<String> {
+    let (c, p) = (input(clean), input(perturbed));
+    let reruns: Vec<Input> = reruns.into_iter().map(input).collect();
+    py.allow_threads(|| api::experiment_pair(&c, &p, &reruns))
+        .map_err(raise)
+}
+
+/// `veer convert` output (`.agentlog` bytes).
+#[pyfunction]
+fn convert(py: Python<'_>, inputs: Vec<InputArg>) -> PyResult<Py<PyBytes>> {
+    let inputs: Vec<Input> = inputs.into_iter().map(input).collect();
+    let bytes = py.allow_threads(|| api::convert(&inputs)).map_err(raise)?;
+    Ok(PyBytes::new(py, &bytes).unbind())
+}
+
+/// Two pair summaries merged, as JSON text.
+#[pyfunction]
+fn merge_summaries(py: Python<'_>, a: String, b: String, keep_deltas: bool) -> PyResult<String> {
+    py.allow_threads(|| api::merge_summaries(&a, &b, keep_deltas))
+        .map_err(raise)
+}
+
+/// The empty pair summary, as JSON text.
+#[pyfunction]
+fn empty_summary() -> String {
+    api::empty_summary()
+}
+
+/// The `aggregate` block from a summary, as JSON text.
+#[pyfunction]
+#[pyo3(signature = (summary, unmatched, middles))]
+fn finish_summary(
+    py: Python<'_>,
+    summary: String,
+    unmatched: usize,
+    middles: Option<Vec<(String, Vec<f64>)>>,
+) -> PyResult<String> {
+    py.allow_threads(|| api::finish_summary(&summary, unmatched, middles.as_deref()))
+        .map_err(raise)
+}
+
+/// The trace files `veer diff DIR DIR` pairs under a directory (relative paths, in order).
+#[pyfunction]
+fn trace_files(py: Python<'_>, dir: String) -> PyResult<Vec<String>> {
+    py.allow_threads(|| api::trace_files(&dir)).map_err(raise)
+}
+
+/// The native half of the `veer` package.
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("NativeError", m.py().get_type::<NativeError>())?;
+    m.add_function(wrap_pyfunction!(diff, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_pair, m)?)?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_summaries, m)?)?;
+    m.add_function(wrap_pyfunction!(empty_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(finish_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_files, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,244 @@
+"""veer: what changed in an AI agent's behaviour between two recorded runs.
+
+Each function returns exactly the JSON object the ``veer`` CLI prints with ``--format json``
+for the same inputs, parsed into Python objects. Inputs are a path (``str`` or
+``os.PathLike``), the ``bytes`` of a trace file, or a list of record dicts (veer's
+``.agentlog`` records, e.g. as :func:`read` returns them). The work runs in Rust with the GIL
+released, so threads can diff in parallel. Bad input raises a :class:`VeerError` subclass
+with the CLI's message, file, line, field and hint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._errors import InputError, PolicyError, PricingError, TraceError, VeerError, from_native
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "diff",
+    "diff_summarized",
+    "check",
+    "experiment_pair",
+    "read",
+    "convert",
+    "trace_files",
+    "empty_summary",
+    "merge_summaries",
+    "finish_summary",
+    "VeerError",
+    "TraceError",
+    "PolicyError",
+    "PricingError",
+    "InputError",
+    "__version__",
+]
+
+TraceInput = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Sequence[Mapping[str, Any]]]
+
+
+def _input(value: TraceInput, name: str) -> Tuple[str, Optional[bytes]]:
+    """(name, None) for a path, (name, bytes) for a document in memory."""
+    if isinstance(value, (str, os.PathLike)):
+        return (os.fspath(value), None)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return (f"<{name}>", bytes(value))
+    if isinstance(value, (list, tuple)):
+        lines = []
+        for i, record in enumerate(value):
+            if not isinstance(record, Mapping):
+                raise InputError(
+                    f"{name}: record {i} is a {type(record).__name__}, not a dict",
+                    field=f"[{i}]",
+                    hint="pass a path, the bytes of a trace file, or a list of record dicts",
+                )
+            lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        return (f"<{name}>", ("\n".join(lines) + "\n").encode("utf-8"))
+    raise InputError(
+        f"{name}: a {type(value).__name__} is not a trace",
+        hint="pass a path, the bytes of a trace file, or a list of record dicts",
+    )
+
+
+def _path(value: Optional[Union[str, "os.PathLike[str]"]]) -> Optional[str]:
+    return None if value is None else os.fspath(value)
+
+
+def _call(fn, *args):
+    try:
+        return fn(*args)
+    except _native.NativeError as e:
+        raise from_native(e.args) from None
+
+
+def _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, summary):
+    return _call(
+        _native.diff,
+        _input(baseline, "baseline"),
+        _input(candidate, "candidate"),
+        _path(policy),
+        _path(pricing),
+        int(seed),
+        int(top_k),
+        str(fail_on),
+        summary,
+    )
+
+
+def diff(
+    baseline: TraceInput,
+    candidate: TraceInput,
+    *,
+    policy: Optional[Union[str, "os.PathLike[str]"]] = None,
+    pricing: Optional[Union[str, "os.PathLike[str]"]] = None,
+    seed: int = 42,
+    top_k: int = 5,
+    fail_on: str = "never",
+) -> Dict[str, Any]:
+    """The behaviour diff of two traces: ``veer diff BASELINE CANDIDATE --format json``.
+
+    ``policy`` and ``pricing`` are file paths (``--policy``, ``--pricing``); ``seed`` seeds the
+    bootstrap intervals; ``top_k`` (≥ 1) is the number of ranked divergences; ``fail_on``
+    (``never``, ``minor``, ``moderate``, ``severe``) sets ``report["gate"]["tripped"]``.
+    """
+    text, _ = _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, False)
+    return json.loads(text)
+
+
+def diff_summarized(
+    baseline: TraceInput,
+    candidate: TraceInput,
+    *,
+    policy: Optional[Union[str, "os.PathLike[str]"]] = None,
+    pricing: Optional[Union[str, "os.PathLike[str]"]] = None,
+    seed: int = 42,
+    top_k: int = 5,
+    fail_on: str = "never",
+) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """:func:`diff`, and the pair's summary: what a corpus job merges with
+    :func:`merge_summaries` and finishes with :func:`finish_summary` into the ``aggregate``
+    block of ``veer diff DIR DIR``."""
+    text, summary = _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, True)
+    return json.loads(text), json.loads(summary)
+
+
+def check(
+    trace: TraceInput,
+    policy: Union[str, "os.PathLike[str]"],
+    *,
+    fail_on: str = "severe",
+) -> Dict[str, Any]:
+    """The policy's violations on one trace: ``veer check TRACE --policy POLICY --format json``."""
+    return json.loads(_call(_native.check, _input(trace, "trace"), os.fspath(policy), str(fail_on)))
+
+
+def experiment_pair(
+    clean: TraceInput,
+    perturbed: TraceInput,
+    *,
+    reruns: Iterable[TraceInput] = (),
+) -> Dict[str, Any]:
+    """traxr's perturbation metrics of one pair: ``veer experiment pair CLEAN PERTURBED
+    [--rerun R]… --format json``; ``reruns`` are clean re-runs for the noise floor."""
+    return json.loads(
+        _call(
+            _native.experiment_pair,
+            _input(clean, "clean"),
+            _input(perturbed, "perturbed"),
+            [_input(r, f"rerun {i}") for i, r in enumerate(reruns)],
+        )
+    )
+
+
+def _converted(inputs: Sequence[TraceInput]) -> bytes:
+    return _call(_native.convert, [_input(v, f"input {i}") for i, v in enumerate(inputs)])
+
+
+def read(path: TraceInput) -> List[Dict[str, Any]]:
+    """The records of a trace in veer's model, any format veer reads: the ``.agentlog``
+    records ``veer convert`` would write, one dict per record."""
+    return [json.loads(line) for line in _converted([path]).splitlines() if line]
+
+
+def convert(
+    path: Union[TraceInput, Sequence[Union[str, "os.PathLike[str]"]]],
+    out: Union[str, "os.PathLike[str]"],
+) -> None:
+    """``veer convert PATH -o OUT``: any format veer reads, written as one ``.agentlog``.
+
+    ``path`` may also be a list of paths (read one after the other). ``out`` is replaced
+    atomically (a temporary file in its directory, renamed over it); an ``out`` that is one of
+    the inputs is refused, so nothing a user owns is lost.
+    """
+    inputs: List[TraceInput]
+    if isinstance(path, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in path):
+        inputs = list(path)
+    else:
+        inputs = [path]
+    target = os.fspath(out)
+    for i in inputs:
+        if isinstance(i, (str, os.PathLike)) and os.path.exists(target) and os.path.exists(i):
+            if os.path.samefile(i, target):
+                raise InputError(
+                    f"{target}: is one of the inputs; refusing to overwrite it",
+                    file=target,
+                    hint="write the converted trace to another file",
+                )
+    data = _converted(inputs)
+    directory = os.path.dirname(os.path.abspath(target))
+    fd, tmp = tempfile.mkstemp(prefix=".veer-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def trace_files(directory: Union[str, "os.PathLike[str]"]) -> List[str]:
+    """The trace files ``veer diff DIR DIR`` pairs under ``directory``: ``/``-separated
+    relative paths, sorted."""
+    return _call(_native.trace_files, os.fspath(directory))
+
+
+def empty_summary() -> Dict[str, Any]:
+    """The summary of no trace pairs: the identity of :func:`merge_summaries`."""
+    return json.loads(_native.empty_summary())
+
+
+def merge_summaries(
+    a: Mapping[str, Any], b: Mapping[str, Any], *, keep_deltas: bool = True
+) -> Dict[str, Any]:
+    """Two pair summaries merged (associative: any grouping gives the same summary).
+
+    ``keep_deltas=False`` drops the per-pair deltas, so the result has a constant size; finish
+    it with ``finish_summary(s, unmatched, medians=…)``."""
+    return json.loads(_call(_native.merge_summaries, json.dumps(a), json.dumps(b), keep_deltas))
+
+
+def finish_summary(
+    summary: Mapping[str, Any],
+    unmatched: int,
+    *,
+    medians: Optional[Mapping[str, Sequence[float]]] = None,
+) -> Dict[str, Any]:
+    """The ``aggregate`` block of ``veer diff DIR DIR --format json`` from a merged summary and
+    the number of files found on one side only.
+
+    Without ``medians`` the per-axis median comes from the summary's deltas. With it, each
+    axis (by JSON name, e.g. ``"semantic"``) maps to the middle element(s) of its sorted
+    deltas — one for an odd count, the two middle ones for an even count, none when the axis
+    has no deltas — e.g. computed by a distributed sort."""
+    middles = None if medians is None else [(k, [float(x) for x in v]) for k, v in medians.items()]
+    return json.loads(_call(_native.finish_summary, json.dumps(summary), int(unmatched), middles))

@@ -1,0 +1,29 @@
+"""Type stubs of veer's native module (crates/veer-py); use the `veer` package instead."""
+
+from typing import List, Optional, Tuple
+
+__version__: str
+
+class NativeError(Exception): ...
+
+_Input = Tuple[str, Optional[bytes]]
+
+def diff(
+    baseline: _Input,
+    candidate: _Input,
+    policy: Optional[str],
+    pricing: Optional[str],
+    seed: int,
+    top_k: int,
+    fail_on: str,
+    summary: bool,
+) -> Tuple[str, Optional[str]]: ...
+def check(trace: _Input, policy: str, fail_on: str) -> str: ...
+def experiment_pair(clean: _Input, perturbed: _Input, reruns: List[_Input]) -> str: ...
+def convert(inputs: List[_Input]) -> bytes: ...
+def empty_summary() -> str: ...
+def merge_summaries(a: str, b: str, keep_deltas: bool) -> str: ...
+def finish_summary(
+    summary: str, unmatched: int, middles: Optional[List[Tuple[str, List[float]]]]
+) -> str: ...
+def trace_files(dir: str) -> List[str]: ...
