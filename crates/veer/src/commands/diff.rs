@@ -15,6 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use veer_diff::aggregate::PairSummary;
+use veer_diff::fingerprint::DIM;
 use veer_diff::report::DirectoryPair;
 use veer_diff::{
     fingerprint_block, DiffOptions, DiffReport, DirectorySummary, FingerprintBlock, PairBy,
@@ -334,7 +335,9 @@ fn stream_directory(
     let progress = Progress::new(plan.matched.len() as u64, "diffing trace pairs");
     let mut summary = PairSummary::default();
     let mut worst = Level::None;
-    // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
+    // Every response's fingerprint, pooled into one test at the end (docs/corpus.md): each
+    // pair's rows are kept as they came (no copy into one growing vector, whose doublings
+    // would cost up to twice the rows at the peak), then borrowed row by row for the test.
     let (mut pooled_b, mut pooled_c) = (Vec::new(), Vec::new());
     let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
     let mut done: Vec<DirectoryPair> = Vec::new();
@@ -367,11 +370,13 @@ fn stream_directory(
         let mut failures = Vec::new();
         for r in results {
             match r {
-                Ok((pair, (b, c))) => {
+                Ok((pair, (mut b, mut c))) => {
+                    b.shrink_to_fit();
+                    c.shrink_to_fit();
                     summary.merge(PairSummary::of_pair(&pair.report));
                     worst = worst.max(pair.report.gate.worst);
-                    pooled_b.extend(b);
-                    pooled_c.extend(c);
+                    pooled_b.push(b);
+                    pooled_c.push(c);
                     done.push(pair);
                 }
                 Err(e) => failures.push(e),
@@ -387,7 +392,7 @@ fn stream_directory(
     progress.finish();
 
     let unmatched_count = plan.unmatched.baseline_only.len() + plan.unmatched.candidate_only.len();
-    let fingerprint = fingerprint_block(&pooled_b, &pooled_c, &options.fingerprint);
+    let fingerprint = fingerprint_block(&rows(&pooled_b), &rows(&pooled_c), &options.fingerprint);
     drop((pooled_b, pooled_c));
     let pooled_level = fingerprint
         .as_ref()
@@ -401,6 +406,11 @@ fn stream_directory(
     out.write(&printer.finish(&summary))?;
     let markdown = comment.map(|c| Box::new(c).finish(&summary));
     Ok((summary.gate, markdown))
+}
+
+/// Every row of every pair, borrowed, in pair order.
+fn rows(pairs: &[Vec<[f64; DIM]>]) -> Vec<&[f64; DIM]> {
+    pairs.iter().flatten().collect()
 }
 
 /// Reads, checks and diffs one pair, handing back its response fingerprints too.

@@ -11,6 +11,7 @@
 use super::{redactor, write_file_with};
 use crate::error::CliError;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use veer_secrets::Detector;
@@ -24,7 +25,14 @@ pub struct ReportStream<'a> {
     closed: bool,
     /// What the output is called in an error (`stdout` or the path).
     name: String,
+    /// JSON string literals already found free of secrets (keys and labels repeat in every
+    /// pair), so each distinct string is scanned once; cleared when it grows past
+    /// [`CLEAN_CACHE_LIMIT`].
+    clean: HashSet<String>,
 }
+
+/// Most distinct clean strings remembered by a [`ReportStream`].
+const CLEAN_CACHE_LIMIT: usize = 1 << 16;
 
 impl ReportStream<'_> {
     /// Writes the next piece of the report, redacted.
@@ -33,7 +41,7 @@ impl ReportStream<'_> {
             return Ok(());
         }
         let piece = match redactor() {
-            Some(d) if self.json => redact_json_strings(d, piece),
+            Some(d) if self.json => redact_json_strings(d, piece, &mut self.clean),
             Some(d) => d.redact(piece),
             None => Cow::Borrowed(piece),
         };
@@ -64,6 +72,7 @@ pub fn emit_streamed<T>(
                 json,
                 closed: false,
                 name: "stdout".into(),
+                clean: HashSet::new(),
             };
             let value = body(&mut stream)?;
             let closed = stream.closed;
@@ -90,6 +99,7 @@ pub fn emit_streamed<T>(
                     json,
                     closed: false,
                     name: path.display().to_string(),
+                    clean: HashSet::new(),
                 };
                 let r = body(&mut stream);
                 let failed = r.is_err();
@@ -114,13 +124,20 @@ pub fn emit_streamed<T>(
 }
 
 /// `text` with the secrets inside its JSON string literals replaced; `text` need not be a whole
-/// JSON document (a literal cut by the end of `text` is left alone).
-fn redact_json_strings<'t>(detector: &Detector, text: &'t str) -> Cow<'t, str> {
-    if detector.spans(text).is_empty() {
-        return Cow::Borrowed(text);
-    }
+/// JSON document (a literal cut by the end of `text` is left alone). Each literal is decoded
+/// and redacted alone, as redacting a parsed document redacts each of its strings; literals in
+/// `clean` are known to hold no secret, and literals found clean are added to it.
+///
+/// Scanning literal by literal, not the whole text, is also what keeps redaction fast: report
+/// JSON is mostly keys, labels and numbers, and one pass of the detector over a long text with
+/// non-ASCII characters falls back to the regex engine's slowest search (docs/performance.md).
+fn redact_json_strings<'t>(
+    detector: &Detector,
+    text: &'t str,
+    clean: &mut HashSet<String>,
+) -> Cow<'t, str> {
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::new();
     let (mut copied, mut i) = (0, 0);
     while i < bytes.len() {
         if bytes[i] != b'"' {
@@ -134,12 +151,18 @@ fn redact_json_strings<'t>(detector: &Detector, text: &'t str) -> Cow<'t, str> {
         }
         let end = if j < bytes.len() { j + 1 } else { bytes.len() };
         if let Some(literal) = text.get(i..end) {
-            if let Ok(decoded) = serde_json::from_str::<String>(literal) {
-                if let Cow::Owned(redacted) = detector.redact(&decoded) {
-                    if let Ok(encoded) = serde_json::to_string(&redacted) {
+            if !clean.contains(literal) {
+                match redact_literal(detector, literal) {
+                    Some(encoded) => {
                         out.push_str(&text[copied..i]);
                         out.push_str(&encoded);
                         copied = end;
+                    }
+                    None => {
+                        if clean.len() >= CLEAN_CACHE_LIMIT {
+                            clean.clear();
+                        }
+                        clean.insert(literal.to_owned());
                     }
                 }
             }
@@ -151,6 +174,20 @@ fn redact_json_strings<'t>(detector: &Detector, text: &'t str) -> Cow<'t, str> {
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+/// The JSON literal `literal` (quotes included) re-encoded with its secrets redacted; `None`
+/// when it holds none (or is not a whole literal).
+fn redact_literal(detector: &Detector, literal: &str) -> Option<String> {
+    let decoded: Cow<'_, str> = match literal.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
+        // Without a backslash the literal's content is its text.
+        Some(inner) if !inner.contains('\\') => Cow::Borrowed(inner),
+        _ => Cow::Owned(serde_json::from_str::<String>(literal).ok()?),
+    };
+    match detector.redact(&decoded) {
+        Cow::Owned(redacted) => serde_json::to_string(&redacted).ok(),
+        Cow::Borrowed(_) => None,
+    }
 }
 
 #[cfg(test)]
@@ -174,7 +211,7 @@ mod tests {
         let pieces = [&whole[..cut], &whole[cut..]];
         let redacted: String = pieces
             .iter()
-            .map(|p| redact_json_strings(&d, p).into_owned())
+            .map(|p| redact_json_strings(&d, p, &mut HashSet::new()).into_owned())
             .collect();
         assert_eq!(redacted, expected);
     }
@@ -183,7 +220,7 @@ mod tests {
     fn text_without_secrets_is_borrowed() {
         let d = Detector::builtin();
         assert!(matches!(
-            redact_json_strings(&d, "{\"a\": \"b\\\"\"}"),
+            redact_json_strings(&d, "{\"a\": \"b\\\"\"}", &mut HashSet::new()),
             Cow::Borrowed(_)
         ));
     }
