@@ -2,10 +2,11 @@
 # veer's benchmark harness: times `veer diff` and, on the same inputs in the same run, the
 # reference `shadow diff` (shadow-diff 3.2.5 from PyPI, in a private virtualenv under target/).
 #
-#   bench/run.sh                      # all sizes: 10 100 1000 10000 100000 turns, dir 1000x20
+#   bench/run.sh                      # all sizes: 10 100 1000 10000 100000 turns, dirs 1000x20 and 10000x20
 #   bench/run.sh --sizes "10 100 1000" --runs 3 --no-reference
 #   bench/run.sh --runs 5 --ref-runs 1  # the reference takes minutes per run: time it once
 #   bench/run.sh --ref-max 1000         # the reference only up to 1,000 turns
+#   bench/run.sh --sizes "" --dir-pairs "1000 10000" --no-reference   # directory rows only
 #
 # Inputs come from `veer synth` (deterministic): per size a near pair (~1% of turns changed),
 # a changed pair (~10%: edited, dropped and inserted turns) and a divergent (unrelated) pair. Each measurement is the median of --runs runs
@@ -20,7 +21,7 @@ RUNS=3
 REF_RUNS=
 REF_MAX=
 REFERENCE=1
-DIR_PAIRS=1000
+DIR_PAIRS="1000 10000"
 DIR_TURNS=20
 REF_TIMEOUT=300
 while [ $# -gt 0 ]; do
@@ -94,23 +95,27 @@ for n in $SIZES; do
   done
 done
 
-d="$IN/dir-${DIR_PAIRS}x${DIR_TURNS}"
-[ -d "$d/candidate" ] || "$VEER" synth --turns "$DIR_TURNS" --pairs "$DIR_PAIRS" --out-dir "$d"
-for r in $(seq 1 "$RUNS"); do
-  measure "dir-${DIR_PAIRS}x${DIR_TURNS}" veer 600 "$r" "$VEER" diff "$d/baseline" "$d/candidate" --format json -o "$OUT/last-veer-dir.json" || true
-done
-if [ "$REFERENCE" = 1 ]; then
-  # shadow has no directory mode: time 20 pairs one by one and scale to the whole set.
-  # (a glob, not `ls | head`: under pipefail, head closing the pipe would end the script)
-  files=("$d"/baseline/*)
-  start=$(date +%s.%N)
-  for path in "${files[@]:0:20}"; do
-    f=$(basename "$path")
-    "$SHADOW" diff "$d/baseline/$f" "$d/candidate/$f" --output-json /dev/null > /dev/null 2>&1 || true
+# Directory mode at corpus scale: one row per --dir-pairs count (pairs × DIR_TURNS turns), so
+# the peak RSS of 1,000 and 10,000 pairs shows whether memory grows with the number of pairs.
+for pairs in $DIR_PAIRS; do
+  d="$IN/dir-${pairs}x${DIR_TURNS}"
+  [ -d "$d/candidate" ] || "$VEER" synth --turns "$DIR_TURNS" --pairs "$pairs" --out-dir "$d"
+  for r in $(seq 1 "$RUNS"); do
+    measure "dir-${pairs}x${DIR_TURNS}" veer 600 "$r" "$VEER" diff "$d/baseline" "$d/candidate" --format json -o "$OUT/last-veer-dir.json" || true
   done
-  end=$(date +%s.%N)
-  echo "$start $end $DIR_PAIRS" | awk '{printf "dir-%sx'"$DIR_TURNS"'\tshadow\t1\t%.3f\t0\textrapolated\n", $3, ($2-$1)/20*$3}' >> "$RAW"
-fi
+  if [ "$REFERENCE" = 1 ]; then
+    # shadow has no directory mode: time 20 pairs one by one and scale to the whole set.
+    # (a glob, not `ls | head`: under pipefail, head closing the pipe would end the script)
+    files=("$d"/baseline/*)
+    start=$(date +%s.%N)
+    for path in "${files[@]:0:20}"; do
+      f=$(basename "$path")
+      "$SHADOW" diff "$d/baseline/$f" "$d/candidate/$f" --output-json /dev/null > /dev/null 2>&1 || true
+    done
+    end=$(date +%s.%N)
+    echo "$start $end $pairs" | awk '{printf "dir-%sx'"$DIR_TURNS"'\tshadow\t1\t%.3f\t0\textrapolated\n", $3, ($2-$1)/20*$3}' >> "$RAW"
+  fi
+done
 
 python3 bench/summarize.py "$RAW" > "$OUT/results.md"
 cat "$OUT/results.md"

@@ -34,7 +34,9 @@ pub use axes::{Axis, AxisStat, Flag};
 pub use fingerprint::block::{fingerprint_block, FingerprintBlock, FingerprintOptions};
 pub use pairing::PairBy;
 pub use pricing::{Pricing, PricingError};
-pub use report::{DiffReport, DirectoryPair, DirectoryReport, TraceRef, Unmatched};
+pub use report::{
+    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, TraceRef, Unmatched,
+};
 pub use severity::Severity;
 
 use align::divergence::{top_k, walk, Divergence, Sides};

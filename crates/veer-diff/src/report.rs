@@ -217,3 +217,31 @@ pub struct DirectoryReport {
     /// The merge gate over every pair (worst axis severity and policy regressions).
     pub gate: Gate,
 }
+
+/// Everything of a [`DirectoryReport`] but its pairs: what a streaming printer receives once
+/// every pair has gone past (the pairs themselves arrive one by one, in path order). Serializes
+/// to the fields that follow `pairs` in the directory JSON, in the same order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectorySummary {
+    /// Files present on one side only.
+    pub unmatched: Unmatched,
+    /// Summary over the pairs.
+    pub aggregate: Aggregate,
+    /// The fingerprint test pooling every response of every pair; null when a side has fewer
+    /// than two responses in all.
+    pub fingerprint: Option<FingerprintBlock>,
+    /// The merge gate over every pair.
+    pub gate: Gate,
+}
+
+impl DirectoryReport {
+    /// The report's summary (a copy of everything but the pairs).
+    pub fn summary(&self) -> DirectorySummary {
+        DirectorySummary {
+            unmatched: self.unmatched.clone(),
+            aggregate: self.aggregate.clone(),
+            fingerprint: self.fingerprint.clone(),
+            gate: self.gate,
+        }
+    }
+}

@@ -47,13 +47,38 @@ pub fn render(findings: &[Finding], gate: &Gate) -> String {
         out.push_str(&line(f));
         out.push('\n');
     }
+    out.push_str(&gate_command(gate));
+    out
+}
+
+/// The closing command: a notice with the gate line (an error when tripped).
+fn gate_command(gate: &Gate) -> String {
     let level = if gate.tripped { "error" } else { "notice" };
-    out.push_str(&format!(
+    format!(
         "::{level} title={}::{}\n",
         escape_property("veer gate"),
         escape_data(&crate::policy::gate_line(gate))
-    ));
-    out
+    )
+}
+
+/// The GitHub printer of a streamed directory diff: each pair's commands are written as soon
+/// as the pair is done (nothing is held); the gate's command ends the output.
+#[derive(Debug, Default)]
+pub struct DirectoryCommands;
+
+impl crate::diff::stream::DirectoryPrinter for DirectoryCommands {
+    fn pair(&mut self, p: &veer_diff::DirectoryPair) -> String {
+        let mut out = String::new();
+        for f in crate::findings::diff_findings(&p.report) {
+            out.push_str(&line(&f));
+            out.push('\n');
+        }
+        out
+    }
+
+    fn finish(self: Box<Self>, summary: &veer_diff::DirectorySummary) -> String {
+        gate_command(&summary.gate)
+    }
 }
 
 #[cfg(test)]

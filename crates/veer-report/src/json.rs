@@ -14,3 +14,78 @@ pub fn to_json<T: Serialize>(report: &T) -> String {
         Err(e) => format!("{{\"error\": \"cannot serialise report: {e}\"}}\n"),
     }
 }
+
+/// The directory diff as JSON, written pair by pair: the same bytes as [`to_json`] of the whole
+/// [`veer_diff::DirectoryReport`] (each pair is pretty-printed alone and indented to its depth;
+/// JSON strings hold no raw newline, so indenting line by line is exact).
+#[derive(Debug, Default)]
+pub struct DirectoryJson {
+    /// Pairs written so far.
+    written: usize,
+}
+
+impl DirectoryJson {
+    /// A printer for a new document.
+    pub fn new() -> DirectoryJson {
+        DirectoryJson::default()
+    }
+}
+
+/// `text` pretty-printed as `serde_json` does at the top level, each line after the first
+/// indented by `indent` more spaces (the first line is placed by the caller).
+fn indented<T: Serialize>(value: &T, indent: &str) -> String {
+    let text = match serde_json::to_string_pretty(value) {
+        Ok(s) => s,
+        Err(e) => format!("{{\"error\": \"cannot serialise report: {e}\"}}"),
+    };
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (k, line) in text.split('\n').enumerate() {
+        if k > 0 {
+            out.push('\n');
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
+    fn begin(&mut self) -> String {
+        format!(
+            "{{\n  \"schema_version\": {},\n  \"pairs\": [",
+            indented(&veer_diff::report::DIFF_SCHEMA_VERSION, "")
+        )
+    }
+
+    fn pair(&mut self, pair: &veer_diff::DirectoryPair) -> String {
+        let sep = if self.written == 0 {
+            "\n    "
+        } else {
+            ",\n    "
+        };
+        self.written += 1;
+        format!("{sep}{}", indented(pair, "    "))
+    }
+
+    fn finish(self: Box<Self>, summary: &veer_diff::DirectorySummary) -> String {
+        // The summary's own object, opened by "{\n" and closed by "\n}", continues this one.
+        let rest = indented(summary, "");
+        let rest = rest.strip_prefix("{\n").unwrap_or(&rest);
+        let close = if self.written == 0 { "]" } else { "\n  ]" };
+        format!("{close},\n{rest}\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indenting_keeps_every_line_but_the_first() {
+        let v = serde_json::json!({"a": [1, 2], "b": {}});
+        assert_eq!(
+            indented(&v, "  "),
+            "{\n    \"a\": [\n      1,\n      2\n    ],\n    \"b\": {}\n  }"
+        );
+    }
+}

@@ -96,6 +96,25 @@ pub fn render(findings: &[Finding]) -> String {
     crate::json::to_json(&log)
 }
 
+/// The SARIF printer of a streamed directory diff: the log's rule table indexes every result,
+/// so it keeps each pair's findings (only its severe axes and policy regressions) until the end.
+#[derive(Debug, Default)]
+pub struct DirectoryLog {
+    findings: Vec<Finding>,
+}
+
+impl crate::diff::stream::DirectoryPrinter for DirectoryLog {
+    fn pair(&mut self, p: &veer_diff::DirectoryPair) -> String {
+        self.findings
+            .extend(crate::findings::diff_findings(&p.report));
+        String::new()
+    }
+
+    fn finish(self: Box<Self>, _: &veer_diff::DirectorySummary) -> String {
+        render(&self.findings)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

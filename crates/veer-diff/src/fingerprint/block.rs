@@ -2,7 +2,7 @@
 //! fingerprints against the candidate's, with each dimension's means and contribution, and
 //! the gate level a powered rejection carries (decision in `docs/diff.md`).
 
-use super::{FingerprintScales, DIM, DIMENSIONS};
+use super::{FingerprintScales, DIMENSIONS};
 use crate::hotelling::{hotelling_t2, Decision, Method, PValue, DEFAULT_ALPHA};
 use serde::Serialize;
 use veer_policy::Level;
@@ -105,11 +105,12 @@ pub fn gate_level(decision: Decision, power: Option<f64>, largest_shift: f64) ->
     }
 }
 
-/// The fingerprint block of two samples of response fingerprints; None when a side has fewer
-/// than two responses (the test needs a covariance on each side).
-pub fn fingerprint_block(
-    baseline: &[[f64; DIM]],
-    candidate: &[[f64; DIM]],
+/// The fingerprint block of two samples of response fingerprints (rows of [`super::DIM`] values, held
+/// or borrowed: `[f64; DIM]` or `&[f64; DIM]`); None when a side has fewer than two responses
+/// (the test needs a covariance on each side).
+pub fn fingerprint_block<R: AsRef<[f64]>>(
+    baseline: &[R],
+    candidate: &[R],
     options: &FingerprintOptions,
 ) -> Option<FingerprintBlock> {
     let r = hotelling_t2(baseline, candidate, options.alpha, PValue::ExactWhenSmall).ok()?;

@@ -2,7 +2,8 @@
 //! with severity `moderate` or `severe` is a failure; an axis with no observation is skipped.
 
 use super::format::{change, interval};
-use veer_diff::{AxisStat, DiffReport, DirectoryReport, Severity};
+use super::stream::{render_all, DirectoryPrinter};
+use veer_diff::{AxisStat, DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, Severity};
 
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -75,55 +76,71 @@ fn suite(name: &str, r: &DiffReport, out: &mut String) {
     out.push_str("  </testsuite>\n");
 }
 
-fn document(suites: &[(String, &DiffReport)]) -> String {
-    // A policy diff adds one case per regression and fix (one passing case when neither).
-    let policy_cases = |r: &DiffReport| {
-        r.policy.as_ref().map_or((0, 0), |p| {
+/// The suites of a JUnit document as they are added, and the totals its header needs.
+#[derive(Debug, Default)]
+pub struct DirectorySuites {
+    tests: usize,
+    failures: usize,
+    /// The rendered suites, in order (the header, written last, carries the totals).
+    body: String,
+}
+
+impl DirectorySuites {
+    /// Adds the suite of one trace pair (and its policy suite, if any).
+    fn add(&mut self, name: &str, r: &DiffReport) {
+        // A policy diff adds one case per regression and fix (one passing case when neither).
+        let (policy_tests, policy_failures) = r.policy.as_ref().map_or((0, 0), |p| {
             (
                 (p.regressions.len() + p.fixes.len()).max(1),
                 p.regressions.len(),
             )
-        })
-    };
-    let tests: usize = suites
-        .iter()
-        .map(|(_, r)| r.axes.len() + policy_cases(r).0)
-        .sum();
-    let failures: usize = suites
-        .iter()
-        .map(|(_, r)| r.axes.iter().filter(|a| fails(a)).count() + policy_cases(r).1)
-        .sum();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    out.push_str(&format!(
-        "<testsuites name=\"veer diff\" tests=\"{tests}\" failures=\"{failures}\">\n"
-    ));
-    for (name, r) in suites {
-        suite(name, r, &mut out);
+        });
+        self.tests += r.axes.len() + policy_tests;
+        self.failures += r.axes.iter().filter(|a| fails(a)).count() + policy_failures;
+        suite(name, r, &mut self.body);
         if let Some(p) = &r.policy {
-            out.push_str(&crate::policy::junit::diff_suite(
+            self.body.push_str(&crate::policy::junit::diff_suite(
                 &format!("{name} policy"),
                 p,
             ));
         }
     }
-    out.push_str("</testsuites>\n");
-    out
+
+    /// The whole document.
+    fn document(self) -> String {
+        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        out.push_str(&format!(
+            "<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{}\">\n",
+            self.tests, self.failures
+        ));
+        out.push_str(&self.body);
+        out.push_str("</testsuites>\n");
+        out
+    }
 }
 
 /// JUnit XML for one trace pair.
 pub fn render(r: &DiffReport) -> String {
-    let name = format!("{} vs {}", r.baseline.path, r.candidate.path);
-    document(&[(name, r)])
+    let mut suites = DirectorySuites::default();
+    suites.add(&format!("{} vs {}", r.baseline.path, r.candidate.path), r);
+    suites.document()
 }
 
-/// JUnit XML for a directory diff: one suite per matched trace pair.
+/// JUnit XML for a directory diff: one suite per matched trace pair. Streamed, the printer
+/// holds every rendered suite until the end, because the document's header carries the totals.
 pub fn render_directory(d: &DirectoryReport) -> String {
-    let suites: Vec<(String, &DiffReport)> = d
-        .pairs
-        .iter()
-        .map(|p| (p.baseline.clone(), &p.report))
-        .collect();
-    document(&suites)
+    render_all(Box::new(DirectorySuites::default()), d)
+}
+
+impl DirectoryPrinter for DirectorySuites {
+    fn pair(&mut self, p: &DirectoryPair) -> String {
+        self.add(&p.baseline, &p.report);
+        String::new()
+    }
+
+    fn finish(self: Box<Self>, _: &DirectorySummary) -> String {
+        (*self).document()
+    }
 }
 
 #[cfg(test)]

@@ -3,9 +3,12 @@
 use super::fingerprint;
 use super::format::{axis_meaning, badge, change, flags, interval, percent, structural, value};
 use super::meaning::what_this_means;
+use super::stream::{render_all, DirectoryPrinter};
 use super::SHOWN_DIVERGENCES;
 use veer_diff::recommend::RecSeverity;
-use veer_diff::{DiffReport, DirectoryReport, FingerprintBlock, Severity};
+use veer_diff::{
+    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, Severity,
+};
 
 /// Escapes characters that would break a table cell or inline formatting.
 fn cell(s: &str) -> String {
@@ -177,86 +180,111 @@ pub fn render(r: &DiffReport) -> String {
 /// Renders a directory diff: the summary table, unmatched files, then each pair in a
 /// collapsible section.
 pub fn render_directory(d: &DirectoryReport) -> String {
-    let mut out = format!(
-        "## veer diff: {} trace pair(s), worst {}\n\n",
-        d.aggregate.trace_pairs,
-        badge(d.aggregate.worst_severity)
-    );
-    out.push_str(
-        "| trace | pairs | worst | moved axes | first divergence |\n|---|---:|---|---|---|\n",
-    );
-    for p in d.pairs.iter().take(MAX_TABLE_ROWS) {
+    render_all(Box::new(DirectoryComment::default()), d)
+}
+
+/// The Markdown printer of a streamed directory diff. A comment is capped
+/// ([`MAX_TABLE_ROWS`], [`MAX_DETAILED_PAIRS`]), so it holds at most that many rendered rows
+/// and sections whatever the number of pairs; everything is written at the end, after the
+/// heading that needs the summary.
+#[derive(Debug, Default)]
+pub struct DirectoryComment {
+    /// Pairs seen.
+    pairs: usize,
+    /// The first [`MAX_TABLE_ROWS`] table rows.
+    rows: String,
+    /// Pairs that changed (moderate or worse, or a first divergence).
+    changed: usize,
+    /// The sections of the first [`MAX_DETAILED_PAIRS`] changed pairs.
+    details: String,
+}
+
+impl DirectoryPrinter for DirectoryComment {
+    fn pair(&mut self, p: &DirectoryPair) -> String {
         let r = &p.report;
-        let moved: Vec<&str> = r
-            .axes
-            .iter()
-            .filter(|a| a.severity >= Severity::Moderate)
-            .map(|a| a.axis.wire())
-            .collect();
-        out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} |\n",
-            p.baseline,
-            r.pair_count,
-            badge(r.worst_severity),
-            if moved.is_empty() {
-                "-".to_string()
-            } else {
-                moved.join(", ")
-            },
-            r.first_divergence
-                .as_ref()
-                .map_or("-".to_string(), |f| cell(&format!(
-                    "#{}↔#{} {}: {}",
-                    f.baseline_turn,
-                    f.candidate_turn,
-                    f.kind.label(),
-                    f.explanation
-                )))
-        ));
-    }
-    if d.pairs.len() > MAX_TABLE_ROWS {
-        out.push_str(&format!(
-            "\n_{} more trace pair(s) in `--format json`._\n",
-            d.pairs.len() - MAX_TABLE_ROWS
-        ));
-    }
-    out.push('\n');
-    out.push_str(&fingerprint_line(
-        d.fingerprint.as_ref(),
-        "Behaviour fingerprint, every response of every pair pooled",
-    ));
-    for (side, files) in [
-        ("baseline", &d.unmatched.baseline_only),
-        ("candidate", &d.unmatched.candidate_only),
-    ] {
-        for f in files {
-            out.push_str(&format!("- ⚠️ `{f}` exists only in the {side} directory\n"));
+        self.pairs += 1;
+        if self.pairs <= MAX_TABLE_ROWS {
+            let moved: Vec<&str> = r
+                .axes
+                .iter()
+                .filter(|a| a.severity >= Severity::Moderate)
+                .map(|a| a.axis.wire())
+                .collect();
+            self.rows.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} |\n",
+                p.baseline,
+                r.pair_count,
+                badge(r.worst_severity),
+                if moved.is_empty() {
+                    "-".to_string()
+                } else {
+                    moved.join(", ")
+                },
+                r.first_divergence
+                    .as_ref()
+                    .map_or("-".to_string(), |f| cell(&format!(
+                        "#{}↔#{} {}: {}",
+                        f.baseline_turn,
+                        f.candidate_turn,
+                        f.kind.label(),
+                        f.explanation
+                    )))
+            ));
         }
+        // Details for the pairs that changed, capped so the comment stays postable.
+        if r.worst_severity >= Severity::Moderate || r.first_divergence.is_some() {
+            self.changed += 1;
+            if self.changed <= MAX_DETAILED_PAIRS {
+                self.details.push_str(&format!(
+                    "\n<details><summary><code>{}</code> — {}</summary>\n\n",
+                    p.baseline,
+                    badge(r.worst_severity)
+                ));
+                body(r, "####", &mut self.details);
+                self.details.push_str("\n</details>\n");
+            }
+        }
+        String::new()
     }
-    // Details for the pairs that changed, capped so the comment stays postable.
-    let changed: Vec<_> = d
-        .pairs
-        .iter()
-        .filter(|p| {
-            p.report.worst_severity >= Severity::Moderate || p.report.first_divergence.is_some()
-        })
-        .collect();
-    for p in changed.iter().take(MAX_DETAILED_PAIRS) {
-        out.push_str(&format!(
-            "\n<details><summary><code>{}</code> — {}</summary>\n\n",
-            p.baseline,
-            badge(p.report.worst_severity)
+
+    fn finish(self: Box<Self>, d: &DirectorySummary) -> String {
+        let mut out = format!(
+            "## veer diff: {} trace pair(s), worst {}\n\n",
+            d.aggregate.trace_pairs,
+            badge(d.aggregate.worst_severity)
+        );
+        out.push_str(
+            "| trace | pairs | worst | moved axes | first divergence |\n|---|---:|---|---|---|\n",
+        );
+        out.push_str(&self.rows);
+        if self.pairs > MAX_TABLE_ROWS {
+            out.push_str(&format!(
+                "\n_{} more trace pair(s) in `--format json`._\n",
+                self.pairs - MAX_TABLE_ROWS
+            ));
+        }
+        out.push('\n');
+        out.push_str(&fingerprint_line(
+            d.fingerprint.as_ref(),
+            "Behaviour fingerprint, every response of every pair pooled",
         ));
-        body(&p.report, "####", &mut out);
-        out.push_str("\n</details>\n");
+        for (side, files) in [
+            ("baseline", &d.unmatched.baseline_only),
+            ("candidate", &d.unmatched.candidate_only),
+        ] {
+            for f in files {
+                out.push_str(&format!("- ⚠️ `{f}` exists only in the {side} directory\n"));
+            }
+        }
+        out.push_str(&self.details);
+        if self.changed > MAX_DETAILED_PAIRS {
+            out.push_str(&format!(
+                "\n_{} more changed trace pair(s) have details in `--format json`._\n",
+                self.changed - MAX_DETAILED_PAIRS
+            ));
+        }
+        out
     }
-    if changed.len() > MAX_DETAILED_PAIRS {
-        out.push_str(&format!(
-            "\n_{} more changed trace pair(s) have details in `--format json`._\n",
-            changed.len() - MAX_DETAILED_PAIRS
-        ));
-    }
-    out
 }
 
 /// Most trace pairs given a detailed section in a directory comment.

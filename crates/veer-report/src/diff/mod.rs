@@ -7,6 +7,7 @@ pub mod format;
 pub mod junit;
 pub mod markdown;
 pub mod meaning;
+pub mod stream;
 pub mod terminal;
 
 /// How many ranked divergences the terminal and Markdown printers show (JSON has all).

@@ -4,12 +4,15 @@
 use super::fingerprint;
 use super::format::{change, flags, interval, percent, structural, turns, value};
 use super::meaning::what_this_means;
+use super::stream::{render_all, DirectoryPrinter};
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use veer_diff::hotelling::Decision;
 use veer_diff::recommend::RecSeverity;
-use veer_diff::{DiffReport, DirectoryReport, FingerprintBlock, Severity};
+use veer_diff::{
+    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, Severity,
+};
 
 fn severity(style: Style, s: Severity) -> String {
     match s {
@@ -197,27 +200,35 @@ fn fingerprint_section(block: Option<&FingerprintBlock>, style: Style) -> String
 /// Renders a directory diff: one row per trace pair, the unmatched files and the per-axis
 /// summary.
 pub fn render_directory(d: &DirectoryReport, style: Style) -> String {
-    let mut out = String::new();
-    out.push_str(&style.heading(&format!(
-        "veer diff — {} trace pair(s), {} response pair(s), worst severity {}",
-        d.aggregate.trace_pairs,
-        d.aggregate.pair_count,
-        d.aggregate.worst_severity.label()
-    )));
-    out.push_str("\n\n");
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "trace",
-            "pairs",
-            "worst",
-            "moved axes",
-            "first divergence",
-        ]);
-    for p in &d.pairs {
-        let r = &p.report;
+    render_all(Box::new(DirectoryTable::new(style)), d)
+}
+
+/// The terminal printer of a streamed directory diff. The table's column widths depend on
+/// every row, so it keeps each pair's five cells (and its warnings) until the end: about the
+/// length of the row's text per pair.
+#[derive(Debug)]
+pub struct DirectoryTable {
+    style: Style,
+    /// Per pair: trace, response pairs, worst severity, moved axes, first divergence.
+    rows: Vec<[String; 5]>,
+    /// Styled warning lines, in pair order.
+    warnings: Vec<String>,
+}
+
+impl DirectoryTable {
+    /// A printer writing with `style`.
+    pub fn new(style: Style) -> DirectoryTable {
+        DirectoryTable {
+            style,
+            rows: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl DirectoryPrinter for DirectoryTable {
+    fn pair(&mut self, p: &DirectoryPair) -> String {
+        let (style, r) = (self.style, &p.report);
         let moved: Vec<&str> = r
             .axes
             .iter()
@@ -233,72 +244,107 @@ pub fn render_directory(d: &DirectoryReport, style: Style) -> String {
                 crate::text::preview(&f.explanation, 60)
             )
         });
-        table.add_row(vec![
-            Cell::new(&p.baseline),
-            right(r.pair_count.to_string()),
-            Cell::new(severity(style, r.worst_severity)),
-            Cell::new(if moved.is_empty() {
+        self.rows.push([
+            p.baseline.clone(),
+            r.pair_count.to_string(),
+            severity(style, r.worst_severity),
+            if moved.is_empty() {
                 "-".to_string()
             } else {
                 moved.join(", ")
-            }),
-            Cell::new(first),
+            },
+            first,
         ]);
+        for w in &r.warnings {
+            self.warnings
+                .push(style.warn(&format!("warning: {}: {w}", p.baseline)));
+        }
+        String::new()
     }
-    out.push_str(&table.to_string());
-    out.push('\n');
 
-    let mut agg = Table::new();
-    agg.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "axis",
-            "none",
-            "minor",
-            "moderate",
-            "severe",
-            "median change",
-        ]);
-    for a in &d.aggregate.axes {
-        agg.add_row(vec![
-            Cell::new(a.axis.wire()),
-            right(a.none.to_string()),
-            right(a.minor.to_string()),
-            right(a.moderate.to_string()),
-            right(a.severe.to_string()),
-            right(change(a.axis, a.median_delta)),
-        ]);
-    }
-    out.push('\n');
-    out.push_str(&style.heading("severity per axis across trace pairs"));
-    out.push('\n');
-    out.push_str(&agg.to_string());
-    out.push('\n');
-    out.push_str(
-        &fingerprint_section(d.fingerprint.as_ref(), style).replacen(
-            "(Hotelling T² over 12 dimensions)",
-            "(Hotelling T² over 12 dimensions, every response of every pair pooled)",
-            1,
-        ),
-    );
-    for (side, files) in [
-        ("baseline", &d.unmatched.baseline_only),
-        ("candidate", &d.unmatched.candidate_only),
-    ] {
-        for f in files {
-            out.push_str(&style.warn(&format!(
-                "unmatched: {f} exists only in the {side} directory"
-            )));
+    fn finish(self: Box<Self>, d: &DirectorySummary) -> String {
+        let style = self.style;
+        let mut out = String::new();
+        out.push_str(&style.heading(&format!(
+            "veer diff — {} trace pair(s), {} response pair(s), worst severity {}",
+            d.aggregate.trace_pairs,
+            d.aggregate.pair_count,
+            d.aggregate.worst_severity.label()
+        )));
+        out.push_str("\n\n");
+        let mut table = Table::new();
+        table
+            .load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(vec![
+                "trace",
+                "pairs",
+                "worst",
+                "moved axes",
+                "first divergence",
+            ]);
+        for [trace, pairs, worst, moved, first] in self.rows {
+            table.add_row(vec![
+                Cell::new(trace),
+                right(pairs),
+                Cell::new(worst),
+                Cell::new(moved),
+                Cell::new(first),
+            ]);
+        }
+        out.push_str(&table.to_string());
+        out.push('\n');
+
+        let mut agg = Table::new();
+        agg.load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(vec![
+                "axis",
+                "none",
+                "minor",
+                "moderate",
+                "severe",
+                "median change",
+            ]);
+        for a in &d.aggregate.axes {
+            agg.add_row(vec![
+                Cell::new(a.axis.wire()),
+                right(a.none.to_string()),
+                right(a.minor.to_string()),
+                right(a.moderate.to_string()),
+                right(a.severe.to_string()),
+                right(change(a.axis, a.median_delta)),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&style.heading("severity per axis across trace pairs"));
+        out.push('\n');
+        out.push_str(&agg.to_string());
+        out.push('\n');
+        out.push_str(
+            &fingerprint_section(d.fingerprint.as_ref(), style).replacen(
+                "(Hotelling T² over 12 dimensions)",
+                "(Hotelling T² over 12 dimensions, every response of every pair pooled)",
+                1,
+            ),
+        );
+        for (side, files) in [
+            ("baseline", &d.unmatched.baseline_only),
+            ("candidate", &d.unmatched.candidate_only),
+        ] {
+            for f in files {
+                out.push_str(&style.warn(&format!(
+                    "unmatched: {f} exists only in the {side} directory"
+                )));
+                out.push('\n');
+            }
+        }
+        for w in &self.warnings {
+            out.push_str(w);
             out.push('\n');
         }
+        out.push_str(&style.dim("per-pair details: --format json (or markdown)"));
+        out.push('\n');
+        out
     }
-    for p in &d.pairs {
-        for w in &p.report.warnings {
-            out.push_str(&style.warn(&format!("warning: {}: {w}", p.baseline)));
-            out.push('\n');
-        }
-    }
-    out.push_str(&style.dim("per-pair details: --format json (or markdown)"));
-    out.push('\n');
-    out
 }

@@ -8,11 +8,14 @@ use super::svg::{forest, ForestRow};
 use super::{badge, gate_box, page};
 use crate::diff::format::{axis_meaning, change, flags, interval, percent, turns, value};
 use crate::diff::meaning::what_this_means;
-use maud::{html, Markup};
+use crate::diff::stream::{render_all, DirectoryPrinter};
+use maud::{html, Markup, PreEscaped};
 use std::collections::BTreeMap;
 use veer_diff::align::divergence::Divergence;
 use veer_diff::lanes::{LaneCell, LaneRow, Lanes, TurnDetail, TurnSide, WordChange};
-use veer_diff::{DiffReport, DirectoryReport, FingerprintBlock, Flag};
+use veer_diff::{
+    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, Flag,
+};
 use veer_policy::{Gate, Violation};
 
 /// The page of one pair diff.
@@ -31,55 +34,86 @@ pub fn render(r: &DiffReport) -> String {
 
 /// The page of a directory diff.
 pub fn render_directory(d: &DirectoryReport) -> String {
-    page(
-        "veer diff: directory",
-        html! {
-            h1 { "veer diff — " (d.aggregate.trace_pairs) " trace pairs" }
-            (gate_box(&d.gate, &format!("worst severity {} over {} response pairs; {} of {} trace pairs diverge",
-                d.aggregate.worst_severity.label(), d.aggregate.pair_count,
-                d.aggregate.traces_with_divergence, d.aggregate.trace_pairs)))
-            h2 { "Pairs" }
-            p class="muted" { "Click a column heading to sort (worst severity first by default order of the directory)." }
-            table class="sortable" id="pairs" {
-                thead { tr { th { "trace" } th { "worst severity" } th class="num" { "pairs" } th { "first divergence" } th class="num" { "regressions" } } }
-                tbody {
-                    @for (k, p) in d.pairs.iter().enumerate() {
-                        tr {
-                            td { a href={ "#pair-" (k) } { (p.baseline) } }
-                            td data-sort=(p.report.worst_severity as u8) { (badge(p.report.worst_severity.label())) }
-                            td class="num" { (p.report.pair_count) }
-                            td { @match &p.report.first_divergence { Some(f) => (turns(f)), None => span class="muted" { "none" } } }
-                            td class="num" { (p.report.policy.as_ref().map_or(0, |x| x.regressions.len())) }
-                        }
-                    }
+    render_all(Box::new(DirectoryPage::default()), d)
+}
+
+/// The HTML printer of a streamed directory diff. The page holds every pair (a table row and a
+/// section each) under a heading that needs the summary, so it keeps each pair's rendered
+/// markup until the end: memory about the size of the page.
+#[derive(Debug, Default)]
+pub struct DirectoryPage {
+    /// Pairs seen (the next pair's anchor number).
+    pairs: usize,
+    /// The table rows, rendered.
+    rows: String,
+    /// The per-pair sections, rendered.
+    sections: String,
+}
+
+impl DirectoryPrinter for DirectoryPage {
+    fn pair(&mut self, p: &DirectoryPair) -> String {
+        let k = self.pairs;
+        self.pairs += 1;
+        self.rows.push_str(
+            &html! {
+                tr {
+                    td { a href={ "#pair-" (k) } { (p.baseline) } }
+                    td data-sort=(p.report.worst_severity as u8) { (badge(p.report.worst_severity.label())) }
+                    td class="num" { (p.report.pair_count) }
+                    td { @match &p.report.first_divergence { Some(f) => (turns(f)), None => span class="muted" { "none" } } }
+                    td class="num" { (p.report.policy.as_ref().map_or(0, |x| x.regressions.len())) }
                 }
             }
-            @if !d.unmatched.baseline_only.is_empty() || !d.unmatched.candidate_only.is_empty() {
-                h3 { "Unmatched files" }
-                ul {
-                    @for n in &d.unmatched.baseline_only { li { "baseline only: " code { (n) } } }
-                    @for n in &d.unmatched.candidate_only { li { "candidate only: " code { (n) } } }
-                }
-            }
-            (fingerprint_section(d.fingerprint.as_ref(), "Behaviour fingerprint, every response of every pair"))
-            h2 { "Axes over all pairs" }
-            table {
-                thead { tr { th { "axis" } th class="num" { "none" } th class="num" { "minor" } th class="num" { "moderate" } th class="num" { "severe" } th { "worst" } th class="num" { "median delta" } } }
-                tbody {
-                    @for a in &d.aggregate.axes {
-                        tr { td { (a.axis.wire()) } td class="num" { (a.none) } td class="num" { (a.minor) } td class="num" { (a.moderate) } td class="num" { (a.severe) }
-                             td { (badge(a.worst_severity.label())) } td class="num" { (change(a.axis, a.median_delta)) } }
-                    }
-                }
-            }
-            @for (k, p) in d.pairs.iter().enumerate() {
+            .into_string(),
+        );
+        self.sections.push_str(
+            &html! {
                 section id={ "pair-" (k) } {
                     h2 { (p.baseline) " " (badge(p.report.worst_severity.label())) }
                     (body(&p.report, &format!("p{k}-")))
                 }
             }
-        },
-    )
+            .into_string(),
+        );
+        String::new()
+    }
+
+    fn finish(self: Box<Self>, d: &DirectorySummary) -> String {
+        page(
+            "veer diff: directory",
+            html! {
+                h1 { "veer diff — " (d.aggregate.trace_pairs) " trace pairs" }
+                (gate_box(&d.gate, &format!("worst severity {} over {} response pairs; {} of {} trace pairs diverge",
+                    d.aggregate.worst_severity.label(), d.aggregate.pair_count,
+                    d.aggregate.traces_with_divergence, d.aggregate.trace_pairs)))
+                h2 { "Pairs" }
+                p class="muted" { "Click a column heading to sort (worst severity first by default order of the directory)." }
+                table class="sortable" id="pairs" {
+                    thead { tr { th { "trace" } th { "worst severity" } th class="num" { "pairs" } th { "first divergence" } th class="num" { "regressions" } } }
+                    tbody { (PreEscaped(&self.rows)) }
+                }
+                @if !d.unmatched.baseline_only.is_empty() || !d.unmatched.candidate_only.is_empty() {
+                    h3 { "Unmatched files" }
+                    ul {
+                        @for n in &d.unmatched.baseline_only { li { "baseline only: " code { (n) } } }
+                        @for n in &d.unmatched.candidate_only { li { "candidate only: " code { (n) } } }
+                    }
+                }
+                (fingerprint_section(d.fingerprint.as_ref(), "Behaviour fingerprint, every response of every pair"))
+                h2 { "Axes over all pairs" }
+                table {
+                    thead { tr { th { "axis" } th class="num" { "none" } th class="num" { "minor" } th class="num" { "moderate" } th class="num" { "severe" } th { "worst" } th class="num" { "median delta" } } }
+                    tbody {
+                        @for a in &d.aggregate.axes {
+                            tr { td { (a.axis.wire()) } td class="num" { (a.none) } td class="num" { (a.minor) } td class="num" { (a.moderate) } td class="num" { (a.severe) }
+                                 td { (badge(a.worst_severity.label())) } td class="num" { (change(a.axis, a.median_delta)) } }
+                        }
+                    }
+                }
+                (PreEscaped(&self.sections))
+            },
+        )
+    }
 }
 
 /// The behaviour-fingerprint test in a few lines: verdict, p-value, T², power, and the

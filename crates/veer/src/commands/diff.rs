@@ -1,9 +1,12 @@
 //! `veer diff BASELINE CANDIDATE`: the behaviour diff of two traces, or of two directories of
 //! traces paired by relative path. Inputs are checked before any measure runs (exit 2 on a bad
-//! file, a bad pricing table, mismatched formats or an empty side).
+//! file, a bad pricing table, mismatched formats or an empty side). A directory diff streams:
+//! pairs are diffed in parallel and printed in path order through a bounded reorder window, the
+//! summary folded from per-pair summaries (docs/corpus.md).
 
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::output::stream::{emit_streamed, ReportStream};
 use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
 use rayon::prelude::*;
@@ -11,13 +14,23 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use veer_diff::report::{DirectoryPair, DIFF_SCHEMA_VERSION};
+use veer_diff::aggregate::PairSummary;
+use veer_diff::fingerprint::DIM;
+use veer_diff::report::DirectoryPair;
 use veer_diff::{
-    fingerprint_block, DiffOptions, DiffReport, DirectoryReport, FingerprintBlock, PairBy, Pricing,
-    SideFingerprints, Unmatched,
+    fingerprint_block, DiffOptions, DiffReport, DirectorySummary, FingerprintBlock, PairBy,
+    Pricing, SideFingerprints, Unmatched,
 };
 use veer_policy::{Gate, Level};
-use veer_report::findings::{diff_findings, directory_findings};
+use veer_report::diff::junit::DirectorySuites;
+use veer_report::diff::markdown::DirectoryComment;
+use veer_report::diff::stream::DirectoryPrinter;
+use veer_report::diff::terminal::DirectoryTable;
+use veer_report::findings::diff_findings;
+use veer_report::github::DirectoryCommands;
+use veer_report::html::diff::DirectoryPage;
+use veer_report::json::DirectoryJson;
+use veer_report::sarif::DirectoryLog;
 use veer_report::style::Style;
 use veer_trace::{ReadOptions, Trace};
 
@@ -48,14 +61,21 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
     let colour = colour_enabled(args.out.output.is_some());
     let (text, gate, summary) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
         (true, true) => {
-            let report = directory(&args.baseline, &args.candidate, &read, &options)?;
-            (
-                render_directory(&report, args.format, colour),
-                report.gate,
-                step_summary(args.format, || {
-                    veer_report::diff::markdown::render_directory(&report)
-                }),
-            )
+            let plan = directory_plan(&args.baseline, &args.candidate, &read)?;
+            let step = step_summary_path(args.format);
+            let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
+            let (gate, markdown) = emit_streamed(args.out.output.as_deref(), json, |out| {
+                let comment = step.is_some().then(DirectoryComment::default);
+                stream_directory(
+                    &plan,
+                    &read,
+                    &options,
+                    directory_printer(args.format, colour),
+                    comment,
+                    out,
+                )
+            })?;
+            return finish(&gate, step.zip(markdown));
         }
         (false, false) => {
             // Both sides are read at once; a problem with the baseline is reported first.
@@ -100,6 +120,11 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         }
     };
     emit(&text, args.out.output.as_deref())?;
+    finish(&gate, summary)
+}
+
+/// The end of `veer diff`: the step summary appended, the gate line on stderr, the exit code.
+fn finish(gate: &Gate, summary: Option<(PathBuf, String)>) -> Result<u8, CliError> {
     if let Some((path, markdown)) = summary {
         append_step_summary(&path, &markdown)?;
     }
@@ -107,7 +132,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         let _ = writeln!(
             anstream::stderr(),
             "{}",
-            veer_report::policy::gate_line(&gate)
+            veer_report::policy::gate_line(gate)
         );
     }
     Ok(if gate.tripped { EXIT_GATE } else { EXIT_OK })
@@ -119,11 +144,16 @@ pub fn step_summary(
     format: DiffFormat,
     markdown: impl FnOnce() -> String,
 ) -> Option<(PathBuf, String)> {
+    step_summary_path(format).map(|path| (path, markdown()))
+}
+
+/// With `--format github`: the `GITHUB_STEP_SUMMARY` file, when set (non-empty).
+fn step_summary_path(format: DiffFormat) -> Option<PathBuf> {
     if format != DiffFormat::Github {
         return None;
     }
     let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
-    Some((PathBuf::from(path), markdown()))
+    Some(PathBuf::from(path))
 }
 
 /// The fingerprint test's options: the default scales with each `--fingerprint-scale` applied.
@@ -155,19 +185,16 @@ pub fn render(report: &DiffReport, format: DiffFormat, colour: bool) -> String {
     }
 }
 
-fn render_directory(report: &DirectoryReport, format: DiffFormat, colour: bool) -> String {
+/// The printer of a directory diff in `format`.
+fn directory_printer(format: DiffFormat, colour: bool) -> Box<dyn DirectoryPrinter> {
     match format {
-        DiffFormat::Terminal => {
-            veer_report::diff::terminal::render_directory(report, Style { colour })
-        }
-        DiffFormat::Json => veer_report::json::to_json(report),
-        DiffFormat::Markdown => veer_report::diff::markdown::render_directory(report),
-        DiffFormat::Junit => veer_report::diff::junit::render_directory(report),
-        DiffFormat::Html => veer_report::html::diff::render_directory(report),
-        DiffFormat::Sarif => veer_report::sarif::render(&directory_findings(report)),
-        DiffFormat::Github => {
-            veer_report::github::render(&directory_findings(report), &report.gate)
-        }
+        DiffFormat::Terminal => Box::new(DirectoryTable::new(Style { colour })),
+        DiffFormat::Json => Box::new(DirectoryJson::new()),
+        DiffFormat::Markdown => Box::new(DirectoryComment::default()),
+        DiffFormat::Junit => Box::new(DirectorySuites::default()),
+        DiffFormat::Html => Box::new(DirectoryPage::default()),
+        DiffFormat::Sarif => Box::new(DirectoryLog::default()),
+        DiffFormat::Github => Box::new(DirectoryCommands),
     }
 }
 
@@ -193,13 +220,21 @@ fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
     Ok(veer_diff::inputs::check_pair(b, c)?)
 }
 
-/// Directory mode: pair files by relative path, load in parallel, diff pairs in parallel.
-fn directory(
+/// The trace pairs of a directory diff, every file checked.
+struct DirectoryPlan {
+    /// (relative name, baseline path, candidate path), in relative-path byte order.
+    matched: Vec<(String, PathBuf, PathBuf)>,
+    unmatched: Unmatched,
+}
+
+/// Directory mode's first pass: pair files by relative path, then read and check every pair
+/// (in parallel, traces dropped as soon as checked), so a bad file fails the command (exit 2)
+/// before any measure runs or any output is written.
+fn directory_plan(
     baseline: &Path,
     candidate: &Path,
     read: &ReadOptions,
-    options: &DiffOptions,
-) -> Result<DirectoryReport, CliError> {
+) -> Result<DirectoryPlan, CliError> {
     let names = |dir: &Path| -> Result<BTreeMap<String, PathBuf>, CliError> {
         Ok(veer_trace::load::trace_files(dir)?
             .into_iter()
@@ -230,8 +265,6 @@ fn directory(
         .hint("directory mode pairs files by relative path, e.g. a/run1.agentlog with b/run1.agentlog"));
     }
 
-    // Every file is read and checked before any measure runs (exit 2 on the first pass);
-    // traces are not kept, so a large directory never sits in memory at once.
     let checking = Progress::new(matched.len() as u64, "checking trace pairs");
     let failures: Vec<CliError> = matched
         .par_iter()
@@ -245,65 +278,131 @@ fn directory(
     if let Some(error) = combine(failures) {
         return Err(error);
     }
+    Ok(DirectoryPlan { matched, unmatched })
+}
 
-    let progress = Progress::new(matched.len() as u64, "diffing trace pairs");
-    // Each pair also hands back its response fingerprints, pooled below into one test.
-    let results: Vec<Result<(DirectoryPair, SideFingerprints), CliError>> = matched
-        .par_iter()
-        .map(|(name, bp, cp)| {
-            let (b, c) = load_pair(bp, cp, read)?;
-            let (report, rows) = veer_diff::diff_keeping_fingerprints(
-                &b,
-                &c,
-                &bp.display().to_string(),
-                &cp.display().to_string(),
-                options,
-            );
-            progress.tick();
-            Ok((
-                DirectoryPair {
-                    baseline: name.clone(),
-                    candidate: name.clone(),
-                    report,
-                },
-                rows,
-            ))
-        })
-        .collect();
-    progress.finish();
-    let mut pairs = Vec::with_capacity(results.len());
-    let mut failures = Vec::new();
+/// Trace pairs diffed at once per worker thread: the reorder window. Pairs are diffed in
+/// windows of this many per thread, gathered in path order, and printed while the next window
+/// is diffed, so at most two windows of reports are held at any time.
+const WINDOW_PER_THREAD: usize = 32;
+
+/// Directory mode's second pass: diff the pairs in parallel, print each in path order as soon
+/// as it and every earlier pair are done, fold their summaries, then print the summary. Returns
+/// the gate and, with `comment`, the Markdown report for the step summary.
+fn stream_directory(
+    plan: &DirectoryPlan,
+    read: &ReadOptions,
+    options: &DiffOptions,
+    mut printer: Box<dyn DirectoryPrinter>,
+    mut comment: Option<DirectoryComment>,
+    out: &mut ReportStream<'_>,
+) -> Result<(Gate, Option<String>), CliError> {
+    out.write(&printer.begin())?;
+    let progress = Progress::new(plan.matched.len() as u64, "diffing trace pairs");
+    let mut summary = PairSummary::default();
+    let mut worst = Level::None;
+    // Every response's fingerprint, pooled into one test at the end (docs/corpus.md): each
+    // pair's rows are kept as they came (no copy into one growing vector, whose doublings
+    // would cost up to twice the rows at the peak), then borrowed row by row for the test.
     let (mut pooled_b, mut pooled_c) = (Vec::new(), Vec::new());
-    for r in results {
-        match r {
-            Ok((p, (b, c))) => {
-                pairs.push(p);
-                pooled_b.extend(b);
-                pooled_c.extend(c);
+    let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
+    let mut done: Vec<DirectoryPair> = Vec::new();
+    let mut print = |pairs: Vec<DirectoryPair>| -> String {
+        let mut text = String::new();
+        for p in &pairs {
+            text.push_str(&printer.pair(p));
+            if let Some(c) = &mut comment {
+                c.pair(p);
             }
-            Err(e) => failures.push(e),
+        }
+        text
+    };
+    for chunk in plan.matched.chunks(window) {
+        let previous = std::mem::take(&mut done);
+        let (text, results) = rayon::join(
+            || print(previous),
+            || {
+                chunk
+                    .par_iter()
+                    .map(|(name, bp, cp)| {
+                        let r = diff_pair(name, bp, cp, read, options);
+                        progress.tick();
+                        r
+                    })
+                    .collect::<Vec<_>>()
+            },
+        );
+        out.write(&text)?;
+        let mut failures = Vec::new();
+        for r in results {
+            match r {
+                Ok((pair, (mut b, mut c))) => {
+                    b.shrink_to_fit();
+                    c.shrink_to_fit();
+                    summary.merge(PairSummary::of_pair(&pair.report));
+                    worst = worst.max(pair.report.gate.worst);
+                    pooled_b.push(b);
+                    pooled_c.push(c);
+                    done.push(pair);
+                }
+                Err(e) => failures.push(e),
+            }
+        }
+        if let Some(error) = combine(failures) {
+            progress.finish();
+            return Err(error);
         }
     }
-    if let Some(error) = combine(failures) {
-        return Err(error);
-    }
-    let aggregate = veer_diff::aggregate::aggregate(&pairs, &unmatched);
-    let fingerprint = fingerprint_block(&pooled_b, &pooled_c, &options.fingerprint);
+    let text = print(done);
+    out.write(&text)?;
+    progress.finish();
+
+    let unmatched_count = plan.unmatched.baseline_only.len() + plan.unmatched.candidate_only.len();
+    let fingerprint = fingerprint_block(&rows(&pooled_b), &rows(&pooled_c), &options.fingerprint);
+    drop((pooled_b, pooled_c));
     let pooled_level = fingerprint
         .as_ref()
         .map_or(Level::None, FingerprintBlock::gate_level);
-    let worst = pairs
-        .iter()
-        .map(|p| p.report.gate.worst)
-        .fold(pooled_level, Level::max);
-    Ok(DirectoryReport {
-        schema_version: DIFF_SCHEMA_VERSION,
-        pairs,
-        unmatched,
-        aggregate,
+    let summary = DirectorySummary {
+        unmatched: plan.unmatched.clone(),
+        aggregate: summary.finish(unmatched_count),
         fingerprint,
-        gate: Gate::decide(options.fail_on, worst),
-    })
+        gate: Gate::decide(options.fail_on, worst.max(pooled_level)),
+    };
+    out.write(&printer.finish(&summary))?;
+    let markdown = comment.map(|c| Box::new(c).finish(&summary));
+    Ok((summary.gate, markdown))
+}
+
+/// Every row of every pair, borrowed, in pair order.
+fn rows(pairs: &[Vec<[f64; DIM]>]) -> Vec<&[f64; DIM]> {
+    pairs.iter().flatten().collect()
+}
+
+/// Reads, checks and diffs one pair, handing back its response fingerprints too.
+fn diff_pair(
+    name: &str,
+    bp: &Path,
+    cp: &Path,
+    read: &ReadOptions,
+    options: &DiffOptions,
+) -> Result<(DirectoryPair, SideFingerprints), CliError> {
+    let (b, c) = load_pair(bp, cp, read)?;
+    let (report, rows) = veer_diff::diff_keeping_fingerprints(
+        &b,
+        &c,
+        &bp.display().to_string(),
+        &cp.display().to_string(),
+        options,
+    );
+    Ok((
+        DirectoryPair {
+            baseline: name.to_string(),
+            candidate: name.to_string(),
+            report,
+        },
+        rows,
+    ))
 }
 
 /// Loads and checks one baseline/candidate pair.

@@ -7,6 +7,7 @@
 pub mod file;
 pub mod inputs;
 pub mod interrupt;
+pub mod stream;
 
 use crate::error::CliError;
 use std::borrow::Cow;
@@ -44,10 +45,15 @@ pub fn set_redaction(on: bool) {
     let _ = REDACTOR.set(on.then(Detector::builtin));
 }
 
+/// The detector that redacts reports; `None` with `--no-redact`.
+fn redactor() -> Option<&'static Detector> {
+    REDACTOR.get_or_init(|| Some(Detector::builtin())).as_ref()
+}
+
 /// `text` with secrets replaced by `[REDACTED:<kind>]`. A JSON document is redacted inside its
 /// strings only and re-printed in the same pretty layout, so it stays valid JSON.
 pub fn redact_output(text: &str) -> Cow<'_, str> {
-    let Some(detector) = REDACTOR.get_or_init(|| Some(Detector::builtin())) else {
+    let Some(detector) = redactor() else {
         return Cow::Borrowed(text);
     };
     if detector.spans(text).is_empty() {

@@ -6,6 +6,7 @@
 mod bad_input;
 mod bad_inputs;
 mod common;
+mod corpus;
 mod diff;
 mod diff_policy;
 mod experiment;

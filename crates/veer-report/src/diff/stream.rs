@@ -1,0 +1,93 @@
+//! Directory diffs printed as the pairs stream past: the CLI diffs thousands of trace pairs in
+//! parallel but hands them to one [`DirectoryPrinter`] in relative-path order, then gives it the
+//! finished [`DirectorySummary`]. Each format has one printer, used both for a streamed
+//! directory and for a whole [`DirectoryReport`] ([`render_all`]), so the two print the same
+//! bytes.
+//!
+//! What a printer holds between pairs depends on its format (docs/corpus.md): JSON and GitHub
+//! commands write each pair at once and hold nothing; Markdown holds at most its table rows and
+//! detailed sections (bounded); SARIF holds the findings; the terminal table, JUnit (whose
+//! header carries totals) and HTML (a page with every pair) hold their rendered pair rows until
+//! the end.
+
+use veer_diff::{DirectoryPair, DirectoryReport, DirectorySummary};
+
+/// A printer fed one trace pair at a time, in path order, then the summary.
+pub trait DirectoryPrinter: Send {
+    /// The text that opens the document (may be empty).
+    fn begin(&mut self) -> String {
+        String::new()
+    }
+
+    /// The text for `pair` that can be written now (empty when the format holds it until
+    /// [`DirectoryPrinter::finish`]).
+    fn pair(&mut self, pair: &DirectoryPair) -> String;
+
+    /// The rest of the document, once every pair has been given.
+    fn finish(self: Box<Self>, summary: &DirectorySummary) -> String;
+}
+
+/// The whole document `printer` prints for `report`.
+pub fn render_all(mut printer: Box<dyn DirectoryPrinter>, report: &DirectoryReport) -> String {
+    let mut out = printer.begin();
+    for p in &report.pairs {
+        out.push_str(&printer.pair(p));
+    }
+    out.push_str(&printer.finish(&report.summary()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+    use veer_diff::report::DIFF_SCHEMA_VERSION;
+    use veer_diff::{DiffOptions, Unmatched};
+    use veer_policy::Gate;
+
+    fn pair(name: &str) -> DirectoryPair {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/shadow");
+        let load = |side: &str| {
+            let path = dir.join(name).join(format!("{side}.agentlog"));
+            veer_trace::load_trace(&path, &veer_trace::ReadOptions::default()).unwrap()
+        };
+        let (b, c) = (load("baseline"), load("candidate"));
+        let options = DiffOptions::default();
+        DirectoryPair {
+            baseline: format!("{name}.agentlog"),
+            candidate: format!("{name}.agentlog"),
+            report: veer_diff::diff(&b, &c, "b", "c", &options),
+        }
+    }
+
+    /// A directory report over `names`, its summary built the way the CLI builds it.
+    fn report(names: &[&str]) -> DirectoryReport {
+        let pairs: Vec<DirectoryPair> = names.iter().map(|n| pair(n)).collect();
+        let unmatched = Unmatched {
+            baseline_only: vec!["gone.agentlog".into()],
+            candidate_only: Vec::new(),
+        };
+        let aggregate = veer_diff::aggregate::aggregate(&pairs, &unmatched);
+        DirectoryReport {
+            schema_version: DIFF_SCHEMA_VERSION,
+            pairs,
+            unmatched,
+            aggregate,
+            fingerprint: None,
+            gate: Gate::decide(veer_policy::Level::None, veer_policy::Level::None),
+        }
+    }
+
+    #[test]
+    fn streamed_json_is_the_whole_report_byte_for_byte() {
+        for names in [
+            &[][..],
+            &["demo"],
+            &["demo", "er-triage", "customer-support"],
+        ] {
+            let r = report(names);
+            let streamed = render_all(Box::new(crate::json::DirectoryJson::new()), &r);
+            assert_eq!(streamed, crate::json::to_json(&r), "{names:?}");
+        }
+    }
+}
