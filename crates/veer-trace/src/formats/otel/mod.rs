@@ -2,8 +2,9 @@
 //! earlier, incl. OpenLLMetry) and OpenInference, read into veer's trace model.
 //!
 //! A file holds one `ExportTraceServiceRequest` JSON object (pretty-printed or not), or one per
-//! line as the Collector's file exporter writes. Lines are parsed on all cores; the spans of
-//! all requests (and of several files, for `veer convert`) are then assembled into one trace by
+//! line as the Collector's file exporter writes. Lines are parsed on all cores, and each
+//! line's spans are read as soon as it is parsed, so its wire structs never outlive it; the
+//! spans of all requests (and of several files, for `veer convert`) are then assembled into one trace by
 //! [`assemble`], whose ordering never depends on the input order.
 
 pub mod assemble;
@@ -14,7 +15,7 @@ pub mod wire;
 
 use crate::error::TraceError;
 use crate::model::Trace;
-use assemble::SpanAt;
+use assemble::{Part, SpanAt};
 use rayon::prelude::*;
 use wire::Request;
 
@@ -41,15 +42,16 @@ pub fn first_key(head: &[u8]) -> Option<&[u8]> {
     (rest[end] == b'"').then(|| &rest[..end])
 }
 
-/// Reads one OTLP/JSON file. The bytes are dropped as soon as the spans are read, before the
-/// records are built, so the file is not held next to the trace.
+/// Reads one OTLP/JSON file. Each request (a JSON line, or the one document) is parsed and
+/// its spans read at once, its wire structs dropped before the next; the bytes are dropped
+/// before the records are built, so the file is never held next to the trace.
 pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
-    let prepared = {
-        let requests = parse(source, &bytes)?;
-        prepare(source, &requests)?
-    };
+    let (part, node_error) = read_part(source, source, &bytes)?;
     drop(bytes);
-    let mut trace = prepared.finish()?;
+    if let Some(e) = node_error {
+        return Err(e);
+    }
+    let mut trace = finish(source, part)?;
     trace.run_label = Some(run_label(source));
     Ok(trace)
 }
@@ -57,37 +59,103 @@ pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
 /// Reads several OTLP/JSON files as one set of spans (a trace split over files); the result
 /// is named `label`.
 pub fn read_many(label: &str, inputs: &[(&str, &[u8])]) -> Result<Trace, TraceError> {
-    let mut requests: Vec<(Request<'_>, Option<u64>)> = Vec::new();
+    let mut all = Part::default();
+    let mut first_node_error = None;
     for (source, bytes) in inputs {
-        requests.extend(parse(source, bytes)?);
+        let (part, node_error) = read_part(source, label, bytes)?;
+        all.append(part);
+        first_node_error = first_node_error.or(node_error);
     }
-    let mut trace = prepare(label, &requests)?.finish()?;
+    if let Some(e) = first_node_error {
+        return Err(e);
+    }
+    let mut trace = finish(label, all)?;
     trace.run_label = Some(run_label(label));
     Ok(trace)
 }
 
-fn prepare(
-    label: &str,
-    requests: &[(Request<'_>, Option<u64>)],
-) -> Result<assemble::Prepared, TraceError> {
-    let spans: Vec<SpanAt<'_, '_>> = requests
-        .iter()
-        .flat_map(|(r, line)| {
-            r.resource_spans
-                .iter()
-                .flat_map(|rs| rs.scope_spans.iter())
-                .flat_map(|ss| ss.spans.iter())
-                .map(|span| SpanAt { span, line: *line })
-        })
-        .collect();
-    if spans.is_empty() {
+fn finish(label: &str, part: Part) -> Result<Trace, TraceError> {
+    if part.is_empty() {
         return Err(
             TraceError::new(label, None, "resourceSpans", "the export holds no spans").with_hint(
                 "export the spans of an agent run (an empty export has nothing to compare)",
             ),
         );
     }
-    assemble::prepare(label, &spans)
+    assemble::prepared(label, part).finish()
+}
+
+/// The spans of one request, with its line for JSON Lines input.
+fn spans_of<'s, 'a>(r: &'s Request<'a>, line: Option<u64>) -> Vec<SpanAt<'s, 'a>> {
+    r.resource_spans
+        .iter()
+        .flat_map(|rs| rs.scope_spans.iter())
+        .flat_map(|ss| ss.spans.iter())
+        .map(|span| SpanAt { span, line })
+        .collect()
+}
+
+/// Why a request could not be read: its JSON (reported first, as the file is read), or a
+/// span in it (an id that is not one).
+enum Failure {
+    Parse(TraceError),
+    Span(TraceError),
+}
+
+/// One request read: parsed, its spans read (ids in errors name `label`'s input as `label`),
+/// its wire structs dropped.
+fn read_request(
+    source: &str,
+    label: &str,
+    text: &[u8],
+    line: Option<u64>,
+) -> Result<Part, Failure> {
+    let request = parse_one(source, text, line).map_err(Failure::Parse)?;
+    assemble::prepare_part(label, &spans_of(&request, line)).map_err(Failure::Span)
+}
+
+/// The spans of one file, and the first span error (which counts only when no file of a set
+/// has a JSON error). A JSON error is the `Err`, the first one in file order.
+fn read_part(
+    source: &str,
+    label: &str,
+    bytes: &[u8],
+) -> Result<(Part, Option<TraceError>), TraceError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let outcomes: Vec<Result<Part, Failure>> = if is_json_lines(bytes) {
+        let mut lines: Vec<(u64, &[u8])> = Vec::new();
+        let mut start = 0usize;
+        let mut number = 0u64;
+        while start < bytes.len() {
+            number += 1;
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+            let line = &bytes[start..end];
+            if line.iter().any(|b| !b.is_ascii_whitespace()) {
+                lines.push((number, line));
+            }
+            start = end + 1;
+        }
+        lines
+            .into_par_iter()
+            .map(|(n, line)| read_request(source, label, line, Some(n)))
+            .collect()
+    } else {
+        vec![read_request(source, label, bytes, None)]
+    };
+    let mut node_error = None;
+    let mut parts = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            Ok(p) => parts.push(p),
+            Err(Failure::Parse(e)) => return Err(e),
+            Err(Failure::Span(e)) => node_error = node_error.or(Some(e)),
+        }
+    }
+    let mut all = Part::with_capacity(parts.iter().map(Part::len).sum());
+    for p in parts {
+        all.append(p);
+    }
+    Ok((all, node_error))
 }
 
 fn run_label(source: &str) -> String {
@@ -101,30 +169,6 @@ fn run_label(source: &str) -> String {
         }
     }
     name
-}
-
-/// The requests of one file, with their line for JSON Lines input.
-fn parse<'a>(source: &str, bytes: &'a [u8]) -> Result<Vec<(Request<'a>, Option<u64>)>, TraceError> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    if !is_json_lines(bytes) {
-        return parse_one(source, bytes, None).map(|r| vec![(r, None)]);
-    }
-    let mut lines: Vec<(u64, &'a [u8])> = Vec::new();
-    let mut start = 0usize;
-    let mut number = 0u64;
-    while start < bytes.len() {
-        number += 1;
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-        let line = &bytes[start..end];
-        if line.iter().any(|b| !b.is_ascii_whitespace()) {
-            lines.push((number, line));
-        }
-        start = end + 1;
-    }
-    lines
-        .into_par_iter()
-        .map(|(n, line)| parse_one(source, line, Some(n)).map(|r| (r, Some(n))))
-        .collect()
 }
 
 /// JSON Lines when the first non-blank line is itself a complete object (`{…}` on one line)
