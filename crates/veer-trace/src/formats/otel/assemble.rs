@@ -18,7 +18,7 @@ use super::calls::{
 use super::wire::{id_hex, Span};
 use crate::canonical::content_id;
 use crate::error::{TraceError, Warning};
-use crate::json::Json;
+use crate::json::{Json, JsonScratch};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::timefmt::format_epoch_ms;
 use rayon::prelude::*;
@@ -67,6 +67,11 @@ enum Piece {
     None,
 }
 
+thread_local! {
+    /// The object keys handed out to the request payloads built on this thread, shared.
+    static KEYS: std::cell::RefCell<JsonScratch> = std::cell::RefCell::new(JsonScratch::default());
+}
+
 /// What the spans of one request (one JSON line, or one document) say, owned: its wire
 /// structs can be dropped as soon as this is built.
 #[derive(Default)]
@@ -112,7 +117,9 @@ pub struct Prepared {
 /// Reads what each span of one request is (on all cores); `source` names the input in errors.
 pub fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Part, TraceError> {
     let piece = |s: &SpanAt<'_, '_>, n: &Node| match n.role {
-        Role::Model => Piece::Model(Box::new(model_call(s.span))),
+        Role::Model => Piece::Model(Box::new(
+            KEYS.with_borrow_mut(|keys| model_call(s.span, keys)),
+        )),
         Role::Tool => Piece::Tool(tool_run(s.span)),
         Role::Other => Piece::None,
     };
@@ -451,6 +458,8 @@ fn attach_tools(
 #[derive(Default)]
 struct Emitter {
     records: Vec<Record>,
+    /// Shares the object keys of the payloads built here.
+    keys: JsonScratch,
     last_ms: i64,
     written_tools: HashMap<usize, ()>,
 }
@@ -508,13 +517,8 @@ impl Emitter {
         });
         let mut meta = Map::new();
         meta.insert("trace_id".into(), Value::String(first.trace.clone()));
-        self.push(
-            Kind::Metadata,
-            first.start,
-            first.line,
-            payload.into(),
-            Some(meta),
-        );
+        let payload = self.keys.adopt(payload);
+        self.push(Kind::Metadata, first.start, first.line, payload, Some(meta));
     }
 
     fn model_turn(
@@ -594,7 +598,8 @@ impl Emitter {
                 payload.insert("usage".into(), Value::Object(usage));
                 payload.insert("latency_ms".into(), Value::from(latency_ms));
                 let payload = Value::Object(payload);
-                self.push(Kind::ChatResponse, n.end, n.line, payload.into(), None);
+                let payload = self.keys.adopt(payload);
+                self.push(Kind::ChatResponse, n.end, n.line, payload, None);
             }
         }
         for ((span_index, run), id) in tools.iter().zip(ids) {
@@ -616,15 +621,19 @@ impl Emitter {
             Value::Object(_) => run.arguments.clone(),
             _ => Value::Object(Map::new()),
         };
+        let call = self
+            .keys
+            .adopt(json!({"tool_name": run.name, "tool_call_id": id, "arguments": args}));
+        self.push(Kind::ToolCall, at, line, call, None);
+        let result = self.keys.adopt(json!({
+            "tool_call_id": id, "output": run.result, "is_error": run.is_error, "latency_ms": run.latency_ms,
+        }));
         self.push(
-            Kind::ToolCall,
-            at,
+            Kind::ToolResult,
+            at + run.latency_ms * 1_000_000,
             line,
-            json!({"tool_name": run.name, "tool_call_id": id, "arguments": args}).into(),
+            result,
             None,
         );
-        self.push(Kind::ToolResult, at + run.latency_ms * 1_000_000, line, json!({
-            "tool_call_id": id, "output": run.result, "is_error": run.is_error, "latency_ms": run.latency_ms,
-        }).into(), None);
     }
 }

@@ -10,7 +10,7 @@
 use super::attrs::{json_of, Attrs};
 use super::content::{arguments, captured, Captured};
 use super::wire::Span;
-use crate::json::Json;
+use crate::json::{Json, JsonScratch};
 use serde_json::{Map, Value};
 
 /// The role a span plays in the conversation.
@@ -136,8 +136,9 @@ const USAGE_KEYS: [(&str, &[&str]); 5] = [
     ),
 ];
 
-/// Reads a model-call span.
-pub fn model_call(span: &Span<'_>) -> ModelCall {
+/// Reads a model-call span; `keys` shares the object keys of its request payload with those
+/// of the other spans read on this thread.
+pub fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
     let a = Attrs {
         list: &span.attributes,
     };
@@ -177,7 +178,7 @@ pub fn model_call(span: &Span<'_>) -> ModelCall {
     request.insert("model".into(), Value::String(request_model.to_string()));
     request.insert("messages".into(), Value::Array(c.input.unwrap_or_default()));
     request.insert("params".into(), Value::Object(params));
-    let request = Json::from(request);
+    let request = keys.adopt(Value::Object(request));
     let mut usage = Map::new();
     for (key, attrs) in USAGE_KEYS {
         if let Some(n) = a.first_int(attrs) {
