@@ -17,6 +17,7 @@ use crate::error::TraceError;
 use crate::model::Trace;
 use assemble::{Part, SpanAt};
 use rayon::prelude::*;
+use std::io::BufRead;
 use wire::Request;
 
 /// Whether `head` (the first bytes of a file) starts an OTLP/JSON trace export: a JSON object
@@ -52,6 +53,86 @@ pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
         return Err(e);
     }
     let mut trace = finish(source, part)?;
+    trace.run_label = Some(run_label(source));
+    Ok(trace)
+}
+
+/// Bytes of JSON Lines read before a batch of lines is parsed (on all cores) and dropped.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Reads one OTLP/JSON file from `reader` (the file's length is `size_hint`, when known). JSON
+/// Lines input is read a batch of lines at a time, each batch's bytes dropped once its spans are
+/// read, so the file is never held whole next to the spans; a single document is read whole.
+/// Gives the same trace and errors as [`read`] of the whole file.
+pub fn read_from(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+) -> Result<Trace, TraceError> {
+    read_batched(source, reader, size_hint, BATCH_BYTES)
+}
+
+/// [`read_from`] with batches of at least `batch_bytes` bytes of lines.
+fn read_batched(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+    batch_bytes: usize,
+) -> Result<Trace, TraceError> {
+    let io = |e: std::io::Error| crate::load::open_error(source, &e);
+    let mut first = Vec::new();
+    reader.read_until(b'\n', &mut first).map_err(io)?;
+    let may_be_lines = {
+        let body = first.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&first);
+        let line = body.trim_ascii();
+        first.ends_with(b"\n") && line.len() > 1 && line.ends_with(b"}")
+    };
+    if !may_be_lines {
+        let mut bytes = first;
+        bytes.extend(super::read_all(source, reader, size_hint)?);
+        return read(source, bytes);
+    }
+    // Lines, once a second non-blank line is seen; until then the first may be the document.
+    let mut batch = first;
+    let mut lines_seen = 1u64;
+    let mut batch_first_line = 1u64;
+    let mut non_blank = 1usize;
+    let mut all = Part::default();
+    let mut node_error = None;
+    loop {
+        let before = batch.len();
+        let n = reader.read_until(b'\n', &mut batch).map_err(io)?;
+        if n > 0 {
+            lines_seen += 1;
+            if batch[before..].iter().any(|b| !b.is_ascii_whitespace()) {
+                non_blank += 1;
+            }
+        }
+        let end = n == 0;
+        if end && non_blank == 1 {
+            return read(source, batch);
+        }
+        if (end || batch.len() >= batch_bytes) && non_blank > 1 {
+            let text = if batch_first_line == 1 {
+                batch.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&batch)
+            } else {
+                &batch
+            };
+            let (part, e) = read_lines(source, source, text, batch_first_line)?;
+            all.append(part);
+            node_error = node_error.or(e);
+            batch.clear();
+            batch_first_line = lines_seen + 1;
+        }
+        if end {
+            break;
+        }
+    }
+    drop(batch);
+    if let Some(e) = node_error {
+        return Err(e);
+    }
+    let mut trace = finish(source, all)?;
     trace.run_label = Some(run_label(source));
     Ok(trace)
 }
@@ -122,26 +203,43 @@ fn read_part(
     bytes: &[u8],
 ) -> Result<(Part, Option<TraceError>), TraceError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let outcomes: Vec<Result<Part, Failure>> = if is_json_lines(bytes) {
-        let mut lines: Vec<(u64, &[u8])> = Vec::new();
-        let mut start = 0usize;
-        let mut number = 0u64;
-        while start < bytes.len() {
-            number += 1;
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-            let line = &bytes[start..end];
-            if line.iter().any(|b| !b.is_ascii_whitespace()) {
-                lines.push((number, line));
-            }
-            start = end + 1;
+    if is_json_lines(bytes) {
+        return read_lines(source, label, bytes, 1);
+    }
+    collect(vec![read_request(source, label, bytes, None)])
+}
+
+/// The spans of the JSON lines in `bytes`, whose first line is line `first_line` of the file
+/// (a BOM already stripped), and the first span error; a JSON error is the `Err`.
+fn read_lines(
+    source: &str,
+    label: &str,
+    bytes: &[u8],
+    first_line: u64,
+) -> Result<(Part, Option<TraceError>), TraceError> {
+    let mut lines: Vec<(u64, &[u8])> = Vec::new();
+    let mut start = 0usize;
+    let mut number = first_line - 1;
+    while start < bytes.len() {
+        number += 1;
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+        let line = &bytes[start..end];
+        if line.iter().any(|b| !b.is_ascii_whitespace()) {
+            lines.push((number, line));
         }
+        start = end + 1;
+    }
+    collect(
         lines
             .into_par_iter()
             .map(|(n, line)| read_request(source, label, line, Some(n)))
-            .collect()
-    } else {
-        vec![read_request(source, label, bytes, None)]
-    };
+            .collect(),
+    )
+}
+
+/// The parts of requests read in file order, and their first span error; the first JSON
+/// error is the `Err`.
+fn collect(outcomes: Vec<Result<Part, Failure>>) -> Result<(Part, Option<TraceError>), TraceError> {
     let mut node_error = None;
     let mut parts = Vec::with_capacity(outcomes.len());
     for outcome in outcomes {
