@@ -144,7 +144,7 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
 pub fn otel_reader(data: &[u8]) {
     let whole = crate::formats::otel::read("fuzz.json", data.to_vec());
     let mut reader = std::io::BufReader::with_capacity(16, data);
-    let streamed = crate::formats::otel::read_from("fuzz.json", &mut reader, None);
+    let streamed = crate::formats::otel::read_batched("fuzz.json", &mut reader, None, 64);
     assert!(streamed == whole, "streamed and whole reads differ");
     let Ok(trace) = whole else {
         return;

@@ -72,8 +72,9 @@ pub fn read_from(
     read_batched(source, reader, size_hint, BATCH_BYTES)
 }
 
-/// [`read_from`] with batches of at least `batch_bytes` bytes of lines.
-fn read_batched(
+/// [`read_from`] with batches of at least `batch_bytes` bytes of lines (tests and the fuzz
+/// target use small batches, so that errors and line numbers cross batch boundaries).
+pub fn read_batched(
     source: &str,
     reader: &mut dyn BufRead,
     size_hint: Option<u64>,
