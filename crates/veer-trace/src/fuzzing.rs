@@ -137,11 +137,16 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
     }
 }
 
-/// Any bytes to the OTLP/JSON reader. A trace that loads yields its views, reads the same a
+/// Any bytes to the OTLP/JSON reader. Read from a stream (JSON Lines in batches) it gives the
+/// same trace or error as read whole; a trace that loads yields its views, reads the same a
 /// second time, and written as `.agentlog` (what `veer convert` does) passes the strict
 /// reader with the same records.
 pub fn otel_reader(data: &[u8]) {
-    let Ok(trace) = crate::formats::otel::read("fuzz.json", data.to_vec()) else {
+    let whole = crate::formats::otel::read("fuzz.json", data.to_vec());
+    let mut reader = std::io::BufReader::with_capacity(16, data);
+    let streamed = crate::formats::otel::read_batched("fuzz.json", &mut reader, None, 64);
+    assert!(streamed == whole, "streamed and whole reads differ");
+    let Ok(trace) = whole else {
         return;
     };
     let again = crate::formats::otel::read("fuzz.json", data.to_vec());

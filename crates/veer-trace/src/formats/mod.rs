@@ -48,16 +48,30 @@ pub struct FormatReader {
     /// Whether the first bytes of a file (up to 64 KiB) are in this format. Must be cheap and
     /// must not accept the first line of an `.agentlog` or a traxr document.
     pub sniff: fn(&[u8]) -> bool,
-    /// Reads the whole file.
-    pub read: fn(&str, Vec<u8>, &ReadOptions) -> Result<Document, TraceError>,
+    /// Reads the whole file from `reader` (its first bytes not yet consumed); the `u64` is
+    /// the file's length when known.
+    pub read: ReadFn,
 }
+
+/// How a [`FormatReader`] reads: source name, the reader, the file's length when known, options.
+pub type ReadFn =
+    fn(&str, &mut dyn BufRead, Option<u64>, &ReadOptions) -> Result<Document, TraceError>;
 
 /// The formats recognised by their first bytes, tried in order.
 pub const READERS: &[FormatReader] = &[FormatReader {
     format: Format::Otel,
     sniff: otel::sniff,
-    read: read_otel,
+    read: read_otel_stream,
 }];
+
+fn read_otel_stream(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+    _options: &ReadOptions,
+) -> Result<Document, TraceError> {
+    otel::read_from(source, reader, size_hint).map(Document::Trace)
+}
 
 fn read_otel(source: &str, bytes: Vec<u8>, _options: &ReadOptions) -> Result<Document, TraceError> {
     otel::read(source, bytes).map(Document::Trace)
@@ -92,8 +106,7 @@ pub fn read_document<R: BufRead + Send>(
             .with_hint("export OTLP as JSON: the Collector's file exporter (format: json), or OTLP/HTTP with Content-Type application/json"));
     }
     if let Some(r) = READERS.iter().find(|r| (r.sniff)(head)) {
-        let bytes = read_all(reader)?;
-        return (r.read)(source, bytes, options);
+        return (r.read)(source, &mut reader, size_hint, options);
     }
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
@@ -109,8 +122,7 @@ pub fn read_document<R: BufRead + Send>(
             foreign = sniff(&v);
             if shape_of(&v).is_none() && foreign.is_none() {
                 if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() {
-                    let bytes = read_all(reader)?;
-                    return read_otel(source, bytes, options);
+                    return read_otel_stream(source, &mut reader, size_hint, options);
                 }
                 if let Some(e) = near_miss(source, &v) {
                     return Err(e);
@@ -183,7 +195,8 @@ pub fn read_document<R: BufRead + Send>(
     }
 }
 
-fn read_all<R: Read>(
+/// The rest of `reader`, at most [`MAX_JSON_DOCUMENT_BYTES`] (an error past that).
+pub(crate) fn read_all<R: Read>(
     source: &str,
     reader: R,
     size_hint: Option<u64>,

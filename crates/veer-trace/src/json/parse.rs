@@ -8,7 +8,7 @@
 
 use super::{has_duplicate_key, Json, Key, Object};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Number;
+use serde_json::{Number, Value};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -47,6 +47,25 @@ impl JsonScratch {
 }
 
 impl JsonScratch {
+    /// `v` as a [`Json`], its strings moved, its object keys shared with the keys this scratch
+    /// has handed out (as parsing would share them): a tree built as a `serde_json::Value`
+    /// costs one allocation per distinct key instead of one per key occurrence.
+    pub fn adopt(&mut self, v: Value) -> Json {
+        match v {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(b),
+            Value::Number(n) => Json::Number(n),
+            Value::String(s) => Json::String(s.into_boxed_str()),
+            Value::Array(a) => Json::Array(a.into_iter().map(|x| self.adopt(x)).collect()),
+            // A `Map`'s keys are already unique.
+            Value::Object(m) => Json::Object(Object::from_unique(
+                m.into_iter()
+                    .map(|(k, x)| (self.key(&k), self.adopt(x)))
+                    .collect(),
+            )),
+        }
+    }
+
     /// Forgets whatever a failed parse left behind (the shared keys stay).
     pub fn reset(&mut self) {
         self.entries.clear();

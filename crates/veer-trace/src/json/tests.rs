@@ -225,4 +225,24 @@ proptest! {
         );
         prop_assert_eq!(Json::Object(built).to_string(), theirs.to_string());
     }
+
+    #[test]
+    fn adopted_values_are_the_values_they_were(v in json_value()) {
+        let mut scratch = JsonScratch::default();
+        let adopted = scratch.adopt(v.clone());
+        prop_assert_eq!(adopted.to_string(), v.to_string());
+        prop_assert_eq!(canonical_bytes(&adopted), canonical_bytes(&Json::from(v)));
+    }
+}
+
+#[test]
+fn adopted_keys_are_shared_with_parsed_ones() {
+    let mut scratch = JsonScratch::default();
+    let parsed = json_from_str(r#"{"role":"user"}"#, &mut scratch).unwrap();
+    let adopted = scratch.adopt(serde_json::json!([{"role": "a"}, {"role": "b"}]));
+    let key = |j: &Json| Key::clone(&j.as_object().unwrap().entries()[0].0);
+    let items = adopted.as_array().unwrap();
+    assert!(std::sync::Arc::ptr_eq(&key(&items[0]), &key(&items[1])));
+    assert!(std::sync::Arc::ptr_eq(&key(&items[0]), &key(&parsed)));
+    assert_eq!(adopted, serde_json::json!([{"role": "a"}, {"role": "b"}]));
 }

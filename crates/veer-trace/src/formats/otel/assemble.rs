@@ -18,6 +18,7 @@ use super::calls::{
 use super::wire::{id_hex, Span};
 use crate::canonical::content_id;
 use crate::error::{TraceError, Warning};
+use crate::json::{Json, JsonScratch};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::timefmt::format_epoch_ms;
 use rayon::prelude::*;
@@ -66,6 +67,45 @@ enum Piece {
     None,
 }
 
+thread_local! {
+    /// The object keys handed out to the request payloads built on this thread, shared.
+    static KEYS: std::cell::RefCell<JsonScratch> = std::cell::RefCell::new(JsonScratch::default());
+}
+
+/// What the spans of one request (one JSON line, or one document) say, owned: its wire
+/// structs can be dropped as soon as this is built.
+#[derive(Default)]
+pub struct Part {
+    nodes: Vec<Node>,
+    pieces: Vec<Piece>,
+}
+
+impl Part {
+    /// How many spans this part holds.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether this part holds no spans.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// An empty part with room for `spans` spans.
+    pub fn with_capacity(spans: usize) -> Part {
+        Part {
+            nodes: Vec::with_capacity(spans),
+            pieces: Vec::with_capacity(spans),
+        }
+    }
+
+    /// Appends `other`'s spans after this part's.
+    pub fn append(&mut self, mut other: Part) {
+        self.nodes.append(&mut other.nodes);
+        self.pieces.append(&mut other.pieces);
+    }
+}
+
 /// What the spans say, owned: the file's bytes and parsed requests can be dropped before the
 /// records are built.
 pub struct Prepared {
@@ -74,8 +114,25 @@ pub struct Prepared {
     pieces: Vec<Piece>,
 }
 
-/// Reads what each span is (on all cores); [`Prepared::finish`] then builds the trace.
-pub fn prepare(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Prepared, TraceError> {
+/// Reads what each span of one request is (on all cores); `source` names the input in errors.
+pub fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Part, TraceError> {
+    let piece = |s: &SpanAt<'_, '_>, n: &Node| match n.role {
+        Role::Model => Piece::Model(Box::new(
+            KEYS.with_borrow_mut(|keys| model_call(s.span, keys)),
+        )),
+        Role::Tool => Piece::Tool(tool_run(s.span)),
+        Role::Other => Piece::None,
+    };
+    // A request of a JSON Lines file holds a handful of spans, and its lines are already read
+    // on all cores: splitting it further would cost more than it gives.
+    if spans.len() < 64 {
+        let nodes: Vec<Node> = spans
+            .iter()
+            .map(|s| node(source, s))
+            .collect::<Result<_, _>>()?;
+        let pieces = spans.iter().zip(&nodes).map(|(s, n)| piece(s, n)).collect();
+        return Ok(Part { nodes, pieces });
+    }
     let nodes: Vec<Node> = spans
         .par_iter()
         .map(|s| node(source, s))
@@ -83,17 +140,23 @@ pub fn prepare(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Prepared, Trace
     let pieces: Vec<Piece> = spans
         .par_iter()
         .zip(nodes.par_iter())
-        .map(|(s, n)| match n.role {
-            Role::Model => Piece::Model(Box::new(model_call(s.span))),
-            Role::Tool => Piece::Tool(tool_run(s.span)),
-            Role::Other => Piece::None,
-        })
+        .map(|(s, n)| piece(s, n))
         .collect();
-    Ok(Prepared {
+    Ok(Part { nodes, pieces })
+}
+
+/// The spans of all parts, ready for [`Prepared::finish`]; `source` names the trace.
+pub fn prepared(source: &str, part: Part) -> Prepared {
+    Prepared {
         source: source.to_string(),
-        nodes,
-        pieces,
-    })
+        nodes: part.nodes,
+        pieces: part.pieces,
+    }
+}
+
+/// Reads what each span is (on all cores); [`Prepared::finish`] then builds the trace.
+pub fn prepare(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Prepared, TraceError> {
+    Ok(prepared(source, prepare_part(source, spans)?))
 }
 
 /// Builds the trace of a set of spans (one file, or several read together).
@@ -395,6 +458,8 @@ fn attach_tools(
 #[derive(Default)]
 struct Emitter {
     records: Vec<Record>,
+    /// Shares the object keys of the payloads built here.
+    keys: JsonScratch,
     last_ms: i64,
     written_tools: HashMap<usize, ()>,
 }
@@ -406,7 +471,7 @@ impl Emitter {
         kind: Kind,
         at_ns: u64,
         line: Option<u64>,
-        payload: Value,
+        payload: Json,
         meta: Option<Map<String, Value>>,
     ) {
         let ms = i64::try_from(at_ns / 1_000_000)
@@ -421,7 +486,7 @@ impl Emitter {
             ts: format_epoch_ms(ms),
             parent: None,
             meta: meta.map(Box::new),
-            payload: payload.into(),
+            payload,
             extra_envelope: None,
             origin: None,
         });
@@ -452,6 +517,7 @@ impl Emitter {
         });
         let mut meta = Map::new();
         meta.insert("trace_id".into(), Value::String(first.trace.clone()));
+        let payload = self.keys.adopt(payload);
         self.push(Kind::Metadata, first.start, first.line, payload, Some(meta));
     }
 
@@ -513,7 +579,8 @@ impl Emitter {
                     Kind::Error,
                     n.end,
                     n.line,
-                    json!({"source": "llm", "code": code, "message": message, "retriable": false}),
+                    json!({"source": "llm", "code": code, "message": message, "retriable": false})
+                        .into(),
                     None,
                 );
             }
@@ -531,6 +598,7 @@ impl Emitter {
                 payload.insert("usage".into(), Value::Object(usage));
                 payload.insert("latency_ms".into(), Value::from(latency_ms));
                 let payload = Value::Object(payload);
+                let payload = self.keys.adopt(payload);
                 self.push(Kind::ChatResponse, n.end, n.line, payload, None);
             }
         }
@@ -553,15 +621,19 @@ impl Emitter {
             Value::Object(_) => run.arguments.clone(),
             _ => Value::Object(Map::new()),
         };
+        let call = self
+            .keys
+            .adopt(json!({"tool_name": run.name, "tool_call_id": id, "arguments": args}));
+        self.push(Kind::ToolCall, at, line, call, None);
+        let result = self.keys.adopt(json!({
+            "tool_call_id": id, "output": run.result, "is_error": run.is_error, "latency_ms": run.latency_ms,
+        }));
         self.push(
-            Kind::ToolCall,
-            at,
+            Kind::ToolResult,
+            at + run.latency_ms * 1_000_000,
             line,
-            json!({"tool_name": run.name, "tool_call_id": id, "arguments": args}),
+            result,
             None,
         );
-        self.push(Kind::ToolResult, at + run.latency_ms * 1_000_000, line, json!({
-            "tool_call_id": id, "output": run.result, "is_error": run.is_error, "latency_ms": run.latency_ms,
-        }), None);
     }
 }

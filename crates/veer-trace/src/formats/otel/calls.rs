@@ -10,6 +10,7 @@
 use super::attrs::{json_of, Attrs};
 use super::content::{arguments, captured, Captured};
 use super::wire::Span;
+use crate::json::{Json, JsonScratch};
 use serde_json::{Map, Value};
 
 /// The role a span plays in the conversation.
@@ -63,8 +64,9 @@ pub fn own_session(a: Attrs<'_, '_>) -> Option<String> {
 /// A model call read off its span, before tool spans are attached.
 #[derive(Debug, Clone)]
 pub struct ModelCall {
-    /// `chat_request` payload.
-    pub request: Value,
+    /// `chat_request` payload, already in its compact form (the span's message trees are
+    /// dropped as soon as it is read).
+    pub request: Json,
     /// Response model.
     pub model: String,
     /// Response content parts (text, tool_use, thinking).
@@ -134,8 +136,9 @@ const USAGE_KEYS: [(&str, &[&str]); 5] = [
     ),
 ];
 
-/// Reads a model-call span.
-pub fn model_call(span: &Span<'_>) -> ModelCall {
+/// Reads a model-call span; `keys` shares the object keys of its request payload with those
+/// of the other spans read on this thread.
+pub fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
     let a = Attrs {
         list: &span.attributes,
     };
@@ -175,7 +178,7 @@ pub fn model_call(span: &Span<'_>) -> ModelCall {
     request.insert("model".into(), Value::String(request_model.to_string()));
     request.insert("messages".into(), Value::Array(c.input.unwrap_or_default()));
     request.insert("params".into(), Value::Object(params));
-    let request = Value::Object(request);
+    let request = keys.adopt(Value::Object(request));
     let mut usage = Map::new();
     for (key, attrs) in USAGE_KEYS {
         if let Some(n) = a.first_int(attrs) {

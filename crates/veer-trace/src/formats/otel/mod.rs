@@ -2,8 +2,9 @@
 //! earlier, incl. OpenLLMetry) and OpenInference, read into veer's trace model.
 //!
 //! A file holds one `ExportTraceServiceRequest` JSON object (pretty-printed or not), or one per
-//! line as the Collector's file exporter writes. Lines are parsed on all cores; the spans of
-//! all requests (and of several files, for `veer convert`) are then assembled into one trace by
+//! line as the Collector's file exporter writes. Lines are parsed on all cores, and each
+//! line's spans are read as soon as it is parsed, so its wire structs never outlive it; the
+//! spans of all requests (and of several files, for `veer convert`) are then assembled into one trace by
 //! [`assemble`], whose ordering never depends on the input order.
 
 pub mod assemble;
@@ -14,8 +15,9 @@ pub mod wire;
 
 use crate::error::TraceError;
 use crate::model::Trace;
-use assemble::SpanAt;
+use assemble::{Part, SpanAt};
 use rayon::prelude::*;
+use std::io::BufRead;
 use wire::Request;
 
 /// Whether `head` (the first bytes of a file) starts an OTLP/JSON trace export: a JSON object
@@ -41,15 +43,97 @@ pub fn first_key(head: &[u8]) -> Option<&[u8]> {
     (rest[end] == b'"').then(|| &rest[..end])
 }
 
-/// Reads one OTLP/JSON file. The bytes are dropped as soon as the spans are read, before the
-/// records are built, so the file is not held next to the trace.
+/// Reads one OTLP/JSON file. Each request (a JSON line, or the one document) is parsed and
+/// its spans read at once, its wire structs dropped before the next; the bytes are dropped
+/// before the records are built, so the file is never held next to the trace.
 pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
-    let prepared = {
-        let requests = parse(source, &bytes)?;
-        prepare(source, &requests)?
-    };
+    let (part, node_error) = read_part(source, source, &bytes)?;
     drop(bytes);
-    let mut trace = prepared.finish()?;
+    if let Some(e) = node_error {
+        return Err(e);
+    }
+    let mut trace = finish(source, part)?;
+    trace.run_label = Some(run_label(source));
+    Ok(trace)
+}
+
+/// Bytes of JSON Lines read before a batch of lines is parsed (on all cores) and dropped.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Reads one OTLP/JSON file from `reader` (the file's length is `size_hint`, when known). JSON
+/// Lines input is read a batch of lines at a time, each batch's bytes dropped once its spans are
+/// read, so the file is never held whole next to the spans; a single document is read whole.
+/// Gives the same trace and errors as [`read`] of the whole file.
+pub fn read_from(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+) -> Result<Trace, TraceError> {
+    read_batched(source, reader, size_hint, BATCH_BYTES)
+}
+
+/// [`read_from`] with batches of at least `batch_bytes` bytes of lines (tests and the fuzz
+/// target use small batches, so that errors and line numbers cross batch boundaries).
+pub fn read_batched(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+    batch_bytes: usize,
+) -> Result<Trace, TraceError> {
+    let io = |e: std::io::Error| crate::load::open_error(source, &e);
+    let mut first = Vec::new();
+    reader.read_until(b'\n', &mut first).map_err(io)?;
+    let may_be_lines = {
+        let body = first.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&first);
+        let line = body.trim_ascii();
+        first.ends_with(b"\n") && line.len() > 1 && line.ends_with(b"}")
+    };
+    if !may_be_lines {
+        let mut bytes = first;
+        bytes.extend(super::read_all(source, reader, size_hint)?);
+        return read(source, bytes);
+    }
+    // Lines, once a second non-blank line is seen; until then the first may be the document.
+    let mut batch = first;
+    let mut lines_seen = 1u64;
+    let mut batch_first_line = 1u64;
+    let mut non_blank = 1usize;
+    let mut all = Part::default();
+    let mut node_error = None;
+    loop {
+        let before = batch.len();
+        let n = reader.read_until(b'\n', &mut batch).map_err(io)?;
+        if n > 0 {
+            lines_seen += 1;
+            if batch[before..].iter().any(|b| !b.is_ascii_whitespace()) {
+                non_blank += 1;
+            }
+        }
+        let end = n == 0;
+        if end && non_blank == 1 {
+            return read(source, batch);
+        }
+        if (end || batch.len() >= batch_bytes) && non_blank > 1 {
+            let text = if batch_first_line == 1 {
+                batch.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&batch)
+            } else {
+                &batch
+            };
+            let (part, e) = read_lines(source, source, text, batch_first_line)?;
+            all.append(part);
+            node_error = node_error.or(e);
+            batch.clear();
+            batch_first_line = lines_seen + 1;
+        }
+        if end {
+            break;
+        }
+    }
+    drop(batch);
+    if let Some(e) = node_error {
+        return Err(e);
+    }
+    let mut trace = finish(source, all)?;
     trace.run_label = Some(run_label(source));
     Ok(trace)
 }
@@ -57,37 +141,120 @@ pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
 /// Reads several OTLP/JSON files as one set of spans (a trace split over files); the result
 /// is named `label`.
 pub fn read_many(label: &str, inputs: &[(&str, &[u8])]) -> Result<Trace, TraceError> {
-    let mut requests: Vec<(Request<'_>, Option<u64>)> = Vec::new();
+    let mut all = Part::default();
+    let mut first_node_error = None;
     for (source, bytes) in inputs {
-        requests.extend(parse(source, bytes)?);
+        let (part, node_error) = read_part(source, label, bytes)?;
+        all.append(part);
+        first_node_error = first_node_error.or(node_error);
     }
-    let mut trace = prepare(label, &requests)?.finish()?;
+    if let Some(e) = first_node_error {
+        return Err(e);
+    }
+    let mut trace = finish(label, all)?;
     trace.run_label = Some(run_label(label));
     Ok(trace)
 }
 
-fn prepare(
-    label: &str,
-    requests: &[(Request<'_>, Option<u64>)],
-) -> Result<assemble::Prepared, TraceError> {
-    let spans: Vec<SpanAt<'_, '_>> = requests
-        .iter()
-        .flat_map(|(r, line)| {
-            r.resource_spans
-                .iter()
-                .flat_map(|rs| rs.scope_spans.iter())
-                .flat_map(|ss| ss.spans.iter())
-                .map(|span| SpanAt { span, line: *line })
-        })
-        .collect();
-    if spans.is_empty() {
+fn finish(label: &str, part: Part) -> Result<Trace, TraceError> {
+    if part.is_empty() {
         return Err(
             TraceError::new(label, None, "resourceSpans", "the export holds no spans").with_hint(
                 "export the spans of an agent run (an empty export has nothing to compare)",
             ),
         );
     }
-    assemble::prepare(label, &spans)
+    assemble::prepared(label, part).finish()
+}
+
+/// The spans of one request, with its line for JSON Lines input.
+fn spans_of<'s, 'a>(r: &'s Request<'a>, line: Option<u64>) -> Vec<SpanAt<'s, 'a>> {
+    r.resource_spans
+        .iter()
+        .flat_map(|rs| rs.scope_spans.iter())
+        .flat_map(|ss| ss.spans.iter())
+        .map(|span| SpanAt { span, line })
+        .collect()
+}
+
+/// Why a request could not be read: its JSON (reported first, as the file is read), or a
+/// span in it (an id that is not one).
+enum Failure {
+    Parse(TraceError),
+    Span(TraceError),
+}
+
+/// One request read: parsed, its spans read (ids in errors name `label`'s input as `label`),
+/// its wire structs dropped.
+fn read_request(
+    source: &str,
+    label: &str,
+    text: &[u8],
+    line: Option<u64>,
+) -> Result<Part, Failure> {
+    let request = parse_one(source, text, line).map_err(Failure::Parse)?;
+    assemble::prepare_part(label, &spans_of(&request, line)).map_err(Failure::Span)
+}
+
+/// The spans of one file, and the first span error (which counts only when no file of a set
+/// has a JSON error). A JSON error is the `Err`, the first one in file order.
+fn read_part(
+    source: &str,
+    label: &str,
+    bytes: &[u8],
+) -> Result<(Part, Option<TraceError>), TraceError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    if is_json_lines(bytes) {
+        return read_lines(source, label, bytes, 1);
+    }
+    collect(vec![read_request(source, label, bytes, None)])
+}
+
+/// The spans of the JSON lines in `bytes`, whose first line is line `first_line` of the file
+/// (a BOM already stripped), and the first span error; a JSON error is the `Err`.
+fn read_lines(
+    source: &str,
+    label: &str,
+    bytes: &[u8],
+    first_line: u64,
+) -> Result<(Part, Option<TraceError>), TraceError> {
+    let mut lines: Vec<(u64, &[u8])> = Vec::new();
+    let mut start = 0usize;
+    let mut number = first_line - 1;
+    while start < bytes.len() {
+        number += 1;
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+        let line = &bytes[start..end];
+        if line.iter().any(|b| !b.is_ascii_whitespace()) {
+            lines.push((number, line));
+        }
+        start = end + 1;
+    }
+    collect(
+        lines
+            .into_par_iter()
+            .map(|(n, line)| read_request(source, label, line, Some(n)))
+            .collect(),
+    )
+}
+
+/// The parts of requests read in file order, and their first span error; the first JSON
+/// error is the `Err`.
+fn collect(outcomes: Vec<Result<Part, Failure>>) -> Result<(Part, Option<TraceError>), TraceError> {
+    let mut node_error = None;
+    let mut parts = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            Ok(p) => parts.push(p),
+            Err(Failure::Parse(e)) => return Err(e),
+            Err(Failure::Span(e)) => node_error = node_error.or(Some(e)),
+        }
+    }
+    let mut all = Part::with_capacity(parts.iter().map(Part::len).sum());
+    for p in parts {
+        all.append(p);
+    }
+    Ok((all, node_error))
 }
 
 fn run_label(source: &str) -> String {
@@ -101,30 +268,6 @@ fn run_label(source: &str) -> String {
         }
     }
     name
-}
-
-/// The requests of one file, with their line for JSON Lines input.
-fn parse<'a>(source: &str, bytes: &'a [u8]) -> Result<Vec<(Request<'a>, Option<u64>)>, TraceError> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    if !is_json_lines(bytes) {
-        return parse_one(source, bytes, None).map(|r| vec![(r, None)]);
-    }
-    let mut lines: Vec<(u64, &'a [u8])> = Vec::new();
-    let mut start = 0usize;
-    let mut number = 0u64;
-    while start < bytes.len() {
-        number += 1;
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-        let line = &bytes[start..end];
-        if line.iter().any(|b| !b.is_ascii_whitespace()) {
-            lines.push((number, line));
-        }
-        start = end + 1;
-    }
-    lines
-        .into_par_iter()
-        .map(|(n, line)| parse_one(source, line, Some(n)).map(|r| (r, Some(n))))
-        .collect()
 }
 
 /// JSON Lines when the first non-blank line is itself a complete object (`{…}` on one line)
