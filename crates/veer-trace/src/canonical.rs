@@ -89,32 +89,8 @@ fn write_value(out: &mut String, value: &Value) {
         Value::Bool(false) => out.push_str("false"),
         Value::Number(n) => write_number(out, n),
         Value::String(s) => write_string(out, &nfc(s)),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut entries: Vec<(std::borrow::Cow<'_, str>, &Value)> =
-                map.iter().map(|(k, v)| (nfc(k), v)).collect();
-            // Stable: keys equal after NFC keep their input order.
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(out, k);
-                out.push(':');
-                write_value(out, v);
-            }
-            out.push('}');
-        }
+        Value::Array(items) => write_array(out, items),
+        Value::Object(map) => write_object(out, map.iter().map(|(k, v)| (k.as_str(), v))),
     }
 }
 
@@ -126,33 +102,45 @@ fn write_json(out: &mut String, value: &Json) {
         Json::Bool(false) => out.push_str("false"),
         Json::Number(n) => write_number(out, n),
         Json::String(s) => write_string(out, &nfc(s)),
-        Json::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(out, item);
-            }
-            out.push(']');
-        }
-        Json::Object(map) => {
-            let mut entries: Vec<(std::borrow::Cow<'_, str>, &Json)> =
-                map.iter().map(|(k, v)| (nfc(k), v)).collect();
-            // Stable: keys equal after NFC keep their input order.
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(out, k);
-                out.push(':');
-                write_json(out, v);
-            }
-            out.push('}');
-        }
+        Json::Array(items) => write_array(out, items.iter()),
+        Json::Object(map) => write_object(out, map.iter()),
     }
+}
+
+/// `[a,b,…]`, each item canonical.
+fn write_array<'a, T: CanonicalJson + 'a>(
+    out: &mut String,
+    items: impl IntoIterator<Item = &'a T>,
+) {
+    out.push('[');
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        item.write_canonical_to(out);
+    }
+    out.push(']');
+}
+
+/// `{k:v,…}` with NFC keys stably sorted by their UTF-8 bytes (keys equal after NFC keep their
+/// input order).
+fn write_object<'a, T: CanonicalJson + 'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'a str, &'a T)>,
+) {
+    let mut entries: Vec<(std::borrow::Cow<'a, str>, &T)> =
+        entries.map(|(k, v)| (nfc(k), v)).collect();
+    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    out.push('{');
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, k);
+        out.push(':');
+        v.write_canonical_to(out);
+    }
+    out.push('}');
 }
 
 /// NFC form of `s`, borrowing when it is already normalised (always for ASCII).
