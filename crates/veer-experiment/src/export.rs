@@ -89,7 +89,7 @@ pub fn event_object(
             "external".to_string(),
             traxr_content_hash(&Value::Object(payload.clone())),
             i64::try_from(position).unwrap_or(i64::MAX),
-            record.map_or(Value::Null, |r| Value::String(r.ts.clone())),
+            record.map_or(Value::Null, |r| Value::String(r.ts.to_string())),
         ),
     };
     m.insert("agent_name".into(), Value::String(agent));

@@ -14,7 +14,7 @@ fn record(kind: Kind, payload: Value) -> Record {
         line: None,
         kind,
         version: "0.1".into(),
-        id: String::new(),
+        id: "".into(),
         ts: "2026-01-01T00:00:00.000Z".into(),
         parent: None,
         meta: None,

@@ -274,7 +274,7 @@ fn probe_record(call: &ProposedCall) -> Record {
         line: None,
         kind: veer_trace::Kind::ToolCall,
         version: "0.1".into(),
-        id: String::new(),
+        id: "".into(),
         ts: "1970-01-01T00:00:00.000Z".into(),
         parent: None,
         meta: None,

@@ -126,9 +126,9 @@ impl State {
             line: None,
             kind,
             version: "0.1".into(),
-            id: id.clone(),
-            ts,
-            parent: parent.filter(|p| !p.is_empty()),
+            id: id.as_str().into(),
+            ts: ts.into(),
+            parent: parent.filter(|p| !p.is_empty()).map(Into::into),
             meta: None,
             payload: payload.into(),
             extra_envelope: None,
@@ -216,7 +216,7 @@ impl Journal {
             trace: enforcing.then(|| Trace::new("veer record", Format::Agentlog)),
             enforcer: policy.map(|(p, m)| PolicyEnforcer::new(p, m)),
             mode,
-            last_id: String::new(),
+            last_id: "".into(),
             last_ms: 0,
             open_calls: HashMap::new(),
             answered: HashSet::new(),
@@ -249,7 +249,7 @@ impl Journal {
         let decision = match outcome {
             Outcome::Failed(err) => {
                 s.failed += 1;
-                s.push(Kind::Error, err, Some(req.id.clone()));
+                s.push(Kind::Error, err, Some(req.id.to_string()));
                 Decision::Pass
             }
             Outcome::Response(payload) => self.respond(&mut s, &req, payload),
@@ -259,7 +259,7 @@ impl Journal {
     }
 
     fn respond(&self, s: &mut State, req: &Record, payload: Value) -> Decision {
-        let resp = s.push(Kind::ChatResponse, payload, Some(req.id.clone()));
+        let resp = s.push(Kind::ChatResponse, payload, Some(req.id.to_string()));
         let Some((verdict, mode)) = s.judge(&resp) else {
             s.note_tool_uses(&resp);
             return Decision::Pass;
@@ -289,7 +289,7 @@ impl Journal {
                 // The replacement stands where the response stood, for the file and the
                 // enforcer alike.
                 s.unpush(&resp);
-                s.push(Kind::ChatResponse, replacement, Some(req.id.clone()));
+                s.push(Kind::ChatResponse, replacement, Some(req.id.to_string()));
                 s.push(
                     Kind::HarnessEvent,
                     guardrail("policy.replace", "error", attrs),
@@ -307,7 +307,7 @@ impl Journal {
                 }
                 let err = error_payload("user", "policy_violation", &message, false, None);
                 let saved = s.trace.take();
-                s.push(Kind::Error, err, Some(req.id.clone()));
+                s.push(Kind::Error, err, Some(req.id.to_string()));
                 s.push(
                     Kind::HarnessEvent,
                     guardrail("policy.raise", "error", attrs),
@@ -390,7 +390,11 @@ impl State {
                 t.records.pop();
             }
         }
-        self.last_id = r.parent.clone().unwrap_or_default();
+        self.last_id = r
+            .parent
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
     }
 
     fn note_tool_uses(&mut self, resp: &Record) {
@@ -404,7 +408,7 @@ impl State {
             if p.get("type").and_then(Json::as_str) == Some("tool_use") {
                 if let Some(id) = p.get("id").and_then(Json::as_str) {
                     self.open_calls
-                        .insert(id.to_string(), (resp.id.clone(), now));
+                        .insert(id.to_string(), (resp.id.to_string(), now));
                 }
             }
         }

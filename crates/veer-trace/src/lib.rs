@@ -6,6 +6,7 @@
 
 pub mod agentlog;
 pub mod canonical;
+pub mod envelope_fields;
 pub mod error;
 pub mod features;
 pub mod formats;
@@ -30,6 +31,7 @@ mod fuzz_replay_tests;
 #[cfg(test)]
 mod proptests;
 
+pub use envelope_fields::{RecordId, Timestamp, Version};
 pub use error::{TraceError, Warning};
 pub use json::Json;
 pub use load::{load_bytes, load_directory, load_file, load_trace, Document};

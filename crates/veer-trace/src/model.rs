@@ -4,6 +4,7 @@
 //! measure reads this model only; derived views (responses, tool calls, turns, sessions,
 //! features) live in [`crate::views`] and [`crate::features`].
 
+use crate::envelope_fields::{RecordId, Timestamp, Version};
 use crate::error::Warning;
 use crate::json::{Json, Object};
 use serde_json::{Map, Value};
@@ -192,14 +193,17 @@ pub struct Record {
     pub line: Option<u64>,
     /// What kind of record this is.
     pub kind: Kind,
-    /// Envelope `version` (`"0.1"`; synthesised for traxr-origin records).
-    pub version: String,
-    /// Envelope `id`: the content id of the payload as stored (never rewritten on read).
-    pub id: String,
-    /// Envelope `ts` (RFC 3339, ms precision; synthesised for traxr-origin records).
-    pub ts: String,
+    /// Envelope `version` (`"0.1"`; synthesised for traxr-origin records). Build it from a
+    /// string with `.into()`.
+    pub version: Version,
+    /// Envelope `id`: the content id of the payload as stored (never rewritten on read), held
+    /// as its digest when canonical ([`RecordId`]). Build it from a string with `.into()`.
+    pub id: RecordId,
+    /// Envelope `ts` (RFC 3339, ms precision; synthesised for traxr-origin records), held as
+    /// milliseconds when canonical ([`Timestamp`]). Build it from a string with `.into()`.
+    pub ts: Timestamp,
     /// Envelope `parent` (`None` = JSON `null` or absent).
-    pub parent: Option<String>,
+    pub parent: Option<RecordId>,
     /// Envelope `meta`, when present (boxed: most records have none, and an inline map would
     /// cost every record 72 bytes).
     pub meta: Option<Box<Map<String, Value>>>,
@@ -258,7 +262,7 @@ impl Trace {
 
     /// The trace id shown in reports: the first `meta.trace_id` string, else the first record's
     /// `id`, else `""` (spec `trace-formats.md` §1.11).
-    pub fn trace_id(&self) -> &str {
+    pub fn trace_id(&self) -> std::borrow::Cow<'_, str> {
         for r in &self.records {
             if let Some(id) = r
                 .meta
@@ -266,10 +270,13 @@ impl Trace {
                 .and_then(|m| m.get("trace_id"))
                 .and_then(Value::as_str)
             {
-                return id;
+                return id.into();
             }
         }
-        self.records.first().map(|r| r.id.as_str()).unwrap_or("")
+        self.records
+            .first()
+            .map(|r| r.id.as_str())
+            .unwrap_or_default()
     }
 
     /// Number of records of `kind`.

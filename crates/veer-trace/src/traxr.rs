@@ -8,6 +8,7 @@
 
 use crate::agentlog::reader::json_type;
 use crate::canonical::content_id;
+use crate::envelope_fields::RecordId;
 use crate::error::{TraceError, Warning};
 use crate::model::{Format, Kind, Record, Trace, TraxrOrigin};
 use crate::options::ReadOptions;
@@ -361,7 +362,7 @@ pub fn root_payload(run_label: &str) -> Value {
 /// linked in order.
 pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> {
     let requests = match_tool_requests(&origins);
-    let built: Vec<(Kind, Value, String, String)> = origins
+    let built: Vec<(Kind, Value, String, RecordId)> = origins
         .par_iter()
         .enumerate()
         .map(|(i, o)| {
@@ -372,11 +373,11 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
                 .and_then(parse_iso_ms)
                 .map(format_epoch_ms)
                 .unwrap_or_else(|| format_epoch_ms(o.sequence_index));
-            let id = content_id(&payload);
+            let id = RecordId::from(content_id(&payload));
             (kind, payload, ts, id)
         })
         .collect();
-    let mut parent = content_id(&root_payload(run_label));
+    let mut parent = RecordId::from(content_id(&root_payload(run_label)));
     built
         .into_iter()
         .zip(origins)
@@ -385,7 +386,7 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
             kind,
             version: "0.1".into(),
             id: id.clone(),
-            ts,
+            ts: ts.into(),
             parent: Some(std::mem::replace(&mut parent, id)),
             meta: None,
             payload: payload.into(),
@@ -727,7 +728,7 @@ mod tests {
         assert_eq!(t.records[6].kind, Kind::ToolResult);
         // the parent chain runs through the records in list order
         for w in t.records.windows(2) {
-            assert_eq!(w[1].parent.as_deref(), Some(w[0].id.as_str()));
+            assert_eq!(w[1].parent.as_ref(), Some(&w[0].id));
         }
     }
 

@@ -6,6 +6,7 @@
 use super::envelope::{RawEnvelope, RawLine};
 use super::lines::{Line, LineReader};
 use super::strict::{duplicate_keys, StrictChecker};
+use crate::envelope_fields::{RecordId, Version};
 use crate::error::{TraceError, Warning};
 use crate::json::Json;
 use crate::model::{Format, Kind, Record, Trace};
@@ -25,6 +26,18 @@ pub fn read_agentlog<R: Read + Send>(
     input: R,
     options: &ReadOptions,
 ) -> Result<Trace, TraceError> {
+    read_agentlog_sized(source, input, options, None)
+}
+
+/// [`read_agentlog`], told the input's length in bytes when it is known (`size_hint`, of the
+/// file as stored: compressed input ignores it). The hint only sizes the record list up front,
+/// so that growing it never holds an old and a new copy at once; the trace read is the same.
+pub fn read_agentlog_sized<R: Read + Send>(
+    source: &str,
+    input: R,
+    options: &ReadOptions,
+    size_hint: Option<u64>,
+) -> Result<Trace, TraceError> {
     let mut buffered = BufReader::with_capacity(1 << 16, input);
     let gzip = match buffered.fill_buf() {
         Ok(head) => head.starts_with(&[0x1f, 0x8b]),
@@ -33,9 +46,9 @@ pub fn read_agentlog<R: Read + Send>(
     if gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
         let decoded = BufReader::with_capacity(1 << 16, decoder);
-        read_lines(source, decoded, options, Batching::DEFAULT)
+        read_lines(source, decoded, options, Batching::DEFAULT, None)
     } else {
-        read_lines(source, buffered, options, Batching::DEFAULT)
+        read_lines(source, buffered, options, Batching::DEFAULT, size_hint)
     }
 }
 
@@ -132,6 +145,7 @@ pub(crate) fn read_lines<R: BufRead + Send>(
     input: R,
     options: &ReadOptions,
     batching: Batching,
+    size_hint: Option<u64>,
 ) -> Result<Trace, TraceError> {
     let mut lines = LineReader::new(input, options.max_line_bytes);
     let parser = LineParser { source, options };
@@ -160,6 +174,14 @@ pub(crate) fn read_lines<R: BufRead + Send>(
                 || fill(&mut lines, &mut next, batching.bytes, &mut bom),
             ),
         };
+        if reader.trace.records.is_empty() {
+            if let Some(total) = size_hint {
+                reader
+                    .trace
+                    .records
+                    .reserve(expected_records(total, &current));
+            }
+        }
         reader.take(parsed)?;
         match stop {
             None => {}
@@ -192,6 +214,16 @@ pub(crate) fn read_lines<R: BufRead + Send>(
         strict.finish(source)?;
     }
     Ok(reader.trace)
+}
+
+/// How many records a file of `total` bytes is expected to hold, from the mean line length of
+/// its first `batch`, with a quarter to spare. Capacity never touched costs address space, not
+/// memory; too little means one more doubling of the list later.
+fn expected_records(total: u64, batch: &Batch) -> usize {
+    let lines = batch.lines.len().max(1) as u64;
+    let mean = (batch.bytes.len() as u64 / lines).max(1);
+    let expected = total / mean;
+    usize::try_from(expected + expected / 4 + 16).unwrap_or(usize::MAX / 2)
 }
 
 /// Why a batch stopped short of full: the input ended, or the line after its last one could
@@ -274,7 +306,7 @@ impl Reader<'_> {
         if let (Some(strict), Some(e)) = (&mut self.strict, duplicate_keys) {
             strict.fail(e);
         }
-        if record.version != "0.1" && !self.warned_version {
+        if record.version != Version::V0_1 && !self.warned_version {
             self.warned_version = true;
             self.warn(
                 Some(n),
@@ -457,10 +489,10 @@ impl LineParser<'_> {
         Ok(Record {
             line: Some(n),
             kind,
-            version,
-            id,
-            ts,
-            parent,
+            version: version.into(),
+            id: id.into(),
+            ts: ts.into(),
+            parent: parent.map(RecordId::from),
             meta: meta.map(Box::new),
             payload,
             extra_envelope: (!extra.is_empty()).then(|| Box::new(extra)),

@@ -406,7 +406,7 @@ proptest::proptest! {
         for options in [ReadOptions::default(), STRICT] {
             let read = |batching| {
                 let reader = std::io::BufReader::with_capacity(buffer, input.as_slice());
-                format!("{:?}", read_lines("g.agentlog", reader, &options, batching))
+                format!("{:?}", read_lines("g.agentlog", reader, &options, batching, None))
             };
             let expected = read(one_at_a_time);
             proptest::prop_assert_eq!(&pool.install(|| read(batched)), &expected);

@@ -1,7 +1,8 @@
 //! `--strict` checks for `.agentlog`: content ids, timestamps, parent links, versions and
 //! duplicate keys (spec `trace-formats.md` §1.9). Every failure is collected and named.
 
-use crate::canonical::{content_id, is_content_id_shape};
+use crate::canonical::content_id;
+use crate::envelope_fields::{RecordId, Timestamp};
 use crate::error::TraceError;
 use crate::model::{Kind, Record};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -14,9 +15,9 @@ const MAX_FAILURES: usize = 100;
 /// Accumulates strict-mode failures while records stream past.
 #[derive(Default)]
 pub struct StrictChecker {
-    ids: HashSet<String>,
-    previous_id: Option<String>,
-    previous_ts: Option<(String, u64)>,
+    ids: HashSet<RecordId>,
+    previous_id: Option<RecordId>,
+    previous_ts: Option<(Timestamp, u64)>,
     records: usize,
     failures: Vec<TraceError>,
 }
@@ -32,7 +33,7 @@ impl StrictChecker {
     /// Checks one record against the strict rules.
     pub fn check(&mut self, source: &str, line: u64, record: &Record) {
         let err = |field: &str, msg: String| TraceError::new(source, Some(line), field, msg);
-        if !version_ok(&record.version) {
+        if !version_ok(record.version.as_str()) {
             self.fail(
                 err(
                     "version",
@@ -41,7 +42,7 @@ impl StrictChecker {
                 .with_hint("veer reads format versions 0.x"),
             );
         }
-        if !is_content_id_shape(&record.id) {
+        if !record.id.is_content_id() {
             self.fail(err(
                 "id",
                 format!(
@@ -64,7 +65,7 @@ impl StrictChecker {
                 );
             }
         }
-        if !ts_ok(&record.ts) {
+        if !ts_ok(&record.ts.as_str()) {
             self.fail(err(
                 "ts",
                 format!(
@@ -74,7 +75,7 @@ impl StrictChecker {
             ));
         } else {
             if let Some((prev, prev_line)) = &self.previous_ts {
-                if record.ts.as_str() < prev.as_str() {
+                if record.ts < *prev {
                     let msg = format!(
                         "timestamp goes backwards ({} after {prev} on line {prev_line})",
                         record.ts
@@ -107,7 +108,7 @@ impl StrictChecker {
                     "must reference an earlier record (only the root has parent null)".into(),
                 )),
                 Some(p) if record.kind == Kind::Metadata => {
-                    if self.previous_id.as_deref() != Some(p.as_str()) {
+                    if self.previous_id.as_ref() != Some(p) {
                         self.fail(err(
                             "parent",
                             format!("a session-boundary metadata record's parent must be the record just before it, found {p}"),

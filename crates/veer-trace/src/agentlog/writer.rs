@@ -3,6 +3,7 @@
 //! exactly one `\n` after every record (spec `trace-formats.md` §1.10, §4.4).
 
 use crate::canonical::content_id;
+use crate::envelope_fields::RecordId;
 use crate::model::{Format, Kind, Record, Trace};
 use crate::traxr::root_payload;
 use crate::traxr_origin::origin_to_meta;
@@ -85,7 +86,7 @@ pub fn write_record<W: Write>(out: &mut W, line: &mut Vec<u8>, r: &Record) -> io
 pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
     let label = trace.run_label.as_deref().unwrap_or("");
     let root_payload = root_payload(label);
-    let root_id = content_id(&root_payload);
+    let root_id = RecordId::from(content_id(&root_payload));
     let first_ts = trace
         .records
         .first()
@@ -126,7 +127,7 @@ pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
                 .into();
             }
         }
-        w.id = content_id(&w.payload);
+        w.id = content_id(&w.payload).into();
         w.parent = Some(std::mem::replace(&mut parent, w.id.clone()));
         out.push(w);
     }

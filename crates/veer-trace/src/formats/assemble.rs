@@ -5,6 +5,7 @@
 //! the alignment and the policy engine run on them unchanged (docs/formats.md).
 
 use crate::canonical::content_id;
+use crate::envelope_fields::RecordId;
 use crate::error::{TraceError, Warning};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::timefmt::{format_epoch_ms, parse_iso_ms};
@@ -89,8 +90,8 @@ impl Assembler {
             line,
             kind,
             version: "0.1".into(),
-            id: String::new(),
-            ts: format_epoch_ms(ms),
+            id: "".into(),
+            ts: format_epoch_ms(ms).into(),
             parent: None,
             meta,
             payload: payload.into(),
@@ -115,13 +116,13 @@ impl Assembler {
     /// The trace, each record's content id computed (in parallel) and its parent the record
     /// before it; an error when the input held no model call, tool call or tool result.
     pub fn finish(mut self, what: &str) -> Result<Trace, TraceError> {
-        let ids: Vec<String> = self
+        let ids: Vec<RecordId> = self
             .trace
             .records
             .par_iter()
-            .map(|r| content_id(&r.payload))
+            .map(|r| content_id(&r.payload).into())
             .collect();
-        let mut parent: Option<String> = None;
+        let mut parent: Option<RecordId> = None;
         for (r, id) in self.trace.records.iter_mut().zip(ids) {
             r.parent = parent.replace(id.clone());
             r.id = id;
@@ -323,14 +324,8 @@ mod tests {
         assert_eq!(t.records.len(), 3);
         assert_eq!(t.records[0].kind, Kind::Metadata);
         assert_eq!(t.records[0].parent, None);
-        assert_eq!(
-            t.records[1].parent.as_deref(),
-            Some(t.records[0].id.as_str())
-        );
-        assert_eq!(
-            t.records[2].parent.as_deref(),
-            Some(t.records[1].id.as_str())
-        );
+        assert_eq!(t.records[1].parent.as_ref(), Some(&t.records[0].id));
+        assert_eq!(t.records[2].parent.as_ref(), Some(&t.records[1].id));
         assert_eq!(t.records[2].ts, "1970-01-01T00:00:05.000Z");
         assert_eq!(t.records[2].payload["output"], json!("3"));
         assert_eq!(t.records[1].id, content_id(&t.records[1].payload));

@@ -30,7 +30,7 @@ pub use by_record::{
     sniff_first_line, span_ms, type_name, Foreign, Item,
 };
 
-use crate::agentlog::reader::read_agentlog;
+use crate::agentlog::reader::{read_agentlog, read_agentlog_sized};
 use crate::error::TraceError;
 use crate::load::{Document, MAX_JSON_DOCUMENT_BYTES};
 use crate::model::Format;
@@ -111,7 +111,7 @@ pub fn read_document<R: BufRead + Send>(
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let stripped_bom = head.starts_with(&[0xef, 0xbb, 0xbf]);
     if !matches!(first, Some(b'{' | b'[')) || stripped_bom {
-        return read_agentlog(source, reader, options).map(Document::Trace);
+        return read_agentlog_sized(source, reader, options, size_hint).map(Document::Trace);
     }
     // Peek the first line: a complete JSON object that is not a traxr shape (nor the first
     // record of a format told apart by its records) is .agentlog, unless it is plainly
@@ -127,7 +127,8 @@ pub fn read_document<R: BufRead + Send>(
                 if let Some(e) = near_miss(source, &v) {
                     return Err(e);
                 }
-                return read_agentlog(source, reader, options).map(Document::Trace);
+                return read_agentlog_sized(source, reader, options, size_hint)
+                    .map(Document::Trace);
             }
         }
     }

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 use veer_trace::agentlog::writer::write_agentlog;
 use veer_trace::canonical::content_id;
-use veer_trace::{Format, Kind, Record, Trace};
+use veer_trace::{Format, Kind, Record, RecordId, Trace};
 
 /// SplitMix64: a tiny deterministic generator, plenty for synthetic data.
 struct Rng(u64);
@@ -184,14 +184,14 @@ fn perturb(rng: &mut Rng, t: &mut Turn) {
     }
 }
 
-fn record(kind: Kind, payload: Value, parent: &mut Option<String>, ms: u64) -> Record {
-    let id = content_id(&payload);
+fn record(kind: Kind, payload: Value, parent: &mut Option<RecordId>, ms: u64) -> Record {
+    let id = RecordId::from(content_id(&payload));
     Record {
         line: None,
         kind,
         version: "0.1".into(),
         id: id.clone(),
-        ts: veer_trace::timefmt::format_epoch_ms(1_767_225_600_000 + ms as i64),
+        ts: veer_trace::timefmt::format_epoch_ms(1_767_225_600_000 + ms as i64).into(),
         parent: parent.replace(id),
         meta: None,
         payload: payload.into(),
@@ -202,7 +202,7 @@ fn record(kind: Kind, payload: Value, parent: &mut Option<String>, ms: u64) -> R
 
 fn build(name: &str, turns: &[Turn]) -> Trace {
     let mut t = Trace::new(name, Format::Agentlog);
-    let mut parent: Option<String> = None;
+    let mut parent: Option<RecordId> = None;
     let mut ms = 0u64;
     for (i, turn) in turns.iter().enumerate() {
         if i % 50 == 0 {

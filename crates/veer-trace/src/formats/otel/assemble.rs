@@ -482,8 +482,8 @@ impl Emitter {
             line,
             kind,
             version: "0.1".into(),
-            id: String::new(),
-            ts: format_epoch_ms(ms),
+            id: "".into(),
+            ts: format_epoch_ms(ms).into(),
             parent: None,
             meta: meta.map(Box::new),
             payload,
@@ -497,7 +497,7 @@ impl Emitter {
         let mut records = self.records;
         records
             .par_iter_mut()
-            .for_each(|r| r.id = content_id(&r.payload));
+            .for_each(|r| r.id = content_id(&r.payload).into());
         for i in 1..records.len() {
             records[i].parent = Some(records[i - 1].id.clone());
         }

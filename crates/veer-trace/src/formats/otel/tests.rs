@@ -111,7 +111,7 @@ fn proto3_json_and_otlp_json_lines_read_the_same() {
             let strip = |t: &Trace| -> Vec<(String, Value)> {
                 t.records
                     .iter()
-                    .map(|r| (r.id.clone(), r.payload.to_value()))
+                    .map(|r| (r.id.to_string(), r.payload.to_value()))
                     .collect()
             };
             assert_eq!(strip(&a), strip(&b), "{kind}/{variant}");
