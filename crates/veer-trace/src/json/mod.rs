@@ -4,7 +4,8 @@
 //! entry plus a hash index per object. [`Json`] holds the same data in 24-byte nodes: strings as
 //! exact-size `Box<str>`, arrays as exact-size boxed slices, objects as a boxed slice of
 //! `(key, value)` pairs in input order (looked up by a linear scan: payload objects are
-//! small), each distinct key allocated once per batch of lines and shared (`Arc<str>`).
+//! small), each distinct key allocated once per reader thread and shared (a thin [`Key`], so an
+//! entry is 32 bytes).
 //! It is built once (by the readers, or from a `serde_json::Value`) and then only read.
 //!
 //! It behaves like the `Value` it replaces, so that every report stays byte-identical:
@@ -15,6 +16,7 @@
 //! when missing, …). To change a payload, convert it to a `Value` ([`Json::to_value`]) and back.
 
 mod compare;
+mod key;
 mod parse;
 #[cfg(test)]
 mod tests;
@@ -46,9 +48,9 @@ pub enum Json {
 #[derive(Clone, Default)]
 pub struct Object(Box<[(Key, Json)]>);
 
-/// An object key. Shared: the reader hands out one allocation per distinct key and batch of
-/// lines, so the many repeats of `"role"`, `"content"`, `"type"` … of a trace cost a pointer each.
-pub type Key = std::sync::Arc<str>;
+// An object key. Shared: the reader hands out one allocation per distinct key and thread, so
+// the many repeats of `"role"`, `"content"`, `"type"` … of a trace cost a pointer each.
+pub use key::Key;
 
 /// The `Null` that indexing returns for a missing key or index.
 pub static NULL: Json = Json::Null;
@@ -105,6 +107,11 @@ impl Object {
     /// The entries as a slice, in order.
     pub fn entries(&self) -> &[(Key, Json)] {
         &self.0
+    }
+
+    /// The entries, moved out, in order.
+    pub fn into_entries(self) -> impl ExactSizeIterator<Item = (Key, Json)> {
+        self.0.into_vec().into_iter()
     }
 
     /// The object as a `serde_json::Map` (allocates).
@@ -378,20 +385,18 @@ fn parse_array_index(s: &str) -> Option<usize> {
 }
 
 impl From<Value> for Json {
+    /// `v` as a tree, its strings moved and its object keys shared with the keys this thread
+    /// converted before (one allocation per distinct key and thread, as the reader shares
+    /// them), so payloads built as `Value`s cost no more than parsed ones.
     fn from(v: Value) -> Json {
-        match v {
-            Value::Null => Json::Null,
-            Value::Bool(b) => Json::Bool(b),
-            Value::Number(n) => Json::Number(n),
-            Value::String(s) => Json::String(s.into_boxed_str()),
-            Value::Array(a) => Json::Array(a.into_iter().map(Json::from).collect()),
-            // A `Map`'s keys are already unique.
-            Value::Object(m) => Json::Object(Object::from_unique(
-                m.into_iter()
-                    .map(|(k, v)| (Key::from(k), Json::from(v)))
-                    .collect(),
-            )),
+        thread_local! {
+            static KEYS: std::cell::RefCell<JsonScratch> = std::cell::RefCell::default();
         }
+        KEYS.with(|keys| match keys.try_borrow_mut() {
+            Ok(mut scratch) => scratch.adopt(v),
+            // Never re-entered; a fresh scratch keeps it correct if it were.
+            Err(_) => JsonScratch::default().adopt(v),
+        })
     }
 }
 

@@ -19,7 +19,9 @@ pub struct JsonScratch {
     entries: Vec<(Key, Json)>,
     elements: Vec<Json>,
     /// The keys seen so far, handed out shared: agent traces repeat a small vocabulary of keys.
-    keys: HashSet<Key>,
+    /// (A fast hash with a random seed: looking keys up was a tenth of reading a traxr file
+    /// with SipHash, and a seed the input cannot know keeps collisions out of its reach.)
+    keys: HashSet<Key, foldhash::fast::RandomState>,
 }
 
 /// Keys longer than this are not shared (they rarely repeat).

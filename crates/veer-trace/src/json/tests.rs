@@ -95,8 +95,8 @@ fn keys_are_shared_and_their_sharing_is_bounded() {
     let b = json_from_str(r#"{"role":3}"#, &mut scratch).unwrap();
     let key = |v: &Json| v.as_object().unwrap().entries()[0].0.clone();
     let inner = a["x"].as_object().unwrap().entries()[0].0.clone();
-    assert!(std::sync::Arc::ptr_eq(&key(&a), &key(&b)));
-    assert!(std::sync::Arc::ptr_eq(&key(&a), &inner));
+    assert!(Key::ptr_eq(&key(&a), &key(&b)));
+    assert!(Key::ptr_eq(&key(&a), &inner));
     let long = "k".repeat(100);
     let text = format!(r#"{{"{long}":1}}"#);
     let (c, d) = (
@@ -242,7 +242,7 @@ fn adopted_keys_are_shared_with_parsed_ones() {
     let adopted = scratch.adopt(serde_json::json!([{"role": "a"}, {"role": "b"}]));
     let key = |j: &Json| Key::clone(&j.as_object().unwrap().entries()[0].0);
     let items = adopted.as_array().unwrap();
-    assert!(std::sync::Arc::ptr_eq(&key(&items[0]), &key(&items[1])));
-    assert!(std::sync::Arc::ptr_eq(&key(&items[0]), &key(&parsed)));
+    assert!(Key::ptr_eq(&key(&items[0]), &key(&items[1])));
+    assert!(Key::ptr_eq(&key(&items[0]), &key(&parsed)));
     assert_eq!(adopted, serde_json::json!([{"role": "a"}, {"role": "b"}]));
 }
