@@ -106,7 +106,7 @@ pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
             out.push(MetricEvent {
                 event_type: Cow::Borrowed(o.event_type.as_str()),
                 step: o.step_num,
-                payload: Cow::Borrowed(&o.payload),
+                payload: Cow::Owned(o.payload.to_map()),
                 record_index: i,
             });
             continue;

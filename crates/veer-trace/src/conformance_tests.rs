@@ -336,7 +336,7 @@ fn traxr_round_trips_through_agentlog() {
                 .map(|r| {
                     let o = (**r.origin.as_ref().expect("origin restored")).clone();
                     let payload = if r.kind == Kind::Event {
-                        serde_json::Value::Object(o.payload.clone())
+                        serde_json::Value::Object(o.payload.to_map())
                     } else {
                         r.payload.to_value()
                     };

@@ -202,6 +202,16 @@ impl Timestamp {
         }
     }
 
+    /// The timestamp of `ms` milliseconds since the epoch: the same as
+    /// `Timestamp::from(timefmt::format_epoch_ms(ms))`, without formatting it.
+    pub fn from_millis(ms: i64) -> Timestamp {
+        if (MIN_MS..=MAX_MS).contains(&ms) {
+            Timestamp::Millis(ms)
+        } else {
+            Timestamp::new(&crate::timefmt::format_epoch_ms(ms))
+        }
+    }
+
     /// The timestamp as text (borrowed when held as text).
     pub fn as_str(&self) -> Cow<'_, str> {
         match self {
@@ -387,6 +397,13 @@ mod tests {
             let slow = crate::timefmt::parse_iso_ms(&s)
                 .filter(|ms| (MIN_MS..=MAX_MS).contains(ms) && crate::timefmt::format_epoch_ms(*ms) == s);
             prop_assert_eq!(ts.millis(), slow);
+        }
+
+        #[test]
+        fn millis_give_the_timestamp_of_their_text(ms in prop_oneof![MIN_MS - 10_000..=MIN_MS + 10_000, any::<i64>().prop_map(|m| m / 4), MAX_MS - 10_000..=MAX_MS + 10_000]) {
+            let text = crate::timefmt::format_epoch_ms(ms);
+            prop_assert_eq!(Timestamp::from_millis(ms), Timestamp::from(text.as_str()));
+            prop_assert_eq!(Timestamp::from_millis(ms).to_string(), text);
         }
 
         #[test]

@@ -21,6 +21,7 @@ pub mod strict_json;
 pub mod timefmt;
 pub mod traxr;
 pub mod traxr_origin;
+mod traxr_read;
 pub mod value_builder;
 pub mod views;
 

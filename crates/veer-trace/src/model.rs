@@ -179,8 +179,9 @@ pub struct TraxrOrigin {
     pub content_hash: String,
     /// ISO-8601 timestamp, when present.
     pub timestamp: Option<String>,
-    /// The original event payload.
-    pub payload: Map<String, Value>,
+    /// The original event payload, held compactly (an [`Object`]; `.to_map()` gives a
+    /// `serde_json::Map`).
+    pub payload: Object,
     /// Unknown event keys, kept in input order.
     pub extra: Map<String, Value>,
 }

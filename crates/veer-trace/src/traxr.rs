@@ -8,17 +8,18 @@
 
 use crate::agentlog::reader::json_type;
 use crate::canonical::content_id;
-use crate::envelope_fields::RecordId;
-use crate::error::{TraceError, Warning};
-use crate::model::{Format, Kind, Record, Trace, TraxrOrigin};
+use crate::envelope_fields::{RecordId, Timestamp};
+use crate::error::TraceError;
+use crate::json::Json;
+use crate::model::{Kind, Record, Trace, TraxrOrigin};
 use crate::options::ReadOptions;
-use crate::pyjson::traxr_content_hash;
-use crate::timefmt::{format_epoch_ms, parse_iso_ms};
+use crate::timefmt::parse_iso_ms;
+pub use crate::traxr_read::trace_from_json;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
-const EVENT_KEYS: [&str; 7] = [
+pub(crate) const EVENT_KEYS: [&str; 7] = [
     "event_type",
     "sequence_index",
     "step_num",
@@ -97,19 +98,19 @@ pub fn shape_of(value: &Value) -> Option<TraxrShape> {
     }
 }
 
-struct Ctx<'a> {
-    source: &'a str,
-    options: &'a ReadOptions,
+pub(crate) struct Ctx<'a> {
+    pub(crate) source: &'a str,
+    pub(crate) options: &'a ReadOptions,
 }
 
 impl Ctx<'_> {
-    fn err(&self, path: &str, message: impl Into<String>) -> TraceError {
+    pub(crate) fn err(&self, path: &str, message: impl Into<String>) -> TraceError {
         TraceError::new(self.source, None, path, message)
     }
 }
 
 /// Reads a bare traxr trace object. `path` is the JSON path prefix used in messages (`""` for
-/// a whole file).
+/// a whole file). The events are read from the compact tree ([`trace_from_json`]).
 pub fn trace_from_value(
     source: &str,
     path: &str,
@@ -117,234 +118,7 @@ pub fn trace_from_value(
     fallback_label: Option<&str>,
     options: &ReadOptions,
 ) -> Result<Trace, TraceError> {
-    let ctx = Ctx { source, options };
-    let Value::Object(mut obj) = value else {
-        return Err(ctx.err(
-            if path.is_empty() { "(file)" } else { path },
-            format!(
-                "a traxr trace must be an object, found {}",
-                json_type(&value)
-            ),
-        ));
-    };
-    let p = |k: &str| join(path, k);
-    let mut trace = Trace::new(source, Format::Traxr);
-    trace.run_label = match obj.remove("run_label") {
-        Some(Value::String(s)) => Some(s),
-        Some(other) => {
-            return Err(ctx.err(
-                &p("run_label"),
-                format!("must be a string, found {}", json_type(&other)),
-            ))
-        }
-        None => {
-            let label = fallback_label
-                .map(str::to_string)
-                .unwrap_or_else(|| crate::agentlog::reader::file_stem(source));
-            if options.strict {
-                return Err(ctx.err(&p("run_label"), "missing required field"));
-            }
-            trace.warnings.push(Warning {
-                file: source.into(),
-                line: None,
-                field: p("run_label"),
-                message: format!("missing; using \"{label}\""),
-            });
-            Some(label)
-        }
-    };
-    let events = match obj.remove("events") {
-        None => Vec::new(),
-        Some(Value::Array(a)) => a,
-        Some(other) => {
-            return Err(ctx.err(
-                &p("events"),
-                format!("must be an array, found {}", json_type(&other)),
-            ))
-        }
-    };
-    // Events are read on all cores (each depends on itself alone), then taken in list order:
-    // the first bad event is the error, and the first unknown key the one warning, as in order.
-    let events_path = p("events");
-    let read: Vec<Result<(TraxrOrigin, Option<String>), TraceError>> = events
-        .into_par_iter()
-        .enumerate()
-        .map(|(i, ev)| event(&ctx, &events_path, i, ev))
-        .collect();
-    let mut origins = Vec::with_capacity(read.len());
-    let mut warned_unknown = false;
-    let mut previous_seq: Option<i64> = None;
-    for (i, r) in read.into_iter().enumerate() {
-        let (origin, unknown_key) = r?;
-        if let (Some(field), false) = (unknown_key, warned_unknown) {
-            warned_unknown = true;
-            trace.warnings.push(Warning {
-                file: source.into(),
-                line: None,
-                field,
-                message: "unknown event key; kept, ignored by metrics".into(),
-            });
-        }
-        if options.strict {
-            if let Some(prev) = previous_seq {
-                if origin.sequence_index <= prev {
-                    return Err(ctx.err(
-                        &format!("{events_path}[{i}].sequence_index"),
-                        format!(
-                            "sequence_index {} does not increase (previous {prev})",
-                            origin.sequence_index
-                        ),
-                    ));
-                }
-            }
-            previous_seq = Some(origin.sequence_index);
-        }
-        origins.push(origin);
-    }
-    trace.records = build_records(trace.run_label.as_deref().unwrap_or(""), origins);
-    Ok(trace)
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
-    }
-}
-
-/// Reads event `index` of the list at `events_path`: its origin, and the path of its first
-/// unknown key (permissive mode keeps such keys and warns once per file).
-fn event(
-    ctx: &Ctx<'_>,
-    events_path: &str,
-    index: usize,
-    ev: Value,
-) -> Result<(TraxrOrigin, Option<String>), TraceError> {
-    // Paths are only spelled out for a message.
-    let f = |k: &str| format!("{events_path}[{index}].{k}");
-    let Value::Object(obj) = ev else {
-        return Err(ctx.err(
-            &format!("{events_path}[{index}]"),
-            format!("an event must be an object, found {}", json_type(&ev)),
-        ));
-    };
-    let strict = ctx.options.strict;
-    let mut extra = Map::new();
-    let mut unknown_key = None;
-    let mut fields: [Option<Value>; 7] = Default::default();
-    for (k, v) in obj {
-        match EVENT_KEYS.iter().position(|e| *e == k) {
-            Some(i) => fields[i] = Some(v),
-            None => {
-                if strict {
-                    return Err(ctx
-                        .err(&f(&k), "unknown event key")
-                        .with_hint(format!("event keys are: {}", EVENT_KEYS.join(", "))));
-                }
-                if unknown_key.is_none() {
-                    unknown_key = Some(f(&k));
-                }
-                extra.insert(k, v);
-            }
-        }
-    }
-    let [event_type, sequence_index, step_num, agent_name, payload, content_hash, timestamp] =
-        fields;
-    let event_type = match event_type {
-        Some(Value::String(s)) if !s.is_empty() => s,
-        Some(Value::String(_)) => return Err(ctx.err(&f("event_type"), "must not be empty")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("event_type"),
-                format!("must be a string, found {}", json_type(&other)),
-            ))
-        }
-        None => return Err(ctx.err(&f("event_type"), "missing required field")),
-    };
-    let int = |name: &str, v: Option<Value>, default: Option<i64>| -> Result<i64, TraceError> {
-        match v {
-            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => n
-                .as_i64()
-                .ok_or_else(|| ctx.err(&f(name), "integer out of range")),
-            Some(other) => Err(ctx.err(
-                &f(name),
-                format!("must be an integer, found {}", json_type(&other)),
-            )),
-            None => default.ok_or_else(|| ctx.err(&f(name), "missing required field")),
-        }
-    };
-    let sequence_index = int(
-        "sequence_index",
-        sequence_index,
-        (!strict).then_some(index as i64),
-    )?;
-    let step_num = int("step_num", step_num, None)?;
-    let agent_name = match agent_name {
-        Some(Value::String(s)) => s,
-        None if !strict => String::new(),
-        None => return Err(ctx.err(&f("agent_name"), "missing required field")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("agent_name"),
-                format!("must be a string, found {}", json_type(&other)),
-            ))
-        }
-    };
-    let payload = match payload {
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            return Err(ctx.err(
-                &f("payload"),
-                format!("must be an object, found {}", json_type(&other)),
-            ))
-        }
-        None => return Err(ctx.err(&f("payload"), "missing required field")),
-    };
-    let computed = || traxr_content_hash(&Value::Object(payload.clone()));
-    let content_hash = match content_hash {
-        Some(Value::String(s)) => {
-            if strict {
-                let c = computed();
-                if c != s {
-                    return Err(ctx.err(
-                        &f("content_hash"),
-                        format!("content hash mismatch (stored {s}, computed {c})"),
-                    ));
-                }
-            }
-            s
-        }
-        None if !strict => computed(),
-        None => return Err(ctx.err(&f("content_hash"), "missing required field")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("content_hash"),
-                format!("must be a string, found {}", json_type(&other)),
-            ))
-        }
-    };
-    let timestamp = match timestamp {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("timestamp"),
-                format!("must be a string, found {}", json_type(&other)),
-            ))
-        }
-    };
-    let origin = TraxrOrigin {
-        event_type,
-        sequence_index,
-        step_num,
-        agent_name,
-        content_hash,
-        timestamp,
-        payload,
-        extra,
-    };
-    Ok((origin, unknown_key))
+    trace_from_json(source, path, Json::from(value), fallback_label, options)
 }
 
 /// The payload of the synthetic root `metadata` record of a traxr-origin trace.
@@ -362,17 +136,15 @@ pub fn root_payload(run_label: &str) -> Value {
 /// linked in order.
 pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> {
     let requests = match_tool_requests(&origins);
-    let built: Vec<(Kind, Value, String, RecordId)> = origins
+    let built: Vec<(Kind, Json, Timestamp, RecordId)> = origins
         .par_iter()
         .enumerate()
         .map(|(i, o)| {
             let (kind, payload) = record_payload(&origins, i, &requests[i]);
-            let ts = o
-                .timestamp
-                .as_deref()
-                .and_then(parse_iso_ms)
-                .map(format_epoch_ms)
-                .unwrap_or_else(|| format_epoch_ms(o.sequence_index));
+            let ts = o.timestamp.as_deref().and_then(parse_iso_ms).map_or_else(
+                || Timestamp::from_millis(o.sequence_index),
+                Timestamp::from_millis,
+            );
             let id = RecordId::from(content_id(&payload));
             (kind, payload, ts, id)
         })
@@ -386,10 +158,10 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
             kind,
             version: "0.1".into(),
             id: id.clone(),
-            ts: ts.into(),
+            ts,
             parent: Some(std::mem::replace(&mut parent, id)),
             meta: None,
-            payload: payload.into(),
+            payload,
             extra_envelope: None,
             origin: Some(Box::new(origin)),
         })
@@ -415,7 +187,7 @@ fn match_tool_requests(origins: &[TraxrOrigin]) -> Vec<Vec<Option<usize>>> {
         if o.event_type != "llm_call" {
             continue;
         }
-        let Some(Value::Array(names)) = o.payload.get("tool_call_names") else {
+        let Some(Json::Array(names)) = o.payload.get("tool_call_names") else {
             continue;
         };
         out[at] = names
@@ -438,10 +210,10 @@ fn match_tool_requests(origins: &[TraxrOrigin]) -> Vec<Vec<Option<usize>>> {
 
 /// The record kind and `.agentlog` payload of event `i`; `requests` as from
 /// [`match_tool_requests`].
-fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>]) -> (Kind, Value) {
+fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>]) -> (Kind, Json) {
     let o = &origins[i];
     // `payload[key]` of the event, `null` when absent.
-    let field = |key: &str| o.payload.get(key).cloned().unwrap_or(Value::Null);
+    let field = |key: &str| o.payload.get(key).map_or(Value::Null, Json::to_value);
     let object = |entries: Vec<(&str, Value)>| {
         Value::Object(
             entries
@@ -451,10 +223,13 @@ fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>])
         )
     };
     match o.event_type.as_str() {
-        "llm_call" => (Kind::ChatResponse, llm_call_payload(origins, i, requests)),
+        "llm_call" => (
+            Kind::ChatResponse,
+            llm_call_payload(origins, i, requests).into(),
+        ),
         "tool_request" => {
             let args = match o.payload.get("arguments") {
-                Some(Value::Object(m)) => Value::Object(m.clone()),
+                Some(Json::Object(m)) => Value::Object(m.to_map()),
                 _ => json!({}),
             };
             let p = object(vec![
@@ -462,20 +237,19 @@ fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>])
                 ("tool_call_id", field("call_id")),
                 ("arguments", args),
             ]);
-            (Kind::ToolCall, p)
+            (Kind::ToolCall, p.into())
         }
         "tool_result" => {
             let output = o
                 .payload
                 .get("content")
-                .cloned()
-                .unwrap_or_else(|| json!(""));
+                .map_or_else(|| json!(""), Json::to_value);
             let p = object(vec![
                 ("tool_call_id", field("call_id")),
                 ("output", output),
                 ("is_error", Value::Bool(false)),
             ]);
-            (Kind::ToolResult, p)
+            (Kind::ToolResult, p.into())
         }
         "agent_error" => {
             let p = object(vec![
@@ -484,9 +258,10 @@ fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>])
                 ("message", field("message")),
                 ("retriable", Value::Bool(false)),
             ]);
-            (Kind::Error, p)
+            (Kind::Error, p.into())
         }
-        _ => (Kind::Event, Value::Object(o.payload.clone())),
+        // The event's own payload, shared key for key (a compact copy, no `Value` between).
+        _ => (Kind::Event, Json::Object(o.payload.clone())),
     }
 }
 
@@ -494,33 +269,33 @@ fn llm_call_payload(origins: &[TraxrOrigin], at: usize, requests: &[Option<usize
     let src = &origins[at].payload;
     let mut p = Map::new();
     if let Some(m) = src.get("model") {
-        p.insert("model".into(), m.clone());
+        p.insert("model".into(), m.to_value());
     }
     let mut content = Vec::new();
-    if let Some(Value::String(text)) = src.get("content") {
-        content.push(json!({"type": "text", "text": text}));
+    if let Some(Json::String(text)) = src.get("content") {
+        content.push(json!({"type": "text", "text": &**text}));
     }
-    if let Some(Value::Array(names)) = src.get("tool_call_names") {
+    if let Some(Json::Array(names)) = src.get("tool_call_names") {
         for (name, &found) in names.iter().zip(requests) {
             let mut block = Map::new();
             block.insert("type".into(), json!("tool_use"));
             let mut input = json!({});
             if let Some(j) = found {
                 if let Some(id) = origins[j].payload.get("call_id") {
-                    block.insert("id".into(), id.clone());
+                    block.insert("id".into(), id.to_value());
                 }
-                if let Some(Value::Object(a)) = origins[j].payload.get("arguments") {
-                    input = Value::Object(a.clone());
+                if let Some(Json::Object(a)) = origins[j].payload.get("arguments") {
+                    input = Value::Object(a.to_map());
                 }
             }
-            block.insert("name".into(), name.clone());
+            block.insert("name".into(), name.to_value());
             block.insert("input".into(), input);
             content.push(Value::Object(block));
         }
     }
     p.insert("content".into(), Value::Array(content));
-    if let Some(Value::String(fr)) = src.get("finish_reason") {
-        let mapped = match fr.as_str() {
+    if let Some(Json::String(fr)) = src.get("finish_reason") {
+        let mapped = match &**fr {
             "stop" => "end_turn",
             "tool_calls" => "tool_use",
             "length" => "max_tokens",
@@ -528,14 +303,13 @@ fn llm_call_payload(origins: &[TraxrOrigin], at: usize, requests: &[Option<usize
         };
         p.insert("stop_reason".into(), json!(mapped));
     } else if let Some(other) = src.get("finish_reason") {
-        p.insert("stop_reason".into(), other.clone());
+        p.insert("stop_reason".into(), other.to_value());
     }
-    if let Some(Value::Object(u)) = src.get("usage") {
+    if let Some(Json::Object(u)) = src.get("usage") {
         let count = |k: &str| {
             u.get(k)
-                .cloned()
-                .filter(Value::is_number)
-                .unwrap_or(json!(0))
+                .filter(|v| v.is_number())
+                .map_or(json!(0), Json::to_value)
         };
         p.insert(
             "usage".into(),
@@ -670,7 +444,7 @@ pub fn case_from_value(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Json;
+    use crate::pyjson::traxr_content_hash;
 
     fn ev(event_type: &str, payload: Value) -> Value {
         json!({"event_type": event_type, "step_num": 1, "agent_name": "a", "payload": payload})

@@ -24,7 +24,7 @@ pub fn origin_to_meta(origin: &TraxrOrigin, include_payload: bool) -> Map<String
         Value::String(origin.content_hash.clone()),
     );
     if include_payload {
-        m.insert("payload".into(), Value::Object(origin.payload.clone()));
+        m.insert("payload".into(), Value::Object(origin.payload.to_map()));
     }
     if !origin.extra.is_empty() {
         m.insert("extra".into(), Value::Object(origin.extra.clone()));
@@ -43,9 +43,12 @@ pub fn origin_from_meta(
         if payload.get("category")?.as_str()? != "traxr" {
             return None;
         }
-        payload.get("attributes")?.as_object()?.to_map()
+        payload.get("attributes")?.as_object()?.clone()
     } else {
-        t.get("payload")?.as_object()?.clone()
+        match Json::from(t.get("payload")?.as_object()?.clone()) {
+            Json::Object(o) => o,
+            _ => return None,
+        }
     };
     Some(Box::new(TraxrOrigin {
         event_type: t.get("event_type")?.as_str()?.to_string(),

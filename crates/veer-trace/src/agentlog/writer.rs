@@ -122,7 +122,7 @@ pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
                     "category": "traxr",
                     "name": origin.event_type,
                     "severity": "info",
-                    "attributes": Value::Object(origin.payload.clone()),
+                    "attributes": Value::Object(origin.payload.to_map()),
                 })
                 .into();
             }

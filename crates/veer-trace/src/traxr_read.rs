@@ -1,0 +1,341 @@
+//! A bare traxr trace (`{run_label, events}`) read from the compact tree: its events checked on
+//! all cores, then taken in list order.
+//!
+//! A traxr file is one JSON document. Parsed as a `serde_json::Value` every event object is an
+//! `IndexMap` that is taken apart at once; parsed as a [`Json`] it is a slice of entries with
+//! shared keys, about twice as fast to build and a fraction of the memory
+//! ([`crate::formats`] parses a bare trace this way; results and analyzer files hand their
+//! traces over as `Value`s, converted here). The messages are those of the `Value` reader.
+
+use crate::error::{TraceError, Warning};
+use crate::json::{Json, Object};
+use crate::model::{Format, Trace, TraxrOrigin};
+use crate::options::ReadOptions;
+use crate::pyjson::traxr_content_hash;
+use crate::traxr::{build_records, Ctx, EVENT_KEYS};
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+/// Reads a bare traxr trace object held as a [`Json`]. `path` is the JSON path prefix used in
+/// messages (`""` for a whole file); `fallback_label` names the run when it has no
+/// `run_label` (else the file stem).
+pub fn trace_from_json(
+    source: &str,
+    path: &str,
+    value: Json,
+    fallback_label: Option<&str>,
+    options: &ReadOptions,
+) -> Result<Trace, TraceError> {
+    let ctx = Ctx { source, options };
+    let Json::Object(obj) = value else {
+        return Err(ctx.err(
+            if path.is_empty() { "(file)" } else { path },
+            format!(
+                "a traxr trace must be an object, found {}",
+                value.type_phrase()
+            ),
+        ));
+    };
+    let p = |k: &str| join(path, k);
+    let mut trace = Trace::new(source, Format::Traxr);
+    let (run_label, events) = take_label_and_events(obj);
+    trace.run_label = match run_label {
+        Some(Json::String(s)) => Some(s.into()),
+        Some(other) => {
+            return Err(ctx.err(
+                &p("run_label"),
+                format!("must be a string, found {}", other.type_phrase()),
+            ))
+        }
+        None => {
+            let label = fallback_label
+                .map(str::to_string)
+                .unwrap_or_else(|| crate::agentlog::reader::file_stem(source));
+            if options.strict {
+                return Err(ctx.err(&p("run_label"), "missing required field"));
+            }
+            trace.warnings.push(Warning {
+                file: source.into(),
+                line: None,
+                field: p("run_label"),
+                message: format!("missing; using \"{label}\""),
+            });
+            Some(label)
+        }
+    };
+    let events: Vec<Json> = match events {
+        None => Vec::new(),
+        Some(Json::Array(a)) => a.into_vec(),
+        Some(other) => {
+            return Err(ctx.err(
+                &p("events"),
+                format!("must be an array, found {}", other.type_phrase()),
+            ))
+        }
+    };
+    // Events are read on all cores (each depends on itself alone), then taken in list order:
+    // the first bad event is the error, and the first unknown key the one warning, as in order.
+    let events_path = p("events");
+    let read: Vec<Result<(TraxrOrigin, Option<String>), TraceError>> = events
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, ev)| event(&ctx, &events_path, i, ev))
+        .collect();
+    let mut origins = Vec::with_capacity(read.len());
+    let mut warned_unknown = false;
+    let mut previous_seq: Option<i64> = None;
+    for (i, r) in read.into_iter().enumerate() {
+        let (origin, unknown_key) = r?;
+        if let (Some(field), false) = (unknown_key, warned_unknown) {
+            warned_unknown = true;
+            trace.warnings.push(Warning {
+                file: source.into(),
+                line: None,
+                field,
+                message: "unknown event key; kept, ignored by metrics".into(),
+            });
+        }
+        if options.strict {
+            if let Some(prev) = previous_seq {
+                if origin.sequence_index <= prev {
+                    return Err(ctx.err(
+                        &format!("{events_path}[{i}].sequence_index"),
+                        format!(
+                            "sequence_index {} does not increase (previous {prev})",
+                            origin.sequence_index
+                        ),
+                    ));
+                }
+            }
+            previous_seq = Some(origin.sequence_index);
+        }
+        origins.push(origin);
+    }
+    trace.records = build_records(trace.run_label.as_deref().unwrap_or(""), origins);
+    Ok(trace)
+}
+
+/// `run_label` and `events` of a trace object, moved out (keys are unique in an [`Object`]).
+fn take_label_and_events(obj: Object) -> (Option<Json>, Option<Json>) {
+    let (mut label, mut events) = (None, None);
+    for (k, v) in obj.into_entries() {
+        match &*k {
+            "run_label" => label = Some(v),
+            "events" => events = Some(v),
+            _ => {}
+        }
+    }
+    (label, events)
+}
+
+/// `path.key`, or `key` at the top.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Reads event `index` of the list at `events_path`: its origin, and the path of its first
+/// unknown key (permissive mode keeps such keys and warns once per file).
+fn event(
+    ctx: &Ctx<'_>,
+    events_path: &str,
+    index: usize,
+    ev: Json,
+) -> Result<(TraxrOrigin, Option<String>), TraceError> {
+    // Paths are only spelled out for a message.
+    let f = |k: &str| format!("{events_path}[{index}].{k}");
+    let Json::Object(obj) = ev else {
+        return Err(ctx.err(
+            &format!("{events_path}[{index}]"),
+            format!("an event must be an object, found {}", ev.type_phrase()),
+        ));
+    };
+    let strict = ctx.options.strict;
+    let mut extra = Map::new();
+    let mut unknown_key = None;
+    let mut fields: [Option<Json>; 7] = Default::default();
+    for (k, v) in obj.into_entries() {
+        match EVENT_KEYS.iter().position(|e| **e == *k) {
+            Some(i) => fields[i] = Some(v),
+            None => {
+                if strict {
+                    return Err(ctx
+                        .err(&f(&k), "unknown event key")
+                        .with_hint(format!("event keys are: {}", EVENT_KEYS.join(", "))));
+                }
+                if unknown_key.is_none() {
+                    unknown_key = Some(f(&k));
+                }
+                extra.insert(k.to_string(), v.to_value());
+            }
+        }
+    }
+    let [event_type, sequence_index, step_num, agent_name, payload, content_hash, timestamp] =
+        fields;
+    let event_type = match event_type {
+        Some(Json::String(s)) if !s.is_empty() => String::from(s),
+        Some(Json::String(_)) => return Err(ctx.err(&f("event_type"), "must not be empty")),
+        Some(other) => {
+            return Err(ctx.err(
+                &f("event_type"),
+                format!("must be a string, found {}", other.type_phrase()),
+            ))
+        }
+        None => return Err(ctx.err(&f("event_type"), "missing required field")),
+    };
+    let int = |name: &str, v: Option<Json>, default: Option<i64>| -> Result<i64, TraceError> {
+        match v {
+            Some(Json::Number(n)) if n.is_i64() || n.is_u64() => n
+                .as_i64()
+                .ok_or_else(|| ctx.err(&f(name), "integer out of range")),
+            Some(other) => Err(ctx.err(
+                &f(name),
+                format!("must be an integer, found {}", other.type_phrase()),
+            )),
+            None => default.ok_or_else(|| ctx.err(&f(name), "missing required field")),
+        }
+    };
+    let sequence_index = int(
+        "sequence_index",
+        sequence_index,
+        (!strict).then_some(index as i64),
+    )?;
+    let step_num = int("step_num", step_num, None)?;
+    let agent_name = match agent_name {
+        Some(Json::String(s)) => String::from(s),
+        None if !strict => String::new(),
+        None => return Err(ctx.err(&f("agent_name"), "missing required field")),
+        Some(other) => {
+            return Err(ctx.err(
+                &f("agent_name"),
+                format!("must be a string, found {}", other.type_phrase()),
+            ))
+        }
+    };
+    let payload = match payload {
+        Some(Json::Object(m)) => m,
+        Some(other) => {
+            return Err(ctx.err(
+                &f("payload"),
+                format!("must be an object, found {}", other.type_phrase()),
+            ))
+        }
+        None => return Err(ctx.err(&f("payload"), "missing required field")),
+    };
+    let computed = || traxr_content_hash(&Value::Object(payload.to_map()));
+    let content_hash = match content_hash {
+        Some(Json::String(s)) => {
+            if strict {
+                let c = computed();
+                if *c != *s {
+                    return Err(ctx.err(
+                        &f("content_hash"),
+                        format!("content hash mismatch (stored {s}, computed {c})"),
+                    ));
+                }
+            }
+            String::from(s)
+        }
+        None if !strict => computed(),
+        None => return Err(ctx.err(&f("content_hash"), "missing required field")),
+        Some(other) => {
+            return Err(ctx.err(
+                &f("content_hash"),
+                format!("must be a string, found {}", other.type_phrase()),
+            ))
+        }
+    };
+    let timestamp = match timestamp {
+        None | Some(Json::Null) => None,
+        Some(Json::String(s)) => Some(String::from(s)),
+        Some(other) => {
+            return Err(ctx.err(
+                &f("timestamp"),
+                format!("must be a string, found {}", other.type_phrase()),
+            ))
+        }
+    };
+    let origin = TraxrOrigin {
+        event_type,
+        sequence_index,
+        step_num,
+        agent_name,
+        content_hash,
+        timestamp,
+        payload,
+        extra,
+    };
+    Ok((origin, unknown_key))
+}
+
+/// The top-level keys of a bare traxr trace as traxr writes it.
+const BARE_TRACE_KEYS: [&str; 3] = ["run_label", "events", "event_count"];
+
+/// `bytes` parsed as a compact tree when they are one JSON object with `events` and no
+/// top-level key but `run_label`, `events` and `event_count`: a bare traxr trace that no other
+/// format's sniff can claim (each needs a key of its own). `None` for anything else (another
+/// key, another JSON type, invalid JSON), which is then read the general way; parsing stops at
+/// the first other key.
+pub(crate) fn parse_bare_trace(bytes: &[u8]) -> Option<Json> {
+    let mut scratch = crate::json::JsonScratch::default();
+    let doc = crate::value_builder::parse_whole(
+        serde_json::Deserializer::from_slice(bytes),
+        BareTraceSeed(&mut scratch),
+    )
+    .ok()?;
+    doc.get("events").is_some().then_some(doc)
+}
+
+struct BareTraceSeed<'s>(&'s mut crate::json::JsonScratch);
+
+impl<'de> serde::de::DeserializeSeed<'de> for BareTraceSeed<'_> {
+    type Value = Json;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for BareTraceSeed<'_> {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a bare traxr trace object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if !BARE_TRACE_KEYS.contains(&key.as_ref()) {
+                return Err(serde::de::Error::custom("not a bare traxr trace"));
+            }
+            let v = map.next_value_seed(crate::json::JsonSeed(&mut *self.0))?;
+            entries.push((crate::json::Key::from(key.as_ref()), v));
+        }
+        Ok(Json::Object(Object::from_entries(entries)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_bare_trace_takes_the_compact_path() {
+        let bare = br#"{"run_label":"r","events":[{"event_type":"x"}],"event_count":1} "#;
+        assert!(parse_bare_trace(bare).is_some());
+        // Another top-level key, no events, not an object, or not JSON: the general path.
+        for other in [
+            &br#"{"run_label":"r","events":[],"run_type":"llm"}"#[..],
+            br#"{"run_label":"r"}"#,
+            br#"[{"events":[]}]"#,
+            br#"{"events":[]} {}"#,
+            br#"{"events":["#,
+        ] {
+            assert!(parse_bare_trace(other).is_none());
+        }
+    }
+}
