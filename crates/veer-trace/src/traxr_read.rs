@@ -271,51 +271,98 @@ fn event(
     Ok((origin, unknown_key))
 }
 
-/// The top-level keys of a bare traxr trace as traxr writes it.
-const BARE_TRACE_KEYS: [&str; 3] = ["run_label", "events", "event_count"];
-
 /// `bytes` parsed as a compact tree when they are one JSON object with `events` and no
 /// top-level key but `run_label`, `events` and `event_count`: a bare traxr trace that no other
 /// format's sniff can claim (each needs a key of its own). `None` for anything else (another
-/// key, another JSON type, invalid JSON), which is then read the general way; parsing stops at
-/// the first other key.
+/// key, another JSON type, `events` not an array, invalid JSON), which is then read the general
+/// way; parsing stops at the first other key.
+///
+/// The document is checked whole by serde_json, which hands over each event's text; the events
+/// are then parsed on all cores, each wrapped in two arrays so that serde_json's nesting limit
+/// falls exactly where it falls when the whole document is parsed.
 pub(crate) fn parse_bare_trace(bytes: &[u8]) -> Option<Json> {
-    let mut scratch = crate::json::JsonScratch::default();
-    let doc = crate::value_builder::parse_whole(
+    let top = crate::value_builder::parse_whole(
         serde_json::Deserializer::from_slice(bytes),
-        BareTraceSeed(&mut scratch),
+        BareTraceSeed,
     )
     .ok()?;
-    doc.get("events").is_some().then_some(doc)
+    let raw_events = top.events?;
+    let events: Vec<Json> = raw_events
+        .par_iter()
+        .map_init(crate::json::JsonScratch::default, |scratch, raw| {
+            parse_event(raw.get(), scratch)
+        })
+        .collect::<Option<_>>()?;
+    let mut entries = Vec::with_capacity(2);
+    if let Some(label) = top.run_label {
+        entries.push((crate::json::Key::from("run_label"), label));
+    }
+    entries.push((crate::json::Key::from("events"), Json::Array(events.into())));
+    Some(Json::Object(Object::from_entries(entries)))
 }
 
-struct BareTraceSeed<'s>(&'s mut crate::json::JsonScratch);
+/// One event's text as a [`Json`], at the nesting depth it has inside the document.
+fn parse_event(text: &str, scratch: &mut crate::json::JsonScratch) -> Option<Json> {
+    let mut wrapped = String::with_capacity(text.len() + 4);
+    wrapped.push_str("[[");
+    wrapped.push_str(text);
+    wrapped.push_str("]]");
+    let outer = crate::json::json_from_str(&wrapped, scratch).ok()?;
+    let Json::Array(outer) = outer else {
+        return None;
+    };
+    let Json::Array(inner) = outer.into_vec().pop()? else {
+        return None;
+    };
+    inner.into_vec().pop()
+}
 
-impl<'de> serde::de::DeserializeSeed<'de> for BareTraceSeed<'_> {
-    type Value = Json;
+/// The top level of a bare trace: its label parsed, its events' texts borrowed.
+struct BareTrace<'de> {
+    run_label: Option<Json>,
+    events: Option<Vec<&'de serde_json::value::RawValue>>,
+}
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+struct BareTraceSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for BareTraceSeed {
+    type Value = BareTrace<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<BareTrace<'de>, D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for BareTraceSeed<'_> {
-    type Value = Json;
+impl<'de> serde::de::Visitor<'de> for BareTraceSeed {
+    type Value = BareTrace<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a bare traxr trace object")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut entries = Vec::new();
+    /// A repeated key keeps its last value, as the general reader's parse does.
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<BareTrace<'de>, A::Error> {
+        let mut top = BareTrace {
+            run_label: None,
+            events: None,
+        };
+        let mut scratch = crate::json::JsonScratch::default();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            if !BARE_TRACE_KEYS.contains(&key.as_ref()) {
-                return Err(serde::de::Error::custom("not a bare traxr trace"));
+            match key.as_ref() {
+                "run_label" => {
+                    top.run_label = Some(map.next_value_seed(crate::json::JsonSeed(&mut scratch))?)
+                }
+                "events" => top.events = Some(map.next_value()?),
+                "event_count" => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                _ => return Err(serde::de::Error::custom("not a bare traxr trace")),
             }
-            let v = map.next_value_seed(crate::json::JsonSeed(&mut *self.0))?;
-            entries.push((crate::json::Key::from(key.as_ref()), v));
         }
-        Ok(Json::Object(Object::from_entries(entries)))
+        Ok(top)
     }
 }
 
@@ -326,7 +373,11 @@ mod tests {
     #[test]
     fn only_a_bare_trace_takes_the_compact_path() {
         let bare = br#"{"run_label":"r","events":[{"event_type":"x"}],"event_count":1} "#;
-        assert!(parse_bare_trace(bare).is_some());
+        let doc = parse_bare_trace(bare).unwrap();
+        assert_eq!(
+            doc,
+            serde_json::json!({"run_label": "r", "events": [{"event_type": "x"}]})
+        );
         // Another top-level key, no events, not an object, or not JSON: the general path.
         for other in [
             &br#"{"run_label":"r","events":[],"run_type":"llm"}"#[..],
@@ -334,8 +385,35 @@ mod tests {
             br#"[{"events":[]}]"#,
             br#"{"events":[]} {}"#,
             br#"{"events":["#,
+            br#"{"events":{}}"#,
+            br#"{"events":[{"a":1}],"events":7}"#,
         ] {
             assert!(parse_bare_trace(other).is_none());
         }
+    }
+
+    #[test]
+    fn events_nest_as_deep_as_in_the_whole_document() {
+        // serde_json stops at 128 levels; an event sits at level 3 of the document.
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"events":[{}{}]}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        let mut outcomes = Vec::new();
+        for depth in [120, 124, 125, 126, 127, 130] {
+            let text = nested(depth);
+            let whole = serde_json::from_str::<Value>(&text).is_ok();
+            assert_eq!(
+                parse_bare_trace(text.as_bytes()).is_some(),
+                whole,
+                "depth {depth}"
+            );
+            outcomes.push(whole);
+        }
+        // Both sides of the limit were tried.
+        assert!(outcomes.contains(&true) && outcomes.contains(&false));
     }
 }
