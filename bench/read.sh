@@ -3,7 +3,7 @@
 # `read_once`, with the allocator of the `veer` binary) and prints the median rate of --runs runs,
 # on all cores and on one (RAYON_NUM_THREADS=1).
 #
-#   bench/read.sh                                    # one side of the near-10000 and near-100000 pairs
+#   bench/read.sh                                    # one side of the near-10000 and near-100000 pairs, and a 300,000-event traxr trace
 #   bench/read.sh --runs 9 FILE...
 #   READ_ONCE=path/to/an/older/read_once bench/read.sh FILE...   # the same, with another build
 #
@@ -41,6 +41,12 @@ if [ ${#FILES[@]} -eq 0 ]; then
     fi
     FILES+=("$dir/baseline.agentlog")
   done
+  # A large bare traxr trace: one JSON document of 300,000 events (bench/traxr_input.py).
+  traxr=target/bench/inputs/traxr-300000/trace.json
+  if [ ! -f "$traxr" ]; then
+    python3 bench/traxr_input.py 300000 "$traxr"
+  fi
+  FILES+=("$traxr")
 fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
