@@ -133,10 +133,10 @@ pub fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Part, Trac
         let pieces = spans.iter().zip(&nodes).map(|(s, n)| piece(s, n)).collect();
         return Ok(Part { nodes, pieces });
     }
-    let nodes: Vec<Node> = spans
-        .par_iter()
-        .map(|s| node(source, s))
-        .collect::<Result<_, _>>()?;
+    // Collected before the first error is taken, so that it is the first in span order
+    // whichever thread finds one first.
+    let nodes: Vec<Result<Node, TraceError>> = spans.par_iter().map(|s| node(source, s)).collect();
+    let nodes: Vec<Node> = nodes.into_iter().collect::<Result<_, _>>()?;
     let pieces: Vec<Piece> = spans
         .par_iter()
         .zip(nodes.par_iter())

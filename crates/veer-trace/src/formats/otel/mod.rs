@@ -11,6 +11,7 @@ pub mod assemble;
 pub mod attrs;
 pub mod calls;
 pub mod content;
+pub mod document;
 pub mod wire;
 
 use crate::error::TraceError;
@@ -207,6 +208,21 @@ fn read_part(
     if is_json_lines(bytes) {
         return read_lines(source, label, bytes, 1);
     }
+    if let Some(read) = document::read_document(label, bytes) {
+        return Ok(read);
+    }
+    // Not an `ExportTraceServiceRequest` the streaming walk reads: the whole-request parse
+    // says why (or reads the rare shape the walk leaves to it).
+    read_whole_document(source, label, bytes)
+}
+
+/// One document parsed whole, then its spans read: what [`document::read_document`] gives
+/// when it succeeds, and the errors reported when it does not.
+fn read_whole_document(
+    source: &str,
+    label: &str,
+    bytes: &[u8],
+) -> Result<(Part, Option<TraceError>), TraceError> {
     collect(vec![read_request(source, label, bytes, None)])
 }
 
