@@ -83,7 +83,7 @@ pub fn read_batched(
 ) -> Result<Trace, TraceError> {
     let io = |e: std::io::Error| crate::load::open_error(source, &e);
     let mut first = Vec::new();
-    reader.read_until(b'\n', &mut first).map_err(io)?;
+    read_first_line(reader, &mut first, size_hint).map_err(io)?;
     let may_be_lines = {
         let body = first.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&first);
         let line = body.trim_ascii();
@@ -91,7 +91,7 @@ pub fn read_batched(
     };
     if !may_be_lines {
         let mut bytes = first;
-        bytes.extend(super::read_all(source, reader, size_hint)?);
+        super::read_all_into(source, reader, size_hint, &mut bytes)?;
         return read(source, bytes);
     }
     // Lines, once a second non-blank line is seen; until then the first may be the document.
@@ -137,6 +137,52 @@ pub fn read_batched(
     let mut trace = finish(source, all)?;
     trace.run_label = Some(run_label(source));
     Ok(trace)
+}
+
+/// Reads the file's first line into `line` (its newline included), as `read_until` does. A
+/// line longer than a batch is likely a whole one-line document: room for the whole file
+/// (`size_hint`) is then reserved at once, rather than growing the buffer by doubling, which
+/// copies it and briefly holds two copies.
+fn read_first_line(
+    reader: &mut dyn BufRead,
+    line: &mut Vec<u8>,
+    size_hint: Option<u64>,
+) -> std::io::Result<()> {
+    loop {
+        let (done, used) = {
+            let buf = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match memchr::memchr(b'\n', buf) {
+                Some(i) => {
+                    line.extend_from_slice(&buf[..=i]);
+                    (true, i + 1)
+                }
+                None => {
+                    line.extend_from_slice(buf);
+                    (false, buf.len())
+                }
+            }
+        };
+        reader.consume(used);
+        if done {
+            return Ok(());
+        }
+        if line.len() >= BATCH_BYTES {
+            let whole = size_hint
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0)
+                .saturating_add(1);
+            if whole > line.capacity() {
+                line.reserve_exact(whole - line.len());
+            }
+        }
+    }
 }
 
 /// Reads several OTLP/JSON files as one set of spans (a trace split over files); the result

@@ -594,3 +594,29 @@ fn a_document_read_while_parsed_reports_the_whole_request_errors() {
         matches!(streamed, Ok((_, Some(ref e))) if e == &read("d.json", cases[0].clone()).unwrap_err())
     );
 }
+
+#[test]
+fn a_one_line_document_longer_than_a_batch_streams_like_the_whole_file() {
+    let mut one_line = serde_json::to_vec(&many_runs_document(300)).unwrap();
+    assert!(one_line.len() > BATCH_BYTES, "{}", one_line.len());
+    let whole = read("d.json", one_line.clone()).unwrap();
+    for hint in [None, Some(one_line.len() as u64), Some(10)] {
+        let mut reader = std::io::BufReader::with_capacity(4096, &one_line[..]);
+        let streamed = read_batched("d.json", &mut reader, hint, BATCH_BYTES).unwrap();
+        assert_eq!(streamed, whole, "{hint:?}");
+    }
+    one_line.push(b'\n');
+    let mut reader = std::io::BufReader::with_capacity(4096, &one_line[..]);
+    let hint = Some(one_line.len() as u64);
+    assert_eq!(
+        read_batched("d.json", &mut reader, hint, BATCH_BYTES).unwrap(),
+        whole
+    );
+    // Pretty-printed: a short first line, the rest read after it into the same buffer.
+    let pretty = serde_json::to_vec_pretty(&many_runs_document(20)).unwrap();
+    let mut reader = std::io::BufReader::with_capacity(100, &pretty[..]);
+    assert_eq!(
+        read_batched("d.json", &mut reader, Some(pretty.len() as u64), 64).unwrap(),
+        read("d.json", pretty.clone()).unwrap()
+    );
+}
