@@ -262,6 +262,24 @@ fn read_part(
     read_whole_document(source, label, bytes)
 }
 
+/// Whether `bytes` read as one document while it is parsed gives what the whole-request read
+/// gives (the same trace, or the same error). `true` when the walk leaves the document to the
+/// whole-request read. The invariant the `otel_reader` fuzz target checks.
+pub fn document_reads_agree(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let Some(streamed) = document::read_document("fuzz.json", bytes) else {
+        return true;
+    };
+    let as_trace = |(part, e): (Part, Option<TraceError>)| match e {
+        Some(e) => Err(e),
+        None => finish("fuzz.json", part),
+    };
+    match read_whole_document("fuzz.json", "fuzz.json", bytes) {
+        Ok(whole) => as_trace(streamed) == as_trace(whole),
+        Err(_) => false,
+    }
+}
+
 /// One document parsed whole, then its spans read: what [`document::read_document`] gives
 /// when it succeeds, and the errors reported when it does not.
 fn read_whole_document(
