@@ -138,7 +138,8 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
 }
 
 /// Any bytes to the OTLP/JSON reader. Read from a stream (JSON Lines in batches) it gives the
-/// same trace or error as read whole; a trace that loads yields its views, reads the same a
+/// same trace or error as read whole; read as one document while it is parsed, the same as
+/// the document parsed whole; a trace that loads yields its views, reads the same a
 /// second time, and written as `.agentlog` (what `veer convert` does) passes the strict
 /// reader with the same records.
 pub fn otel_reader(data: &[u8]) {
@@ -146,6 +147,10 @@ pub fn otel_reader(data: &[u8]) {
     let mut reader = std::io::BufReader::with_capacity(16, data);
     let streamed = crate::formats::otel::read_batched("fuzz.json", &mut reader, None, 64);
     assert!(streamed == whole, "streamed and whole reads differ");
+    assert!(
+        crate::formats::otel::document_reads_agree(data),
+        "the document read while parsed and the whole-request read differ"
+    );
     let Ok(trace) = whole else {
         return;
     };

@@ -208,13 +208,29 @@ pub(crate) fn read_all<R: Read>(
     reader: R,
     size_hint: Option<u64>,
 ) -> Result<Vec<u8>, TraceError> {
+    let mut bytes = Vec::new();
+    read_all_into(source, reader, size_hint, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_all`] appending to `bytes`, which holds the start of the same file (`size_hint` is
+/// the whole file's length): room for the whole file is reserved once, so the start is not
+/// copied into a second buffer. The size limit applies to what this call reads, as in
+/// [`read_all`].
+pub(crate) fn read_all_into<R: Read>(
+    source: &str,
+    reader: R,
+    size_hint: Option<u64>,
+    bytes: &mut Vec<u8>,
+) -> Result<(), TraceError> {
+    let start = bytes.len();
     let capacity = size_hint.map_or(0, |n| n.min(MAX_JSON_DOCUMENT_BYTES) as usize + 1);
-    let mut bytes = Vec::with_capacity(capacity);
+    bytes.reserve_exact(capacity.saturating_sub(start));
     reader
         .take(MAX_JSON_DOCUMENT_BYTES + 1)
-        .read_to_end(&mut bytes)
+        .read_to_end(bytes)
         .map_err(|e| crate::load::open_error(source, &e))?;
-    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
+    if (bytes.len() - start) as u64 > MAX_JSON_DOCUMENT_BYTES {
         return Err(TraceError::new(
             source,
             None,
@@ -223,7 +239,7 @@ pub(crate) fn read_all<R: Read>(
         )
         .with_hint("split the input, or write the traces as .agentlog JSON Lines"));
     }
-    Ok(bytes)
+    Ok(())
 }
 
 fn unknown(source: &str, what: &str) -> TraceError {

@@ -32,7 +32,7 @@ const SHARED_KEYS_MAX: usize = 4096;
 
 impl JsonScratch {
     /// The key `k`, shared with its earlier occurrences.
-    fn key(&mut self, k: &str) -> Key {
+    pub fn key(&mut self, k: &str) -> Key {
         if k.len() > SHARED_KEY_MAX_BYTES {
             return Key::from(k);
         }

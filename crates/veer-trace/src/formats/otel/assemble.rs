@@ -13,12 +13,12 @@
 
 use super::attrs::Attrs;
 use super::calls::{
-    model_call, own_session, role_of, stop_reason, tool_run, ModelCall, Role, ToolRun,
+    model_call, own_session, role_of, tool_run, with_tool_blocks, ModelCall, Role, ToolRun,
 };
 use super::wire::{id_hex, Span};
 use crate::canonical::content_id;
 use crate::error::{TraceError, Warning};
-use crate::json::{Json, JsonScratch};
+use crate::json::{Json, JsonScratch, Object};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::timefmt::format_epoch_ms;
 use rayon::prelude::*;
@@ -120,7 +120,7 @@ pub fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Part, Trac
         Role::Model => Piece::Model(Box::new(
             KEYS.with_borrow_mut(|keys| model_call(s.span, keys)),
         )),
-        Role::Tool => Piece::Tool(tool_run(s.span)),
+        Role::Tool => Piece::Tool(KEYS.with_borrow_mut(|keys| tool_run(s.span, keys))),
         Role::Other => Piece::None,
     };
     // A request of a JSON Lines file holds a handful of spans, and its lines are already read
@@ -133,10 +133,10 @@ pub fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Part, Trac
         let pieces = spans.iter().zip(&nodes).map(|(s, n)| piece(s, n)).collect();
         return Ok(Part { nodes, pieces });
     }
-    let nodes: Vec<Node> = spans
-        .par_iter()
-        .map(|s| node(source, s))
-        .collect::<Result<_, _>>()?;
+    // Collected before the first error is taken, so that it is the first in span order
+    // whichever thread finds one first.
+    let nodes: Vec<Result<Node, TraceError>> = spans.par_iter().map(|s| node(source, s)).collect();
+    let nodes: Vec<Node> = nodes.into_iter().collect::<Result<_, _>>()?;
     let pieces: Vec<Piece> = spans
         .par_iter()
         .zip(nodes.par_iter())
@@ -285,25 +285,26 @@ fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trac
         emit.metadata(key, &nodes[members[0]], tag);
         let attached = attach_tools(members, &nodes, &parent_of, &pieces);
         for (pos, &i) in members.iter().enumerate() {
-            match &pieces[i] {
-                Piece::Model(_) => {
-                    let tools: Vec<(usize, &ToolRun)> = attached[pos]
+            match std::mem::replace(&mut pieces[i], Piece::None) {
+                Piece::Model(call) => {
+                    // Its tool spans are written with it (and taken, so not again on their own).
+                    let tools: Vec<(usize, ToolRun)> = attached[pos]
                         .iter()
-                        .filter_map(|&t| match &pieces[members[t]] {
-                            Piece::Tool(run) => Some((members[t], run)),
-                            _ => None,
+                        .filter_map(|&t| {
+                            let j = members[t];
+                            match std::mem::replace(&mut pieces[j], Piece::None) {
+                                Piece::Tool(run) => Some((j, run)),
+                                other => {
+                                    pieces[j] = other;
+                                    None
+                                }
+                            }
                         })
                         .collect();
-                    let tools: Vec<(usize, ToolRun)> =
-                        tools.into_iter().map(|(i, r)| (i, r.clone())).collect();
-                    if let Piece::Model(call) = std::mem::replace(&mut pieces[i], Piece::None) {
-                        emit.model_turn(&nodes[i], *call, &tools, &nodes);
-                    }
+                    emit.model_turn(&nodes[i], *call, tools, &nodes);
                 }
-                Piece::Tool(run) if !emit.written_tools.contains_key(&i) => {
-                    emit.tool(&nodes[i], run, None);
-                }
-                _ => {}
+                Piece::Tool(run) => emit.tool(&nodes[i], run, None),
+                Piece::None => {}
             }
         }
     }
@@ -461,7 +462,6 @@ struct Emitter {
     /// Shares the object keys of the payloads built here.
     keys: JsonScratch,
     last_ms: i64,
-    written_tools: HashMap<usize, ()>,
 }
 
 impl Emitter {
@@ -525,49 +525,43 @@ impl Emitter {
         &mut self,
         n: &Node,
         call: ModelCall,
-        tools: &[(usize, ToolRun)],
+        tools: Vec<(usize, ToolRun)>,
         nodes: &[Node],
     ) {
         let ModelCall {
             request,
-            model,
-            mut parts,
+            response,
+            tool_blocks,
             output_captured,
             finish_reason,
-            usage,
-            latency_ms,
             error,
             ..
         } = call;
         self.push(Kind::ChatRequest, n.start, n.line, request, None);
         // Which tool_use block each tool span answers: by id, else the next unmatched block of
         // that name; a span with no block adds one (content not captured).
-        let mut used = vec![false; parts.len()];
+        let mut used = vec![false; tool_blocks.len()];
+        let mut added: Vec<Value> = Vec::new();
         let mut ids: Vec<String> = Vec::with_capacity(tools.len());
-        for (span_index, run) in tools {
-            let block = parts.iter().enumerate().position(|(b, p)| {
+        for (span_index, run) in &tools {
+            let block = tool_blocks.iter().enumerate().position(|(b, p)| {
                 !used[b]
-                    && p.get("type").and_then(Value::as_str) == Some("tool_use")
                     && match &run.call_id {
-                        Some(id) => p.get("id").and_then(Value::as_str) == Some(id),
-                        None => p.get("name").and_then(Value::as_str) == Some(&run.name),
+                        Some(id) => p.id.as_deref() == Some(id),
+                        None => p.name.as_deref() == Some(&run.name),
                     }
             });
             let id = match block {
                 Some(b) => {
                     used[b] = true;
-                    parts[b]
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
+                    tool_blocks[b].id.clone()
                 }
                 None => {
                     let id = run
                         .call_id
                         .clone()
                         .unwrap_or_else(|| format!("span:{}", nodes[*span_index].id));
-                    parts.push(json!({"type": "tool_use", "id": id, "name": run.name, "input": run.arguments}));
-                    used.push(true);
+                    added.push(json!({"type": "tool_use", "id": id, "name": run.name, "input": run.arguments.to_value()}));
                     Some(id)
                 }
             };
@@ -585,52 +579,57 @@ impl Emitter {
                 );
             }
             _ => {
-                let has_tool_use = parts
-                    .iter()
-                    .any(|p| p.get("type").and_then(Value::as_str) == Some("tool_use"));
-                let mut payload = Map::new();
-                payload.insert("model".into(), Value::String(model));
-                payload.insert("content".into(), Value::Array(parts));
-                payload.insert(
-                    "stop_reason".into(),
-                    Value::String(stop_reason(finish_reason.as_deref(), has_tool_use)),
-                );
-                payload.insert("usage".into(), Value::Object(usage));
-                payload.insert("latency_ms".into(), Value::from(latency_ms));
-                let payload = Value::Object(payload);
-                let payload = self.keys.adopt(payload);
+                let payload = if added.is_empty() {
+                    response
+                } else {
+                    with_tool_blocks(&response, added, finish_reason.as_deref(), &mut self.keys)
+                };
                 self.push(Kind::ChatResponse, n.end, n.line, payload, None);
             }
         }
-        for ((span_index, run), id) in tools.iter().zip(ids) {
-            self.written_tools.insert(*span_index, ());
-            let t = &nodes[*span_index];
+        for ((span_index, run), id) in tools.into_iter().zip(ids) {
+            let t = &nodes[span_index];
             self.tool_records(t.start, t.line, run, id);
         }
     }
 
-    fn tool(&mut self, n: &Node, run: &ToolRun, id: Option<String>) {
+    fn tool(&mut self, n: &Node, run: ToolRun, id: Option<String>) {
         let id = id
             .or_else(|| run.call_id.clone())
             .unwrap_or_else(|| format!("span:{}", n.id));
         self.tool_records(n.start, n.line, run, id);
     }
 
-    fn tool_records(&mut self, at: u64, line: Option<u64>, run: &ToolRun, id: String) {
-        let args = match &run.arguments {
-            Value::Object(_) => run.arguments.clone(),
-            _ => Value::Object(Map::new()),
+    fn tool_records(&mut self, at: u64, line: Option<u64>, run: ToolRun, id: String) {
+        let ToolRun {
+            name,
+            arguments,
+            result,
+            is_error,
+            latency_ms,
+            ..
+        } = run;
+        let arguments = match arguments {
+            Json::Object(_) => arguments,
+            _ => Json::empty_object(),
         };
-        let call = self
-            .keys
-            .adopt(json!({"tool_name": run.name, "tool_call_id": id, "arguments": args}));
+        let keys = &mut self.keys;
+        let call = Json::Object(Object::from_entries(vec![
+            (keys.key("tool_name"), Json::from(name)),
+            (keys.key("tool_call_id"), Json::from(id.as_str())),
+            (keys.key("arguments"), arguments),
+        ]));
         self.push(Kind::ToolCall, at, line, call, None);
-        let result = self.keys.adopt(json!({
-            "tool_call_id": id, "output": run.result, "is_error": run.is_error, "latency_ms": run.latency_ms,
-        }));
+        let keys = &mut self.keys;
+        let result = Json::Object(Object::from_entries(vec![
+            (keys.key("tool_call_id"), Json::from(id)),
+            (keys.key("output"), result),
+            (keys.key("is_error"), Json::from(is_error)),
+            (keys.key("latency_ms"), Json::Number(latency_ms.into())),
+        ]));
         self.push(
             Kind::ToolResult,
-            at + run.latency_ms * 1_000_000,
+            at + latency_ms * 1_000_000,
             line,
             result,
             None,

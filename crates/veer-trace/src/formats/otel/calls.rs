@@ -61,30 +61,66 @@ pub fn own_session(a: Attrs<'_, '_>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// A model call read off its span, before tool spans are attached.
+/// A model call read off its span, before tool spans are attached. Its payloads are built
+/// here, on the thread that read the span, so the span's message trees are freed where they
+/// were made and only the compact payloads travel on.
 #[derive(Debug, Clone)]
 pub struct ModelCall {
-    /// `chat_request` payload, already in its compact form (the span's message trees are
-    /// dropped as soon as it is read).
+    /// `chat_request` payload.
     pub request: Json,
-    /// Response model.
-    pub model: String,
-    /// Response content parts (text, tool_use, thinking).
-    pub parts: Vec<Value>,
-    /// Whether output content was captured (else `parts` starts empty).
+    /// `chat_response` payload as the span alone gives it (model, captured content parts,
+    /// stop reason, usage, latency); [`Json::Null`] when the call failed without output. Tool
+    /// spans whose call is not among its parts add `tool_use` blocks later
+    /// ([`with_tool_blocks`]).
+    pub response: Json,
+    /// The response's `tool_use` parts, in order: what tool spans are matched against.
+    pub tool_blocks: Vec<ToolBlock>,
+    /// Whether output content was captured (else the response's content starts empty).
     pub output_captured: bool,
     /// Finish reason as recorded.
     pub finish_reason: Option<String>,
-    /// `usage` object.
-    pub usage: Map<String, Value>,
-    /// Span duration, ms.
-    pub latency_ms: u64,
     /// `gen_ai.response.id`, used to drop the same call recorded twice.
     pub response_id: Option<String>,
     /// Error status: (code, message).
     pub error: Option<(String, String)>,
     /// Number of attributes (a tie-break between duplicate recordings).
     pub attribute_count: usize,
+}
+
+/// One `tool_use` part of a response: its call id and tool name, when it has them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolBlock {
+    /// `id` of the part.
+    pub id: Option<String>,
+    /// `name` of the part.
+    pub name: Option<String>,
+}
+
+/// The `chat_response` payload `response` (see [`ModelCall::response`]) with `added`
+/// `tool_use` blocks appended to its content and its stop reason recomputed from
+/// `finish_reason`, as if the blocks had been among the parts.
+pub fn with_tool_blocks(
+    response: &Json,
+    added: Vec<Value>,
+    finish_reason: Option<&str>,
+    keys: &mut JsonScratch,
+) -> Json {
+    let mut v = response.to_value();
+    if let Some(Value::Array(content)) = v.get_mut("content") {
+        content.extend(added);
+    }
+    let has_tool_use = v
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|c| c.iter().any(is_tool_use));
+    if let Some(stop) = v.get_mut("stop_reason") {
+        *stop = Value::String(stop_reason(finish_reason, has_tool_use));
+    }
+    keys.adopt(v)
+}
+
+fn is_tool_use(p: &Value) -> bool {
+    p.get("type").and_then(Value::as_str) == Some("tool_use")
 }
 
 /// Milliseconds between two nanosecond instants (0 when the end is before the start).
@@ -201,14 +237,35 @@ pub fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
             s.message.to_string(),
         )
     });
+    let parts = output.unwrap_or_default();
+    let tool_blocks: Vec<ToolBlock> = parts
+        .iter()
+        .filter(|p| is_tool_use(p))
+        .map(|p| ToolBlock {
+            id: p.get("id").and_then(Value::as_str).map(str::to_string),
+            name: p.get("name").and_then(Value::as_str).map(str::to_string),
+        })
+        .collect();
+    let response = if error.is_some() && !output_captured {
+        Json::Null
+    } else {
+        // Built by moving the values in, keys in the `.agentlog` order.
+        let mut payload = Map::new();
+        payload.insert("model".into(), Value::String(model));
+        let stop = stop_reason(finish_reason.as_deref(), !tool_blocks.is_empty());
+        payload.insert("content".into(), Value::Array(parts));
+        payload.insert("stop_reason".into(), Value::String(stop));
+        payload.insert("usage".into(), Value::Object(usage));
+        let latency_ms = millis(span.start_time_unix_nano.0, span.end_time_unix_nano.0);
+        payload.insert("latency_ms".into(), Value::from(latency_ms));
+        keys.adopt(Value::Object(payload))
+    };
     ModelCall {
         request,
-        model,
+        response,
+        tool_blocks,
         output_captured,
-        parts: output.unwrap_or_default(),
         finish_reason,
-        usage,
-        latency_ms: millis(span.start_time_unix_nano.0, span.end_time_unix_nano.0),
         response_id: a.str("gen_ai.response.id").map(str::to_string),
         error,
         attribute_count: span.attributes.len(),
@@ -240,19 +297,20 @@ pub struct ToolRun {
     /// Call id, when recorded.
     pub call_id: Option<String>,
     /// Arguments (`{}` when not captured).
-    pub arguments: Value,
+    pub arguments: Json,
     /// Whether the arguments were captured.
     pub arguments_captured: bool,
     /// Result (`""` when not captured).
-    pub result: Value,
+    pub result: Json,
     /// Error status.
     pub is_error: bool,
     /// Span duration, ms.
     pub latency_ms: u64,
 }
 
-/// Reads a tool span.
-pub fn tool_run(span: &Span<'_>) -> ToolRun {
+/// Reads a tool span; `keys` shares the object keys of its values with those of the other
+/// spans read on this thread.
+pub fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
     let a = Attrs {
         list: &span.attributes,
     };
@@ -281,8 +339,8 @@ pub fn tool_run(span: &Span<'_>) -> ToolRun {
             .first_str(&["gen_ai.tool.call.id", "tool_call.id", "tool.id"])
             .map(str::to_string),
         arguments_captured: args.is_some(),
-        arguments: arguments(args.as_ref()),
-        result: result.unwrap_or(Value::String(String::new())),
+        arguments: keys.adopt(arguments(args.as_ref())),
+        result: keys.adopt(result.unwrap_or(Value::String(String::new()))),
         is_error: span.status.as_ref().is_some_and(|s| s.code.is_error),
         latency_ms: millis(span.start_time_unix_nano.0, span.end_time_unix_nano.0),
     }

@@ -3,7 +3,8 @@
 //!
 //! A file holds one `ExportTraceServiceRequest` JSON object (pretty-printed or not), or one per
 //! line as the Collector's file exporter writes. Lines are parsed on all cores, and each
-//! line's spans are read as soon as it is parsed, so its wire structs never outlive it; the
+//! line's spans are read as soon as it is parsed, so its wire structs never outlive it; a
+//! single document's spans are read in batches while it is parsed ([`document`]); the
 //! spans of all requests (and of several files, for `veer convert`) are then assembled into one trace by
 //! [`assemble`], whose ordering never depends on the input order.
 
@@ -11,6 +12,7 @@ pub mod assemble;
 pub mod attrs;
 pub mod calls;
 pub mod content;
+pub mod document;
 pub mod wire;
 
 use crate::error::TraceError;
@@ -82,7 +84,7 @@ pub fn read_batched(
 ) -> Result<Trace, TraceError> {
     let io = |e: std::io::Error| crate::load::open_error(source, &e);
     let mut first = Vec::new();
-    reader.read_until(b'\n', &mut first).map_err(io)?;
+    read_first_line(reader, &mut first, size_hint).map_err(io)?;
     let may_be_lines = {
         let body = first.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&first);
         let line = body.trim_ascii();
@@ -90,7 +92,7 @@ pub fn read_batched(
     };
     if !may_be_lines {
         let mut bytes = first;
-        bytes.extend(super::read_all(source, reader, size_hint)?);
+        super::read_all_into(source, reader, size_hint, &mut bytes)?;
         return read(source, bytes);
     }
     // Lines, once a second non-blank line is seen; until then the first may be the document.
@@ -136,6 +138,52 @@ pub fn read_batched(
     let mut trace = finish(source, all)?;
     trace.run_label = Some(run_label(source));
     Ok(trace)
+}
+
+/// Reads the file's first line into `line` (its newline included), as `read_until` does. A
+/// line longer than a batch is likely a whole one-line document: room for the whole file
+/// (`size_hint`) is then reserved at once, rather than growing the buffer by doubling, which
+/// copies it and briefly holds two copies.
+fn read_first_line(
+    reader: &mut dyn BufRead,
+    line: &mut Vec<u8>,
+    size_hint: Option<u64>,
+) -> std::io::Result<()> {
+    loop {
+        let (done, used) = {
+            let buf = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match memchr::memchr(b'\n', buf) {
+                Some(i) => {
+                    line.extend_from_slice(&buf[..=i]);
+                    (true, i + 1)
+                }
+                None => {
+                    line.extend_from_slice(buf);
+                    (false, buf.len())
+                }
+            }
+        };
+        reader.consume(used);
+        if done {
+            return Ok(());
+        }
+        if line.len() >= BATCH_BYTES {
+            let whole = size_hint
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0)
+                .saturating_add(1);
+            if whole > line.capacity() {
+                line.reserve_exact(whole - line.len());
+            }
+        }
+    }
 }
 
 /// Reads several OTLP/JSON files as one set of spans (a trace split over files); the result
@@ -207,6 +255,39 @@ fn read_part(
     if is_json_lines(bytes) {
         return read_lines(source, label, bytes, 1);
     }
+    if let Some(read) = document::read_document(label, bytes) {
+        return Ok(read);
+    }
+    // Not an `ExportTraceServiceRequest` the streaming walk reads: the whole-request parse
+    // says why (or reads the rare shape the walk leaves to it).
+    read_whole_document(source, label, bytes)
+}
+
+/// Whether `bytes` read as one document while it is parsed gives what the whole-request read
+/// gives (the same trace, or the same error). `true` when the walk leaves the document to the
+/// whole-request read. The invariant the `otel_reader` fuzz target checks.
+pub fn document_reads_agree(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let Some(streamed) = document::read_document("fuzz.json", bytes) else {
+        return true;
+    };
+    let as_trace = |(part, e): (Part, Option<TraceError>)| match e {
+        Some(e) => Err(e),
+        None => finish("fuzz.json", part),
+    };
+    match read_whole_document("fuzz.json", "fuzz.json", bytes) {
+        Ok(whole) => as_trace(streamed) == as_trace(whole),
+        Err(_) => false,
+    }
+}
+
+/// One document parsed whole, then its spans read: what [`document::read_document`] gives
+/// when it succeeds, and the errors reported when it does not.
+fn read_whole_document(
+    source: &str,
+    label: &str,
+    bytes: &[u8],
+) -> Result<(Part, Option<TraceError>), TraceError> {
     collect(vec![read_request(source, label, bytes, None)])
 }
 
