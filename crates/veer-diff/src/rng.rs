@@ -113,16 +113,23 @@ impl ChaCha12 {
         let rest = &mut out[k..];
         let whole = rest.len() / (16 * LANES);
         let (key, first) = (self.key, self.counter);
-        // Tasks of 64 lane groups (32 KiB of words) keep the scheduling cost negligible.
-        rest[..whole * 16 * LANES]
-            .par_chunks_mut(16 * LANES * 64)
-            .enumerate()
-            .for_each(|(t, task)| {
-                for (g, group) in task.chunks_mut(16 * LANES).enumerate() {
-                    let c = first.wrapping_add(((t * 64 + g) * LANES) as u64);
-                    blocks(&key, c, group);
-                }
-            });
+        // Tasks of 64 lane groups (16 KiB of words) keep the scheduling cost negligible; a
+        // single task runs here.
+        let task = |t: usize, words: &mut [u32]| {
+            for (g, group) in words.chunks_mut(16 * LANES).enumerate() {
+                let c = first.wrapping_add(((t * 64 + g) * LANES) as u64);
+                blocks(&key, c, group);
+            }
+        };
+        let filled = &mut rest[..whole * 16 * LANES];
+        if whole <= 64 {
+            task(0, filled);
+        } else {
+            filled
+                .par_chunks_mut(16 * LANES * 64)
+                .enumerate()
+                .for_each(|(t, words)| task(t, words));
+        }
         self.counter = first.wrapping_add((whole * LANES) as u64);
         for w in &mut rest[whole * 16 * LANES..] {
             *w = self.next_u32();

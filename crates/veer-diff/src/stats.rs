@@ -160,6 +160,10 @@ fn paired_cis_batched(samples: &[Sample<'_>], seed: u64, batch_indices: usize) -
     out
 }
 
+/// Most indices of a bootstrap evaluated on one thread without scheduling (samples of up to
+/// 64 values).
+const SMALL_INDICES: usize = 64 * BOOTSTRAP_ITERATIONS;
+
 /// Most indices drawn ahead at once (16 MiB of `u32`).
 const BATCH_INDICES: usize = 4 << 20;
 
@@ -174,6 +178,19 @@ fn resample(plans: &[Plan<'_>], n: usize, seed: u64, batch_indices: usize) -> Ve
         rng.indices_below(draw_n, rounds * n, buf);
     };
     let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(BOOTSTRAP_ITERATIONS); plans.len()];
+    if n * BOOTSTRAP_ITERATIONS <= SMALL_INDICES {
+        // A short sample (a directory diff's pairs): all rounds on this thread, where
+        // scheduling would cost more than the rounds themselves.
+        let mut idx = Vec::with_capacity(n * BOOTSTRAP_ITERATIONS);
+        draw(&mut rng, BOOTSTRAP_ITERATIONS, &mut idx);
+        let mut scratch = Scratch::default();
+        for round in idx.chunks(n) {
+            for (v, x) in values.iter_mut().zip(evaluate(plans, round, &mut scratch)) {
+                v.push(x);
+            }
+        }
+        return values;
+    }
     let mut current = Vec::new();
     let mut ahead = Vec::new();
     draw(&mut rng, batch.min(BOOTSTRAP_ITERATIONS), &mut current);
