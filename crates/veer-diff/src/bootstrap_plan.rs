@@ -146,7 +146,10 @@ impl Side<'_> {
             }
             Side::Coded(coded) => {
                 if statistic == Statistic::MedianDifference && coded.distinct.len() == 1 {
-                    return coded.distinct[0];
+                    // The median of a constant side, combined as selection combines it: for an
+                    // even count the mean of two copies (infinite for |x| > f64::MAX / 2).
+                    let x = coded.distinct[0];
+                    return if n % 2 == 1 { x } else { (x + x) / 2.0 };
                 }
                 coded.count(m, n, counts);
                 match (&coded.integers, statistic) {
@@ -332,6 +335,16 @@ mod tests {
             let c = if same { b.clone() } else { c };
             check(&b, &c, &rounds)?;
         }
+    }
+
+    /// A constant side near overflow: an even count's median is the mean of two copies, as
+    /// selection computes it (infinite here), not the value itself.
+    #[test]
+    fn constant_side_median_combines_like_selection() {
+        let rounds = vec![vec![0, 1, 2, 3], vec![3, 3, 1, 0]];
+        check(&[1e308; 4], &[0.5, 1.0, 2.0, 2.0], &rounds).unwrap();
+        check(&[0.5, 1.0, 2.0, 2.0], &[-1e308; 4], &rounds).unwrap();
+        check(&[1e308; 3], &[0.5, 1.0, 2.0], &[vec![0, 1, 2]]).unwrap();
     }
 
     /// Sides with hundreds and with 70,000 distinct values (16- and 32-bit codes), and
