@@ -6,6 +6,9 @@
 //! its data to the process exit. The first row reads one side on one thread (reading speed).
 //!
 //! cargo bench -p veer-diff --bench stages -- target/bench/inputs/near-1000 target/bench/inputs/near-10000
+//!
+//! `VEER_STAGES=axes,features` (comma-separated words) times only the stages whose names
+//! contain one of them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -48,46 +51,56 @@ fn main() {
         let name = d.file_name().unwrap().to_string_lossy().into_owned();
         let (bp, cp) = (d.join("baseline.agentlog"), d.join("candidate.agentlog"));
         let opts = ReadOptions::default();
-        let row = |stage: &str, secs: f64| println!("{name}\t{stage}\t{secs:.4}");
+        // `VEER_STAGES=axes,features` times only the stages whose names contain one of the words.
+        let only: Option<Vec<String>> = std::env::var("VEER_STAGES")
+            .ok()
+            .map(|v| v.split(',').map(str::to_string).collect());
+        let stage = |stage: &str, f: &mut dyn FnMut() -> f64| {
+            if only
+                .as_ref()
+                .is_none_or(|w| w.iter().any(|x| stage.contains(x.as_str())))
+            {
+                println!("{name}\t{stage}\t{:.4}", f());
+            }
+        };
         let bytes = std::fs::metadata(&bp).unwrap().len() as f64;
-        let one_side = median_secs(runs, || load_trace(&bp, &opts).unwrap());
-        row(
-            &format!(
-                "read (one side, one thread: {:.0} MB/s)",
+        let mut one_side = 0.0;
+        stage("read (one side, one thread)", &mut || {
+            one_side = median_secs(runs, || load_trace(&bp, &opts).unwrap());
+            one_side
+        });
+        if one_side > 0.0 {
+            println!(
+                "{name}\tread speed (one side, one thread)\t{:.0} MB/s",
                 bytes / one_side / 1e6
-            ),
-            one_side,
-        );
-        row(
-            "read (both sides)",
+            );
+        }
+        stage("read (both sides)", &mut || {
             median_secs(runs, || {
                 rayon::join(
                     || load_trace(&bp, &opts).unwrap(),
                     || load_trace(&cp, &opts).unwrap(),
                 )
-            }),
-        );
+            })
+        });
         let (b, c) = (
             load_trace(&bp, &opts).unwrap(),
             load_trace(&cp, &opts).unwrap(),
         );
-        row(
-            "features",
-            median_secs(runs, || rayon::join(|| diff_turns(&b), || diff_turns(&c))),
-        );
+        stage("features", &mut || {
+            median_secs(runs, || rayon::join(|| diff_turns(&b), || diff_turns(&c)))
+        });
         let (tb, tc) = (diff_turns(&b), diff_turns(&c));
         let pairs: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
-        row(
-            "axes + bootstrap",
-            median_secs(runs, || compute_axes(&pairs, &Pricing::none(), 42)),
-        );
-        row(
+        stage("axes + bootstrap", &mut || {
+            median_secs(runs, || compute_axes(&pairs, &Pricing::none(), 42))
+        });
+        stage(
             "turn alignment (Gotoh; anchored past the budget)",
-            median_secs(runs, || divergences_anchored(&tb, &tc, 5, 1 << 26)),
+            &mut || median_secs(runs, || divergences_anchored(&tb, &tc, 5, 1 << 26)),
         );
-        row(
-            "structural (event edit script)",
-            median_secs(runs, || veer_experiment::structural_within(&b, &c, 1 << 26)),
-        );
+        stage("structural (event edit script)", &mut || {
+            median_secs(runs, || veer_experiment::structural_within(&b, &c, 1 << 26))
+        });
     }
 }

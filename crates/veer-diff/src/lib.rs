@@ -9,6 +9,7 @@
 pub mod aggregate;
 pub mod align;
 pub mod axes;
+mod bootstrap_plan;
 pub mod drill_down;
 pub mod fingerprint;
 pub mod hotelling;

@@ -3,6 +3,7 @@
 //! Every function is deterministic: sums run left to right, sorting uses a total order on
 //! `f64`, and each bootstrap owns a generator freshly seeded with the caller's seed.
 
+use crate::bootstrap_plan::{evaluate, Plan, Scratch};
 use crate::rng::ChaCha12;
 
 /// Number of bootstrap resamples behind every confidence interval.
@@ -123,9 +124,8 @@ pub struct Sample<'a> {
 /// one length share it: each round's `n` indices are drawn once and every sample reads them.
 /// Rounds are then independent and run in parallel, in batches whose indices are drawn while
 /// the previous batch is evaluated; each round's values land in their own slot, so the result
-/// does not depend on the thread count. A median is read off per-value counts of the
-/// resample (each side's values coded once by rank), which picks the same elements as
-/// selection; a mean sums the resample in draw order, as `mean` does.
+/// does not depend on the thread count. How a round's statistic is evaluated without copying
+/// the resample, bit-identically, is in [`crate::bootstrap_plan`].
 pub fn paired_cis(samples: &[Sample<'_>], seed: u64) -> Vec<Interval> {
     paired_cis_batched(samples, seed, BATCH_INDICES)
 }
@@ -160,6 +160,10 @@ fn paired_cis_batched(samples: &[Sample<'_>], seed: u64, batch_indices: usize) -
     out
 }
 
+/// Most indices of a bootstrap evaluated on one thread without scheduling (samples of up to
+/// 64 values).
+const SMALL_INDICES: usize = 64 * BOOTSTRAP_ITERATIONS;
+
 /// Most indices drawn ahead at once (16 MiB of `u32`).
 const BATCH_INDICES: usize = 4 << 20;
 
@@ -174,6 +178,19 @@ fn resample(plans: &[Plan<'_>], n: usize, seed: u64, batch_indices: usize) -> Ve
         rng.indices_below(draw_n, rounds * n, buf);
     };
     let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(BOOTSTRAP_ITERATIONS); plans.len()];
+    if n * BOOTSTRAP_ITERATIONS <= SMALL_INDICES {
+        // A short sample (a directory diff's pairs): all rounds on this thread, where
+        // scheduling would cost more than the rounds themselves.
+        let mut idx = Vec::with_capacity(n * BOOTSTRAP_ITERATIONS);
+        draw(&mut rng, BOOTSTRAP_ITERATIONS, &mut idx);
+        let mut scratch = Scratch::default();
+        for round in idx.chunks(n) {
+            for (v, x) in values.iter_mut().zip(evaluate(plans, round, &mut scratch)) {
+                v.push(x);
+            }
+        }
+        return values;
+    }
     let mut current = Vec::new();
     let mut ahead = Vec::new();
     draw(&mut rng, batch.min(BOOTSTRAP_ITERATIONS), &mut current);
@@ -187,10 +204,7 @@ fn resample(plans: &[Plan<'_>], n: usize, seed: u64, batch_indices: usize) -> Ve
                 current
                     .par_chunks(n)
                     .map_init(Scratch::default, |scratch, idx| {
-                        plans
-                            .iter()
-                            .map(|p| p.statistic(idx, scratch))
-                            .collect::<Vec<f64>>()
+                        evaluate(plans, idx, scratch)
                     })
                     .collect::<Vec<Vec<f64>>>()
             },
@@ -204,105 +218,6 @@ fn resample(plans: &[Plan<'_>], n: usize, seed: u64, batch_indices: usize) -> Ve
         std::mem::swap(&mut current, &mut ahead);
     }
     values
-}
-
-/// One side's values coded by rank among its distinct values (in `f64::total_cmp` order).
-struct Coded {
-    codes: Vec<u32>,
-    distinct: Vec<f64>,
-}
-
-impl Coded {
-    fn new(xs: &[f64]) -> Coded {
-        let mut distinct = xs.to_vec();
-        distinct.sort_by(f64::total_cmp);
-        distinct.dedup_by(|a, b| a.to_bits() == b.to_bits());
-        let codes = xs
-            .iter()
-            .map(|x| distinct.partition_point(|d| d.total_cmp(x).is_lt()) as u32)
-            .collect();
-        Coded { codes, distinct }
-    }
-
-    /// The median of the resample whose per-code counts are `counts` (`n` draws in all): the
-    /// same elements `median_in_place` selects, combined the same way.
-    fn median(&self, counts: &[u32], n: usize) -> f64 {
-        let kth = |k: usize| {
-            let mut seen = 0usize;
-            for (code, &c) in counts.iter().enumerate() {
-                seen += c as usize;
-                if seen > k {
-                    return self.distinct[code];
-                }
-            }
-            self.distinct[self.distinct.len() - 1]
-        };
-        let upper = kth(n / 2);
-        if n % 2 == 1 {
-            return upper;
-        }
-        let lower = kth(n / 2 - 1);
-        (lower + upper) / 2.0
-    }
-}
-
-/// How one sample's statistic is evaluated on a resample.
-enum Plan<'a> {
-    /// Medians from counts of coded values.
-    Median { b: Coded, c: Coded },
-    /// Means summed in draw order.
-    Mean { b: &'a [f64], c: &'a [f64] },
-}
-
-/// Per-thread count buffers.
-#[derive(Default)]
-struct Scratch {
-    b: Vec<u32>,
-    c: Vec<u32>,
-}
-
-impl<'a> Plan<'a> {
-    fn new(s: &Sample<'a>, n: usize) -> Plan<'a> {
-        let (b, c) = (&s.b[..n], &s.c[..n]);
-        match s.statistic {
-            Statistic::MedianDifference => Plan::Median {
-                b: Coded::new(b),
-                c: Coded::new(c),
-            },
-            Statistic::MeanDifference => Plan::Mean { b, c },
-        }
-    }
-
-    /// The statistic on the resample `idx`: `candidate − baseline`.
-    fn statistic(&self, idx: &[u32], scratch: &mut Scratch) -> f64 {
-        let n = idx.len();
-        match self {
-            Plan::Mean { b, c } => {
-                let (mut sb, mut sc) = (0.0, 0.0);
-                for &i in idx {
-                    sb += b[i as usize];
-                    sc += c[i as usize];
-                }
-                sc / n as f64 - sb / n as f64
-            }
-            Plan::Median { b, c } => {
-                let side = |coded: &Coded, counts: &mut Vec<u32>| {
-                    if coded.distinct.len() == 1 {
-                        return coded.distinct[0];
-                    }
-                    counts.clear();
-                    counts.resize(coded.distinct.len(), 0);
-                    for &i in idx {
-                        counts[coded.codes[i as usize] as usize] += 1;
-                    }
-                    coded.median(counts, n)
-                };
-                let mc = side(c, &mut scratch.c);
-                let mb = side(b, &mut scratch.b);
-                mc - mb
-            }
-        }
-    }
 }
 
 #[cfg(test)]

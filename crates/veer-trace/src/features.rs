@@ -123,18 +123,28 @@ pub fn shingles(text: &str) -> Vec<u64> {
     if text.is_empty() {
         return Vec::new();
     }
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(text.len()))
-        .collect();
-    let chars = bounds.len() - 1;
-    let mut out: Vec<u64> = if chars < 4 {
-        vec![hash64(text.as_bytes())]
+    let mut out: Vec<u64> = if text.is_ascii() {
+        // One byte per character: the windows are the 4-byte slices.
+        let bytes = text.as_bytes();
+        if bytes.len() < 4 {
+            vec![hash64(bytes)]
+        } else {
+            bytes.windows(4).map(hash64).collect()
+        }
     } else {
-        (0..=chars - 4)
-            .map(|i| hash64(&text.as_bytes()[bounds[i]..bounds[i + 4]]))
-            .collect()
+        let bounds: Vec<usize> = text
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain(std::iter::once(text.len()))
+            .collect();
+        let chars = bounds.len() - 1;
+        if chars < 4 {
+            vec![hash64(text.as_bytes())]
+        } else {
+            (0..=chars - 4)
+                .map(|i| hash64(&text.as_bytes()[bounds[i]..bounds[i + 4]]))
+                .collect()
+        }
     };
     out.sort_unstable();
     out.dedup();
@@ -217,6 +227,27 @@ impl Trace {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    proptest::proptest! {
+        /// The ASCII byte-window path gives the hashes of the character windows.
+        #[test]
+        fn shingles_equal_character_windows(text in "[a-c \\.é😀]{0,12}|[a-d ]{0,12}") {
+            let chars: Vec<char> = text.chars().collect();
+            let mut expected: Vec<u64> = if text.is_empty() {
+                Vec::new()
+            } else if chars.len() < 4 {
+                vec![hash64(text.as_bytes())]
+            } else {
+                chars
+                    .windows(4)
+                    .map(|w| hash64(w.iter().collect::<String>().as_bytes()))
+                    .collect()
+            };
+            expected.sort_unstable();
+            expected.dedup();
+            proptest::prop_assert_eq!(shingles(&text), expected);
+        }
+    }
 
     /// The vectors of diff.md §6.
     #[test]

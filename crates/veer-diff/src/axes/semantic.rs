@@ -4,32 +4,93 @@
 use super::{Axis, AxisStat, Kind, Pending, Row, TurnPair};
 use crate::stats::{median, Statistic};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Tokens of `text`: NFC, per-character Unicode lowercase, split on every character that is
 /// not alphanumeric, empty tokens dropped.
 pub fn tokenize(text: &str) -> Vec<String> {
-    let normalized = veer_trace::canonical::nfc(text);
     let mut out = Vec::new();
-    let mut cur = String::new();
-    for ch in normalized.chars() {
-        for lc in ch.to_lowercase() {
-            if lc.is_alphanumeric() {
-                cur.push(lc);
+    each_token(text, &mut String::new(), |t| out.push(t.to_string()));
+    out
+}
+
+/// Calls `f` with each token of `text` in order (as [`tokenize`] gives them), built in `cur`
+/// so that no token is allocated. ASCII text (NFC already; lowercase and alphanumeric are the
+/// ASCII ones) takes a byte loop.
+fn each_token(text: &str, cur: &mut String, mut f: impl FnMut(&str)) {
+    cur.clear();
+    if text.is_ascii() {
+        for &b in text.as_bytes() {
+            if b.is_ascii_alphanumeric() {
+                cur.push(char::from(b.to_ascii_lowercase()));
             } else if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+                f(cur);
+                cur.clear();
+            }
+        }
+    } else {
+        let normalized = veer_trace::canonical::nfc(text);
+        for ch in normalized.chars() {
+            for lc in ch.to_lowercase() {
+                if lc.is_alphanumeric() {
+                    cur.push(lc);
+                } else if !cur.is_empty() {
+                    f(cur);
+                    cur.clear();
+                }
             }
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        f(cur);
     }
-    out
 }
 
 /// One document: (token rank, count) pairs in ascending rank. Ranks number the corpus
 /// vocabulary in token byte order, so ascending rank is ascending token bytes.
 type Doc = Vec<(u32, u32)>;
+
+/// One chunk of the corpus, tokenized: its distinct tokens (local id = place) and its
+/// documents as (local id, count) pairs in ascending id.
+struct Chunk {
+    tokens: Vec<String>,
+    docs: Vec<(Doc, Doc)>,
+}
+
+impl Chunk {
+    fn new(pairs: &[(&str, &str)]) -> Chunk {
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        let mut tokens: Vec<String> = Vec::new();
+        let mut cur = String::new();
+        let mut seen: Vec<u32> = Vec::new();
+        let mut doc = |text: &str| -> Doc {
+            seen.clear();
+            each_token(text, &mut cur, |t| {
+                let id = match ids.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        let id = tokens.len() as u32;
+                        ids.insert(t.to_string(), id);
+                        tokens.push(t.to_string());
+                        id
+                    }
+                };
+                seen.push(id);
+            });
+            seen.sort_unstable();
+            let mut d: Doc = Vec::new();
+            for &r in seen.iter() {
+                match d.last_mut() {
+                    Some((last, n)) if *last == r => *n += 1,
+                    _ => d.push((r, 1)),
+                }
+            }
+            d
+        };
+        let docs = pairs.iter().map(|(b, c)| (doc(b), doc(c))).collect();
+        Chunk { tokens, docs }
+    }
+}
 
 /// Pairs per task when the corpus is tokenized in parallel.
 const CHUNK: usize = 512;
@@ -47,50 +108,47 @@ pub fn similarities(pairs: &[TurnPair<'_>]) -> Vec<f64> {
 /// [`similarities`] of (baseline text, candidate text) pairs.
 ///
 /// Tokens are numbered once, in byte order, so each document is a short sorted list of
-/// (rank, count) instead of a map of strings, and documents are tokenized in parallel (twice:
-/// once to collect the vocabulary, once to count). Every sum still runs in ascending token byte
+/// (rank, count) instead of a map of strings. Documents are tokenized once, in parallel chunks
+/// that number their tokens locally; the local numbers are then mapped to ranks (one lookup
+/// per distinct token of a chunk, not per occurrence). Every sum still runs in ascending token byte
 /// order, so the values are the same doubles as term-by-term string maps give, on any number of
 /// threads.
 pub fn similarities_of(texts: &[(&str, &str)]) -> Vec<f64> {
+    // Each chunk tokenizes its texts once, numbering tokens locally (first seen, first
+    // numbered) and keeping each document as sorted (local id, count) pairs.
+    let chunks: Vec<Chunk> = texts.par_chunks(CHUNK).map(Chunk::new).collect();
     // The vocabulary, sorted by bytes; a token's rank is its place in it.
-    let mut vocab: Vec<String> = texts
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut seen: HashSet<String> = HashSet::new();
-            for (b, c) in chunk {
-                seen.extend(tokenize(b));
-                seen.extend(tokenize(c));
-            }
-            seen
-        })
-        .reduce(HashSet::new, |mut a, b| {
-            a.extend(b);
-            a
-        })
-        .into_iter()
+    let mut vocab: Vec<&str> = chunks
+        .iter()
+        .flat_map(|c| c.tokens.iter().map(String::as_str))
         .collect();
-    vocab.sort_unstable();
+    vocab.par_sort_unstable();
+    vocab.dedup();
     let rank: HashMap<&str, u32> = vocab
         .iter()
         .enumerate()
-        .map(|(i, t)| (t.as_str(), i as u32))
+        .map(|(i, t)| (*t, i as u32))
         .collect();
-    let doc = |text: &str| -> Doc {
-        let mut ranks: Vec<u32> = tokenize(text)
-            .iter()
-            .filter_map(|t| rank.get(t.as_str()).copied())
-            .collect();
-        ranks.sort_unstable();
-        let mut d: Doc = Vec::new();
-        for r in ranks {
-            match d.last_mut() {
-                Some((last, n)) if *last == r => *n += 1,
-                _ => d.push((r, 1)),
-            }
-        }
-        d
-    };
-    let docs: Vec<(Doc, Doc)> = texts.par_iter().map(|(b, c)| (doc(b), doc(c))).collect();
+    let docs: Vec<(Doc, Doc)> = chunks
+        .par_iter()
+        .flat_map_iter(|chunk| {
+            let to_rank: Vec<u32> = chunk
+                .tokens
+                .iter()
+                .map(|t| rank.get(t.as_str()).copied().unwrap_or(0))
+                .collect();
+            let ranked = move |d: &Doc| -> Doc {
+                let mut r: Doc = d.iter().map(|&(id, n)| (to_rank[id as usize], n)).collect();
+                r.sort_unstable();
+                r
+            };
+            chunk
+                .docs
+                .iter()
+                .map(|(b, c)| (ranked(b), ranked(c)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let mut df = vec![0u32; vocab.len()];
     for (db, dc) in &docs {
         for &(r, _) in db.iter().chain(dc.iter()) {
