@@ -1,14 +1,14 @@
 //! Per-stage cost of `veer diff` on the harness inputs (`bench/run.sh` writes them with
 //! `veer synth` under `target/bench/inputs/<kind>-<turns>/`): how long each stage takes at each
 //! size, for the growth exponents in docs/performance.md. Each stage runs alone, on all cores,
-//! `VEER_STAGE_RUNS` times (default 3); the median is printed as TSV:
-//! `input  stage  seconds`. What a stage returns is freed outside its timing, as `veer` leaves
+//! `VEER_STAGE_RUNS` times (default 3); the medians are printed as TSV:
+//! `input  stage  wall-seconds  cpu-seconds` (CPU: user + system of the whole process, Linux
+//! only — the figure that bounds wall time on a shared or 2-core machine).
+//! `VEER_STAGES=align,structural` (keys: read, features, axes, align, structural) runs only
+//! those stages. What a stage returns is freed outside its timing, as `veer` leaves
 //! its data to the process exit. The first row reads one side on one thread (reading speed).
 //!
 //! cargo bench -p veer-diff --bench stages -- target/bench/inputs/near-1000 target/bench/inputs/near-10000
-//!
-//! `VEER_STAGES=axes,features` (comma-separated words) times only the stages whose names
-//! contain one of them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -23,18 +23,37 @@ use veer_diff::turn::diff_turns;
 use veer_diff::{divergences_anchored, Pricing};
 use veer_trace::{load_trace, ReadOptions};
 
-fn median_secs<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times: Vec<f64> = (0..runs)
+/// CPU seconds (user + system) this process has used so far, from `/proc/self/stat` (Linux;
+/// 0 elsewhere). Clock ticks are 1/100 s on Linux.
+fn cpu_secs() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |k: usize| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Median wall seconds and median CPU seconds of `runs` runs of `f`.
+fn median_secs<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64) {
+    let mut times: Vec<(f64, f64)> = (0..runs)
         .map(|_| {
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), cpu_secs());
             let out = black_box(f());
-            let secs = t.elapsed().as_secs_f64();
+            let secs = (t.elapsed().as_secs_f64(), cpu_secs() - cpu);
             drop(out);
             secs
         })
         .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+    let mid = times.len() / 2;
+    times.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let wall = times[mid].0;
+    times.sort_by(|a, b| a.1.total_cmp(&b.1));
+    (wall, times[mid].1)
 }
 
 fn main() {
@@ -51,56 +70,65 @@ fn main() {
         let name = d.file_name().unwrap().to_string_lossy().into_owned();
         let (bp, cp) = (d.join("baseline.agentlog"), d.join("candidate.agentlog"));
         let opts = ReadOptions::default();
-        // `VEER_STAGES=axes,features` times only the stages whose names contain one of the words.
-        let only: Option<Vec<String>> = std::env::var("VEER_STAGES")
-            .ok()
-            .map(|v| v.split(',').map(str::to_string).collect());
-        let stage = |stage: &str, f: &mut dyn FnMut() -> f64| {
-            if only
-                .as_ref()
-                .is_none_or(|w| w.iter().any(|x| stage.contains(x.as_str())))
-            {
-                println!("{name}\t{stage}\t{:.4}", f());
-            }
+        let row = |stage: &str, (secs, cpu): (f64, f64)| {
+            println!("{name}\t{stage}\t{secs:.4}\t{cpu:.2}");
+        };
+        // `VEER_STAGES=align,structural` runs only the named stages (after reading the inputs
+        // once), to time or profile one stage alone.
+        let only = std::env::var("VEER_STAGES").ok();
+        let wanted = |key: &str| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|k| k == key))
         };
         let bytes = std::fs::metadata(&bp).unwrap().len() as f64;
-        let mut one_side = 0.0;
-        stage("read (one side, one thread)", &mut || {
-            one_side = median_secs(runs, || load_trace(&bp, &opts).unwrap());
-            one_side
-        });
-        if one_side > 0.0 {
-            println!(
-                "{name}\tread speed (one side, one thread)\t{:.0} MB/s",
-                bytes / one_side / 1e6
+        if wanted("read") {
+            let one_side = median_secs(runs, || load_trace(&bp, &opts).unwrap());
+            row(
+                &format!(
+                    "read (one side, one thread: {:.0} MB/s)",
+                    bytes / one_side.0 / 1e6
+                ),
+                one_side,
+            );
+            row(
+                "read (both sides)",
+                median_secs(runs, || {
+                    rayon::join(
+                        || load_trace(&bp, &opts).unwrap(),
+                        || load_trace(&cp, &opts).unwrap(),
+                    )
+                }),
             );
         }
-        stage("read (both sides)", &mut || {
-            median_secs(runs, || {
-                rayon::join(
-                    || load_trace(&bp, &opts).unwrap(),
-                    || load_trace(&cp, &opts).unwrap(),
-                )
-            })
-        });
         let (b, c) = (
             load_trace(&bp, &opts).unwrap(),
             load_trace(&cp, &opts).unwrap(),
         );
-        stage("features", &mut || {
-            median_secs(runs, || rayon::join(|| diff_turns(&b), || diff_turns(&c)))
-        });
+        if wanted("features") {
+            row(
+                "features",
+                median_secs(runs, || rayon::join(|| diff_turns(&b), || diff_turns(&c))),
+            );
+        }
         let (tb, tc) = (diff_turns(&b), diff_turns(&c));
         let pairs: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
-        stage("axes + bootstrap", &mut || {
-            median_secs(runs, || compute_axes(&pairs, &Pricing::none(), 42))
-        });
-        stage(
-            "turn alignment (Gotoh; anchored past the budget)",
-            &mut || median_secs(runs, || divergences_anchored(&tb, &tc, 5, 1 << 26)),
-        );
-        stage("structural (event edit script)", &mut || {
-            median_secs(runs, || veer_experiment::structural_within(&b, &c, 1 << 26))
-        });
+        if wanted("axes") {
+            row(
+                "axes + bootstrap",
+                median_secs(runs, || compute_axes(&pairs, &Pricing::none(), 42)),
+            );
+        }
+        if wanted("align") {
+            row(
+                "turn alignment (Gotoh; anchored past the budget)",
+                median_secs(runs, || divergences_anchored(&tb, &tc, 5, 1 << 26)),
+            );
+        }
+        if wanted("structural") {
+            row(
+                "structural (event edit script)",
+                median_secs(runs, || veer_experiment::structural_within(&b, &c, 1 << 26)),
+            );
+        }
     }
 }

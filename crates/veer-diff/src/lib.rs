@@ -148,11 +148,19 @@ pub fn divergences_anchored(
     (Option<Divergence>, Vec<Divergence>, Option<Alignment>),
     AlignmentKind,
 ) {
-    if let Some(exact) = divergences_within(baseline, candidate, k, max_cells) {
-        return (exact, AlignmentKind::Exact);
+    if baseline.is_empty() || candidate.is_empty() {
+        return ((None, Vec::new(), None), AlignmentKind::Exact);
     }
+    // Interned once; a search over the budget hands back its first round's path, which is
+    // the anchored alignment's answer when no turn can anchor.
     let (ab, ac) = intern(baseline, candidate);
-    let alignment = anchored::align_anchored(&ab, &ac, max_cells);
+    let (alignment, kind) = match gotoh::align_or_first_band(&ab, &ac, max_cells) {
+        Ok(exact) => (exact, AlignmentKind::Exact),
+        Err(band) => (
+            anchored::align_anchored_with(&ab, &ac, max_cells, band),
+            AlignmentKind::Anchored,
+        ),
+    };
     let sides = Sides {
         baseline,
         candidate,
@@ -161,10 +169,7 @@ pub fn divergences_anchored(
     };
     let events = walk(&alignment.steps, sides, usize::MAX);
     let first = events.first().cloned();
-    (
-        (first, top_k(events, k), Some(alignment)),
-        AlignmentKind::Anchored,
-    )
+    ((first, top_k(events, k), Some(alignment)), kind)
 }
 
 /// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report. The

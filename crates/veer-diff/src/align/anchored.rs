@@ -140,7 +140,25 @@ fn window(
 /// The anchored alignment of `b` and `c` (see the module comment); `max_cells` bounds each
 /// window's exact DP as it bounds the whole pair's.
 pub fn align_anchored(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) -> Alignment {
+    align_anchored_with(b, c, max_cells, None)
+}
+
+/// [`align_anchored`] given, when known, the whole pair's path in the band of half-width
+/// [`INITIAL_HALF_WIDTH`] (what the exact search's first round found, see
+/// [`super::gotoh::align_or_first_band`]): with no anchors that path is the answer, and it is
+/// not evaluated again. The result is the same with or without it.
+pub fn align_anchored_with(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    max_cells: u64,
+    first_band: Option<Alignment>,
+) -> Alignment {
     let anchors = anchors(b, c);
+    if anchors.is_empty() && !b.is_empty() && !c.is_empty() {
+        if let Some(band) = first_band {
+            return band;
+        }
+    }
     // Window k runs from after anchor k − 1 to before anchor k (the last one to the end).
     let mut bounds = Vec::with_capacity(anchors.len() + 1);
     let (mut pb, mut pc) = (0usize, 0usize);

@@ -342,17 +342,43 @@ const FREQUENT_WORDS: usize = 4;
 /// A shingle held by fewer candidate turns than this stays in the postings.
 const FREQUENT_MIN_POSTINGS: usize = 32;
 
-/// Which candidate turns hold each shingle (turn indices ascending), so the shingles a
-/// baseline turn shares with every candidate turn of a band row are counted in one pass over
-/// its own shingles — O(shingles + shared) per row instead of a merge per cell.
+/// A shingle held by at least one in this many candidate turns gets a bitmap over the turns
+/// instead of a posting list: a bitmap is then no larger than the list (4 bytes per entry
+/// against one bit per turn), and a band row reads its words directly instead of searching.
+const BITMAP_MIN_SHARE: usize = 32;
+
+/// Where the index keeps one shingle's candidate turns.
+#[derive(Debug, Clone, Copy)]
+enum Holder {
+    /// One of the most common shingles: bit `.0` of every turn's frequent set.
+    Frequent(u16),
+    /// A bitmap over the candidate turns: words `.0 · words ..` of [`ShingleIndex::bitmaps`].
+    Bitmap(u32),
+    /// A posting list: turn indices ascending, `postings[.0 .. .1]`.
+    Postings(u32, u32),
+}
+
+/// Which candidate turns hold each shingle, so the shingles a baseline turn shares with every
+/// candidate turn of a band row are counted in one pass over its own shingles —
+/// O(shingles + shared) per row instead of a merge per cell.
 ///
-/// Boilerplate shingles (held by many turns: templated replies, repeated tool prose) would make
-/// that pass as long as the band for each of them, so the up to 256 most common ones are kept
-/// apart as a bit set per candidate turn and counted with one popcount per cell.
+/// Three tiers, by how many candidate turns hold a shingle. Boilerplate shingles (held by many
+/// turns: templated replies, repeated tool prose) would make that pass as long as the band for
+/// each of them, so the up to 256 most common ones are kept apart as a bit set per candidate
+/// turn and counted with one popcount per cell. Other shingles held by at least one turn in
+/// [`BITMAP_MIN_SHARE`] get a bitmap over the turns, read a word at a time across the band
+/// (agents repeat a small vocabulary, and searching a long posting list per row cost more than
+/// the counting). The rest keep a posting list. All three count exactly the same shingles.
 pub struct ShingleIndex {
-    postings: HashMap<u64, Vec<u32>, ShingleHash>,
-    /// Frequent shingle → its bit.
-    frequent: HashMap<u64, u16, ShingleHash>,
+    /// Shingle → where its turns are.
+    holders: HashMap<u64, Holder, ShingleHash>,
+    /// Concatenated posting lists.
+    postings: Vec<u32>,
+    /// Concatenated bitmaps, [`ShingleIndex::words`] words each (bit `j % 64` of word `j / 64`
+    /// = candidate turn `j`).
+    bitmaps: Vec<u64>,
+    /// Words per bitmap.
+    words: usize,
     /// Per candidate turn, which frequent shingles it holds.
     bits: Vec<[u64; FREQUENT_WORDS]>,
 }
@@ -360,38 +386,53 @@ pub struct ShingleIndex {
 impl ShingleIndex {
     /// Indexes the candidate side.
     pub fn new(candidate: &[AlignTurn<'_>]) -> ShingleIndex {
-        let mut postings: HashMap<u64, Vec<u32>, ShingleHash> = HashMap::default();
+        let mut lists: HashMap<u64, Vec<u32>, ShingleHash> = HashMap::default();
         for (j, t) in candidate.iter().enumerate() {
             for &s in t.shingles {
-                postings.entry(s).or_default().push(j as u32);
+                lists.entry(s).or_default().push(j as u32);
             }
         }
-        // The most common shingles, longest postings first (ties by hash: deterministic).
-        let mut common: Vec<(usize, u64)> = postings
+        // Shingles by list length, longest first (ties by hash: deterministic).
+        let mut by_len: Vec<(usize, u64)> = lists.iter().map(|(&s, l)| (l.len(), s)).collect();
+        by_len.sort_unstable_by(|a, b| b.cmp(a));
+        let frequent = by_len
             .iter()
-            .filter(|(_, l)| l.len() >= FREQUENT_MIN_POSTINGS)
-            .map(|(&s, l)| (l.len(), s))
-            .collect();
-        common.sort_unstable_by(|a, b| b.cmp(a));
-        common.truncate(64 * FREQUENT_WORDS);
-        let mut bits = vec![
-            [0u64; FREQUENT_WORDS];
-            if common.is_empty() {
-                0
+            .take(64 * FREQUENT_WORDS)
+            .take_while(|&&(len, _)| len >= FREQUENT_MIN_POSTINGS)
+            .count();
+        let words = candidate.len().div_ceil(64);
+        let mut bits =
+            vec![[0u64; FREQUENT_WORDS]; if frequent == 0 { 0 } else { candidate.len() }];
+        let mut holders = HashMap::with_capacity_and_hasher(by_len.len(), ShingleHash);
+        let mut postings = Vec::new();
+        let mut bitmaps = Vec::new();
+        for (rank, &(len, s)) in by_len.iter().enumerate() {
+            let list = lists.remove(&s).unwrap_or_default();
+            let holder = if rank < frequent {
+                for &j in &list {
+                    bits[j as usize][rank / 64] |= 1 << (rank % 64);
+                }
+                Holder::Frequent(rank as u16)
+            } else if len.saturating_mul(BITMAP_MIN_SHARE) >= candidate.len() {
+                let k = bitmaps.len() / words.max(1);
+                bitmaps.resize(bitmaps.len() + words, 0);
+                let map = &mut bitmaps[k * words..];
+                for &j in &list {
+                    map[j as usize / 64] |= 1 << (j % 64);
+                }
+                Holder::Bitmap(k as u32)
             } else {
-                candidate.len()
-            }
-        ];
-        let mut frequent = HashMap::with_capacity_and_hasher(common.len(), ShingleHash);
-        for (bit, &(_, s)) in common.iter().enumerate() {
-            frequent.insert(s, bit as u16);
-            for &j in &postings.remove(&s).unwrap_or_default() {
-                bits[j as usize][bit / 64] |= 1 << (bit % 64);
-            }
+                let start = postings.len() as u32;
+                postings.extend_from_slice(&list);
+                Holder::Postings(start, postings.len() as u32)
+            };
+            holders.insert(s, holder);
         }
         ShingleIndex {
+            holders,
             postings,
-            frequent,
+            bitmaps,
+            words,
             bits,
         }
     }
@@ -403,16 +444,42 @@ impl ShingleIndex {
         let end = first + counts.len();
         let mut mine = [0u64; FREQUENT_WORDS];
         for s in turn.shingles {
-            if let Some(&bit) = self.frequent.get(s) {
-                mine[bit as usize / 64] |= 1 << (bit % 64);
-            } else if let Some(list) = self.postings.get(s) {
-                let start = list.partition_point(|&j| (j as usize) < first);
-                for &j in &list[start..] {
-                    let j = j as usize;
-                    if j >= end {
-                        break;
+            match self.holders.get(s) {
+                None => {}
+                Some(&Holder::Frequent(bit)) => mine[bit as usize / 64] |= 1 << (bit % 64),
+                Some(&Holder::Bitmap(k)) => {
+                    let map = &self.bitmaps[k as usize * self.words..][..self.words];
+                    // A band row may reach one column past the last turn; no bit is set there.
+                    let last = end.min(self.words * 64);
+                    if first >= last {
+                        continue;
                     }
-                    counts[j - first] += 1;
+                    let w0 = first / 64;
+                    for (w, &whole) in map.iter().enumerate().take((last - 1) / 64 + 1).skip(w0) {
+                        let mut word = whole;
+                        let base = w * 64;
+                        if base < first {
+                            word &= u64::MAX << (first - base);
+                        }
+                        if base + 64 > last {
+                            word &= u64::MAX >> (base + 64 - last);
+                        }
+                        while word != 0 {
+                            counts[base + word.trailing_zeros() as usize - first] += 1;
+                            word &= word - 1;
+                        }
+                    }
+                }
+                Some(&Holder::Postings(a, z)) => {
+                    let list = &self.postings[a as usize..z as usize];
+                    let start = list.partition_point(|&j| (j as usize) < first);
+                    for &j in &list[start..] {
+                        let j = j as usize;
+                        if j >= end {
+                            break;
+                        }
+                        counts[j - first] += 1;
+                    }
                 }
             }
         }
@@ -465,7 +532,19 @@ mod tests {
             .collect();
         let cand: Vec<AlignTurn<'static>> = leaked.iter().map(|s| turn(s)).collect();
         let index = ShingleIndex::new(&cand);
-        assert!(!index.frequent.is_empty(), "common shingles become bits");
+        let tiers = |f: fn(&Holder) -> bool| index.holders.values().filter(|h| f(h)).count();
+        assert!(
+            tiers(|h| matches!(h, Holder::Frequent(_))) > 0,
+            "common shingles become bits"
+        );
+        assert!(
+            tiers(|h| matches!(h, Holder::Bitmap(_))) > 0,
+            "others common get bitmaps"
+        );
+        assert!(
+            tiers(|h| matches!(h, Holder::Postings(..))) > 0,
+            "rare ones keep postings"
+        );
         for row in [0usize, 17, 299] {
             let base = turn(leaked[row]);
             for (first, len) in [(0usize, 300usize), (40, 65), (290, 10)] {
@@ -478,6 +557,14 @@ mod tests {
                     );
                 }
             }
+            // A band row reaching one column past the last turn counts nothing there.
+            let mut counts = vec![0u32; 6];
+            index.shared_row(&base, 295, &mut counts);
+            assert_eq!(counts[5], 0);
+            assert_eq!(
+                counts[4] as usize,
+                intersection(base.shingles, cand[299].shingles)
+            );
         }
     }
 

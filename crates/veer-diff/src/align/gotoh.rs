@@ -467,10 +467,10 @@ pub fn align_with_budgets(
     budget: usize,
     checkpoint_values: usize,
 ) -> Alignment {
-    match banded(b, c, budget, checkpoint_values, u64::MAX, None) {
-        Some(a) => a,
+    match banded(b, c, budget, checkpoint_values, u64::MAX, None, false) {
+        Ok(a) => a,
         // Unreachable: without a work limit the band always widens to acceptance.
-        None => Alignment {
+        Err(_) => Alignment {
             steps: Vec::new(),
             cost: f64::INFINITY,
         },
@@ -488,6 +488,29 @@ pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) ->
         CHECKPOINT_VALUES,
         max_cells,
         None,
+        false,
+    )
+    .ok()
+}
+
+/// [`align_within`], and when it gives up, the path [`align_in_band`] finds in the band of
+/// half-width [`INITIAL_HALF_WIDTH`] (Err; None if even that band is over `max_cells`): that
+/// band is the exact search's first round, so its path is traced from that round rather than
+/// evaluated again. `Ok` is exactly [`align_within`]'s `Some`; `Err(Some(a))` is exactly
+/// `align_in_band(b, c, INITIAL_HALF_WIDTH)`.
+pub fn align_or_first_band(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    max_cells: u64,
+) -> Result<Alignment, Option<Alignment>> {
+    banded(
+        b,
+        c,
+        choice_budget(b.len(), c.len()),
+        CHECKPOINT_VALUES,
+        max_cells,
+        None,
+        true,
     )
 }
 
@@ -507,8 +530,9 @@ pub fn align_in_band(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], w: usize) -> Alig
         CHECKPOINT_VALUES,
         u64::MAX,
         Some(w),
+        false,
     )
-    .unwrap_or_else(fallback)
+    .unwrap_or_else(|_| fallback())
 }
 
 fn banded(
@@ -518,17 +542,20 @@ fn banded(
     checkpoint_values: usize,
     max_cells: u64,
     fixed: Option<usize>,
-) -> Option<Alignment> {
+    keep_first: bool,
+) -> Result<Alignment, Option<Alignment>> {
     let (n, m) = (b.len(), c.len());
     let gap = n.abs_diff(m) as f64;
     let index = ShingleIndex::new(c);
     let classes = ClassTable::new(b, c);
     let mut w = fixed.unwrap_or(INITIAL_HALF_WIDTH);
+    // The first round's path, when asked for and that round is rejected.
+    let mut first: Option<Alignment> = None;
     loop {
         let grid = Grid::new(b, c, &index, &classes, w);
         let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
         if cells as u64 > max_cells {
-            return None;
+            return Err(first);
         }
         let mut choices = (cells <= budget).then(|| Choices::record(&grid, 0, n + 1));
         // Beyond the choice budget: keep the values of each segment's boundary row, so an
@@ -562,37 +589,23 @@ fn banded(
         let cost = top[0][0];
         let full = w >= n.max(m) || fixed.is_some();
         let lower_bound = 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
-        if full || cost + ACCEPT_MARGIN < lower_bound {
-            let mut steps = Vec::with_capacity(n + m);
-            match &choices {
-                Some(ch) => {
-                    follow(&grid, ch, n + 1, 0, 0, M, &mut steps);
-                }
-                None => match &bounds {
-                    Some(b) => {
-                        // Checkpoints were pushed bottom-up; segments are traced top-down.
-                        checkpoints.reverse();
-                        let mut at = (0, M);
-                        for (t, seg) in b.windows(2).enumerate() {
-                            let boundary = checkpoints
-                                .get(t)
-                                .map(|(i, slice)| grid.row_from_band_slice(*i, slice));
-                            at = trace_recorded(
-                                &grid,
-                                seg[0],
-                                seg[1],
-                                boundary.as_ref(),
-                                at,
-                                &mut steps,
-                            );
-                        }
-                    }
-                    None => {
-                        trace_segment(&grid, 0, n + 1, None, (0, M), budget, &mut steps);
-                    }
-                },
+        let accepted = full || cost + ACCEPT_MARGIN < lower_bound;
+        if accepted || (keep_first && w == INITIAL_HALF_WIDTH && fixed.is_none()) {
+            checkpoints.reverse();
+            let traced = Alignment {
+                steps: trace(
+                    &grid,
+                    choices.as_ref(),
+                    bounds.as_deref(),
+                    &checkpoints,
+                    budget,
+                ),
+                cost,
+            };
+            if accepted {
+                return Ok(traced);
             }
-            return Some(Alignment { steps, cost });
+            first = Some(traced);
         }
         let band_cells = |w: usize| -> u64 {
             let g = Grid::new(b, c, &index, &classes, w);
@@ -600,6 +613,38 @@ fn banded(
         };
         w = next_half_width(w, cost, gap, n.max(m), band_cells, max_cells);
     }
+}
+
+/// The path of an evaluated round: read from its choice bytes when they were recorded, else
+/// re-evaluated a segment at a time from the boundary rows kept in `checkpoints` (top-down
+/// order), else recovered by recursion.
+fn trace(
+    grid: &Grid<'_>,
+    choices: Option<&Choices>,
+    bounds: Option<&[usize]>,
+    checkpoints: &[(usize, Vec<f64>)],
+    budget: usize,
+) -> Vec<Step> {
+    let n = grid.n;
+    let mut steps = Vec::with_capacity(grid.n + grid.m);
+    match (choices, bounds) {
+        (Some(ch), _) => {
+            follow(grid, ch, n + 1, 0, 0, M, &mut steps);
+        }
+        (None, Some(b)) => {
+            let mut at = (0, M);
+            for (t, seg) in b.windows(2).enumerate() {
+                let boundary = checkpoints
+                    .get(t)
+                    .map(|(i, slice)| grid.row_from_band_slice(*i, slice));
+                at = trace_recorded(grid, seg[0], seg[1], boundary.as_ref(), at, &mut steps);
+            }
+        }
+        (None, None) => {
+            trace_segment(grid, 0, n + 1, None, (0, M), budget, &mut steps);
+        }
+    }
+    steps
 }
 
 /// The next band half-width after a rejected round with banded optimum `cost`. `needed` is the

@@ -353,6 +353,29 @@ proptest! {
         );
     }
 
+    /// The search that hands back its first round's path gives exactly what the separate
+    /// calls give: the exact alignment within the budget, else the path in the first band; and
+    /// the anchored alignment is the same whether that path is handed over or not.
+    #[test]
+    fn first_band_is_reused_exactly(b in gen_trace(70), c in gen_trace(70), max_cells in 0u64..6000) {
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        match super::gotoh::align_or_first_band(&ab, &ac, max_cells) {
+            Ok(a) => prop_assert_eq!(Some(a), super::gotoh::align_within(&ab, &ac, max_cells)),
+            Err(band) => {
+                prop_assert_eq!(super::gotoh::align_within(&ab, &ac, max_cells), None);
+                if let Some(band) = &band {
+                    let again = super::gotoh::align_in_band(&ab, &ac, super::gotoh::INITIAL_HALF_WIDTH);
+                    prop_assert_eq!(band, &again);
+                }
+                prop_assert_eq!(
+                    super::anchored::align_anchored_with(&ab, &ac, max_cells, band),
+                    super::anchored::align_anchored(&ab, &ac, max_cells)
+                );
+            }
+        }
+    }
+
     /// Anchored or not, every path is a valid alignment whose cost is what it reports.
     #[test]
     fn anchored_path_is_valid(b in gen_trace(40), c in gen_trace(40), max_cells in 0u64..2000) {
