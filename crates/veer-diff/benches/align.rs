@@ -11,7 +11,7 @@ use std::hint::black_box;
 use veer_diff::align::cost::intern;
 use veer_diff::align::gotoh::align;
 use veer_diff::axes::{trajectory, TurnPair};
-use veer_diff::turn::diff_turns;
+use veer_diff::turn::diff_turn_pair;
 use veer_trace::{Format, Kind, Record, Trace};
 
 fn record(kind: Kind, payload: Value) -> Record {
@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("align");
     g.sample_size(10);
     for n in [1_000usize, 10_000] {
-        let (b, cand) = (diff_turns(&synthetic(n, 0)), diff_turns(&synthetic(n, 3)));
+        let (b, cand) = diff_turn_pair(&synthetic(n, 0), &synthetic(n, 3));
         let (ab, ac) = intern(&b, &cand);
         g.bench_function(format!("gotoh_similar_{n}"), |bn| {
             bn.iter(|| black_box(align(&ab, &ac)))
@@ -72,8 +72,8 @@ fn bench(c: &mut Criterion) {
             bn.iter(|| black_box(trajectory::row(&pairs, 42)))
         });
     }
-    let b = diff_turns(&synthetic(1_000, 0));
-    let other: Vec<_> = diff_turns(&synthetic(1_000, 5)).into_iter().rev().collect();
+    let (b, other) = diff_turn_pair(&synthetic(1_000, 0), &synthetic(1_000, 5));
+    let other: Vec<_> = other.into_iter().rev().collect();
     let (ab, ac) = intern(&b, &other);
     g.bench_function("gotoh_unrelated_1000", |bn| {
         bn.iter(|| black_box(align(&ab, &ac)))

@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 use veer_diff::axes::{compute_axes, TurnPair};
-use veer_diff::turn::diff_turns;
+use veer_diff::turn::diff_turn_pair;
 use veer_diff::{divergences_anchored, Pricing};
 use veer_trace::{load_trace, ReadOptions};
 
@@ -105,12 +105,9 @@ fn main() {
             load_trace(&cp, &opts).unwrap(),
         );
         if wanted("features") {
-            row(
-                "features",
-                median_secs(runs, || rayon::join(|| diff_turns(&b), || diff_turns(&c))),
-            );
+            row("features", median_secs(runs, || diff_turn_pair(&b, &c)));
         }
-        let (tb, tc) = (diff_turns(&b), diff_turns(&c));
+        let (tb, tc) = diff_turn_pair(&b, &c);
         let pairs: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
         if wanted("axes") {
             row(

@@ -425,7 +425,7 @@ mod tests {
         named: &Named,
     ) -> Lanes {
         let (tb, tc) = (crate::testing::build(b), crate::testing::build(c));
-        let (db, dc) = (crate::turn::diff_turns(&tb), crate::turn::diff_turns(&tc));
+        let (db, dc) = crate::turn::diff_turn_pair(&tb, &tc);
         build((&tb, &db), (&tc, &dc), None, named)
     }
 

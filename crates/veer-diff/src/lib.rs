@@ -45,7 +45,7 @@ use align::{anchored, cost::intern, gotoh, Alignment, AlignmentKind};
 use pairing::Pair;
 use report::{StatisticalPower, DIFF_SCHEMA_VERSION};
 use std::sync::Arc;
-use turn::{diff_turns, DiffTurn};
+use turn::{diff_turn_pair, DiffTurn};
 use veer_policy::{Gate, Level, Policy};
 use veer_trace::Trace;
 
@@ -305,7 +305,7 @@ fn behaviour(
     candidate_path: &str,
     options: &DiffOptions,
 ) -> (DiffReport, TurnsOf, Option<Alignment>) {
-    let (tb, tc) = rayon::join(|| diff_turns(baseline), || diff_turns(candidate));
+    let (tb, tc) = diff_turn_pair(baseline, candidate);
     let mut warnings: Vec<String> = baseline
         .warnings
         .iter()

@@ -3,7 +3,7 @@
 
 use crate::axes::{semantic, trajectory, Axis, TurnPair};
 use crate::testing::{build, gen_trace};
-use crate::turn::diff_turns;
+use crate::turn::diff_turn_pair;
 use crate::{diff, DiffOptions, PairBy, Severity};
 use proptest::prelude::*;
 
@@ -71,7 +71,7 @@ proptest! {
     /// Per-pair similarity and trajectory distance are symmetric and bounded.
     #[test]
     fn per_pair_symmetry(b in gen_trace(6), c in gen_trace(6)) {
-        let (tb, tc) = (diff_turns(&build(&b)), diff_turns(&build(&c)));
+        let (tb, tc) = diff_turn_pair(&build(&b), &build(&c));
         let fwd: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
         let back: Vec<TurnPair<'_>> = tc.iter().zip(tb.iter()).collect();
         let (s1, s2) = (semantic::similarities(&fwd), semantic::similarities(&back));

@@ -304,10 +304,7 @@ fn path_of(name: &str) -> (String, f64) {
     let opts = veer_trace::ReadOptions::default();
     let tb = veer_trace::load_trace(&d.join("baseline.agentlog"), &opts).unwrap();
     let tc = veer_trace::load_trace(&d.join("candidate.agentlog"), &opts).unwrap();
-    let (b, c) = (
-        veer_diff::turn::diff_turns(&tb),
-        veer_diff::turn::diff_turns(&tc),
-    );
+    let (b, c) = veer_diff::turn::diff_turn_pair(&tb, &tc);
     let (_, _, a) = veer_diff::divergences(&b, &c, 5);
     let a = a.unwrap();
     let path = a

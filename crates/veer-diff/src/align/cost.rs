@@ -19,8 +19,9 @@ pub struct AlignTurn<'a> {
     pub text: u32,
     /// Whether the normalised text is empty.
     pub text_empty: bool,
-    /// Sorted shingle hashes of the normalised text (borrowed from the turn's features).
-    pub shingles: &'a [u64],
+    /// Sorted shingle ids of the normalised text (borrowed from the turn, see
+    /// [`crate::turn::SideIds`]).
+    pub shingles: &'a [u32],
     /// Id of the stop reason.
     pub stop: u32,
     /// (tool-name id, canonical-input id) per distinct tool name, sorted by name id.
@@ -78,7 +79,7 @@ impl<'a> Tables<'a> {
             count: f.tool_count,
             text: self.texts.id(f.normalized_text().as_bytes()),
             text_empty: f.normalized_text().is_empty(),
-            shingles: &f.shingles,
+            shingles: &t.shingle_ids,
             stop: self.stops.id(f.stop_reason.as_bytes()),
             inputs,
         }
@@ -307,7 +308,7 @@ impl ClassTable {
 /// them enough for a table, where SipHash spent more time than the lookup it served. Fixed,
 /// so tables (whose order veer never reads) are the same on every run.
 #[derive(Debug, Clone, Copy, Default)]
-struct ShingleHash;
+pub(crate) struct ShingleHash;
 
 impl std::hash::BuildHasher for ShingleHash {
     type Hasher = ShingleHasher;
@@ -318,7 +319,7 @@ impl std::hash::BuildHasher for ShingleHash {
 
 /// The hasher of [`ShingleHash`].
 #[derive(Debug, Clone, Copy)]
-struct ShingleHasher(u64);
+pub(crate) struct ShingleHasher(u64);
 
 impl std::hash::Hasher for ShingleHasher {
     fn finish(&self) -> u64 {
@@ -328,6 +329,9 @@ impl std::hash::Hasher for ShingleHasher {
         for &b in bytes {
             self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
     }
     fn write_u64(&mut self, x: u64) {
         self.0 = (self.0 ^ x)
@@ -370,8 +374,8 @@ enum Holder {
 /// (agents repeat a small vocabulary, and searching a long posting list per row cost more than
 /// the counting). The rest keep a posting list. All three count exactly the same shingles.
 pub struct ShingleIndex {
-    /// Shingle → where its turns are.
-    holders: HashMap<u64, Holder, ShingleHash>,
+    /// Shingle id → where its turns are.
+    holders: HashMap<u32, Holder, ShingleHash>,
     /// Concatenated posting lists.
     postings: Vec<u32>,
     /// Concatenated bitmaps, [`ShingleIndex::words`] words each (bit `j % 64` of word `j / 64`
@@ -386,14 +390,14 @@ pub struct ShingleIndex {
 impl ShingleIndex {
     /// Indexes the candidate side.
     pub fn new(candidate: &[AlignTurn<'_>]) -> ShingleIndex {
-        let mut lists: HashMap<u64, Vec<u32>, ShingleHash> = HashMap::default();
+        let mut lists: HashMap<u32, Vec<u32>, ShingleHash> = HashMap::default();
         for (j, t) in candidate.iter().enumerate() {
             for &s in t.shingles {
                 lists.entry(s).or_default().push(j as u32);
             }
         }
         // Shingles by list length, longest first (ties by hash: deterministic).
-        let mut by_len: Vec<(usize, u64)> = lists.iter().map(|(&s, l)| (l.len(), s)).collect();
+        let mut by_len: Vec<(usize, u32)> = lists.iter().map(|(&s, l)| (l.len(), s)).collect();
         by_len.sort_unstable_by(|a, b| b.cmp(a));
         let frequent = by_len
             .iter()
@@ -505,10 +509,10 @@ mod tests {
     /// direct intersection, whether or not shingles are common enough to become bits.
     #[test]
     fn shared_row_counts_equal_intersections() {
-        let sets: Vec<Vec<u64>> = (0..300u64)
+        let sets: Vec<Vec<u32>> = (0..300u32)
             .map(|j| {
                 // Shingle 0..40 common to many turns, 1000.. rare, a few unique per turn.
-                let mut v: Vec<u64> = (0..40).filter(|s| (j + s) % 3 != 0).collect();
+                let mut v: Vec<u32> = (0..40).filter(|s| (j + s) % 3 != 0).collect();
                 v.extend((0..5).map(|k| 1000 + (j * 7 + k) % 50));
                 v.push(1_000_000 + j);
                 v.sort_unstable();
@@ -516,7 +520,7 @@ mod tests {
                 v
             })
             .collect();
-        let turn = |sh: &'static [u64]| AlignTurn {
+        let turn = |sh: &'static [u32]| AlignTurn {
             shape: Vec::new(),
             shape_set: 0,
             count: 0,
@@ -526,7 +530,7 @@ mod tests {
             stop: 0,
             inputs: Vec::new(),
         };
-        let leaked: Vec<&'static [u64]> = sets
+        let leaked: Vec<&'static [u32]> = sets
             .into_iter()
             .map(|v| &*Box::leak(v.into_boxed_slice()))
             .collect();

@@ -4,7 +4,7 @@
 use super::cost::{intern, pair_cost, AlignTurn};
 use super::{gotoh, reference, Step, GAP_EXTEND, GAP_OPEN};
 use crate::testing::{build, gen_trace};
-use crate::turn::{diff_turns, DiffTurn};
+use crate::turn::{diff_turn_pair, DiffTurn};
 use proptest::prelude::*;
 
 /// Cost of a path under the three-state gap rule.
@@ -55,7 +55,7 @@ fn turns(
     b: &[crate::testing::GenTurn],
     c: &[crate::testing::GenTurn],
 ) -> (Vec<DiffTurn>, Vec<DiffTurn>) {
-    (diff_turns(&build(b)), diff_turns(&build(c)))
+    diff_turn_pair(&build(b), &build(c))
 }
 
 fn assert_valid_path(steps: &[Step], n: usize, m: usize) {
