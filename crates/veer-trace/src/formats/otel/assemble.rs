@@ -99,6 +99,16 @@ impl Part {
         }
     }
 
+    /// `parts`' spans in order, in arrays sized once (growing them by doubling would hold
+    /// the old and new arrays of every span together).
+    pub fn concat(parts: Vec<Part>) -> Part {
+        let mut all = Part::with_capacity(parts.iter().map(Part::len).sum());
+        for p in parts {
+            all.append(p);
+        }
+        all
+    }
+
     /// Appends `other`'s spans after this part's.
     pub fn append(&mut self, mut other: Part) {
         self.nodes.append(&mut other.nodes);
@@ -274,7 +284,12 @@ fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trac
         .filter(|&&i| matches!(&pieces[i], Piece::Model(c) if !c.output_captured))
         .count();
     let not_captured = (uncaptured > 0).then(|| format!("{uncaptured} of {model_total}"));
-    let mut emit = Emitter::default();
+    // At most two records (call and answer) per span and one per session, reserved at once:
+    // growing by doubling would hold two arrays of records at the read's peak.
+    let mut emit = Emitter {
+        records: Vec::with_capacity(2 * order.len() + grouped.len()),
+        ..Emitter::default()
+    };
     for (k, key) in session_order.into_iter().enumerate() {
         let members = &grouped[key];
         let tag = if k == 0 {

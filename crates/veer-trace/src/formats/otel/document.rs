@@ -26,9 +26,12 @@ const BATCH_SPANS: usize = 256;
 const MAX_IN_FLIGHT: usize = 2;
 
 /// The spans of one document, read while it is parsed (`label` names the input in span
-/// errors), and the first span error in document order. `None` when the walk failed: the
-/// document is not valid JSON or not an `ExportTraceServiceRequest`, and the caller reports why.
-pub fn read_document<'a>(label: &str, bytes: &'a [u8]) -> Option<(Part, Option<TraceError>)> {
+/// errors), as the parts of its batches in document order (none after a span error), and the
+/// first span error in document order. The parts are left apart so that the caller can drop
+/// the document's bytes before [`Part::concat`] makes one array of all the spans: that array
+/// and the bytes are then never alive together. `None` when the walk failed: the document is
+/// not valid JSON or not an `ExportTraceServiceRequest`, and the caller reports why.
+pub fn read_document<'a>(label: &str, bytes: &'a [u8]) -> Option<(Vec<Part>, Option<TraceError>)> {
     let results: Mutex<Vec<(usize, Result<Part, TraceError>)>> = Mutex::new(Vec::new());
     let in_flight = AtomicUsize::new(0);
     let one_thread = rayon::current_num_threads() < 2;
@@ -83,11 +86,11 @@ pub fn read_document<'a>(label: &str, bytes: &'a [u8]) -> Option<(Part, Option<T
     }
     let mut results = results.into_inner().ok()?;
     results.sort_unstable_by_key(|(i, _)| *i);
-    let mut all = Part::default();
+    let mut parts = Vec::with_capacity(results.len());
     let mut first_error = None;
     for (_, r) in results {
         match r {
-            Ok(p) if first_error.is_none() => all.append(p),
+            Ok(p) if first_error.is_none() => parts.push(p),
             Ok(_) => {}
             Err(e) => {
                 first_error.get_or_insert(e);
@@ -96,9 +99,9 @@ pub fn read_document<'a>(label: &str, bytes: &'a [u8]) -> Option<(Part, Option<T
     }
     if first_error.is_some() {
         // As the whole-request read: a span error leaves nothing of the document.
-        all = Part::default();
+        parts.clear();
     }
-    Some((all, first_error))
+    Some((parts, first_error))
 }
 
 /// Where the walk puts spans: batched, each full batch handed on.

@@ -49,8 +49,9 @@ pub fn first_key(head: &[u8]) -> Option<&[u8]> {
 /// its spans read at once, its wire structs dropped before the next; the bytes are dropped
 /// before the records are built, so the file is never held next to the trace.
 pub fn read(source: &str, bytes: Vec<u8>) -> Result<Trace, TraceError> {
-    let (part, node_error) = read_part(source, source, &bytes)?;
+    let (parts, node_error) = read_parts(source, source, &bytes)?;
     drop(bytes);
+    let part = Part::concat(parts);
     if let Some(e) = node_error {
         return Err(e);
     }
@@ -251,16 +252,29 @@ fn read_part(
     label: &str,
     bytes: &[u8],
 ) -> Result<(Part, Option<TraceError>), TraceError> {
+    let (parts, node_error) = read_parts(source, label, bytes)?;
+    Ok((Part::concat(parts), node_error))
+}
+
+/// [`read_part`] with the spans left in parts in file order (a single document's are its
+/// batches), so that the caller can drop `bytes` before making one part of them.
+fn read_parts(
+    source: &str,
+    label: &str,
+    bytes: &[u8],
+) -> Result<(Vec<Part>, Option<TraceError>), TraceError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     if is_json_lines(bytes) {
-        return read_lines(source, label, bytes, 1);
+        let (part, node_error) = read_lines(source, label, bytes, 1)?;
+        return Ok((vec![part], node_error));
     }
     if let Some(read) = document::read_document(label, bytes) {
         return Ok(read);
     }
     // Not an `ExportTraceServiceRequest` the streaming walk reads: the whole-request parse
     // says why (or reads the rare shape the walk leaves to it).
-    read_whole_document(source, label, bytes)
+    let (part, node_error) = read_whole_document(source, label, bytes)?;
+    Ok((vec![part], node_error))
 }
 
 /// Whether `bytes` read as one document while it is parsed gives what the whole-request read
@@ -275,8 +289,9 @@ pub fn document_reads_agree(bytes: &[u8]) -> bool {
         Some(e) => Err(e),
         None => finish("fuzz.json", part),
     };
+    let (parts, e) = streamed;
     match read_whole_document("fuzz.json", "fuzz.json", bytes) {
-        Ok(whole) => as_trace(streamed) == as_trace(whole),
+        Ok(whole) => as_trace((Part::concat(parts), e)) == as_trace(whole),
         Err(_) => false,
     }
 }
@@ -331,11 +346,7 @@ fn collect(outcomes: Vec<Result<Part, Failure>>) -> Result<(Part, Option<TraceEr
             Err(Failure::Span(e)) => node_error = node_error.or(Some(e)),
         }
     }
-    let mut all = Part::with_capacity(parts.iter().map(Part::len).sum());
-    for p in parts {
-        all.append(p);
-    }
-    Ok((all, node_error))
+    Ok((Part::concat(parts), node_error))
 }
 
 fn run_label(source: &str) -> String {
