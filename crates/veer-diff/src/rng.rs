@@ -216,6 +216,44 @@ fn blocks(key: &[u32; 8], first: u64, out: &mut [u32]) {
     }
 }
 
+/// One ChaCha double round (a column round, then a diagonal round) on a state of 16 vectors,
+/// one block per lane: the quarter rounds of [`quarter`], written once for both vector widths
+/// with the width's add, xor, or and shift intrinsics passed in.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+macro_rules! double_round {
+    ($x:ident, $($f:ident),+) => {
+        vector_quarter!($x, [0, 4, 8, 12], $($f),+);
+        vector_quarter!($x, [1, 5, 9, 13], $($f),+);
+        vector_quarter!($x, [2, 6, 10, 14], $($f),+);
+        vector_quarter!($x, [3, 7, 11, 15], $($f),+);
+        vector_quarter!($x, [0, 5, 10, 15], $($f),+);
+        vector_quarter!($x, [1, 6, 11, 12], $($f),+);
+        vector_quarter!($x, [2, 7, 8, 13], $($f),+);
+        vector_quarter!($x, [3, 4, 9, 14], $($f),+);
+    };
+}
+
+/// One quarter round of [`double_round`] on the state words `[a, b, c, d]` (literal indices,
+/// so the state stays in registers).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+macro_rules! vector_quarter {
+    ($x:ident, [$a:literal, $b:literal, $c:literal, $d:literal],
+     $add:ident, $xor:ident, $or:ident, $shl:ident, $shr:ident) => {
+        $x[$a] = $add($x[$a], $x[$b]);
+        let v = $xor($x[$d], $x[$a]);
+        $x[$d] = $or($shl::<16>(v), $shr::<16>(v));
+        $x[$c] = $add($x[$c], $x[$d]);
+        let v = $xor($x[$b], $x[$c]);
+        $x[$b] = $or($shl::<12>(v), $shr::<20>(v));
+        $x[$a] = $add($x[$a], $x[$b]);
+        let v = $xor($x[$d], $x[$a]);
+        $x[$d] = $or($shl::<8>(v), $shr::<24>(v));
+        $x[$c] = $add($x[$c], $x[$d]);
+        let v = $xor($x[$b], $x[$c]);
+        $x[$b] = $or($shl::<7>(v), $shr::<25>(v));
+    };
+}
+
 /// [`blocks`] with one 256-bit vector per state word, one block per 32-bit lane (the same
 /// quarter rounds as [`quarter`], eight blocks at once).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -226,23 +264,6 @@ fn blocks_avx2(key: &[u32; 8], first: u64, out: &mut [u32]) {
         _mm256_or_si256, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_slli_epi32,
         _mm256_srli_epi32, _mm256_xor_si256, _mm_cvtsi128_si64, _mm_unpackhi_epi64,
     };
-    macro_rules! rotate {
-        ($v:expr, $l:literal, $r:literal) => {
-            _mm256_or_si256(_mm256_slli_epi32::<$l>($v), _mm256_srli_epi32::<$r>($v))
-        };
-    }
-    macro_rules! quarter {
-        ($x:ident, $a:literal, $b:literal, $c:literal, $d:literal) => {
-            $x[$a] = _mm256_add_epi32($x[$a], $x[$b]);
-            $x[$d] = rotate!(_mm256_xor_si256($x[$d], $x[$a]), 16, 16);
-            $x[$c] = _mm256_add_epi32($x[$c], $x[$d]);
-            $x[$b] = rotate!(_mm256_xor_si256($x[$b], $x[$c]), 12, 20);
-            $x[$a] = _mm256_add_epi32($x[$a], $x[$b]);
-            $x[$d] = rotate!(_mm256_xor_si256($x[$d], $x[$a]), 8, 24);
-            $x[$c] = _mm256_add_epi32($x[$c], $x[$d]);
-            $x[$b] = rotate!(_mm256_xor_si256($x[$b], $x[$c]), 7, 25);
-        };
-    }
     let head = [0x6170_7865u32, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
     let mut input: [__m256i; 16] = [_mm256_set1_epi32(0); 16];
     for (w, v) in head.iter().chain(key.iter()).enumerate() {
@@ -259,14 +280,14 @@ fn blocks_avx2(key: &[u32; 8], first: u64, out: &mut [u32]) {
     );
     let mut x = input;
     for _ in 0..ROUNDS / 2 {
-        quarter!(x, 0, 4, 8, 12);
-        quarter!(x, 1, 5, 9, 13);
-        quarter!(x, 2, 6, 10, 14);
-        quarter!(x, 3, 7, 11, 15);
-        quarter!(x, 0, 5, 10, 15);
-        quarter!(x, 1, 6, 11, 12);
-        quarter!(x, 2, 7, 8, 13);
-        quarter!(x, 3, 4, 9, 14);
+        double_round!(
+            x,
+            _mm256_add_epi32,
+            _mm256_xor_si256,
+            _mm256_or_si256,
+            _mm256_slli_epi32,
+            _mm256_srli_epi32
+        );
     }
     for (w, (&xs, &is)) in x.iter().zip(input.iter()).enumerate() {
         let v = _mm256_add_epi32(xs, is);
@@ -294,23 +315,6 @@ fn blocks_sse2(key: &[u32; 8], first: u64, out: &mut [u32]) {
         __m128i, _mm_add_epi32, _mm_cvtsi128_si64, _mm_or_si128, _mm_set1_epi32, _mm_setr_epi32,
         _mm_slli_epi32, _mm_srli_epi32, _mm_unpackhi_epi64, _mm_xor_si128,
     };
-    macro_rules! rotate {
-        ($v:expr, $l:literal, $r:literal) => {
-            _mm_or_si128(_mm_slli_epi32::<$l>($v), _mm_srli_epi32::<$r>($v))
-        };
-    }
-    macro_rules! quarter {
-        ($x:ident, $a:literal, $b:literal, $c:literal, $d:literal) => {
-            $x[$a] = _mm_add_epi32($x[$a], $x[$b]);
-            $x[$d] = rotate!(_mm_xor_si128($x[$d], $x[$a]), 16, 16);
-            $x[$c] = _mm_add_epi32($x[$c], $x[$d]);
-            $x[$b] = rotate!(_mm_xor_si128($x[$b], $x[$c]), 12, 20);
-            $x[$a] = _mm_add_epi32($x[$a], $x[$b]);
-            $x[$d] = rotate!(_mm_xor_si128($x[$d], $x[$a]), 8, 24);
-            $x[$c] = _mm_add_epi32($x[$c], $x[$d]);
-            $x[$b] = rotate!(_mm_xor_si128($x[$b], $x[$c]), 7, 25);
-        };
-    }
     let head = [0x6170_7865u32, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
     let mut input: [__m128i; 16] = [_mm_set1_epi32(0); 16];
     for (w, v) in head.iter().chain(key.iter()).enumerate() {
@@ -326,14 +330,14 @@ fn blocks_sse2(key: &[u32; 8], first: u64, out: &mut [u32]) {
     );
     let mut x = input;
     for _ in 0..ROUNDS / 2 {
-        quarter!(x, 0, 4, 8, 12);
-        quarter!(x, 1, 5, 9, 13);
-        quarter!(x, 2, 6, 10, 14);
-        quarter!(x, 3, 7, 11, 15);
-        quarter!(x, 0, 5, 10, 15);
-        quarter!(x, 1, 6, 11, 12);
-        quarter!(x, 2, 7, 8, 13);
-        quarter!(x, 3, 4, 9, 14);
+        double_round!(
+            x,
+            _mm_add_epi32,
+            _mm_xor_si128,
+            _mm_or_si128,
+            _mm_slli_epi32,
+            _mm_srli_epi32
+        );
     }
     for (w, (&xs, &is)) in x.iter().zip(input.iter()).enumerate() {
         let v = _mm_add_epi32(xs, is);
