@@ -1,8 +1,9 @@
 //! `veer diff BASELINE CANDIDATE`: the behaviour diff of two traces, or of two directories of
-//! traces paired by relative path. Inputs are checked before any measure runs (exit 2 on a bad
-//! file, a bad pricing table, mismatched formats or an empty side). A directory diff streams:
-//! pairs are diffed in parallel and printed in path order through a bounded reorder window, the
-//! summary folded from per-pair summaries (docs/corpus.md).
+//! traces paired by relative path. A bad file, a bad pricing table, mismatched formats or an
+//! empty side is exit 2 before any output can be seen. A directory diff streams: pairs are
+//! diffed in parallel and printed in path order through a bounded reorder window, the summary
+//! folded from per-pair summaries; every pair is checked first unless the output is staged
+//! (docs/corpus.md).
 
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
@@ -61,10 +62,16 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
     let colour = colour_enabled(args.out.output.is_some());
     let (text, gate, summary) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
         (true, true) => {
-            let plan = directory_plan(&args.baseline, &args.candidate, &read)?;
+            let plan = pair_directories(&args.baseline, &args.candidate)?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
             let (gate, markdown) = emit_streamed(args.out.output.as_deref(), json, |out| {
+                // Output seen as it is written (stdout, a device, a FIFO): every pair is read
+                // and checked first, so a bad file fails before a byte of output. A staged
+                // `-o FILE` shows nothing until the end, so the diff's own read checks.
+                if !out.is_staged() {
+                    check_pairs(&plan.matched, &read)?;
+                }
                 let comment = step.is_some().then(DirectoryComment::default);
                 stream_directory(
                     &plan,
@@ -220,21 +227,16 @@ fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
     Ok(veer_diff::inputs::check_pair(b, c)?)
 }
 
-/// The trace pairs of a directory diff, every file checked.
+/// The trace pairs of a directory diff.
 struct DirectoryPlan {
     /// (relative name, baseline path, candidate path), in relative-path byte order.
     matched: Vec<(String, PathBuf, PathBuf)>,
     unmatched: Unmatched,
 }
 
-/// Directory mode's first pass: pair files by relative path, then read and check every pair
-/// (in parallel, traces dropped as soon as checked), so a bad file fails the command (exit 2)
-/// before any measure runs or any output is written.
-fn directory_plan(
-    baseline: &Path,
-    candidate: &Path,
-    read: &ReadOptions,
-) -> Result<DirectoryPlan, CliError> {
+/// Directory mode's pairing: the files of both directories paired by relative path; an error
+/// when no file has a counterpart.
+fn pair_directories(baseline: &Path, candidate: &Path) -> Result<DirectoryPlan, CliError> {
     let names = |dir: &Path| -> Result<BTreeMap<String, PathBuf>, CliError> {
         Ok(veer_trace::load::trace_files(dir)?
             .into_iter()
@@ -264,21 +266,32 @@ fn directory_plan(
         ))
         .hint("directory mode pairs files by relative path, e.g. a/run1.agentlog with b/run1.agentlog"));
     }
+    Ok(DirectoryPlan { matched, unmatched })
+}
 
-    let checking = Progress::new(matched.len() as u64, "checking trace pairs");
-    let failures: Vec<CliError> = matched
+/// The checking pass: reads and checks every pair (in parallel, traces dropped as soon as
+/// checked); one error naming every failing pair, in path order.
+fn check_pairs(pairs: &[(String, PathBuf, PathBuf)], read: &ReadOptions) -> Result<(), CliError> {
+    let checking = Progress::new(pairs.len() as u64, "checking trace pairs");
+    let failures = pair_failures(pairs, read, || checking.tick());
+    checking.finish();
+    combine(failures).map_or(Ok(()), Err)
+}
+
+/// The errors of the pairs that cannot be read or compared, in path order; `tick` after each.
+fn pair_failures(
+    pairs: &[(String, PathBuf, PathBuf)],
+    read: &ReadOptions,
+    tick: impl Fn() + Sync,
+) -> Vec<CliError> {
+    pairs
         .par_iter()
         .filter_map(|(_, bp, cp)| {
             let r = load_pair(bp, cp, read).err();
-            checking.tick();
+            tick();
             r
         })
-        .collect();
-    checking.finish();
-    if let Some(error) = combine(failures) {
-        return Err(error);
-    }
-    Ok(DirectoryPlan { matched, unmatched })
+        .collect()
 }
 
 /// Trace pairs diffed at once per worker thread: the reorder window. Pairs are diffed in
@@ -317,7 +330,7 @@ fn stream_directory(
         }
         text
     };
-    for chunk in plan.matched.chunks(window) {
+    for (at, chunk) in plan.matched.chunks(window).enumerate() {
         let previous = std::mem::take(&mut done);
         let (text, results) = rayon::join(
             || print(previous),
@@ -347,6 +360,12 @@ fn stream_directory(
                 }
                 Err(e) => failures.push(e),
             }
+        }
+        if !failures.is_empty() {
+            // Name every failing pair, as the checking pass would have: the later pairs are
+            // only read and checked.
+            let rest = plan.matched.get((at + 1) * window..).unwrap_or_default();
+            failures.extend(pair_failures(rest, read, || progress.tick()));
         }
         if let Some(error) = combine(failures) {
             progress.finish();

@@ -36,14 +36,25 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Calls `fill` with a writer on the destination of `path` (a temporary file to be renamed
 /// over it, or the device / FIFO itself), then finishes the write by this module's rules.
 pub fn write_with(path: &Path, fill: impl FnOnce(&mut File) -> io::Result<()>) -> io::Result<()> {
+    write_staged_with(path, |f, _| fill(f))
+}
+
+/// [`write_with`], also telling `fill` whether its writer is *staged*: a temporary file that
+/// reaches `path` only if `fill` succeeds (`true`), or the device / FIFO itself, where every
+/// byte is seen at once (`false`). Decided once, by the same look at `path` that picks the
+/// writer, so the answer is the writer's.
+pub fn write_staged_with(
+    path: &Path,
+    fill: impl FnOnce(&mut File, bool) -> io::Result<()>,
+) -> io::Result<()> {
     match classify(path)? {
         Target::WriteThrough(p) => {
             let regular = fs::metadata(&p).map(|m| m.is_file()).unwrap_or(false);
             let mut f = OpenOptions::new().write(true).truncate(regular).open(&p)?;
-            fill(&mut f)?;
+            fill(&mut f, false)?;
             f.flush()
         }
-        Target::Replace(p) => replace_atomically(&p, fill),
+        Target::Replace(p) => replace_atomically(&p, |f| fill(f, true)),
     }
 }
 
@@ -221,6 +232,23 @@ mod tests {
         std::os::unix::fs::symlink(&b, &a).unwrap();
         std::os::unix::fs::symlink(&a, &b).unwrap();
         assert!(write(&a, b"x").is_err());
+    }
+
+    #[test]
+    fn a_regular_file_is_staged_and_a_device_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut seen = Vec::new();
+        write_staged_with(&dir.path().join("new.json"), |_, staged| {
+            seen.push(staged);
+            Ok(())
+        })
+        .unwrap();
+        write_staged_with(Path::new("/dev/null"), |_, staged| {
+            seen.push(staged);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![true, false]);
     }
 
     #[test]

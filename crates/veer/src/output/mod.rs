@@ -124,6 +124,16 @@ pub fn write_file_with(
     file::write_with(path, fill).map_err(|e| CliError::output(&path.display().to_string(), &e))
 }
 
+/// Like [`write_file_with`], also telling `fill` whether the file is staged (a temporary file
+/// renamed over `path` only when `fill` succeeds; see [`file::write_staged_with`]).
+pub fn write_file_staged_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File, bool) -> std::io::Result<()>,
+) -> Result<(), CliError> {
+    file::write_staged_with(path, fill)
+        .map_err(|e| CliError::output(&path.display().to_string(), &e))
+}
+
 /// Appends `text` (redacted like every report) to `path`, creating the file when missing and
 /// never truncating it: GitHub's `$GITHUB_STEP_SUMMARY`, which other steps also write to.
 pub fn append_step_summary(path: &Path, text: &str) -> Result<(), CliError> {

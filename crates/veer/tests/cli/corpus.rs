@@ -140,3 +140,54 @@ fn a_failed_directory_diff_leaves_the_output_file_alone() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+/// `veer diff` with one worker thread (a 32-pair window); (exit code, stdout, stderr).
+fn diff_one_thread(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .arg("diff")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+#[test]
+fn a_staged_output_skips_the_checking_pass_but_names_every_bad_pair_the_same() {
+    // Bad pairs in the first window and in the third: to `-o FILE` (staged, one pass) the
+    // diff fails in the first window and checks the rest; to stdout the checking pass runs
+    // first. Both name both pairs, in path order, and nothing is written.
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path(), 70, 2);
+    let (b, c) = (dir.path().join("baseline"), dir.path().join("candidate"));
+    std::fs::write(c.join("pair-00003.agentlog"), "not a trace\n").unwrap();
+    std::fs::write(b.join("pair-00067.agentlog"), "{\"broken\": \n").unwrap();
+    let out = dir.path().join("report.json");
+    std::fs::write(&out, "keep me").unwrap();
+    let (b, c, o) = (
+        b.to_str().unwrap(),
+        c.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let staged = diff_one_thread(&[b, c, "--format", "json", "-o", o]);
+    let streamed = diff_one_thread(&[b, c, "--format", "json"]);
+    assert_eq!(staged.0, 2, "{}", staged.2);
+    assert_eq!(streamed.0, 2, "{}", streamed.2);
+    assert!(
+        staged.2.contains("2 trace pairs cannot be compared"),
+        "{}",
+        staged.2
+    );
+    let first = staged.2.find("pair-00003.agentlog").unwrap();
+    let second = staged.2.find("pair-00067.agentlog").unwrap();
+    assert!(first < second, "{}", staged.2);
+    assert_eq!(staged.2, streamed.2);
+    assert_eq!(streamed.1, "");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+}
