@@ -7,16 +7,16 @@
 //! `trace-formats.md` §3, §4.3).
 
 use crate::agentlog::reader::json_type;
-use crate::canonical::content_id;
+use crate::canonical::content_digest;
 use crate::envelope_fields::{RecordId, Timestamp};
 use crate::error::TraceError;
-use crate::json::Json;
+use crate::json::{Json, Key, Object};
 use crate::model::{Kind, Record, Trace, TraxrOrigin};
 use crate::options::ReadOptions;
 use crate::timefmt::parse_iso_ms;
 pub use crate::traxr_read::trace_from_json;
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map, Number, Value};
 use std::collections::BTreeMap;
 
 pub(crate) const EVENT_KEYS: [&str; 7] = [
@@ -139,33 +139,38 @@ pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> 
     let built: Vec<(Kind, Json, Timestamp, RecordId)> = origins
         .par_iter()
         .enumerate()
-        .map(|(i, o)| {
-            let (kind, payload) = record_payload(&origins, i, &requests[i]);
+        .map_init(PayloadKeys::default, |keys, (i, o)| {
+            let (kind, payload) = record_payload(keys, &origins, i, &requests[i]);
             let ts = o.timestamp.as_deref().and_then(parse_iso_ms).map_or_else(
                 || Timestamp::from_millis(o.sequence_index),
                 Timestamp::from_millis,
             );
-            let id = RecordId::from(content_id(&payload));
+            let id = RecordId::Sha256(content_digest(&payload));
             (kind, payload, ts, id)
         })
         .collect();
-    let mut parent = RecordId::from(content_id(&root_payload(run_label)));
-    built
-        .into_iter()
-        .zip(origins)
+    drop(requests);
+    let mut records: Vec<Record> = built
+        .into_par_iter()
+        .zip(origins.into_par_iter())
         .map(|((kind, payload, ts, id), origin)| Record {
             line: None,
             kind,
             version: "0.1".into(),
-            id: id.clone(),
+            id,
             ts,
-            parent: Some(std::mem::replace(&mut parent, id)),
+            parent: None,
             meta: None,
             payload,
             extra_envelope: None,
             origin: Some(Box::new(origin)),
         })
-        .collect()
+        .collect();
+    let mut parent = RecordId::Sha256(content_digest(&root_payload(run_label)));
+    for r in &mut records {
+        r.parent = Some(std::mem::replace(&mut parent, r.id.clone()));
+    }
+    records
 }
 
 /// For each `llm_call`, one entry per name of its `tool_call_names`: the first `tool_request`
@@ -208,92 +213,160 @@ fn match_tool_requests(origins: &[TraxrOrigin]) -> Vec<Vec<Option<usize>>> {
     out
 }
 
+/// The keys of the `.agentlog` payloads built from traxr events, allocated once per worker and
+/// shared by its payloads (as parsed keys are).
+struct PayloadKeys {
+    arguments: Key,
+    code: Key,
+    content: Key,
+    id: Key,
+    input: Key,
+    input_tokens: Key,
+    is_error: Key,
+    message: Key,
+    model: Key,
+    name: Key,
+    output: Key,
+    output_tokens: Key,
+    retriable: Key,
+    source: Key,
+    stop_reason: Key,
+    text: Key,
+    tool_call_id: Key,
+    tool_name: Key,
+    type_: Key,
+    usage: Key,
+}
+
+impl Default for PayloadKeys {
+    fn default() -> PayloadKeys {
+        PayloadKeys {
+            arguments: "arguments".into(),
+            code: "code".into(),
+            content: "content".into(),
+            id: "id".into(),
+            input: "input".into(),
+            input_tokens: "input_tokens".into(),
+            is_error: "is_error".into(),
+            message: "message".into(),
+            model: "model".into(),
+            name: "name".into(),
+            output: "output".into(),
+            output_tokens: "output_tokens".into(),
+            retriable: "retriable".into(),
+            source: "source".into(),
+            stop_reason: "stop_reason".into(),
+            text: "text".into(),
+            tool_call_id: "tool_call_id".into(),
+            tool_name: "tool_name".into(),
+            type_: "type".into(),
+            usage: "usage".into(),
+        }
+    }
+}
+
+/// An object of `entries`, whose keys are distinct.
+fn object(entries: Vec<(Key, Json)>) -> Json {
+    Json::Object(Object::from_unique(entries.into_boxed_slice()))
+}
+
 /// The record kind and `.agentlog` payload of event `i`; `requests` as from
-/// [`match_tool_requests`].
-fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>]) -> (Kind, Json) {
+/// [`match_tool_requests`]. Built as a [`Json`] directly; the same tree
+/// [`record_payload_value`] builds as a `Value` (property-tested).
+fn record_payload(
+    keys: &PayloadKeys,
+    origins: &[TraxrOrigin],
+    i: usize,
+    requests: &[Option<usize>],
+) -> (Kind, Json) {
     let o = &origins[i];
     // `payload[key]` of the event, `null` when absent.
-    let field = |key: &str| o.payload.get(key).map_or(Value::Null, Json::to_value);
-    let object = |entries: Vec<(&str, Value)>| {
-        Value::Object(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
-    };
+    let field = |key: &str| o.payload.get(key).cloned().unwrap_or_default();
+    let k = Key::clone;
     match o.event_type.as_str() {
         "llm_call" => (
             Kind::ChatResponse,
-            llm_call_payload(origins, i, requests).into(),
+            llm_call_payload(keys, origins, i, requests),
         ),
         "tool_request" => {
             let args = match o.payload.get("arguments") {
-                Some(Json::Object(m)) => Value::Object(m.to_map()),
-                _ => json!({}),
+                Some(a @ Json::Object(_)) => a.clone(),
+                _ => Json::empty_object(),
             };
             let p = object(vec![
-                ("tool_name", field("tool_name")),
-                ("tool_call_id", field("call_id")),
-                ("arguments", args),
+                (k(&keys.tool_name), field("tool_name")),
+                (k(&keys.tool_call_id), field("call_id")),
+                (k(&keys.arguments), args),
             ]);
-            (Kind::ToolCall, p.into())
+            (Kind::ToolCall, p)
         }
         "tool_result" => {
             let output = o
                 .payload
                 .get("content")
-                .map_or_else(|| json!(""), Json::to_value);
+                .cloned()
+                .unwrap_or_else(|| Json::from(""));
             let p = object(vec![
-                ("tool_call_id", field("call_id")),
-                ("output", output),
-                ("is_error", Value::Bool(false)),
+                (k(&keys.tool_call_id), field("call_id")),
+                (k(&keys.output), output),
+                (k(&keys.is_error), Json::Bool(false)),
             ]);
-            (Kind::ToolResult, p.into())
+            (Kind::ToolResult, p)
         }
         "agent_error" => {
             let p = object(vec![
-                ("source", json!("user")),
-                ("code", field("exc_type")),
-                ("message", field("message")),
-                ("retriable", Value::Bool(false)),
+                (k(&keys.source), Json::from("user")),
+                (k(&keys.code), field("exc_type")),
+                (k(&keys.message), field("message")),
+                (k(&keys.retriable), Json::Bool(false)),
             ]);
-            (Kind::Error, p.into())
+            (Kind::Error, p)
         }
-        // The event's own payload, shared key for key (a compact copy, no `Value` between).
+        // The event's own payload, shared key for key (a compact copy).
         _ => (Kind::Event, Json::Object(o.payload.clone())),
     }
 }
 
-fn llm_call_payload(origins: &[TraxrOrigin], at: usize, requests: &[Option<usize>]) -> Value {
+fn llm_call_payload(
+    keys: &PayloadKeys,
+    origins: &[TraxrOrigin],
+    at: usize,
+    requests: &[Option<usize>],
+) -> Json {
+    let k = Key::clone;
     let src = &origins[at].payload;
-    let mut p = Map::new();
+    let mut p = Vec::with_capacity(4);
     if let Some(m) = src.get("model") {
-        p.insert("model".into(), m.to_value());
+        p.push((k(&keys.model), m.clone()));
     }
-    let mut content = Vec::new();
+    let names = match src.get("tool_call_names") {
+        Some(Json::Array(names)) => &names[..],
+        _ => &[],
+    };
+    let mut content = Vec::with_capacity(1 + names.len());
     if let Some(Json::String(text)) = src.get("content") {
-        content.push(json!({"type": "text", "text": &**text}));
+        content.push(object(vec![
+            (k(&keys.type_), Json::from("text")),
+            (k(&keys.text), Json::String(text.clone())),
+        ]));
     }
-    if let Some(Json::Array(names)) = src.get("tool_call_names") {
-        for (name, &found) in names.iter().zip(requests) {
-            let mut block = Map::new();
-            block.insert("type".into(), json!("tool_use"));
-            let mut input = json!({});
-            if let Some(j) = found {
-                if let Some(id) = origins[j].payload.get("call_id") {
-                    block.insert("id".into(), id.to_value());
-                }
-                if let Some(Json::Object(a)) = origins[j].payload.get("arguments") {
-                    input = Value::Object(a.to_map());
-                }
+    for (name, &found) in names.iter().zip(requests) {
+        let mut block = Vec::with_capacity(4);
+        block.push((k(&keys.type_), Json::from("tool_use")));
+        let mut input = Json::empty_object();
+        if let Some(j) = found {
+            if let Some(id) = origins[j].payload.get("call_id") {
+                block.push((k(&keys.id), id.clone()));
             }
-            block.insert("name".into(), name.to_value());
-            block.insert("input".into(), input);
-            content.push(Value::Object(block));
+            if let Some(a @ Json::Object(_)) = origins[j].payload.get("arguments") {
+                input = a.clone();
+            }
         }
+        block.push((k(&keys.name), name.clone()));
+        block.push((k(&keys.input), input));
+        content.push(object(block));
     }
-    p.insert("content".into(), Value::Array(content));
+    p.push((k(&keys.content), Json::Array(content.into_boxed_slice())));
     if let Some(Json::String(fr)) = src.get("finish_reason") {
         let mapped = match &**fr {
             "stop" => "end_turn",
@@ -301,22 +374,24 @@ fn llm_call_payload(origins: &[TraxrOrigin], at: usize, requests: &[Option<usize
             "length" => "max_tokens",
             other => other,
         };
-        p.insert("stop_reason".into(), json!(mapped));
+        p.push((k(&keys.stop_reason), Json::from(mapped)));
     } else if let Some(other) = src.get("finish_reason") {
-        p.insert("stop_reason".into(), other.to_value());
+        p.push((k(&keys.stop_reason), other.clone()));
     }
     if let Some(Json::Object(u)) = src.get("usage") {
-        let count = |k: &str| {
-            u.get(k)
+        let count = |key: &str| {
+            u.get(key)
                 .filter(|v| v.is_number())
-                .map_or(json!(0), Json::to_value)
+                .cloned()
+                .unwrap_or_else(|| Json::Number(Number::from(0u8)))
         };
-        p.insert(
-            "usage".into(),
-            json!({"input_tokens": count("prompt_tokens"), "output_tokens": count("completion_tokens")}),
-        );
+        let usage = object(vec![
+            (k(&keys.input_tokens), count("prompt_tokens")),
+            (k(&keys.output_tokens), count("completion_tokens")),
+        ]);
+        p.push((k(&keys.usage), usage));
     }
-    Value::Object(p)
+    object(p)
 }
 
 /// Reads an experiment results object.

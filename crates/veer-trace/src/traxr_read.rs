@@ -36,51 +36,118 @@ pub fn trace_from_json(
             ),
         ));
     };
-    let p = |k: &str| join(path, k);
     let mut trace = Trace::new(source, Format::Traxr);
     let (run_label, events) = take_label_and_events(obj);
-    trace.run_label = match run_label {
-        Some(Json::String(s)) => Some(s.into()),
-        Some(other) => {
-            return Err(ctx.err(
-                &p("run_label"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-        None => {
-            let label = fallback_label
-                .map(str::to_string)
-                .unwrap_or_else(|| crate::agentlog::reader::file_stem(source));
-            if options.strict {
-                return Err(ctx.err(&p("run_label"), "missing required field"));
-            }
-            trace.warnings.push(Warning {
-                file: source.into(),
-                line: None,
-                field: p("run_label"),
-                message: format!("missing; using \"{label}\""),
-            });
-            Some(label)
-        }
-    };
+    trace.run_label = Some(run_label_of(
+        &ctx,
+        path,
+        run_label,
+        fallback_label,
+        &mut trace.warnings,
+    )?);
     let events: Vec<Json> = match events {
         None => Vec::new(),
         Some(Json::Array(a)) => a.into_vec(),
         Some(other) => {
             return Err(ctx.err(
-                &p("events"),
+                &join(path, "events"),
                 format!("must be an array, found {}", other.type_phrase()),
             ))
         }
     };
-    // Events are read on all cores (each depends on itself alone), then taken in list order:
-    // the first bad event is the error, and the first unknown key the one warning, as in order.
-    let events_path = p("events");
-    let read: Vec<Result<(TraxrOrigin, Option<String>), TraceError>> = events
+    // Events are read on all cores (each depends on itself alone), then taken in list order.
+    let events_path = join(path, "events");
+    let read: Vec<EventRead> = events
         .into_par_iter()
         .enumerate()
         .map(|(i, ev)| event(&ctx, &events_path, i, ev))
         .collect();
+    take_events(&ctx, &events_path, trace, read)
+}
+
+/// A bare traxr trace file's text read as a trace: its events parsed and checked on all cores
+/// straight from their text (no tree of the whole document is built), then taken in list order
+/// as [`trace_from_json`] takes them, with the same result. `Err(bytes)` gives the text back
+/// when it is not a bare trace ([`parse_bare_trace`] says `None`, or an event does not parse),
+/// to be read the general way.
+pub(crate) fn read_bare_trace(
+    source: &str,
+    bytes: Vec<u8>,
+    options: &ReadOptions,
+) -> Result<Result<Trace, TraceError>, Vec<u8>> {
+    let ctx = Ctx { source, options };
+    let Some((run_label, read)) = read_bare_events(&ctx, &bytes) else {
+        return Err(bytes);
+    };
+    drop(bytes);
+    let mut trace = Trace::new(source, Format::Traxr);
+    Ok(
+        run_label_of(&ctx, "", run_label, None, &mut trace.warnings).and_then(|label| {
+            trace.run_label = Some(label);
+            take_events(&ctx, "events", trace, read)
+        }),
+    )
+}
+
+/// The label and read events of a bare trace's text; `None` when it is not one.
+fn read_bare_events(ctx: &Ctx<'_>, bytes: &[u8]) -> Option<(Option<Json>, Vec<EventRead>)> {
+    let top = parse_bare_trace(bytes)?;
+    let raw_events = top.events?;
+    let read = raw_events
+        .par_iter()
+        .enumerate()
+        .map_init(crate::json::JsonScratch::default, |scratch, (i, raw)| {
+            parse_event(raw.get(), scratch).map(|ev| event(ctx, "events", i, ev))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((top.run_label, read))
+}
+
+/// The run label: `run_label` when it is a string, else (when absent) `fallback_label` or the
+/// file stem, with a warning (an error when strict).
+fn run_label_of(
+    ctx: &Ctx<'_>,
+    path: &str,
+    run_label: Option<Json>,
+    fallback_label: Option<&str>,
+    warnings: &mut Vec<Warning>,
+) -> Result<String, TraceError> {
+    match run_label {
+        Some(Json::String(s)) => Ok(s.into()),
+        Some(other) => Err(ctx.err(
+            &join(path, "run_label"),
+            format!("must be a string, found {}", other.type_phrase()),
+        )),
+        None => {
+            let label = fallback_label
+                .map(str::to_string)
+                .unwrap_or_else(|| crate::agentlog::reader::file_stem(ctx.source));
+            if ctx.options.strict {
+                return Err(ctx.err(&join(path, "run_label"), "missing required field"));
+            }
+            warnings.push(Warning {
+                file: ctx.source.into(),
+                line: None,
+                field: join(path, "run_label"),
+                message: format!("missing; using \"{label}\""),
+            });
+            Ok(label)
+        }
+    }
+}
+
+/// One event as read: its origin and the path of its first unknown key, or its error.
+type EventRead = Result<(TraxrOrigin, Option<String>), TraceError>;
+
+/// The events read on all cores, taken in list order: the first bad event is the error, and the
+/// first unknown key the one warning, as in order; then the records are built.
+fn take_events(
+    ctx: &Ctx<'_>,
+    events_path: &str,
+    mut trace: Trace,
+    read: Vec<EventRead>,
+) -> Result<Trace, TraceError> {
+    let (source, options) = (ctx.source, ctx.options);
     let mut origins = Vec::with_capacity(read.len());
     let mut warned_unknown = false;
     let mut previous_seq: Option<i64> = None;
@@ -271,38 +338,31 @@ fn event(
     Ok((origin, unknown_key))
 }
 
-/// `bytes` parsed as a compact tree when they are one JSON object with `events` and no
-/// top-level key but `run_label`, `events` and `event_count`: a bare traxr trace that no other
-/// format's sniff can claim (each needs a key of its own). `None` for anything else (another
-/// key, another JSON type, `events` not an array, invalid JSON), which is then read the general
-/// way; parsing stops at the first other key.
+/// The top level of `bytes` when they are one JSON object with `events` and no top-level key
+/// but `run_label`, `events` and `event_count`: a bare traxr trace that no other format's sniff
+/// can claim (each needs a key of its own). `None` for anything else (another key, another JSON
+/// type, invalid JSON), which is then read the general way; parsing stops at the first other
+/// key.
 ///
 /// The document is checked whole by serde_json, which hands over each event's text; the events
-/// are then parsed on all cores, each wrapped in two arrays so that serde_json's nesting limit
-/// falls exactly where it falls when the whole document is parsed.
-pub(crate) fn parse_bare_trace(bytes: &[u8]) -> Option<Json> {
-    let top = crate::value_builder::parse_whole(
-        serde_json::Deserializer::from_slice(bytes),
-        BareTraceSeed,
-    )
-    .ok()?;
-    let raw_events = top.events?;
-    let events: Vec<Json> = raw_events
-        .par_iter()
-        .map_init(crate::json::JsonScratch::default, |scratch, raw| {
-            parse_event(raw.get(), scratch)
-        })
-        .collect::<Option<_>>()?;
-    let mut entries = Vec::with_capacity(2);
-    if let Some(label) = top.run_label {
-        entries.push((crate::json::Key::from("run_label"), label));
-    }
-    entries.push((crate::json::Key::from("events"), Json::Array(events.into())));
-    Some(Json::Object(Object::from_entries(entries)))
+/// are then parsed on all cores ([`parse_event`]).
+fn parse_bare_trace(bytes: &[u8]) -> Option<BareTrace<'_>> {
+    crate::value_builder::parse_whole(serde_json::Deserializer::from_slice(bytes), BareTraceSeed)
+        .ok()
 }
 
-/// One event's text as a [`Json`], at the nesting depth it has inside the document.
+/// Events with at most this many opening brackets are parsed as they are: nested no deeper than
+/// that, they stay clear of serde_json's limit of 128 levels wherever they sit in a document.
+const SHALLOW_EVENT_OPENINGS: usize = 100;
+
+/// One event's text as a [`Json`], at the nesting depth it has inside the document (level 3):
+/// a deep event is wrapped in two arrays so that serde_json's nesting limit falls exactly where
+/// it falls when the whole document is parsed.
 fn parse_event(text: &str, scratch: &mut crate::json::JsonScratch) -> Option<Json> {
+    let openings = text.bytes().filter(|&b| b == b'[' || b == b'{').count();
+    if openings <= SHALLOW_EVENT_OPENINGS {
+        return crate::json::json_from_str(text, scratch).ok();
+    }
     let mut wrapped = String::with_capacity(text.len() + 4);
     wrapped.push_str("[[");
     wrapped.push_str(text);
@@ -370,14 +430,33 @@ impl<'de> serde::de::Visitor<'de> for BareTraceSeed {
 mod tests {
     use super::*;
 
+    fn bare(text: &[u8]) -> Result<Result<Trace, TraceError>, Vec<u8>> {
+        read_bare_trace("t.json", text.to_vec(), &ReadOptions::default())
+    }
+
+    /// What the general path reads from `text` (a whole-document `Value`).
+    fn general(text: &[u8]) -> Result<Trace, TraceError> {
+        let v: Value = serde_json::from_slice(text).unwrap();
+        crate::traxr::trace_from_value("t.json", "", v, None, &ReadOptions::default())
+    }
+
     #[test]
     fn only_a_bare_trace_takes_the_compact_path() {
-        let bare = br#"{"run_label":"r","events":[{"event_type":"x"}],"event_count":1} "#;
-        let doc = parse_bare_trace(bare).unwrap();
-        assert_eq!(
-            doc,
-            serde_json::json!({"run_label": "r", "events": [{"event_type": "x"}]})
-        );
+        for text in [
+            &br#"{"run_label":"r","events":[{"event_type":"x"}],"event_count":1} "#[..],
+            br#"{"run_label":"r","events":[{"event_type":"x","step_num":1,"payload":{}}]}"#,
+            br#"{"events":[{"event_type":"x","step_num":1,"payload":{"a":[1]}},{"event_type":"y","step_num":1,"payload":{},"z":2}]}"#,
+            br#"{"run_label":7,"events":[3]}"#,
+            br#"{"events":[],"run_label":"r","run_label":"s"}"#,
+        ] {
+            let read = bare(text).unwrap();
+            assert_eq!(
+                format!("{read:?}"),
+                format!("{:?}", general(text)),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
         // Another top-level key, no events, not an object, or not JSON: the general path.
         for other in [
             &br#"{"run_label":"r","events":[],"run_type":"llm"}"#[..],
@@ -388,13 +467,14 @@ mod tests {
             br#"{"events":{}}"#,
             br#"{"events":[{"a":1}],"events":7}"#,
         ] {
-            assert!(parse_bare_trace(other).is_none());
+            assert_eq!(bare(other).unwrap_err(), other);
         }
     }
 
     #[test]
     fn events_nest_as_deep_as_in_the_whole_document() {
-        // serde_json stops at 128 levels; an event sits at level 3 of the document.
+        // serde_json stops at 128 levels; an event sits at level 3 of the document. Events
+        // up to SHALLOW_EVENT_OPENINGS deep are parsed as they are, deeper ones wrapped.
         let nested = |depth: usize| {
             format!(
                 r#"{{"events":[{}{}]}}"#,
@@ -403,14 +483,10 @@ mod tests {
             )
         };
         let mut outcomes = Vec::new();
-        for depth in [120, 124, 125, 126, 127, 130] {
+        for depth in [1, 99, 100, 101, 120, 124, 125, 126, 127, 130] {
             let text = nested(depth);
             let whole = serde_json::from_str::<Value>(&text).is_ok();
-            assert_eq!(
-                parse_bare_trace(text.as_bytes()).is_some(),
-                whole,
-                "depth {depth}"
-            );
+            assert_eq!(bare(text.as_bytes()).is_ok(), whole, "depth {depth}");
             outcomes.push(whole);
         }
         // Both sides of the limit were tried.
