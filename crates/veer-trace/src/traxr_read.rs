@@ -11,10 +11,9 @@ use crate::error::{TraceError, Warning};
 use crate::json::{Json, Object};
 use crate::model::{Format, Trace, TraxrOrigin};
 use crate::options::ReadOptions;
-use crate::pyjson::traxr_content_hash;
-use crate::traxr::{build_records, Ctx, EVENT_KEYS};
+use crate::traxr::{build_records, Ctx};
+use crate::traxr_event::{event_from_parts, parse_event_parts, EventParts};
 use rayon::prelude::*;
-use serde_json::{Map, Value};
 
 /// Reads a bare traxr trace object held as a [`Json`]. `path` is the JSON path prefix used in
 /// messages (`""` for a whole file); `fallback_label` names the run when it has no
@@ -84,22 +83,26 @@ pub(crate) fn read_bare_trace(
     Ok(
         run_label_of(&ctx, "", run_label, None, &mut trace.warnings).and_then(|label| {
             trace.run_label = Some(label);
-            take_events(&ctx, "events", trace, read)
+            take_events(&ctx, "events", trace, read.into_iter().flatten())
         }),
     )
 }
 
 /// The label and read events of a bare trace's text; `None` when it is not one.
-fn read_bare_events(ctx: &Ctx<'_>, bytes: &[u8]) -> Option<(Option<Json>, Vec<EventRead>)> {
+/// (No event is `None` in the list.)
+fn read_bare_events(ctx: &Ctx<'_>, bytes: &[u8]) -> Option<(Option<Json>, Vec<Option<EventRead>>)> {
     let top = parse_bare_trace(bytes)?;
     let raw_events = top.events?;
     let read = raw_events
         .par_iter()
         .enumerate()
         .map_init(crate::json::JsonScratch::default, |scratch, (i, raw)| {
-            parse_event(raw.get(), scratch).map(|ev| event(ctx, "events", i, ev))
+            event_of_text(ctx, i, raw.get(), scratch)
         })
-        .collect::<Option<Vec<_>>>()?;
+        .collect::<Vec<Option<EventRead>>>();
+    if read.iter().any(Option::is_none) {
+        return None;
+    }
     Some((top.run_label, read))
 }
 
@@ -137,7 +140,8 @@ fn run_label_of(
 }
 
 /// One event as read: its origin and the path of its first unknown key, or its error.
-type EventRead = Result<(TraxrOrigin, Option<String>), TraceError>;
+/// (Both boxed: a list of them is a few words per event.)
+type EventRead = Result<(Box<TraxrOrigin>, Option<String>), Box<TraceError>>;
 
 /// The events read on all cores, taken in list order: the first bad event is the error, and the
 /// first unknown key the one warning, as in order; then the records are built.
@@ -145,14 +149,15 @@ fn take_events(
     ctx: &Ctx<'_>,
     events_path: &str,
     mut trace: Trace,
-    read: Vec<EventRead>,
+    read: impl IntoIterator<Item = EventRead>,
 ) -> Result<Trace, TraceError> {
     let (source, options) = (ctx.source, ctx.options);
-    let mut origins = Vec::with_capacity(read.len());
+    let read = read.into_iter();
+    let mut origins = Vec::with_capacity(read.size_hint().0);
     let mut warned_unknown = false;
     let mut previous_seq: Option<i64> = None;
     for (i, r) in read.into_iter().enumerate() {
-        let (origin, unknown_key) = r?;
+        let (origin, unknown_key) = r.map_err(|e| *e)?;
         if let (Some(field), false) = (unknown_key, warned_unknown) {
             warned_unknown = true;
             trace.warnings.push(Warning {
@@ -206,136 +211,39 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 
 /// Reads event `index` of the list at `events_path`: its origin, and the path of its first
 /// unknown key (permissive mode keeps such keys and warns once per file).
-fn event(
-    ctx: &Ctx<'_>,
-    events_path: &str,
-    index: usize,
-    ev: Json,
-) -> Result<(TraxrOrigin, Option<String>), TraceError> {
-    // Paths are only spelled out for a message.
-    let f = |k: &str| format!("{events_path}[{index}].{k}");
+fn event(ctx: &Ctx<'_>, events_path: &str, index: usize, ev: Json) -> EventRead {
     let Json::Object(obj) = ev else {
-        return Err(ctx.err(
+        return Err(Box::new(ctx.err(
             &format!("{events_path}[{index}]"),
             format!("an event must be an object, found {}", ev.type_phrase()),
-        ));
+        )));
     };
-    let strict = ctx.options.strict;
-    let mut extra = Map::new();
-    let mut unknown_key = None;
-    let mut fields: [Option<Json>; 7] = Default::default();
-    for (k, v) in obj.into_entries() {
-        match EVENT_KEYS.iter().position(|e| **e == *k) {
-            Some(i) => fields[i] = Some(v),
-            None => {
-                if strict {
-                    return Err(ctx
-                        .err(&f(&k), "unknown event key")
-                        .with_hint(format!("event keys are: {}", EVENT_KEYS.join(", "))));
-                }
-                if unknown_key.is_none() {
-                    unknown_key = Some(f(&k));
-                }
-                extra.insert(k.to_string(), v.to_value());
-            }
-        }
+    boxed(event_from_parts(
+        ctx,
+        events_path,
+        index,
+        EventParts::of(obj),
+    ))
+}
+
+/// An event read, boxed.
+fn boxed(read: Result<(TraxrOrigin, Option<String>), TraceError>) -> EventRead {
+    read.map(|(origin, unknown_key)| (Box::new(origin), unknown_key))
+        .map_err(Box::new)
+}
+
+/// Reads event `index` of a bare trace from its text; `None` when it does not parse.
+fn event_of_text(
+    ctx: &Ctx<'_>,
+    index: usize,
+    text: &str,
+    scratch: &mut crate::json::JsonScratch,
+) -> Option<EventRead> {
+    if text.starts_with('{') && is_shallow(text) {
+        let parts = parse_event_parts(text, scratch).ok()?;
+        return Some(boxed(event_from_parts(ctx, "events", index, parts)));
     }
-    let [event_type, sequence_index, step_num, agent_name, payload, content_hash, timestamp] =
-        fields;
-    let event_type = match event_type {
-        Some(Json::String(s)) if !s.is_empty() => String::from(s),
-        Some(Json::String(_)) => return Err(ctx.err(&f("event_type"), "must not be empty")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("event_type"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-        None => return Err(ctx.err(&f("event_type"), "missing required field")),
-    };
-    let int = |name: &str, v: Option<Json>, default: Option<i64>| -> Result<i64, TraceError> {
-        match v {
-            Some(Json::Number(n)) if n.is_i64() || n.is_u64() => n
-                .as_i64()
-                .ok_or_else(|| ctx.err(&f(name), "integer out of range")),
-            Some(other) => Err(ctx.err(
-                &f(name),
-                format!("must be an integer, found {}", other.type_phrase()),
-            )),
-            None => default.ok_or_else(|| ctx.err(&f(name), "missing required field")),
-        }
-    };
-    let sequence_index = int(
-        "sequence_index",
-        sequence_index,
-        (!strict).then_some(index as i64),
-    )?;
-    let step_num = int("step_num", step_num, None)?;
-    let agent_name = match agent_name {
-        Some(Json::String(s)) => String::from(s),
-        None if !strict => String::new(),
-        None => return Err(ctx.err(&f("agent_name"), "missing required field")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("agent_name"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-    };
-    let payload = match payload {
-        Some(Json::Object(m)) => m,
-        Some(other) => {
-            return Err(ctx.err(
-                &f("payload"),
-                format!("must be an object, found {}", other.type_phrase()),
-            ))
-        }
-        None => return Err(ctx.err(&f("payload"), "missing required field")),
-    };
-    let computed = || traxr_content_hash(&Value::Object(payload.to_map()));
-    let content_hash = match content_hash {
-        Some(Json::String(s)) => {
-            if strict {
-                let c = computed();
-                if *c != *s {
-                    return Err(ctx.err(
-                        &f("content_hash"),
-                        format!("content hash mismatch (stored {s}, computed {c})"),
-                    ));
-                }
-            }
-            String::from(s)
-        }
-        None if !strict => computed(),
-        None => return Err(ctx.err(&f("content_hash"), "missing required field")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("content_hash"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-    };
-    let timestamp = match timestamp {
-        None | Some(Json::Null) => None,
-        Some(Json::String(s)) => Some(String::from(s)),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("timestamp"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-    };
-    let origin = TraxrOrigin {
-        event_type,
-        sequence_index,
-        step_num,
-        agent_name,
-        content_hash,
-        timestamp,
-        payload,
-        extra,
-    };
-    Ok((origin, unknown_key))
+    parse_event(text, scratch).map(|ev| event(ctx, "events", index, ev))
 }
 
 /// The top level of `bytes` when they are one JSON object with `events` and no top-level key
@@ -355,12 +263,16 @@ fn parse_bare_trace(bytes: &[u8]) -> Option<BareTrace<'_>> {
 /// that, they stay clear of serde_json's limit of 128 levels wherever they sit in a document.
 const SHALLOW_EVENT_OPENINGS: usize = 100;
 
+/// Whether `text` has at most [`SHALLOW_EVENT_OPENINGS`] opening brackets.
+fn is_shallow(text: &str) -> bool {
+    text.bytes().filter(|&b| b == b'[' || b == b'{').count() <= SHALLOW_EVENT_OPENINGS
+}
+
 /// One event's text as a [`Json`], at the nesting depth it has inside the document (level 3):
 /// a deep event is wrapped in two arrays so that serde_json's nesting limit falls exactly where
 /// it falls when the whole document is parsed.
 fn parse_event(text: &str, scratch: &mut crate::json::JsonScratch) -> Option<Json> {
-    let openings = text.bytes().filter(|&b| b == b'[' || b == b'{').count();
-    if openings <= SHALLOW_EVENT_OPENINGS {
+    if is_shallow(text) {
         return crate::json::json_from_str(text, scratch).ok();
     }
     let mut wrapped = String::with_capacity(text.len() + 4);
@@ -429,6 +341,7 @@ impl<'de> serde::de::Visitor<'de> for BareTraceSeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn bare(text: &[u8]) -> Result<Result<Trace, TraceError>, Vec<u8>> {
         read_bare_trace("t.json", text.to_vec(), &ReadOptions::default())
