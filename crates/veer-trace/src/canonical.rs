@@ -153,23 +153,30 @@ fn write_object<'a, T: CanonicalJson + 'a>(
 ) {
     // Usually the keys are ASCII (their own NFC form) and already in order: written as they come.
     if is_ascii_and_sorted(entries.clone().map(|(k, _)| k)) {
-        out.push('{');
-        for (i, (k, v)) in entries.enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            write_string(out, k);
-            out.push(':');
-            v.write_canonical_to(out);
-        }
-        out.push('}');
-        return;
+        write_entries(out, entries);
+    } else {
+        write_object_sorting(out, entries);
     }
+}
+
+/// [`write_object`] by its definition: every key normalised, the entries sorted.
+fn write_object_sorting<'a, T: CanonicalJson + 'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'a str, &'a T)>,
+) {
     let mut entries: Vec<(std::borrow::Cow<'a, str>, &T)> =
         entries.map(|(k, v)| (nfc(k), v)).collect();
     entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    write_entries(out, entries.iter().map(|(k, v)| (&**k, *v)));
+}
+
+/// `{k:v,…}` in the order given, keys as they are.
+fn write_entries<'k, 'a, T: CanonicalJson + 'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'k str, &'a T)>,
+) {
     out.push('{');
-    for (i, (k, v)) in entries.iter().enumerate() {
+    for (i, (k, v)) in entries.enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -559,5 +566,27 @@ mod tests {
         assert!(!is_content_id_shape(
             &content_id(&Value::Null).to_uppercase()
         ));
+    }
+
+    proptest::proptest! {
+        /// Objects whose keys are ASCII and in order (written as they come) and any others are
+        /// written as sorting every object's entries writes them.
+        #[test]
+        fn objects_in_order_are_written_as_sorted(
+            keys in proptest::collection::vec("[a-c]{0,2}|[A-Z_]|\\PC{1,2}", 0..8),
+            sort in proptest::bool::ANY,
+            values in proptest::collection::vec(crate::proptests::json_value(), 8),
+        ) {
+            let mut keys = keys;
+            if sort {
+                keys.sort();
+            }
+            let entries: Vec<(&str, &Value)> =
+                keys.iter().map(String::as_str).zip(values.iter()).collect();
+            let (mut fast, mut slow) = (String::new(), String::new());
+            write_object(&mut fast, entries.iter().copied());
+            write_object_sorting(&mut slow, entries.iter().copied());
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 }
