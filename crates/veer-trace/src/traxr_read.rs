@@ -1,11 +1,13 @@
-//! A bare traxr trace (`{run_label, events}`) read from the compact tree: its events checked on
-//! all cores, then taken in list order.
+//! A bare traxr trace (`{run_label, events}`): its events read on all cores, then taken in list
+//! order.
 //!
 //! A traxr file is one JSON document. Parsed as a `serde_json::Value` every event object is an
-//! `IndexMap` that is taken apart at once; parsed as a [`Json`] it is a slice of entries with
-//! shared keys, about twice as fast to build and a fraction of the memory
-//! ([`crate::formats`] parses a bare trace this way; results and analyzer files hand their
-//! traces over as `Value`s, converted here). The messages are those of the `Value` reader.
+//! `IndexMap` that is taken apart at once. A bare trace file is instead read from its text
+//! ([`read_bare_trace`]): serde_json checks the document and hands over each event's text, and
+//! each event is parsed and checked in one parallel pass, its payload a compact [`Json`].
+//! Results and analyzer files hand their traces over as `Value`s, converted to [`Json`] and read
+//! by [`trace_from_json`] with the same event checks. The messages are those of the `Value`
+//! reader.
 
 use crate::error::{TraceError, Warning};
 use crate::json::{Json, Object};
