@@ -45,11 +45,34 @@ pub fn write_canonical<T: CanonicalJson + ?Sized>(out: &mut String, value: &T) {
 
 /// `"sha256:" + lowercase hex(SHA-256(canonical_bytes(payload)))`: 71 characters.
 pub fn content_id<T: CanonicalJson + ?Sized>(payload: &T) -> String {
-    let digest = Sha256::digest(canonical_bytes(payload));
+    let digest = content_digest(payload);
     let mut id = String::with_capacity(71);
     id.push_str("sha256:");
     push_hex(&mut id, &digest);
     id
+}
+
+/// SHA-256 of `canonical_bytes(payload)`: the 32 bytes [`content_id`] spells in hex. The
+/// canonical text is written into a buffer reused by the calling thread.
+pub fn content_digest<T: CanonicalJson + ?Sized>(payload: &T) -> [u8; 32] {
+    thread_local! {
+        static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    let digest_of = |out: &mut String| {
+        out.clear();
+        payload.write_canonical_to(out);
+        let digest: [u8; 32] = Sha256::digest(out.as_bytes()).into();
+        // A buffer grown by one huge payload is not kept.
+        if out.capacity() > 1 << 16 {
+            *out = String::new();
+        }
+        digest
+    };
+    BUF.with(|buf| match buf.try_borrow_mut() {
+        Ok(mut out) => digest_of(&mut out),
+        // Never re-entered; a fresh buffer keeps it correct if it were.
+        Err(_) => digest_of(&mut String::new()),
+    })
 }
 
 /// The first 16 lowercase hex digits (8 bytes) of SHA-256 over the canonical bytes of `value`.
@@ -103,7 +126,7 @@ fn write_json(out: &mut String, value: &Json) {
         Json::Number(n) => write_number(out, n),
         Json::String(s) => write_string(out, &nfc(s)),
         Json::Array(items) => write_array(out, items.iter()),
-        Json::Object(map) => write_object(out, map.iter()),
+        Json::Object(map) => write_object(out, map.entries().iter().map(|(k, v)| (&**k, v))),
     }
 }
 
@@ -126,13 +149,34 @@ fn write_array<'a, T: CanonicalJson + 'a>(
 /// input order).
 fn write_object<'a, T: CanonicalJson + 'a>(
     out: &mut String,
+    entries: impl Iterator<Item = (&'a str, &'a T)> + Clone,
+) {
+    // Usually the keys are ASCII (their own NFC form) and already in order: written as they come.
+    if is_ascii_and_sorted(entries.clone().map(|(k, _)| k)) {
+        write_entries(out, entries);
+    } else {
+        write_object_sorting(out, entries);
+    }
+}
+
+/// [`write_object`] by its definition: every key normalised, the entries sorted.
+fn write_object_sorting<'a, T: CanonicalJson + 'a>(
+    out: &mut String,
     entries: impl Iterator<Item = (&'a str, &'a T)>,
 ) {
     let mut entries: Vec<(std::borrow::Cow<'a, str>, &T)> =
         entries.map(|(k, v)| (nfc(k), v)).collect();
     entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    write_entries(out, entries.iter().map(|(k, v)| (&**k, *v)));
+}
+
+/// `{k:v,…}` in the order given, keys as they are.
+fn write_entries<'k, 'a, T: CanonicalJson + 'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'k str, &'a T)>,
+) {
     out.push('{');
-    for (i, (k, v)) in entries.iter().enumerate() {
+    for (i, (k, v)) in entries.enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -141,6 +185,24 @@ fn write_object<'a, T: CanonicalJson + 'a>(
         v.write_canonical_to(out);
     }
     out.push('}');
+}
+
+/// Whether every key is ASCII and each is byte-wise no greater than the next (then the sorted
+/// NFC order of [`write_object`] is the order given: a stable sort keeps equal keys in place).
+fn is_ascii_and_sorted<'a>(mut keys: impl Iterator<Item = &'a str>) -> bool {
+    let Some(mut previous) = keys.next() else {
+        return true;
+    };
+    if !previous.is_ascii() {
+        return false;
+    }
+    for k in keys {
+        if !k.is_ascii() || k.as_bytes() < previous.as_bytes() {
+            return false;
+        }
+        previous = k;
+    }
+    true
 }
 
 /// NFC form of `s`, borrowing when it is already normalised (always for ASCII).
@@ -504,5 +566,27 @@ mod tests {
         assert!(!is_content_id_shape(
             &content_id(&Value::Null).to_uppercase()
         ));
+    }
+
+    proptest::proptest! {
+        /// Objects whose keys are ASCII and in order (written as they come) and any others are
+        /// written as sorting every object's entries writes them.
+        #[test]
+        fn objects_in_order_are_written_as_sorted(
+            keys in proptest::collection::vec("[a-c]{0,2}|[A-Z_]|\\PC{1,2}", 0..8),
+            sort in proptest::bool::ANY,
+            values in proptest::collection::vec(crate::proptests::json_value(), 8),
+        ) {
+            let mut keys = keys;
+            if sort {
+                keys.sort();
+            }
+            let entries: Vec<(&str, &Value)> =
+                keys.iter().map(String::as_str).zip(values.iter()).collect();
+            let (mut fast, mut slow) = (String::new(), String::new());
+            write_object(&mut fast, entries.iter().copied());
+            write_object_sorting(&mut slow, entries.iter().copied());
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 }

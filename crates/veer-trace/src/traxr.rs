@@ -7,15 +7,12 @@
 //! `trace-formats.md` §3, §4.3).
 
 use crate::agentlog::reader::json_type;
-use crate::canonical::content_id;
-use crate::envelope_fields::{RecordId, Timestamp};
 use crate::error::TraceError;
 use crate::json::Json;
-use crate::model::{Kind, Record, Trace, TraxrOrigin};
+use crate::model::Trace;
 use crate::options::ReadOptions;
-use crate::timefmt::parse_iso_ms;
+pub use crate::traxr_payload::build_records;
 pub use crate::traxr_read::trace_from_json;
-use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -127,196 +124,6 @@ pub fn root_payload(run_label: &str) -> Value {
         "sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
         "tags": {"run_label": run_label, "source_format": "traxr"}
     })
-}
-
-/// Maps traxr events (list order) onto records (spec `trace-formats.md` §4.3).
-///
-/// Which `tool_request` each `llm_call` tool name takes is decided first, in list order; the
-/// payloads, timestamps and content ids are then built on all cores, and the parent chain
-/// linked in order.
-pub fn build_records(run_label: &str, origins: Vec<TraxrOrigin>) -> Vec<Record> {
-    let requests = match_tool_requests(&origins);
-    let built: Vec<(Kind, Json, Timestamp, RecordId)> = origins
-        .par_iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let (kind, payload) = record_payload(&origins, i, &requests[i]);
-            let ts = o.timestamp.as_deref().and_then(parse_iso_ms).map_or_else(
-                || Timestamp::from_millis(o.sequence_index),
-                Timestamp::from_millis,
-            );
-            let id = RecordId::from(content_id(&payload));
-            (kind, payload, ts, id)
-        })
-        .collect();
-    let mut parent = RecordId::from(content_id(&root_payload(run_label)));
-    built
-        .into_iter()
-        .zip(origins)
-        .map(|((kind, payload, ts, id), origin)| Record {
-            line: None,
-            kind,
-            version: "0.1".into(),
-            id: id.clone(),
-            ts,
-            parent: Some(std::mem::replace(&mut parent, id)),
-            meta: None,
-            payload,
-            extra_envelope: None,
-            origin: Some(Box::new(origin)),
-        })
-        .collect()
-}
-
-/// For each `llm_call`, one entry per name of its `tool_call_names`: the first `tool_request`
-/// of that name after it and before the next `llm_call` not taken by an earlier name. Empty for
-/// other events.
-fn match_tool_requests(origins: &[TraxrOrigin]) -> Vec<Vec<Option<usize>>> {
-    let mut used = vec![false; origins.len()];
-    let mut next_llm = origins.len();
-    let mut out = vec![Vec::new(); origins.len()];
-    // Walk backwards so the next llm_call after each position is known.
-    let mut next_llm_after = vec![origins.len(); origins.len()];
-    for (i, o) in origins.iter().enumerate().rev() {
-        next_llm_after[i] = next_llm;
-        if o.event_type == "llm_call" {
-            next_llm = i;
-        }
-    }
-    for (at, o) in origins.iter().enumerate() {
-        if o.event_type != "llm_call" {
-            continue;
-        }
-        let Some(Json::Array(names)) = o.payload.get("tool_call_names") else {
-            continue;
-        };
-        out[at] = names
-            .iter()
-            .map(|name| {
-                let found = (at + 1..next_llm_after[at]).find(|&j| {
-                    !used[j]
-                        && origins[j].event_type == "tool_request"
-                        && origins[j].payload.get("tool_name") == Some(name)
-                });
-                if let Some(j) = found {
-                    used[j] = true;
-                }
-                found
-            })
-            .collect();
-    }
-    out
-}
-
-/// The record kind and `.agentlog` payload of event `i`; `requests` as from
-/// [`match_tool_requests`].
-fn record_payload(origins: &[TraxrOrigin], i: usize, requests: &[Option<usize>]) -> (Kind, Json) {
-    let o = &origins[i];
-    // `payload[key]` of the event, `null` when absent.
-    let field = |key: &str| o.payload.get(key).map_or(Value::Null, Json::to_value);
-    let object = |entries: Vec<(&str, Value)>| {
-        Value::Object(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
-    };
-    match o.event_type.as_str() {
-        "llm_call" => (
-            Kind::ChatResponse,
-            llm_call_payload(origins, i, requests).into(),
-        ),
-        "tool_request" => {
-            let args = match o.payload.get("arguments") {
-                Some(Json::Object(m)) => Value::Object(m.to_map()),
-                _ => json!({}),
-            };
-            let p = object(vec![
-                ("tool_name", field("tool_name")),
-                ("tool_call_id", field("call_id")),
-                ("arguments", args),
-            ]);
-            (Kind::ToolCall, p.into())
-        }
-        "tool_result" => {
-            let output = o
-                .payload
-                .get("content")
-                .map_or_else(|| json!(""), Json::to_value);
-            let p = object(vec![
-                ("tool_call_id", field("call_id")),
-                ("output", output),
-                ("is_error", Value::Bool(false)),
-            ]);
-            (Kind::ToolResult, p.into())
-        }
-        "agent_error" => {
-            let p = object(vec![
-                ("source", json!("user")),
-                ("code", field("exc_type")),
-                ("message", field("message")),
-                ("retriable", Value::Bool(false)),
-            ]);
-            (Kind::Error, p.into())
-        }
-        // The event's own payload, shared key for key (a compact copy, no `Value` between).
-        _ => (Kind::Event, Json::Object(o.payload.clone())),
-    }
-}
-
-fn llm_call_payload(origins: &[TraxrOrigin], at: usize, requests: &[Option<usize>]) -> Value {
-    let src = &origins[at].payload;
-    let mut p = Map::new();
-    if let Some(m) = src.get("model") {
-        p.insert("model".into(), m.to_value());
-    }
-    let mut content = Vec::new();
-    if let Some(Json::String(text)) = src.get("content") {
-        content.push(json!({"type": "text", "text": &**text}));
-    }
-    if let Some(Json::Array(names)) = src.get("tool_call_names") {
-        for (name, &found) in names.iter().zip(requests) {
-            let mut block = Map::new();
-            block.insert("type".into(), json!("tool_use"));
-            let mut input = json!({});
-            if let Some(j) = found {
-                if let Some(id) = origins[j].payload.get("call_id") {
-                    block.insert("id".into(), id.to_value());
-                }
-                if let Some(Json::Object(a)) = origins[j].payload.get("arguments") {
-                    input = Value::Object(a.to_map());
-                }
-            }
-            block.insert("name".into(), name.to_value());
-            block.insert("input".into(), input);
-            content.push(Value::Object(block));
-        }
-    }
-    p.insert("content".into(), Value::Array(content));
-    if let Some(Json::String(fr)) = src.get("finish_reason") {
-        let mapped = match &**fr {
-            "stop" => "end_turn",
-            "tool_calls" => "tool_use",
-            "length" => "max_tokens",
-            other => other,
-        };
-        p.insert("stop_reason".into(), json!(mapped));
-    } else if let Some(other) = src.get("finish_reason") {
-        p.insert("stop_reason".into(), other.to_value());
-    }
-    if let Some(Json::Object(u)) = src.get("usage") {
-        let count = |k: &str| {
-            u.get(k)
-                .filter(|v| v.is_number())
-                .map_or(json!(0), Json::to_value)
-        };
-        p.insert(
-            "usage".into(),
-            json!({"input_tokens": count("prompt_tokens"), "output_tokens": count("completion_tokens")}),
-        );
-    }
-    Value::Object(p)
 }
 
 /// Reads an experiment results object.
@@ -444,6 +251,7 @@ pub fn case_from_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Kind, Record};
     use crate::pyjson::traxr_content_hash;
 
     fn ev(event_type: &str, payload: Value) -> Value {

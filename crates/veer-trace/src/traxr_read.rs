@@ -1,20 +1,21 @@
-//! A bare traxr trace (`{run_label, events}`) read from the compact tree: its events checked on
-//! all cores, then taken in list order.
+//! A bare traxr trace (`{run_label, events}`): its events read on all cores, then taken in list
+//! order.
 //!
 //! A traxr file is one JSON document. Parsed as a `serde_json::Value` every event object is an
-//! `IndexMap` that is taken apart at once; parsed as a [`Json`] it is a slice of entries with
-//! shared keys, about twice as fast to build and a fraction of the memory
-//! ([`crate::formats`] parses a bare trace this way; results and analyzer files hand their
-//! traces over as `Value`s, converted here). The messages are those of the `Value` reader.
+//! `IndexMap` that is taken apart at once. A bare trace file is instead read from its text
+//! ([`read_bare_trace`]): serde_json checks the document and hands over each event's text, and
+//! each event is parsed and checked in one parallel pass, its payload a compact [`Json`].
+//! Results and analyzer files hand their traces over as `Value`s, converted to [`Json`] and read
+//! by [`trace_from_json`] with the same event checks. The messages are those of the `Value`
+//! reader.
 
 use crate::error::{TraceError, Warning};
 use crate::json::{Json, Object};
 use crate::model::{Format, Trace, TraxrOrigin};
 use crate::options::ReadOptions;
-use crate::pyjson::traxr_content_hash;
-use crate::traxr::{build_records, Ctx, EVENT_KEYS};
+use crate::traxr::{build_records, Ctx};
+use crate::traxr_event::{event_from_parts, parse_event_parts, EventParts};
 use rayon::prelude::*;
-use serde_json::{Map, Value};
 
 /// Reads a bare traxr trace object held as a [`Json`]. `path` is the JSON path prefix used in
 /// messages (`""` for a whole file); `fallback_label` names the run when it has no
@@ -36,56 +37,129 @@ pub fn trace_from_json(
             ),
         ));
     };
-    let p = |k: &str| join(path, k);
     let mut trace = Trace::new(source, Format::Traxr);
     let (run_label, events) = take_label_and_events(obj);
-    trace.run_label = match run_label {
-        Some(Json::String(s)) => Some(s.into()),
-        Some(other) => {
-            return Err(ctx.err(
-                &p("run_label"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-        None => {
-            let label = fallback_label
-                .map(str::to_string)
-                .unwrap_or_else(|| crate::agentlog::reader::file_stem(source));
-            if options.strict {
-                return Err(ctx.err(&p("run_label"), "missing required field"));
-            }
-            trace.warnings.push(Warning {
-                file: source.into(),
-                line: None,
-                field: p("run_label"),
-                message: format!("missing; using \"{label}\""),
-            });
-            Some(label)
-        }
-    };
+    trace.run_label = Some(run_label_of(
+        &ctx,
+        path,
+        run_label,
+        fallback_label,
+        &mut trace.warnings,
+    )?);
     let events: Vec<Json> = match events {
         None => Vec::new(),
         Some(Json::Array(a)) => a.into_vec(),
         Some(other) => {
             return Err(ctx.err(
-                &p("events"),
+                &join(path, "events"),
                 format!("must be an array, found {}", other.type_phrase()),
             ))
         }
     };
-    // Events are read on all cores (each depends on itself alone), then taken in list order:
-    // the first bad event is the error, and the first unknown key the one warning, as in order.
-    let events_path = p("events");
-    let read: Vec<Result<(TraxrOrigin, Option<String>), TraceError>> = events
+    // Events are read on all cores (each depends on itself alone), then taken in list order.
+    let events_path = join(path, "events");
+    let read: Vec<EventRead> = events
         .into_par_iter()
         .enumerate()
         .map(|(i, ev)| event(&ctx, &events_path, i, ev))
         .collect();
-    let mut origins = Vec::with_capacity(read.len());
+    take_events(&ctx, &events_path, trace, read)
+}
+
+/// A bare traxr trace file's text read as a trace: its events parsed and checked on all cores
+/// straight from their text (no tree of the whole document is built), then taken in list order
+/// as [`trace_from_json`] takes them, with the same result. `Err(bytes)` gives the text back
+/// when it is not a bare trace ([`parse_bare_trace`] says `None`, or an event does not parse),
+/// to be read the general way.
+pub(crate) fn read_bare_trace(
+    source: &str,
+    bytes: Vec<u8>,
+    options: &ReadOptions,
+) -> Result<Result<Trace, TraceError>, Vec<u8>> {
+    let ctx = Ctx { source, options };
+    let Some((run_label, read)) = read_bare_events(&ctx, &bytes) else {
+        return Err(bytes);
+    };
+    drop(bytes);
+    let mut trace = Trace::new(source, Format::Traxr);
+    Ok(
+        run_label_of(&ctx, "", run_label, None, &mut trace.warnings).and_then(|label| {
+            trace.run_label = Some(label);
+            take_events(&ctx, "events", trace, read.into_iter().flatten())
+        }),
+    )
+}
+
+/// The label and read events of a bare trace's text; `None` when it is not one.
+/// (No event is `None` in the list.)
+fn read_bare_events(ctx: &Ctx<'_>, bytes: &[u8]) -> Option<(Option<Json>, Vec<Option<EventRead>>)> {
+    let top = parse_bare_trace(bytes)?;
+    let raw_events = top.events?;
+    let read = raw_events
+        .par_iter()
+        .enumerate()
+        .map_init(crate::json::JsonScratch::default, |scratch, (i, raw)| {
+            event_of_text(ctx, i, raw.get(), scratch)
+        })
+        .collect::<Vec<Option<EventRead>>>();
+    if read.iter().any(Option::is_none) {
+        return None;
+    }
+    Some((top.run_label, read))
+}
+
+/// The run label: `run_label` when it is a string, else (when absent) `fallback_label` or the
+/// file stem, with a warning (an error when strict).
+fn run_label_of(
+    ctx: &Ctx<'_>,
+    path: &str,
+    run_label: Option<Json>,
+    fallback_label: Option<&str>,
+    warnings: &mut Vec<Warning>,
+) -> Result<String, TraceError> {
+    match run_label {
+        Some(Json::String(s)) => Ok(s.into()),
+        Some(other) => Err(ctx.err(
+            &join(path, "run_label"),
+            format!("must be a string, found {}", other.type_phrase()),
+        )),
+        None => {
+            let label = fallback_label
+                .map(str::to_string)
+                .unwrap_or_else(|| crate::agentlog::reader::file_stem(ctx.source));
+            if ctx.options.strict {
+                return Err(ctx.err(&join(path, "run_label"), "missing required field"));
+            }
+            warnings.push(Warning {
+                file: ctx.source.into(),
+                line: None,
+                field: join(path, "run_label"),
+                message: format!("missing; using \"{label}\""),
+            });
+            Ok(label)
+        }
+    }
+}
+
+/// One event as read: its origin and the path of its first unknown key, or its error.
+/// (Both boxed: a list of them is a few words per event.)
+type EventRead = Result<(Box<TraxrOrigin>, Option<String>), Box<TraceError>>;
+
+/// The events read on all cores, taken in list order: the first bad event is the error, and the
+/// first unknown key the one warning, as in order; then the records are built.
+fn take_events(
+    ctx: &Ctx<'_>,
+    events_path: &str,
+    mut trace: Trace,
+    read: impl IntoIterator<Item = EventRead>,
+) -> Result<Trace, TraceError> {
+    let (source, options) = (ctx.source, ctx.options);
+    let read = read.into_iter();
+    let mut origins = Vec::with_capacity(read.size_hint().0);
     let mut warned_unknown = false;
     let mut previous_seq: Option<i64> = None;
     for (i, r) in read.into_iter().enumerate() {
-        let (origin, unknown_key) = r?;
+        let (origin, unknown_key) = r.map_err(|e| *e)?;
         if let (Some(field), false) = (unknown_key, warned_unknown) {
             warned_unknown = true;
             trace.warnings.push(Warning {
@@ -139,170 +213,70 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 
 /// Reads event `index` of the list at `events_path`: its origin, and the path of its first
 /// unknown key (permissive mode keeps such keys and warns once per file).
-fn event(
-    ctx: &Ctx<'_>,
-    events_path: &str,
-    index: usize,
-    ev: Json,
-) -> Result<(TraxrOrigin, Option<String>), TraceError> {
-    // Paths are only spelled out for a message.
-    let f = |k: &str| format!("{events_path}[{index}].{k}");
+fn event(ctx: &Ctx<'_>, events_path: &str, index: usize, ev: Json) -> EventRead {
     let Json::Object(obj) = ev else {
-        return Err(ctx.err(
+        return Err(Box::new(ctx.err(
             &format!("{events_path}[{index}]"),
             format!("an event must be an object, found {}", ev.type_phrase()),
-        ));
+        )));
     };
-    let strict = ctx.options.strict;
-    let mut extra = Map::new();
-    let mut unknown_key = None;
-    let mut fields: [Option<Json>; 7] = Default::default();
-    for (k, v) in obj.into_entries() {
-        match EVENT_KEYS.iter().position(|e| **e == *k) {
-            Some(i) => fields[i] = Some(v),
-            None => {
-                if strict {
-                    return Err(ctx
-                        .err(&f(&k), "unknown event key")
-                        .with_hint(format!("event keys are: {}", EVENT_KEYS.join(", "))));
-                }
-                if unknown_key.is_none() {
-                    unknown_key = Some(f(&k));
-                }
-                extra.insert(k.to_string(), v.to_value());
-            }
-        }
-    }
-    let [event_type, sequence_index, step_num, agent_name, payload, content_hash, timestamp] =
-        fields;
-    let event_type = match event_type {
-        Some(Json::String(s)) if !s.is_empty() => String::from(s),
-        Some(Json::String(_)) => return Err(ctx.err(&f("event_type"), "must not be empty")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("event_type"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-        None => return Err(ctx.err(&f("event_type"), "missing required field")),
-    };
-    let int = |name: &str, v: Option<Json>, default: Option<i64>| -> Result<i64, TraceError> {
-        match v {
-            Some(Json::Number(n)) if n.is_i64() || n.is_u64() => n
-                .as_i64()
-                .ok_or_else(|| ctx.err(&f(name), "integer out of range")),
-            Some(other) => Err(ctx.err(
-                &f(name),
-                format!("must be an integer, found {}", other.type_phrase()),
-            )),
-            None => default.ok_or_else(|| ctx.err(&f(name), "missing required field")),
-        }
-    };
-    let sequence_index = int(
-        "sequence_index",
-        sequence_index,
-        (!strict).then_some(index as i64),
-    )?;
-    let step_num = int("step_num", step_num, None)?;
-    let agent_name = match agent_name {
-        Some(Json::String(s)) => String::from(s),
-        None if !strict => String::new(),
-        None => return Err(ctx.err(&f("agent_name"), "missing required field")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("agent_name"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-    };
-    let payload = match payload {
-        Some(Json::Object(m)) => m,
-        Some(other) => {
-            return Err(ctx.err(
-                &f("payload"),
-                format!("must be an object, found {}", other.type_phrase()),
-            ))
-        }
-        None => return Err(ctx.err(&f("payload"), "missing required field")),
-    };
-    let computed = || traxr_content_hash(&Value::Object(payload.to_map()));
-    let content_hash = match content_hash {
-        Some(Json::String(s)) => {
-            if strict {
-                let c = computed();
-                if *c != *s {
-                    return Err(ctx.err(
-                        &f("content_hash"),
-                        format!("content hash mismatch (stored {s}, computed {c})"),
-                    ));
-                }
-            }
-            String::from(s)
-        }
-        None if !strict => computed(),
-        None => return Err(ctx.err(&f("content_hash"), "missing required field")),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("content_hash"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-    };
-    let timestamp = match timestamp {
-        None | Some(Json::Null) => None,
-        Some(Json::String(s)) => Some(String::from(s)),
-        Some(other) => {
-            return Err(ctx.err(
-                &f("timestamp"),
-                format!("must be a string, found {}", other.type_phrase()),
-            ))
-        }
-    };
-    let origin = TraxrOrigin {
-        event_type,
-        sequence_index,
-        step_num,
-        agent_name,
-        content_hash,
-        timestamp,
-        payload,
-        extra,
-    };
-    Ok((origin, unknown_key))
+    boxed(event_from_parts(
+        ctx,
+        events_path,
+        index,
+        EventParts::of(obj),
+    ))
 }
 
-/// `bytes` parsed as a compact tree when they are one JSON object with `events` and no
-/// top-level key but `run_label`, `events` and `event_count`: a bare traxr trace that no other
-/// format's sniff can claim (each needs a key of its own). `None` for anything else (another
-/// key, another JSON type, `events` not an array, invalid JSON), which is then read the general
-/// way; parsing stops at the first other key.
+/// An event read, boxed.
+fn boxed(read: Result<(TraxrOrigin, Option<String>), TraceError>) -> EventRead {
+    read.map(|(origin, unknown_key)| (Box::new(origin), unknown_key))
+        .map_err(Box::new)
+}
+
+/// Reads event `index` of a bare trace from its text; `None` when it does not parse.
+fn event_of_text(
+    ctx: &Ctx<'_>,
+    index: usize,
+    text: &str,
+    scratch: &mut crate::json::JsonScratch,
+) -> Option<EventRead> {
+    if text.starts_with('{') && is_shallow(text) {
+        let parts = parse_event_parts(text, scratch).ok()?;
+        return Some(boxed(event_from_parts(ctx, "events", index, parts)));
+    }
+    parse_event(text, scratch).map(|ev| event(ctx, "events", index, ev))
+}
+
+/// The top level of `bytes` when they are one JSON object with `events` and no top-level key
+/// but `run_label`, `events` and `event_count`: a bare traxr trace that no other format's sniff
+/// can claim (each needs a key of its own). `None` for anything else (another key, another JSON
+/// type, invalid JSON), which is then read the general way; parsing stops at the first other
+/// key.
 ///
 /// The document is checked whole by serde_json, which hands over each event's text; the events
-/// are then parsed on all cores, each wrapped in two arrays so that serde_json's nesting limit
-/// falls exactly where it falls when the whole document is parsed.
-pub(crate) fn parse_bare_trace(bytes: &[u8]) -> Option<Json> {
-    let top = crate::value_builder::parse_whole(
-        serde_json::Deserializer::from_slice(bytes),
-        BareTraceSeed,
-    )
-    .ok()?;
-    let raw_events = top.events?;
-    let events: Vec<Json> = raw_events
-        .par_iter()
-        .map_init(crate::json::JsonScratch::default, |scratch, raw| {
-            parse_event(raw.get(), scratch)
-        })
-        .collect::<Option<_>>()?;
-    let mut entries = Vec::with_capacity(2);
-    if let Some(label) = top.run_label {
-        entries.push((crate::json::Key::from("run_label"), label));
-    }
-    entries.push((crate::json::Key::from("events"), Json::Array(events.into())));
-    Some(Json::Object(Object::from_entries(entries)))
+/// are then parsed on all cores ([`parse_event`]).
+fn parse_bare_trace(bytes: &[u8]) -> Option<BareTrace<'_>> {
+    crate::value_builder::parse_whole(serde_json::Deserializer::from_slice(bytes), BareTraceSeed)
+        .ok()
 }
 
-/// One event's text as a [`Json`], at the nesting depth it has inside the document.
+/// Events with at most this many opening brackets are parsed as they are: nested no deeper than
+/// that, they stay clear of serde_json's limit of 128 levels wherever they sit in a document.
+const SHALLOW_EVENT_OPENINGS: usize = 100;
+
+/// Whether `text` has at most [`SHALLOW_EVENT_OPENINGS`] opening brackets.
+fn is_shallow(text: &str) -> bool {
+    text.bytes().filter(|&b| b == b'[' || b == b'{').count() <= SHALLOW_EVENT_OPENINGS
+}
+
+/// One event's text as a [`Json`], at the nesting depth it has inside the document (level 3):
+/// a deep event is wrapped in two arrays so that serde_json's nesting limit falls exactly where
+/// it falls when the whole document is parsed.
 fn parse_event(text: &str, scratch: &mut crate::json::JsonScratch) -> Option<Json> {
+    if is_shallow(text) {
+        return crate::json::json_from_str(text, scratch).ok();
+    }
     let mut wrapped = String::with_capacity(text.len() + 4);
     wrapped.push_str("[[");
     wrapped.push_str(text);
@@ -369,15 +343,35 @@ impl<'de> serde::de::Visitor<'de> for BareTraceSeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    fn bare(text: &[u8]) -> Result<Result<Trace, TraceError>, Vec<u8>> {
+        read_bare_trace("t.json", text.to_vec(), &ReadOptions::default())
+    }
+
+    /// What the general path reads from `text` (a whole-document `Value`).
+    fn general(text: &[u8]) -> Result<Trace, TraceError> {
+        let v: Value = serde_json::from_slice(text).unwrap();
+        crate::traxr::trace_from_value("t.json", "", v, None, &ReadOptions::default())
+    }
 
     #[test]
     fn only_a_bare_trace_takes_the_compact_path() {
-        let bare = br#"{"run_label":"r","events":[{"event_type":"x"}],"event_count":1} "#;
-        let doc = parse_bare_trace(bare).unwrap();
-        assert_eq!(
-            doc,
-            serde_json::json!({"run_label": "r", "events": [{"event_type": "x"}]})
-        );
+        for text in [
+            &br#"{"run_label":"r","events":[{"event_type":"x"}],"event_count":1} "#[..],
+            br#"{"run_label":"r","events":[{"event_type":"x","step_num":1,"payload":{}}]}"#,
+            br#"{"events":[{"event_type":"x","step_num":1,"payload":{"a":[1]}},{"event_type":"y","step_num":1,"payload":{},"z":2}]}"#,
+            br#"{"run_label":7,"events":[3]}"#,
+            br#"{"events":[],"run_label":"r","run_label":"s"}"#,
+        ] {
+            let read = bare(text).unwrap();
+            assert_eq!(
+                format!("{read:?}"),
+                format!("{:?}", general(text)),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
         // Another top-level key, no events, not an object, or not JSON: the general path.
         for other in [
             &br#"{"run_label":"r","events":[],"run_type":"llm"}"#[..],
@@ -388,13 +382,14 @@ mod tests {
             br#"{"events":{}}"#,
             br#"{"events":[{"a":1}],"events":7}"#,
         ] {
-            assert!(parse_bare_trace(other).is_none());
+            assert_eq!(bare(other).unwrap_err(), other);
         }
     }
 
     #[test]
     fn events_nest_as_deep_as_in_the_whole_document() {
-        // serde_json stops at 128 levels; an event sits at level 3 of the document.
+        // serde_json stops at 128 levels; an event sits at level 3 of the document. Events
+        // up to SHALLOW_EVENT_OPENINGS deep are parsed as they are, deeper ones wrapped.
         let nested = |depth: usize| {
             format!(
                 r#"{{"events":[{}{}]}}"#,
@@ -403,14 +398,10 @@ mod tests {
             )
         };
         let mut outcomes = Vec::new();
-        for depth in [120, 124, 125, 126, 127, 130] {
+        for depth in [1, 99, 100, 101, 120, 124, 125, 126, 127, 130] {
             let text = nested(depth);
             let whole = serde_json::from_str::<Value>(&text).is_ok();
-            assert_eq!(
-                parse_bare_trace(text.as_bytes()).is_some(),
-                whole,
-                "depth {depth}"
-            );
+            assert_eq!(bare(text.as_bytes()).is_ok(), whole, "depth {depth}");
             outcomes.push(whole);
         }
         // Both sides of the limit were tried.

@@ -136,10 +136,10 @@ pub fn read_document<R: BufRead + Send>(
     let bytes = read_all(reader)?;
     // A bare traxr trace (the large case) is parsed into the compact tree, without a
     // whole-document `Value`; whatever else the document is, it is read as before.
-    if let Some(doc) = crate::traxr_read::parse_bare_trace(&bytes) {
-        drop(bytes);
-        return crate::traxr::trace_from_json(source, "", doc, None, options).map(Document::Trace);
-    }
+    let bytes = match crate::traxr_read::read_bare_trace(source, bytes, options) {
+        Ok(read) => return read.map(Document::Trace),
+        Err(bytes) => bytes,
+    };
     // The text is dropped as soon as it is no longer needed, and so is a parsed document that
     // turns out not to be traxr: a large file is held once, not twice.
     let parsed = value_from_slice(&bytes, &mut Scratch::default());

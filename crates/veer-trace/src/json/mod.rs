@@ -58,7 +58,7 @@ pub static NULL: Json = Json::Null;
 impl Object {
     /// An object of `entries`, which must have unique keys (see [`Object::from_entries`]
     /// for entries that may repeat a key).
-    fn from_unique(entries: Box<[(Key, Json)]>) -> Object {
+    pub(crate) fn from_unique(entries: Box<[(Key, Json)]>) -> Object {
         Object(entries)
     }
 
