@@ -28,11 +28,11 @@ pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
         events: events.len(),
         routing_turns: events
             .iter()
-            .filter(|e| e.event_type == "routing_decision")
+            .filter(|e| e.event_type() == "routing_decision")
             .count(),
         tool_calls: events
             .iter()
-            .filter(|e| e.event_type == "tool_invocation")
+            .filter(|e| e.event_type() == "tool_invocation")
             .count(),
     }
 }
@@ -69,7 +69,7 @@ pub struct ControlFlowChanges {
 fn succeeded(e: &MetricEvent<'_>) -> bool {
     match e.field("success") {
         None => true,
-        Some(v) => truthy(v),
+        Some(v) => truthy(&*v),
     }
 }
 

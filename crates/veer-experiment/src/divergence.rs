@@ -7,7 +7,7 @@ use crate::control_flow::{control_flow_changes, trace_stats, ControlFlowChanges,
 use crate::diagonal::edit_script_diagonal;
 use crate::events::{events, MetricEvent};
 use crate::levenshtein::{edit_script, EditScript};
-use crate::signatures::{signature, Interner};
+use crate::signatures::{shared_ids, Signatures};
 use crate::tstar::{aligned_pairs, first_divergence, AlignedPair, FirstDivergence};
 use veer_trace::Trace;
 
@@ -18,8 +18,8 @@ pub struct PreparedTrace<'t> {
     pub trace: &'t Trace,
     /// Its events, in order.
     pub events: Vec<MetricEvent<'t>>,
-    /// One signature per event.
-    pub signatures: Vec<String>,
+    /// One signature per event, interned.
+    pub signatures: Signatures,
     /// Rendering warnings (unusual values in signature fields).
     pub warnings: Vec<String>,
     /// Step, event, routing and tool-call counts.
@@ -33,7 +33,7 @@ impl<'t> PreparedTrace<'t> {
     pub fn new(trace: &'t Trace) -> Self {
         let events = events(trace);
         let mut warnings = Vec::new();
-        let signatures = events.iter().map(|e| signature(e, &mut warnings)).collect();
+        let signatures = Signatures::of(&events, &mut warnings);
         PreparedTrace {
             trace,
             stats: trace_stats(&events),
@@ -80,14 +80,6 @@ impl Divergence {
     }
 }
 
-/// Interns two signature lists with one shared table.
-fn interned(clean: &[String], perturbed: &[String]) -> (Vec<u32>, Vec<u32>) {
-    let mut interner = Interner::new();
-    let a = clean.iter().map(|s| interner.intern(s)).collect();
-    let b = perturbed.iter().map(|s| interner.intern(s)).collect();
-    (a, b)
-}
-
 /// Tables up to this many cells are filled directly (faster than fronts for tiny traces).
 const SMALL_TABLE: u64 = 1 << 16;
 
@@ -119,8 +111,9 @@ pub fn analyze_within(
     perturbed: &PreparedTrace<'_>,
     max_cells: u64,
 ) -> Divergence {
-    let (a, b) = interned(&clean.signatures, &perturbed.signatures);
-    let script = bounded_script(&a, &b, max_cells);
+    let (a, b) = shared_ids(&clean.signatures, &perturbed.signatures);
+    let script = bounded_script(a, &b, max_cells);
+    drop(b);
     finish(clean, perturbed, script)
 }
 

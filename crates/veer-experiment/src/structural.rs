@@ -64,6 +64,9 @@ pub fn structural(baseline: &Trace, candidate: &Trace) -> StructuralBlock {
 /// [`structural`] with the fast path's work budget set to `max_cells` (`--max-align-cells`):
 /// the block is the same for every budget, only time and memory differ.
 pub fn structural_within(baseline: &Trace, candidate: &Trace, max_cells: u64) -> StructuralBlock {
-    let (b, c) = (PreparedTrace::new(baseline), PreparedTrace::new(candidate));
+    let (b, c) = rayon::join(
+        || PreparedTrace::new(baseline),
+        || PreparedTrace::new(candidate),
+    );
     StructuralBlock::from_divergence(&analyze_within(&b, &c, max_cells))
 }
