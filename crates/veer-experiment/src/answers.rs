@@ -35,7 +35,11 @@ impl TraceAnswer {
 /// native `.agentlog` records, the text of the last `chat_response` (parts joined by `"\n"`)
 /// with its SHA-256[:16]; otherwise nothing.
 pub fn trace_answer(trace: &Trace, events: &[MetricEvent<'_>]) -> TraceAnswer {
-    if let Some(e) = events.iter().rev().find(|e| e.event_type() == "final_answer") {
+    if let Some(e) = events
+        .iter()
+        .rev()
+        .find(|e| e.event_type() == "final_answer")
+    {
         let known = |k: &str| e.field(k).filter(|v| !v.is_null()).map(|v| v.to_value());
         return TraceAnswer {
             raw: known("answer"),

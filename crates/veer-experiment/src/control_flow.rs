@@ -5,7 +5,6 @@ use crate::events::MetricEvent;
 use crate::pystr::truthy;
 use crate::tstar::AlignedPair;
 use serde::Serialize;
-use std::collections::HashSet;
 
 /// Counts describing one trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -22,7 +21,9 @@ pub struct TraceStats {
 
 /// The statistics of an event list.
 pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
-    let steps: HashSet<i64> = events.iter().map(|e| e.step).collect();
+    let mut steps: Vec<i64> = events.iter().map(|e| e.step).collect();
+    steps.sort_unstable();
+    steps.dedup();
     TraceStats {
         steps: steps.len(),
         events: events.len(),

@@ -16,7 +16,6 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use veer_trace::json::{Key, Object};
-use veer_trace::views::Response;
 use veer_trace::{Json, Kind, Record, Trace, TraxrOrigin};
 
 /// Where an event's type and payload are read from.
@@ -108,6 +107,15 @@ impl<'t> MetricEvent<'t> {
         }
     }
 
+    /// For a native `llm_call`, the items of its `tool_call_names` without building the list
+    /// (`None` items stand for `?`); `None` for every other event.
+    pub fn native_tool_call_names(&self) -> Option<impl Iterator<Item = Option<&'t Json>>> {
+        match self.source {
+            Source::LlmCall(r) => Some(tool_use_names(r)),
+            _ => None,
+        }
+    }
+
     /// The whole payload as a `serde_json::Map`, in traxr's key order (allocates; for
     /// reports).
     pub fn payload_map(&self) -> Map<String, Value> {
@@ -137,51 +145,66 @@ fn is_traxr_harness_event(r: &Record) -> bool {
         && r.str_field("name").is_some()
 }
 
-fn response_of(r: &Record) -> Response<'_> {
-    Response {
-        record: r,
-        record_index: 0,
-        turn: 0,
-    }
+/// Tool call ids to what the events need of them; hashed with foldhash, seeded per process
+/// (ids are input, so collisions cannot be aimed at the table).
+type ById<'t, V> = HashMap<&'t str, V, foldhash::fast::RandomState>;
+
+/// Whether `rec` is an event: traxr-origin, a traxr harness event, or a native response,
+/// tool call, tool result or error.
+fn is_event(rec: &Record) -> bool {
+    rec.origin.is_some()
+        || is_traxr_harness_event(rec)
+        || matches!(
+            rec.kind,
+            Kind::ChatResponse | Kind::ToolCall | Kind::ToolResult | Kind::Error
+        )
 }
 
 /// The events of `trace`, in record order.
 pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
     let records = &trace.records;
-    // Pass 1: the response count at each record, and the step and tool name (`None`: `?`) of
-    // each tool-use block id.
-    let mut block_step: HashMap<&str, i64> = HashMap::new();
-    let mut block_name: HashMap<&str, Option<&Json>> = HashMap::new();
-    let mut r_at = Vec::with_capacity(records.len());
+    let native_response = |rec: &Record| rec.origin.is_none() && rec.kind == Kind::ChatResponse;
+    // Pass 1: the number of events, and the step (the response count) and the tool name
+    // (`None`: `?`) of each tool-use block id, first occurrence kept.
+    let mut blocks: ById<'_, (i64, Option<&Json>)> = ById::default();
+    let mut count = 0usize;
     let mut r: i64 = 0;
     for rec in records {
-        if rec.origin.is_none() && rec.kind == Kind::ChatResponse {
+        count += usize::from(is_event(rec));
+        if native_response(rec) {
             r += 1;
-            for block in response_of(rec).tool_uses() {
-                if let Some(id) = block.id {
-                    block_step.entry(id).or_insert(r);
-                    block_name
-                        .entry(id)
-                        .or_insert_with(|| tool_use_name(rec, id));
+            let Some(Json::Array(parts)) = rec.field("content") else {
+                continue;
+            };
+            for part in parts.iter().filter_map(Json::as_object) {
+                if part.get("type").and_then(Json::as_str) != Some("tool_use") {
+                    continue;
+                }
+                if let Some(id) = part.get("id").and_then(Json::as_str) {
+                    blocks.entry(id).or_insert((r, part.get("name")));
                 }
             }
         }
-        r_at.push(r);
     }
-    // Pass 2: steps and names of native tool_call records, by call id.
-    let mut call_step: HashMap<&str, i64> = HashMap::new();
-    let mut call_name: HashMap<&str, Option<&Json>> = HashMap::new();
-    for (i, rec) in records.iter().enumerate() {
+    // Pass 2: the step and tool name of each native tool_call record, by call id, first
+    // occurrence kept.
+    let mut calls: ById<'_, (i64, Option<&Json>)> = ById::default();
+    let mut r: i64 = 0;
+    for rec in records {
+        r += i64::from(native_response(rec));
         if rec.origin.is_none() && rec.kind == Kind::ToolCall {
             if let Some(id) = rec.str_field("tool_call_id") {
-                let step = block_step.get(id).copied().unwrap_or(r_at[i]);
-                call_step.entry(id).or_insert(step);
-                call_name.entry(id).or_insert_with(|| rec.field("tool_name"));
+                calls.entry(id).or_insert_with(|| {
+                    let step = blocks.get(id).map_or(r, |b| b.0);
+                    (step, rec.field("tool_name"))
+                });
             }
         }
     }
-    let mut out = Vec::with_capacity(records.len());
+    let mut out = Vec::with_capacity(count);
+    let mut r: i64 = 0;
     for (i, rec) in records.iter().enumerate() {
+        r += i64::from(native_response(rec));
         let event = |source, step| MetricEvent {
             source,
             step,
@@ -192,63 +215,47 @@ pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
             continue;
         }
         if is_traxr_harness_event(rec) {
-            out.push(event(Source::Harness(rec), r_at[i]));
+            out.push(event(Source::Harness(rec), r));
             continue;
         }
         let call_id = rec.str_field("tool_call_id");
         let e = match rec.kind {
-            Kind::ChatResponse => event(Source::LlmCall(rec), r_at[i]),
+            Kind::ChatResponse => event(Source::LlmCall(rec), r),
             Kind::ToolCall => {
-                let step = call_id
-                    .and_then(|id| block_step.get(id).copied())
-                    .unwrap_or(r_at[i]);
+                let step = call_id.and_then(|id| blocks.get(id)).map_or(r, |b| b.0);
                 event(Source::ToolRequest(rec), step)
             }
             Kind::ToolResult => {
-                let step = call_id
-                    .and_then(|id| call_step.get(id).or_else(|| block_step.get(id)).copied())
-                    .unwrap_or(r_at[i]);
-                let name = call_id
-                    .and_then(|id| call_name.get(id).or_else(|| block_name.get(id)))
-                    .copied()
-                    .flatten();
+                let known = call_id.and_then(|id| calls.get(id).or_else(|| blocks.get(id)));
+                let (step, name) = known.map_or((r, None), |&(step, name)| (step, name));
                 event(Source::ToolResult(rec, name), step)
             }
-            Kind::Error => event(Source::AgentError(rec), r_at[i]),
+            Kind::Error => event(Source::AgentError(rec), r),
             _ => continue,
         };
         out.push(e);
     }
-    out.shrink_to_fit();
     out
 }
 
-/// The `name` of the tool-use block with `id` in `rec` (`None`: `?`).
-fn tool_use_name<'r>(rec: &'r Record, id: &str) -> Option<&'r Json> {
-    let Some(Json::Array(parts)) = rec.field("content") else {
-        return None;
+/// The `name` of each tool-use block of a native `chat_response`, in order (`None`: the block
+/// has no `name`, which traxr records as `?`).
+fn tool_use_names(rec: &Record) -> impl Iterator<Item = Option<&Json>> {
+    let parts = match rec.field("content") {
+        Some(Json::Array(parts)) => &parts[..],
+        _ => &[],
     };
     parts
         .iter()
         .filter_map(Json::as_object)
-        .find(|o| {
-            o.get("type").and_then(Json::as_str) == Some("tool_use")
-                && o.get("id").and_then(Json::as_str) == Some(id)
-        })
-        .and_then(|o| o.get("name"))
+        .filter(|part| part.get("type").and_then(Json::as_str) == Some("tool_use"))
+        .map(|part| part.get("name"))
 }
 
-/// `tool_call_names` of a native `chat_response`: the `name` of each tool-use block (`?`
-/// when absent).
+/// `tool_call_names` of a native `chat_response`: [`tool_use_names`] as a list.
 fn tool_call_names(rec: &Record) -> Json {
-    let Some(Json::Array(parts)) = rec.field("content") else {
-        return Json::Array(Box::default());
-    };
-    let names = parts
-        .iter()
-        .filter_map(Json::as_object)
-        .filter(|part| part.get("type").and_then(Json::as_str) == Some("tool_use"))
-        .map(|part| part.get("name").cloned().unwrap_or_else(unknown_name))
+    let names = tool_use_names(rec)
+        .map(|name| name.cloned().unwrap_or_else(unknown_name))
         .collect::<Vec<_>>();
     Json::Array(names.into_boxed_slice())
 }

@@ -41,6 +41,10 @@ pub trait PyValue: Sized + 'static {
 pub trait PyObject<V: 'static> {
     /// Number of entries.
     fn len(&self) -> usize;
+    /// Whether there are no entries.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// The value of `key`, if present.
     fn get(&self, key: &str) -> Option<&V>;
     /// The entries in order.
@@ -228,7 +232,7 @@ pub fn truthy<V: PyValue>(value: &V) -> bool {
         }
         Node::String(s) => !s.is_empty(),
         Node::Array(a) => !a.is_empty(),
-        Node::Object(m) => m.len() != 0,
+        Node::Object(m) => !m.is_empty(),
     }
 }
 
@@ -278,7 +282,9 @@ pub fn py_eq<V: PyValue>(a: &V, b: &V) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
         }
         (Node::Object(x), Node::Object(y)) => {
-            x.len() == y.len() && x.entries().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+            x.len() == y.len()
+                && x.entries()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
         }
         _ => false,
     }
@@ -448,8 +454,15 @@ mod tests {
             (-3i64..3).prop_map(Value::from),
             any::<i64>().prop_map(Value::from),
             any::<u64>().prop_map(Value::from),
-            prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(2.5), Just(1e300), any::<f64>()]
-                .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            prop_oneof![
+                Just(0.0),
+                Just(-0.0),
+                Just(1.0),
+                Just(2.5),
+                Just(1e300),
+                any::<f64>()
+            ]
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
             "[a'\"\\\n\u{0}\u{a0}\u{200b}é]{0,4}".prop_map(Value::String),
         ];
         leaf.prop_recursive(3, 24, 4, |inner| {

@@ -103,6 +103,21 @@ fn push_tool_call_names(out: &mut String, event: &MetricEvent<'_>, warnings: &mu
         sep = true;
         out.push_str(text);
     };
+    if let Some(names) = event.native_tool_call_names() {
+        for name in names {
+            match name {
+                None => push(out, "?"),
+                Some(Json::String(name)) => push(out, name),
+                Some(other) => {
+                    warnings.push(non_string_warning(event, other));
+                    let mut r = String::new();
+                    write_repr(&mut r, other);
+                    push(out, &r);
+                }
+            }
+        }
+        return;
+    }
     let names = event.field("tool_call_names");
     match names.as_deref() {
         None | Some(Json::Null) => {}
@@ -111,11 +126,7 @@ fn push_tool_call_names(out: &mut String, event: &MetricEvent<'_>, warnings: &mu
                 match item {
                     Json::String(name) => push(out, name),
                     other => {
-                        warnings.push(format!(
-                            "event {}: tool_call_names holds a non-string element; rendered as {}",
-                            event.record_index,
-                            crate::pystr::py_str(other)
-                        ));
+                        warnings.push(non_string_warning(event, other));
                         let mut r = String::new();
                         write_repr(&mut r, other);
                         push(out, &r);
@@ -143,6 +154,15 @@ fn push_tool_call_names(out: &mut String, event: &MetricEvent<'_>, warnings: &mu
     }
 }
 
+/// The warning for a non-string element of `tool_call_names`.
+fn non_string_warning(event: &MetricEvent<'_>, element: &Json) -> String {
+    format!(
+        "event {}: tool_call_names holds a non-string element; rendered as {}",
+        event.record_index,
+        crate::pystr::py_str(element)
+    )
+}
+
 /// The signatures of one trace, interned: each distinct signature once, and per event the
 /// index of its signature (ids in first-seen order).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -157,7 +177,7 @@ impl Signatures {
     /// The signatures of `events`; rendering warnings are appended to `warnings`. Each
     /// signature is rendered into one reused buffer; only a new one is kept.
     pub fn of(events: &[MetricEvent<'_>], warnings: &mut Vec<String>) -> Signatures {
-        let mut seen: HashMap<Box<str>, u32> = HashMap::new();
+        let mut seen: HashMap<Box<str>, u32, foldhash::fast::RandomState> = HashMap::default();
         let mut buffer = String::with_capacity(64);
         let mut ids = Vec::with_capacity(events.len());
         for e in events {
@@ -358,14 +378,25 @@ mod tests {
         }
         let clean = trace(
             "c",
-            &[e("tool_request", "a"), e("tool_result", "b"), e("tool_request", "a")],
+            &[
+                e("tool_request", "a"),
+                e("tool_result", "b"),
+                e("tool_request", "a"),
+            ],
         );
         let perturbed = trace(
             "p",
-            &[e("tool_result", "c"), e("tool_result", "b"), e("tool_request", "d")],
+            &[
+                e("tool_result", "c"),
+                e("tool_result", "b"),
+                e("tool_request", "d"),
+            ],
         );
         let (c, p) = (events(&clean), events(&perturbed));
-        let (sc, sp) = (Signatures::of(&c, &mut Vec::new()), Signatures::of(&p, &mut Vec::new()));
+        let (sc, sp) = (
+            Signatures::of(&c, &mut Vec::new()),
+            Signatures::of(&p, &mut Vec::new()),
+        );
         assert_eq!(sc.ids, [0, 1, 0]);
         assert_eq!(sp.ids, [0, 1, 2]);
         assert_eq!(sc.get(1), Some("tool_res:b"));
@@ -384,7 +415,7 @@ mod tests {
         ) {
             let names = ["x", "y", "z"];
             let ev = |k: &u8| {
-                let ty = if k % 2 == 0 { "tool_request" } else { "tool_result" };
+                let ty = if k.is_multiple_of(2) { "tool_request" } else { "tool_result" };
                 (ty, 0, json!({ "tool_name": names[usize::from(k / 2)] }))
             };
             let clean = trace("c", &a.iter().map(ev).collect::<Vec<_>>());

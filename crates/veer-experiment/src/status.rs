@@ -60,7 +60,10 @@ pub fn run_status(kind: AgentKind, events: &[MetricEvent<'_>]) -> &'static str {
         AgentKind::Builtin => events.is_empty(),
         AgentKind::External => !events.iter().any(|e| e.event_type() == "llm_call"),
     };
-    if events.last().is_some_and(|e| e.event_type() == "agent_error") {
+    if events
+        .last()
+        .is_some_and(|e| e.event_type() == "agent_error")
+    {
         "crashed"
     } else if empty {
         "empty"
