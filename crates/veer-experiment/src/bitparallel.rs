@@ -192,23 +192,21 @@ fn script_with(seq1: &[u32], seq2: &[u32], dense_words: usize, first_band: usize
         .count();
     let (a, b) = (&seq1[..seq1.len() - suffix], &seq2[..seq2.len() - suffix]);
     let (m, n) = (a.len(), b.len());
-    let (distance, mut ops) = if m == 0 || n == 0 {
-        let e = edit_script(a, b);
-        let mut ops = e.ops;
-        ops.reverse();
-        (e.distance, ops)
-    } else {
-        walk(a, b, dense_words, first_band)
-    };
-    // `ops` is backwards: the suffix's matches come first.
-    let mut all = Vec::with_capacity(ops.len() + suffix);
-    all.extend(
+    // Backwards: the suffix's matches come first, then the walk's steps.
+    let mut ops = Vec::with_capacity(m.max(n) + suffix);
+    ops.extend(
         (0..suffix)
             .rev()
             .map(|k| EditOp::Match { i: m + k, j: n + k }),
     );
-    all.append(&mut ops);
-    EditScript::from_backtrack(distance, seq1.len(), seq2.len(), all)
+    let distance = if m == 0 || n == 0 {
+        let e = edit_script(a, b);
+        ops.extend(e.ops.into_iter().rev());
+        e.distance
+    } else {
+        walk(a, b, dense_words, first_band, &mut ops)
+    };
+    EditScript::from_backtrack(distance, seq1.len(), seq2.len(), ops)
 }
 
 /// The first band's threshold beyond the length difference (see [`Band`]).
@@ -350,13 +348,20 @@ fn first_pass(pv: &MatchVectors, b: &[u32], band: &Band, block: usize) -> (usize
     (d.max(0) as usize, checkpoints)
 }
 
-/// Both passes for non-empty `a`, `b`: the distance and the backtrack's operations, backwards.
+/// Both passes for non-empty `a`, `b`: the distance; the backtrack's operations are pushed on
+/// `ops`, backwards.
 /// The band starts [`FIRST_BAND`] wider than the length difference; a distance found above
 /// its threshold is an upper bound of the true one, so the band of that distance is certain to
 /// be accepted: at most two rounds, and the whole table only when the distance requires it.
 /// (The narrow round's bound was within 0.1% of the distance on the 100,000-turn `synth`
 /// pairs; growing 4× a round instead spent a quarter more work on unrelated runs.)
-fn walk(a: &[u32], b: &[u32], dense_words: usize, first_band: usize) -> (usize, Vec<EditOp>) {
+fn walk(
+    a: &[u32],
+    b: &[u32],
+    dense_words: usize,
+    first_band: usize,
+    ops: &mut Vec<EditOp>,
+) -> usize {
     let (m, n) = (a.len(), b.len());
     let pv = MatchVectors::new(a, dense_words);
     let words = pv.words;
@@ -378,7 +383,6 @@ fn walk(a: &[u32], b: &[u32], dense_words: usize, first_band: usize) -> (usize, 
     // Pass 2: blocks from the last, each re-evaluated from its checkpoint, keeping for each of
     // its columns the two backtrack bits of the words evaluated (the band's, none below the
     // walk's row: a column's upper rows never depend on its lower ones).
-    let mut ops = Vec::with_capacity(m.max(n));
     let (mut i, mut j) = (m, n);
     // Per column of the block: where its bits start, its first word and its word count
     // (`diag` words then `left` words).
@@ -441,7 +445,7 @@ fn walk(a: &[u32], b: &[u32], dense_words: usize, first_band: usize) -> (usize, 
     // The table's edges: only insertions along row 0, only deletions down column 0.
     ops.extend((0..j).rev().map(|j| EditOp::Insertion { j }));
     ops.extend((0..i).rev().map(|i| EditOp::Deletion { i }));
-    (distance, ops)
+    distance
 }
 
 #[cfg(test)]

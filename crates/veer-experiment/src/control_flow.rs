@@ -76,7 +76,7 @@ fn succeeded(e: &MetricEvent<'_>) -> bool {
 
 /// The control-flow changes from the aligned pairs and both traces' statistics.
 pub fn control_flow_changes(
-    pairs: &[AlignedPair],
+    pairs: impl IntoIterator<Item = AlignedPair>,
     clean: &[MetricEvent<'_>],
     perturbed: &[MetricEvent<'_>],
     clean_stats: &TraceStats,

@@ -8,7 +8,9 @@ use crate::diagonal::edit_script_diagonal;
 use crate::events::{events, MetricEvent};
 use crate::levenshtein::{edit_script, EditScript};
 use crate::signatures::{shared_ids, Signatures};
-use crate::tstar::{aligned_pairs, first_divergence, AlignedPair, FirstDivergence};
+use crate::tstar::{
+    aligned_iter, aligned_pairs, divergence_at, first_divergence, AlignedPair, FirstDivergence,
+};
 use veer_trace::Trace;
 
 /// One trace prepared for comparison: its events and their signatures.
@@ -124,6 +126,29 @@ pub fn analyze_within(
     finish(clean, perturbed, script)
 }
 
+/// What the `structural` block needs of a pair — the edit script, the first divergence and the
+/// control-flow changes — as [`analyze_within`] finds them, in one pass over the alignment
+/// instead of holding its pairs (64 bytes each).
+pub fn structural_parts(
+    clean: &PreparedTrace<'_>,
+    perturbed: &PreparedTrace<'_>,
+    max_cells: u64,
+) -> (EditScript, Option<FirstDivergence>, ControlFlowChanges) {
+    let (a, b) = shared_ids(&clean.signatures, &perturbed.signatures);
+    let script = bounded_script(a, &b, max_cells);
+    drop(b);
+    let (c, p) = (&clean.events[..], &perturbed.events[..]);
+    let total = script.ops.len();
+    let mut first = None;
+    let pairs = aligned_iter(&script, c, p).inspect(|pair| {
+        if first.is_none() {
+            first = divergence_at(pair, total, c, p);
+        }
+    });
+    let control_flow = control_flow_changes(pairs, c, p, &clean.stats, &perturbed.stats);
+    (script, first, control_flow)
+}
+
 /// Everything that follows from the edit script.
 fn finish(
     clean: &PreparedTrace<'_>,
@@ -134,7 +159,7 @@ fn finish(
     let first = first_divergence(&aligned, &clean.events, &perturbed.events);
     let (clean_stats, perturbed_stats) = (clean.stats, perturbed.stats);
     let control_flow = control_flow_changes(
-        &aligned,
+        aligned.iter().copied(),
         &clean.events,
         &perturbed.events,
         &clean_stats,
