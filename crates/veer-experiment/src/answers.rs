@@ -35,10 +35,15 @@ impl TraceAnswer {
 /// native `.agentlog` records, the text of the last `chat_response` (parts joined by `"\n"`)
 /// with its SHA-256[:16]; otherwise nothing.
 pub fn trace_answer(trace: &Trace, events: &[MetricEvent<'_>]) -> TraceAnswer {
-    if let Some(e) = events.iter().rev().find(|e| e.event_type == "final_answer") {
+    if let Some(e) = events
+        .iter()
+        .rev()
+        .find(|e| e.event_type() == "final_answer")
+    {
+        let known = |k: &str| e.field(k).filter(|v| !v.is_null()).map(|v| v.to_value());
         return TraceAnswer {
-            raw: e.field("answer").filter(|v| !v.is_null()).cloned(),
-            hash: e.field("answer_hash").filter(|v| !v.is_null()).cloned(),
+            raw: known("answer"),
+            hash: known("answer_hash"),
         };
     }
     let last = trace

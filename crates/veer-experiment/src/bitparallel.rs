@@ -10,18 +10,22 @@
 //! `j` of the table (one event of the perturbed sequence) is held as two bit vectors of the
 //! vertical differences `D(i, j) − D(i − 1, j) ∈ {−1, 0, +1}` over all rows `i`, and the next
 //! column follows in O(m / 64) word operations. A first pass keeps the vectors of every K-th
-//! column (K ≈ √n) as checkpoints. The backtrack then re-evaluates one block of K columns at a
-//! time from its checkpoint, last block first, keeping for each of its columns the vertical
-//! and the horizontal differences (`D(i, j) − D(i, j − 1)`). From the value `v = D(i, j)` at the
-//! walk's cell those give exactly the two neighbours traxr's rule compares —
-//! `D(i, j − 1) = v − Δh(i, j)` and `D(i − 1, j − 1) = D(i, j − 1) − Δv(i, j − 1)` — so the walk
-//! (match, then substitution, then insertion, then deletion) is the full table's, step for step.
-//! A block only re-evaluates the rows at or above the walk's current row (a column's low rows
-//! never depend on its high rows), so the second pass costs about half the first.
+//! column (K ≈ √n) as checkpoints, each over the words its band evaluated (see [`Band`]). The
+//! backtrack then re-evaluates one block of K columns at a time from its checkpoint, last block
+//! first, keeping for each cell the two answers traxr's rule asks of it: with the horizontal
+//! differences `Δh(i, j) = D(i, j) − D(i, j − 1)`, is `D(i − 1, j − 1) = D(i, j) − 1`
+//! (`Δh(i, j) + Δv(i, j − 1) = 1`) and is `D(i, j − 1) = D(i, j) − 1` (`Δh(i, j) = +1`) — so
+//! the walk (match, then substitution, then insertion, then deletion) is the full table's, step
+//! for step. A block only re-evaluates the band's rows at or above the walk's current row (a
+//! column's low rows never depend on its high rows), in one pair of vectors advanced in place,
+//! so the second pass costs about half the first.
 //!
 //! A common suffix is matched first by traxr's walk whatever precedes it, so it is split off
-//! before the passes. Time O(m · n / 64) word operations; memory about
-//! `(2n/K + 4K) · m / 8` bytes plus one bit per row for each frequent symbol.
+//! before the passes. Time O(m · n / 64) word operations; memory about `(2n/K + 2K) · h / 8`
+//! bytes for a band `h` rows high (at most m), plus one bit per row for each frequent symbol.
+//! (Before 2026-11-27 checkpoints and blocks held every row and a block both
+//! difference vectors of every column: `(2n/K + 4K) · m / 8` bytes, 67 MB on two unrelated
+//! 200,000-event traces, and as much for two traces 9,600 edits apart.)
 
 use crate::levenshtein::{edit_script, EditOp, EditScript};
 
@@ -134,11 +138,18 @@ impl MatchVectors {
 }
 
 /// Advances one column over the first `eq.len()` words: `vp`/`vn` hold the vertical
-/// differences of column `j − 1` on entry and of column `j` on return; `hp`/`hn`, when given,
-/// receive the horizontal differences of column `j` (bit `i − 1` = row `i`). The top row always
-/// grows by one (`D(0, j) = j`).
+/// differences of column `j − 1` on entry and of column `j` on return. `steps`, when given,
+/// receives the backtrack's two questions at each cell (i, j) of the column (bit `i − 1` = row
+/// `i`): is D(i − 1, j − 1) = D(i, j) − 1 (a substitution may lead here: the horizontal
+/// difference Δh(i, j) plus the vertical Δv(i, j − 1) is 1), and is D(i, j − 1) = D(i, j) − 1
+/// (an insertion may: Δh(i, j) = +1). The top row always grows by one (`D(0, j) = j`).
 #[inline]
-fn advance(eq: &[u64], vp: &mut [u64], vn: &mut [u64], mut h: Option<(&mut [u64], &mut [u64])>) {
+fn advance(
+    eq: &[u64],
+    vp: &mut [u64],
+    vn: &mut [u64],
+    mut steps: Option<(&mut [u64], &mut [u64])>,
+) {
     let mut carry = false;
     let mut hp_in = 1u64;
     let mut hn_in = 0u64;
@@ -150,9 +161,10 @@ fn advance(eq: &[u64], vp: &mut [u64], vn: &mut [u64], mut h: Option<(&mut [u64]
         let d0 = (s2 ^ p) | e | n;
         let hp = n | !(d0 | p);
         let hn = p & d0;
-        if let Some((hps, hns)) = h.as_mut() {
-            hps[w] = hp;
-            hns[w] = hn;
+        if let Some((diag, left)) = steps.as_mut() {
+            // Δh + Δv(j − 1) = 1: (+1, 0) or (0, +1).
+            diag[w] = (hp & !(p | n)) | (!(hp | hn) & p);
+            left[w] = hp;
         }
         let hp_s = (hp << 1) | hp_in;
         let hn_s = (hn << 1) | hn_in;
@@ -161,13 +173,6 @@ fn advance(eq: &[u64], vp: &mut [u64], vn: &mut [u64], mut h: Option<(&mut [u64]
         vp[w] = hn_s | !(d0 | hp_s);
         vn[w] = d0 & hp_s;
     }
-}
-
-/// The difference (−1, 0 or +1) encoded at row `i` (≥ 1) by a plus/minus vector pair.
-#[inline]
-fn delta(plus: &[u64], minus: &[u64], i: usize) -> isize {
-    let (w, b) = ((i - 1) / WORD, (i - 1) % WORD);
-    ((plus[w] >> b) & 1) as isize - ((minus[w] >> b) & 1) as isize
 }
 
 /// Compares `seq1` (clean) with `seq2` (perturbed); equal to
@@ -187,23 +192,21 @@ fn script_with(seq1: &[u32], seq2: &[u32], dense_words: usize, first_band: usize
         .count();
     let (a, b) = (&seq1[..seq1.len() - suffix], &seq2[..seq2.len() - suffix]);
     let (m, n) = (a.len(), b.len());
-    let (distance, mut ops) = if m == 0 || n == 0 {
-        let e = edit_script(a, b);
-        let mut ops = e.ops;
-        ops.reverse();
-        (e.distance, ops)
-    } else {
-        walk(a, b, dense_words, first_band)
-    };
-    // `ops` is backwards: the suffix's matches come first.
-    let mut all = Vec::with_capacity(ops.len() + suffix);
-    all.extend(
+    // Backwards: the suffix's matches come first, then the walk's steps.
+    let mut ops = Vec::with_capacity(m.max(n) + suffix);
+    ops.extend(
         (0..suffix)
             .rev()
             .map(|k| EditOp::Match { i: m + k, j: n + k }),
     );
-    all.append(&mut ops);
-    EditScript::from_backtrack(distance, seq1.len(), seq2.len(), all)
+    let distance = if m == 0 || n == 0 {
+        let e = edit_script(a, b);
+        ops.extend(e.ops.into_iter().rev());
+        e.distance
+    } else {
+        walk(a, b, dense_words, first_band, &mut ops)
+    };
+    EditScript::from_backtrack(distance, seq1.len(), seq2.len(), ops)
 }
 
 /// The first band's threshold beyond the length difference (see [`Band`]).
@@ -224,7 +227,6 @@ const FIRST_BAND: usize = 512;
 #[derive(Debug, Clone, Copy)]
 struct Band {
     m: usize,
-    n: usize,
     /// Lowest and highest `i − j` in the band, or None: the whole table.
     offsets: Option<(i64, i64)>,
 }
@@ -235,7 +237,7 @@ impl Band {
         let t = t as i64;
         let offsets =
             (t < (m + n) as i64 && t >= delta.abs()).then(|| (-((t + delta) / 2), (t - delta) / 2));
-        Band { m, n, offsets }
+        Band { m, offsets }
     }
 
     /// Inclusive word range evaluated in column `j` (1 ≤ j ≤ n); never empty.
@@ -256,21 +258,65 @@ impl Band {
     }
 }
 
-/// Pass 1 over the band: D(m, n) as evaluated (exact when ≤ the band's `t`), and the vertical
-/// differences of columns 0, K, 2K, … (`block` = K) as checkpoints.
-fn first_pass(pv: &MatchVectors, b: &[u32], band: &Band, block: usize) -> (usize, Vec<u64>) {
-    let (m, n, words) = (band.m, band.n, pv.words);
+/// The vertical differences of columns 0, K, 2K, … (K = `block`), each over the words its
+/// band evaluated (column 0: none). The words below a column's band were never evaluated and
+/// hold column 0's differences (+1 every row); the words above it are never evaluated again.
+struct Checkpoints {
+    block: usize,
+    /// Per checkpoint: where its words start in `store`, its first word and its word count;
+    /// `vp` words then `vn` words.
+    spans: Vec<(usize, usize, usize)>,
+    store: Vec<u64>,
+}
+
+impl Checkpoints {
+    /// Sets `vp`/`vn` over words `first..=last` to the differences of column `c` (a multiple
+    /// of the block).
+    fn restore(&self, c: usize, first: usize, last: usize, vp: &mut [u64], vn: &mut [u64]) {
+        for w in first..=last {
+            vp[w] = u64::MAX;
+            vn[w] = 0;
+        }
+        let Some(&(at, top, len)) = self.spans.get(c / self.block) else {
+            return;
+        };
+        for w in first.max(top)..=last {
+            if w < top + len {
+                vp[w] = self.store[at + w - top];
+                vn[w] = self.store[at + len + w - top];
+            }
+        }
+    }
+}
+
+/// Pass 1 over the band: D(m, n) as evaluated (exact when ≤ the band's `t`), and the
+/// checkpoints every `block` columns.
+fn first_pass(pv: &MatchVectors, b: &[u32], band: &Band, block: usize) -> (usize, Checkpoints) {
+    let (m, words) = (band.m, pv.words);
     let mut scratch = vec![0u64; words];
     let mut vp = vec![u64::MAX; words];
     let mut vn = vec![0u64; words];
-    let mut checkpoints: Vec<u64> = Vec::with_capacity((n / block + 1) * 2 * words);
+    let mut checkpoints = Checkpoints {
+        block,
+        spans: Vec::new(),
+        store: Vec::new(),
+    };
     // D at row 64·lo of the current column (the row above the first evaluated word).
     let mut boundary = 0isize;
     let mut lo = 0usize;
     for (j, &symbol) in b.iter().enumerate() {
         if j % block == 0 {
-            checkpoints.extend_from_slice(&vp);
-            checkpoints.extend_from_slice(&vn);
+            let (top, len) = match j {
+                0 => (0, 0),
+                _ => {
+                    let (top, bottom) = band.words(j);
+                    (top, bottom + 1 - top)
+                }
+            };
+            let store = &mut checkpoints.store;
+            checkpoints.spans.push((store.len(), top, len));
+            store.extend_from_slice(&vp[top..top + len]);
+            store.extend_from_slice(&vn[top..top + len]);
         }
         let (top, bottom) = band.words(j + 1);
         // Words leaving the band: carry the boundary value down through them (column j).
@@ -302,13 +348,20 @@ fn first_pass(pv: &MatchVectors, b: &[u32], band: &Band, block: usize) -> (usize
     (d.max(0) as usize, checkpoints)
 }
 
-/// Both passes for non-empty `a`, `b`: the distance and the backtrack's operations, backwards.
+/// Both passes for non-empty `a`, `b`: the distance; the backtrack's operations are pushed on
+/// `ops`, backwards.
 /// The band starts [`FIRST_BAND`] wider than the length difference; a distance found above
 /// its threshold is an upper bound of the true one, so the band of that distance is certain to
 /// be accepted: at most two rounds, and the whole table only when the distance requires it.
 /// (The narrow round's bound was within 0.1% of the distance on the 100,000-turn `synth`
 /// pairs; growing 4× a round instead spent a quarter more work on unrelated runs.)
-fn walk(a: &[u32], b: &[u32], dense_words: usize, first_band: usize) -> (usize, Vec<EditOp>) {
+fn walk(
+    a: &[u32],
+    b: &[u32],
+    dense_words: usize,
+    first_band: usize,
+    ops: &mut Vec<EditOp>,
+) -> usize {
     let (m, n) = (a.len(), b.len());
     let pv = MatchVectors::new(a, dense_words);
     let words = pv.words;
@@ -325,76 +378,74 @@ fn walk(a: &[u32], b: &[u32], dense_words: usize, first_band: usize) -> (usize, 
         t = d;
     };
     let mut scratch = vec![0u64; words];
+    let (mut vp, mut vn) = (vec![0u64; words], vec![0u64; words]);
 
-    // Pass 2: blocks from the last, each re-evaluated from its checkpoint.
-    let mut ops = Vec::with_capacity(m.max(n));
-    let (mut i, mut j, mut v) = (m, n, distance as isize);
-    // Per column of the block: vertical (vp, vn) of columns c0..=c1, horizontal (hp, hn) of
-    // columns c0+1..=c1, `used` words each.
-    let mut vert: Vec<u64> = Vec::new();
-    let mut horiz: Vec<u64> = Vec::new();
+    // Pass 2: blocks from the last, each re-evaluated from its checkpoint, keeping for each of
+    // its columns the two backtrack bits of the words evaluated (the band's, none below the
+    // walk's row: a column's upper rows never depend on its lower ones).
+    let (mut i, mut j) = (m, n);
+    // Per column of the block: where its bits start, its first word and its word count
+    // (`diag` words then `left` words).
+    let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(block);
+    let mut bits: Vec<u64> = Vec::new();
     while i > 0 && j > 0 {
         let c0 = (j - 1) / block * block;
         let used = i.div_ceil(WORD);
-        let cols = j - c0;
-        vert.clear();
-        horiz.clear();
-        vert.resize((cols + 1) * 2 * used, 0);
-        horiz.resize(cols * 2 * used, 0);
-        let cp = (c0 / block) * 2 * words;
-        vert[..used].copy_from_slice(&checkpoints[cp..cp + used]);
-        vert[used..2 * used].copy_from_slice(&checkpoints[cp + words..cp + words + used]);
-        for k in 0..cols {
-            let (done, rest) = vert.split_at_mut((k + 1) * 2 * used);
-            let (nvp, nvn) = rest[..2 * used].split_at_mut(used);
-            nvp.copy_from_slice(&done[k * 2 * used..k * 2 * used + used]);
-            nvn.copy_from_slice(&done[k * 2 * used + used..(k + 1) * 2 * used]);
-            let (hps, hns) = horiz[k * 2 * used..(k + 1) * 2 * used].split_at_mut(used);
-            // The same words as pass 1, but none below the walk's row (a column's upper rows
-            // never depend on its lower ones).
-            let (top, bottom) = band.words(c0 + k + 1);
+        let first = band.words(c0 + 1).0;
+        let last = band.words(j).1.min(used - 1);
+        if first <= last {
+            checkpoints.restore(c0, first, last, &mut vp, &mut vn);
+        }
+        spans.clear();
+        bits.clear();
+        for col in c0 + 1..=j {
+            let (top, bottom) = band.words(col);
             let end = (bottom + 1).min(used);
-            if top < end {
-                pv.with(b[c0 + k], &mut scratch, |eq| {
-                    advance(
-                        &eq[top..end],
-                        &mut nvp[top..end],
-                        &mut nvn[top..end],
-                        Some((&mut hps[top..end], &mut hns[top..end])),
-                    )
-                });
+            let len = end.saturating_sub(top);
+            spans.push((bits.len(), top, len));
+            if len == 0 {
+                continue;
             }
+            let at = bits.len();
+            bits.resize(at + 2 * len, 0);
+            let (diag, left) = bits[at..].split_at_mut(len);
+            pv.with(b[col - 1], &mut scratch, |eq| {
+                advance(
+                    &eq[top..end],
+                    &mut vp[top..end],
+                    &mut vn[top..end],
+                    Some((diag, left)),
+                )
+            });
         }
         // Walk within the block: column j is local k = j − c0 (1..=cols).
         while i > 0 && j > c0 {
-            let k = j - c0;
             let op = if a[i - 1] == b[j - 1] {
                 EditOp::Match { i: i - 1, j: j - 1 }
             } else {
-                let h = &horiz[(k - 1) * 2 * used..k * 2 * used];
-                let left = v - delta(&h[..used], &h[used..], i);
-                let vl = &vert[(k - 1) * 2 * used..k * 2 * used];
-                let diag = left - delta(&vl[..used], &vl[used..], i);
-                if diag == v - 1 {
+                // The walk stays on optimal paths, which stay in the band: (i, j)'s word was
+                // evaluated (outside it, both answers are no).
+                let (at, top, len) = spans[j - c0 - 1];
+                let (w, bit) = ((i - 1) / WORD, (i - 1) % WORD);
+                let ask = |k: usize| {
+                    (top..top + len).contains(&w) && (bits[at + k * len + w - top] >> bit) & 1 == 1
+                };
+                if ask(0) {
                     EditOp::Substitution { i: i - 1, j: j - 1 }
-                } else if left == v - 1 {
+                } else if ask(1) {
                     EditOp::Insertion { j: j - 1 }
                 } else {
                     EditOp::Deletion { i: i - 1 }
                 }
             };
-            let (back_i, back_j, costs) = op.step_back(i, j);
-            (i, j) = (back_i, back_j);
-            if costs {
-                v -= 1;
-            }
+            (i, j, _) = op.step_back(i, j);
             ops.push(op);
         }
     }
     // The table's edges: only insertions along row 0, only deletions down column 0.
     ops.extend((0..j).rev().map(|j| EditOp::Insertion { j }));
     ops.extend((0..i).rev().map(|i| EditOp::Deletion { i }));
-    (distance, ops)
+    distance
 }
 
 #[cfg(test)]

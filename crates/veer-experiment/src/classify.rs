@@ -3,7 +3,8 @@
 
 use crate::events::MetricEvent;
 use crate::pystr::{py_eq, py_eq_opt};
-use serde_json::Value;
+use std::borrow::Cow;
+use veer_trace::Json;
 
 /// The 13 divergence types that count as structural for t* with the built-in vocabulary,
 /// sorted by name.
@@ -29,14 +30,15 @@ pub fn is_structural(t: &str) -> bool {
 }
 
 fn differs(a: &MetricEvent<'_>, b: &MetricEvent<'_>, key: &str) -> bool {
-    !py_eq_opt(a.field(key), b.field(key))
+    !py_eq_opt(a.field(key).as_deref(), b.field(key).as_deref())
 }
 
 /// `tool_call_names` as traxr compares it: null or absent is `[]`.
-fn names(e: &MetricEvent<'_>) -> Value {
+fn names<'t>(e: &MetricEvent<'t>) -> Cow<'t, Json> {
     match e.field("tool_call_names") {
-        None | Some(Value::Null) => Value::Array(Vec::new()),
-        Some(v) => v.clone(),
+        None => Cow::Owned(Json::Array(Box::default())),
+        Some(v) if v.is_null() => Cow::Owned(Json::Array(Box::default())),
+        Some(v) => v,
     }
 }
 
@@ -46,11 +48,11 @@ pub fn substitution_type(
     clean: &MetricEvent<'_>,
     perturbed: &MetricEvent<'_>,
 ) -> Option<&'static str> {
-    if clean.event_type != perturbed.event_type {
+    if clean.event_type() != perturbed.event_type() {
         return Some("event_type_differs");
     }
     let (a, b) = (clean, perturbed);
-    match &*clean.event_type {
+    match clean.event_type() {
         "routing_decision" => differs(a, b, "chosen_agent").then_some("different_agent_routed"),
         "tool_invocation" => {
             if differs(a, b, "tool_name") {
@@ -67,7 +69,7 @@ pub fn substitution_type(
         "agent_output" => differs(a, b, "action").then_some("different_action"),
         "tool_failure" => differs(a, b, "tool_name").then_some("different_tool"),
         "llm_call" => {
-            if !py_eq(&names(a), &names(b)) {
+            if !py_eq(&*names(a), &*names(b)) {
                 Some("different_tool_requested")
             } else if differs(a, b, "finish_reason") {
                 Some("llm_finish_reason_change")
@@ -83,7 +85,7 @@ pub fn substitution_type(
 
 /// The type of an event present only in the perturbed trace.
 pub fn insertion_type(perturbed: &MetricEvent<'_>) -> &'static str {
-    if perturbed.event_type == "agent_error" {
+    if perturbed.event_type() == "agent_error" {
         "agent_error_introduced"
     } else {
         "event_missing_in_clean"
@@ -96,16 +98,14 @@ pub const DELETION_TYPE: &str = "event_missing_in_perturbed";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-    use std::borrow::Cow;
+    use crate::events::events;
+    use crate::spec_cases::trace;
+    use serde_json::{json, Value};
 
+    /// The one event of a traxr trace holding `(t, p)` (the trace is leaked: tests only).
     fn ev(t: &'static str, p: Value) -> MetricEvent<'static> {
-        MetricEvent {
-            event_type: Cow::Borrowed(t),
-            step: 1,
-            payload: Cow::Owned(p.as_object().cloned().unwrap_or_default()),
-            record_index: 0,
-        }
+        let trace: &'static _ = Box::leak(Box::new(trace("t", &[(t, 1, p)])));
+        events(trace)[0]
     }
 
     #[test]

@@ -5,7 +5,6 @@ use crate::events::MetricEvent;
 use crate::pystr::truthy;
 use crate::tstar::AlignedPair;
 use serde::Serialize;
-use std::collections::HashSet;
 
 /// Counts describing one trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -22,17 +21,19 @@ pub struct TraceStats {
 
 /// The statistics of an event list.
 pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
-    let steps: HashSet<i64> = events.iter().map(|e| e.step).collect();
+    let mut steps: Vec<i64> = events.iter().map(|e| e.step).collect();
+    steps.sort_unstable();
+    steps.dedup();
     TraceStats {
         steps: steps.len(),
         events: events.len(),
         routing_turns: events
             .iter()
-            .filter(|e| e.event_type == "routing_decision")
+            .filter(|e| e.event_type() == "routing_decision")
             .count(),
         tool_calls: events
             .iter()
-            .filter(|e| e.event_type == "tool_invocation")
+            .filter(|e| e.event_type() == "tool_invocation")
             .count(),
     }
 }
@@ -69,13 +70,13 @@ pub struct ControlFlowChanges {
 fn succeeded(e: &MetricEvent<'_>) -> bool {
     match e.field("success") {
         None => true,
-        Some(v) => truthy(v),
+        Some(v) => truthy(&*v),
     }
 }
 
 /// The control-flow changes from the aligned pairs and both traces' statistics.
 pub fn control_flow_changes(
-    pairs: &[AlignedPair],
+    pairs: impl IntoIterator<Item = AlignedPair>,
     clean: &[MetricEvent<'_>],
     perturbed: &[MetricEvent<'_>],
     clean_stats: &TraceStats,

@@ -7,8 +7,10 @@ use crate::control_flow::{control_flow_changes, trace_stats, ControlFlowChanges,
 use crate::diagonal::edit_script_diagonal;
 use crate::events::{events, MetricEvent};
 use crate::levenshtein::{edit_script, EditScript};
-use crate::signatures::{signature, Interner};
-use crate::tstar::{aligned_pairs, first_divergence, AlignedPair, FirstDivergence};
+use crate::signatures::{shared_ids, Signatures};
+use crate::tstar::{
+    aligned_iter, aligned_pairs, divergence_at, first_divergence, AlignedPair, FirstDivergence,
+};
 use veer_trace::Trace;
 
 /// One trace prepared for comparison: its events and their signatures.
@@ -18,8 +20,8 @@ pub struct PreparedTrace<'t> {
     pub trace: &'t Trace,
     /// Its events, in order.
     pub events: Vec<MetricEvent<'t>>,
-    /// One signature per event.
-    pub signatures: Vec<String>,
+    /// One signature per event, interned.
+    pub signatures: Signatures,
     /// Rendering warnings (unusual values in signature fields).
     pub warnings: Vec<String>,
     /// Step, event, routing and tool-call counts.
@@ -33,7 +35,7 @@ impl<'t> PreparedTrace<'t> {
     pub fn new(trace: &'t Trace) -> Self {
         let events = events(trace);
         let mut warnings = Vec::new();
-        let signatures = events.iter().map(|e| signature(e, &mut warnings)).collect();
+        let signatures = Signatures::of(&events, &mut warnings);
         PreparedTrace {
             trace,
             stats: trace_stats(&events),
@@ -80,28 +82,27 @@ impl Divergence {
     }
 }
 
-/// Interns two signature lists with one shared table.
-fn interned(clean: &[String], perturbed: &[String]) -> (Vec<u32>, Vec<u32>) {
-    let mut interner = Interner::new();
-    let a = clean.iter().map(|s| interner.intern(s)).collect();
-    let b = perturbed.iter().map(|s| interner.intern(s)).collect();
-    (a, b)
-}
-
 /// Tables up to this many cells are filled directly (faster than fronts for tiny traces).
 const SMALL_TABLE: u64 = 1 << 16;
+
+/// Most row numbers the diagonal fronts may hold whatever the budget (2^22: 16 MiB, distances
+/// up to about 2,000). Past that the banded bit-parallel table is as fast (its band is about
+/// as wide as the distance) in a fraction of the memory: on two 200,000-event traces 9,600
+/// edits apart the fronts gave up at the default budget after filling 67 MB.
+const DIAGONAL_CAP: u64 = 1 << 22;
 
 /// The edit script of two interned signature lists, exact at any length and distance. The
 /// paths differ only in speed and memory, never in the script: a small table is filled
 /// directly; otherwise the diagonal fronts are tried while they hold at most `max_cells / 4`
-/// entries (near-identical traces: milliseconds), and past that the bit-parallel table with a
+/// entries and at most [`DIAGONAL_CAP`] (near-identical traces: milliseconds), and past that the bit-parallel table with a
 /// checkpointed backtrack ([`crate::bitparallel`]) computes it in O(m·n/64) word operations.
 pub fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript {
     let full = (a.len() as u64 + 1).saturating_mul(b.len() as u64 + 1);
     if full <= SMALL_TABLE {
         return edit_script(a, b);
     }
-    edit_script_diagonal(a, b, max_cells / 4).unwrap_or_else(|| edit_script_bitparallel(a, b))
+    edit_script_diagonal(a, b, (max_cells / 4).min(DIAGONAL_CAP))
+        .unwrap_or_else(|| edit_script_bitparallel(a, b))
 }
 
 /// Analyses a prepared clean trace against a prepared perturbed trace.
@@ -119,9 +120,33 @@ pub fn analyze_within(
     perturbed: &PreparedTrace<'_>,
     max_cells: u64,
 ) -> Divergence {
-    let (a, b) = interned(&clean.signatures, &perturbed.signatures);
-    let script = bounded_script(&a, &b, max_cells);
+    let (a, b) = shared_ids(&clean.signatures, &perturbed.signatures);
+    let script = bounded_script(a, &b, max_cells);
+    drop(b);
     finish(clean, perturbed, script)
+}
+
+/// What the `structural` block needs of a pair — the edit script, the first divergence and the
+/// control-flow changes — as [`analyze_within`] finds them, in one pass over the alignment
+/// instead of holding its pairs (64 bytes each).
+pub fn structural_parts(
+    clean: &PreparedTrace<'_>,
+    perturbed: &PreparedTrace<'_>,
+    max_cells: u64,
+) -> (EditScript, Option<FirstDivergence>, ControlFlowChanges) {
+    let (a, b) = shared_ids(&clean.signatures, &perturbed.signatures);
+    let script = bounded_script(a, &b, max_cells);
+    drop(b);
+    let (c, p) = (&clean.events[..], &perturbed.events[..]);
+    let total = script.ops.len();
+    let mut first = None;
+    let pairs = aligned_iter(&script, c, p).inspect(|pair| {
+        if first.is_none() {
+            first = divergence_at(pair, total, c, p);
+        }
+    });
+    let control_flow = control_flow_changes(pairs, c, p, &clean.stats, &perturbed.stats);
+    (script, first, control_flow)
 }
 
 /// Everything that follows from the edit script.
@@ -134,7 +159,7 @@ fn finish(
     let first = first_divergence(&aligned, &clean.events, &perturbed.events);
     let (clean_stats, perturbed_stats) = (clean.stats, perturbed.stats);
     let control_flow = control_flow_changes(
-        &aligned,
+        aligned.iter().copied(),
         &clean.events,
         &perturbed.events,
         &clean_stats,

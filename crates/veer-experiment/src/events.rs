@@ -6,231 +6,286 @@
 //! `agent_error`, a `harness_event` of category `traxr` → its own type. Everything else is not
 //! an event. Steps follow §12.2 (the *r*-th response is step *r*).
 
+//!
+//! Events borrow from the trace: an event is a 40-byte view of its record (a 100,000-turn
+//! `.agentlog` has ~300,000 events a side), and each payload field is read from the record when
+//! asked for ([`MetricEvent::field`]). Only the two derived fields of a native `llm_call`
+//! (`tool_call_names`, `usage`) and an unresolved tool name (`?`) are built on demand.
+
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use veer_trace::views::Response;
-use veer_trace::{Json, Kind, Record, Trace};
+use veer_trace::json::{Key, Object};
+use veer_trace::{Json, Kind, Record, Trace, TraxrOrigin};
 
-/// One event as the metrics see it.
-#[derive(Debug, Clone, PartialEq)]
+/// Where an event's type and payload are read from.
+#[derive(Debug, Clone, Copy)]
+enum Source<'t> {
+    /// A traxr-origin record: its original event.
+    Origin(&'t TraxrOrigin),
+    /// A `harness_event` of category `traxr`: type `name`, payload `attributes` (empty when
+    /// not an object).
+    Harness(&'t Record),
+    /// A native `chat_response` as `llm_call`.
+    LlmCall(&'t Record),
+    /// A native `tool_call` as `tool_request`.
+    ToolRequest(&'t Record),
+    /// A native `tool_result` as `tool_result`, with the tool name resolved through its call
+    /// id (`None`: unresolved, `?`).
+    ToolResult(&'t Record, Option<&'t Json>),
+    /// A native `error` as `agent_error`.
+    AgentError(&'t Record),
+}
+
+/// One event as the metrics see it: a view of one record of the trace.
+#[derive(Debug, Clone, Copy)]
 pub struct MetricEvent<'t> {
-    /// traxr event type used for signatures and classification (`llm_call`, `routing_decision`, …).
-    pub event_type: Cow<'t, str>,
+    source: Source<'t>,
     /// Episode step (`step_num`), per §12.2 for native records.
     pub step: i64,
-    /// The traxr payload: the original one for traxr-origin records, a derived one otherwise.
-    pub payload: Cow<'t, Map<String, Value>>,
     /// Index of the record in [`Trace::records`].
     pub record_index: usize,
 }
 
-impl MetricEvent<'_> {
-    /// `payload[key]`, `None` when absent.
-    pub fn field(&self, key: &str) -> Option<&Value> {
-        self.payload.get(key)
+/// The keys of a native event's payload, in the order traxr writes them.
+const LLM_CALL_KEYS: [&str; 4] = ["model", "finish_reason", "tool_call_names", "usage"];
+const TOOL_REQUEST_KEYS: [&str; 2] = ["tool_name", "call_id"];
+const TOOL_RESULT_KEYS: [&str; 2] = ["tool_name", "call_id"];
+const AGENT_ERROR_KEYS: [&str; 2] = ["exc_type", "message"];
+
+/// The tool name of an unresolved call: `?`.
+fn unknown_name() -> Json {
+    Json::String("?".into())
+}
+
+impl<'t> MetricEvent<'t> {
+    /// traxr event type used for signatures and classification (`llm_call`,
+    /// `routing_decision`, …).
+    pub fn event_type(&self) -> &'t str {
+        match self.source {
+            Source::Origin(o) => &o.event_type,
+            Source::Harness(r) => r.str_field("name").unwrap_or_default(),
+            Source::LlmCall(_) => "llm_call",
+            Source::ToolRequest(_) => "tool_request",
+            Source::ToolResult(..) => "tool_result",
+            Source::AgentError(_) => "agent_error",
+        }
+    }
+
+    /// `payload[key]`, `None` when absent: borrowed from the record, except the derived
+    /// fields of a native event.
+    pub fn field(&self, key: &str) -> Option<Cow<'t, Json>> {
+        let from = |r: &'t Record, k: &str| r.field(k).map(Cow::Borrowed);
+        match self.source {
+            Source::Origin(o) => o.payload.get(key).map(Cow::Borrowed),
+            Source::Harness(r) => match r.field("attributes") {
+                Some(Json::Object(m)) => m.get(key).map(Cow::Borrowed),
+                _ => None,
+            },
+            Source::LlmCall(r) => match key {
+                "model" => from(r, "model"),
+                "finish_reason" => from(r, "stop_reason"),
+                "tool_call_names" => Some(Cow::Owned(tool_call_names(r))),
+                "usage" => Some(Cow::Owned(usage(r))),
+                _ => None,
+            },
+            Source::ToolRequest(r) => match key {
+                "tool_name" => from(r, "tool_name"),
+                "call_id" => from(r, "tool_call_id"),
+                _ => None,
+            },
+            Source::ToolResult(r, name) => match key {
+                "tool_name" => Some(name.map_or_else(|| Cow::Owned(unknown_name()), Cow::Borrowed)),
+                "call_id" => from(r, "tool_call_id"),
+                _ => None,
+            },
+            Source::AgentError(r) => match key {
+                "exc_type" => from(r, "code"),
+                "message" => from(r, "message"),
+                _ => None,
+            },
+        }
+    }
+
+    /// For a native `llm_call`, the items of its `tool_call_names` without building the list
+    /// (`None` items stand for `?`); `None` for every other event.
+    pub fn native_tool_call_names(&self) -> Option<impl Iterator<Item = Option<&'t Json>>> {
+        match self.source {
+            Source::LlmCall(r) => Some(tool_use_names(r)),
+            _ => None,
+        }
+    }
+
+    /// The whole payload as a `serde_json::Map`, in traxr's key order (allocates; for
+    /// reports).
+    pub fn payload_map(&self) -> Map<String, Value> {
+        let keys: &[&str] = match self.source {
+            Source::Origin(o) => return o.payload.to_map(),
+            Source::Harness(r) => {
+                return match r.field("attributes") {
+                    Some(Json::Object(m)) => m.to_map(),
+                    _ => Map::new(),
+                }
+            }
+            Source::LlmCall(_) => &LLM_CALL_KEYS,
+            Source::ToolRequest(_) => &TOOL_REQUEST_KEYS,
+            Source::ToolResult(..) => &TOOL_RESULT_KEYS,
+            Source::AgentError(_) => &AGENT_ERROR_KEYS,
+        };
+        keys.iter()
+            .filter_map(|&k| self.field(k).map(|v| (k.to_owned(), v.to_value())))
+            .collect()
     }
 }
 
-/// Which traxr type a record stands for, without building its payload.
-fn native_type(r: &Record) -> Option<&'static str> {
-    match r.kind {
-        Kind::ChatResponse => Some("llm_call"),
-        Kind::ToolCall => Some("tool_request"),
-        Kind::ToolResult => Some("tool_result"),
-        Kind::Error => Some("agent_error"),
-        _ => None,
-    }
+/// Whether `r` is a `harness_event` of category `traxr` with a string `name`.
+fn is_traxr_harness_event(r: &Record) -> bool {
+    r.kind == Kind::HarnessEvent
+        && r.str_field("category") == Some("traxr")
+        && r.str_field("name").is_some()
 }
 
-fn traxr_harness_event(r: &Record) -> Option<(&str, Map<String, Value>)> {
-    if r.kind != Kind::HarnessEvent || r.str_field("category") != Some("traxr") {
-        return None;
-    }
-    let name = r.str_field("name")?;
-    let attrs = match r.field("attributes") {
-        Some(Json::Object(m)) => m.to_map(),
-        _ => Map::new(),
-    };
-    Some((name, attrs))
-}
+/// Tool call ids to what the events need of them; hashed with foldhash, seeded per process
+/// (ids are input, so collisions cannot be aimed at the table).
+type ById<'t, V> = HashMap<&'t str, V, foldhash::fast::RandomState>;
 
-fn response_of(r: &Record) -> Response<'_> {
-    Response {
-        record: r,
-        record_index: 0,
-        turn: 0,
-    }
+/// Whether `rec` is an event: traxr-origin, a traxr harness event, or a native response,
+/// tool call, tool result or error.
+fn is_event(rec: &Record) -> bool {
+    rec.origin.is_some()
+        || is_traxr_harness_event(rec)
+        || matches!(
+            rec.kind,
+            Kind::ChatResponse | Kind::ToolCall | Kind::ToolResult | Kind::Error
+        )
 }
 
 /// The events of `trace`, in record order.
 pub fn events(trace: &Trace) -> Vec<MetricEvent<'_>> {
     let records = &trace.records;
-    // Pass 1: the response count at each record, and the step of each tool-use block id.
-    let mut block_step: HashMap<&str, i64> = HashMap::new();
-    let mut block_name: HashMap<&str, Value> = HashMap::new();
-    let mut r_at = Vec::with_capacity(records.len());
+    let native_response = |rec: &Record| rec.origin.is_none() && rec.kind == Kind::ChatResponse;
+    // Pass 1: the number of events, and the step (the response count) and the tool name
+    // (`None`: `?`) of each tool-use block id, first occurrence kept.
+    let mut blocks: ById<'_, (i64, Option<&Json>)> = ById::default();
+    let mut count = 0usize;
     let mut r: i64 = 0;
     for rec in records {
-        if rec.origin.is_none() && rec.kind == Kind::ChatResponse {
+        count += usize::from(is_event(rec));
+        if native_response(rec) {
             r += 1;
-            for block in response_of(rec).tool_uses() {
-                if let Some(id) = block.id {
-                    block_step.entry(id).or_insert(r);
-                    let name = tool_use_name(rec, id);
-                    block_name.entry(id).or_insert(name);
+            let Some(Json::Array(parts)) = rec.field("content") else {
+                continue;
+            };
+            for part in parts.iter().filter_map(Json::as_object) {
+                if part.get("type").and_then(Json::as_str) != Some("tool_use") {
+                    continue;
+                }
+                if let Some(id) = part.get("id").and_then(Json::as_str) {
+                    blocks.entry(id).or_insert((r, part.get("name")));
                 }
             }
         }
-        r_at.push(r);
     }
-    // Pass 2: steps and names of native tool_call records, by call id.
-    let mut call_step: HashMap<&str, i64> = HashMap::new();
-    let mut call_name: HashMap<&str, Value> = HashMap::new();
-    for (i, rec) in records.iter().enumerate() {
+    // Pass 2: the step and tool name of each native tool_call record, by call id, first
+    // occurrence kept.
+    let mut calls: ById<'_, (i64, Option<&Json>)> = ById::default();
+    let mut r: i64 = 0;
+    for rec in records {
+        r += i64::from(native_response(rec));
         if rec.origin.is_none() && rec.kind == Kind::ToolCall {
             if let Some(id) = rec.str_field("tool_call_id") {
-                let step = block_step.get(id).copied().unwrap_or(r_at[i]);
-                call_step.entry(id).or_insert(step);
-                call_name.entry(id).or_insert_with(|| {
-                    rec.field("tool_name")
-                        .map(Json::to_value)
-                        .unwrap_or_else(|| Value::String("?".into()))
+                calls.entry(id).or_insert_with(|| {
+                    let step = blocks.get(id).map_or(r, |b| b.0);
+                    (step, rec.field("tool_name"))
                 });
             }
         }
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(count);
+    let mut r: i64 = 0;
     for (i, rec) in records.iter().enumerate() {
-        if let Some(o) = &rec.origin {
-            out.push(MetricEvent {
-                event_type: Cow::Borrowed(o.event_type.as_str()),
-                step: o.step_num,
-                payload: Cow::Owned(o.payload.to_map()),
-                record_index: i,
-            });
-            continue;
-        }
-        if let Some((name, attrs)) = traxr_harness_event(rec) {
-            out.push(MetricEvent {
-                event_type: Cow::Borrowed(name),
-                step: r_at[i],
-                payload: Cow::Owned(attrs),
-                record_index: i,
-            });
-            continue;
-        }
-        let Some(event_type) = native_type(rec) else {
-            continue;
+        r += i64::from(native_response(rec));
+        let event = |source, step| MetricEvent {
+            source,
+            step,
+            record_index: i,
         };
+        if let Some(o) = &rec.origin {
+            out.push(event(Source::Origin(o), o.step_num));
+            continue;
+        }
+        if is_traxr_harness_event(rec) {
+            out.push(event(Source::Harness(rec), r));
+            continue;
+        }
         let call_id = rec.str_field("tool_call_id");
-        let (step, payload) = match rec.kind {
-            Kind::ChatResponse => (r_at[i], llm_call_payload(rec)),
+        let e = match rec.kind {
+            Kind::ChatResponse => event(Source::LlmCall(rec), r),
             Kind::ToolCall => {
-                let step = call_id
-                    .and_then(|id| block_step.get(id).copied())
-                    .unwrap_or(r_at[i]);
-                let mut p = Map::with_capacity(2);
-                copy(rec, "tool_name", &mut p, "tool_name");
-                copy(rec, "tool_call_id", &mut p, "call_id");
-                (step, p)
+                let step = call_id.and_then(|id| blocks.get(id)).map_or(r, |b| b.0);
+                event(Source::ToolRequest(rec), step)
             }
             Kind::ToolResult => {
-                let step = call_id
-                    .and_then(|id| call_step.get(id).or_else(|| block_step.get(id)).copied())
-                    .unwrap_or(r_at[i]);
-                let name = call_id
-                    .and_then(|id| call_name.get(id).or_else(|| block_name.get(id)))
-                    .cloned()
-                    .unwrap_or_else(|| Value::String("?".into()));
-                let mut p = Map::with_capacity(2);
-                p.insert("tool_name".into(), name);
-                copy(rec, "tool_call_id", &mut p, "call_id");
-                (step, p)
+                let known = call_id.and_then(|id| calls.get(id).or_else(|| blocks.get(id)));
+                let (step, name) = known.map_or((r, None), |&(step, name)| (step, name));
+                event(Source::ToolResult(rec, name), step)
             }
-            _ => {
-                let mut p = Map::with_capacity(2);
-                copy(rec, "code", &mut p, "exc_type");
-                copy(rec, "message", &mut p, "message");
-                (r_at[i], p)
-            }
+            Kind::Error => event(Source::AgentError(rec), r),
+            _ => continue,
         };
-        out.push(MetricEvent {
-            event_type: Cow::Borrowed(event_type),
-            step,
-            payload: Cow::Owned(payload),
-            record_index: i,
-        });
+        out.push(e);
     }
     out
 }
 
-fn copy(rec: &Record, from: &str, to: &mut Map<String, Value>, key: &str) {
-    if let Some(v) = rec.field(from) {
-        to.insert(key.into(), v.to_value());
-    }
-}
-
-/// The `name` of the tool-use block with `id` in `rec` (`?` when absent).
-fn tool_use_name(rec: &Record, id: &str) -> Value {
-    let Some(Json::Array(parts)) = rec.field("content") else {
-        return Value::String("?".into());
+/// The `name` of each tool-use block of a native `chat_response`, in order (`None`: the block
+/// has no `name`, which traxr records as `?`).
+fn tool_use_names(rec: &Record) -> impl Iterator<Item = Option<&Json>> {
+    let parts = match rec.field("content") {
+        Some(Json::Array(parts)) => &parts[..],
+        _ => &[],
     };
     parts
         .iter()
         .filter_map(Json::as_object)
-        .find(|o| {
-            o.get("type").and_then(Json::as_str) == Some("tool_use")
-                && o.get("id").and_then(Json::as_str) == Some(id)
-        })
-        .and_then(|o| o.get("name").map(Json::to_value))
-        .unwrap_or_else(|| Value::String("?".into()))
+        .filter(|part| part.get("type").and_then(Json::as_str) == Some("tool_use"))
+        .map(|part| part.get("name"))
 }
 
-/// The traxr `llm_call` payload of a native `chat_response`: `model` and `finish_reason`
-/// (= `stop_reason`, verbatim) when present, `tool_call_names` from the tool-use blocks, and
-/// `usage` in traxr's shape (or `null` when absent).
-fn llm_call_payload(rec: &Record) -> Map<String, Value> {
-    // Events live for the whole structural analysis: maps and lists at their final size.
-    let mut p = Map::with_capacity(4);
-    copy(rec, "model", &mut p, "model");
-    copy(rec, "stop_reason", &mut p, "finish_reason");
-    let mut names = Vec::new();
-    if let Some(Json::Array(parts)) = rec.field("content") {
-        for part in parts.iter().filter_map(Json::as_object) {
-            if part.get("type").and_then(Json::as_str) == Some("tool_use") {
-                names.push(
-                    part.get("name")
-                        .map(Json::to_value)
-                        .unwrap_or_else(|| Value::String("?".into())),
-                );
-            }
-        }
-    }
-    names.shrink_to_fit();
-    p.insert("tool_call_names".into(), Value::Array(names));
-    let usage = match rec.field("usage") {
-        Some(Json::Object(u)) => {
-            let count = |k: &str| u.get(k).filter(|v| v.is_number()).map(Json::to_value);
-            let prompt = count("input_tokens").unwrap_or(Value::from(0));
-            let completion = count("output_tokens").unwrap_or(Value::from(0));
-            let total = match (prompt.as_i64(), completion.as_i64()) {
-                (Some(a), Some(b)) => Value::from(a.saturating_add(b)),
-                _ => serde_json::Number::from_f64(
-                    prompt.as_f64().unwrap_or(0.0) + completion.as_f64().unwrap_or(0.0),
-                )
-                .map_or(Value::Null, Value::Number),
-            };
-            let mut m = Map::with_capacity(3);
-            m.insert("prompt_tokens".into(), prompt);
-            m.insert("completion_tokens".into(), completion);
-            m.insert("total_tokens".into(), total);
-            Value::Object(m)
-        }
-        _ => Value::Null,
+/// `tool_call_names` of a native `chat_response`: [`tool_use_names`] as a list.
+fn tool_call_names(rec: &Record) -> Json {
+    let names = tool_use_names(rec)
+        .map(|name| name.cloned().unwrap_or_else(unknown_name))
+        .collect::<Vec<_>>();
+    Json::Array(names.into_boxed_slice())
+}
+
+/// `usage` of a native `chat_response` in traxr's shape (`prompt_tokens`,
+/// `completion_tokens`, `total_tokens`; a count that is not a number is 0), or `null` when the
+/// response has no usage object.
+fn usage(rec: &Record) -> Json {
+    let Some(Json::Object(u)) = rec.field("usage") else {
+        return Json::Null;
     };
-    p.insert("usage".into(), usage);
-    p
+    let count = |k: &str| {
+        u.get(k)
+            .filter(|v| v.is_number())
+            .cloned()
+            .unwrap_or(Json::Number(0.into()))
+    };
+    let (prompt, completion) = (count("input_tokens"), count("output_tokens"));
+    let total = match (prompt.as_i64(), completion.as_i64()) {
+        (Some(a), Some(b)) => Json::Number(a.saturating_add(b).into()),
+        _ => serde_json::Number::from_f64(
+            prompt.as_f64().unwrap_or(0.0) + completion.as_f64().unwrap_or(0.0),
+        )
+        .map_or(Json::Null, Json::Number),
+    };
+    Json::Object(Object::from_entries(vec![
+        (Key::from("prompt_tokens"), prompt),
+        (Key::from("completion_tokens"), completion),
+        (Key::from("total_tokens"), total),
+    ]))
 }
 
 #[cfg(test)]
@@ -281,7 +336,7 @@ mod tests {
             rec(Kind::Error, json!({"code": "Timeout"})),
         ];
         let ev = events(&t);
-        let view: Vec<(&str, i64)> = ev.iter().map(|e| (&*e.event_type, e.step)).collect();
+        let view: Vec<(&str, i64)> = ev.iter().map(|e| (e.event_type(), e.step)).collect();
         assert_eq!(
             view,
             vec![
@@ -294,9 +349,10 @@ mod tests {
                 ("agent_error", 2),
             ]
         );
-        assert_eq!(ev[2].field("tool_name"), Some(&json!("search")));
-        assert_eq!(ev[5].field("tool_name"), Some(&json!("?")));
-        assert_eq!(ev[3].field("finish_reason"), None);
-        assert_eq!(ev[3].field("usage"), Some(&Value::Null));
+        let field = |e: usize, k: &str| ev[e].field(k).map(|v| v.to_value());
+        assert_eq!(field(2, "tool_name"), Some(json!("search")));
+        assert_eq!(field(5, "tool_name"), Some(json!("?")));
+        assert_eq!(field(3, "finish_reason"), None);
+        assert_eq!(field(3, "usage"), Some(Value::Null));
     }
 }

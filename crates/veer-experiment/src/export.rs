@@ -16,7 +16,7 @@ use veer_trace::{Kind, Trace};
 /// metric payload with §4.5's hashes added (`content_hash` of a response's text or a tool
 /// result's output, `arguments_hash` of a tool call's canonical arguments).
 pub fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Value> {
-    let mut payload = event.payload.clone().into_owned();
+    let mut payload = event.payload_map();
     let Some(record) = trace.records.get(event.record_index) else {
         return payload;
     };
@@ -96,7 +96,7 @@ pub fn event_object(
     m.insert("content_hash".into(), Value::String(hash));
     m.insert(
         "event_type".into(),
-        Value::String(event.event_type.to_string()),
+        Value::String(event.event_type().to_string()),
     );
     m.insert("payload".into(), Value::Object(payload));
     m.insert("sequence_index".into(), Value::from(seq));

@@ -33,6 +33,8 @@ pub mod tstar;
 pub mod unicode_tables;
 
 #[cfg(test)]
+mod events_proptests;
+#[cfg(test)]
 mod parity_tests;
 #[cfg(test)]
 mod proptests;

@@ -152,7 +152,7 @@ pub fn measure(
             .events
             .iter()
             .find(|e| e.step == f.step)
-            .map(|e| e.event_type.to_string())
+            .map(|e| e.event_type().to_string())
     });
     result.control_flow_changes = Some(cf);
     result.task_success = match inputs.expected_answer {

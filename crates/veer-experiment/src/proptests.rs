@@ -105,4 +105,18 @@ proptest! {
         prop_assert!(same.first.is_none());
         prop_assert!(!same.answer_changed);
     }
+
+    /// The `structural` block's one pass over the alignment gives the block of the full
+    /// analysis (which holds the aligned pairs), at any diagonal budget.
+    #[test]
+    fn structural_block_is_the_full_analysis(
+        a in events_strategy(),
+        b in events_strategy(),
+        budget in prop_oneof![Just(0u64), Just(64), Just(1 << 26)],
+    ) {
+        let (ta, tb) = (build(&a, "clean"), build(&b, "perturbed"));
+        let full = crate::structural::StructuralBlock::from_divergence(&analyze_traces(&ta, &tb));
+        prop_assert_eq!(crate::structural::structural_within(&ta, &tb, budget), full.clone());
+        prop_assert_eq!(crate::structural::structural(&ta, &tb), full);
+    }
 }

@@ -2,43 +2,132 @@
 //! truthiness (spec `experiment.md` §1 "Python str() of a JSON value", §3).
 //!
 //! traxr builds signatures with f-strings and compares payload fields with `==`, so veer must
-//! render and compare values exactly as CPython does.
+//! render and compare values exactly as CPython does. The rules are written once, over
+//! [`PyValue`], for both `serde_json::Value` (reports, the diff's fingerprints) and the compact
+//! [`Json`] the event payloads are held as.
 
 use crate::unicode_tables::NON_PRINTABLE;
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 use std::fmt::Write as _;
+use veer_trace::json::Object;
 use veer_trace::pyjson::py_float_repr;
+use veer_trace::Json;
 
-/// Python `str(value)` of a JSON value: a top-level string is itself; `None`, `True`, `False`;
-/// integers in decimal; floats in Python `repr`; lists and dicts with nested `repr`.
-pub fn py_str(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => {
-            let mut out = String::new();
-            write_repr(&mut out, other);
-            out
+/// One level of a JSON value, borrowed: what the Python rules look at.
+pub enum Node<'a, V: PyValue> {
+    /// `null` (`None`).
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A number (`i64`, `u64` or finite `f64`).
+    Number(&'a Number),
+    /// A string.
+    String(&'a str),
+    /// A list.
+    Array(&'a [V]),
+    /// A dict, in input order.
+    Object(&'a V::Object),
+}
+
+/// A JSON value type the Python rules read ([`Value`] and [`Json`]).
+pub trait PyValue: Sized + 'static {
+    /// Its object type.
+    type Object: PyObject<Self>;
+    /// The value's top level.
+    fn node(&self) -> Node<'_, Self>;
+}
+
+/// A JSON object as the Python rules read it.
+pub trait PyObject<V: 'static> {
+    /// Number of entries.
+    fn len(&self) -> usize;
+    /// Whether there are no entries.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The value of `key`, if present.
+    fn get(&self, key: &str) -> Option<&V>;
+    /// The entries in order.
+    fn entries(&self) -> impl Iterator<Item = (&str, &V)>;
+}
+
+impl PyValue for Value {
+    type Object = Map<String, Value>;
+    fn node(&self) -> Node<'_, Value> {
+        match self {
+            Value::Null => Node::Null,
+            Value::Bool(b) => Node::Bool(*b),
+            Value::Number(n) => Node::Number(n),
+            Value::String(s) => Node::String(s),
+            Value::Array(a) => Node::Array(a),
+            Value::Object(o) => Node::Object(o),
         }
     }
 }
 
+impl PyObject<Value> for Map<String, Value> {
+    fn len(&self) -> usize {
+        Map::len(self)
+    }
+    fn get(&self, key: &str) -> Option<&Value> {
+        Map::get(self, key)
+    }
+    fn entries(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+impl PyValue for Json {
+    type Object = Object;
+    fn node(&self) -> Node<'_, Json> {
+        match self {
+            Json::Null => Node::Null,
+            Json::Bool(b) => Node::Bool(*b),
+            Json::Number(n) => Node::Number(n),
+            Json::String(s) => Node::String(s),
+            Json::Array(a) => Node::Array(a),
+            Json::Object(o) => Node::Object(o),
+        }
+    }
+}
+
+impl PyObject<Json> for Object {
+    fn len(&self) -> usize {
+        Object::len(self)
+    }
+    fn get(&self, key: &str) -> Option<&Json> {
+        Object::get(self, key)
+    }
+    fn entries(&self) -> impl Iterator<Item = (&str, &Json)> {
+        self.iter()
+    }
+}
+
+/// Python `str(value)` of a JSON value: a top-level string is itself; `None`, `True`, `False`;
+/// integers in decimal; floats in Python `repr`; lists and dicts with nested `repr`.
+pub fn py_str<V: PyValue>(value: &V) -> String {
+    let mut out = String::new();
+    push_py_str(&mut out, value);
+    out
+}
+
 /// Appends Python `str(value)` to `out` (see [`py_str`]).
-pub fn push_py_str(out: &mut String, value: &Value) {
-    match value {
-        Value::String(s) => out.push_str(s),
-        other => write_repr(out, other),
+pub fn push_py_str<V: PyValue>(out: &mut String, value: &V) {
+    match value.node() {
+        Node::String(s) => out.push_str(s),
+        _ => write_repr(out, value),
     }
 }
 
 /// Appends Python `repr(value)`: strings quoted and escaped, containers recursively.
-pub fn write_repr(out: &mut String, value: &Value) {
-    match value {
-        Value::Null => out.push_str("None"),
-        Value::Bool(true) => out.push_str("True"),
-        Value::Bool(false) => out.push_str("False"),
-        Value::Number(n) => write_number(out, n),
-        Value::String(s) => write_str_repr(out, s),
-        Value::Array(items) => {
+pub fn write_repr<V: PyValue>(out: &mut String, value: &V) {
+    match value.node() {
+        Node::Null => out.push_str("None"),
+        Node::Bool(true) => out.push_str("True"),
+        Node::Bool(false) => out.push_str("False"),
+        Node::Number(n) => write_number(out, n),
+        Node::String(s) => write_str_repr(out, s),
+        Node::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -48,9 +137,9 @@ pub fn write_repr(out: &mut String, value: &Value) {
             }
             out.push(']');
         }
-        Value::Object(map) => {
+        Node::Object(map) => {
             out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
+            for (i, (k, v)) in map.entries().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -128,11 +217,11 @@ pub fn write_str_repr(out: &mut String, s: &str) {
 }
 
 /// Python truthiness: `null`, `false`, `0`, `0.0`, `""`, `[]`, `{}` are falsy.
-pub fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => {
+pub fn truthy<V: PyValue>(value: &V) -> bool {
+    match value.node() {
+        Node::Null => false,
+        Node::Bool(b) => b,
+        Node::Number(n) => {
             if let Some(i) = n.as_i64() {
                 i != 0
             } else if let Some(u) = n.as_u64() {
@@ -141,9 +230,9 @@ pub fn truthy(value: &Value) -> bool {
                 n.as_f64().is_some_and(|f| f != 0.0)
             }
         }
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(m) => !m.is_empty(),
+        Node::String(s) => !s.is_empty(),
+        Node::Array(a) => !a.is_empty(),
+        Node::Object(m) => !m.is_empty(),
     }
 }
 
@@ -153,10 +242,10 @@ enum PyNum {
     Float(f64),
 }
 
-fn py_num(value: &Value) -> Option<PyNum> {
-    match value {
-        Value::Bool(b) => Some(PyNum::Int(i128::from(*b))),
-        Value::Number(n) => {
+fn py_num<V: PyValue>(node: &Node<'_, V>) -> Option<PyNum> {
+    match node {
+        Node::Bool(b) => Some(PyNum::Int(i128::from(*b))),
+        Node::Number(n) => {
             if let Some(i) = n.as_i64() {
                 Some(PyNum::Int(i128::from(i)))
             } else if let Some(u) = n.as_u64() {
@@ -181,31 +270,39 @@ fn num_eq(a: &PyNum, b: &PyNum) -> bool {
 }
 
 /// Python `a == b` on two JSON values (`1 == 1.0 == True`, dicts compared as key sets).
-pub fn py_eq(a: &Value, b: &Value) -> bool {
-    if let (Some(x), Some(y)) = (py_num(a), py_num(b)) {
+pub fn py_eq<V: PyValue>(a: &V, b: &V) -> bool {
+    let (a, b) = (a.node(), b.node());
+    if let (Some(x), Some(y)) = (py_num(&a), py_num(&b)) {
         return num_eq(&x, &y);
     }
     match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => {
+        (Node::Null, Node::Null) => true,
+        (Node::String(x), Node::String(y)) => x == y,
+        (Node::Array(x), Node::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
         }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+        (Node::Object(x), Node::Object(y)) => {
+            x.len() == y.len()
+                && x.entries()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
         }
         _ => false,
     }
 }
 
 /// Python `a == b` where an absent field compares as `None`.
-pub fn py_eq_opt(a: Option<&Value>, b: Option<&Value>) -> bool {
-    py_eq(a.unwrap_or(&Value::Null), b.unwrap_or(&Value::Null))
+pub fn py_eq_opt<V: PyValue>(a: Option<&V>, b: Option<&V>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => py_eq(x, y),
+        (None, None) => true,
+        (Some(x), None) | (None, Some(x)) => matches!(x.node(), Node::Null),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     #[test]
@@ -271,6 +368,132 @@ mod tests {
             json!(-0.5),
         ] {
             assert!(truthy(&v), "{v}");
+        }
+    }
+
+    /// The comparison and truthiness as written for `serde_json::Value` before the rules were
+    /// made generic: the oracle of the property test below.
+    mod plain {
+        use serde_json::Value;
+
+        pub fn truthy(value: &Value) -> bool {
+            match value {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::Number(n) => {
+                    if let Some(i) = n.as_i64() {
+                        i != 0
+                    } else if let Some(u) = n.as_u64() {
+                        u != 0
+                    } else {
+                        n.as_f64().is_some_and(|f| f != 0.0)
+                    }
+                }
+                Value::String(s) => !s.is_empty(),
+                Value::Array(a) => !a.is_empty(),
+                Value::Object(m) => !m.is_empty(),
+            }
+        }
+
+        enum PyNum {
+            Int(i128),
+            Float(f64),
+        }
+
+        fn py_num(value: &Value) -> Option<PyNum> {
+            match value {
+                Value::Bool(b) => Some(PyNum::Int(i128::from(*b))),
+                Value::Number(n) => {
+                    if let Some(i) = n.as_i64() {
+                        Some(PyNum::Int(i128::from(i)))
+                    } else if let Some(u) = n.as_u64() {
+                        Some(PyNum::Int(i128::from(u)))
+                    } else {
+                        n.as_f64().map(PyNum::Float)
+                    }
+                }
+                _ => None,
+            }
+        }
+
+        fn num_eq(a: &PyNum, b: &PyNum) -> bool {
+            match (a, b) {
+                (PyNum::Int(x), PyNum::Int(y)) => x == y,
+                (PyNum::Float(x), PyNum::Float(y)) => x == y,
+                (PyNum::Int(i), PyNum::Float(f)) | (PyNum::Float(f), PyNum::Int(i)) => {
+                    f.fract() == 0.0 && f.abs() < 1.8e38 && (*f as i128) == *i
+                }
+            }
+        }
+
+        pub fn py_eq(a: &Value, b: &Value) -> bool {
+            if let (Some(x), Some(y)) = (py_num(a), py_num(b)) {
+                return num_eq(&x, &y);
+            }
+            match (a, b) {
+                (Value::Null, Value::Null) => true,
+                (Value::String(x), Value::String(y)) => x == y,
+                (Value::Array(x), Value::Array(y)) => {
+                    x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
+                }
+                (Value::Object(x), Value::Object(y)) => {
+                    x.len() == y.len()
+                        && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+                }
+                _ => false,
+            }
+        }
+    }
+
+    /// Any JSON value: odd numbers (beyond i64, floats that equal integers), strings with
+    /// quotes and non-printables, nested lists and dicts (small key set, so dicts collide).
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..3).prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            prop_oneof![
+                Just(0.0),
+                Just(-0.0),
+                Just(1.0),
+                Just(2.5),
+                Just(1e300),
+                any::<f64>()
+            ]
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            "[a'\"\\\n\u{0}\u{a0}\u{200b}é]{0,4}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(("[abc]", inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The compact payloads (`Json`) render, compare and test truthiness exactly as the
+        /// `serde_json::Value` they stand for.
+        #[test]
+        fn json_reads_as_its_value(a in value(), b in value(), same in any::<bool>()) {
+            let b = if same { a.clone() } else { b };
+            let (ja, jb) = (Json::from(a.clone()), Json::from(b.clone()));
+            prop_assert_eq!(py_eq(&ja, &jb), plain::py_eq(&a, &b));
+            prop_assert_eq!(py_eq(&a, &b), plain::py_eq(&a, &b));
+            prop_assert_eq!(py_eq(&jb, &ja), plain::py_eq(&b, &a));
+            prop_assert_eq!(py_str(&ja), py_str(&a));
+            prop_assert_eq!(truthy(&ja), plain::truthy(&a));
+            prop_assert_eq!(truthy(&a), plain::truthy(&a));
+            let (mut r, mut s) = (String::new(), String::new());
+            write_repr(&mut r, &ja);
+            write_repr(&mut s, &a);
+            prop_assert_eq!(r, s);
+            prop_assert_eq!(py_eq_opt(Some(&ja), None), plain::py_eq(&a, &Value::Null));
+            prop_assert_eq!(py_eq_opt::<Json>(None, None), true);
         }
     }
 }

@@ -401,9 +401,9 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
 
     let mut models = BTreeSet::new();
     for (_, p) in &labelled {
-        for e in p.events.iter().filter(|e| e.event_type == "llm_call") {
-            if let Some(Value::String(m)) = e.field("model") {
-                models.insert(m.clone());
+        for e in p.events.iter().filter(|e| e.event_type() == "llm_call") {
+            if let Some(veer_trace::Json::String(m)) = e.field("model").as_deref() {
+                models.insert(m.to_string());
             }
         }
     }

@@ -28,7 +28,7 @@ impl AgentKind {
     pub fn of_baseline(events: &[MetricEvent<'_>]) -> AgentKind {
         if events
             .iter()
-            .any(|e| BUILTIN_ONLY_TYPES.contains(&&*e.event_type))
+            .any(|e| BUILTIN_ONLY_TYPES.contains(&e.event_type()))
         {
             AgentKind::Builtin
         } else {
@@ -58,9 +58,12 @@ impl AgentKind {
 pub fn run_status(kind: AgentKind, events: &[MetricEvent<'_>]) -> &'static str {
     let empty = match kind {
         AgentKind::Builtin => events.is_empty(),
-        AgentKind::External => !events.iter().any(|e| e.event_type == "llm_call"),
+        AgentKind::External => !events.iter().any(|e| e.event_type() == "llm_call"),
     };
-    if events.last().is_some_and(|e| e.event_type == "agent_error") {
+    if events
+        .last()
+        .is_some_and(|e| e.event_type() == "agent_error")
+    {
         "crashed"
     } else if empty {
         "empty"

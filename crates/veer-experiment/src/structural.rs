@@ -2,7 +2,9 @@
 //! metrics of one baseline/candidate pair as a plain serde struct.
 
 use crate::control_flow::ControlFlowChanges;
-use crate::divergence::{analyze_traces, analyze_within, Divergence, PreparedTrace};
+use crate::divergence::{structural_parts, Divergence, PreparedTrace, DIAGONAL_BUDGET};
+use crate::levenshtein::EditScript;
+use crate::tstar::FirstDivergence;
 use serde::Serialize;
 use veer_trace::Trace;
 
@@ -40,30 +42,43 @@ pub struct StructuralBlock {
 impl StructuralBlock {
     /// The block of an already computed divergence.
     pub fn from_divergence(d: &Divergence) -> Self {
+        Self::from_parts(&d.script, d.first, d.control_flow)
+    }
+
+    /// The block of an edit script, its first divergence and its control-flow changes.
+    pub fn from_parts(
+        script: &EditScript,
+        first: Option<FirstDivergence>,
+        control_flow: ControlFlowChanges,
+    ) -> Self {
         StructuralBlock {
-            d_norm: d.d_norm(),
-            t_star: d.first.map(|f| f.step),
-            t_star_norm: d.first.map(|f| f.normalized_position),
-            first_divergence_type: d.first.map(|f| f.divergence_type.to_string()),
+            d_norm: script.normalized(),
+            t_star: first.map(|f| f.step),
+            t_star_norm: first.map(|f| f.normalized_position),
+            first_divergence_type: first.map(|f| f.divergence_type.to_string()),
             edit_distance: EditDistance {
-                distance: d.script.distance,
-                substitutions: d.script.substitutions,
-                insertions: d.script.insertions,
-                deletions: d.script.deletions,
+                distance: script.distance,
+                substitutions: script.substitutions,
+                insertions: script.insertions,
+                deletions: script.deletions,
             },
-            control_flow: d.control_flow,
+            control_flow,
         }
     }
 }
 
 /// The structural block of `candidate` against `baseline` (either format, or mixed).
 pub fn structural(baseline: &Trace, candidate: &Trace) -> StructuralBlock {
-    StructuralBlock::from_divergence(&analyze_traces(baseline, candidate))
+    structural_within(baseline, candidate, DIAGONAL_BUDGET)
 }
 
 /// [`structural`] with the fast path's work budget set to `max_cells` (`--max-align-cells`):
 /// the block is the same for every budget, only time and memory differ.
 pub fn structural_within(baseline: &Trace, candidate: &Trace, max_cells: u64) -> StructuralBlock {
-    let (b, c) = (PreparedTrace::new(baseline), PreparedTrace::new(candidate));
-    StructuralBlock::from_divergence(&analyze_within(&b, &c, max_cells))
+    let (b, c) = rayon::join(
+        || PreparedTrace::new(baseline),
+        || PreparedTrace::new(candidate),
+    );
+    let (script, first, control_flow) = structural_parts(&b, &c, max_cells);
+    StructuralBlock::from_parts(&script, first, control_flow)
 }

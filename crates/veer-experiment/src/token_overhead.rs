@@ -6,7 +6,8 @@
 //! never a made-up 1.0.
 
 use crate::events::MetricEvent;
-use serde_json::Value;
+use veer_trace::json::Object;
+use veer_trace::Json;
 
 /// traxr's `CostProxy`: token and step counters of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -32,17 +33,17 @@ impl CostProxy {
     }
 }
 
-fn count(usage: &serde_json::Map<String, Value>, key: &str) -> f64 {
-    usage.get(key).and_then(Value::as_f64).unwrap_or(0.0)
+fn count(usage: &Object, key: &str) -> f64 {
+    usage.get(key).and_then(Json::as_f64).unwrap_or(0.0)
 }
 
 /// The cost of a run from its events: one step per `llm_call`; tokens from each truthy
 /// `usage` object (`usage: null` contributes 0).
 pub fn cost_from_events(events: &[MetricEvent<'_>]) -> CostProxy {
     let mut cost = CostProxy::default();
-    for e in events.iter().filter(|e| e.event_type == "llm_call") {
+    for e in events.iter().filter(|e| e.event_type() == "llm_call") {
         cost.total_steps += 1;
-        if let Some(Value::Object(u)) = e.field("usage") {
+        if let Some(Json::Object(u)) = e.field("usage").as_deref() {
             if !u.is_empty() {
                 cost.add_tokens(count(u, "prompt_tokens"), count(u, "completion_tokens"));
             }

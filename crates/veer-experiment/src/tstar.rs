@@ -43,44 +43,49 @@ pub fn aligned_pairs(
     clean: &[MetricEvent<'_>],
     perturbed: &[MetricEvent<'_>],
 ) -> Vec<AlignedPair> {
-    script
-        .ops
-        .iter()
-        .enumerate()
-        .map(|(index, op)| match *op {
-            EditOp::Match { i, j } => AlignedPair {
+    aligned_iter(script, clean, perturbed).collect()
+}
+
+/// [`aligned_pairs`] one at a time, in forward order (for results that need not hold them:
+/// 64 bytes a pair).
+pub fn aligned_iter<'a, 't: 'a>(
+    script: &'a EditScript,
+    clean: &'a [MetricEvent<'t>],
+    perturbed: &'a [MetricEvent<'t>],
+) -> impl Iterator<Item = AlignedPair> + 'a {
+    script.ops.iter().enumerate().map(|(index, op)| match *op {
+        EditOp::Match { i, j } => AlignedPair {
+            index,
+            clean: Some(i),
+            perturbed: Some(j),
+            is_match: true,
+            divergence_type: None,
+        },
+        EditOp::Substitution { i, j } => {
+            let t = substitution_type(&clean[i], &perturbed[j]);
+            AlignedPair {
                 index,
                 clean: Some(i),
                 perturbed: Some(j),
-                is_match: true,
-                divergence_type: None,
-            },
-            EditOp::Substitution { i, j } => {
-                let t = substitution_type(&clean[i], &perturbed[j]);
-                AlignedPair {
-                    index,
-                    clean: Some(i),
-                    perturbed: Some(j),
-                    is_match: t.is_none(),
-                    divergence_type: t,
-                }
+                is_match: t.is_none(),
+                divergence_type: t,
             }
-            EditOp::Insertion { j } => AlignedPair {
-                index,
-                clean: None,
-                perturbed: Some(j),
-                is_match: false,
-                divergence_type: Some(insertion_type(&perturbed[j])),
-            },
-            EditOp::Deletion { i } => AlignedPair {
-                index,
-                clean: Some(i),
-                perturbed: None,
-                is_match: false,
-                divergence_type: Some(DELETION_TYPE),
-            },
-        })
-        .collect()
+        }
+        EditOp::Insertion { j } => AlignedPair {
+            index,
+            clean: None,
+            perturbed: Some(j),
+            is_match: false,
+            divergence_type: Some(insertion_type(&perturbed[j])),
+        },
+        EditOp::Deletion { i } => AlignedPair {
+            index,
+            clean: Some(i),
+            perturbed: None,
+            is_match: false,
+            divergence_type: Some(DELETION_TYPE),
+        },
+    })
 }
 
 /// The first aligned pair with a structural divergence type; `None` when nothing diverged
@@ -90,19 +95,28 @@ pub fn first_divergence(
     clean: &[MetricEvent<'_>],
     perturbed: &[MetricEvent<'_>],
 ) -> Option<FirstDivergence> {
-    let total = pairs.len();
-    pairs.iter().find_map(|p| {
-        let t = p.divergence_type.filter(|t| is_structural(t))?;
-        let step = match (p.clean, p.perturbed) {
-            (Some(i), _) => clean.get(i)?.step,
-            (None, Some(j)) => perturbed.get(j)?.step,
-            (None, None) => return None,
-        };
-        Some(FirstDivergence {
-            step,
-            divergence_type: t,
-            index: p.index,
-            normalized_position: p.index as f64 / total as f64,
-        })
+    pairs
+        .iter()
+        .find_map(|p| divergence_at(p, pairs.len(), clean, perturbed))
+}
+
+/// `p` as the first divergence of an alignment of `total` pairs, if its type is structural.
+pub fn divergence_at(
+    p: &AlignedPair,
+    total: usize,
+    clean: &[MetricEvent<'_>],
+    perturbed: &[MetricEvent<'_>],
+) -> Option<FirstDivergence> {
+    let t = p.divergence_type.filter(|t| is_structural(t))?;
+    let step = match (p.clean, p.perturbed) {
+        (Some(i), _) => clean.get(i)?.step,
+        (None, Some(j)) => perturbed.get(j)?.step,
+        (None, None) => return None,
+    };
+    Some(FirstDivergence {
+        step,
+        divergence_type: t,
+        index: p.index,
+        normalized_position: p.index as f64 / total as f64,
     })
 }

@@ -308,9 +308,9 @@ pub fn results(
     let mut models = BTreeSet::new();
     for r in &runs {
         for e in PreparedTrace::new(&r.trace).events.iter() {
-            if e.event_type == "llm_call" {
-                if let Some(Value::String(m)) = e.field("model") {
-                    models.insert(m.clone());
+            if e.event_type() == "llm_call" {
+                if let Some(veer_trace::Json::String(m)) = e.field("model").as_deref() {
+                    models.insert(m.to_string());
                 }
             }
         }
