@@ -294,17 +294,17 @@ pub fn gate_level(s: Severity) -> Level {
 }
 
 /// The diff turns of both sides.
-type TurnsOf = (Vec<DiffTurn>, Vec<DiffTurn>);
+type TurnsOf<'t> = (Vec<DiffTurn<'t>>, Vec<DiffTurn<'t>>);
 
 /// The axes, alignment events, drill-down and recommendations of one pair, with the diff turns
 /// and the alignment they came from.
-fn behaviour(
-    baseline: &Trace,
-    candidate: &Trace,
+fn behaviour<'t>(
+    baseline: &'t Trace,
+    candidate: &'t Trace,
     baseline_path: &str,
     candidate_path: &str,
     options: &DiffOptions,
-) -> (DiffReport, TurnsOf, Option<Alignment>) {
+) -> (DiffReport, TurnsOf<'t>, Option<Alignment>) {
     let (tb, tc) = diff_turn_pair(baseline, candidate);
     let mut warnings: Vec<String> = baseline
         .warnings

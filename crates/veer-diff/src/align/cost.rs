@@ -351,16 +351,10 @@ const FREQUENT_MIN_POSTINGS: usize = 32;
 /// against one bit per turn), and a band row reads its words directly instead of searching.
 const BITMAP_MIN_SHARE: usize = 32;
 
-/// Where the index keeps one shingle's candidate turns.
-#[derive(Debug, Clone, Copy)]
-enum Holder {
-    /// One of the most common shingles: bit `.0` of every turn's frequent set.
-    Frequent(u16),
-    /// A bitmap over the candidate turns: words `.0 · words ..` of [`ShingleIndex::bitmaps`].
-    Bitmap(u32),
-    /// A posting list: turn indices ascending, `postings[.0 .. .1]`.
-    Postings(u32, u32),
-}
+/// [`ShingleIndex::tiers`] value of a shingle kept in the posting lists (or held by none).
+const TIER_POSTINGS: u32 = 0;
+/// [`ShingleIndex::tiers`] values from here on are bitmaps: `TIER_BITMAP + k` is bitmap `k`.
+const TIER_BITMAP: u32 = 1 + 64 * FREQUENT_WORDS as u32;
 
 /// Which candidate turns hold each shingle, so the shingles a baseline turn shares with every
 /// candidate turn of a band row are counted in one pass over its own shingles —
@@ -373,10 +367,18 @@ enum Holder {
 /// [`BITMAP_MIN_SHARE`] get a bitmap over the turns, read a word at a time across the band
 /// (agents repeat a small vocabulary, and searching a long posting list per row cost more than
 /// the counting). The rest keep a posting list. All three count exactly the same shingles.
+///
+/// Shingle ids are dense (numbered from 0 by the pair's dictionary), so the tables are
+/// vectors indexed by id, and the posting lists one array cut by offsets (no map, no list
+/// per shingle).
 pub struct ShingleIndex {
-    /// Shingle id → where its turns are.
-    holders: HashMap<u32, Holder, ShingleHash>,
-    /// Concatenated posting lists.
+    /// Shingle id → its tier: [`TIER_POSTINGS`], `1 + bit` for a frequent shingle (bit of
+    /// [`ShingleIndex::bits`]), or `TIER_BITMAP + k` for bitmap `k`.
+    tiers: Vec<u32>,
+    /// Shingle id → start of its posting list in [`ShingleIndex::postings`]; the list ends at
+    /// the next id's start (one more entry than ids; empty unless the tier is postings).
+    offsets: Vec<u32>,
+    /// Concatenated posting lists, candidate turn indices ascending within each.
     postings: Vec<u32>,
     /// Concatenated bitmaps, [`ShingleIndex::words`] words each (bit `j % 64` of word `j / 64`
     /// = candidate turn `j`).
@@ -390,50 +392,86 @@ pub struct ShingleIndex {
 impl ShingleIndex {
     /// Indexes the candidate side.
     pub fn new(candidate: &[AlignTurn<'_>]) -> ShingleIndex {
-        let mut lists: HashMap<u32, Vec<u32>, ShingleHash> = HashMap::default();
-        for (j, t) in candidate.iter().enumerate() {
+        let ids = candidate
+            .iter()
+            .filter_map(|t| t.shingles.last())
+            .max()
+            .map_or(0, |&s| s as usize + 1);
+        // How many candidate turns hold each shingle.
+        let mut held = vec![0u32; ids];
+        for t in candidate {
             for &s in t.shingles {
-                lists.entry(s).or_default().push(j as u32);
+                held[s as usize] += 1;
             }
         }
-        // Shingles by list length, longest first (ties by hash: deterministic).
-        let mut by_len: Vec<(usize, u32)> = lists.iter().map(|(&s, l)| (l.len(), s)).collect();
-        by_len.sort_unstable_by(|a, b| b.cmp(a));
-        let frequent = by_len
+        // The most common shingles, longest list first (ties by id: deterministic).
+        let mut common: Vec<(u32, u32)> = held
             .iter()
-            .take(64 * FREQUENT_WORDS)
-            .take_while(|&&(len, _)| len >= FREQUENT_MIN_POSTINGS)
-            .count();
-        let words = candidate.len().div_ceil(64);
-        let mut bits =
-            vec![[0u64; FREQUENT_WORDS]; if frequent == 0 { 0 } else { candidate.len() }];
-        let mut holders = HashMap::with_capacity_and_hasher(by_len.len(), ShingleHash);
-        let mut postings = Vec::new();
-        let mut bitmaps = Vec::new();
-        for (rank, &(len, s)) in by_len.iter().enumerate() {
-            let list = lists.remove(&s).unwrap_or_default();
-            let holder = if rank < frequent {
-                for &j in &list {
-                    bits[j as usize][rank / 64] |= 1 << (rank % 64);
-                }
-                Holder::Frequent(rank as u16)
-            } else if len.saturating_mul(BITMAP_MIN_SHARE) >= candidate.len() {
-                let k = bitmaps.len() / words.max(1);
-                bitmaps.resize(bitmaps.len() + words, 0);
-                let map = &mut bitmaps[k * words..];
-                for &j in &list {
-                    map[j as usize / 64] |= 1 << (j % 64);
-                }
-                Holder::Bitmap(k as u32)
-            } else {
-                let start = postings.len() as u32;
-                postings.extend_from_slice(&list);
-                Holder::Postings(start, postings.len() as u32)
-            };
-            holders.insert(s, holder);
+            .enumerate()
+            .filter(|&(_, &len)| len as usize >= FREQUENT_MIN_POSTINGS)
+            .map(|(s, &len)| (len, s as u32))
+            .collect();
+        common.sort_unstable_by(|a, b| b.cmp(a));
+        common.truncate(64 * FREQUENT_WORDS);
+        let mut tiers = vec![TIER_POSTINGS; ids];
+        for (bit, &(_, s)) in common.iter().enumerate() {
+            tiers[s as usize] = 1 + bit as u32;
         }
+        let mut bitmap_count = 0u32;
+        for (tier, &len) in tiers.iter_mut().zip(&held) {
+            if *tier == TIER_POSTINGS
+                && len > 0
+                && (len as usize).saturating_mul(BITMAP_MIN_SHARE) >= candidate.len()
+            {
+                *tier = TIER_BITMAP + bitmap_count;
+                bitmap_count += 1;
+            }
+        }
+        // Posting-list offsets (postings tier only), built in `held` itself: entry `s` becomes
+        // the start of list `s`, advanced while filling below, so that after the fill it is the
+        // end of list `s`.
+        let mut total = 0u32;
+        for (len, &tier) in held.iter_mut().zip(&tiers) {
+            let n = if tier == TIER_POSTINGS { *len } else { 0 };
+            *len = total;
+            total += n;
+        }
+        let mut offsets = held;
+        let words = candidate.len().div_ceil(64);
+        let mut bits = vec![
+            [0u64; FREQUENT_WORDS];
+            if common.is_empty() {
+                0
+            } else {
+                candidate.len()
+            }
+        ];
+        let mut bitmaps = vec![0u64; bitmap_count as usize * words];
+        let mut postings = vec![0u32; total as usize];
+        for (j, t) in candidate.iter().enumerate() {
+            for &s in t.shingles {
+                match tiers[s as usize] {
+                    TIER_POSTINGS => {
+                        let at = &mut offsets[s as usize];
+                        postings[*at as usize] = j as u32;
+                        *at += 1;
+                    }
+                    tier if tier < TIER_BITMAP => {
+                        let bit = (tier - 1) as usize;
+                        bits[j][bit / 64] |= 1 << (bit % 64);
+                    }
+                    tier => {
+                        let k = (tier - TIER_BITMAP) as usize;
+                        bitmaps[k * words + j / 64] |= 1 << (j % 64);
+                    }
+                }
+            }
+        }
+        // Entry `s` is now the end of list `s`: shift to starts.
+        offsets.insert(0, 0);
         ShingleIndex {
-            holders,
+            tiers,
+            offsets,
             postings,
             bitmaps,
             words,
@@ -447,42 +485,46 @@ impl ShingleIndex {
         counts.fill(0);
         let end = first + counts.len();
         let mut mine = [0u64; FREQUENT_WORDS];
-        for s in turn.shingles {
-            match self.holders.get(s) {
-                None => {}
-                Some(&Holder::Frequent(bit)) => mine[bit as usize / 64] |= 1 << (bit % 64),
-                Some(&Holder::Bitmap(k)) => {
-                    let map = &self.bitmaps[k as usize * self.words..][..self.words];
-                    // A band row may reach one column past the last turn; no bit is set there.
-                    let last = end.min(self.words * 64);
-                    if first >= last {
-                        continue;
+        for &s in turn.shingles {
+            let Some(&tier) = self.tiers.get(s as usize) else {
+                // An id past every candidate shingle: no candidate turn holds it.
+                continue;
+            };
+            if tier == TIER_POSTINGS {
+                let (a, z) = (self.offsets[s as usize], self.offsets[s as usize + 1]);
+                let list = &self.postings[a as usize..z as usize];
+                let start = list.partition_point(|&j| (j as usize) < first);
+                for &j in &list[start..] {
+                    let j = j as usize;
+                    if j >= end {
+                        break;
                     }
-                    let w0 = first / 64;
-                    for (w, &whole) in map.iter().enumerate().take((last - 1) / 64 + 1).skip(w0) {
-                        let mut word = whole;
-                        let base = w * 64;
-                        if base < first {
-                            word &= u64::MAX << (first - base);
-                        }
-                        if base + 64 > last {
-                            word &= u64::MAX >> (base + 64 - last);
-                        }
-                        while word != 0 {
-                            counts[base + word.trailing_zeros() as usize - first] += 1;
-                            word &= word - 1;
-                        }
-                    }
+                    counts[j - first] += 1;
                 }
-                Some(&Holder::Postings(a, z)) => {
-                    let list = &self.postings[a as usize..z as usize];
-                    let start = list.partition_point(|&j| (j as usize) < first);
-                    for &j in &list[start..] {
-                        let j = j as usize;
-                        if j >= end {
-                            break;
-                        }
-                        counts[j - first] += 1;
+            } else if tier < TIER_BITMAP {
+                let bit = tier - 1;
+                mine[bit as usize / 64] |= 1 << (bit % 64);
+            } else {
+                let k = (tier - TIER_BITMAP) as usize;
+                let map = &self.bitmaps[k * self.words..][..self.words];
+                // A band row may reach one column past the last turn; no bit is set there.
+                let last = end.min(self.words * 64);
+                if first >= last {
+                    continue;
+                }
+                let w0 = first / 64;
+                for (w, &whole) in map.iter().enumerate().take((last - 1) / 64 + 1).skip(w0) {
+                    let mut word = whole;
+                    let base = w * 64;
+                    if base < first {
+                        word &= u64::MAX << (first - base);
+                    }
+                    if base + 64 > last {
+                        word &= u64::MAX >> (base + 64 - last);
+                    }
+                    while word != 0 {
+                        counts[base + word.trailing_zeros() as usize - first] += 1;
+                        word &= word - 1;
                     }
                 }
             }
@@ -536,18 +578,27 @@ mod tests {
             .collect();
         let cand: Vec<AlignTurn<'static>> = leaked.iter().map(|s| turn(s)).collect();
         let index = ShingleIndex::new(&cand);
-        let tiers = |f: fn(&Holder) -> bool| index.holders.values().filter(|h| f(h)).count();
+        let held = |s: usize| index.offsets[s + 1] > index.offsets[s];
+        let tiers = |f: &dyn Fn(usize, u32) -> bool| {
+            (0..index.tiers.len())
+                .filter(|&s| f(s, index.tiers[s]))
+                .count()
+        };
         assert!(
-            tiers(|h| matches!(h, Holder::Frequent(_))) > 0,
+            tiers(&|_, t| t != TIER_POSTINGS && t < TIER_BITMAP) > 0,
             "common shingles become bits"
         );
         assert!(
-            tiers(|h| matches!(h, Holder::Bitmap(_))) > 0,
+            tiers(&|_, t| t >= TIER_BITMAP) > 0,
             "others common get bitmaps"
         );
         assert!(
-            tiers(|h| matches!(h, Holder::Postings(..))) > 0,
+            tiers(&|s, t| t == TIER_POSTINGS && held(s)) > 0,
             "rare ones keep postings"
+        );
+        assert!(
+            tiers(&|s, t| t != TIER_POSTINGS && held(s)) == 0,
+            "no posting list for bits or bitmaps"
         );
         for row in [0usize, 17, 299] {
             let base = turn(leaked[row]);

@@ -8,6 +8,7 @@ use crate::axes::Axis;
 use crate::turn::DiffTurn;
 use serde::Serialize;
 use std::collections::BTreeSet;
+use veer_trace::Json;
 
 /// What kind of behaviour change an event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -84,7 +85,9 @@ pub fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
         if ia.canonical == ib.canonical {
             continue;
         }
-        if let (Some(oa), Some(ob)) = (ia.value.as_object(), ib.value.as_object()) {
+        // The inputs as recorded (the trace's compact JSON): the same keys in the same order,
+        // the same canonical bytes and the same text as their `serde_json` copies.
+        if let (Some(Json::Object(oa)), Some(Json::Object(ob))) = (ia.input, ib.input) {
             for (key, va) in oa {
                 let changed = match ob.get(key) {
                     None => Some("<missing>".to_string()),
@@ -102,8 +105,8 @@ pub fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
     None
 }
 
-fn compact(v: &serde_json::Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+fn compact(v: &Json) -> String {
+    serde_json::to_string(&v.to_value()).unwrap_or_default()
 }
 
 /// Classifies a pair above the noise floor (branches 1–5 of §9.8).
@@ -224,9 +227,9 @@ fn match_event(
 #[derive(Debug, Clone, Copy)]
 pub struct Sides<'a> {
     /// Baseline turns.
-    pub baseline: &'a [DiffTurn],
+    pub baseline: &'a [DiffTurn<'a>],
     /// Candidate turns.
-    pub candidate: &'a [DiffTurn],
+    pub candidate: &'a [DiffTurn<'a>],
     /// Interned baseline features.
     pub baseline_aligned: &'a [AlignTurn<'a>],
     /// Interned candidate features.

@@ -51,11 +51,15 @@ fn brute(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], i: usize, j: usize, prev: u8)
     best
 }
 
+/// Diff turns of two generated traces; the traces are leaked so the turns can borrow them
+/// for the rest of the test (a few small traces per case).
 fn turns(
     b: &[crate::testing::GenTurn],
     c: &[crate::testing::GenTurn],
-) -> (Vec<DiffTurn>, Vec<DiffTurn>) {
-    diff_turn_pair(&build(b), &build(c))
+) -> (Vec<DiffTurn<'static>>, Vec<DiffTurn<'static>>) {
+    let (b, c): (&'static _, &'static _) =
+        (Box::leak(Box::new(build(b))), Box::leak(Box::new(build(c))));
+    diff_turn_pair(b, c)
 }
 
 fn assert_valid_path(steps: &[Step], n: usize, m: usize) {
