@@ -105,6 +105,14 @@ fn main() {
                 fingerprint::trace_matrix(&c, &s),
             )
         }));
+        drop(stage(&name, "  align: interned", || {
+            veer_diff::align::cost::intern(&tb, &tc)
+        }));
+        drop(stage(&name, "  align: interned + shingle index", || {
+            let (ab, ac) = veer_diff::align::cost::intern(&tb, &tc);
+            let index = veer_diff::align::cost::ShingleIndex::new(&ac);
+            (ab, ac, index)
+        }));
         drop(stage(&name, "turn alignment", || {
             divergences_anchored(&tb, &tc, 5, 1 << 26)
         }));

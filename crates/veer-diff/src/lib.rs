@@ -40,7 +40,7 @@ pub use report::{
 };
 pub use severity::Severity;
 
-use align::divergence::{top_k, walk, Divergence, Sides};
+use align::divergence::{first_and_top_k, Divergence, Sides};
 use align::{anchored, cost::intern, gotoh, Alignment, AlignmentKind};
 use pairing::Pair;
 use report::{StatisticalPower, DIFF_SCHEMA_VERSION};
@@ -130,9 +130,8 @@ pub fn divergences_within(
         baseline_aligned: &ab,
         candidate_aligned: &ac,
     };
-    let events = walk(&alignment.steps, sides, usize::MAX);
-    let first = events.first().cloned();
-    Some((first, top_k(events, k), Some(alignment)))
+    let (first, ranked) = first_and_top_k(&alignment.steps, sides, k);
+    Some((first, ranked, Some(alignment)))
 }
 
 /// The alignment events of two traces at any size: [`divergences_within`] when the exact
@@ -167,9 +166,8 @@ pub fn divergences_anchored(
         baseline_aligned: &ab,
         candidate_aligned: &ac,
     };
-    let events = walk(&alignment.steps, sides, usize::MAX);
-    let first = events.first().cloned();
-    ((first, top_k(events, k), Some(alignment)), kind)
+    let (first, ranked) = first_and_top_k(&alignment.steps, sides, k);
+    ((first, ranked, Some(alignment)), kind)
 }
 
 /// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report. The

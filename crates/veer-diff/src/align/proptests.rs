@@ -380,6 +380,33 @@ proptest! {
         }
     }
 
+    /// Ranking the events a batch at a time keeps exactly the first event and the top `k`
+    /// of ranking all of them at once (same events, same order), for any batch size.
+    #[test]
+    fn batched_top_k_equals_ranking_every_event(
+        b in gen_trace(40),
+        c in gen_trace(40),
+        k in 0usize..8,
+        batch in 1usize..12,
+    ) {
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        let a = gotoh::align(&ab, &ac);
+        let sides = super::divergence::Sides {
+            baseline: &tb,
+            candidate: &tc,
+            baseline_aligned: &ab,
+            candidate_aligned: &ac,
+        };
+        let all = super::divergence::walk(&a.steps, sides, usize::MAX);
+        let first = all.first().cloned();
+        let ranked = super::divergence::top_k(all, k);
+        let (bf, br) = super::divergence::first_and_top_k_batched(&a.steps, sides, k, batch);
+        prop_assert_eq!(bf, first.clone());
+        prop_assert_eq!(br, ranked.clone());
+        prop_assert_eq!(super::divergence::first_and_top_k(&a.steps, sides, k), (first, ranked));
+    }
+
     /// Anchored or not, every path is a valid alignment whose cost is what it reports.
     #[test]
     fn anchored_path_is_valid(b in gen_trace(40), c in gen_trace(40), max_cells in 0u64..2000) {
