@@ -99,6 +99,31 @@ proptest! {
         prop_assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-9);
     }
 
+    /// Rounds that may be rejected recording no choices (traced from boundary rows when they
+    /// are accepted after all) give the same path as recording them, on runs whose common
+    /// part lies off the diagonal so that the band widens (the tiny-budget tests below cover
+    /// the traceback of unrecorded rounds in general).
+    #[test]
+    fn unrecorded_uncertain_rounds_give_the_same_path(
+        body in gen_trace(300),
+        x in gen_trace(100),
+        y in gen_trace(100),
+        budget in prop::sample::select(vec![0usize, 300, 1 << 30]),
+    ) {
+        // A long common body shifted far off the diagonal: the first bands miss it.
+        let b: Vec<_> = x.iter().chain(&body).cloned().collect();
+        let c: Vec<_> = body.iter().chain(&y).cloned().collect();
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        let full = gotoh::align(&ab, &ac);
+        for uncertain in [0, budget] {
+            let lean =
+                gotoh::align_recording(&ab, &ac, budget, uncertain, gotoh::CHECKPOINT_VALUES);
+            prop_assert_eq!(lean.cost.to_bits(), full.cost.to_bits());
+            prop_assert_eq!(&lean.steps, &full.steps);
+        }
+    }
+
     /// The bounded-memory tracebacks (tiny choice budgets: segment checkpoints or
     /// divide-and-conquer) give the same path.
     #[test]
