@@ -110,7 +110,7 @@ fn main() {
         }));
         drop(stage(&name, "  align: interned + shingle index", || {
             let (ab, ac) = veer_diff::align::cost::intern(&tb, &tc);
-            let index = veer_diff::align::cost::ShingleIndex::new(&ac);
+            let index = veer_diff::align::shingle_index::ShingleIndex::new(&ac);
             (ab, ac, index)
         }));
         drop(stage(&name, "turn alignment", || {

@@ -24,7 +24,8 @@
 //! bit-identical to the one-pass evaluation. Memory is then O(m · log n) floats plus the fixed
 //! choice budget, never quadratic; time grows by a factor of about log₂(n·w / budget).
 
-use super::cost::{AlignTurn, ClassTable, ShingleIndex};
+use super::cost::{AlignTurn, ClassTable};
+use super::shingle_index::ShingleIndex;
 use super::{Alignment, Step, GAP_EXTEND, GAP_OPEN};
 
 /// Half-width of the first band.
