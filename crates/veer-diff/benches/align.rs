@@ -62,7 +62,8 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("align");
     g.sample_size(10);
     for n in [1_000usize, 10_000] {
-        let (b, cand) = diff_turn_pair(&synthetic(n, 0), &synthetic(n, 3));
+        let (tb, tc) = (synthetic(n, 0), synthetic(n, 3));
+        let (b, cand) = diff_turn_pair(&tb, &tc);
         let (ab, ac) = intern(&b, &cand);
         g.bench_function(format!("gotoh_similar_{n}"), |bn| {
             bn.iter(|| black_box(align(&ab, &ac)))
@@ -72,7 +73,8 @@ fn bench(c: &mut Criterion) {
             bn.iter(|| black_box(trajectory::row(&pairs, 42)))
         });
     }
-    let (b, other) = diff_turn_pair(&synthetic(1_000, 0), &synthetic(1_000, 5));
+    let (tb, tc) = (synthetic(1_000, 0), synthetic(1_000, 5));
+    let (b, other) = diff_turn_pair(&tb, &tc);
     let other: Vec<_> = other.into_iter().rev().collect();
     let (ab, ac) = intern(&b, &other);
     g.bench_function("gotoh_unrelated_1000", |bn| {

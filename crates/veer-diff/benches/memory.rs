@@ -105,6 +105,14 @@ fn main() {
                 fingerprint::trace_matrix(&c, &s),
             )
         }));
+        drop(stage(&name, "  align: interned", || {
+            veer_diff::align::cost::intern(&tb, &tc)
+        }));
+        drop(stage(&name, "  align: interned + shingle index", || {
+            let (ab, ac) = veer_diff::align::cost::intern(&tb, &tc);
+            let index = veer_diff::align::shingle_index::ShingleIndex::new(&ac);
+            (ab, ac, index)
+        }));
         drop(stage(&name, "turn alignment", || {
             divergences_anchored(&tb, &tc, 5, 1 << 26)
         }));
@@ -114,7 +122,7 @@ fn main() {
         drop(pairs);
         let (mut tb, mut tc) = (tb, tc);
         // The kept features, field by field: the heap each field's values free when dropped.
-        let mut field = |label: &str, take: &dyn Fn(&mut veer_diff::turn::DiffTurn)| {
+        let mut field = |label: &str, take: &dyn Fn(&mut veer_diff::turn::DiffTurn<'_>)| {
             let before = LIVE.load(Relaxed);
             tb.iter_mut().chain(tc.iter_mut()).for_each(take);
             println!(
@@ -123,25 +131,17 @@ fn main() {
             );
         };
         field("shingle ids", &|t| t.shingle_ids = Box::default());
-        field("text", &|t| t.features.text = String::new());
+        field("text (joined, owned)", &|t| {
+            t.features.text = std::borrow::Cow::Borrowed("")
+        });
         field("normalized text", &|t| t.features.normalized = None);
         field("newline-joined text", &|t| t.text_nl_if_other = None);
-        field("tool inputs: values", &|t| {
-            t.features
-                .inputs
-                .iter_mut()
-                .for_each(|(_, i)| i.value = serde_json::Value::Null)
+        field("tool inputs (canonical bytes)", &|t| {
+            t.features.inputs = Vec::new()
         });
-        field("tool inputs: rest", &|t| t.features.inputs = Vec::new());
         field("tool tokens", &|t| t.features.tool_tokens = Vec::new());
         field("shapes", &|t| t.features.shape = Vec::new());
-        field("shape sequence", &|t| t.shape_sequence = Vec::new());
-        field("first object keys", &|t| t.first_object_keys = None);
-        field("models, stop reasons", &|t| {
-            t.features.model = None;
-            t.cost.model = None;
-            t.features.stop_reason = String::new();
-        });
+        field("shape order", &|t| t.shape_order = Box::default());
         let before = LIVE.load(Relaxed);
         drop((tb, tc));
         println!(

@@ -62,7 +62,7 @@ fn refusal(t: &DiffTurn) -> bool {
         "i won't",
         "i will not",
     ];
-    let stop = t.features.stop_reason.as_str();
+    let stop = t.features.stop_reason;
     if stop == "content_filter" || stop == "refusal" {
         return true;
     }
@@ -113,7 +113,7 @@ pub fn pair_drilldown(
     // Shingles of the "\n"-joined texts are needed for this pair only; computed here and
     // dropped, rather than kept for every turn.
     let sim = crate::align::cost::jaccard(&shingles(b.text_nl()), &shingles(c.text_nl()));
-    let div = normalized_levenshtein(&b.shape_sequence, &c.shape_sequence);
+    let div = normalized_levenshtein(&b.shape_sequence(), &c.shape_sequence());
     let (rb, rc) = (bool_value(refusal(b)), bool_value(refusal(c)));
     let (vb, vc) = (
         b.features.output_tokens.unwrap_or(0.0),
@@ -124,8 +124,8 @@ pub fn pair_drilldown(
         c.features.latency_ms.unwrap_or(0.0),
     );
     let (cb, cc) = (
-        pricing.cost_of(&b.cost).unwrap_or(0.0),
-        pricing.cost_of(&c.cost).unwrap_or(0.0),
+        pricing.cost_of(&b.cost()).unwrap_or(0.0),
+        pricing.cost_of(&c.cost()).unwrap_or(0.0),
     );
     let (tb, tc) = (
         b.features.thinking_tokens.unwrap_or(0.0),

@@ -213,7 +213,7 @@ fn cell(t: &DiffTurn, r: &Response<'_>) -> LaneCell {
     LaneCell {
         turn: r.turn,
         line: r.record.line,
-        tools: t.shape_sequence.clone(),
+        tools: t.shape_sequence().into_iter().map(str::to_string).collect(),
         preview: cut(t.text_nl(), PREVIEW_CHARS),
     }
 }

@@ -40,7 +40,7 @@ pub use report::{
 };
 pub use severity::Severity;
 
-use align::divergence::{top_k, walk, Divergence, Sides};
+use align::divergence::{first_and_top_k, Divergence, Sides};
 use align::{anchored, cost::intern, gotoh, Alignment, AlignmentKind};
 use pairing::Pair;
 use report::{StatisticalPower, DIFF_SCHEMA_VERSION};
@@ -130,9 +130,8 @@ pub fn divergences_within(
         baseline_aligned: &ab,
         candidate_aligned: &ac,
     };
-    let events = walk(&alignment.steps, sides, usize::MAX);
-    let first = events.first().cloned();
-    Some((first, top_k(events, k), Some(alignment)))
+    let (first, ranked) = first_and_top_k(&alignment.steps, sides, k);
+    Some((first, ranked, Some(alignment)))
 }
 
 /// The alignment events of two traces at any size: [`divergences_within`] when the exact
@@ -167,9 +166,8 @@ pub fn divergences_anchored(
         baseline_aligned: &ab,
         candidate_aligned: &ac,
     };
-    let events = walk(&alignment.steps, sides, usize::MAX);
-    let first = events.first().cloned();
-    ((first, top_k(events, k), Some(alignment)), kind)
+    let (first, ranked) = first_and_top_k(&alignment.steps, sides, k);
+    ((first, ranked, Some(alignment)), kind)
 }
 
 /// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report. The
@@ -294,17 +292,17 @@ pub fn gate_level(s: Severity) -> Level {
 }
 
 /// The diff turns of both sides.
-type TurnsOf = (Vec<DiffTurn>, Vec<DiffTurn>);
+type TurnsOf<'t> = (Vec<DiffTurn<'t>>, Vec<DiffTurn<'t>>);
 
 /// The axes, alignment events, drill-down and recommendations of one pair, with the diff turns
 /// and the alignment they came from.
-fn behaviour(
-    baseline: &Trace,
-    candidate: &Trace,
+fn behaviour<'t>(
+    baseline: &'t Trace,
+    candidate: &'t Trace,
     baseline_path: &str,
     candidate_path: &str,
     options: &DiffOptions,
-) -> (DiffReport, TurnsOf, Option<Alignment>) {
+) -> (DiffReport, TurnsOf<'t>, Option<Alignment>) {
     let (tb, tc) = diff_turn_pair(baseline, candidate);
     let mut warnings: Vec<String> = baseline
         .warnings

@@ -171,7 +171,7 @@ impl Pricing {
     /// Cost of one response in USD: `None` when the model or the input/output token counts
     /// are missing; 0.0 when the model is not priced.
     pub fn cost_of(&self, t: &CostInputs) -> Option<f64> {
-        let model = t.model.as_deref()?;
+        let model = t.model?;
         let input_tokens = t.input_tokens?;
         let output_tokens = t.output_tokens?;
         let finite = |x: f64| if x.is_finite() { x } else { 0.0 };

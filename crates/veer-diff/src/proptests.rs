@@ -71,7 +71,8 @@ proptest! {
     /// Per-pair similarity and trajectory distance are symmetric and bounded.
     #[test]
     fn per_pair_symmetry(b in gen_trace(6), c in gen_trace(6)) {
-        let (tb, tc) = diff_turn_pair(&build(&b), &build(&c));
+        let (b, c) = (build(&b), build(&c));
+        let (tb, tc) = diff_turn_pair(&b, &c);
         let fwd: Vec<TurnPair<'_>> = tb.iter().zip(tc.iter()).collect();
         let back: Vec<TurnPair<'_>> = tc.iter().zip(tb.iter()).collect();
         let (s1, s2) = (semantic::similarities(&fwd), semantic::similarities(&back));

@@ -1,18 +1,21 @@
 //! What the diff needs from one response, computed once per turn before any measure runs:
 //! the shared [`TurnFeatures`] of `veer-trace` plus the few values only the diff reads (the
-//! `"\n"`-joined text for drill-down, the ordered shape sequence, cost
-//! inputs, thinking parts, the first object-input key set).
+//! `"\n"`-joined text for drill-down, the ordered shape sequence, cost inputs, thinking parts,
+//! the first object input, the text's shingles as ids). Like the features, a `DiffTurn`
+//! borrows from its trace whatever the trace already holds.
 
-use veer_trace::features::{shape_string, turn_features, TurnFeatures};
+use veer_trace::features::{shingles, turn_features, TurnFeatures};
+use veer_trace::json::Object;
 use veer_trace::views::Response;
 use veer_trace::Json;
 use veer_trace::Trace;
 
-/// Token counts and flags the cost axis reads from one response.
+/// Token counts and flags the cost axis reads from one response (built on demand by
+/// [`DiffTurn::cost`] from the features and the few counts only cost reads).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CostInputs {
+pub struct CostInputs<'t> {
     /// `model`, when a string.
-    pub model: Option<String>,
+    pub model: Option<&'t str>,
     /// `usage.input_tokens`, when a number.
     pub input_tokens: Option<f64>,
     /// `usage.output_tokens`, when a number.
@@ -31,43 +34,57 @@ pub struct CostInputs {
 
 /// One response as the diff sees it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DiffTurn {
-    /// The shared per-turn features (tokens, shapes, inputs, text, shingles, stop, usage).
-    pub features: TurnFeatures,
+pub struct DiffTurn<'t> {
+    /// The shared per-turn features (tokens, shapes, inputs, text, stop, usage).
+    pub features: TurnFeatures<'t>,
     /// Text parts joined with `"\n"` (drill-down), when that differs from `features.text`
     /// (more than one part); read it with [`DiffTurn::text_nl`].
-    pub text_nl_if_other: Option<String>,
-    /// `name(k1,k2)` per tool-use block, in content order (drill-down trajectory).
-    pub shape_sequence: Vec<String>,
-    /// Sorted top-level keys of the first tool-use block whose input is an object
-    /// (conformance tool intent).
-    pub first_object_keys: Option<Vec<String>>,
+    pub text_nl_if_other: Option<Box<str>>,
+    /// Per tool-use block in content order, the index of its `name(k1,k2)` shape in
+    /// `features.shape`; read the strings with [`DiffTurn::shape_sequence`].
+    pub shape_order: Box<[u32]>,
+    /// The input of the first tool-use block whose input is an object (conformance tool
+    /// intent); its sorted keys are [`DiffTurn::first_object_keys`].
+    pub first_object: Option<&'t Object>,
     /// Number of content parts with `type == "thinking"`.
     pub thinking_parts: usize,
-    /// Cost inputs.
-    pub cost: CostInputs,
-    /// The text's shingles as ids into the pair's shared dictionary (see
-    /// [`diff_turn_pair`]), ascending; empty until the pair is compacted. Once filled,
-    /// `features.shingles` is emptied: 4 bytes per distinct 4-gram instead of 8.
+    /// `usage.cached_input_tokens`, `usage.cached_write_5m_tokens`,
+    /// `usage.cached_write_1h_tokens` (each 0 when missing or not finite); `None` when all
+    /// three are 0 (most responses: kept out of line).
+    pub cached_tokens: Option<Box<[f64; 3]>>,
+    /// Payload `batch == true`.
+    pub batch: bool,
+    /// The normalised text's shingles (see [`veer_trace::features::shingles`]) as ids into
+    /// the pair's shared dictionary (see [`diff_turn_pair`]), ascending: 4 bytes per distinct
+    /// 4-gram instead of an 8-byte hash.
     pub shingle_ids: Box<[u32]>,
 }
 
-impl DiffTurn {
-    /// Builds the diff's view of one response.
-    pub fn from_response(r: &Response<'_>) -> DiffTurn {
+impl<'t> DiffTurn<'t> {
+    /// Builds the diff's view of one response, with its shingle hashes (not yet ids:
+    /// `shingle_ids` is empty).
+    fn build(r: &Response<'t>) -> (DiffTurn<'t>, Vec<u64>) {
         let features = turn_features(r);
-        let text_nl = r.text("\n");
-        let text_nl_if_other = (text_nl != features.text).then_some(text_nl);
-        let mut shape_sequence = Vec::new();
-        let mut first_object_keys = None;
+        let hashes = shingles(features.normalized_text());
+        // With at most one part both joins are that part; more parts differ by separator.
+        let text_nl_if_other = if matches!(features.text, std::borrow::Cow::Borrowed(_)) {
+            None
+        } else {
+            let text_nl = r.text("\n");
+            (text_nl != features.text).then(|| text_nl.into_boxed_str())
+        };
+        let mut shape_order = Vec::new();
+        let mut first_object = None;
         for b in r.tool_uses() {
-            shape_sequence.push(shape_string(b.name.unwrap_or("_"), b.input));
-            if first_object_keys.is_none() {
+            let s = veer_trace::features::shape_string(b.name.unwrap_or("_"), b.input);
+            let k = features
+                .shape
+                .binary_search_by(|x| x.as_bytes().cmp(s.as_bytes()))
+                .unwrap_or_default();
+            shape_order.push(k as u32);
+            if first_object.is_none() {
                 if let Some(Json::Object(m)) = b.input {
-                    let mut keys: Vec<String> = m.keys().map(str::to_string).collect();
-                    keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-                    keys.dedup();
-                    first_object_keys = Some(keys);
+                    first_object = Some(m);
                 }
             }
         }
@@ -79,65 +96,101 @@ impl DiffTurn {
             _ => 0,
         };
         let count = |key: &str| r.usage(key).filter(|v| v.is_finite()).unwrap_or(0.0);
-        let cost = CostInputs {
-            model: r.model().map(str::to_string),
-            input_tokens: r.usage("input_tokens"),
-            output_tokens: r.usage("output_tokens"),
-            cached_input_tokens: count("cached_input_tokens"),
-            cached_write_5m_tokens: count("cached_write_5m_tokens"),
-            cached_write_1h_tokens: count("cached_write_1h_tokens"),
-            thinking_tokens: count("thinking_tokens"),
-            batch: r.record.field("batch") == Some(&Json::Bool(true)),
-        };
-        DiffTurn {
+        let cached = [
+            count("cached_input_tokens"),
+            count("cached_write_5m_tokens"),
+            count("cached_write_1h_tokens"),
+        ];
+        // `-0.0` is kept too: only exact positive zeros are left out.
+        let cached_tokens = (cached.iter().any(|x| x.to_bits() != 0)).then(|| Box::new(cached));
+        let turn = DiffTurn {
             features,
             text_nl_if_other,
-            shape_sequence,
-            first_object_keys,
+            shape_order: shape_order.into_boxed_slice(),
+            first_object,
             thinking_parts,
-            cost,
+            cached_tokens,
+            batch: r.record.field("batch") == Some(&Json::Bool(true)),
             shingle_ids: Box::default(),
+        };
+        (turn, hashes)
+    }
+
+    /// What the cost axis reads from this response.
+    pub fn cost(&self) -> CostInputs<'t> {
+        let [cached_input_tokens, cached_write_5m_tokens, cached_write_1h_tokens] =
+            self.cached_tokens.as_deref().copied().unwrap_or([0.0; 3]);
+        let f = &self.features;
+        CostInputs {
+            model: f.model,
+            input_tokens: f.input_tokens,
+            output_tokens: f.output_tokens,
+            cached_input_tokens,
+            cached_write_5m_tokens,
+            cached_write_1h_tokens,
+            thinking_tokens: f.thinking_tokens.filter(|v| v.is_finite()).unwrap_or(0.0),
+            batch: self.batch,
         }
     }
-}
 
-impl DiffTurn {
     /// Text parts joined with `"\n"` (drill-down).
     pub fn text_nl(&self) -> &str {
         self.text_nl_if_other
             .as_deref()
             .unwrap_or(&self.features.text)
     }
-}
 
-/// The diff's view of every response of a trace, in turn order, with its shingles still as
-/// 64-bit hashes (`shingle_ids` empty): only for checking [`diff_turn_pair`] against; the
-/// measures read ids, so a diff always builds its turns with [`diff_turn_pair`].
-#[cfg(test)]
-fn diff_turns(trace: &Trace) -> Vec<DiffTurn> {
-    trace
-        .responses()
-        .iter()
-        .map(DiffTurn::from_response)
-        .collect()
+    /// `name(k1,k2)` per tool-use block, in content order (drill-down trajectory, lanes).
+    pub fn shape_sequence(&self) -> Vec<&str> {
+        self.shape_order
+            .iter()
+            .filter_map(|&k| self.features.shape.get(k as usize).map(String::as_str))
+            .collect()
+    }
+
+    /// Sorted, distinct top-level keys of [`DiffTurn::first_object`] (conformance tool
+    /// intent), `None` when no tool-use block has an object input.
+    pub fn first_object_keys(&self) -> Option<Vec<&str>> {
+        self.first_object.map(|m| {
+            let mut keys: Vec<&str> = m.keys().collect();
+            keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            keys.dedup();
+            keys
+        })
+    }
 }
 
 /// The diff's view of both traces, with every turn's shingles as 32-bit ids into one
 /// dictionary shared by the pair (see [`SideIds`]). Each side is built in turn order and its
 /// hashes replaced as each turn is built, so the 64-bit hashes of a whole trace are never
 /// held at once.
-pub fn diff_turn_pair(baseline: &Trace, candidate: &Trace) -> (Vec<DiffTurn>, Vec<DiffTurn>) {
-    let side = |t: &Trace| {
+pub fn diff_turn_pair<'t>(
+    baseline: &'t Trace,
+    candidate: &'t Trace,
+) -> (Vec<DiffTurn<'t>>, Vec<DiffTurn<'t>>) {
+    let side = |t: &'t Trace| {
         let mut ids = SideIds::default();
-        let turns: Vec<DiffTurn> = t
+        let turns: Vec<DiffTurn<'t>> = t
             .responses()
             .iter()
-            .map(|r| ids.compact(DiffTurn::from_response(r)))
+            .map(|r| {
+                let (mut turn, hashes) = DiffTurn::build(r);
+                turn.shingle_ids = ids.compact(&hashes);
+                turn
+            })
             .collect();
         (turns, ids)
     };
     let ((b, b_ids), (c, c_ids)) = rayon::join(|| side(baseline), || side(candidate));
-    (b, join_sides(&b_ids, c_ids, c))
+    let remap = join_sides(&b_ids, c_ids);
+    drop(b_ids);
+    let mut c = c;
+    {
+        use rayon::prelude::*;
+        c.par_iter_mut()
+            .for_each(|t| remap_ids(&remap, &mut t.shingle_ids));
+    }
+    (b, c)
 }
 
 /// One side's shingle dictionary: each distinct 64-bit hash gets the next id in order of
@@ -155,9 +208,8 @@ pub struct SideIds {
 }
 
 impl SideIds {
-    /// Replaces `turn`'s shingle hashes (emptied) by ascending ids.
-    pub fn compact(&mut self, mut turn: DiffTurn) -> DiffTurn {
-        let hashes = std::mem::take(&mut turn.features.shingles);
+    /// The ids of one turn's shingle hashes, ascending (new hashes get the next ids).
+    pub fn compact(&mut self, hashes: &[u64]) -> Box<[u32]> {
         let mut ids: Vec<u32> = hashes
             .iter()
             .map(|&h| {
@@ -169,21 +221,16 @@ impl SideIds {
             })
             .collect();
         ids.sort_unstable();
-        turn.shingle_ids = ids.into_boxed_slice();
-        turn
+        ids.into_boxed_slice()
     }
 }
 
-/// Moves the candidate side's ids into the baseline's dictionary: a hash both sides hold
-/// gets the baseline's id, the others new ids after the baseline's (in candidate id order).
-pub fn join_sides(
-    baseline: &SideIds,
-    candidate: SideIds,
-    mut turns: Vec<DiffTurn>,
-) -> Vec<DiffTurn> {
-    use rayon::prelude::*;
+/// Where the candidate side's ids go in the baseline's dictionary (indexed by candidate id):
+/// a hash both sides hold gets the baseline's id, the others new ids after the baseline's (in
+/// candidate id order). Apply it to each candidate turn with [`remap_ids`].
+pub fn join_sides(baseline: &SideIds, candidate: SideIds) -> Vec<u32> {
     let mut next = baseline.hashes.len() as u32;
-    let remap: Vec<u32> = candidate
+    candidate
         .hashes
         .iter()
         .map(|h| {
@@ -192,15 +239,15 @@ pub fn join_sides(
                 next - 1
             })
         })
-        .collect();
-    drop(candidate);
-    turns.par_iter_mut().for_each(|t| {
-        for id in t.shingle_ids.iter_mut() {
-            *id = remap[*id as usize];
-        }
-        t.shingle_ids.sort_unstable();
-    });
-    turns
+        .collect()
+}
+
+/// Rewrites one candidate turn's ids through `remap` (from [`join_sides`]), ascending again.
+pub fn remap_ids(remap: &[u32], ids: &mut [u32]) {
+    for id in ids.iter_mut() {
+        *id = remap[*id as usize];
+    }
+    ids.sort_unstable();
 }
 
 #[cfg(test)]
@@ -213,42 +260,36 @@ mod tests {
         a.iter().filter(|x| b.binary_search(x).is_ok()).count()
     }
 
-    /// Turns carrying the given hash sets as their shingles (the rest of each turn is fixed).
-    fn with_hashes(sets: &[Vec<u64>]) -> Vec<DiffTurn> {
-        let template = diff_turns(&build(&[crate::testing::GenTurn {
-            tools: Vec::new(),
-            words: vec![1, 2],
-            stop: 0,
-            output_tokens: 1,
-            latency: 1,
-            new_session: false,
-        }]))
-        .remove(0);
-        sets.iter()
-            .map(|s| {
-                let mut t = template.clone();
-                let mut s = s.clone();
-                s.sort_unstable();
-                s.dedup();
-                t.features.shingles = s;
-                t
-            })
+    /// Each turn's shingle hashes, the plain definition the ids stand for.
+    fn hashes_of(trace: &Trace) -> Vec<Vec<u64>> {
+        trace
+            .features()
+            .iter()
+            .map(|f| shingles(f.normalized_text()))
             .collect()
     }
 
+    /// Both sides' hash sets through [`SideIds`] and [`join_sides`], as [`diff_turn_pair`]
+    /// does it.
+    fn ids_of(b: &[Vec<u64>], c: &[Vec<u64>]) -> Vec<Box<[u32]>> {
+        let (mut xb, mut xc) = (SideIds::default(), SideIds::default());
+        let ib: Vec<Box<[u32]>> = b.iter().map(|h| xb.compact(h)).collect();
+        let mut ic: Vec<Box<[u32]>> = c.iter().map(|h| xc.compact(h)).collect();
+        let remap = join_sides(&xb, xc);
+        ic.iter_mut().for_each(|ids| remap_ids(&remap, ids));
+        ib.into_iter().chain(ic).collect()
+    }
+
     /// Checks ids against the hashes they replace, for every pair of turns of either side.
-    fn assert_same_sets(before: &[&DiffTurn], after: &[&DiffTurn]) -> Result<(), TestCaseError> {
+    fn assert_same_sets(before: &[Vec<u64>], after: &[Box<[u32]>]) -> Result<(), TestCaseError> {
+        prop_assert_eq!(before.len(), after.len());
         for (x, y) in before.iter().zip(after) {
-            prop_assert!(y.features.shingles.is_empty(), "hashes dropped");
-            prop_assert_eq!(x.features.shingles.len(), y.shingle_ids.len());
-            prop_assert!(y.shingle_ids.windows(2).all(|w| w[0] < w[1]), "ascending");
+            prop_assert_eq!(x.len(), y.len());
+            prop_assert!(y.windows(2).all(|w| w[0] < w[1]), "ascending");
         }
         for (bx, ax) in before.iter().zip(after) {
             for (by, ay) in before.iter().zip(after) {
-                prop_assert_eq!(
-                    intersection(&bx.features.shingles, &by.features.shingles),
-                    intersection(&ax.shingle_ids, &ay.shingle_ids)
-                );
+                prop_assert_eq!(intersection(bx, by), intersection(ax, ay));
             }
         }
         Ok(())
@@ -262,10 +303,10 @@ mod tests {
         #[test]
         fn compacted_ids_keep_every_intersection(b in gen_trace(16), c in gen_trace(16)) {
             let (tb, tc) = (build(&b), build(&c));
-            let (hb, hc) = (diff_turns(&tb), diff_turns(&tc));
             let (ib, ic) = diff_turn_pair(&tb, &tc);
-            let before: Vec<&DiffTurn> = hb.iter().chain(&hc).collect();
-            let after: Vec<&DiffTurn> = ib.iter().chain(&ic).collect();
+            let before: Vec<Vec<u64>> = hashes_of(&tb).into_iter().chain(hashes_of(&tc)).collect();
+            let after: Vec<Box<[u32]>> =
+                ib.iter().chain(&ic).map(|t| t.shingle_ids.clone()).collect();
             assert_same_sets(&before, &after)?;
         }
 
@@ -278,17 +319,49 @@ mod tests {
         ) {
             // Baseline hashes and candidate hashes that collide with them modulo 2^32.
             let lift = |v: &Vec<Vec<u64>>, k: u64| -> Vec<Vec<u64>> {
-                v.iter().map(|s| s.iter().map(|x| x | (k << 32) | (x << 40)).collect()).collect()
+                v.iter()
+                    .map(|s| {
+                        let mut s: Vec<u64> =
+                            s.iter().map(|x| x | (k << 32) | (x << 40)).collect();
+                        s.sort_unstable();
+                        s.dedup();
+                        s
+                    })
+                    .collect()
             };
             let (sb, sc) = (lift(&low, 0), lift(&high, 1));
-            let (hb, hc) = (with_hashes(&sb), with_hashes(&sc));
-            let (mut xb, mut xc) = (SideIds::default(), SideIds::default());
-            let ib: Vec<DiffTurn> = hb.iter().map(|t| xb.compact(t.clone())).collect();
-            let ic: Vec<DiffTurn> = hc.iter().map(|t| xc.compact(t.clone())).collect();
-            let ic = join_sides(&xb, xc, ic);
-            let before: Vec<&DiffTurn> = hb.iter().chain(&hc).collect();
-            let after: Vec<&DiffTurn> = ib.iter().chain(&ic).collect();
-            assert_same_sets(&before, &after)?;
+            let before: Vec<Vec<u64>> = sb.iter().chain(&sc).cloned().collect();
+            assert_same_sets(&before, &ids_of(&sb, &sc))?;
+        }
+
+        /// The shape sequence read through `shape_order` is the shape string of every block in
+        /// content order; the first object keys are those of the first object input.
+        #[test]
+        fn shape_sequence_and_first_keys_equal_plain_definitions(b in gen_trace(12)) {
+            let t = build(&b);
+            let (turns, _) = diff_turn_pair(&t, &t);
+            for (turn, r) in turns.iter().zip(t.responses()) {
+                let plain: Vec<String> = r
+                    .tool_uses()
+                    .map(|u| veer_trace::features::shape_string(u.name.unwrap_or("_"), u.input))
+                    .collect();
+                prop_assert_eq!(turn.shape_sequence(), plain.iter().map(String::as_str).collect::<Vec<_>>());
+                let first = r.tool_uses().find_map(|u| match u.input {
+                    Some(Json::Object(m)) => {
+                        let mut k: Vec<String> = m.keys().map(str::to_string).collect();
+                        k.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+                        k.dedup();
+                        Some(k)
+                    }
+                    _ => None,
+                });
+                prop_assert_eq!(
+                    turn.first_object_keys().map(|k| k.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+                    first
+                );
+                let text_nl = r.text("\n");
+                prop_assert_eq!(turn.text_nl(), text_nl.as_str());
+            }
         }
     }
 }

@@ -69,6 +69,27 @@ impl<'a> Response<'a> {
         out
     }
 
+    /// [`Response::text`] without copying when there is at most one text part (borrowed from
+    /// the trace); joined with `sep` otherwise.
+    pub fn joined_text(&self, sep: &str) -> std::borrow::Cow<'a, str> {
+        let mut parts = self.text_parts();
+        let Some(first) = parts.next() else {
+            return std::borrow::Cow::Borrowed("");
+        };
+        let Some(second) = parts.next() else {
+            return std::borrow::Cow::Borrowed(first);
+        };
+        let mut out = String::with_capacity(first.len() + sep.len() + second.len());
+        out.push_str(first);
+        out.push_str(sep);
+        out.push_str(second);
+        for t in parts {
+            out.push_str(sep);
+            out.push_str(t);
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
     /// `tool_use` blocks in content order.
     pub fn tool_uses(&self) -> impl Iterator<Item = ToolUse<'a>> + 'a {
         self.parts().iter().filter_map(|p| {

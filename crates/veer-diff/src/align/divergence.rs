@@ -8,6 +8,7 @@ use crate::axes::Axis;
 use crate::turn::DiffTurn;
 use serde::Serialize;
 use std::collections::BTreeSet;
+use veer_trace::Json;
 
 /// What kind of behaviour change an event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -84,7 +85,9 @@ pub fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
         if ia.canonical == ib.canonical {
             continue;
         }
-        if let (Some(oa), Some(ob)) = (ia.value.as_object(), ib.value.as_object()) {
+        // The inputs as recorded (the trace's compact JSON): the same keys in the same order,
+        // the same canonical bytes and the same text as their `serde_json` copies.
+        if let (Some(Json::Object(oa)), Some(Json::Object(ob))) = (ia.input, ib.input) {
             for (key, va) in oa {
                 let changed = match ob.get(key) {
                     None => Some("<missing>".to_string()),
@@ -102,8 +105,8 @@ pub fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
     None
 }
 
-fn compact(v: &serde_json::Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+fn compact(v: &Json) -> String {
+    serde_json::to_string(&v.to_value()).unwrap_or_default()
 }
 
 /// Classifies a pair above the noise floor (branches 1–5 of §9.8).
@@ -224,9 +227,9 @@ fn match_event(
 #[derive(Debug, Clone, Copy)]
 pub struct Sides<'a> {
     /// Baseline turns.
-    pub baseline: &'a [DiffTurn],
+    pub baseline: &'a [DiffTurn<'a>],
     /// Candidate turns.
-    pub candidate: &'a [DiffTurn],
+    pub candidate: &'a [DiffTurn<'a>],
     /// Interned baseline features.
     pub baseline_aligned: &'a [AlignTurn<'a>],
     /// Interned candidate features.
@@ -236,11 +239,56 @@ pub struct Sides<'a> {
 /// Walks the path and returns at most `limit` events in walk order.
 pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
     let mut out = Vec::new();
+    if limit == 0 {
+        return out;
+    }
+    each_event(steps, sides, |e| {
+        out.push(e);
+        out.len() < limit
+    });
+    out
+}
+
+/// The path's first event and its `k` highest-ranked ones: exactly `walk(steps, sides,
+/// usize::MAX)`'s first element and [`top_k`] of it, without holding every event (on
+/// unrelated runs nearly every matched pair is one, each with its explanation): the events
+/// are ranked a bounded batch at a time, which keeps the same `k` in the same order because
+/// the ranking is a stable sort (a batch's top `k` holds every event of the batch that can
+/// be in the overall top `k`, still in walk order among equals).
+pub fn first_and_top_k(
+    steps: &[Step],
+    sides: Sides<'_>,
+    k: usize,
+) -> (Option<Divergence>, Vec<Divergence>) {
+    first_and_top_k_batched(steps, sides, k, k.saturating_mul(2).max(1024))
+}
+
+/// [`first_and_top_k`], ranking whenever `batch` events are held (tests use tiny batches).
+pub(crate) fn first_and_top_k_batched(
+    steps: &[Step],
+    sides: Sides<'_>,
+    k: usize,
+    batch: usize,
+) -> (Option<Divergence>, Vec<Divergence>) {
+    let mut first = None;
+    let mut kept: Vec<Divergence> = Vec::new();
+    each_event(steps, sides, |e| {
+        if first.is_none() {
+            first = Some(e.clone());
+        }
+        kept.push(e);
+        if kept.len() >= batch {
+            kept = top_k(std::mem::take(&mut kept), k);
+        }
+        true
+    });
+    (first, top_k(kept, k))
+}
+
+/// Calls `emit` with each event of the path in walk order, while it returns `true`.
+fn each_event(steps: &[Step], sides: Sides<'_>, mut emit: impl FnMut(Divergence) -> bool) {
     let (mut b_cursor, mut c_cursor) = (0usize, 0usize);
     for step in steps {
-        if out.len() >= limit {
-            break;
-        }
         match *step {
             Step::Insert(j) => {
                 let k = sides.candidate.get(j).map_or(0, |t| t.features.shape.len());
@@ -250,7 +298,7 @@ pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
                     "an extra turn with 1 tool call",
                     "an extra turn with {k} tool calls",
                 );
-                out.push(Divergence {
+                let more = emit(Divergence {
                     baseline_turn: b_cursor,
                     candidate_turn: j,
                     kind: DivergenceKind::Structural,
@@ -261,6 +309,9 @@ pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
                     ),
                     confidence: 1.0,
                 });
+                if !more {
+                    return;
+                }
                 c_cursor += 1;
             }
             Step::Delete(i) => {
@@ -271,7 +322,7 @@ pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
                     "a turn with 1 tool call",
                     "a turn with {k} tool calls",
                 );
-                out.push(Divergence {
+                let more = emit(Divergence {
                     baseline_turn: i,
                     candidate_turn: c_cursor,
                     kind: DivergenceKind::Structural,
@@ -281,6 +332,9 @@ pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
                     ),
                     confidence: 1.0,
                 });
+                if !more {
+                    return;
+                }
                 b_cursor += 1;
             }
             Step::Match(i, j) => {
@@ -295,12 +349,13 @@ pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
                     continue;
                 };
                 if let Some(e) = match_event(a, b, ia, ib, (i, j)) {
-                    out.push(e);
+                    if !emit(e) {
+                        return;
+                    }
                 }
             }
         }
     }
-    out
 }
 
 /// The `k` highest-ranked events: stable sort by kind rank, then confidence, both descending.

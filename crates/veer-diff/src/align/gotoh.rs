@@ -24,7 +24,8 @@
 //! bit-identical to the one-pass evaluation. Memory is then O(m · log n) floats plus the fixed
 //! choice budget, never quadratic; time grows by a factor of about log₂(n·w / budget).
 
-use super::cost::{AlignTurn, ClassTable, ShingleIndex};
+use super::cost::{AlignTurn, ClassTable};
+use super::shingle_index::ShingleIndex;
 use super::{Alignment, Step, GAP_EXTEND, GAP_OPEN};
 
 /// Half-width of the first band.
@@ -467,7 +468,28 @@ pub fn align_with_budgets(
     budget: usize,
     checkpoint_values: usize,
 ) -> Alignment {
-    match banded(b, c, budget, checkpoint_values, u64::MAX, None, false) {
+    align_recording(b, c, budget, budget.min(CHOICE_BUDGET), checkpoint_values)
+}
+
+/// [`align_with_budgets`] recording at most `uncertain_budget` choice bytes in a round that
+/// may be rejected (tests pass 0: such rounds are then always traced from boundary rows).
+pub(crate) fn align_recording(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    budget: usize,
+    uncertain_budget: usize,
+    checkpoint_values: usize,
+) -> Alignment {
+    match banded(
+        b,
+        c,
+        budget,
+        uncertain_budget,
+        checkpoint_values,
+        u64::MAX,
+        None,
+        false,
+    ) {
         Ok(a) => a,
         // Unreachable: without a work limit the band always widens to acceptance.
         Err(_) => Alignment {
@@ -485,6 +507,7 @@ pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) ->
         b,
         c,
         choice_budget(b.len(), c.len()),
+        CHOICE_BUDGET,
         CHECKPOINT_VALUES,
         max_cells,
         None,
@@ -507,6 +530,7 @@ pub fn align_or_first_band(
         b,
         c,
         choice_budget(b.len(), c.len()),
+        CHOICE_BUDGET,
         CHECKPOINT_VALUES,
         max_cells,
         None,
@@ -527,6 +551,7 @@ pub fn align_in_band(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], w: usize) -> Alig
         b,
         c,
         choice_budget(b.len(), c.len()),
+        CHOICE_BUDGET,
         CHECKPOINT_VALUES,
         u64::MAX,
         Some(w),
@@ -535,10 +560,12 @@ pub fn align_in_band(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], w: usize) -> Alig
     .unwrap_or_else(|_| fallback())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn banded(
     b: &[AlignTurn<'_>],
     c: &[AlignTurn<'_>],
     budget: usize,
+    uncertain_budget: usize,
     checkpoint_values: usize,
     max_cells: u64,
     fixed: Option<usize>,
@@ -551,13 +578,29 @@ fn banded(
     let mut w = fixed.unwrap_or(INITIAL_HALF_WIDTH);
     // The first round's path, when asked for and that round is rejected.
     let mut first: Option<Alignment> = None;
+    // The previous round's banded optimum: this round, whose band holds that round's, costs
+    // no more.
+    let mut previous: Option<f64> = None;
+    let lower_bound = |w: usize| 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
     loop {
         let grid = Grid::new(b, c, &index, &classes, w);
         let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
         if cells as u64 > max_cells {
             return Err(first);
         }
-        let mut choices = (cells <= budget).then(|| Choices::record(&grid, 0, n + 1));
+        // Choices are recorded up to the whole budget in the first round and in a round
+        // certain to be accepted; a later round that may well be rejected (two unrelated runs
+        // widen round after round) records at most `uncertain_budget` bytes, and is traced
+        // from its boundary rows if it is accepted after all. Only time and memory change.
+        let certain = fixed.is_some()
+            || w >= n.max(m)
+            || previous.is_none_or(|p| p + ACCEPT_MARGIN < lower_bound(w));
+        let round_budget = if certain {
+            budget
+        } else {
+            budget.min(uncertain_budget)
+        };
+        let mut choices = (cells <= round_budget).then(|| Choices::record(&grid, 0, n + 1));
         // Beyond the choice budget: keep the values of each segment's boundary row, so an
         // accepted round is traced with one more pass (a segment at a time) — unless those
         // rows would themselves take too much memory; then Hirschberg-style recursion.
@@ -588,8 +631,8 @@ fn banded(
         );
         let cost = top[0][0];
         let full = w >= n.max(m) || fixed.is_some();
-        let lower_bound = 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
-        let accepted = full || cost + ACCEPT_MARGIN < lower_bound;
+        let accepted = full || cost + ACCEPT_MARGIN < lower_bound(w);
+        previous = Some(cost);
         if accepted || (keep_first && w == INITIAL_HALF_WIDTH && fixed.is_none()) {
             checkpoints.reverse();
             let traced = Alignment {

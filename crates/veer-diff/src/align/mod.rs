@@ -1,7 +1,7 @@
 //! First-divergence alignment (spec `diff.md` §9): per-turn features interned once
-//! ([`cost`]), veer's exact three-state Gotoh DP in a band that widens until provably optimal
-//! ([`gotoh`]), and the walk that turns the alignment into classified divergence events
-//! ([`divergence`]).
+//! ([`cost`]), the candidate side's shingles indexed by turn ([`shingle_index`]), veer's exact
+//! three-state Gotoh DP in a band that widens until provably optimal ([`gotoh`]), and the walk
+//! that turns the alignment into classified divergence events ([`divergence`]).
 
 pub mod anchored;
 pub mod cost;
@@ -11,6 +11,7 @@ pub mod gotoh;
 mod proptests;
 #[cfg(test)]
 pub(crate) mod reference;
+pub mod shingle_index;
 
 /// How the turn alignment behind `first_divergence` and `divergences` was computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]

@@ -51,11 +51,15 @@ fn brute(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], i: usize, j: usize, prev: u8)
     best
 }
 
+/// Diff turns of two generated traces; the traces are leaked so the turns can borrow them
+/// for the rest of the test (a few small traces per case).
 fn turns(
     b: &[crate::testing::GenTurn],
     c: &[crate::testing::GenTurn],
-) -> (Vec<DiffTurn>, Vec<DiffTurn>) {
-    diff_turn_pair(&build(b), &build(c))
+) -> (Vec<DiffTurn<'static>>, Vec<DiffTurn<'static>>) {
+    let (b, c): (&'static _, &'static _) =
+        (Box::leak(Box::new(build(b))), Box::leak(Box::new(build(c))));
+    diff_turn_pair(b, c)
 }
 
 fn assert_valid_path(steps: &[Step], n: usize, m: usize) {
@@ -93,6 +97,31 @@ proptest! {
         prop_assert_eq!(&fast.steps, &full.steps);
         assert_valid_path(&fast.steps, ab.len(), ac.len());
         prop_assert!((path_cost(&fast.steps, &ab, &ac) - fast.cost).abs() < 1e-9);
+    }
+
+    /// Rounds that may be rejected recording no choices (traced from boundary rows when they
+    /// are accepted after all) give the same path as recording them, on runs whose common
+    /// part lies off the diagonal so that the band widens (the tiny-budget tests below cover
+    /// the traceback of unrecorded rounds in general).
+    #[test]
+    fn unrecorded_uncertain_rounds_give_the_same_path(
+        body in gen_trace(300),
+        x in gen_trace(100),
+        y in gen_trace(100),
+        budget in prop::sample::select(vec![0usize, 300, 1 << 30]),
+    ) {
+        // A long common body shifted far off the diagonal: the first bands miss it.
+        let b: Vec<_> = x.iter().chain(&body).cloned().collect();
+        let c: Vec<_> = body.iter().chain(&y).cloned().collect();
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        let full = gotoh::align(&ab, &ac);
+        for uncertain in [0, budget] {
+            let lean =
+                gotoh::align_recording(&ab, &ac, budget, uncertain, gotoh::CHECKPOINT_VALUES);
+            prop_assert_eq!(lean.cost.to_bits(), full.cost.to_bits());
+            prop_assert_eq!(&lean.steps, &full.steps);
+        }
     }
 
     /// The bounded-memory tracebacks (tiny choice budgets: segment checkpoints or
@@ -374,6 +403,33 @@ proptest! {
                 );
             }
         }
+    }
+
+    /// Ranking the events a batch at a time keeps exactly the first event and the top `k`
+    /// of ranking all of them at once (same events, same order), for any batch size.
+    #[test]
+    fn batched_top_k_equals_ranking_every_event(
+        b in gen_trace(40),
+        c in gen_trace(40),
+        k in 0usize..8,
+        batch in 1usize..12,
+    ) {
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        let a = gotoh::align(&ab, &ac);
+        let sides = super::divergence::Sides {
+            baseline: &tb,
+            candidate: &tc,
+            baseline_aligned: &ab,
+            candidate_aligned: &ac,
+        };
+        let all = super::divergence::walk(&a.steps, sides, usize::MAX);
+        let first = all.first().cloned();
+        let ranked = super::divergence::top_k(all, k);
+        let (bf, br) = super::divergence::first_and_top_k_batched(&a.steps, sides, k, batch);
+        prop_assert_eq!(bf, first.clone());
+        prop_assert_eq!(br, ranked.clone());
+        prop_assert_eq!(super::divergence::first_and_top_k(&a.steps, sides, k), (first, ranked));
     }
 
     /// Anchored or not, every path is a valid alignment whose cost is what it reports.

@@ -38,11 +38,9 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         if bs.starts_with('{') || bs.starts_with('[') {
             b.push(f64::from(u8::from(parses(bs))));
             c.push(f64::from(u8::from(parses(strip_fences(&ct.features.text)))));
-        } else if let Some(keys) = &bt.first_object_keys {
+        } else if let Some(keys) = bt.first_object_keys() {
             b.push(1.0);
-            c.push(f64::from(u8::from(
-                ct.first_object_keys.as_ref() == Some(keys),
-            )));
+            c.push(f64::from(u8::from(ct.first_object_keys() == Some(keys))));
         }
     }
     if b.is_empty() {

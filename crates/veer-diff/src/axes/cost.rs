@@ -17,11 +17,11 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>], pricing: &Pricing) -> Row {
     let mut c = Vec::new();
     let mut priced = 0usize;
     for (bt, ct) in pairs {
-        if let (Some(x), Some(y)) = (pricing.cost_of(&bt.cost), pricing.cost_of(&ct.cost)) {
+        if let (Some(x), Some(y)) = (pricing.cost_of(&bt.cost()), pricing.cost_of(&ct.cost())) {
             b.push(x);
             c.push(y);
         }
-        if pricing.prices(bt.cost.model.as_deref()) && pricing.prices(ct.cost.model.as_deref()) {
+        if pricing.prices(bt.features.model) && pricing.prices(ct.features.model) {
             priced += 1;
         }
     }

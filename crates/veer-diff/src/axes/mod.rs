@@ -292,7 +292,7 @@ pub(crate) fn finish_row(
 }
 
 /// The paired turns an axis reads: (baseline turn, candidate turn).
-pub type TurnPair<'a> = (&'a DiffTurn, &'a DiffTurn);
+pub type TurnPair<'a> = (&'a DiffTurn<'a>, &'a DiffTurn<'a>);
 
 /// All nine rows in report order. Axes prepare their values in parallel; then every
 /// interval is drawn at once ([`paired_cis`]), so the result does not depend on the thread

@@ -7,7 +7,7 @@ use crate::turn::DiffTurn;
 
 /// Reasoning depth of one response (thinking tokens plus thinking parts).
 pub fn depth(t: &DiffTurn) -> f64 {
-    t.cost.thinking_tokens + t.thinking_parts as f64
+    t.cost().thinking_tokens + t.thinking_parts as f64
 }
 
 /// The reasoning row over every pair.

@@ -100,7 +100,7 @@ const CHUNK: usize = 512;
 pub fn similarities(pairs: &[TurnPair<'_>]) -> Vec<f64> {
     let texts: Vec<(&str, &str)> = pairs
         .iter()
-        .map(|(b, c)| (b.features.text.as_str(), c.features.text.as_str()))
+        .map(|(b, c)| (&*b.features.text, &*c.features.text))
         .collect();
     similarities_of(&texts)
 }
