@@ -9,9 +9,10 @@
 #   bench/run.sh --sizes "" --dir-pairs "1000 10000" --no-reference   # directory rows only
 #
 # Inputs come from `veer synth` (deterministic): per size a near pair (~1% of turns changed),
-# a changed pair (~10%: edited, dropped and inserted turns) and a divergent (unrelated) pair. Each measurement is the median of --runs runs
-# (--ref-runs for the reference, default the same) of wall time and peak RSS from
-# /usr/bin/time -v. The reference is skipped where one run exceeds 5 minutes, and at every
+# a changed pair (~10%: edited, dropped and inserted turns) and a divergent (unrelated) pair,
+# and a truncated pair (the near candidate's first third against the whole baseline, veer
+# only). Each measurement is the median of --runs runs (--ref-runs for the reference, default
+# the same) of wall time and peak RSS from /usr/bin/time -v. The reference is skipped where one run exceeds 5 minutes, and at every
 # larger size of that kind after it; the table says so. Output: bench/out/results.md (+ raw TSV).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,6 +93,24 @@ for n in $SIZES; do
     elif [ "$REFERENCE" = 1 ]; then
       printf '%s\tshadow\t1\t%s\t0\ttimeout\n' "$kind-$n" "$REF_TIMEOUT" >> "$RAW"
     fi
+  done
+done
+
+# Runs of very different lengths: the near pair's candidate cut to its first third (a run that
+# stopped early), against the whole baseline. veer only: the first band of the exact search
+# already holds the whole length difference, so this row measures the anchored fallback's
+# linear bands (docs/diff.md, "Anchored alignment").
+for n in $SIZES; do
+  src="$IN/near-$n"
+  d="$IN/truncated-$n"
+  if [ ! -f "$d/candidate.agentlog" ]; then
+    mkdir -p "$d"
+    lines=$(wc -l < "$src/candidate.agentlog")
+    head -n $((lines / 3)) "$src/candidate.agentlog" > "$d/candidate.agentlog"
+    cp "$src/baseline.agentlog" "$d/baseline.agentlog"
+  fi
+  for r in $(seq 1 "$RUNS"); do
+    measure "truncated-$n" veer 600 "$r" "$VEER" diff "$d/baseline.agentlog" "$d/candidate.agentlog" --format json -o "$OUT/last-veer.json" || true
   done
 done
 

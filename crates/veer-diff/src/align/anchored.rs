@@ -120,7 +120,7 @@ fn window(
         } else {
             align_within(b, c, max_cells)
         };
-        exact.unwrap_or_else(|| align_in_band(b, c, INITIAL_HALF_WIDTH))
+        exact.unwrap_or_else(|| align_in_band(b, c, INITIAL_HALF_WIDTH, max_cells))
     };
     let steps = local
         .steps

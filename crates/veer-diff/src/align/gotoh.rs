@@ -24,6 +24,7 @@
 //! bit-identical to the one-pass evaluation. Memory is then O(m · log n) floats plus the fixed
 //! choice budget, never quadratic; time grows by a factor of about log₂(n·w / budget).
 
+use super::band::Band;
 use super::cost::{AlignTurn, ClassTable};
 use super::shingle_index::ShingleIndex;
 use super::{Alignment, Step, GAP_EXTEND, GAP_OPEN};
@@ -55,7 +56,7 @@ const INF: f64 = f64::INFINITY;
 /// Values of the three states along one row, indexed by column (`m + 2` entries each).
 type RowValues = [Vec<f64>; 3];
 
-/// The problem: both sides and the band of one round (`lo ≤ j − i ≤ hi`).
+/// The problem: both sides and the band of one round.
 struct Grid<'a> {
     b: &'a [AlignTurn<'a>],
     c: &'a [AlignTurn<'a>],
@@ -63,8 +64,7 @@ struct Grid<'a> {
     classes: &'a ClassTable,
     n: usize,
     m: usize,
-    lo: i64,
-    hi: i64,
+    band: Band,
 }
 
 impl<'a> Grid<'a> {
@@ -76,8 +76,6 @@ impl<'a> Grid<'a> {
         w: usize,
     ) -> Grid<'a> {
         let (n, m) = (b.len(), c.len());
-        let d = m as i64 - n as i64;
-        let w = w as i64;
         Grid {
             b,
             c,
@@ -85,18 +83,27 @@ impl<'a> Grid<'a> {
             classes,
             n,
             m,
-            lo: d.min(0) - w,
-            hi: d.max(0) + w,
+            band: Band::diagonal(n, m, w),
         }
     }
 
-    /// Inclusive column range of row `i` (never empty: the band contains the diagonal segment
-    /// from (0, 0) to (n, m)).
+    /// The grid of any band (both sides non-empty for the linear bands).
+    fn with_band(
+        b: &'a [AlignTurn<'a>],
+        c: &'a [AlignTurn<'a>],
+        index: &'a ShingleIndex,
+        classes: &'a ClassTable,
+        band: Band,
+    ) -> Grid<'a> {
+        Grid {
+            band,
+            ..Grid::new(b, c, index, classes, 0)
+        }
+    }
+
+    /// Inclusive column range of row `i` ([`Band::cols`]).
     fn cols(&self, i: usize) -> (usize, usize) {
-        let i = i as i64;
-        let a = (i + self.lo).max(0);
-        let z = (i + self.hi).min(self.m as i64);
-        (a as usize, z.max(a) as usize)
+        self.band.cols(i, self.n, self.m)
     }
 
     fn width(&self, i: usize) -> usize {
@@ -542,7 +549,19 @@ pub fn align_or_first_band(
 /// around the diagonal (every cell with `d.min(0) − w ≤ j − i ≤ d.max(0) + w`, `d = m − n`):
 /// one round, not widened, so not necessarily the optimum — the anchored alignment's fallback
 /// for a window too large for the exact DP. Equal to [`align`] whenever `w ≥ max(n, m)`.
-pub fn align_in_band(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], w: usize) -> Alignment {
+///
+/// When that band holds more than `max_cells` cells (lengths so different that the band,
+/// which must hold the whole difference, approaches n·m), the path is instead the cheapest of
+/// three bands of about `(2w + 1)·n + max(n, m)` cells each ([`Band::linear`]: a common prefix
+/// then gaps, gaps then a common suffix, or along the straight line from (0, 0) to (n, m); the
+/// first of them on ties), so the fallback's work stays linear in the lengths. For equal
+/// lengths all of them are the diagonal band.
+pub fn align_in_band(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    w: usize,
+    max_cells: u64,
+) -> Alignment {
     let fallback = || Alignment {
         steps: Vec::new(),
         cost: f64::INFINITY,
@@ -553,7 +572,7 @@ pub fn align_in_band(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], w: usize) -> Alig
         choice_budget(b.len(), c.len()),
         CHOICE_BUDGET,
         CHECKPOINT_VALUES,
-        u64::MAX,
+        max_cells,
         Some(w),
         false,
     )
@@ -582,11 +601,22 @@ fn banded(
     // no more.
     let mut previous: Option<f64> = None;
     let lower_bound = |w: usize| 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
+    // A fixed band too large around the diagonal: the linear bands still to evaluate (in
+    // reverse order), and the cheapest path found in one so far (the first on ties).
+    let mut linear: Option<Vec<Band>> = None;
+    let mut cheapest: Option<Alignment> = None;
     loop {
-        let grid = Grid::new(b, c, &index, &classes, w);
+        let grid = match linear.as_mut().and_then(Vec::pop) {
+            Some(band) => Grid::with_band(b, c, &index, &classes, band),
+            None => Grid::new(b, c, &index, &classes, w),
+        };
         let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
-        if cells as u64 > max_cells {
-            return Err(first);
+        if linear.is_none() && cells as u64 > max_cells {
+            if fixed.is_none() || n == 0 {
+                return Err(first);
+            }
+            linear = Some(Band::linear(w).into_iter().rev().collect());
+            continue;
         }
         // Choices are recorded up to the whole budget in the first round and in a round
         // certain to be accepted; a later round that may well be rejected (two unrelated runs
@@ -645,6 +675,15 @@ fn banded(
                 ),
                 cost,
             };
+            if let Some(rest) = &linear {
+                if cheapest.as_ref().is_none_or(|c| traced.cost < c.cost) {
+                    cheapest = Some(traced);
+                }
+                if rest.is_empty() {
+                    return cheapest.ok_or(None);
+                }
+                continue;
+            }
             if accepted {
                 return Ok(traced);
             }

@@ -1,9 +1,11 @@
 //! First-divergence alignment (spec `diff.md` §9): per-turn features interned once
 //! ([`cost`]), the candidate side's shingles indexed by turn ([`shingle_index`]), veer's exact
-//! three-state Gotoh DP in a band that widens until provably optimal ([`gotoh`]), and the walk
-//! that turns the alignment into classified divergence events ([`divergence`]).
+//! three-state Gotoh DP in a band that widens until provably optimal ([`gotoh`]; the bands'
+//! shapes in `band`), and the walk that turns the alignment into classified divergence events
+//! ([`divergence`]).
 
 pub mod anchored;
+mod band;
 pub mod cost;
 pub mod divergence;
 pub mod gotoh;

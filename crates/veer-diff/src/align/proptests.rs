@@ -394,7 +394,7 @@ proptest! {
             Err(band) => {
                 prop_assert_eq!(super::gotoh::align_within(&ab, &ac, max_cells), None);
                 if let Some(band) = &band {
-                    let again = super::gotoh::align_in_band(&ab, &ac, super::gotoh::INITIAL_HALF_WIDTH);
+                    let again = super::gotoh::align_in_band(&ab, &ac, super::gotoh::INITIAL_HALF_WIDTH, max_cells);
                     prop_assert_eq!(band, &again);
                 }
                 prop_assert_eq!(
@@ -430,6 +430,27 @@ proptest! {
         prop_assert_eq!(bf, first.clone());
         prop_assert_eq!(br, ranked.clone());
         prop_assert_eq!(super::divergence::first_and_top_k(&a.steps, sides, k), (first, ranked));
+    }
+
+    /// A fixed band over the work limit takes the cheapest of the linear bands (prefix,
+    /// suffix, straight line): its path is a valid alignment of the cost it reports, and bands
+    /// as wide as the table give the exact optimum.
+    #[test]
+    fn linear_fallback_bands_are_valid_and_exact_when_wide(
+        b in gen_trace(40),
+        c in gen_trace(12),
+        w in 0usize..6,
+        swap in any::<bool>(),
+    ) {
+        let (b, c) = if swap { (c, b) } else { (b, c) };
+        let (tb, tc) = turns(&b, &c);
+        let (ab, ac) = intern(&tb, &tc);
+        prop_assume!(!ab.is_empty() && !ac.is_empty());
+        let a = gotoh::align_in_band(&ab, &ac, w, 0);
+        assert_valid_path(&a.steps, ab.len(), ac.len());
+        prop_assert!((path_cost(&a.steps, &ab, &ac) - a.cost).abs() < 1e-9);
+        let wide = gotoh::align_in_band(&ab, &ac, ab.len().max(ac.len()), 0);
+        prop_assert_eq!(wide, gotoh::align(&ab, &ac));
     }
 
     /// Anchored or not, every path is a valid alignment whose cost is what it reports.
