@@ -32,7 +32,9 @@ mod proptests;
 mod testing;
 
 pub use axes::{Axis, AxisStat, Flag};
-pub use fingerprint::block::{fingerprint_block, FingerprintBlock, FingerprintOptions};
+pub use fingerprint::block::{
+    fingerprint_block, fingerprint_block_of_moments, FingerprintBlock, FingerprintOptions,
+};
 pub use pairing::PairBy;
 pub use pricing::{Pricing, PricingError};
 pub use report::{

@@ -3,7 +3,10 @@
 //! the gate level a powered rejection carries (decision in `docs/diff.md`).
 
 use super::{FingerprintScales, DIMENSIONS};
-use crate::hotelling::{hotelling_t2, Decision, Method, PValue, DEFAULT_ALPHA};
+use crate::hotelling::moments::SampleMoments;
+use crate::hotelling::{
+    hotelling_t2, hotelling_t2_of_moments, Decision, HotellingResult, Method, PValue, DEFAULT_ALPHA,
+};
 use serde::Serialize;
 use veer_policy::Level;
 
@@ -114,6 +117,24 @@ pub fn fingerprint_block<R: AsRef<[f64]>>(
     options: &FingerprintOptions,
 ) -> Option<FingerprintBlock> {
     let r = hotelling_t2(baseline, candidate, options.alpha, PValue::ExactWhenSmall).ok()?;
+    Some(block_of(r, options))
+}
+
+/// [`fingerprint_block`] from the two samples' moments (rows passed over twice rather than
+/// held, [`crate::hotelling::moments`]): the same block whenever the labellings are too many for
+/// the exact permutation p-value (`C(n1 + n2, n1) > EXACT_PERM_LIMIT`, e.g. more than 200
+/// responses in all).
+pub fn fingerprint_block_of_moments(
+    baseline: SampleMoments,
+    candidate: SampleMoments,
+    options: &FingerprintOptions,
+) -> Option<FingerprintBlock> {
+    let r = hotelling_t2_of_moments(baseline, candidate, options.alpha).ok()?;
+    Some(block_of(r, options))
+}
+
+/// The block of a test result.
+fn block_of(r: HotellingResult, options: &FingerprintOptions) -> FingerprintBlock {
     let dimensions = DIMENSIONS
         .iter()
         .enumerate()
@@ -125,7 +146,7 @@ pub fn fingerprint_block<R: AsRef<[f64]>>(
             contribution: r.contributions[j] + 0.0,
         })
         .collect();
-    Some(FingerprintBlock {
+    FingerprintBlock {
         n1: r.n1,
         n2: r.n2,
         t2: r.t2,
@@ -138,5 +159,5 @@ pub fn fingerprint_block<R: AsRef<[f64]>>(
         alpha: options.alpha,
         decision: r.decision,
         dimensions,
-    })
+    }
 }

@@ -10,9 +10,11 @@
 
 pub mod fdist;
 pub mod linalg;
+pub mod moments;
 
 use crate::rng::ChaCha12;
 use linalg::{solve, Matrix};
+use moments::{moments, SampleMoments};
 use serde::Serialize;
 
 /// Largest number of label permutations `C(n1 + n2, n1)` enumerated exactly (the reference's
@@ -137,49 +139,6 @@ struct Statistic {
     mean_b: Vec<f64>,
 }
 
-// The symmetric fill reads as its index form.
-#[allow(clippy::needless_range_loop)]
-/// Means and the unscaled centred cross-product matrix `Σ (x − x̄)(x − x̄)ᵀ` of `rows`.
-fn moments<'a>(
-    rows: impl Iterator<Item = &'a [f64]> + Clone,
-    d: usize,
-) -> (usize, Vec<f64>, Matrix) {
-    let mut mean = vec![0.0; d];
-    let mut n = 0usize;
-    for r in rows.clone() {
-        for (m, x) in mean.iter_mut().zip(r) {
-            *m += x;
-        }
-        n += 1;
-    }
-    for m in &mut mean {
-        *m /= n as f64;
-    }
-    let mut cross = vec![vec![0.0; d]; d];
-    let mut centred = vec![0.0; d];
-    for r in rows {
-        for ((c, x), m) in centred.iter_mut().zip(r).zip(&mean) {
-            *c = x - m;
-        }
-        for i in 0..d {
-            let ci = centred[i];
-            if ci == 0.0 {
-                continue;
-            }
-            let row = &mut cross[i];
-            for j in i..d {
-                row[j] += ci * centred[j];
-            }
-        }
-    }
-    for i in 0..d {
-        for j in 0..i {
-            cross[i][j] = cross[j][i];
-        }
-    }
-    (n, mean, cross)
-}
-
 /// OAS shrinkage of `s` with `n` degrees of freedom: `(1 − ρ) S + ρ tr(S)/D I`.
 fn oas_shrink(mut s: Matrix, n: f64) -> (Matrix, f64) {
     let d = s.len() as f64;
@@ -206,14 +165,18 @@ fn statistic<'a>(
     b: impl Iterator<Item = &'a [f64]> + Clone,
     d: usize,
 ) -> Statistic {
-    let (n1, mean_a, ca) = moments(a, d);
-    let (n2, mean_b, cb) = moments(b, d);
-    let (f1, f2) = (n1 as f64, n2 as f64);
+    statistic_of(moments(a, d), moments(b, d))
+}
+
+/// T² of two samples from their moments.
+fn statistic_of(a: SampleMoments, b: SampleMoments) -> Statistic {
+    let (f1, f2) = (a.n as f64, b.n as f64);
     let dof = f1 + f2 - 2.0;
     // The reference forms (n1 − 1)·S1 + (n2 − 1)·S2 from the unbiased covariances.
-    let pooled: Matrix = ca
+    let pooled: Matrix = a
+        .cross
         .iter()
-        .zip(&cb)
+        .zip(&b.cross)
         .map(|(ra, rb)| {
             ra.iter()
                 .zip(rb)
@@ -222,7 +185,7 @@ fn statistic<'a>(
         })
         .collect();
     let (shrunk, shrinkage) = oas_shrink(pooled, dof);
-    let delta: Vec<f64> = mean_a.iter().zip(&mean_b).map(|(x, y)| x - y).collect();
+    let delta: Vec<f64> = a.mean.iter().zip(&b.mean).map(|(x, y)| x - y).collect();
     let z = solve(&shrunk, &delta);
     let k = f1 * f2 / (f1 + f2);
     let contributions: Vec<f64> = delta.iter().zip(&z).map(|(dl, zz)| k * dl * zz).collect();
@@ -231,8 +194,8 @@ fn statistic<'a>(
         t2,
         shrinkage,
         contributions,
-        mean_a,
-        mean_b,
+        mean_a: a.mean,
+        mean_b: b.mean,
     }
 }
 
@@ -382,9 +345,7 @@ pub fn hotelling_t2<R: AsRef<[f64]>>(
         x2.iter().map(AsRef::as_ref),
         d,
     );
-    let df2 = (n1 + n2).saturating_sub(d + 1);
-    let f_stat = (df2 > 0)
-        .then(|| (n1 + n2 - d - 1) as f64 / ((n1 + n2 - 2) as f64 * d as f64) * observed.t2);
+    let (df2, f_stat) = f_statistic(n1, n2, d, observed.t2);
     let pooled = || -> Vec<&[f64]> { x1.iter().chain(x2).map(AsRef::as_ref).collect() };
     let (p, method) = match p_value {
         PValue::MonteCarlo { count, seed } if count > 0 => (
@@ -402,8 +363,59 @@ pub fn hotelling_t2<R: AsRef<[f64]>>(
         }
         _ => (f_p(f_stat, d, df2), Method::FDistribution),
     };
+    Ok(result(
+        n1,
+        n2,
+        d,
+        observed,
+        (df2, f_stat),
+        (p, method),
+        alpha,
+    ))
+}
+
+/// The test from the two samples' moments, with the F-distribution p-value: exactly
+/// [`hotelling_t2`] with [`PValue::F`] on the rows the moments were accumulated from (also
+/// with [`PValue::ExactWhenSmall`] whenever the labellings are too many to enumerate,
+/// `C(n1 + n2, n1) > EXACT_PERM_LIMIT`) — for samples passed over rather than held.
+pub fn hotelling_t2_of_moments(
+    a: SampleMoments,
+    b: SampleMoments,
+    alpha: f64,
+) -> Result<HotellingResult, HotellingError> {
+    let (n1, n2, d) = (a.n, b.n, a.mean.len());
+    if n1 < 2 || n2 < 2 {
+        return Err(HotellingError::TooFew { n1, n2 });
+    }
+    if b.mean.len() != d {
+        return Err(HotellingError::Width);
+    }
+    let observed = statistic_of(a, b);
+    let (df2, f_stat) = f_statistic(n1, n2, d, observed.t2);
+    let p = (f_p(f_stat, d, df2), Method::FDistribution);
+    Ok(result(n1, n2, d, observed, (df2, f_stat), p, alpha))
+}
+
+/// The F statistic's second degrees of freedom and value (None when undefined).
+fn f_statistic(n1: usize, n2: usize, d: usize, t2: f64) -> (usize, Option<f64>) {
+    let df2 = (n1 + n2).saturating_sub(d + 1);
+    let f_stat =
+        (df2 > 0).then(|| (n1 + n2 - d - 1) as f64 / ((n1 + n2 - 2) as f64 * d as f64) * t2);
+    (df2, f_stat)
+}
+
+/// The result of a test whose statistic and p-value are known.
+fn result(
+    n1: usize,
+    n2: usize,
+    d: usize,
+    observed: Statistic,
+    (df2, f_stat): (usize, Option<f64>),
+    (p, method): (f64, Method),
+    alpha: f64,
+) -> HotellingResult {
     let power = post_hoc_power(observed.t2, n1, n2, d, df2, alpha);
-    Ok(HotellingResult {
+    HotellingResult {
         n1,
         n2,
         d,
@@ -418,7 +430,7 @@ pub fn hotelling_t2<R: AsRef<[f64]>>(
         baseline_mean: observed.mean_a,
         candidate_mean: observed.mean_b,
         contributions: observed.contributions,
-    })
+    }
 }
 
 /// The F-distribution p-value; 1 when the F approximation is undefined.

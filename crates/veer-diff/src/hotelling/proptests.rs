@@ -3,7 +3,8 @@
 //! contributions agree with T², and Monte Carlo permutation p-values fall within binomial error
 //! of the exact permutation p-value.
 
-use super::{hotelling_t2, Decision, Method, PValue, DEFAULT_ALPHA};
+use super::moments::{RowSums, SampleMoments};
+use super::{hotelling_t2, hotelling_t2_of_moments, Decision, Method, PValue, DEFAULT_ALPHA};
 use proptest::prelude::*;
 
 /// Fingerprint-like rows: a mix of 0/1 flags and values in [0, 1], width 12.
@@ -23,8 +24,26 @@ fn sample(min: usize, max: usize) -> impl Strategy<Value = Vec<Vec<f64>>> {
     proptest::collection::vec(row(), min..max)
 }
 
+/// The moments of `rows` accumulated a row at a time, as a sample passed over twice is.
+fn passed_over(rows: &[Vec<f64>]) -> SampleMoments {
+    let mut sums = RowSums::new(12);
+    rows.iter().for_each(|r| sums.add(r));
+    let mut cross = sums.second_pass();
+    rows.iter().for_each(|r| cross.add(r));
+    cross.finish()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The test on moments accumulated row by row is the F-distribution test on the rows held,
+    /// to the last bit.
+    #[test]
+    fn moments_passed_over_give_the_held_rows_test(x1 in sample(0, 60), x2 in sample(0, 60)) {
+        let held = hotelling_t2(&x1, &x2, DEFAULT_ALPHA, PValue::F);
+        let passed = hotelling_t2_of_moments(passed_over(&x1), passed_over(&x2), DEFAULT_ALPHA);
+        prop_assert_eq!(passed, held);
+    }
 
     #[test]
     fn order_invariant_and_non_negative(x1 in sample(2, 30), x2 in sample(2, 30), seed in any::<u64>()) {

@@ -5,6 +5,7 @@
 //! folded from per-pair summaries; every pair is checked first unless the output is staged
 //! (docs/corpus.md).
 
+use super::pooled::{PairRows, Pool};
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::stream::{emit_streamed, ReportStream};
@@ -16,11 +17,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use veer_diff::aggregate::PairSummary;
-use veer_diff::fingerprint::DIM;
+use veer_diff::fingerprint;
 use veer_diff::report::DirectoryPair;
 use veer_diff::{
-    fingerprint_block, DiffOptions, DiffReport, DirectorySummary, FingerprintBlock, PairBy,
-    Pricing, SideFingerprints, Unmatched,
+    DiffOptions, DiffReport, DirectorySummary, FingerprintBlock, PairBy, Pricing, SideFingerprints,
+    Unmatched,
 };
 use veer_policy::{Gate, Level};
 use veer_report::diff::junit::DirectorySuites;
@@ -314,10 +315,8 @@ fn stream_directory(
     let progress = Progress::new(plan.matched.len() as u64, "diffing trace pairs");
     let mut summary = PairSummary::default();
     let mut worst = Level::None;
-    // Every response's fingerprint, pooled into one test at the end (docs/corpus.md): each
-    // pair's rows are kept as they came (no copy into one growing vector, whose doublings
-    // would cost up to twice the rows at the peak), then borrowed row by row for the test.
-    let (mut pooled_b, mut pooled_c) = (Vec::new(), Vec::new());
+    // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
+    let mut pool = Pool::default();
     let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
     let mut done: Vec<DirectoryPair> = Vec::new();
     let mut print = |pairs: Vec<DirectoryPair>| -> String {
@@ -349,13 +348,10 @@ fn stream_directory(
         let mut failures = Vec::new();
         for r in results {
             match r {
-                Ok((pair, (mut b, mut c))) => {
-                    b.shrink_to_fit();
-                    c.shrink_to_fit();
+                Ok((pair, rows)) => {
                     summary.merge(PairSummary::of_pair(&pair.report));
                     worst = worst.max(pair.report.gate.worst);
-                    pooled_b.push(b);
-                    pooled_c.push(c);
+                    pool.push(rows);
                     done.push(pair);
                 }
                 Err(e) => failures.push(e),
@@ -377,8 +373,15 @@ fn stream_directory(
     progress.finish();
 
     let unmatched_count = plan.unmatched.baseline_only.len() + plan.unmatched.candidate_only.len();
-    let fingerprint = fingerprint_block(&rows(&pooled_b), &rows(&pooled_c), &options.fingerprint);
-    drop((pooled_b, pooled_c));
+    let again = |bp: &PathBuf, cp: &PathBuf| -> Result<PairRows, CliError> {
+        let (b, c) = load_pair(bp, cp, read)?;
+        let scales = &options.fingerprint.scales;
+        Ok(rayon::join(
+            || fingerprint::trace_matrix(&b, scales),
+            || fingerprint::trace_matrix(&c, scales),
+        ))
+    };
+    let fingerprint = pool.test(&plan.matched, window, again, &options.fingerprint)?;
     let pooled_level = fingerprint
         .as_ref()
         .map_or(Level::None, FingerprintBlock::gate_level);
@@ -391,11 +394,6 @@ fn stream_directory(
     out.write(&printer.finish(&summary))?;
     let markdown = comment.map(|c| Box::new(c).finish(&summary));
     Ok((summary.gate, markdown))
-}
-
-/// Every row of every pair, borrowed, in pair order.
-fn rows(pairs: &[Vec<[f64; DIM]>]) -> Vec<&[f64; DIM]> {
-    pairs.iter().flatten().collect()
 }
 
 /// Reads, checks and diffs one pair, handing back its response fingerprints too.

@@ -11,6 +11,7 @@ pub mod gate;
 pub mod inspect;
 pub mod perturb;
 pub mod policy;
+pub mod pooled;
 pub mod record;
 pub mod scan;
 pub mod synth;

@@ -37,7 +37,7 @@ pub struct ReportStream<'a> {
 }
 
 /// Most distinct clean strings remembered by a [`ReportStream`].
-const CLEAN_CACHE_LIMIT: usize = 1 << 16;
+const CLEAN_CACHE_LIMIT: usize = 1 << 12;
 
 impl ReportStream<'_> {
     /// Whether the pieces are staged: written to a temporary file that replaces `-o FILE` only

@@ -1,0 +1,253 @@
+//! Directory mode's pooled fingerprint test (docs/corpus.md): every response of every pair,
+//! baseline against candidate, in one Hotelling T² test. The test passes over each sample twice
+//! (means, then centred products), so a large corpus is not held: while the pooled responses are
+//! few their rows are kept as they come (the exact permutation p-value needs them); past
+//! [`HELD_ROWS`] only the first pass's sums are kept, and the second pass reads the pairs again
+//! at the end and recomputes their rows — the same rows in the same order, so the same doubles,
+//! with memory that does not grow with the number of pairs.
+
+use crate::error::CliError;
+use crate::progress::Progress;
+use rayon::prelude::*;
+use std::path::PathBuf;
+use veer_diff::fingerprint::DIM;
+use veer_diff::hotelling::moments::RowSums;
+use veer_diff::{
+    fingerprint_block, fingerprint_block_of_moments, FingerprintBlock, FingerprintOptions,
+};
+
+/// Rows a side may hold before the pool keeps only sums: 4,096 rows (384 KiB). Past it the
+/// labellings number more than `C(4098, 2)`, far over the exact permutation's limit, so the
+/// test on moments is the test on the held rows (`hotelling_t2_of_moments`).
+pub const HELD_ROWS: usize = 4096;
+
+/// The fingerprint rows of one pair: (baseline rows, candidate rows).
+pub type PairRows = (Vec<[f64; DIM]>, Vec<[f64; DIM]>);
+
+/// The pooled rows of both sides, pair by pair in path order.
+#[derive(Debug)]
+pub enum Pool {
+    /// Every pair's rows as they came.
+    Held {
+        /// Baseline rows per pair.
+        baseline: Vec<Vec<[f64; DIM]>>,
+        /// Candidate rows per pair.
+        candidate: Vec<Vec<[f64; DIM]>>,
+        /// Rows held on each side (baseline, candidate).
+        held: (usize, usize),
+    },
+    /// Only the first pass: each side's count and sums.
+    Summed {
+        /// Baseline sums.
+        baseline: RowSums,
+        /// Candidate sums.
+        candidate: RowSums,
+    },
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool::Held {
+            baseline: Vec::new(),
+            candidate: Vec::new(),
+            held: (0, 0),
+        }
+    }
+}
+
+/// Adds every row of `pairs` (in order) to the sums.
+fn add_all(sums: &mut RowSums, pairs: &[Vec<[f64; DIM]>]) {
+    pairs.iter().flatten().for_each(|r| sums.add(r));
+}
+
+impl Pool {
+    /// Adds the next pair's rows (pairs in path order).
+    pub fn push(&mut self, (mut b, mut c): PairRows) {
+        match self {
+            Pool::Held {
+                baseline,
+                candidate,
+                held,
+            } => {
+                *held = (held.0 + b.len(), held.1 + c.len());
+                if held.0.max(held.1) <= HELD_ROWS {
+                    b.shrink_to_fit();
+                    c.shrink_to_fit();
+                    baseline.push(b);
+                    candidate.push(c);
+                    return;
+                }
+                let (mut sb, mut sc) = (RowSums::new(DIM), RowSums::new(DIM));
+                add_all(&mut sb, baseline);
+                add_all(&mut sc, candidate);
+                b.iter().for_each(|r| sb.add(r));
+                c.iter().for_each(|r| sc.add(r));
+                *self = Pool::Summed {
+                    baseline: sb,
+                    candidate: sc,
+                };
+            }
+            Pool::Summed {
+                baseline,
+                candidate,
+            } => {
+                b.iter().for_each(|r| baseline.add(r));
+                c.iter().for_each(|r| candidate.add(r));
+            }
+        }
+    }
+
+    /// The pooled test; for summed rows, `again` recomputes each pair's rows (the second
+    /// pass), run in parallel a window of `window` pairs at a time and taken in path order.
+    /// An error when a pair cannot be read again or its rows are not those of the first pass
+    /// (a file changed while the directory was diffed).
+    pub fn test(
+        self,
+        pairs: &[(String, PathBuf, PathBuf)],
+        window: usize,
+        again: impl Fn(&PathBuf, &PathBuf) -> Result<PairRows, CliError> + Sync,
+        options: &FingerprintOptions,
+    ) -> Result<Option<FingerprintBlock>, CliError> {
+        let (sb, sc) = match self {
+            Pool::Held {
+                baseline,
+                candidate,
+                ..
+            } => {
+                return Ok(fingerprint_block(
+                    &flat(&baseline),
+                    &flat(&candidate),
+                    options,
+                ));
+            }
+            Pool::Summed {
+                baseline,
+                candidate,
+            } => (baseline, candidate),
+        };
+        let (mut xb, mut xc) = (sb.second_pass(), sc.second_pass());
+        // The first pass again beside the second: equal sums show the rows were the same.
+        let (mut check_b, mut check_c) = (RowSums::new(DIM), RowSums::new(DIM));
+        let progress = Progress::new(pairs.len() as u64, "pooling fingerprints");
+        for chunk in pairs.chunks(window.max(1)) {
+            let rows: Vec<Result<PairRows, CliError>> = chunk
+                .par_iter()
+                .map(|(_, bp, cp)| {
+                    let r = again(bp, cp);
+                    progress.tick();
+                    r
+                })
+                .collect();
+            for r in rows {
+                let (b, c) = r?;
+                for row in &b {
+                    xb.add(row);
+                    check_b.add(row);
+                }
+                for row in &c {
+                    xc.add(row);
+                    check_c.add(row);
+                }
+            }
+        }
+        progress.finish();
+        if check_b != sb || check_c != sc {
+            return Err(CliError::input(
+                "a trace changed while the directory was diffed: its responses differ between the diff and the pooled fingerprint test",
+            )
+            .hint("run the diff again on traces that are not being written to"));
+        }
+        Ok(fingerprint_block_of_moments(
+            xb.finish(),
+            xc.finish(),
+            options,
+        ))
+    }
+}
+
+/// Every row of every pair, borrowed, in pair order.
+fn flat(pairs: &[Vec<[f64; DIM]>]) -> Vec<&[f64; DIM]> {
+    pairs.iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fingerprint-like rows from a small deterministic generator.
+    fn pair_rows(seed: u64, nb: usize, nc: usize) -> PairRows {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 4 {
+                0 => 0.0,
+                1 => 1.0,
+                _ => (x % 1000) as f64 / 1000.0,
+            }
+        };
+        let mut side = |n: usize| -> Vec<[f64; DIM]> {
+            (0..n).map(|_| std::array::from_fn(|_| next())).collect()
+        };
+        (side(nb), side(nc))
+    }
+
+    #[test]
+    fn summed_pool_gives_the_held_rows_test() {
+        // 300 pairs of 20 + 19 rows: past HELD_ROWS after about 200 pairs.
+        let pairs: Vec<PairRows> = (0..300).map(|k| pair_rows(k, 20, 19)).collect();
+        let names: Vec<(String, PathBuf, PathBuf)> = (0..300)
+            .map(|k| (k.to_string(), PathBuf::from(k.to_string()), PathBuf::new()))
+            .collect();
+        let mut pool = Pool::default();
+        pairs.iter().cloned().for_each(|p| pool.push(p));
+        assert!(matches!(pool, Pool::Summed { .. }));
+        let again = |bp: &PathBuf, _: &PathBuf| -> Result<PairRows, CliError> {
+            let k: usize = bp.to_string_lossy().parse().unwrap_or(0);
+            Ok(pairs[k].clone())
+        };
+        let options = FingerprintOptions::default();
+        let streamed = pool.test(&names, 7, again, &options).unwrap();
+        let b: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.0).collect();
+        let c: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.1).collect();
+        assert_eq!(streamed, fingerprint_block(&b, &c, &options));
+        assert!(streamed.is_some());
+    }
+
+    #[test]
+    fn a_small_pool_is_held_and_tested_as_before() {
+        let pairs: Vec<PairRows> = (0..3).map(|k| pair_rows(k, 4, 3)).collect();
+        let mut pool = Pool::default();
+        pairs.iter().cloned().for_each(|p| pool.push(p));
+        assert!(matches!(pool, Pool::Held { .. }));
+        let never = |_: &PathBuf, _: &PathBuf| -> Result<PairRows, CliError> {
+            Err(CliError::input("not read again"))
+        };
+        let options = FingerprintOptions::default();
+        let b: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.0).collect();
+        let c: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.1).collect();
+        assert_eq!(
+            pool.test(&[], 7, never, &options).unwrap(),
+            fingerprint_block(&b, &c, &options)
+        );
+    }
+
+    #[test]
+    fn rows_that_changed_between_the_passes_are_an_error() {
+        let pairs: Vec<PairRows> = (0..300).map(|k| pair_rows(k, 20, 19)).collect();
+        let names: Vec<(String, PathBuf, PathBuf)> = (0..300)
+            .map(|k| (k.to_string(), PathBuf::from(k.to_string()), PathBuf::new()))
+            .collect();
+        let mut pool = Pool::default();
+        pairs.iter().cloned().for_each(|p| pool.push(p));
+        let changed = |bp: &PathBuf, _: &PathBuf| -> Result<PairRows, CliError> {
+            let k: usize = bp.to_string_lossy().parse().unwrap_or(0);
+            Ok(pair_rows(k as u64 + u64::from(k == 150), 20, 19))
+        };
+        let e = pool
+            .test(&names, 16, changed, &FingerprintOptions::default())
+            .unwrap_err();
+        assert!(e.message.contains("changed"), "{}", e.message);
+    }
+}
