@@ -191,3 +191,22 @@ fn a_staged_output_skips_the_checking_pass_but_names_every_bad_pair_the_same() {
     assert_eq!(streamed.1, "");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
 }
+
+#[test]
+fn a_large_pooled_fingerprint_test_is_the_same_whatever_the_thread_count() {
+    // Over 4,096 responses a side: the pool keeps only sums and reads the pairs again for the
+    // test's second pass (docs/corpus.md).
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path(), 215, 20);
+    let (b, c) = (dir.path().join("baseline"), dir.path().join("candidate"));
+    let args = [b.to_str().unwrap(), c.to_str().unwrap(), "--format", "json"];
+    let (code, one) = diff_with_threads(&args, 1);
+    assert_eq!(code, 0);
+    let (_, three) = diff_with_threads(&args, 3);
+    assert!(one == three, "JSON differs between 1 and 3 threads");
+    let value: serde_json::Value = serde_json::from_slice(&one).unwrap();
+    let block = &value["fingerprint"];
+    assert!(block["n1"].as_u64().unwrap() > 4096, "{block}");
+    assert!(block["n2"].as_u64().unwrap() > 2, "{block}");
+    assert_eq!(block["method"], "f_distribution");
+}
