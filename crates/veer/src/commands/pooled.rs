@@ -193,26 +193,39 @@ mod tests {
         (side(nb), side(nc))
     }
 
-    #[test]
-    fn summed_pool_gives_the_held_rows_test() {
-        // 300 pairs of 20 + 19 rows: past HELD_ROWS after about 200 pairs.
+    /// 300 pairs of 20 + 19 rows (past HELD_ROWS after about 200 pairs), their names (the
+    /// pair's index as its baseline path) and the pool they fill.
+    fn large_pool() -> (Vec<PairRows>, Vec<(String, PathBuf, PathBuf)>, Pool) {
         let pairs: Vec<PairRows> = (0..300).map(|k| pair_rows(k, 20, 19)).collect();
-        let names: Vec<(String, PathBuf, PathBuf)> = (0..300)
+        let names = (0..300)
             .map(|k| (k.to_string(), PathBuf::from(k.to_string()), PathBuf::new()))
             .collect();
         let mut pool = Pool::default();
         pairs.iter().cloned().for_each(|p| pool.push(p));
-        assert!(matches!(pool, Pool::Summed { .. }));
-        let again = |bp: &PathBuf, _: &PathBuf| -> Result<PairRows, CliError> {
-            let k: usize = bp.to_string_lossy().parse().unwrap_or(0);
-            Ok(pairs[k].clone())
-        };
-        let options = FingerprintOptions::default();
-        let streamed = pool.test(&names, 7, again, &options).unwrap();
+        (pairs, names, pool)
+    }
+
+    /// The pair index a baseline path names.
+    fn index(bp: &std::path::Path) -> usize {
+        bp.to_string_lossy().parse().unwrap_or(0)
+    }
+
+    /// The test on every row held.
+    fn held_test(pairs: &[PairRows], options: &FingerprintOptions) -> Option<FingerprintBlock> {
         let b: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.0).collect();
         let c: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.1).collect();
-        assert_eq!(streamed, fingerprint_block(&b, &c, &options));
+        fingerprint_block(&b, &c, options)
+    }
+
+    #[test]
+    fn summed_pool_gives_the_held_rows_test() {
+        let (pairs, names, pool) = large_pool();
+        assert!(matches!(pool, Pool::Summed { .. }));
+        let again = |bp: &PathBuf, _: &PathBuf| Ok(pairs[index(bp)].clone());
+        let options = FingerprintOptions::default();
+        let streamed = pool.test(&names, 7, again, &options).unwrap();
         assert!(streamed.is_some());
+        assert_eq!(streamed, held_test(&pairs, &options));
     }
 
     #[test]
@@ -221,28 +234,19 @@ mod tests {
         let mut pool = Pool::default();
         pairs.iter().cloned().for_each(|p| pool.push(p));
         assert!(matches!(pool, Pool::Held { .. }));
-        let never = |_: &PathBuf, _: &PathBuf| -> Result<PairRows, CliError> {
-            Err(CliError::input("not read again"))
-        };
+        let never = |_: &PathBuf, _: &PathBuf| Err(CliError::input("not read again"));
         let options = FingerprintOptions::default();
-        let b: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.0).collect();
-        let c: Vec<&[f64; DIM]> = pairs.iter().flat_map(|p| &p.1).collect();
         assert_eq!(
             pool.test(&[], 7, never, &options).unwrap(),
-            fingerprint_block(&b, &c, &options)
+            held_test(&pairs, &options)
         );
     }
 
     #[test]
     fn rows_that_changed_between_the_passes_are_an_error() {
-        let pairs: Vec<PairRows> = (0..300).map(|k| pair_rows(k, 20, 19)).collect();
-        let names: Vec<(String, PathBuf, PathBuf)> = (0..300)
-            .map(|k| (k.to_string(), PathBuf::from(k.to_string()), PathBuf::new()))
-            .collect();
-        let mut pool = Pool::default();
-        pairs.iter().cloned().for_each(|p| pool.push(p));
-        let changed = |bp: &PathBuf, _: &PathBuf| -> Result<PairRows, CliError> {
-            let k: usize = bp.to_string_lossy().parse().unwrap_or(0);
+        let (_, names, pool) = large_pool();
+        let changed = |bp: &PathBuf, _: &PathBuf| {
+            let k = index(bp);
             Ok(pair_rows(k as u64 + u64::from(k == 150), 20, 19))
         };
         let e = pool
