@@ -75,16 +75,7 @@ impl<'a> Grid<'a> {
         classes: &'a ClassTable,
         w: usize,
     ) -> Grid<'a> {
-        let (n, m) = (b.len(), c.len());
-        Grid {
-            b,
-            c,
-            index,
-            classes,
-            n,
-            m,
-            band: Band::diagonal(n, m, w),
-        }
+        Grid::with_band(b, c, index, classes, Band::diagonal(b.len(), c.len(), w))
     }
 
     /// The grid of any band (both sides non-empty for the linear bands).
@@ -96,9 +87,19 @@ impl<'a> Grid<'a> {
         band: Band,
     ) -> Grid<'a> {
         Grid {
+            b,
+            c,
+            index,
+            classes,
+            n: b.len(),
+            m: c.len(),
             band,
-            ..Grid::new(b, c, index, classes, 0)
         }
+    }
+
+    /// In-band cells over all rows.
+    fn cells(&self) -> usize {
+        (0..=self.n).map(|i| self.width(i)).sum()
     }
 
     /// Inclusive column range of row `i` ([`Band::cols`]).
@@ -601,22 +602,21 @@ fn banded(
     // no more.
     let mut previous: Option<f64> = None;
     let lower_bound = |w: usize| 2.0 * GAP_OPEN + (gap + 2.0 * w as f64) * GAP_EXTEND;
-    // A fixed band too large around the diagonal: the linear bands still to evaluate (in
-    // reverse order), and the cheapest path found in one so far (the first on ties).
-    let mut linear: Option<Vec<Band>> = None;
-    let mut cheapest: Option<Alignment> = None;
     loop {
-        let grid = match linear.as_mut().and_then(Vec::pop) {
-            Some(band) => Grid::with_band(b, c, &index, &classes, band),
-            None => Grid::new(b, c, &index, &classes, w),
-        };
-        let cells: usize = (0..=n).map(|i| grid.width(i)).sum();
-        if linear.is_none() && cells as u64 > max_cells {
-            if fixed.is_none() || n == 0 {
-                return Err(first);
-            }
-            linear = Some(Band::linear(w).into_iter().rev().collect());
-            continue;
+        let grid = Grid::new(b, c, &index, &classes, w);
+        let cells = grid.cells();
+        if cells as u64 > max_cells {
+            return match fixed {
+                // A fixed band too large around the diagonal: the linear bands instead.
+                Some(w) if n > 0 => Ok(cheapest_linear(
+                    (b, c),
+                    (&index, &classes),
+                    w,
+                    budget,
+                    checkpoint_values,
+                )),
+                _ => Err(first),
+            };
         }
         // Choices are recorded up to the whole budget in the first round and in a round
         // certain to be accepted; a later round that may well be rejected (two unrelated runs
@@ -630,12 +630,70 @@ fn banded(
         } else {
             budget.min(uncertain_budget)
         };
-        let mut choices = (cells <= round_budget).then(|| Choices::record(&grid, 0, n + 1));
-        // Beyond the choice budget: keep the values of each segment's boundary row, so an
-        // accepted round is traced with one more pass (a segment at a time) — unless those
-        // rows would themselves take too much memory; then Hirschberg-style recursion.
+        let round = Round::sweep(&grid, budget, round_budget, checkpoint_values);
+        let cost = round.cost;
+        let full = w >= n.max(m) || fixed.is_some();
+        let accepted = full || cost + ACCEPT_MARGIN < lower_bound(w);
+        previous = Some(cost);
+        if accepted || (keep_first && w == INITIAL_HALF_WIDTH && fixed.is_none()) {
+            let traced = round.trace(&grid, budget);
+            if accepted {
+                return Ok(traced);
+            }
+            first = Some(traced);
+        }
+        let band_cells = |w: usize| Grid::new(b, c, &index, &classes, w).cells() as u64;
+        w = next_half_width(w, cost, gap, n.max(m), band_cells, max_cells);
+    }
+}
+
+/// The cheapest of the paths in the linear bands of half-width `w` ([`Band::linear`]), the
+/// first of them on equal cost.
+fn cheapest_linear(
+    (b, c): (&[AlignTurn<'_>], &[AlignTurn<'_>]),
+    (index, classes): (&ShingleIndex, &ClassTable),
+    w: usize,
+    budget: usize,
+    checkpoint_values: usize,
+) -> Alignment {
+    let mut cheapest: Option<Alignment> = None;
+    for band in Band::linear(w) {
+        let grid = Grid::with_band(b, c, index, classes, band);
+        let path = Round::sweep(&grid, budget, budget, checkpoint_values).trace(&grid, budget);
+        if cheapest.as_ref().is_none_or(|best| path.cost < best.cost) {
+            cheapest = Some(path);
+        }
+    }
+    cheapest.unwrap_or(Alignment {
+        steps: Vec::new(),
+        cost: f64::INFINITY,
+    })
+}
+
+/// One evaluated band: the optimum's cost and what tracing its path needs.
+struct Round {
+    cost: f64,
+    choices: Option<Choices>,
+    bounds: Option<Vec<usize>>,
+    /// Boundary rows' in-band values, top-down.
+    checkpoints: Vec<(usize, Vec<f64>)>,
+}
+
+impl Round {
+    /// Evaluates every row of `grid`'s band, recording choice bytes when the band holds at
+    /// most `record_budget` cells; beyond that, the values of each segment's boundary row, so
+    /// the path is traced with one more pass a segment at a time — unless those rows would
+    /// themselves exceed `checkpoint_values`; then Hirschberg-style recursion.
+    fn sweep(
+        grid: &Grid<'_>,
+        budget: usize,
+        record_budget: usize,
+        checkpoint_values: usize,
+    ) -> Round {
+        let n = grid.n;
+        let mut choices = (grid.cells() <= record_budget).then(|| Choices::record(grid, 0, n + 1));
         let bounds = if choices.is_none() {
-            let b = segments(&grid, budget);
+            let b = segments(grid, budget);
             let kept: usize = b[1..b.len() - 1].iter().map(|&i| 3 * grid.width(i)).sum();
             (kept <= checkpoint_values).then_some(b)
         } else {
@@ -648,7 +706,7 @@ fn banded(
             None,
             |i, j, p| {
                 if let Some(ch) = choices.as_mut() {
-                    ch.set(&grid, i, j, p);
+                    ch.set(grid, i, j, p);
                 }
             },
             |i, values| {
@@ -659,41 +717,27 @@ fn banded(
                 }
             },
         );
-        let cost = top[0][0];
-        let full = w >= n.max(m) || fixed.is_some();
-        let accepted = full || cost + ACCEPT_MARGIN < lower_bound(w);
-        previous = Some(cost);
-        if accepted || (keep_first && w == INITIAL_HALF_WIDTH && fixed.is_none()) {
-            checkpoints.reverse();
-            let traced = Alignment {
-                steps: trace(
-                    &grid,
-                    choices.as_ref(),
-                    bounds.as_deref(),
-                    &checkpoints,
-                    budget,
-                ),
-                cost,
-            };
-            if let Some(rest) = &linear {
-                if cheapest.as_ref().is_none_or(|c| traced.cost < c.cost) {
-                    cheapest = Some(traced);
-                }
-                if rest.is_empty() {
-                    return cheapest.ok_or(None);
-                }
-                continue;
-            }
-            if accepted {
-                return Ok(traced);
-            }
-            first = Some(traced);
+        checkpoints.reverse();
+        Round {
+            cost: top[0][0],
+            choices,
+            bounds,
+            checkpoints,
         }
-        let band_cells = |w: usize| -> u64 {
-            let g = Grid::new(b, c, &index, &classes, w);
-            (0..=n).map(|i| g.width(i) as u64).sum()
-        };
-        w = next_half_width(w, cost, gap, n.max(m), band_cells, max_cells);
+    }
+
+    /// The round's path.
+    fn trace(self, grid: &Grid<'_>, budget: usize) -> Alignment {
+        Alignment {
+            steps: trace(
+                grid,
+                self.choices.as_ref(),
+                self.bounds.as_deref(),
+                &self.checkpoints,
+                budget,
+            ),
+            cost: self.cost,
+        }
     }
 }
 
