@@ -65,6 +65,24 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The error with every secret in its message, file name, field, hint and further lines
+    /// redacted, as the CLI prints it: a message that quotes a field's value must not carry an
+    /// API key into a traceback or a log.
+    pub fn redacted(self) -> ApiError {
+        let r = |s: String| veer_secrets::display::redact(&s).into_owned();
+        ApiError {
+            kind: self.kind,
+            message: r(self.message),
+            file: self.file.map(r),
+            line: self.line,
+            field: self.field.map(r),
+            hint: self.hint.map(r),
+            more: self.more.into_iter().map(r).collect(),
+        }
+    }
+}
+
 impl From<TraceError> for ApiError {
     fn from(e: TraceError) -> ApiError {
         ApiError {
@@ -113,6 +131,29 @@ impl From<InputError> for ApiError {
             field: e.field,
             hint: Some(e.hint),
             more: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_raised_error_carries_no_secret() {
+        let key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345";
+        let mut e = ApiError::input(format!("unknown version {key:?}"), format!("not {key}"));
+        e.more = vec![format!("also {key}")];
+        e.field = Some(format!("meta.{key}"));
+        let r = e.redacted();
+        for text in [
+            &r.message,
+            r.hint.as_ref().unwrap(),
+            &r.more[0],
+            r.field.as_ref().unwrap(),
+        ] {
+            assert!(!text.contains(key), "{text}");
+            assert!(text.contains("[REDACTED:openai_api_key]"), "{text}");
         }
     }
 }

@@ -19,6 +19,7 @@ create_exception!(
 );
 
 fn raise(e: ApiError) -> PyErr {
+    let e = e.redacted();
     NativeError::new_err((
         e.kind.class_name(),
         e.message,

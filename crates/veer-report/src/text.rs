@@ -1,7 +1,10 @@
 //! Small text helpers shared by printers: previews and number formatting.
 
 /// At most `max` characters of `s` on one line (whitespace collapsed), with `…` when cut.
+/// Secrets are redacted before the cut (unless redaction is off): a key cut short no longer
+/// matches its pattern, and its first characters would otherwise reach the report.
 pub fn preview(s: &str, max: usize) -> String {
+    let s = veer_secrets::display::redact(s);
     let mut out = String::new();
     let mut count = 0;
     for word in s.split_whitespace() {
@@ -44,6 +47,20 @@ mod tests {
         assert_eq!(preview("abcdef", 4), "abc…");
         assert_eq!(preview("", 4), "");
         assert_eq!(preview("ab cd", 5), "ab cd");
+    }
+
+    #[test]
+    fn a_preview_never_shows_part_of_a_secret() {
+        let key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345";
+        for max in [4, 12, 20, 30, 60] {
+            let p = preview(&format!("my key is {key} ok"), max);
+            assert!(!p.contains("sk-proj"), "{max}: {p}");
+            assert!(!p.contains("abcdefgh"), "{max}: {p}");
+        }
+        assert_eq!(
+            preview(&format!("key {key}"), 40),
+            "key [REDACTED:openai_api_key]"
+        );
     }
 
     #[test]

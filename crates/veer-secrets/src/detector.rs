@@ -1,9 +1,12 @@
 //! Finding and redacting secrets with the built-in and extra patterns.
 
-use crate::patterns::{builtin_confirm, builtin_regex, ExtraPattern, Pattern, BUILTIN_KINDS};
-use regex::Regex;
+use crate::patterns::{
+    builtin_confirm, builtin_regex, has_secret_group, ExtraPattern, Pattern, BUILTIN_KINDS,
+};
+use regex::{Regex, RegexSet, RegexSetBuilder};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// A secret found in a line of text. It never holds the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -42,6 +45,17 @@ pub enum PatternError {
 /// Compiled secret patterns.
 pub struct Detector {
     patterns: Vec<Pattern>,
+    /// Every pattern in one automaton: one pass tells whether a text can hold a secret at all,
+    /// which most report strings cannot (`None` if the set would exceed its size limit).
+    any: Option<RegexSet>,
+}
+
+/// One automaton over `patterns`, for the clean-text fast path of [`Detector::spans`].
+fn any_of(patterns: &[Pattern]) -> Option<RegexSet> {
+    RegexSetBuilder::new(patterns.iter().map(|p| p.regex.as_str()))
+        .size_limit(REGEX_SIZE_LIMIT * (patterns.len() + 1))
+        .build()
+        .ok()
 }
 
 /// Maximum compiled size of one user regex (bounds memory and time).
@@ -50,17 +64,19 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 impl Detector {
     /// The built-in patterns only.
     pub fn builtin() -> Detector {
-        let patterns = BUILTIN_KINDS
+        let patterns: Vec<Pattern> = BUILTIN_KINDS
             .iter()
             .filter_map(|kind| {
                 Regex::new(builtin_regex(kind)).ok().map(|regex| Pattern {
                     kind: (*kind).to_string(),
+                    grouped: has_secret_group(&regex),
                     regex,
                     confirm: builtin_confirm(kind),
                 })
             })
             .collect();
-        Detector { patterns }
+        let any = any_of(&patterns);
+        Detector { patterns, any }
     }
 
     /// The built-in patterns followed by `extra`.
@@ -88,31 +104,59 @@ impl Detector {
                 })?;
             d.patterns.push(Pattern {
                 kind: p.name.clone(),
+                grouped: has_secret_group(&regex),
                 regex,
                 confirm: None,
             });
         }
+        d.any = any_of(&d.patterns);
         Ok(d)
     }
 
     /// Non-overlapping secret spans of `text` as (byte start, byte end, kind), sorted by start.
     /// Earlier patterns win overlaps.
     pub fn spans<'a>(&'a self, text: &str) -> Vec<(usize, usize, &'a str)> {
-        let mut spans: Vec<(usize, usize, &str)> = Vec::new();
+        if self.any.as_ref().is_some_and(|set| !set.is_match(text)) {
+            return Vec::new();
+        }
+        // Kept spans by start. They are disjoint, so a new span overlaps one of them exactly
+        // when it overlaps the last one starting before its end: O(log n) a match, not O(n).
+        let mut kept: BTreeMap<usize, (usize, &'a str)> = BTreeMap::new();
+        let mut push = |p: &'a Pattern, start: usize, end: usize| {
+            let confirmed = p.confirm.is_none_or(|c| c(text, start, end));
+            if start == end || !confirmed {
+                return;
+            }
+            let overlaps = kept
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, &(e, _))| e > start);
+            if !overlaps {
+                kept.insert(start, (end, &p.kind));
+            }
+        };
         for p in &self.patterns {
-            for m in p.regex.find_iter(text) {
-                let confirmed = p.confirm.is_none_or(|c| c(text, m.start(), m.end()));
-                if m.start() == m.end() || !confirmed {
-                    continue;
+            if p.grouped {
+                for caps in p.regex.captures_iter(text) {
+                    let secret = p
+                        .regex
+                        .capture_names()
+                        .enumerate()
+                        .filter(|(_, n)| n.is_some_and(|n| n.starts_with("secret")))
+                        .find_map(|(i, _)| caps.get(i));
+                    if let Some(m) = secret {
+                        push(p, m.start(), m.end());
+                    }
                 }
-                let overlaps = spans.iter().any(|&(s, e, _)| m.start() < e && s < m.end());
-                if !overlaps {
-                    spans.push((m.start(), m.end(), &p.kind));
+            } else {
+                for m in p.regex.find_iter(text) {
+                    push(p, m.start(), m.end());
                 }
             }
         }
-        spans.sort_unstable();
-        spans
+        kept.into_iter()
+            .map(|(s, (e, kind))| (s, e, kind))
+            .collect()
     }
 
     /// Findings in one line of text (line number `line`).
@@ -229,6 +273,98 @@ mod tests {
         }
     }
 
+    /// Each of the four kinds `scan` missed, in the places they turn up: config files,
+    /// environment lines, JSON (also escaped inside a JSON string), headers, CSV credentials.
+    #[test]
+    fn finds_aws_secrets_slack_stripe_and_bearer_tokens() {
+        let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        let cases = [
+            (format!("aws_secret_access_key = {aws}"), aws),
+            (format!("AWS_SECRET_ACCESS_KEY={aws}"), aws),
+            (format!(r#"{{"aws_secret_access_key": "{aws}"}}"#), aws),
+            (format!(r#"{{\"SecretAccessKey\": \"{aws}\"}}"#), aws),
+            (format!("AKIAIOSFODNN7EXAMPLE,{aws}"), aws),
+            (
+                "token xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy".into(),
+                "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
+            ),
+            (
+                "xoxp-4417-2861-1384-6a1b2c3d4e5f60718293a4b5c6d7e8f9".into(),
+                "xoxp-4417-2861-1384-6a1b2c3d4e5f60718293a4b5c6d7e8f9",
+            ),
+            (
+                "key sk_live_4eC39HqLyjWDarjtT1zdp7dc".into(),
+                "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            ),
+            (
+                "rk_live_51H8abcDEFghiJKLmnoPQRstu".into(),
+                "rk_live_51H8abcDEFghiJKLmnoPQRstu",
+            ),
+            (
+                "Authorization: Bearer ya29.a0AfH6SMBx3kq9Zr7T".into(),
+                "ya29.a0AfH6SMBx3kq9Zr7T",
+            ),
+            (
+                r#"{"headers": {"authorization": "Bearer 9f8e7d6c5b4a3f2e1d0c"}}"#.into(),
+                "9f8e7d6c5b4a3f2e1d0c",
+            ),
+            (
+                r#"\"Authorization\": \"Token abcdef0123456789abcd\""#.into(),
+                "abcdef0123456789abcd",
+            ),
+        ];
+        let d = Detector::builtin();
+        for (text, secret) in &cases {
+            let spans = d.spans(text);
+            assert_eq!(
+                spans.len(),
+                1 + usize::from(text.contains("AKIA")),
+                "{text}: {spans:?}"
+            );
+            let (s, e, _) = spans.last().copied().unwrap();
+            assert_eq!(&text[s..e], *secret, "{text}");
+            assert!(!d.redact(text).contains(secret), "{text}");
+        }
+        assert_eq!(
+            d.redact("Authorization: Bearer 0123456789abcdefXYZ"),
+            "Authorization: Bearer [REDACTED:bearer_token]"
+        );
+    }
+
+    #[test]
+    fn look_alikes_of_the_new_kinds_are_not_secrets() {
+        for text in [
+            // A 40-character hex digest (a git commit) named like a key, and base64 too long.
+            "aws_secret_access_key: 3f786850e387550fdab836ed7e6dc881de23001b",
+            "secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYandmore",
+            // 40 base64 characters with no key name or key id beside them.
+            "checksum wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "xoxo-hugs-and-kisses-from-grandma",
+            "xoxb-",
+            "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+            "sk_live_short",
+            "the bearer of bad news arrived",
+            "Authorization: Bearer <token>",
+            "Authorization: Bearer YOUR_ACCESS_TOKEN_HERE",
+            "set the Authorization header to Bearer followed by your key",
+        ] {
+            assert!(kinds(text).is_empty(), "{text}: {:?}", kinds(text));
+        }
+    }
+
+    #[test]
+    fn a_user_pattern_may_name_its_secret_group() {
+        let d = Detector::with_extra(&[ExtraPattern {
+            name: "internal".into(),
+            regex: r"x-internal-key: (?P<secret>[a-z0-9]{12})".into(),
+        }])
+        .unwrap();
+        assert_eq!(
+            d.redact("x-internal-key: abcdef012345"),
+            "x-internal-key: [REDACTED:internal]"
+        );
+    }
+
     #[test]
     fn redaction_replaces_the_secret_only() {
         let d = Detector::builtin();
@@ -242,6 +378,91 @@ mod tests {
             v,
             serde_json::json!({"a": ["x [REDACTED:email]"], "n": 4111111111111111u64, "[REDACTED:email]": 1})
         );
+    }
+
+    /// The definition the fast paths must keep: every pattern's confirmed matches in order,
+    /// each kept unless it overlaps one kept before, checked against all of them.
+    fn spans_slow<'a>(d: &'a Detector, text: &str) -> Vec<(usize, usize, &'a str)> {
+        let mut spans: Vec<(usize, usize, &str)> = Vec::new();
+        for p in &d.patterns {
+            let found: Vec<(usize, usize)> = if p.grouped {
+                p.regex
+                    .captures_iter(text)
+                    .filter_map(|c| {
+                        p.regex
+                            .capture_names()
+                            .enumerate()
+                            .filter(|(_, n)| n.is_some_and(|n| n.starts_with("secret")))
+                            .find_map(|(i, _)| c.get(i))
+                    })
+                    .map(|m| (m.start(), m.end()))
+                    .collect()
+            } else {
+                p.regex
+                    .find_iter(text)
+                    .map(|m| (m.start(), m.end()))
+                    .collect()
+            };
+            for (start, end) in found {
+                if start == end || !p.confirm.is_none_or(|c| c(text, start, end)) {
+                    continue;
+                }
+                if !spans.iter().any(|&(s, e, _)| start < e && s < end) {
+                    spans.push((start, end, &p.kind));
+                }
+            }
+        }
+        spans.sort_unstable();
+        spans
+    }
+
+    const FRAGMENTS: [&str; 16] = [
+        "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
+        "dana@example.com",
+        "+1 415 555 0134",
+        "4111 1111 1111 1111",
+        "AKIAIOSFODNN7EXAMPLE",
+        ",wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws_secret_access_key=",
+        "Authorization: Bearer ",
+        "ya29.a0AfH6SMBx3kq9Zr7T",
+        "xoxb-1765367-pdFZKVeTuE8sk",
+        "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3",
+        " ",
+        "0.5",
+        "é-",
+    ];
+
+    /// Compiled once for all cases (compiling the patterns dominates a debug-build case).
+    static BUILTIN: std::sync::LazyLock<Detector> = std::sync::LazyLock::new(Detector::builtin);
+    static NO_PREFILTER: std::sync::LazyLock<Detector> = std::sync::LazyLock::new(|| Detector {
+        patterns: Detector::builtin().patterns,
+        any: None,
+    });
+
+    proptest::proptest! {
+        #[test]
+        fn spans_equal_their_definition(parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..24)) {
+            let text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+            let slow = spans_slow(&BUILTIN, &text);
+            proptest::prop_assert_eq!(BUILTIN.spans(&text), slow.clone());
+            proptest::prop_assert_eq!(NO_PREFILTER.spans(&text), slow);
+        }
+
+        #[test]
+        fn any_text_gives_the_defined_spans(text in "\\PC{0,80}") {
+            proptest::prop_assert_eq!(BUILTIN.spans(&text), spans_slow(&BUILTIN, &text));
+        }
+    }
+
+    #[test]
+    fn many_secrets_in_one_text_cost_linear_work() {
+        // 20,000 secrets in one string: the overlap check must not compare each to all.
+        let text = "k sk-proj-abcdefghijklmnopqrstuvwxyz012345 ".repeat(20_000);
+        let d = Detector::builtin();
+        assert_eq!(d.spans(&text).len(), 20_000);
     }
 
     #[test]

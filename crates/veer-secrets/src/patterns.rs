@@ -3,14 +3,18 @@
 use regex::Regex;
 
 /// Kinds of the built-in patterns, in application order (earlier kinds win overlaps).
-pub const BUILTIN_KINDS: [&str; 10] = [
+pub const BUILTIN_KINDS: [&str; 14] = [
     "private_key",
     "jwt",
     "anthropic_api_key",
     "openai_api_key",
     "aws_access_key_id",
+    "aws_secret_access_key",
     "github_token",
     "google_api_key",
+    "slack_token",
+    "stripe_live_key",
+    "bearer_token",
     "email",
     "phone",
     "credit_card",
@@ -28,7 +32,23 @@ pub(crate) fn builtin_regex(kind: &str) -> &'static str {
         "openai_api_key" => r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
         "aws_access_key_id" => r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b",
         "github_token" => r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        // 40 characters of base64 named as a secret access key (ini, env, JSON, STS output) or
+        // right after an access key id (a CSV row of credentials); the `secret` group is the
+        // span. Confirmed: mixed case and not followed by more base64 (`confirm_aws_secret`).
+        "aws_secret_access_key" => {
+            r#"(?i:(?:aws_?)?secret_?access_?key)[\\"']*\s*[:=]\s*[\\"']*(?P<secret>[A-Za-z0-9/+]{40})|\b(?:AKIA|ASIA)[0-9A-Z]{16}[\\"']*\s*[,;:|=\t ]\s*[\\"']*(?P<secret2>[A-Za-z0-9/+]{40})"#
+        }
         "google_api_key" => r"\bAIza[0-9A-Za-z_-]{35}",
+        // Slack bot, user, app, refresh and config tokens: `xoxb-<digits>-…`.
+        "slack_token" => r"\bxox[abeprs]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}",
+        // Stripe live secret and restricted keys (test keys, `sk_test_`, are not secrets).
+        "stripe_live_key" => r"\b[rs]k_live_[0-9A-Za-z]{20,}",
+        // The credential of an `Authorization: Bearer …` header (also JSON-quoted or escaped,
+        // and `Token`/`Basic` schemes); the `secret` group is the span, so the header name
+        // stays readable. Confirmed: not a placeholder (`confirm_bearer`).
+        "bearer_token" => {
+            r#"(?i:\bauthorization[\\"']*\s*[:=]\s*[\\"']*(?:bearer|token|basic)\s+)(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)"#
+        }
         "email" => r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
         // International numbers need a leading '+'; national ones need separators, so bare digit
         // runs (ids, timestamps, token counts) are never taken for phone numbers.
@@ -41,13 +61,23 @@ pub(crate) fn builtin_regex(kind: &str) -> &'static str {
     }
 }
 
+/// Whether `regex` names a group `secret…`, which then is the secret's span (the rest of the
+/// match is context, such as a header name, that stays readable).
+pub(crate) fn has_secret_group(regex: &Regex) -> bool {
+    regex
+        .capture_names()
+        .flatten()
+        .any(|n| n.starts_with("secret"))
+}
+
 /// A user-supplied pattern (`--patterns FILE`).
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraPattern {
     /// The kind reported and written in `[REDACTED:<name>]`; letters, digits and `_`.
     pub name: String,
-    /// A regular expression (Rust `regex` syntax; no look-around, linear-time matching).
+    /// A regular expression (Rust `regex` syntax; no look-around, linear-time matching). When it
+    /// names a group `secret`, only that group is reported and redacted.
     pub regex: String,
 }
 
@@ -55,6 +85,9 @@ pub struct ExtraPattern {
 pub(crate) struct Pattern {
     pub kind: String,
     pub regex: Regex,
+    /// Whether the secret is a named group (`secret`, `secret2`, …) of the match rather than the
+    /// whole match: the first such group that took part in it.
+    pub grouped: bool,
     /// Extra confirmation of a match at `text[start..end]` beyond the regex.
     pub confirm: Option<fn(&str, usize, usize) -> bool>,
 }
@@ -64,6 +97,9 @@ pub(crate) fn builtin_confirm(kind: &str) -> Option<fn(&str, usize, usize) -> bo
     match kind {
         "credit_card" => Some(confirm_card),
         "phone" => Some(confirm_phone),
+        "aws_secret_access_key" => Some(confirm_aws_secret),
+        "slack_token" => Some(confirm_has_digit),
+        "bearer_token" => Some(confirm_bearer),
         _ => None,
     }
 }
@@ -81,6 +117,33 @@ fn confirm_card(text: &str, start: usize, end: usize) -> bool {
         && !decimal_before
         && !decimal_after
         && crate::luhn::is_card_number(m)
+}
+
+/// An AWS secret access key mixes upper and lower case (a 40-digit hex digest, such as a git
+/// commit id, does not) and is not the start of a longer base64 run.
+fn confirm_aws_secret(text: &str, start: usize, end: usize) -> bool {
+    let m = &text[start..end];
+    let longer = text[end..]
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '/' || c == '+');
+    m.bytes().any(|b| b.is_ascii_uppercase())
+        && m.bytes().any(|b| b.is_ascii_lowercase())
+        && !longer
+}
+
+/// The match holds a digit (real tokens do; `xoxo-hugs-and-kisses` does not).
+fn confirm_has_digit(text: &str, start: usize, end: usize) -> bool {
+    text[start..end].bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A bearer credential, not a placeholder such as `YOUR_ACCESS_TOKEN_HERE` or `<token>`: it
+/// holds a digit, or mixes upper and lower case over at least 24 characters.
+fn confirm_bearer(text: &str, start: usize, end: usize) -> bool {
+    let m = &text[start..end];
+    let mixed =
+        m.bytes().any(|b| b.is_ascii_uppercase()) && m.bytes().any(|b| b.is_ascii_lowercase());
+    confirm_has_digit(text, start, end) || (mixed && m.len() >= 24)
 }
 
 /// A phone number has 8 to 15 digits and is not part of a decimal number.

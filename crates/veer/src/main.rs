@@ -9,7 +9,6 @@ mod output;
 mod progress;
 
 use clap::Parser;
-use std::io::Write;
 use std::process::ExitCode;
 
 // Reading traces is allocation-bound; mimalloc is markedly faster than the system allocator
@@ -43,14 +42,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let mut err = anstream::stderr();
-            let _ = writeln!(err, "error: {}", e.message);
-            for m in &e.more {
-                let _ = writeln!(err, "error: {m}");
-            }
-            if let Some(h) = &e.hint {
-                let _ = writeln!(err, "hint: {h}");
-            }
+            output::diag::error(&e);
             ExitCode::from(e.code)
         }
     }

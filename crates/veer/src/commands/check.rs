@@ -5,7 +5,6 @@
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_warnings};
-use std::io::Write;
 use veer_report::policy::CheckReport;
 use veer_report::style::Style;
 use veer_trace::{Document, Trace};
@@ -76,9 +75,8 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         directory,
         args.fail_on,
     );
-    let mut err = anstream::stderr();
     for w in &warnings {
-        let _ = writeln!(err, "warning: {w}");
+        crate::output::diag::warn(w);
     }
     let colour = colour_enabled(args.out.output.is_some());
     emit(
@@ -91,7 +89,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
             crate::output::append_step_summary(std::path::Path::new(&path), &markdown)?;
         }
     }
-    let _ = writeln!(err, "{}", veer_report::policy::gate_line(&report.gate));
+    crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
     Ok(if report.gate.tripped {
         EXIT_GATE
     } else {

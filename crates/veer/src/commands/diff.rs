@@ -13,7 +13,6 @@ use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use veer_diff::aggregate::PairSummary;
@@ -137,11 +136,7 @@ fn finish(gate: &Gate, summary: Option<(PathBuf, String)>) -> Result<u8, CliErro
         append_step_summary(&path, &markdown)?;
     }
     if gate.fail_on != Level::None {
-        let _ = writeln!(
-            anstream::stderr(),
-            "{}",
-            veer_report::policy::gate_line(gate)
-        );
+        crate::output::diag::say("", veer_report::policy::gate_line(gate));
     }
     Ok(if gate.tripped { EXIT_GATE } else { EXIT_OK })
 }
@@ -207,9 +202,8 @@ fn directory_printer(format: DiffFormat, colour: bool) -> Box<dyn DirectoryPrint
 }
 
 fn print_report_warnings(report: &DiffReport) {
-    let mut err = anstream::stderr();
     for w in &report.warnings {
-        let _ = writeln!(err, "warning: {w}");
+        crate::output::diag::warn(w);
     }
 }
 

@@ -11,7 +11,6 @@ use crate::cli::{
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_warnings};
 use serde_json::{Map, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use veer_experiment::results::{RunInput, TraceExperiment};
 use veer_experiment::{ExperimentError, ExperimentReport, PairOptions};
@@ -39,7 +38,7 @@ pub fn run(cmd: &ExperimentCommand) -> Result<u8, CliError> {
 }
 
 fn warn(line: &str) {
-    let _ = writeln!(anstream::stderr(), "warning: {line}");
+    crate::output::diag::warn(line);
 }
 
 impl From<ExperimentError> for CliError {

@@ -13,7 +13,6 @@ use crate::cli::{ExperimentAnalyzeFormat, ExperimentRunArgs};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit};
 use crate::progress::Progress;
-use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,11 +31,11 @@ pub const TRACE_EXTENSIONS: [&str; 5] =
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn say(line: &str) {
-    let _ = writeln!(anstream::stderr(), "veer experiment run: {line}");
+    crate::output::diag::say("veer experiment run", line);
 }
 
 fn warn(line: &str) {
-    let _ = writeln!(anstream::stderr(), "warning: {line}");
+    crate::output::diag::warn(line);
 }
 
 /// The operators asked for, in matrix order, each once.

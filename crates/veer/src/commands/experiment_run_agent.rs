@@ -5,7 +5,6 @@
 
 use crate::error::CliError;
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -125,7 +124,7 @@ pub fn execute(shared: &Shared, run: &PlannedRun) -> Result<RunEnd, CliError> {
             let journal = Arc::new(Journal::new(Box::new(file), None));
             let label = run.label.clone();
             let notify: veer_record::Notify = Arc::new(move |m: &str| {
-                let _ = writeln!(anstream::stderr(), "veer experiment run: {label}: {m}");
+                crate::output::diag::say("veer experiment run", format!("{label}: {m}"));
             });
             (
                 Some(Recording {

@@ -6,7 +6,6 @@ use crate::cli::{GateArgs, GateFormat};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit};
 use serde_json::Value;
-use std::io::Write;
 use veer_diff::fingerprint;
 use veer_diff::hotelling::Decision;
 use veer_policy::{compare, Gate, Kind, Level, Severity, Violation};
@@ -209,11 +208,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
         GateFormat::Json => veer_report::policy::gate::json(&report),
     };
     emit(&text, args.out.output.as_deref())?;
-    let _ = writeln!(
-        anstream::stderr(),
-        "{}",
-        veer_report::policy::gate_line(&report.gate)
-    );
+    crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
     Ok(if report.gate.tripped {
         EXIT_GATE
     } else {

@@ -4,7 +4,6 @@
 use crate::cli::PolicyValidateArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK};
 use crate::output::emit;
-use std::io::Write;
 use veer_policy::{Policy, PolicyError};
 
 /// A policy load error as a CLI error: the first problem as the message, the others as
@@ -22,9 +21,8 @@ pub fn policy_error(e: &PolicyError) -> CliError {
 /// Loads a policy, printing its load warnings to stderr.
 pub fn load(path: &std::path::Path) -> Result<Policy, CliError> {
     let policy = Policy::load(path).map_err(|e| policy_error(&e))?;
-    let mut err = anstream::stderr();
     for w in &policy.warnings {
-        let _ = writeln!(err, "warning: {w}");
+        crate::output::diag::warn(w);
     }
     Ok(policy)
 }

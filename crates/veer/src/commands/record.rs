@@ -86,8 +86,7 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
 
 fn notify() -> Notify {
     Arc::new(|m: &str| {
-        let mut err = anstream::stderr();
-        let _ = writeln!(err, "veer record: {m}");
+        crate::output::diag::say("veer record", m);
     })
 }
 

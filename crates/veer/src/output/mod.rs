@@ -4,6 +4,7 @@
 //! replaced atomically and a device or FIFO written through ([`file`]), an interrupt leaves no
 //! temporary file ([`interrupt`]), and a stdout closed early ends quietly.
 
+pub mod diag;
 pub mod file;
 pub mod inputs;
 pub mod interrupt;
@@ -13,8 +14,8 @@ use crate::error::CliError;
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
-use std::sync::OnceLock;
-use veer_secrets::Detector;
+use veer_secrets::display::redactor;
+pub use veer_secrets::display::set_redaction;
 
 /// Output formats a command may offer (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -35,19 +36,6 @@ pub enum OutputFormat {
 /// and `NO_COLOR` is unset (anstream applies the same rules when printing).
 pub fn colour_enabled(to_file: bool) -> bool {
     !to_file && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-}
-
-static REDACTOR: OnceLock<Option<Detector>> = OnceLock::new();
-
-/// Turns redaction of secrets in every emitted report on (the default) or off (`--no-redact`).
-/// Call once, before any output.
-pub fn set_redaction(on: bool) {
-    let _ = REDACTOR.set(on.then(Detector::builtin));
-}
-
-/// The detector that redacts reports; `None` with `--no-redact`.
-fn redactor() -> Option<&'static Detector> {
-    REDACTOR.get_or_init(|| Some(Detector::builtin())).as_ref()
 }
 
 /// `text` with secrets replaced by `[REDACTED:<kind>]`. A JSON document is redacted inside its
@@ -152,11 +140,10 @@ pub fn append_step_summary(path: &Path, text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::output(&path.display().to_string(), &e))
 }
 
-/// Prints reader warnings to stderr, once each.
+/// Prints reader warnings to stderr, once each (redacted, as everything on stderr).
 pub fn print_warnings(warnings: &[veer_trace::Warning]) {
-    let mut err = anstream::stderr();
     for w in warnings {
-        let _ = writeln!(err, "warning: {w}");
+        diag::warn(w);
     }
 }
 
