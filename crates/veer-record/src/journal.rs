@@ -70,6 +70,9 @@ struct State {
     calls: u64,
     failed: u64,
     io_error: Option<String>,
+    /// With `--redact`: secrets in every payload are replaced before the line is written (and
+    /// before its content id is computed); the enforcer still judges what was really sent.
+    redactor: Option<veer_secrets::Detector>,
 }
 
 /// The recorder of one run.
@@ -120,7 +123,12 @@ impl State {
     /// Builds a record whose parent is the last record written and queues its line.
     fn push(&mut self, kind: Kind, payload: Value, parent: Option<String>) -> Record {
         let ts = self.stamp();
-        let id = content_id(&payload);
+        let redacted = self.redactor.as_ref().and_then(|d| {
+            let mut p = payload.clone();
+            d.redact_json(&mut p);
+            (p != payload).then_some(p)
+        });
+        let id = content_id(redacted.as_ref().unwrap_or(&payload));
         let parent = parent.or_else(|| Some(self.last_id.clone()));
         let r = Record {
             line: None,
@@ -136,7 +144,17 @@ impl State {
         };
         let mut line = std::mem::take(&mut self.line);
         // Writing into a Vec cannot fail.
-        let _ = write_record(&mut line, &mut Vec::new(), &r);
+        let _ = match redacted {
+            Some(p) => write_record(
+                &mut line,
+                &mut Vec::new(),
+                &Record {
+                    payload: p.into(),
+                    ..r.clone()
+                },
+            ),
+            None => write_record(&mut line, &mut Vec::new(), &r),
+        };
         self.line = line;
         self.last_id = id;
         if let Some(t) = self.trace.as_mut() {
@@ -224,11 +242,24 @@ impl Journal {
             calls: 0,
             failed: 0,
             io_error: None,
+            redactor: None,
         };
         let root = json!({"sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
                           "tags": {"recorder": "veer record"}});
         state.push(Kind::Metadata, root, None);
         state.flush();
+        Journal {
+            state: Mutex::new(state),
+        }
+    }
+
+    /// The same journal writing every later record with its secrets replaced by
+    /// `[REDACTED:<kind>]` (`veer record --redact`). Content ids are those of the written,
+    /// redacted payloads, so the recording reads back strictly; a live policy still judges the
+    /// payloads as they were sent.
+    pub fn redacting(self, detector: veer_secrets::Detector) -> Journal {
+        let mut state = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
+        state.redactor = Some(detector);
         Journal {
             state: Mutex::new(state),
         }

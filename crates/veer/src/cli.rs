@@ -205,6 +205,11 @@ pub struct ProxyArgs {
     /// Largest request body accepted from the agent; larger ones are refused with HTTP 413.
     #[arg(long, value_name = "BYTES", default_value_t = veer_record::proxy::MAX_REQUEST_BYTES)]
     pub max_body_bytes: usize,
+    /// Write the recording with secrets found in prompts, answers and tool results (API keys,
+    /// tokens, e-mail addresses, …; see docs/secrets.md) replaced by `[REDACTED:<kind>]`. The
+    /// agent and the upstream still see the real content; a --policy judges it too.
+    #[arg(long)]
+    pub redact: bool,
 }
 
 /// `--enforce` modes.

@@ -163,3 +163,50 @@ async fn tool_calls_parallel_calls_and_their_results() {
     let turns = t.turns_with(&t.tool_calls());
     assert_eq!(turns.len(), 7);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redact_writes_no_secret_and_ids_of_what_was_written_while_the_agent_gets_the_real_answer()
+{
+    let key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345";
+    let r = rig(Options {
+        redact: true,
+        ..Options::default()
+    })
+    .await;
+    for path in [CHAT, RESPONSES, MESSAGES] {
+        for stream in [false, true] {
+            let b = body(
+                path,
+                "m-redact",
+                stream,
+                &format!("mail dana@example.com, key {key}"),
+            );
+            let (status, got) = r.call(path, &b).await;
+            let (_, want) = r.direct(path, &b).await;
+            assert_eq!(status, 200, "{path}");
+            assert_eq!(
+                got, want,
+                "{path} stream={stream}: the agent gets the real bytes"
+            );
+            assert!(String::from_utf8_lossy(&got).contains(key));
+        }
+    }
+    eventually("six calls", || r.kinds().len() == 13).await;
+    let text = r.text();
+    assert!(
+        !text.contains(key) && !text.contains("dana@example.com"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("[REDACTED:openai_api_key]").count(),
+        12,
+        "{text}"
+    );
+    let recs = r.records();
+    for (i, rec) in recs.iter().enumerate() {
+        assert_eq!(rec["id"], json!(content_id(&rec["payload"])), "line {i}");
+        if i > 0 {
+            assert_eq!(rec["parent"], recs[i - 1]["id"], "line {i}: chained");
+        }
+    }
+}

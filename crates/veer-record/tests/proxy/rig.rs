@@ -30,6 +30,8 @@ pub struct Options {
     pub settings: Settings,
     pub policy: Option<(&'static str, Mode)>,
     pub unreachable: bool,
+    /// `veer record --redact`.
+    pub redact: bool,
 }
 
 impl Default for Options {
@@ -41,6 +43,7 @@ impl Default for Options {
             },
             policy: None,
             unreachable: false,
+            redact: false,
         }
     }
 }
@@ -74,7 +77,12 @@ pub async fn rig(opts: Options) -> Rig {
         settings.openai_upstream = up.openai();
         settings.anthropic_upstream = up.anthropic();
     }
-    let journal = Arc::new(Journal::new(Box::new(file), policy));
+    let journal = Journal::new(Box::new(file), policy);
+    let journal = Arc::new(if opts.redact {
+        journal.redacting(veer_secrets::Detector::builtin())
+    } else {
+        journal
+    });
     let notices = Arc::new(Mutex::new(Vec::new()));
     let n2 = notices.clone();
     let shared = Arc::new(Shared {

@@ -79,7 +79,11 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
     };
     Ok(Prepared {
         settings,
-        journal: Arc::new(Journal::new(Box::new(file), policy)),
+        journal: Arc::new(if p.redact {
+            Journal::new(Box::new(file), policy).redacting(veer_secrets::Detector::builtin())
+        } else {
+            Journal::new(Box::new(file), policy)
+        }),
         output: output.display().to_string(),
     })
 }
