@@ -133,6 +133,25 @@ fn sigterm_stops_the_command_and_leaves_a_complete_file() {
         assert!(start.elapsed() < Duration::from_secs(20));
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Signal only once the agent runs (veer spawns it after writing the metadata record, and
+    // installs its signal handling before that): on a loaded machine a fixed pause is not enough.
+    let has_child = |pid: u32| {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|t| {
+                std::fs::read_to_string(t.path().join("children"))
+                    .is_ok_and(|c| !c.trim().is_empty())
+            })
+    };
+    while !has_child(child.id()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the agent never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::thread::sleep(Duration::from_millis(200));
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
