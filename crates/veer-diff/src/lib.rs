@@ -399,6 +399,7 @@ fn behaviour<'t>(
         gate: Gate::decide(Level::None, Level::None),
         warnings,
         candidate_lines,
+        candidate_session_lines: candidate.policy_session_lines(),
         lanes: None,
     };
     (report, (tb, tc), alignment)

@@ -131,6 +131,11 @@ pub struct DiffReport {
     /// results and CI annotations). Not part of the JSON report.
     #[serde(skip)]
     pub candidate_lines: Vec<Option<u64>>,
+    /// 1-based source line where each policy session of the candidate starts
+    /// ([`veer_trace::Trace::policy_session_lines`]): the location of a session-level policy
+    /// finding. Not part of the JSON report.
+    #[serde(skip)]
+    pub candidate_session_lines: Vec<Option<u64>>,
     /// The side-by-side view, when `DiffOptions::lanes` asked for it. Not part of the JSON
     /// report.
     #[serde(skip)]

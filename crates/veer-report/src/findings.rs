@@ -56,7 +56,9 @@ pub struct Finding {
     pub message: String,
     /// The trace file the finding is in (the candidate in a diff).
     pub file: String,
-    /// 1-based line of the record, when known.
+    /// 1-based line of the record, when known: the pair's response for a pair-level finding,
+    /// the start of its session for a session-level one, the first divergence's candidate turn
+    /// for an axis.
     pub line: Option<u64>,
 }
 
@@ -71,7 +73,25 @@ fn policy_help(v: &Violation) -> String {
     )
 }
 
-fn violation(v: &Violation, file: &str, lines: &[Option<u64>], regression: bool) -> Finding {
+/// Where a violation's trace holds its findings: the line of each turn's response and of each
+/// policy session's start.
+struct Lines<'a> {
+    turns: &'a [Option<u64>],
+    sessions: &'a [Option<u64>],
+}
+
+impl Lines<'_> {
+    /// The pair's response line; for a session-level violation the line its session starts
+    /// at; for a trace-level one the first session's.
+    fn of(&self, v: &Violation) -> Option<u64> {
+        match v.pair_index {
+            Some(i) => self.turns.get(i).copied().flatten(),
+            None => self.sessions.get(v.session.unwrap_or(0)).copied().flatten(),
+        }
+    }
+}
+
+fn violation(v: &Violation, file: &str, lines: &Lines<'_>, regression: bool) -> Finding {
     let verb = if regression {
         "candidate regression"
     } else {
@@ -91,7 +111,7 @@ fn violation(v: &Violation, file: &str, lines: &[Option<u64>], regression: bool)
             v.detail
         ),
         file: file.to_string(),
-        line: v.pair_index.and_then(|i| lines.get(i).copied().flatten()),
+        line: lines.of(v),
     }
 }
 
@@ -103,7 +123,13 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
         .policy
         .iter()
         .flat_map(|p| &p.regressions)
-        .map(|v| violation(v, file, &r.candidate_lines, true))
+        .map(|v| {
+            let lines = Lines {
+                turns: &r.candidate_lines,
+                sessions: &r.candidate_session_lines,
+            };
+            violation(v, file, &lines, true)
+        })
         .collect();
     let divergence_line = r.first_divergence.as_ref().and_then(|d| {
         let last = r.candidate_lines.len().checked_sub(1)?;
@@ -154,9 +180,13 @@ pub fn check_findings(r: &CheckReport) -> Vec<Finding> {
     r.traces
         .iter()
         .flat_map(|t| {
-            t.violations
-                .iter()
-                .map(|v| violation(v, &t.path, &t.lines, false))
+            t.violations.iter().map(|v| {
+                let lines = Lines {
+                    turns: &t.lines,
+                    sessions: &t.session_lines,
+                };
+                violation(v, &t.path, &lines, false)
+            })
         })
         .collect()
 }

@@ -1,6 +1,8 @@
 //! SARIF 2.1.0 (OASIS): one run of the `veer` tool with a rule per distinct finding kind and a
 //! result per [`Finding`], located at the trace file and the line of its record. Validated in
-//! tests against the official schema vendored in `schemas/`.
+//! tests against the official schema vendored in `schemas/`, and in CI by Microsoft's SARIF
+//! Multitool with GitHub's rules (every rule has a short and a full description and help;
+//! every result a region with a start line).
 
 use crate::findings::Finding;
 use serde_json::{json, Map, Value};
@@ -49,6 +51,7 @@ fn rules(findings: &[Finding]) -> (Vec<Value>, Vec<usize>) {
                 rules.push(json!({
                     "id": f.rule_id,
                     "shortDescription": {"text": f.rule_summary},
+                    "fullDescription": {"text": f.rule_help},
                     "help": {"text": f.rule_help},
                     "defaultConfiguration": {"level": f.level.sarif()},
                 }));
@@ -61,9 +64,10 @@ fn rules(findings: &[Finding]) -> (Vec<Value>, Vec<usize>) {
 fn result(f: &Finding, rule_index: usize) -> Value {
     let mut physical = Map::new();
     physical.insert("artifactLocation".into(), json!({"uri": uri(&f.file)}));
-    if let Some(line) = f.line.filter(|l| *l >= 1) {
-        physical.insert("region".into(), json!({"startLine": line}));
-    }
+    // GitHub code scanning needs a line for every result: a finding with none (an axis
+    // without a divergence, a record read from no line) points at the file's first line.
+    let line = f.line.filter(|l| *l >= 1).unwrap_or(1);
+    physical.insert("region".into(), json!({"startLine": line}));
     json!({
         "ruleId": f.rule_id,
         "ruleIndex": rule_index,
@@ -170,9 +174,19 @@ mod tests {
             run["results"][2]["locations"][0]["physicalLocation"]["region"]["startLine"],
             9
         );
-        assert!(run["results"][1]["locations"][0]["physicalLocation"]
-            .get("region")
-            .is_none());
+        // No line known: the file's first line (GitHub needs a region on every result).
+        assert_eq!(
+            run["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"],
+            1
+        );
+        for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+            for key in ["shortDescription", "fullDescription", "help"] {
+                assert!(
+                    rule[key]["text"].as_str().is_some_and(|t| !t.is_empty()),
+                    "{key}"
+                );
+            }
+        }
         assert!(validator().is_valid(&v));
     }
 

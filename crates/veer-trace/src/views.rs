@@ -378,6 +378,34 @@ impl Trace {
         (out, count)
     }
 
+    /// 1-based source line where each policy session starts, by session index as
+    /// [`Trace::policy_sessions`] numbers them: the request of its first turn (the first
+    /// `chat_request` after the previous response), or that turn's response when it has none;
+    /// `None` for a record read from no line. Locations of session-level findings.
+    pub fn policy_session_lines(&self) -> Vec<Option<u64>> {
+        let sessions = self.policy_sessions();
+        let mut out: Vec<Option<u64>> = Vec::new();
+        let (mut request, mut turn) = (None, 0);
+        for r in &self.records {
+            match r.kind {
+                Kind::ChatRequest => {
+                    request = request.or(Some(r.line));
+                }
+                Kind::ChatResponse => {
+                    let s = sessions.get(turn).copied().unwrap_or(0);
+                    if out.len() <= s {
+                        out.resize(s + 1, None);
+                        out[s] = request.unwrap_or(r.line);
+                    }
+                    request = None;
+                    turn += 1;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// Policy session of every response (spec `trace-formats.md` §2.2, with veer's rule that a
     /// user message made only of `tool_result` blocks continues a session).
     pub fn policy_sessions(&self) -> Vec<usize> {

@@ -25,6 +25,9 @@ pub struct CheckedTrace {
     /// 1-based source line of every response record, by turn. Not part of the JSON report.
     #[serde(skip)]
     pub lines: Vec<Option<u64>>,
+    /// 1-based source line where each policy session starts. Not part of the JSON report.
+    #[serde(skip)]
+    pub session_lines: Vec<Option<u64>>,
 }
 
 /// A rule as listed by the JUnit printer (one test case per rule).
@@ -78,6 +81,7 @@ impl CheckReport {
                     violations: e.violations,
                     path: path.clone(),
                     lines: t.responses().iter().map(|r| r.record.line).collect(),
+                    session_lines: t.policy_session_lines(),
                 }
             })
             .collect();
