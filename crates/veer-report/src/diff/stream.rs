@@ -71,6 +71,7 @@ mod tests {
         DirectoryReport {
             schema_version: DIFF_SCHEMA_VERSION,
             pairs,
+            errors: Vec::new(),
             unmatched,
             aggregate,
             fingerprint: None,

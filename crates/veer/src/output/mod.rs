@@ -152,6 +152,15 @@ pub fn append_step_summary(path: &Path, text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::output(&path.display().to_string(), &e))
 }
 
+/// Names on stderr, one `warning:` line each, the entries of a directory that were skipped
+/// because they are not regular files (never opened: a FIFO would block the read).
+pub fn print_skipped(skipped: &[veer_trace::load::SkippedEntry]) {
+    let mut err = anstream::stderr();
+    for s in skipped {
+        let _ = writeln!(err, "warning: {s}");
+    }
+}
+
 /// Prints reader warnings to stderr, once each.
 pub fn print_warnings(warnings: &[veer_trace::Warning]) {
     let mut err = anstream::stderr();
