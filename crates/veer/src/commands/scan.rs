@@ -193,12 +193,14 @@ fn scan_lines<R: Read + BufRead>(
     loop {
         match lines.next_line() {
             Ok(None) => return Ok(out),
-            Ok(Some(Line::TooLong(n))) => return Err((
-                format!(
+            Ok(Some(Line::TooLong(n))) => {
+                return Err((
+                    format!(
                     "{shown}:{n}: (line): line is longer than the limit of {max_line_bytes} bytes"
                 ),
-                "raise the limit with --max-line-bytes",
-            )),
+                    "raise the limit with --max-line-bytes",
+                ))
+            }
             Ok(Some(Line::Bytes(n, bytes))) => {
                 let text = String::from_utf8_lossy(bytes);
                 for f in detector.scan_line(n, &text) {

@@ -23,3 +23,4 @@ mod perturb;
 mod policy;
 mod record;
 mod scan;
+mod unreadable;
