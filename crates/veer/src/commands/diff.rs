@@ -79,18 +79,19 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
                         out,
                     )
                 })?;
-            // The report is written, error rows included; stderr names them too.
-            let error = pair_errors_error(&errors, plan.matched.len());
-            if gate.errors_without_gate() {
-                if let Some((path, markdown)) = step.zip(markdown) {
-                    append_step_summary(&path, &markdown)?;
+            // The report is written, error rows included; stderr names them too. Without a
+            // gate they are the command's error (exit 2); with one, they tripped it (exit 1).
+            let summary = step.zip(markdown);
+            if let Some(error) = pair_errors_error(&errors, plan.matched.len()) {
+                if gate.errors_without_gate() {
+                    if let Some((path, markdown)) = summary {
+                        append_step_summary(&path, &markdown)?;
+                    }
+                    return Err(error);
                 }
-                return Err(error.unwrap_or_else(|| CliError::input("trace pairs failed")));
+                print_error(&error);
             }
-            if let Some(e) = error {
-                print_error(&e);
-            }
-            return finish(&gate, step.zip(markdown));
+            return finish(&gate, summary);
         }
         (false, false) => {
             // Both sides are read at once; a problem with the baseline is reported first.
