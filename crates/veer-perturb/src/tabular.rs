@@ -57,6 +57,7 @@
 
 use serde_json::{Map, Number, Value};
 use veer_trace::agentlog::reader::json_type;
+use veer_diff::fingerprint::pytext::py_float;
 use veer_trace::pyjson::py_float_repr;
 
 use crate::pystr::py_strip;
@@ -65,24 +66,25 @@ use crate::{Operator, Outcome, PerturbError, PerturbRng};
 /// Why an operator is skipped when the content has no data row.
 const INSUFFICIENT_DATA: &str = "Insufficient data (need header + at least 1 row)";
 
-/// Header corruptions: the first key found in a lowercased, stripped header picks the
-/// alternatives one is drawn from. Order matters (`total_amount` is an `amount`).
+/// Header corruptions, traxr's `TabularPerturbator.LABEL_CORRUPTIONS`: the first key found in
+/// a lowercased, stripped header picks the alternatives one is drawn from. Order matters
+/// (`total_amount` is an `amount`).
 const LABEL_CORRUPTIONS: [(&str, &[&str]); 15] = [
-    ("name", &["nm", "full_nm", "n4me", "label"]),
-    ("date", &["dt", "dte", "timestamp", "day"]),
-    ("amount", &["amt", "amnt", "value", "sum_val"]),
-    ("price", &["prc", "unit_px", "pr1ce", "rate"]),
-    ("total", &["tot", "ttl", "grand", "sum"]),
-    ("quantity", &["qty", "qnty", "count", "units"]),
-    ("description", &["desc", "descr", "details", "notes"]),
-    ("category", &["cat", "ctgry", "type", "group"]),
-    ("status", &["stat", "sts", "state", "flag"]),
-    ("email", &["eml", "e_mail", "mail", "contact"]),
-    ("phone", &["ph", "tel", "ph0ne", "mobile"]),
-    ("address", &["addr", "adr", "location", "street"]),
-    ("id", &["key", "ref", "no", "num"]),
-    ("revenue", &["rev", "revnue", "sales", "income"]),
-    ("cost", &["cst", "expense", "c0st", "spend"]),
+    ("name", &["nm", "title", "label"]),
+    ("date", &["dt", "time", "when"]),
+    ("amount", &["amt", "value", "sum"]),
+    ("price", &["cost", "rate", "fee"]),
+    ("total", &["tot", "sum", "aggregate"]),
+    ("quantity", &["qty", "count", "num"]),
+    ("description", &["desc", "details", "info"]),
+    ("category", &["cat", "type", "class"]),
+    ("status", &["state", "condition"]),
+    ("email", &["mail", "e-mail", "address"]),
+    ("phone", &["tel", "number", "contact"]),
+    ("address", &["addr", "location", "place"]),
+    ("id", &["identifier", "key", "code"]),
+    ("revenue", &["rev", "income", "sales"]),
+    ("cost", &["expense", "spend", "outlay"]),
 ];
 
 /// The noise columns `irrelevant_columns` draws from.
@@ -103,8 +105,9 @@ const UNIT_FACTORS: [(f64, &str); 6] = [
 
 /// Applies a tabular `operator` to `content` (`json`: an array of objects, else delimited text).
 ///
-/// Returns [`Outcome::Skipped`] when the content has no data row or the operator has nothing
-/// to work on, and [`PerturbError::BadInput`] when the content cannot be read as its kind (or
+/// Returns [`Outcome::Skipped`] when the content has no data row (traxr's only tabular skip:
+/// an operator with nothing to work on still applies and may give the table back unchanged),
+/// and [`PerturbError::BadInput`] when the content cannot be read as its kind (or
 /// `operator` is not a tabular one). `null_content` returns the empty string without reading
 /// the content.
 pub fn apply(
@@ -134,24 +137,12 @@ pub fn apply(
     if table.rows.is_empty() {
         return Ok(Outcome::Skipped(INSUFFICIENT_DATA.into()));
     }
-    let step = match operator {
+    match operator {
         Operator::ColumnSwap => column_swap(&mut table, rng),
-        Operator::LabelCorrupt => {
-            label_corrupt(&mut table, rng);
-            Ok(())
-        }
-        Operator::DataTypeCorrupt => {
-            data_type_corrupt(&mut table, rng);
-            Ok(())
-        }
-        Operator::RowDuplicate => {
-            row_duplicate(&mut table, rng);
-            Ok(())
-        }
-        Operator::IrrelevantColumns => {
-            irrelevant_columns(&mut table, rng);
-            Ok(())
-        }
+        Operator::LabelCorrupt => label_corrupt(&mut table, rng),
+        Operator::DataTypeCorrupt => data_type_corrupt(&mut table, rng),
+        Operator::RowDuplicate => row_duplicate(&mut table, rng),
+        Operator::IrrelevantColumns => irrelevant_columns(&mut table, rng),
         Operator::UnitChange => unit_change(&mut table, rng),
         other => {
             return Err(PerturbError::BadInput(format!(
@@ -159,13 +150,10 @@ pub fn apply(
                 other.name()
             )))
         }
-    };
-    match step {
-        Ok(()) => match format {
-            Format::Delimited(delimiter) => Ok(Outcome::Applied(write_table(&table, delimiter))),
-            Format::Json => write_json(&table).map(Outcome::Applied),
-        },
-        Err(Skip(reason)) => Ok(Outcome::Skipped(reason.into())),
+    }
+    match format {
+        Format::Delimited(delimiter) => Ok(Outcome::Applied(write_table(&table, delimiter))),
+        Format::Json => write_json(&table).map(Outcome::Applied),
     }
 }
 
@@ -225,9 +213,6 @@ impl AsRef<str> for Cell {
         &self.text
     }
 }
-
-/// An operator's reason for not applying.
-struct Skip(&'static str);
 
 // ---------------------------------------------------------------------------------------------
 // Delimited text
@@ -609,73 +594,6 @@ fn decimal_value(text: &str) -> Option<(bool, String, i64)> {
 // ---------------------------------------------------------------------------------------------
 // Python number semantics
 
-/// Python's `float(s)`: surrounding whitespace, an optional sign, digits with single
-/// underscores between digits, an optional fraction and exponent, or `inf` / `infinity` /
-/// `nan` in any case. Only ASCII digits are read (Python also reads other Unicode decimal
-/// digits).
-fn py_float(s: &str) -> Option<f64> {
-    let s = py_strip(s);
-    let (negative, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let special = if body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity") {
-        Some(f64::INFINITY)
-    } else if body.eq_ignore_ascii_case("nan") {
-        Some(f64::NAN)
-    } else {
-        None
-    };
-    if let Some(value) = special {
-        return Some(if negative { -value } else { value });
-    }
-    let b = body.as_bytes();
-    let mut i = 0;
-    let int_end = digit_part(b, i);
-    if let Some(end) = int_end {
-        i = end;
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        match digit_part(b, i) {
-            Some(end) => i = end,
-            None if int_end.is_none() => return None,
-            None => {}
-        }
-    } else if int_end.is_none() {
-        return None;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        i = digit_part(b, i)?;
-    }
-    if i != b.len() {
-        return None;
-    }
-    let value: f64 = body.replace('_', "").parse().ok()?;
-    Some(if negative { -value } else { value })
-}
-
-/// The end of a run of digits starting at `i` with single underscores between digits, if
-/// there is a digit at `i`.
-fn digit_part(b: &[u8], mut i: usize) -> Option<usize> {
-    if !b.get(i)?.is_ascii_digit() {
-        return None;
-    }
-    i += 1;
-    loop {
-        match b.get(i) {
-            Some(c) if c.is_ascii_digit() => i += 1,
-            Some(b'_') if b.get(i + 1).is_some_and(u8::is_ascii_digit) => i += 2,
-            _ => return Some(i),
-        }
-    }
-}
-
 /// Python's `repr(float)`: `nan`, `inf`, `-inf`, else shortest round-trip digits.
 fn py_repr(v: f64) -> String {
     if v.is_nan() {
@@ -709,10 +627,11 @@ fn draw_index(rng: &mut PerturbRng, len: usize) -> usize {
 
 /// Swaps two drawn columns in the header and every row. `c2` is redrawn up to 10 times while it
 /// equals `c1`; if it still does, nothing changes. A row lacking either column is left as is.
-fn column_swap(table: &mut Table, rng: &mut PerturbRng) -> Result<(), Skip> {
+/// A table of one column is left as it is, without a draw (traxr still counts it as applied).
+fn column_swap(table: &mut Table, rng: &mut PerturbRng) {
     let k = table.header.len();
     if k < 2 {
-        return Err(Skip("Need at least 2 columns to swap"));
+        return;
     }
     let c1 = draw_index(rng, k);
     let mut c2 = draw_index(rng, k);
@@ -729,7 +648,6 @@ fn column_swap(table: &mut Table, rng: &mut PerturbRng) -> Result<(), Skip> {
             row.swap(c1, c2);
         }
     }
-    Ok(())
 }
 
 /// Replaces each header cell by an alternative of the first [`LABEL_CORRUPTIONS`] key it
@@ -812,11 +730,12 @@ fn noise_value(column: &str, rng: &mut PerturbRng) -> String {
     }
 }
 
-/// Whether more than half of a column's non-blank data cells parse as floats.
+/// Whether more than half of a column's non-empty data cells parse as floats. As in traxr, a
+/// cell of whitespace only is non-empty (and not a number).
 fn is_numeric_column(rows: &[Vec<Cell>], column: usize) -> bool {
     let (mut filled, mut numeric) = (0usize, 0usize);
     for cell in rows.iter().filter_map(|row| row.get(column)) {
-        if !py_strip(&cell.text).is_empty() {
+        if !cell.text.is_empty() {
             filled += 1;
             if py_float(&cell.text).is_some() {
                 numeric += 1;
@@ -827,13 +746,14 @@ fn is_numeric_column(rows: &[Vec<Cell>], column: usize) -> bool {
 }
 
 /// Scales every numeric cell of one drawn numeric column by a drawn unit factor, written with
-/// two decimals.
-fn unit_change(table: &mut Table, rng: &mut PerturbRng) -> Result<(), Skip> {
+/// two decimals. Without a numeric column the table is left as it is, without a draw (traxr
+/// still counts it as applied).
+fn unit_change(table: &mut Table, rng: &mut PerturbRng) {
     let numeric: Vec<usize> = (0..table.header.len())
         .filter(|&column| is_numeric_column(&table.rows, column))
         .collect();
     if numeric.is_empty() {
-        return Err(Skip("No numeric column to rescale"));
+        return;
     }
     let column = *rng.choice(&numeric);
     let (factor, _) = *rng.choice(&UNIT_FACTORS);
@@ -842,7 +762,6 @@ fn unit_change(table: &mut Table, rng: &mut PerturbRng) -> Result<(), Skip> {
             cell.text = py_fixed(v * factor, 2);
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -995,6 +914,11 @@ mod tests {
             ("+iNf", f64::INFINITY),
             ("1e400", f64::INFINITY),
             ("\u{1f}4\u{1c}", 4.0),
+            // Any Unicode decimal digit (Arabic-Indic, Devanagari, full-width), as in CPython.
+            ("\u{663}", 3.0),
+            ("-\u{661}\u{662}.\u{665}", -12.5),
+            ("\u{967}\u{966}", 10.0),
+            ("\u{ff11}_\u{ff10}\u{ff10}", 100.0),
         ];
         for (s, v) in accepted {
             assert_eq!(py_float(s), Some(*v), "{s:?}");
@@ -1004,7 +928,7 @@ mod tests {
         let rejected = [
             "", " ", ".", "+", "-", "e5", ".e5", "1e", "1e+", "1__0", "_1", "1_", "1_.5", "1._5",
             "1e_5", "0x10", "1.5.5", "1 2", "in f", "infinit", "nan(1)", "inf_", "1,5", "--1",
-            "١٢", "1e5.5",
+            "1e5.5", "\u{b2}", "\u{ff4e}an", "1\u{a0}2",
         ];
         for s in rejected {
             assert_eq!(py_float(s), None, "{s:?}");
@@ -1115,6 +1039,7 @@ mod tests {
             }
         }
         assert!(swapped_somewhere);
+        // One column: applied, the table written back as it was (traxr's "No swap").
         assert_eq!(
             apply(
                 "only\n1\n",
@@ -1123,7 +1048,7 @@ mod tests {
                 &mut PerturbRng::new(1)
             )
             .unwrap(),
-            Outcome::Skipped("Need at least 2 columns to swap".into())
+            Outcome::Applied("only\n1\n".into())
         );
     }
 
@@ -1285,15 +1210,24 @@ mod tests {
             assert!(!factors.is_empty(), "{after:?}");
         }
         assert!(columns_hit[1] && columns_hit[3]);
+        // No numeric column: applied, the table written back as it was.
         assert_eq!(
-            apply(
-                "a,b\nx,y\n1,\n",
-                false,
-                Operator::UnitChange,
-                &mut PerturbRng::new(1)
-            )
-            .unwrap(),
-            Outcome::Skipped("No numeric column to rescale".into())
+            applied("a,b\nx,y\n1,\n", false, Operator::UnitChange, 1),
+            "a,b\nx,y\n1,\n"
+        );
+        // A cell of spaces is non-empty and not a number: one number of three cells is not
+        // more than half, so `b` is not numeric and nothing changes.
+        assert_eq!(
+            applied("a,b\nx,1\ny, \nz,  \n", false, Operator::UnitChange, 1),
+            "a,b\nx,1\ny, \nz,  \n"
+        );
+        // Unicode decimal digits are numbers, as Python's float() reads them.
+        let out = applied("a\n\u{663}\n", false, Operator::UnitChange, 1);
+        assert!(
+            UNIT_FACTORS
+                .iter()
+                .any(|(f, _)| out == format!("a\n{}\n", py_fixed(3.0 * f, 2))),
+            "{out}"
         );
     }
 

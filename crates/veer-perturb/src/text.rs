@@ -79,8 +79,9 @@ const NUMBER_WRAPPERS: [(&str, &str); 5] =
 /// Applies a text `operator` to `content`, drawing from `rng`.
 ///
 /// `null_content` always applies; every other operator skips content with fewer than 10
-/// characters once surrounding whitespace is stripped, and the paragraph operators skip content
-/// with fewer than 3 paragraphs. A tabular operator is skipped with a reason (the caller does
+/// characters once surrounding whitespace is stripped (traxr's only text skip). The paragraph
+/// operators give content with fewer than 3 paragraphs back as it is, without a draw, and
+/// still count as applied, as traxr does. A tabular operator is skipped with a reason (the caller does
 /// not send one here).
 pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> Outcome {
     if operator == Operator::NullContent {
@@ -90,7 +91,9 @@ pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> Outcome
         return Outcome::Skipped(format!("`{}` is not a text operator", operator.name()));
     }
     if py_strip(content).chars().count() < MIN_CHARS {
-        return Outcome::Skipped(format!("Content too short (< {MIN_CHARS} characters)"));
+        return Outcome::Skipped(format!(
+            "Insufficient content (need at least {MIN_CHARS} characters)"
+        ));
     }
     let patterns = match &*PATTERNS {
         Ok(patterns) => patterns,
@@ -389,14 +392,12 @@ fn paragraphs<'a>(content: &'a str, patterns: &Patterns) -> Vec<&'a str> {
         .collect()
 }
 
-/// The paragraphs of `content`, or the skip when there are fewer than 3.
+/// The paragraphs of `content`, or `content` itself, unchanged, when there are fewer than 3
+/// (traxr returns the content as it was and still counts the operator as applied).
 fn enough_paragraphs<'a>(content: &'a str, patterns: &Patterns) -> Result<Vec<&'a str>, Outcome> {
     let found = paragraphs(content, patterns);
     if found.len() < 3 {
-        return Err(Outcome::Skipped(format!(
-            "Need at least 3 paragraphs (found {})",
-            found.len()
-        )));
+        return Err(Outcome::Applied(content.to_string()));
     }
     Ok(found)
 }
@@ -406,7 +407,7 @@ fn enough_paragraphs<'a>(content: &'a str, patterns: &Patterns) -> Result<Vec<&'
 fn paragraph_shuffle(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -> Outcome {
     let mut found = match enough_paragraphs(content, patterns) {
         Ok(found) => found,
-        Err(skipped) => return skipped,
+        Err(unchanged) => return unchanged,
     };
     if let Some((_, tail)) = found.split_first_mut() {
         rng.shuffle(tail);
@@ -450,7 +451,7 @@ fn encoding_error(
 fn section_removal(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -> Outcome {
     let found = match enough_paragraphs(content, patterns) {
         Ok(found) => found,
-        Err(skipped) => return skipped,
+        Err(unchanged) => return unchanged,
     };
     let middle = found.len() - 2;
     let count = usize::try_from(rng.randint(1, 2)).unwrap_or(1).min(middle);
@@ -510,7 +511,9 @@ mod tests {
                 } else {
                     assert_eq!(
                         outcome,
-                        Outcome::Skipped("Content too short (< 10 characters)".into()),
+                        Outcome::Skipped(
+                            "Insufficient content (need at least 10 characters)".into()
+                        ),
                         "{}",
                         op.name()
                     );
@@ -718,7 +721,8 @@ mod tests {
                 Operator::ParagraphShuffle,
                 1
             ),
-            Outcome::Skipped("Need at least 3 paragraphs (found 2)".into())
+            // Fewer than 3 paragraphs: applied, the content given back byte for byte.
+            Outcome::Applied("One paragraph.\n\n  \n\nTwo paragraphs.".into())
         );
     }
 
@@ -794,10 +798,10 @@ mod tests {
                 "First part.\n\nLast part."
             );
         }
-        assert!(matches!(
-            run("Only one paragraph here.", Operator::SectionRemoval, 1),
-            Outcome::Skipped(_)
-        ));
+        assert_eq!(
+            run(" Only one paragraph here.\n", Operator::SectionRemoval, 1),
+            Outcome::Applied(" Only one paragraph here.\n".into())
+        );
     }
 
     proptest! {
