@@ -56,8 +56,8 @@
 //! given there; the output is a pure function of (content, operator, seed).
 
 use serde_json::{Map, Number, Value};
-use veer_trace::agentlog::reader::json_type;
 use veer_diff::fingerprint::pytext::py_float;
+use veer_trace::agentlog::reader::json_type;
 use veer_trace::pyjson::py_float_repr;
 
 use crate::pystr::py_strip;
@@ -926,9 +926,34 @@ mod tests {
         assert!(py_float("nan").unwrap().is_nan());
         assert!(py_float(" -NaN ").unwrap().is_nan());
         let rejected = [
-            "", " ", ".", "+", "-", "e5", ".e5", "1e", "1e+", "1__0", "_1", "1_", "1_.5", "1._5",
-            "1e_5", "0x10", "1.5.5", "1 2", "in f", "infinit", "nan(1)", "inf_", "1,5", "--1",
-            "1e5.5", "\u{b2}", "\u{ff4e}an", "1\u{a0}2",
+            "",
+            " ",
+            ".",
+            "+",
+            "-",
+            "e5",
+            ".e5",
+            "1e",
+            "1e+",
+            "1__0",
+            "_1",
+            "1_",
+            "1_.5",
+            "1._5",
+            "1e_5",
+            "0x10",
+            "1.5.5",
+            "1 2",
+            "in f",
+            "infinit",
+            "nan(1)",
+            "inf_",
+            "1,5",
+            "--1",
+            "1e5.5",
+            "\u{b2}",
+            "\u{ff4e}an",
+            "1\u{a0}2",
         ];
         for s in rejected {
             assert_eq!(py_float(s), None, "{s:?}");

@@ -68,7 +68,9 @@ fn every_decision_and_output_matches_traxr() {
                     "skip reason {reason:?}, traxr {}",
                     expected["skip_reason"]
                 )),
-                (Outcome::Skipped(reason), true) => Some(format!("skipped ({reason}), traxr applies")),
+                (Outcome::Skipped(reason), true) => {
+                    Some(format!("skipped ({reason}), traxr applies"))
+                }
                 (Outcome::Applied(_), false) => Some("applied, traxr skips".to_string()),
                 (Outcome::Applied(out), true) if !support.contains(&out.as_str()) => {
                     Some(format!("output {out:?} is none of traxr's {support:?}"))
@@ -77,7 +79,10 @@ fn every_decision_and_output_matches_traxr() {
                     if support.len() == 1
                         && note.is_some() == expected["content_changed"].as_bool().unwrap() =>
                 {
-                    Some(format!("note {note:?}, traxr content_changed {}", expected["content_changed"]))
+                    Some(format!(
+                        "note {note:?}, traxr content_changed {}",
+                        expected["content_changed"]
+                    ))
                 }
                 (Outcome::Applied(_), true) => None,
             };
@@ -100,10 +105,12 @@ fn label_corrupt_reaches_every_alternative_of_traxrs_table() {
         }
         let input = text(&case["input"]);
         let mut seen: Vec<String> = (0..200)
-            .map(|seed| match perturb(input, FileKind::Delimited, Operator::LabelCorrupt, seed) {
-                Ok(Outcome::Applied(out)) => out,
-                other => panic!("{other:?}"),
-            })
+            .map(
+                |seed| match perturb(input, FileKind::Delimited, Operator::LabelCorrupt, seed) {
+                    Ok(Outcome::Applied(out)) => out,
+                    other => panic!("{other:?}"),
+                },
+            )
             .collect();
         seen.sort();
         seen.dedup();
