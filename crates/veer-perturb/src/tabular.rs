@@ -43,12 +43,19 @@
 //! # Where the spec is silent
 //!
 //! - `column_swap` leaves a row that lacks either drawn column as it is.
-//! - `label_corrupt` draws from veer's own alternatives per key (four each, none containing
-//!   the key); the 3-character abbreviation is taken from the header cell as written.
+//! - The 3-character abbreviation of `label_corrupt` is taken from the header cell as written.
 //! - `irrelevant_columns` puts the noise values right after the header's width in every row,
 //!   padding short rows with empty cells, so they sit under their names.
-//! - `unit_change` counts a cell as non-empty when it is not blank after stripping.
-//! - Python's `float()` also reads non-ASCII decimal digits; veer reads ASCII digits only.
+//!
+//! # traxr's decisions
+//!
+//! The only skip is a table without a data row. `column_swap` on one column and `unit_change`
+//! without a numeric column draw nothing and write the table back as it was read (traxr's
+//! "No swap" / "No numeric columns found", still applied). `unit_change` counts a cell as
+//! non-empty when it is not the empty string (a cell of spaces counts and is not a number).
+//! Numbers are read by Python's `float()` (`veer_diff::fingerprint::pytext::py_float`), Unicode
+//! decimal digits included. `tests/fixtures/perturb/traxr/parity.json` holds traxr's outputs on
+//! these edges.
 //!
 //! # Draws
 //!
