@@ -71,7 +71,7 @@ use crate::pystr::py_strip;
 use crate::{Operator, Outcome, PerturbError, PerturbRng};
 
 /// Why an operator is skipped when the content has no data row.
-const INSUFFICIENT_DATA: &str = "Insufficient data (need header + at least 1 row)";
+pub(crate) const INSUFFICIENT_DATA: &str = "Insufficient data (need header + at least 1 row)";
 
 /// Header corruptions, traxr's `TabularPerturbator.LABEL_CORRUPTIONS`: the first key found in
 /// a lowercased, stripped header picks the alternatives one is drawn from. Order matters

@@ -34,6 +34,9 @@ use crate::{Operator, Outcome, PerturbRng};
 /// `null_content`).
 const MIN_CHARS: usize = 10;
 
+/// traxr's reason for skipping a text under [`MIN_CHARS`] characters.
+pub(crate) const INSUFFICIENT_CONTENT: &str = "Insufficient content (need at least 10 characters)";
+
 /// `ocr_noise`: the chance that one look-alike rule fires.
 const OCR_RATE: f64 = 0.08;
 
@@ -91,9 +94,7 @@ pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> Outcome
         return Outcome::Skipped(format!("`{}` is not a text operator", operator.name()));
     }
     if py_strip(content).chars().count() < MIN_CHARS {
-        return Outcome::Skipped(format!(
-            "Insufficient content (need at least {MIN_CHARS} characters)"
-        ));
+        return Outcome::Skipped(INSUFFICIENT_CONTENT.into());
     }
     let patterns = match &*PATTERNS {
         Ok(patterns) => patterns,
