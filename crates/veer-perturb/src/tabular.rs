@@ -9,13 +9,15 @@
 //! # Reading and writing
 //!
 //! *Delimited text.* The delimiter is a tab when the first five lines (of the raw content, split
-//! at `\n`) hold more tabs than commas, else a comma. Physical lines starting with `===` (sheet
-//! markers of converted workbooks) are dropped before the rows are read — also inside a quoted
+//! at `\n`) hold more tabs than commas, else a comma. Physical lines starting with `===` once
+//! stripped (sheet markers of converted workbooks) are dropped before the rows are read — also inside a quoted
 //! field, as a line filter in front of Python's `csv` reader would. Rows are read like Python's
 //! `csv` reader (excel dialect): double-quote quoting, `""` inside quotes is a quote, quoted
 //! fields may hold the delimiter and line breaks, text after a closing quote is kept literally.
-//! A row ends at `\n`, `\r\n`, or a lone `\r` outside quotes (where Python's reader would raise
-//! on a lone `\r` mid-line, veer reads it as a line end). A quoted field still open at the end
+//! A row ends at `\n`, or at a `\r` outside quotes followed only by `\r`s and the line's `\n`.
+//! Where Python's reader raises `csv.Error` — more text after such a `\r` on its line, a field
+//! over 131,072 characters — traxr catches it and reads no rows, so every operator but
+//! `null_content` is skipped as a table without a data row. A quoted field still open at the end
 //! of the content is an error naming the line the quote opened on (Python's non-strict reader
 //! would keep it). Rows whose cells are all empty or whitespace are dropped; the first remaining
 //! row is the header. Rows may be ragged and keep their own length. Output is written like
@@ -24,7 +26,8 @@
 //! empty field is written as `""`.
 //!
 //! *JSON.* The content must be an array of objects; the header is the union of their keys in
-//! first-seen order. Each value becomes a cell: strings as they are, other values as their
+//! first-seen order. An array without a key (`[]`, `[{}]`) is skipped as traxr skips it (`JSON
+//! is not tabular (not an array of objects)`). Each value becomes a cell: strings as they are, other values as their
 //! compact JSON text (`12`, `2.5`, `true`, `null`, `[1,2]`), missing keys as empty cells. Rows
 //! are not filtered for blanks (each object is a record). The result is written back as an
 //! array of objects keyed by the (possibly perturbed) header, pretty-printed with two-space
@@ -72,6 +75,12 @@ use crate::{Operator, Outcome, PerturbError, PerturbRng};
 
 /// Why an operator is skipped when the content has no data row.
 pub(crate) const INSUFFICIENT_DATA: &str = "Insufficient data (need header + at least 1 row)";
+
+/// Why an operator is skipped on a JSON array that is empty or whose objects have no key.
+pub(crate) const JSON_NOT_TABULAR: &str = "JSON is not tabular (not an array of objects)";
+
+/// Python's `csv.field_size_limit()` default: a longer field makes the reader raise.
+const FIELD_SIZE_LIMIT: usize = 131_072;
 
 /// Header corruptions, traxr's `TabularPerturbator.LABEL_CORRUPTIONS`: the first key found in
 /// a lowercased, stripped header picks the alternatives one is drawn from. Order matters
@@ -133,13 +142,18 @@ pub fn apply(
         )));
     }
     let (mut table, format) = if json {
-        (read_json(content)?, Format::Json)
+        match read_json(content)? {
+            Some(table) => (table, Format::Json),
+            None => return Ok(Outcome::Skipped(JSON_NOT_TABULAR.into())),
+        }
     } else {
         let delimiter = detect_delimiter(content);
-        (
-            read_delimited(content, delimiter)?,
-            Format::Delimited(delimiter),
-        )
+        match read_delimited(content, delimiter) {
+            Ok(table) => (table, Format::Delimited(delimiter)),
+            // traxr catches the reader's error and has no rows, so no data row.
+            Err(ReadError::PythonCsv) => return Ok(Outcome::Skipped(INSUFFICIENT_DATA.into())),
+            Err(ReadError::Bad(e)) => return Err(e),
+        }
     };
     if table.rows.is_empty() {
         return Ok(Outcome::Skipped(INSUFFICIENT_DATA.into()));
@@ -241,9 +255,20 @@ fn detect_delimiter(content: &str) -> char {
     }
 }
 
+/// Why delimited content could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ReadError {
+    /// Content Python's `csv` reader raises on (`csv.Error`): a `\r` outside quotes followed
+    /// by more text on its line, or a field over [`FIELD_SIZE_LIMIT`] characters. traxr catches
+    /// it and reads no rows.
+    PythonCsv,
+    /// Content veer refuses (an unterminated quote).
+    Bad(PerturbError),
+}
+
 /// Reads delimited content into a table: marker lines dropped, blank rows dropped, first row
 /// the header.
-fn read_delimited(content: &str, delimiter: char) -> Result<Table, PerturbError> {
+fn read_delimited(content: &str, delimiter: char) -> Result<Table, ReadError> {
     let mut rows = parse_delimited(content, delimiter)?
         .into_iter()
         .filter(|row| !row.iter().all(|cell| py_strip(cell).is_empty()));
@@ -281,6 +306,10 @@ struct CsvReader {
     /// The current physical line (1-based) and the one the open quote started on.
     line: usize,
     quote_line: usize,
+    /// Characters in `field` (Python's field-size limit counts them).
+    field_len: usize,
+    /// Set once Python's reader would have raised `csv.Error`.
+    python_error: bool,
 }
 
 impl CsvReader {
@@ -293,40 +322,52 @@ impl CsvReader {
             rows: Vec::new(),
             line: 1,
             quote_line: 1,
+            field_len: 0,
+            python_error: false,
         }
+    }
+
+    /// Adds `c` to the field; past Python's field-size limit the reader has failed.
+    fn push(&mut self, c: char) {
+        self.field_len += 1;
+        if self.field_len > FIELD_SIZE_LIMIT {
+            self.python_error = true;
+        }
+        self.field.push(c);
     }
 
     fn feed(&mut self, c: char) {
         match self.state {
-            State::AfterCr => {
-                self.state = State::StartRecord;
-                if c != '\n' {
-                    self.start_record(c);
-                }
-            }
+            // Python's reader ignores further `\r`s and the `\n` ending the line, and raises on
+            // anything else ("new-line character seen in unquoted field").
+            State::AfterCr => match c {
+                '\n' => self.state = State::StartRecord,
+                '\r' => {}
+                _ => self.python_error = true,
+            },
             State::StartRecord => self.start_record(c),
             State::StartField => self.start_field(c),
             State::InField => match c {
                 '\n' | '\r' => self.end_row(c),
                 d if d == self.delimiter => self.end_field(),
-                _ => self.field.push(c),
+                _ => self.push(c),
             },
             State::InQuoted => {
                 if c == '"' {
                     self.state = State::QuoteInQuoted;
                 } else {
-                    self.field.push(c);
+                    self.push(c);
                 }
             }
             State::QuoteInQuoted => match c {
                 '"' => {
-                    self.field.push('"');
+                    self.push('"');
                     self.state = State::InQuoted;
                 }
                 '\n' | '\r' => self.end_row(c),
                 d if d == self.delimiter => self.end_field(),
                 _ => {
-                    self.field.push(c);
+                    self.push(c);
                     self.state = State::InField;
                 }
             },
@@ -354,18 +395,20 @@ impl CsvReader {
             }
             d if d == self.delimiter => self.end_field(),
             _ => {
-                self.field.push(c);
+                self.push(c);
                 self.state = State::InField;
             }
         }
     }
 
     fn end_field(&mut self) {
+        self.field_len = 0;
         self.row.push(std::mem::take(&mut self.field));
         self.state = State::StartField;
     }
 
     fn end_row(&mut self, terminator: char) {
+        self.field_len = 0;
         self.row.push(std::mem::take(&mut self.field));
         self.rows.push(std::mem::take(&mut self.row));
         self.state = if terminator == '\r' {
@@ -375,17 +418,20 @@ impl CsvReader {
         };
     }
 
-    fn finish(mut self) -> Result<Vec<Vec<String>>, PerturbError> {
+    fn finish(mut self) -> Result<Vec<Vec<String>>, ReadError> {
+        if self.python_error {
+            return Err(ReadError::PythonCsv);
+        }
         match self.state {
             State::StartRecord | State::AfterCr => {}
             State::StartField | State::InField | State::QuoteInQuoted => self.end_row('\n'),
             State::InQuoted => {
-                return Err(PerturbError::BadInput(format!(
+                return Err(ReadError::Bad(PerturbError::BadInput(format!(
                     "unterminated quoted field: the quote opening field {} on line {} is never \
                      closed",
                     self.row.len() + 1,
                     self.quote_line
-                )))
+                ))))
             }
         }
         Ok(self.rows)
@@ -393,16 +439,20 @@ impl CsvReader {
 }
 
 /// Every row of delimited `content` as Python's `csv` reader gives them (an empty line is an
-/// empty row), after dropping physical lines that start with `===`.
-fn parse_delimited(content: &str, delimiter: char) -> Result<Vec<Vec<String>>, PerturbError> {
+/// empty row), after dropping physical lines that start with `===` once stripped (traxr's
+/// `line.strip().startswith("===")`).
+fn parse_delimited(content: &str, delimiter: char) -> Result<Vec<Vec<String>>, ReadError> {
     let mut reader = CsvReader::new(delimiter);
     for (index, line) in content.split_inclusive('\n').enumerate() {
-        if line.starts_with("===") {
+        if py_strip(line).starts_with("===") {
             continue;
         }
         reader.line = index + 1;
         for c in line.chars() {
             reader.feed(c);
+            if reader.python_error {
+                return Err(ReadError::PythonCsv);
+            }
         }
     }
     reader.finish()
@@ -446,8 +496,9 @@ fn write_table(table: &Table, delimiter: char) -> String {
 // ---------------------------------------------------------------------------------------------
 // JSON
 
-/// Reads a JSON array of objects into a table (header: union of keys in first-seen order).
-fn read_json(content: &str) -> Result<Table, PerturbError> {
+/// Reads a JSON array of objects into a table (header: union of keys in first-seen order);
+/// `None` when there is no key at all (an empty array, or empty objects), which traxr skips.
+fn read_json(content: &str) -> Result<Option<Table>, PerturbError> {
     let value: Value = serde_json::from_str(content)
         .map_err(|e| PerturbError::BadInput(format!("invalid JSON: {e}")))?;
     let Value::Array(items) = value else {
@@ -477,6 +528,10 @@ fn read_json(content: &str) -> Result<Table, PerturbError> {
             }
         }
     }
+    if header.is_empty() {
+        // An empty array, or objects without a key: traxr's "not tabular" skip.
+        return Ok(None);
+    }
     let rows = objects
         .into_iter()
         .map(|mut map| {
@@ -493,7 +548,7 @@ fn read_json(content: &str) -> Result<Table, PerturbError> {
                 .collect()
         })
         .collect();
-    Ok(Table { header, rows })
+    Ok(Some(Table { header, rows }))
 }
 
 /// The header as object keys: a repeated key gets the first free `_2`, `_3`, … suffix.
@@ -830,10 +885,38 @@ mod tests {
             rows(&[&["a", "b,c", "say \"hi\""], &["multi\nline", "x\"y", "qz"]])
         );
         // Empty lines are empty rows; trailing delimiter gives a trailing empty field; no
-        // newline at the end is fine; a lone \r ends a row.
+        // newline at the end is fine; a \r ends a row when only \r or \n follow on its line.
         assert_eq!(
-            parse_delimited("a,\n\nb\rc", ',').unwrap(),
+            parse_delimited("a,\n\nb\r\r\nc\r", ',').unwrap(),
             rows(&[&["a", ""], &[], &["b"], &["c"]])
+        );
+        // Where Python's reader raises: text after a \r on its line (outside quotes), a field
+        // over the size limit. Inside quotes a \r is text.
+        for content in ["a\rb\n", "a,b\n\"x\"\ry\n", "\r1\n"] {
+            assert_eq!(
+                parse_delimited(content, ','),
+                Err(ReadError::PythonCsv),
+                "{content:?}"
+            );
+        }
+        assert_eq!(
+            parse_delimited("\"a\rb\"\n", ',').unwrap(),
+            rows(&[&["a\rb"]])
+        );
+        let at_limit = format!("a\n{}\n", "x".repeat(FIELD_SIZE_LIMIT));
+        assert_eq!(parse_delimited(&at_limit, ',').unwrap().len(), 2);
+        let over = format!("a\n\"{}\"\n", "x".repeat(FIELD_SIZE_LIMIT + 1));
+        assert_eq!(parse_delimited(&over, ','), Err(ReadError::PythonCsv));
+        // traxr skips such content: its reader's error leaves no rows.
+        assert_eq!(
+            apply(
+                "a,b\n1\r2,3\n",
+                false,
+                Operator::RowDuplicate,
+                &mut PerturbRng::new(1)
+            )
+            .unwrap(),
+            Outcome::Skipped(INSUFFICIENT_DATA.into())
         );
         assert_eq!(parse_delimited("", ',').unwrap(), Vec::<Vec<String>>::new());
         assert_eq!(parse_delimited("\"\"\n", ',').unwrap(), rows(&[&[""]]));
@@ -841,7 +924,7 @@ mod tests {
 
     #[test]
     fn reader_drops_marker_lines_and_blank_rows_and_keeps_ragged_rows() {
-        let content = "=== Sheet1 ===\na,b,c\n\n , ,\n1,2\n=== Sheet2 ===\n3,4,5,6\n";
+        let content = "=== Sheet1 ===\na,b,c\n\n , ,\n1,2\n  === Sheet2 ===\r\n3,4,5,6\n";
         let table = read_delimited(content, ',').unwrap();
         assert_eq!(table.header, vec!["a", "b", "c"]);
         let data: Vec<Vec<&str>> = table
@@ -1016,10 +1099,22 @@ mod tests {
                 );
             }
         }
-        assert_eq!(
-            apply("[]", true, Operator::ColumnSwap, &mut PerturbRng::new(1)).unwrap(),
-            Outcome::Skipped(INSUFFICIENT_DATA.into())
-        );
+        for content in ["[]", "[{}]", "[{}, {}]"] {
+            assert_eq!(
+                apply(content, true, Operator::ColumnSwap, &mut PerturbRng::new(1)).unwrap(),
+                Outcome::Skipped(JSON_NOT_TABULAR.into())
+            );
+        }
+        // One object with a key makes a table; an empty object is a row of missing cells.
+        assert!(matches!(
+            apply(
+                "[{}, {\"a\": 1}]",
+                true,
+                Operator::RowDuplicate,
+                &mut PerturbRng::new(1)
+            ),
+            Ok(Outcome::Applied(_))
+        ));
     }
 
     #[test]
