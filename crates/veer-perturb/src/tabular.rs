@@ -10,11 +10,11 @@
 //!
 //! *Delimited text.* The delimiter is a tab when the first five lines (of the raw content, split
 //! at `\n`) hold more tabs than commas, else a comma. Physical lines starting with `===` once
-//! stripped (sheet markers of converted workbooks) are dropped before the rows are read — also inside a quoted
-//! field, as a line filter in front of Python's `csv` reader would. Rows are read like Python's
-//! `csv` reader (excel dialect): double-quote quoting, `""` inside quotes is a quote, quoted
-//! fields may hold the delimiter and line breaks, text after a closing quote is kept literally.
-//! A row ends at `\n`, or at a `\r` outside quotes followed only by `\r`s and the line's `\n`.
+//! stripped (sheet markers of converted workbooks) are dropped before the rows are read — also
+//! inside a quoted field, as a line filter in front of Python's `csv` reader would. Rows are
+//! read like Python's `csv` reader (excel dialect): double-quote quoting, `""` inside quotes is
+//! a quote, quoted fields may hold the delimiter and line breaks, text after a closing quote is
+//! kept literally. A row ends at `\n`, or at a `\r` outside quotes followed only by `\r`s and the line's `\n`.
 //! Where Python's reader raises `csv.Error` — more text after such a `\r` on its line, a field
 //! over 131,072 characters — traxr catches it and reads no rows, so every operator but
 //! `null_content` is skipped as a table without a data row. A quoted field still open at the end
@@ -26,12 +26,12 @@
 //! empty field is written as `""`.
 //!
 //! *JSON.* The content must be an array of objects; the header is the union of their keys in
-//! first-seen order. An array without a key (`[]`, `[{}]`) is skipped as traxr skips it (`JSON
-//! is not tabular (not an array of objects)`). Each value becomes a cell: strings as they are, other values as their
-//! compact JSON text (`12`, `2.5`, `true`, `null`, `[1,2]`), missing keys as empty cells. Rows
-//! are not filtered for blanks (each object is a record). The result is written back as an
-//! array of objects keyed by the (possibly perturbed) header, pretty-printed with two-space
-//! indentation and a final newline, keys in header order:
+//! first-seen order. An array without a key (`[]`, `[{}]`) is skipped as traxr skips it
+//! (`JSON is not tabular (not an array of objects)`). Each value becomes a cell: strings as
+//! they are, other values as their compact JSON text (`12`, `2.5`, `true`, `null`, `[1,2]`),
+//! missing keys as empty cells. Rows are not filtered for blanks (each object is a record).
+//! The result is written back as an array of objects keyed by the (possibly perturbed) header,
+//! pretty-printed with two-space indentation and a final newline, keys in header order:
 //! - a cell whose text is unchanged is written as its original value (type kept);
 //! - a cell that was a number and whose new text is a JSON number literal denoting exactly the
 //!   same decimal value as the number serde_json writes for it is written as a number (`16.40`

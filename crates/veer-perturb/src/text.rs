@@ -84,8 +84,8 @@ const NUMBER_WRAPPERS: [(&str, &str); 5] =
 /// `null_content` always applies; every other operator skips content with fewer than 10
 /// characters once surrounding whitespace is stripped (traxr's only text skip). The paragraph
 /// operators give content with fewer than 3 paragraphs back as it is, without a draw, and
-/// still count as applied, as traxr does. A tabular operator is skipped with a reason (the caller does
-/// not send one here).
+/// still count as applied, as traxr does. A tabular operator is skipped with a reason (the
+/// caller does not send one here).
 pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> Outcome {
     if operator == Operator::NullContent {
         return Outcome::Applied(String::new());
