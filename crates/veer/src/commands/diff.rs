@@ -474,4 +474,3 @@ fn pair_errors_error(errors: &[PairError], total: usize) -> Option<CliError> {
     error.hint = first.hint.clone();
     Some(error)
 }
-
