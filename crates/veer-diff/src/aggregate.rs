@@ -203,6 +203,7 @@ impl PairSummary {
             .collect();
         Aggregate {
             trace_pairs: self.trace_pairs,
+            error_pairs: 0,
             unmatched,
             pair_count: self.pair_count,
             traces_with_divergence: self.traces_with_divergence,
@@ -298,6 +299,7 @@ mod tests {
             .collect();
         Aggregate {
             trace_pairs: pairs.len(),
+            error_pairs: 0,
             unmatched,
             pair_count: pairs.iter().map(|p| p.0).sum(),
             traces_with_divergence: pairs.iter().filter(|p| p.1).count(),

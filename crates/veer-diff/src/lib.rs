@@ -38,7 +38,7 @@ pub use fingerprint::block::{
 pub use pairing::PairBy;
 pub use pricing::{Pricing, PricingError};
 pub use report::{
-    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, TraceRef, Unmatched,
+    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, PairError, TraceRef, Unmatched,
 };
 pub use severity::Severity;
 

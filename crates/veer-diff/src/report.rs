@@ -160,6 +160,32 @@ pub struct DirectoryPair {
     pub report: DiffReport,
 }
 
+/// A matched pair of a directory diff that could not be measured: a file that cannot be read
+/// (malformed, over a limit, unreadable), a side without responses (an agent that crashed
+/// before its first model call), or two formats that cannot be compared. It is an error row of
+/// every format, counts as a failure of the gate, and is left out of the aggregate and the
+/// pooled fingerprint test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PairError {
+    /// Relative path in the baseline directory (`/`-separated).
+    pub baseline: String,
+    /// Relative path in the candidate directory.
+    pub candidate: String,
+    /// The file at fault, as a path under the directory given (`null` when neither side alone
+    /// is).
+    pub file: Option<String>,
+    /// 1-based line of the problem in `file`, when there is one.
+    pub line: Option<u64>,
+    /// What went wrong (names the file, and the line and field where there are some).
+    pub error: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// Files present on one side only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Unmatched {
@@ -191,8 +217,12 @@ pub struct AxisAggregate {
 /// Summary of a directory diff.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Aggregate {
-    /// Number of matched trace pairs.
+    /// Number of matched trace pairs measured (the pairs of the report).
     pub trace_pairs: usize,
+    /// Matched pairs that could not be read or compared (the report's `errors`): left out of
+    /// every figure here and of the pooled fingerprint test. Omitted when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub error_pairs: usize,
     /// Number of files present on one side only.
     pub unmatched: usize,
     /// Response pairs compared over all trace pairs.
@@ -212,6 +242,10 @@ pub struct DirectoryReport {
     pub schema_version: &'static str,
     /// Matched pairs in relative-path byte order.
     pub pairs: Vec<DirectoryPair>,
+    /// Matched pairs that could not be measured, in relative-path byte order; omitted when
+    /// there is none, so reports without errors are unchanged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<PairError>,
     /// Files present on one side only.
     pub unmatched: Unmatched,
     /// Summary over the pairs.
@@ -228,6 +262,10 @@ pub struct DirectoryReport {
 /// to the fields that follow `pairs` in the directory JSON, in the same order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DirectorySummary {
+    /// Matched pairs that could not be measured, in relative-path byte order; omitted when
+    /// there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<PairError>,
     /// Files present on one side only.
     pub unmatched: Unmatched,
     /// Summary over the pairs.
@@ -243,6 +281,7 @@ impl DirectoryReport {
     /// The report's summary (a copy of everything but the pairs).
     pub fn summary(&self) -> DirectorySummary {
         DirectorySummary {
+            errors: self.errors.clone(),
             unmatched: self.unmatched.clone(),
             aggregate: self.aggregate.clone(),
             fingerprint: self.fingerprint.clone(),

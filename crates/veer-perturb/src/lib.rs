@@ -149,12 +149,32 @@ impl FileKind {
 }
 
 /// What applying an operator gave.
+///
+/// The apply/skip decision is traxr's: an operator is skipped only when traxr records
+/// `applied=False` (text under 10 characters, a table without a data row). An operator with
+/// nothing to work on (one column to swap, no numeric column, fewer than 3 paragraphs) is
+/// applied and may give the content back unchanged; callers report that with
+/// [`Outcome::unchanged_note`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// The perturbed content.
     Applied(String),
     /// The operator does not apply to this content (traxr's skip); the reason says why.
     Skipped(String),
+}
+
+/// The note for an applied operator whose copy is byte for byte the input (traxr's
+/// `content_changed` false, "No observable change").
+pub const UNCHANGED_NOTE: &str = "No observable change: the perturbed copy equals the input";
+
+impl Outcome {
+    /// [`UNCHANGED_NOTE`] when the operator applied and its copy equals `input`, else `None`.
+    pub fn unchanged_note(&self, input: &str) -> Option<&'static str> {
+        match self {
+            Outcome::Applied(text) if text == input => Some(UNCHANGED_NOTE),
+            _ => None,
+        }
+    }
 }
 
 /// Why an operator could not be applied at all.

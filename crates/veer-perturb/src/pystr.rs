@@ -1,11 +1,10 @@
 //! Python's notion of whitespace, which both operator families need: Python's `str.isspace()`,
 //! `str.strip()` and `re`'s `\s` count the information separators U+001C..U+001F as whitespace,
-//! Rust's `char::is_whitespace` and `str::trim` do not.
+//! Rust's `char::is_whitespace` and `str::trim` do not. The character test (and Python's
+//! `float()`, which the tabular operators use) live with the fingerprint's Python rules in
+//! `veer_diff::fingerprint::pytext`, one home for both.
 
-/// Python's `str.isspace()` for one character: Unicode `White_Space` and U+001C..U+001F.
-pub fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1C}'..='\u{1F}').contains(&c)
-}
+pub use veer_diff::fingerprint::pytext::is_py_space;
 
 /// Python's `str.strip()` without arguments.
 pub fn py_strip(text: &str) -> &str {

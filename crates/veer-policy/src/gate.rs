@@ -92,18 +92,41 @@ pub struct Gate {
     pub fail_on: Level,
     /// The worst signal seen.
     pub worst: Level,
-    /// Whether the gate trips (`worst >= fail_on`, never with `fail_on` never).
+    /// Whether the gate trips (`worst >= fail_on`, or any `errors`; never with `fail_on`
+    /// never).
     pub tripped: bool,
+    /// Inputs of a directory run that could not be read or compared (the report's error rows);
+    /// each is a failure of the gate. Omitted from JSON when 0, so runs without errors print
+    /// as before.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub errors: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Gate {
     /// The decision for a worst signal.
     pub fn decide(fail_on: Level, worst: Level) -> Gate {
+        Gate::decide_with_errors(fail_on, worst, 0)
+    }
+
+    /// The decision for a worst signal and `errors` inputs that could not be measured: any
+    /// error trips a gate that is set (`fail_on` other than never).
+    pub fn decide_with_errors(fail_on: Level, worst: Level, errors: usize) -> Gate {
         Gate {
             fail_on,
             worst,
-            tripped: fail_on != Level::None && worst >= fail_on,
+            tripped: fail_on != Level::None && (worst >= fail_on || errors > 0),
+            errors,
         }
+    }
+
+    /// Whether the run ends in exit 2: inputs could not be measured and no gate is set to
+    /// count them (with a gate set they trip it, exit 1).
+    pub fn errors_without_gate(&self) -> bool {
+        self.errors > 0 && self.fail_on == Level::None
     }
 }
 
@@ -142,5 +165,20 @@ mod tests {
         assert!(!Gate::decide(Level::Severe, Level::Moderate).tripped);
         let j = serde_json::to_string(&Gate::decide(Level::None, Level::Minor)).unwrap();
         assert_eq!(j, r#"{"fail_on":"never","worst":"minor","tripped":false}"#);
+    }
+
+    #[test]
+    fn errors_trip_a_set_gate_and_only_a_set_gate() {
+        let g = Gate::decide_with_errors(Level::Severe, Level::None, 1);
+        assert!(g.tripped && !g.errors_without_gate());
+        let g = Gate::decide_with_errors(Level::None, Level::Severe, 2);
+        assert!(!g.tripped && g.errors_without_gate());
+        assert!(!Gate::decide_with_errors(Level::Minor, Level::None, 0).tripped);
+        let j =
+            serde_json::to_string(&Gate::decide_with_errors(Level::Minor, Level::None, 1)).unwrap();
+        assert_eq!(
+            j,
+            r#"{"fail_on":"minor","worst":"none","tripped":true,"errors":1}"#
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::diff::format::{axis_meaning, change, interval};
 use crate::policy::{locus, CheckReport};
-use veer_diff::{DiffReport, DirectoryReport, Severity};
+use veer_diff::{DiffReport, DirectoryReport, PairError, Severity};
 use veer_policy::Violation;
 
 /// How loud a finding is (SARIF `level`, GitHub command).
@@ -167,17 +167,59 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
     out
 }
 
-/// The findings of every pair of a directory diff, in pair order.
+/// The findings of every pair of a directory diff, in pair order, then one per error row.
 pub fn directory_findings(r: &DirectoryReport) -> Vec<Finding> {
-    r.pairs
+    let mut out: Vec<Finding> = r
+        .pairs
         .iter()
         .flat_map(|p| diff_findings(&p.report))
+        .collect();
+    out.extend(pair_error_findings(&r.errors));
+    out
+}
+
+/// The rule id of an input that could not be read or compared.
+pub const UNREADABLE_RULE: &str = "input/unreadable";
+
+/// The finding of an input that could not be read or compared: an error at the file (and
+/// line) at fault, with the error and its hint.
+pub fn unreadable(file: &str, line: Option<u64>, error: &str, hint: Option<&str>) -> Finding {
+    let message = match hint {
+        Some(h) => format!("{error} (hint: {h})"),
+        None => error.to_string(),
+    };
+    Finding {
+        rule_id: UNREADABLE_RULE.to_string(),
+        rule_summary: "an input trace that could not be read or compared".to_string(),
+        rule_help: "veer could not measure this trace: it is malformed, over a reading limit, \
+                    unreadable, or has nothing to compare (no responses). The other traces were \
+                    measured; this one counts as a failure of the gate. Fix or re-record the \
+                    file, then run again."
+            .to_string(),
+        level: FindingLevel::Error,
+        title: "veer: trace could not be read".to_string(),
+        message,
+        file: file.to_string(),
+        line,
+    }
+}
+
+/// One finding per error row of a directory diff, in path order.
+pub fn pair_error_findings(errors: &[PairError]) -> Vec<Finding> {
+    errors
+        .iter()
+        .map(|e| {
+            let file = e.file.as_deref().unwrap_or(&e.candidate);
+            unreadable(file, e.line, &e.error, e.hint.as_deref())
+        })
         .collect()
 }
 
-/// The findings of `veer check`: every violation of every trace.
+/// The findings of `veer check`: every violation of every trace, then one per trace that could
+/// not be read.
 pub fn check_findings(r: &CheckReport) -> Vec<Finding> {
-    r.traces
+    let mut out: Vec<Finding> = r
+        .traces
         .iter()
         .flat_map(|t| {
             t.violations.iter().map(|v| {
@@ -188,5 +230,11 @@ pub fn check_findings(r: &CheckReport) -> Vec<Finding> {
                 violation(v, &t.path, &lines, false)
             })
         })
-        .collect()
+        .collect();
+    out.extend(
+        r.errors
+            .iter()
+            .map(|e| unreadable(&e.file, e.line, &e.error, e.hint.as_deref())),
+    );
+    out
 }

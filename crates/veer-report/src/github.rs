@@ -53,7 +53,11 @@ pub fn render(findings: &[Finding], gate: &Gate) -> String {
 
 /// The closing command: a notice with the gate line (an error when tripped).
 fn gate_command(gate: &Gate) -> String {
-    let level = if gate.tripped { "error" } else { "notice" };
+    let level = if gate.tripped || gate.errors > 0 {
+        "error"
+    } else {
+        "notice"
+    };
     format!(
         "::{level} title={}::{}\n",
         escape_property("veer gate"),
@@ -77,7 +81,13 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryCommands {
     }
 
     fn finish(self: Box<Self>, summary: &veer_diff::DirectorySummary) -> String {
-        gate_command(&summary.gate)
+        let mut out = String::new();
+        for f in crate::findings::pair_error_findings(&summary.errors) {
+            out.push_str(&line(&f));
+            out.push('\n');
+        }
+        out.push_str(&gate_command(&summary.gate));
+        out
     }
 }
 

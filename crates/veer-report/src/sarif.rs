@@ -114,7 +114,9 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryLog {
         String::new()
     }
 
-    fn finish(self: Box<Self>, _: &veer_diff::DirectorySummary) -> String {
+    fn finish(mut self: Box<Self>, summary: &veer_diff::DirectorySummary) -> String {
+        self.findings
+            .extend(crate::findings::pair_error_findings(&summary.errors));
         render(&self.findings)
     }
 }

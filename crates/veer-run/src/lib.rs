@@ -58,6 +58,9 @@ pub struct PlannedRun {
     pub input: String,
     /// Lower-case hex SHA-256 of `input`.
     pub input_sha256: String,
+    /// A perturbed run whose copy equals the clean input byte for byte (the operator applied,
+    /// as traxr counts it, but had nothing to change): [`veer_perturb::UNCHANGED_NOTE`].
+    pub note: Option<&'static str>,
 }
 
 /// An operator that does not apply to this input.
@@ -115,6 +118,7 @@ fn planned(
         seed,
         input_sha256: sha256_hex(input.as_bytes()),
         input,
+        note: None,
     }
 }
 
@@ -150,14 +154,19 @@ pub fn plan(
     let mut skipped = Vec::new();
     for &op in operators {
         let seed = derive_seed(base_seed, file_name, op.name());
-        match perturb(content, kind, op, seed)? {
-            Outcome::Applied(text) => runs.push(planned(
-                Role::Perturbed(op),
-                format!("{file_name}::{}", op.name()),
-                format!("perturbed/{}", op.name()),
-                Some(seed),
-                text,
-            )),
+        let outcome = perturb(content, kind, op, seed)?;
+        let note = outcome.unchanged_note(content);
+        match outcome {
+            Outcome::Applied(text) => runs.push(PlannedRun {
+                note,
+                ..planned(
+                    Role::Perturbed(op),
+                    format!("{file_name}::{}", op.name()),
+                    format!("perturbed/{}", op.name()),
+                    Some(seed),
+                    text,
+                )
+            }),
             Outcome::Skipped(reason) => skipped.push(SkippedOperator {
                 operator: op,
                 seed,
@@ -326,6 +335,7 @@ pub fn results(
             Role::Rerun(_) => reruns += 1,
             Role::Perturbed(op) => {
                 let mut warnings = base_warnings.clone();
+                warnings.extend(r.run.note.map(|n| format!("{}: {n}", op.name())));
                 warnings.extend(
                     r.marker
                         .warnings
@@ -558,8 +568,49 @@ mod tests {
     }
 
     #[test]
+    fn skipped_operators_become_skipped_pairs_in_matrix_order() {
+        // No data row: every operator but null_content is skipped (traxr's only tabular skip).
+        let p = plan(
+            "t.csv",
+            "a,b\n",
+            FileKind::Delimited,
+            &[Operator::ColumnSwap, Operator::NullContent],
+            0,
+            42,
+        )
+        .unwrap();
+        assert_eq!(p.skipped.len(), 1);
+        let one: &[(&str, &[&str])] = &[("stop", &[])];
+        let markers = [
+            marker(&p.runs[0], Exit::Exited(0), "2", &[]),
+            marker(&p.runs[1], Exit::Exited(0), "2", &[]),
+        ];
+        let runs: Vec<FinishedRun<'_>> = p
+            .runs
+            .iter()
+            .zip(&markers)
+            .map(|(run, marker)| FinishedRun {
+                run,
+                marker,
+                trace: trace(one),
+                trace_readable: true,
+            })
+            .collect();
+        let r = results(&p, runs, &ResultsOptions::default()).unwrap();
+        assert_eq!(r.pairs[0].perturbation.as_deref(), Some("column_swap"));
+        assert_eq!(r.pairs[0].status_perturbed, "skipped");
+        assert_eq!(
+            r.pairs[0].warnings,
+            ["Perturbation column_swap skipped for 't.csv': \
+              Insufficient data (need header + at least 1 row)"]
+        );
+        assert_eq!(r.pairs[1].status_perturbed, "ok");
+    }
+
+    #[test]
     fn results_keep_matrix_order_statuses_warnings_and_recorded_tokens() {
-        // unit_change needs a numeric column; this CSV has none, so it is skipped.
+        // unit_change finds no numeric column: applied as traxr counts it, the copy equals the
+        // input, and the pair says so (skipped pairs: the test above).
         let csv = "a,b\nx,y\nz,w\n";
         let ops = [
             Operator::ColumnSwap,
@@ -567,17 +618,21 @@ mod tests {
             Operator::NullContent,
         ];
         let p = plan("t.csv", csv, FileKind::Delimited, &ops, 1, 42).unwrap();
-        assert_eq!(p.skipped.len(), 1, "{:?}", p.skipped);
-        assert_eq!(p.skipped[0].operator, Operator::UnitChange);
+        assert!(p.skipped.is_empty(), "{:?}", p.skipped);
+        assert_eq!(p.runs[3].role, Role::Perturbed(Operator::UnitChange));
+        assert_eq!(p.runs[3].input, csv);
+        assert_eq!(p.runs[3].note, Some(veer_perturb::UNCHANGED_NOTE));
+        assert_eq!(p.runs[2].note, None);
         let one: &[(&str, &[&str])] = &[("stop", &[])];
         let two: &[(&str, &[&str])] = &[("tool_calls", &["read"]), ("stop", &[])];
         let markers = [
             marker(&p.runs[0], Exit::Exited(0), "2", &[]),
             marker(&p.runs[1], Exit::Exited(0), "2", &[]),
             marker(&p.runs[2], Exit::Exited(0), "2", &[]),
-            marker(&p.runs[3], Exit::Exited(2), "0", &["exited with code 2"]),
+            marker(&p.runs[3], Exit::Exited(0), "2", &[]),
+            marker(&p.runs[4], Exit::Exited(2), "0", &["exited with code 2"]),
         ];
-        let traces = [one, one, one, two];
+        let traces = [one, one, one, one, two];
         let runs: Vec<FinishedRun<'_>> = p
             .runs
             .iter()
@@ -601,10 +656,12 @@ mod tests {
         assert_eq!(swap.status_perturbed, "ok");
         assert_eq!(swap.d_norm, Some(0.0));
         assert_eq!(swap.token_overhead, Some(1.0));
-        assert_eq!(r.pairs[1].status_perturbed, "skipped");
-        assert!(
-            r.pairs[1].warnings[0].starts_with("Perturbation unit_change skipped for 't.csv': ")
+        assert_eq!(r.pairs[1].status_perturbed, "ok");
+        assert_eq!(
+            r.pairs[1].warnings,
+            [format!("unit_change: {}", veer_perturb::UNCHANGED_NOTE)]
         );
+        assert!(swap.warnings.is_empty());
         let null = &r.pairs[2];
         assert_eq!(null.status_perturbed, "error");
         assert_eq!(null.warnings, ["null_content: exited with code 2"]);

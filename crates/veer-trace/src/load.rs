@@ -120,15 +120,83 @@ pub fn is_trace_file_name(name: &str) -> bool {
             .any(|ext| name.ends_with(ext))
 }
 
+/// An entry of a trace directory that is never opened: a trace-named entry that is not a
+/// regular file. Reading a FIFO would block until some writer came, a socket or a device is
+/// not a recording; a symlink is followed, and counts as what it points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedEntry {
+    /// The entry's path.
+    pub path: PathBuf,
+    /// What it is: `FIFO`, `socket`, `character device`, `block device`, `dangling symlink`,
+    /// `symlink to a FIFO`, …
+    pub kind: String,
+}
+
+impl std::fmt::Display for SkippedEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: skipped: a {} is not a trace file (only regular files are read from a directory)",
+            self.path.display(),
+            self.kind
+        )
+    }
+}
+
+/// The trace files of a directory and the trace-named entries skipped because they are not
+/// regular files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceFiles {
+    /// Regular files (or symlinks to regular files), sorted by relative path (byte order).
+    pub files: Vec<PathBuf>,
+    /// Entries never opened, in relative-path order.
+    pub skipped: Vec<SkippedEntry>,
+}
+
+/// What a file type names, for a skipped entry.
+fn kind_name(ft: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "FIFO";
+        }
+        if ft.is_socket() {
+            return "socket";
+        }
+        if ft.is_char_device() {
+            return "character device";
+        }
+        if ft.is_block_device() {
+            return "block device";
+        }
+    }
+    if ft.is_dir() {
+        return "directory";
+    }
+    "file that is not a regular file"
+}
+
 /// The trace files under `dir`, recursively, sorted by relative path (byte order). Hidden
-/// entries are skipped; unreadable directories are errors.
+/// entries are skipped; unreadable directories are errors. Only regular files are listed:
+/// see [`list_trace_files`] for the entries left out.
 pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
+    Ok(list_trace_files(dir)?.files)
+}
+
+/// The trace files under `dir`, recursively, sorted by relative path (byte order), and the
+/// trace-named entries that are not regular files, which are never opened (a FIFO would block
+/// the read forever). Symlinks are followed: to a directory, it is walked; to a regular file,
+/// it is listed; dangling or to anything else, it is skipped. Hidden entries are skipped
+/// silently; unreadable directories are errors.
+pub fn list_trace_files(dir: &Path) -> Result<TraceFiles, TraceError> {
     let source = dir.display().to_string();
     let meta = std::fs::metadata(dir).map_err(|e| open_error(&source, &e))?;
     if !meta.is_dir() {
         return Err(TraceError::new(&source, None, "(file)", "not a directory"));
     }
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries =
@@ -143,36 +211,73 @@ pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
             let ft = entry
                 .file_type()
                 .map_err(|e| open_error(&path.display().to_string(), &e))?;
-            if ft.is_dir() || (ft.is_symlink() && path.is_dir()) {
+            // What the entry is once symlinks are followed (`None`: a dangling link).
+            let target = if ft.is_symlink() {
+                std::fs::metadata(&path).ok().map(|m| m.file_type())
+            } else {
+                Some(ft)
+            };
+            if target.is_some_and(|t| t.is_dir()) {
                 stack.push(path);
-            } else if is_trace_file_name(&name) {
-                out.push(path);
-                if out.len() > MAX_DIRECTORY_FILES {
-                    return Err(TraceError::new(
-                        &source,
-                        None,
-                        "(file)",
-                        format!("more than {MAX_DIRECTORY_FILES} trace files"),
-                    )
-                    .with_hint("point veer at a smaller directory"));
-                }
+                continue;
+            }
+            if !is_trace_file_name(&name) {
+                continue;
+            }
+            match target {
+                Some(t) if t.is_file() => out.push(path),
+                Some(t) if ft.is_symlink() => skipped.push(SkippedEntry {
+                    path,
+                    kind: format!("symlink to a {}", kind_name(t)),
+                }),
+                Some(t) => skipped.push(SkippedEntry {
+                    path,
+                    kind: kind_name(t).to_string(),
+                }),
+                None => skipped.push(SkippedEntry {
+                    path,
+                    kind: "dangling symlink".to_string(),
+                }),
+            }
+            if out.len() > MAX_DIRECTORY_FILES {
+                return Err(TraceError::new(
+                    &source,
+                    None,
+                    "(file)",
+                    format!("more than {MAX_DIRECTORY_FILES} trace files"),
+                )
+                .with_hint("point veer at a smaller directory"));
             }
         }
     }
-    out.sort_by(|a, b| {
-        let ra = a.strip_prefix(dir).unwrap_or(a);
-        let rb = b.strip_prefix(dir).unwrap_or(b);
-        ra.as_os_str()
+    let relative = |p: &PathBuf| -> Vec<u8> {
+        p.strip_prefix(dir)
+            .unwrap_or(p)
+            .as_os_str()
             .as_encoded_bytes()
-            .cmp(rb.as_os_str().as_encoded_bytes())
-    });
+            .to_vec()
+    };
+    out.sort_by_cached_key(relative);
+    skipped.sort_by_cached_key(|s| relative(&s.path));
     if out.is_empty() {
+        let hint = if skipped.is_empty() {
+            "veer reads *.agentlog, *.agentlog.gz, *.jsonl and *.json files".to_string()
+        } else {
+            format!(
+                "veer reads regular *.agentlog, *.agentlog.gz, *.jsonl and *.json files; {} entr{} skipped, not being regular files (first: {})",
+                skipped.len(),
+                if skipped.len() == 1 { "y was" } else { "ies were" },
+                skipped[0].path.display()
+            )
+        };
         return Err(
-            TraceError::new(&source, None, "(file)", "directory holds no traces")
-                .with_hint("veer reads *.agentlog, *.agentlog.gz, *.jsonl and *.json files"),
+            TraceError::new(&source, None, "(file)", "directory holds no traces").with_hint(hint),
         );
     }
-    Ok(out)
+    Ok(TraceFiles {
+        files: out,
+        skipped,
+    })
 }
 
 /// One file of a directory read: its path relative to the directory and what came of it.
@@ -187,14 +292,15 @@ pub struct DirectoryEntry {
 }
 
 /// Reads every trace under `dir` (sorted, recursive). Files that fail are returned with their
-/// error, never skipped silently.
+/// error, never skipped silently; entries that are not regular files are never opened and come
+/// back as the second list (for the caller to name in a warning).
 pub fn load_directory(
     dir: &Path,
     options: &ReadOptions,
-) -> Result<Vec<DirectoryEntry>, TraceError> {
-    let files = trace_files(dir)?;
+) -> Result<(Vec<DirectoryEntry>, Vec<SkippedEntry>), TraceError> {
+    let TraceFiles { files, skipped } = list_trace_files(dir)?;
     // Files are read on all cores, listed in path order.
-    Ok(files
+    let entries = files
         .into_par_iter()
         .map(|path| {
             let relative = relative_name(dir, &path);
@@ -205,7 +311,8 @@ pub fn load_directory(
                 trace,
             }
         })
-        .collect())
+        .collect();
+    Ok((entries, skipped))
 }
 
 /// `path` relative to `dir`, with `/` separators.

@@ -1,5 +1,6 @@
 //! JUnit XML for CI test views: one test suite per trace pair, one test case per axis. An axis
 //! with severity `moderate` or `severe` is a failure; an axis with no observation is skipped.
+//! A pair (or trace) that could not be read is a suite of one test case in error.
 
 use super::format::{change, interval};
 use super::stream::{render_all, DirectoryPrinter};
@@ -19,6 +20,21 @@ fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// The suite of an input that could not be read or compared: one test case `read` whose
+/// `<error>` carries the error and its hint. `classname` is `veer.diff` or `veer.policy`.
+pub fn error_suite(name: &str, classname: &str, error: &str, hint: Option<&str>) -> String {
+    let detail = match hint {
+        Some(h) => format!("{error}\nhint: {h}"),
+        None => error.to_string(),
+    };
+    format!(
+        "  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" skipped=\"0\" errors=\"1\">\n    <testcase classname=\"{classname}\" name=\"read\">\n      <error type=\"unreadable\" message=\"{}\">{}</error>\n    </testcase>\n  </testsuite>\n",
+        escape(name),
+        escape(error),
+        escape(&detail)
+    )
 }
 
 fn fails(a: &AxisStat) -> bool {
@@ -81,6 +97,8 @@ fn suite(name: &str, r: &DiffReport, out: &mut String) {
 pub struct DirectorySuites {
     tests: usize,
     failures: usize,
+    /// Suites of pairs that could not be read (counted in `tests` too).
+    errors: usize,
     /// The rendered suites, in order (the header, written last, carries the totals).
     body: String,
 }
@@ -109,10 +127,17 @@ impl DirectorySuites {
     /// The whole document.
     fn document(self) -> String {
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        out.push_str(&format!(
-            "<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{}\">\n",
-            self.tests, self.failures
-        ));
+        if self.errors == 0 {
+            out.push_str(&format!(
+                "<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{}\">\n",
+                self.tests, self.failures
+            ));
+        } else {
+            out.push_str(&format!(
+                "<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+                self.tests, self.failures, self.errors
+            ));
+        }
         out.push_str(&self.body);
         out.push_str("</testsuites>\n");
         out
@@ -138,7 +163,17 @@ impl DirectoryPrinter for DirectorySuites {
         String::new()
     }
 
-    fn finish(self: Box<Self>, _: &DirectorySummary) -> String {
+    fn finish(mut self: Box<Self>, d: &DirectorySummary) -> String {
+        for e in &d.errors {
+            self.tests += 1;
+            self.errors += 1;
+            self.body.push_str(&error_suite(
+                &e.baseline,
+                "veer.diff",
+                &e.error,
+                e.hint.as_deref(),
+            ));
+        }
         (*self).document()
     }
 }

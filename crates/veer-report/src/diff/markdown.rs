@@ -264,6 +264,27 @@ impl DirectoryPrinter for DirectoryComment {
             ));
         }
         out.push('\n');
+        if !d.errors.is_empty() {
+            out.push_str(&format!(
+                "### \u{274c} {}\n\nLeft out of the table above, the aggregate and the pooled fingerprint test; each counts as a failure of the gate.\n\n| trace | error | hint |\n|---|---|---|\n",
+                crate::policy::unreadable(d.errors.len(), "trace pair")
+            ));
+            for e in d.errors.iter().take(MAX_TABLE_ROWS) {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} |\n",
+                    e.baseline,
+                    cell(&e.error),
+                    cell(e.hint.as_deref().unwrap_or(""))
+                ));
+            }
+            if d.errors.len() > MAX_TABLE_ROWS {
+                out.push_str(&format!(
+                    "\n_{} more in `--format json`._\n",
+                    d.errors.len() - MAX_TABLE_ROWS
+                ));
+            }
+            out.push('\n');
+        }
         out.push_str(&fingerprint_line(
             d.fingerprint.as_ref(),
             "Behaviour fingerprint, every response of every pair pooled",

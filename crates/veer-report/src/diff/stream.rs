@@ -71,6 +71,7 @@ mod tests {
         DirectoryReport {
             schema_version: DIFF_SCHEMA_VERSION,
             pairs,
+            errors: Vec::new(),
             unmatched,
             aggregate,
             fingerprint: None,
@@ -88,6 +89,28 @@ mod tests {
             let r = report(names);
             let streamed = render_all(Box::new(crate::json::DirectoryJson::new()), &r);
             assert_eq!(streamed, crate::json::to_json(&r), "{names:?}");
+        }
+    }
+
+    #[test]
+    fn streamed_json_with_error_rows_is_the_whole_report_byte_for_byte() {
+        for names in [&[][..], &["demo", "er-triage"]] {
+            let mut r = report(names);
+            r.errors = vec![veer_diff::PairError {
+                baseline: "bad.agentlog".into(),
+                candidate: "bad.agentlog".into(),
+                file: Some("b/bad.agentlog".into()),
+                line: Some(3),
+                error: "b/bad.agentlog:3: (line): invalid JSON\n\"quoted\"".into(),
+                hint: None,
+            }];
+            r.aggregate.error_pairs = 1;
+            r.gate = Gate::decide_with_errors(veer_policy::Level::Minor, r.gate.worst, 1);
+            let streamed = render_all(Box::new(crate::json::DirectoryJson::new()), &r);
+            assert_eq!(streamed, crate::json::to_json(&r), "{names:?}");
+            let v: serde_json::Value = serde_json::from_str(&streamed).unwrap();
+            assert_eq!(v["errors"][0]["line"], 3);
+            assert_eq!(v["gate"]["tripped"], true);
         }
     }
 }

@@ -11,7 +11,8 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArra
 use veer_diff::hotelling::Decision;
 use veer_diff::recommend::RecSeverity;
 use veer_diff::{
-    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, Severity,
+    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, PairError,
+    Severity,
 };
 
 fn severity(style: Style, s: Severity) -> String {
@@ -197,6 +198,17 @@ fn fingerprint_section(block: Option<&FingerprintBlock>, style: Style) -> String
     out
 }
 
+/// The table row of a pair that could not be measured.
+fn error_row(style: Style, e: &PairError) -> Vec<Cell> {
+    vec![
+        Cell::new(&e.baseline),
+        right("-".to_string()),
+        Cell::new(style.bad("error")),
+        Cell::new("-"),
+        Cell::new(crate::text::preview(&e.error, 60)),
+    ]
+}
+
 /// Renders a directory diff: one row per trace pair, the unmatched files and the per-axis
 /// summary.
 pub fn render_directory(d: &DirectoryReport, style: Style) -> String {
@@ -271,6 +283,12 @@ impl DirectoryPrinter for DirectoryTable {
             d.aggregate.pair_count,
             d.aggregate.worst_severity.label()
         )));
+        if !d.errors.is_empty() {
+            out.push_str(&style.bad(&format!(
+                " ({}: left out of the aggregate and the pooled fingerprint test)",
+                crate::policy::unreadable(d.errors.len(), "trace pair")
+            )));
+        }
         out.push_str("\n\n");
         let mut table = Table::new();
         table
@@ -283,7 +301,12 @@ impl DirectoryPrinter for DirectoryTable {
                 "moved axes",
                 "first divergence",
             ]);
+        // Error rows take their place in path order among the measured pairs.
+        let mut errors = d.errors.iter().peekable();
         for [trace, pairs, worst, moved, first] in self.rows {
+            while let Some(e) = errors.next_if(|e| e.baseline.as_bytes() < trace.as_bytes()) {
+                table.add_row(error_row(style, e));
+            }
             table.add_row(vec![
                 Cell::new(trace),
                 right(pairs),
@@ -292,8 +315,18 @@ impl DirectoryPrinter for DirectoryTable {
                 Cell::new(first),
             ]);
         }
+        for e in errors {
+            table.add_row(error_row(style, e));
+        }
         out.push_str(&table.to_string());
         out.push('\n');
+        for e in &d.errors {
+            out.push_str(&style.bad(&format!("error: {}", e.error)));
+            out.push('\n');
+            if let Some(h) = &e.hint {
+                out.push_str(&format!("  hint: {h}\n"));
+            }
+        }
 
         let mut agg = Table::new();
         agg.load_preset(UTF8_FULL_CONDENSED)

@@ -1,19 +1,32 @@
 //! The HTML page of `veer check`: the gate, then each trace's violations with rule, severity,
 //! session and turn; a directory gets a sortable table of traces first.
 
-use super::{badge, gate_box, page};
+use super::{badge, errors_section, gate_box, page, ErrorRow};
 use crate::policy::{locus, CheckReport};
 use maud::html;
 
 /// Renders the check report as one HTML page.
 pub fn render(r: &CheckReport) -> String {
     let total: usize = r.traces.iter().map(|t| t.violations.len()).sum();
+    let errors: Vec<ErrorRow<'_>> = r
+        .errors
+        .iter()
+        .map(|e| {
+            (
+                e.trace.as_str(),
+                e.file.as_str(),
+                e.error.as_str(),
+                e.hint.as_deref(),
+            )
+        })
+        .collect();
     page(
         "veer check",
         html! {
             h1 { "veer check" }
             p class="mono" { "policy " (r.policy) }
             (gate_box(&r.gate, &format!("{total} violation(s) in {} trace(s)", r.traces.len())))
+            (errors_section("Traces that could not be read", "Not checked; each counts as a failure of the gate.", &errors))
             @if r.traces.len() > 1 {
                 h2 { "Traces" }
                 table class="sortable" {

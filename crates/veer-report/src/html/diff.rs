@@ -5,7 +5,7 @@
 
 use super::rows::{RowIndex, RowKey};
 use super::svg::{forest, ForestRow};
-use super::{badge, gate_box, page};
+use super::{badge, errors_section, gate_box, page, ErrorRow};
 use crate::diff::format::{axis_meaning, change, flags, interval, percent, turns, value};
 use crate::diff::meaning::what_this_means;
 use crate::diff::stream::{render_all, DirectoryPrinter};
@@ -79,6 +79,18 @@ impl DirectoryPrinter for DirectoryPage {
     }
 
     fn finish(self: Box<Self>, d: &DirectorySummary) -> String {
+        let errors: Vec<ErrorRow<'_>> = d
+            .errors
+            .iter()
+            .map(|e| {
+                (
+                    e.baseline.as_str(),
+                    e.file.as_deref().unwrap_or(""),
+                    e.error.as_str(),
+                    e.hint.as_deref(),
+                )
+            })
+            .collect();
         page(
             "veer diff: directory",
             html! {
@@ -92,6 +104,11 @@ impl DirectoryPrinter for DirectoryPage {
                     thead { tr { th { "trace" } th { "worst severity" } th class="num" { "pairs" } th { "first divergence" } th class="num" { "regressions" } } }
                     tbody { (PreEscaped(&self.rows)) }
                 }
+                (errors_section(
+                    &crate::policy::unreadable(d.errors.len(), "trace pair"),
+                    "Left out of the table above, the aggregate and the pooled fingerprint test; each counts as a failure of the gate.",
+                    &errors,
+                ))
                 @if !d.unmatched.baseline_only.is_empty() || !d.unmatched.candidate_only.is_empty() {
                     h3 { "Unmatched files" }
                     ul {

@@ -41,6 +41,30 @@ pub fn page(title: &str, body: Markup) -> String {
         + "\n"
 }
 
+/// One error row: (name in the report, file at fault, error, hint).
+pub type ErrorRow<'a> = (&'a str, &'a str, &'a str, Option<&'a str>);
+
+/// The section listing the inputs that could not be read or compared (nothing when there is
+/// none): one row each, with the file, the error and its hint.
+pub fn errors_section(title: &str, note: &str, rows: &[ErrorRow<'_>]) -> Markup {
+    html! {
+        @if !rows.is_empty() {
+            section id="errors" {
+                h2 { (title) }
+                p class="muted" { (note) }
+                table class="errors" {
+                    thead { tr { th { "trace" } th { "file" } th { "error" } th { "hint" } } }
+                    tbody {
+                        @for (name, file, error, hint) in rows {
+                            tr { td { (badge("severe")) " " (name) } td class="mono" { (file) } td { (error) } td { (hint.unwrap_or("")) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A severity badge: `<span class="sev sev-severe">severe</span>`.
 pub fn badge(label: &str) -> Markup {
     html! { span class={ "sev sev-" (label) } { (label) } }
@@ -51,6 +75,8 @@ pub fn badge(label: &str) -> Markup {
 pub fn gate_box(g: &veer_policy::Gate, detail: &str) -> Markup {
     let (class, head) = if g.tripped {
         ("verdict tripped", "Gate tripped")
+    } else if g.errors_without_gate() {
+        ("verdict tripped", "Incomplete")
     } else if g.fail_on == veer_policy::Level::None {
         ("verdict", "Gate off")
     } else {

@@ -29,6 +29,12 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
     let mut out = style.heading(&r.report);
     out.push('\n');
     out.push_str(&format!("  worst axis severity: {}\n", r.worst_axis.name()));
+    if r.gate.errors > 0 {
+        out.push_str(&format!(
+            "  {} (error rows of the report; each counts as a failure)\n",
+            style.bad(&super::unreadable(r.gate.errors, "trace pair"))
+        ));
+    }
     if r.fingerprint != Level::None {
         out.push_str(&format!(
             "  behaviour fingerprint: {} (a powered rejection of the joint test)\n",

@@ -33,9 +33,17 @@ pub fn check(r: &CheckReport) -> String {
                 .count()
         })
         .sum();
-    out.push_str(&format!(
-        "<testsuites name=\"veer check\" tests=\"{tests}\" failures=\"{failures}\">\n"
-    ));
+    let errors = r.errors.len();
+    if errors == 0 {
+        out.push_str(&format!(
+            "<testsuites name=\"veer check\" tests=\"{tests}\" failures=\"{failures}\">\n"
+        ));
+    } else {
+        out.push_str(&format!(
+            "<testsuites name=\"veer check\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">\n",
+            tests + errors
+        ));
+    }
     for t in &r.traces {
         let failed: Vec<&str> = r
             .rules
@@ -74,6 +82,14 @@ pub fn check(r: &CheckReport) -> String {
             out.push_str("    </testcase>\n");
         }
         out.push_str("  </testsuite>\n");
+    }
+    for e in &r.errors {
+        out.push_str(&crate::diff::junit::error_suite(
+            &e.trace,
+            "veer.policy",
+            &e.error,
+            e.hint.as_deref(),
+        ));
     }
     out.push_str("</testsuites>\n");
     out

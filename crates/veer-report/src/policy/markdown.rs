@@ -34,10 +34,27 @@ pub fn check(r: &CheckReport) -> String {
             out.push('\n');
         }
     }
+    if !r.errors.is_empty() {
+        out.push_str(&format!(
+            "### \u{274c} {}\n\nNot checked; each counts as a failure of the gate.\n\n| trace | error | hint |\n|---|---|---|\n",
+            super::unreadable(r.errors.len(), "trace")
+        ));
+        for e in &r.errors {
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                cell(&e.trace),
+                cell(&e.error),
+                cell(e.hint.as_deref().unwrap_or(""))
+            ));
+        }
+        out.push('\n');
+    }
     out.push_str(&format!(
         "**Gate:** {} (worst {}, fail on {})\n",
         if r.gate.tripped {
             "\u{274c} tripped"
+        } else if r.gate.errors_without_gate() {
+            "\u{274c} incomplete"
         } else {
             "\u{2705} passed"
         },

@@ -30,6 +30,22 @@ pub struct CheckedTrace {
     pub session_lines: Vec<Option<u64>>,
 }
 
+/// A trace of a directory that could not be read: an error row of `veer check`, a failure of
+/// the gate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraceFailure {
+    /// The trace path relative to the directory.
+    pub trace: String,
+    /// The file as given (the file inside the directory).
+    pub file: String,
+    /// 1-based line of the problem, when there is one.
+    pub line: Option<u64>,
+    /// What went wrong (names the file, and the line and field where there are some).
+    pub error: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
 /// A rule as listed by the JUnit printer (one test case per rule).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleSummary {
@@ -50,6 +66,8 @@ pub struct CheckReport {
     pub rules: Vec<RuleSummary>,
     /// One entry per checked trace (one for a file, one per trace for a directory).
     pub traces: Vec<CheckedTrace>,
+    /// The traces of a directory that could not be read, in path order (error rows).
+    pub errors: Vec<TraceFailure>,
     /// Whether the input was a directory.
     pub directory: bool,
     /// The gate over every violation.
@@ -102,10 +120,19 @@ impl CheckReport {
             policy: policy_name,
             rules,
             traces: checked,
+            errors: Vec::new(),
             directory,
             gate: veer_policy::gate_violations(fail_on, &all),
         };
         (report, warnings)
+    }
+
+    /// The report with the traces that could not be read as error rows; each is a failure of
+    /// the gate.
+    pub fn with_errors(mut self, errors: Vec<TraceFailure>) -> CheckReport {
+        self.gate = Gate::decide_with_errors(self.gate.fail_on, self.gate.worst, errors.len());
+        self.errors = errors;
+        self
     }
 }
 
@@ -133,9 +160,35 @@ pub fn violation_line(v: &Violation) -> String {
     )
 }
 
+/// `N input(s) could not be read`, for the gate line and the reports' error sections.
+pub fn unreadable(errors: usize, what: &str) -> String {
+    if errors == 1 {
+        format!("1 {what} could not be read or compared")
+    } else {
+        format!("{errors} {what}s could not be read or compared")
+    }
+}
+
 /// The gate's one line (stderr): Shadow's `fail: …` line when tripped, else an `ok:` line.
+/// Error rows trip a set gate whatever the worst signal; the line says so.
 pub fn gate_line(g: &Gate) -> String {
-    if g.tripped {
+    if g.tripped && g.errors > 0 {
+        let signal = if g.worst >= g.fail_on { ">=" } else { "<" };
+        format!(
+            "fail: {}; worst signal severity {} {signal} --fail-on threshold {} ({}); exiting 1 to gate the merge.",
+            unreadable(g.errors, "input"),
+            g.worst.rank(),
+            g.fail_on.threshold_name(),
+            g.fail_on.rank()
+        )
+    } else if g.errors_without_gate() {
+        format!(
+            "incomplete: {}; worst signal severity {} ({}) over the rest; gate disabled (--fail-on never), exiting 2.",
+            unreadable(g.errors, "input"),
+            g.worst.rank(),
+            g.worst.name()
+        )
+    } else if g.tripped {
         format!(
             "fail: worst signal severity {} >= --fail-on threshold {} ({}); exiting 1 to gate the merge.",
             g.worst.rank(),
@@ -176,5 +229,10 @@ mod tests {
         );
         let g = Gate::decide(Level::None, Level::Minor);
         assert!(gate_line(&g).contains("gate disabled"));
+        let g = Gate::decide_with_errors(Level::Severe, Level::Minor, 2);
+        assert_eq!(
+            gate_line(&g),
+            "fail: 2 inputs could not be read or compared; worst signal severity 1 < --fail-on threshold severe (3); exiting 1 to gate the merge."
+        );
     }
 }

@@ -38,6 +38,19 @@ pub fn check(r: &CheckReport, style: Style) -> String {
         }
         out.push_str(&format!("  {} violation(s)\n", t.violations.len()));
     }
+    if !r.errors.is_empty() {
+        out.push_str(&style.heading(&super::unreadable(r.errors.len(), "trace")));
+        out.push_str(" (not checked; each counts as a failure of the gate)\n");
+        for e in &r.errors {
+            out.push_str(&format!(
+                "  {}\n",
+                style.bad(&format!("\u{2717} {}", e.error))
+            ));
+            if let Some(h) = &e.hint {
+                out.push_str(&format!("    hint: {h}\n"));
+            }
+        }
+    }
     out
 }
 

@@ -1,44 +1,43 @@
 //! `veer check TRACE --policy FILE`: the policy's violations on one trace (or on every trace
 //! of a directory), the full report first, then one gate line on stderr; exit 1 when the gate
-//! trips, 2 on bad input.
+//! trips, 2 on bad input. In a directory a trace that cannot be read is an error row: the
+//! others are still checked, and it fails the gate (exit 1), or with `--fail-on never` ends
+//! the run with exit 2 once the report is written.
 
 use crate::cli::{CheckArgs, CheckFormat};
-use crate::error::{CliError, EXIT_GATE, EXIT_OK};
-use crate::output::{colour_enabled, emit, print_warnings};
-use veer_report::policy::CheckReport;
+use crate::error::{CliError, EXIT_ERROR, EXIT_GATE, EXIT_OK};
+use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
+use veer_report::policy::{CheckReport, TraceFailure};
 use veer_report::style::Style;
 use veer_trace::{Document, Trace};
 
-/// The traces named by `TRACE`, each with the name shown in the report. Every file must load;
-/// otherwise the first failure is the error and the others follow it.
 /// One trace to check: (name shown in the report, file path, trace).
 type Named = (String, String, Trace);
 
-fn read_traces(args: &CheckArgs) -> Result<(Vec<Named>, bool), CliError> {
+/// The traces named by `TRACE`, each with the name shown in the report, whether `TRACE` is a
+/// directory, and the traces of a directory that could not be read (in path order). A single
+/// file must load.
+fn read_traces(args: &CheckArgs) -> Result<(Vec<Named>, bool, Vec<TraceFailure>), CliError> {
     let options = args.read.options();
     if args.trace.is_dir() {
         let mut out = Vec::new();
         let mut failures = Vec::new();
-        for entry in veer_trace::load_directory(&args.trace, &options)? {
+        let (entries, skipped) = veer_trace::load_directory(&args.trace, &options)?;
+        print_skipped(&skipped);
+        for entry in entries {
+            let path = args.trace.join(&entry.relative).display().to_string();
             match entry.trace {
-                Ok(t) => {
-                    let path = args.trace.join(&entry.relative).display().to_string();
-                    out.push((entry.relative, path, t));
-                }
-                Err(e) => failures.push(e),
+                Ok(t) => out.push((entry.relative, path, t)),
+                Err(e) => failures.push(TraceFailure {
+                    trace: entry.relative,
+                    file: path,
+                    line: e.line,
+                    error: e.to_string(),
+                    hint: e.hint,
+                }),
             }
         }
-        if !failures.is_empty() {
-            let count = failures.len();
-            let mut error = CliError::from(failures.remove(0));
-            error.more.extend(failures.iter().map(ToString::to_string));
-            error.message = format!(
-                "{count} trace(s) could not be read; first: {}",
-                error.message
-            );
-            return Err(error);
-        }
-        return Ok((out, true));
+        return Ok((out, true, failures));
     }
     let name = args.trace.display().to_string();
     let traces = match veer_trace::load_file(&args.trace, &options)? {
@@ -54,13 +53,13 @@ fn read_traces(args: &CheckArgs) -> Result<(Vec<Named>, bool), CliError> {
         ],
     };
     let several = traces.len() > 1;
-    Ok((traces, several))
+    Ok((traces, several, Vec::new()))
 }
 
 /// Runs `veer check`.
 pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     let policy = super::policy::load(&args.policy)?;
-    let (traces, directory) = read_traces(args)?;
+    let (traces, directory, failures) = read_traces(args)?;
     for (_, _, t) in &traces {
         print_warnings(&t.warnings);
     }
@@ -75,6 +74,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         directory,
         args.fail_on,
     );
+    let report = report.with_errors(failures);
     for w in &warnings {
         crate::output::diag::warn(w);
     }
@@ -89,7 +89,16 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
             crate::output::append_step_summary(std::path::Path::new(&path), &markdown)?;
         }
     }
+    for e in &report.errors {
+        crate::output::diag::say("error", &e.error);
+        if let Some(h) = &e.hint {
+            crate::output::diag::say("hint", h);
+        }
+    }
     crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
+    if report.gate.errors_without_gate() {
+        return Ok(EXIT_ERROR);
+    }
     Ok(if report.gate.tripped {
         EXIT_GATE
     } else {

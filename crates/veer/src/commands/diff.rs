@@ -1,15 +1,16 @@
 //! `veer diff BASELINE CANDIDATE`: the behaviour diff of two traces, or of two directories of
-//! traces paired by relative path. A bad file, a bad pricing table, mismatched formats or an
-//! empty side is exit 2 before any output can be seen. A directory diff streams: pairs are
-//! diffed in parallel and printed in path order through a bounded reorder window, the summary
-//! folded from per-pair summaries; every pair is checked first unless the output is staged
-//! (docs/corpus.md).
+//! traces paired by relative path. For two files, a bad file, a bad pricing table, mismatched
+//! formats or an empty side is exit 2 before any output can be seen. A directory diff streams:
+//! pairs are diffed in parallel and printed in path order through a bounded reorder window, the
+//! summary folded from per-pair summaries (docs/corpus.md); a pair that cannot be read or
+//! compared becomes an error row, fails a set gate (exit 1) and otherwise ends the run with
+//! exit 2 once the whole report is written (docs/diff.md, "When a pair cannot be read").
 
 use super::pooled::{PairRows, Pool};
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::stream::{emit_streamed, ReportStream};
-use crate::output::{append_step_summary, colour_enabled, emit};
+use crate::output::{append_step_summary, colour_enabled, emit, print_skipped};
 use crate::progress::Progress;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use veer_diff::aggregate::PairSummary;
 use veer_diff::fingerprint;
-use veer_diff::report::DirectoryPair;
+use veer_diff::report::{DirectoryPair, PairError};
 use veer_diff::{
     DiffOptions, DiffReport, DirectorySummary, FingerprintBlock, PairBy, Pricing, SideFingerprints,
     Unmatched,
@@ -65,24 +66,31 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             let plan = pair_directories(&args.baseline, &args.candidate)?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
-            let (gate, markdown) = emit_streamed(args.out.output.as_deref(), json, |out| {
-                // Output seen as it is written (stdout, a device, a FIFO): every pair is read
-                // and checked first, so a bad file fails before a byte of output. A staged
-                // `-o FILE` shows nothing until the end, so the diff's own read checks.
-                if !out.is_staged() {
-                    check_pairs(&plan.matched, &read)?;
+            let (gate, markdown, errors) =
+                emit_streamed(args.out.output.as_deref(), json, |out| {
+                    let comment = step.is_some().then(DirectoryComment::default);
+                    stream_directory(
+                        &plan,
+                        &read,
+                        &options,
+                        directory_printer(args.format, colour),
+                        comment,
+                        out,
+                    )
+                })?;
+            // The report is written, error rows included; stderr names them too. Without a
+            // gate they are the command's error (exit 2); with one, they tripped it (exit 1).
+            let summary = step.zip(markdown);
+            if let Some(error) = pair_errors_error(&errors, plan.matched.len()) {
+                if gate.errors_without_gate() {
+                    if let Some((path, markdown)) = summary {
+                        append_step_summary(&path, &markdown)?;
+                    }
+                    return Err(error);
                 }
-                let comment = step.is_some().then(DirectoryComment::default);
-                stream_directory(
-                    &plan,
-                    &read,
-                    &options,
-                    directory_printer(args.format, colour),
-                    comment,
-                    out,
-                )
-            })?;
-            return finish(&gate, step.zip(markdown));
+                crate::output::diag::error(&error);
+            }
+            return finish(&gate, summary);
         }
         (false, false) => {
             // Both sides are read at once; a problem with the baseline is reported first.
@@ -233,7 +241,10 @@ struct DirectoryPlan {
 /// when no file has a counterpart.
 fn pair_directories(baseline: &Path, candidate: &Path) -> Result<DirectoryPlan, CliError> {
     let names = |dir: &Path| -> Result<BTreeMap<String, PathBuf>, CliError> {
-        Ok(veer_trace::load::trace_files(dir)?
+        let listing = veer_trace::load::list_trace_files(dir)?;
+        print_skipped(&listing.skipped);
+        Ok(listing
+            .files
             .into_iter()
             .map(|p| (veer_trace::load::relative_name(dir, &p), p))
             .collect())
@@ -264,39 +275,15 @@ fn pair_directories(baseline: &Path, candidate: &Path) -> Result<DirectoryPlan, 
     Ok(DirectoryPlan { matched, unmatched })
 }
 
-/// The checking pass: reads and checks every pair (in parallel, traces dropped as soon as
-/// checked); one error naming every failing pair, in path order.
-fn check_pairs(pairs: &[(String, PathBuf, PathBuf)], read: &ReadOptions) -> Result<(), CliError> {
-    let checking = Progress::new(pairs.len() as u64, "checking trace pairs");
-    let failures = pair_failures(pairs, read, || checking.tick());
-    checking.finish();
-    combine(failures).map_or(Ok(()), Err)
-}
-
-/// The errors of the pairs that cannot be read or compared, in path order; `tick` after each.
-fn pair_failures(
-    pairs: &[(String, PathBuf, PathBuf)],
-    read: &ReadOptions,
-    tick: impl Fn() + Sync,
-) -> Vec<CliError> {
-    pairs
-        .par_iter()
-        .filter_map(|(_, bp, cp)| {
-            let r = load_pair(bp, cp, read).err();
-            tick();
-            r
-        })
-        .collect()
-}
-
 /// Trace pairs diffed at once per worker thread: the reorder window. Pairs are diffed in
 /// windows of this many per thread, gathered in path order, and printed while the next window
 /// is diffed, so at most two windows of reports are held at any time.
 const WINDOW_PER_THREAD: usize = 32;
 
-/// Directory mode's second pass: diff the pairs in parallel, print each in path order as soon
-/// as it and every earlier pair are done, fold their summaries, then print the summary. Returns
-/// the gate and, with `comment`, the Markdown report for the step summary.
+/// Directory mode: diff the pairs in parallel, print each in path order as soon as it and every
+/// earlier pair are done, fold their summaries, then print the summary with the error rows of
+/// the pairs that could not be measured. Returns the gate, with `comment` the Markdown report
+/// for the step summary, and the error rows.
 fn stream_directory(
     plan: &DirectoryPlan,
     read: &ReadOptions,
@@ -304,7 +291,7 @@ fn stream_directory(
     mut printer: Box<dyn DirectoryPrinter>,
     mut comment: Option<DirectoryComment>,
     out: &mut ReportStream<'_>,
-) -> Result<(Gate, Option<String>), CliError> {
+) -> Result<(Gate, Option<String>, Vec<PairError>), CliError> {
     out.write(&printer.begin())?;
     let progress = Progress::new(plan.matched.len() as u64, "diffing trace pairs");
     let mut summary = PairSummary::default();
@@ -323,6 +310,9 @@ fn stream_directory(
         }
         text
     };
+    // The pairs that could not be measured, in path order, and their indices in the plan.
+    let mut errors: Vec<PairError> = Vec::new();
+    let mut bad: Vec<usize> = Vec::new();
     for (at, chunk) in plan.matched.chunks(window).enumerate() {
         let previous = std::mem::take(&mut done);
         let (text, results) = rayon::join(
@@ -339,8 +329,7 @@ fn stream_directory(
             },
         );
         out.write(&text)?;
-        let mut failures = Vec::new();
-        for r in results {
+        for (k, r) in results.into_iter().enumerate() {
             match r {
                 Ok((pair, rows)) => {
                     summary.merge(PairSummary::of_pair(&pair.report));
@@ -348,18 +337,11 @@ fn stream_directory(
                     pool.push(rows);
                     done.push(pair);
                 }
-                Err(e) => failures.push(e),
+                Err(e) => {
+                    bad.push(at * window + k);
+                    errors.push(*e);
+                }
             }
-        }
-        if !failures.is_empty() {
-            // Name every failing pair, as the checking pass would have: the later pairs are
-            // only read and checked.
-            let rest = plan.matched.get((at + 1) * window..).unwrap_or_default();
-            failures.extend(pair_failures(rest, read, || progress.tick()));
-        }
-        if let Some(error) = combine(failures) {
-            progress.finish();
-            return Err(error);
         }
     }
     let text = print(done);
@@ -375,30 +357,48 @@ fn stream_directory(
             || fingerprint::trace_matrix(&c, scales),
         ))
     };
-    let fingerprint = pool.test(&plan.matched, window, again, &options.fingerprint)?;
+    // The pooled test's second pass reads the measured pairs only (`bad` is in path order).
+    let measured: Vec<(String, PathBuf, PathBuf)>;
+    let pooled_pairs = if bad.is_empty() {
+        plan.matched.as_slice()
+    } else {
+        measured = plan
+            .matched
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| bad.binary_search(i).is_err())
+            .map(|(_, p)| p.clone())
+            .collect();
+        measured.as_slice()
+    };
+    let fingerprint = pool.test(pooled_pairs, window, again, &options.fingerprint)?;
     let pooled_level = fingerprint
         .as_ref()
         .map_or(Level::None, FingerprintBlock::gate_level);
+    let mut aggregate = summary.finish(unmatched_count);
+    aggregate.error_pairs = errors.len();
     let summary = DirectorySummary {
+        gate: Gate::decide_with_errors(options.fail_on, worst.max(pooled_level), errors.len()),
+        errors,
         unmatched: plan.unmatched.clone(),
-        aggregate: summary.finish(unmatched_count),
+        aggregate,
         fingerprint,
-        gate: Gate::decide(options.fail_on, worst.max(pooled_level)),
     };
     out.write(&printer.finish(&summary))?;
     let markdown = comment.map(|c| Box::new(c).finish(&summary));
-    Ok((summary.gate, markdown))
+    Ok((summary.gate, markdown, summary.errors))
 }
 
-/// Reads, checks and diffs one pair, handing back its response fingerprints too.
+/// Reads, checks and diffs one pair, handing back its response fingerprints too; the pair's
+/// error row when it cannot be read or compared.
 fn diff_pair(
     name: &str,
     bp: &Path,
     cp: &Path,
     read: &ReadOptions,
     options: &DiffOptions,
-) -> Result<(DirectoryPair, SideFingerprints), CliError> {
-    let (b, c) = load_pair(bp, cp, read)?;
+) -> Result<(DirectoryPair, SideFingerprints), Box<PairError>> {
+    let (b, c) = read_pair(name, bp, cp, read)?;
     let (report, rows) = veer_diff::diff_keeping_fingerprints(
         &b,
         &c,
@@ -424,21 +424,53 @@ fn load_pair(bp: &Path, cp: &Path, read: &ReadOptions) -> Result<(Trace, Trace),
     Ok((b, c))
 }
 
-/// One error naming the first failure and listing the others; `None` when there is none.
-fn combine(mut failures: Vec<CliError>) -> Option<CliError> {
-    if failures.is_empty() {
-        return None;
-    }
-    let count = failures.len();
-    let mut first = failures.remove(0);
-    first
-        .more
-        .extend(failures.iter().map(|e| e.message.clone()));
-    if count > 1 {
-        first.message = format!(
-            "{count} trace pairs cannot be compared; first: {}",
-            first.message
-        );
-    }
-    Some(first)
+/// Reads and checks one pair of a directory diff; its error row when it cannot be measured.
+fn read_pair(
+    name: &str,
+    bp: &Path,
+    cp: &Path,
+    read: &ReadOptions,
+) -> Result<(Trace, Trace), Box<PairError>> {
+    let row = |file: Option<String>, line, error: String, hint| {
+        Box::new(PairError {
+            baseline: name.to_string(),
+            candidate: name.to_string(),
+            file,
+            line,
+            error,
+            hint,
+        })
+    };
+    let load = |path: &Path| {
+        veer_trace::load_trace(path, read).map_err(|e| {
+            let mut error = e.to_string();
+            if !e.related.is_empty() {
+                let more = e.related.len();
+                error.push_str(&format!(
+                    " (and {more} more problem{} in this file)",
+                    if more == 1 { "" } else { "s" }
+                ));
+            }
+            row(Some(path.display().to_string()), e.line, error, e.hint)
+        })
+    };
+    let b = load(bp)?;
+    let c = load(cp)?;
+    veer_diff::inputs::check_pair(&b, &c)
+        .map_err(|e| row(e.file, e.line, e.message, Some(e.hint)))?;
+    Ok((b, c))
+}
+
+/// One error naming the first pair that could not be measured and listing the others;
+/// `None` when every pair was measured.
+fn pair_errors_error(errors: &[PairError], total: usize) -> Option<CliError> {
+    let first = errors.first()?;
+    let mut error = CliError::input(format!(
+        "{} of {total} trace pairs could not be read or compared (error rows in the report); first: {}",
+        errors.len(),
+        first.error
+    ));
+    error.more = errors.iter().skip(1).map(|e| e.error.clone()).collect();
+    error.hint = first.hint.clone();
+    Some(error)
 }

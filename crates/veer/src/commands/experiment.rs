@@ -268,7 +268,10 @@ fn trace_files_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, CliError> {
             continue;
         }
         let path = entry.path();
-        if path.is_dir() {
+        // Symlinks are followed; what is neither a directory nor a regular file (a FIFO, a
+        // socket, a device, a dangling link) is never opened.
+        let meta = std::fs::metadata(&path).ok();
+        if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
             if dir
                 .file_name()
                 .is_some_and(|n| n == "perturbed" || n == "reruns")
@@ -281,8 +284,16 @@ fn trace_files_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, CliError> {
             }
             continue;
         }
-        if stem(&name).is_some() {
+        if stem(&name).is_none() {
+            continue;
+        }
+        if meta.as_ref().is_some_and(std::fs::Metadata::is_file) {
             out.push((name, path));
+        } else {
+            warn(&format!(
+                "{}: skipped: not a regular file (only regular files are read from a directory)",
+                path.display()
+            ));
         }
     }
     out.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));

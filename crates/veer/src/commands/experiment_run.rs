@@ -20,7 +20,7 @@ use std::time::Duration;
 use veer_perturb::{FileKind, Operator};
 use veer_record::Settings;
 use veer_report::style::Style;
-use veer_run::{FinishedRun, Plan, PlannedRun, ResultsOptions, RunMarker};
+use veer_run::{FinishedRun, Plan, PlannedRun, ResultsOptions, Role, RunMarker};
 use veer_trace::{Format, Trace};
 
 /// Trace file endings an experiment directory may hold (longest first).
@@ -309,6 +309,11 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
     }
     for s in &plan.skipped {
         say(&format!("{} skipped: {}", s.operator.name(), s.reason));
+    }
+    for r in &plan.runs {
+        if let (Role::Perturbed(op), Some(note)) = (r.role, r.note) {
+            say(&format!("{} applied: {note}", op.name()));
+        }
     }
     let mut markers: Vec<Option<RunMarker>> = plan
         .runs

@@ -1,9 +1,11 @@
 //! `veer gate REPORT.json`: re-applies the merge gate to a saved diff report (spec `policy.md`
 //! §12). Without `--policy` the report's stored policy regressions count (the diff computed
 //! them once); with `--policy` both traces are required and the policy diff is recomputed once.
+//! A directory report's error rows (pairs that could not be read) count as `veer diff` counts
+//! them: each trips a set gate (exit 1); with `--fail-on never` they make the exit code 2.
 
 use crate::cli::{GateArgs, GateFormat};
-use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::error::{CliError, EXIT_ERROR, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit};
 use serde_json::Value;
 use veer_diff::fingerprint;
@@ -157,6 +159,13 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     let doc: Value = serde_json::from_str(&text)
         .map_err(|e| bad_report(&file, format!("not valid JSON: {e}")))?;
     let reports = pair_reports(&doc);
+    let errors = match doc.get("pairs").and(doc.get("errors")) {
+        None => 0,
+        Some(rows) => rows
+            .as_array()
+            .ok_or_else(|| bad_report(&file, "errors is not a list".into()))?
+            .len(),
+    };
     let mut axis = Level::None;
     let mut fingerprint = fingerprint_level(&file, doc.get("pairs").and(doc.get("fingerprint")))?;
     for r in &reports {
@@ -196,7 +205,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
         fingerprint,
         policy_source,
         regressions,
-        gate: Gate::decide(args.fail_on, worst),
+        gate: Gate::decide_with_errors(args.fail_on, worst, errors),
     };
     let text = match args.format {
         GateFormat::Terminal => veer_report::policy::gate::terminal(
@@ -209,6 +218,9 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     };
     emit(&text, args.out.output.as_deref())?;
     crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
+    if report.gate.errors_without_gate() {
+        return Ok(EXIT_ERROR);
+    }
     Ok(if report.gate.tripped {
         EXIT_GATE
     } else {

@@ -2,7 +2,7 @@
 
 use crate::cli::{InspectArgs, InspectFormat};
 use crate::error::{CliError, EXIT_OK};
-use crate::output::{colour_enabled, emit, print_warnings};
+use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
 use rayon::prelude::*;
 use veer_report::inspect::{InspectReport, InspectTool, InspectTurn};
 use veer_report::style::Style;
@@ -17,7 +17,9 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     let mut traces: Vec<Trace> = Vec::new();
     let mut failures: Vec<veer_trace::TraceError> = Vec::new();
     if args.trace.is_dir() {
-        for entry in veer_trace::load_directory(&args.trace, &options)? {
+        let (entries, skipped) = veer_trace::load_directory(&args.trace, &options)?;
+        print_skipped(&skipped);
+        for entry in entries {
             match entry.trace {
                 Ok(t) => traces.push(t),
                 Err(e) => failures.push(e),

@@ -39,6 +39,10 @@ struct Applied {
     out: Option<String>,
     /// Size of the perturbed copy (`null` when skipped).
     bytes_out: Option<usize>,
+    /// Set when the operator applied but its copy equals the input byte for byte (traxr
+    /// counts such an operator as applied: one column to swap, no numeric column, fewer than 3
+    /// paragraphs, …); `null` otherwise.
+    note: Option<&'static str>,
 }
 
 /// Runs `veer experiment perturb`.
@@ -100,6 +104,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
             reason: None,
             out: None,
             bytes_out: None,
+            note: outcome.unchanged_note(&content),
         };
         match outcome {
             Outcome::Applied(text) => {
@@ -152,11 +157,12 @@ fn render(summary: &Summary, format: ExperimentPerturbFormat) -> Result<String, 
             for p in &summary.perturbations {
                 match (&p.out, &p.reason) {
                     (Some(out), _) => s.push_str(&format!(
-                        "{}: {} applied (seed {}) -> {out} ({} bytes)\n",
+                        "{}: {} applied (seed {}) -> {out} ({} bytes){}\n",
                         summary.file,
                         p.operator,
                         p.seed,
-                        p.bytes_out.unwrap_or(0)
+                        p.bytes_out.unwrap_or(0),
+                        p.note.map(|n| format!("; {n}")).unwrap_or_default()
                     )),
                     (None, reason) => s.push_str(&format!(
                         "{}: {} skipped (seed {}): {}; nothing written\n",

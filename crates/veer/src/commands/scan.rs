@@ -1,9 +1,10 @@
 //! `veer scan PATH…`: finds secrets in traces and reports where (file, line, column, kind) —
-//! never the secret itself. Exit 1 on any finding, 2 when a path cannot be read.
+//! never the secret itself. Exit 1 on any finding, 2 when a path cannot be read: such a path
+//! is an error row of the report (file, error, hint) and every other file is still scanned.
 
 use crate::cli::{ScanArgs, ScanFormat};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
-use crate::output::{colour_enabled, emit};
+use crate::output::{colour_enabled, emit, print_skipped};
 use crate::progress::Progress;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -22,13 +23,31 @@ struct FileFinding {
     kind: String,
 }
 
+/// A path that could not be scanned: an error row.
+#[derive(Debug, Serialize)]
+struct ScanError {
+    file: String,
+    error: String,
+    hint: Option<String>,
+}
+
+impl ScanError {
+    fn new(file: &Path, error: String, hint: &str) -> ScanError {
+        ScanError {
+            file: file.display().to_string(),
+            error,
+            hint: Some(hint.to_string()),
+        }
+    }
+}
+
 /// The scan report.
 #[derive(Debug, Serialize)]
 struct ScanReport {
     schema_version: &'static str,
     files_scanned: usize,
     findings: Vec<FileFinding>,
-    errors: Vec<String>,
+    errors: Vec<ScanError>,
 }
 
 /// The extra patterns file: `{patterns: [{name, regex}, …]}` in YAML or JSON.
@@ -62,12 +81,19 @@ pub fn load_detector(patterns: Option<&Path>) -> Result<Detector, CliError> {
 pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
     let detector = load_detector(args.patterns.as_deref())?;
     let mut files: Vec<PathBuf> = Vec::new();
-    let mut errors: Vec<String> = Vec::new();
+    let mut errors: Vec<ScanError> = Vec::new();
     for p in &args.paths {
         if p.is_dir() {
-            match veer_trace::load::trace_files(p) {
-                Ok(f) => files.extend(f),
-                Err(e) => errors.push(e.to_string()),
+            match veer_trace::load::list_trace_files(p) {
+                Ok(listing) => {
+                    print_skipped(&listing.skipped);
+                    files.extend(listing.files);
+                }
+                Err(e) => errors.push(ScanError {
+                    file: p.display().to_string(),
+                    error: e.to_string(),
+                    hint: e.hint,
+                }),
             }
         } else {
             files.push(p.clone());
@@ -75,7 +101,7 @@ pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
     }
     // Files are scanned on all cores and reported in path order.
     let progress = Progress::new(files.len() as u64, "scanning traces");
-    let results: Vec<Result<Vec<FileFinding>, String>> = files
+    let results: Vec<Result<Vec<FileFinding>, ScanError>> = files
         .par_iter()
         .map(|f| {
             let r = scan_file(&detector, f, args.max_line_bytes);
@@ -111,13 +137,15 @@ pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
         ),
     };
     emit(&text, args.output.as_deref())?;
-    if !report.errors.is_empty() {
+    if let Some(first) = report.errors.first() {
         let n = report.errors.len();
-        return Err(CliError::input(format!(
-            "{n} path(s) could not be scanned; first: {}",
-            report.errors[0]
-        ))
-        .hint("check the paths and their permissions"));
+        let mut error = CliError::input(format!(
+            "{n} path(s) could not be scanned (error rows in the report); first: {}",
+            first.error
+        ));
+        error.more = report.errors[1..].iter().map(|e| e.error.clone()).collect();
+        error.hint = first.hint.clone();
+        return Err(error);
     }
     Ok(if report.findings.is_empty() {
         EXIT_OK
@@ -130,9 +158,15 @@ fn scan_file(
     detector: &Detector,
     path: &Path,
     max_line_bytes: u64,
-) -> Result<Vec<FileFinding>, String> {
+) -> Result<Vec<FileFinding>, ScanError> {
     let shown = path.display().to_string();
-    let io = |e: std::io::Error| format!("{shown}: (file): cannot read: {e}");
+    let io = |e: std::io::Error| {
+        ScanError::new(
+            path,
+            format!("{shown}: (file): cannot read: {e}"),
+            "check the path and its permissions",
+        )
+    };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let gzip = reader.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
@@ -141,7 +175,11 @@ fn scan_file(
     } else {
         Box::new(reader)
     };
-    scan_lines(detector, &shown, input, max_line_bytes)
+    scan_lines(detector, &shown, input, max_line_bytes).map_err(|(error, hint)| ScanError {
+        file: shown.clone(),
+        error,
+        hint: Some(hint.to_string()),
+    })
 }
 
 fn scan_lines<R: Read + BufRead>(
@@ -149,22 +187,37 @@ fn scan_lines<R: Read + BufRead>(
     shown: &str,
     input: R,
     max_line_bytes: u64,
-) -> Result<Vec<FileFinding>, String> {
+) -> Result<Vec<FileFinding>, (String, &'static str)> {
     let mut lines = LineReader::new(input, max_line_bytes);
     let mut out = Vec::new();
     loop {
         match lines.next_line() {
             Ok(None) => return Ok(out),
             Ok(Some(Line::TooLong(n))) => {
-                return Err(format!("{shown}:{n}: (line): line is longer than the limit of {max_line_bytes} bytes (raise it with --max-line-bytes)"))
+                return Err((
+                    format!(
+                    "{shown}:{n}: (line): line is longer than the limit of {max_line_bytes} bytes"
+                ),
+                    "raise the limit with --max-line-bytes",
+                ))
             }
             Ok(Some(Line::Bytes(n, bytes))) => {
                 let text = String::from_utf8_lossy(bytes);
                 for f in detector.scan_line(n, &text) {
-                    out.push(FileFinding { file: shown.to_string(), line: f.line, column: f.column, kind: f.kind });
+                    out.push(FileFinding {
+                        file: shown.to_string(),
+                        line: f.line,
+                        column: f.column,
+                        kind: f.kind,
+                    });
                 }
             }
-            Err(e) => return Err(format!("{shown}: (file): cannot read: {e}")),
+            Err(e) => {
+                return Err((
+                    format!("{shown}: (file): cannot read: {e}"),
+                    "check that the file is readable",
+                ))
+            }
         }
     }
 }
@@ -194,5 +247,12 @@ fn terminal(r: &ScanReport, style: Style) -> String {
     };
     out.push_str(&summary);
     out.push('\n');
+    for e in &r.errors {
+        out.push_str(&style.bad(&format!("error: {}", e.error)));
+        out.push('\n');
+        if let Some(h) = &e.hint {
+            out.push_str(&format!("  hint: {h}\n"));
+        }
+    }
     out
 }

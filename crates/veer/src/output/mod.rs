@@ -140,6 +140,14 @@ pub fn append_step_summary(path: &Path, text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::output(&path.display().to_string(), &e))
 }
 
+/// Names on stderr, one `warning:` line each, the entries of a directory that were skipped
+/// because they are not regular files (never opened: a FIFO would block the read).
+pub fn print_skipped(skipped: &[veer_trace::load::SkippedEntry]) {
+    for s in skipped {
+        diag::warn(s);
+    }
+}
+
 /// Prints reader warnings to stderr, once each (redacted, as everything on stderr).
 pub fn print_warnings(warnings: &[veer_trace::Warning]) {
     for w in warnings {

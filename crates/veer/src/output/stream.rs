@@ -2,9 +2,7 @@
 //! same rules as a report written whole ([`super::emit`]): to `-o FILE` through a temporary
 //! file renamed over it only when the whole report is written (or through a device or FIFO),
 //! else to stdout without colour unless it is a colour terminal; secrets redacted in every
-//! piece; a stdout closed early ends the output quietly. The body is told whether its output is
-//! staged (a temporary file: nothing is seen before the end), so it can skip work done only to
-//! fail before the first byte.
+//! piece; a stdout closed early ends the output quietly.
 //!
 //! Redaction works per piece. A piece of JSON need not be a whole document, so its secrets are
 //! found inside its string literals (keys included), each decoded, redacted and re-encoded the
@@ -27,9 +25,6 @@ pub struct ReportStream<'a> {
     closed: bool,
     /// What the output is called in an error (`stdout` or the path).
     name: String,
-    /// Nothing written reaches the user unless the whole report is finished: the output is a
-    /// temporary file renamed over `-o FILE` at the end (see [`ReportStream::is_staged`]).
-    staged: bool,
     /// JSON string literals already found free of secrets (keys and labels repeat in every
     /// pair), so each distinct string is scanned once; cleared when it grows past
     /// [`CLEAN_CACHE_LIMIT`].
@@ -40,13 +35,6 @@ pub struct ReportStream<'a> {
 const CLEAN_CACHE_LIMIT: usize = 1 << 12;
 
 impl ReportStream<'_> {
-    /// Whether the pieces are staged: written to a temporary file that replaces `-o FILE` only
-    /// when the report is finished, so a body that fails after writing leaves no trace of its
-    /// output. False on stdout and on a device or FIFO, where each piece is seen at once.
-    pub fn is_staged(&self) -> bool {
-        self.staged
-    }
-
     /// Writes the next piece of the report, redacted.
     pub fn write(&mut self, piece: &str) -> Result<(), CliError> {
         if self.closed || piece.is_empty() {
@@ -84,7 +72,6 @@ pub fn emit_streamed<T>(
                 json,
                 closed: false,
                 name: "stdout".into(),
-                staged: false,
                 clean: HashSet::new(),
             };
             let value = body(&mut stream)?;
@@ -105,14 +92,13 @@ pub fn emit_streamed<T>(
                 .hint("-o takes a file path, e.g. -o report.json"));
             }
             let mut result = None;
-            let written = write_file_staged_with(path, |file, staged| {
+            let written = write_file_staged_with(path, |file, _staged| {
                 let mut out = BufWriter::with_capacity(1 << 16, file);
                 let mut stream = ReportStream {
                     out: &mut out,
                     json,
                     closed: false,
                     name: path.display().to_string(),
-                    staged,
                     clean: HashSet::new(),
                 };
                 let r = body(&mut stream);

@@ -114,13 +114,13 @@ fn every_streamed_piece_is_redacted() {
 }
 
 #[test]
-fn a_failed_directory_diff_leaves_the_output_file_alone() {
+fn a_directory_diff_with_a_bad_pair_still_writes_the_whole_report() {
     let dir = tempfile::tempdir().unwrap();
     corpus(dir.path(), 3, 4);
     let (b, c) = (dir.path().join("baseline"), dir.path().join("candidate"));
     std::fs::write(c.join("pair-00001.agentlog"), "not a trace\n").unwrap();
     let out = dir.path().join("report.json");
-    std::fs::write(&out, "keep me").unwrap();
+    std::fs::write(&out, "replace me").unwrap();
     let r = crate::common::veer(&[
         "diff",
         b.to_str().unwrap(),
@@ -132,7 +132,10 @@ fn a_failed_directory_diff_leaves_the_output_file_alone() {
     ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("pair-00001.agentlog"), "{}", r.stderr);
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 2);
+    assert_eq!(v["errors"][0]["baseline"], "pair-00001.agentlog");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .filter_map(|e| e.ok())
@@ -159,10 +162,9 @@ fn diff_one_thread(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn a_staged_output_skips_the_checking_pass_but_names_every_bad_pair_the_same() {
-    // Bad pairs in the first window and in the third: to `-o FILE` (staged, one pass) the
-    // diff fails in the first window and checks the rest; to stdout the checking pass runs
-    // first. Both name both pairs, in path order, and nothing is written.
+fn bad_pairs_in_several_windows_are_the_same_error_rows_staged_or_streamed() {
+    // Bad pairs in the first window and in the third: the pairs around them are diffed, both
+    // are error rows in path order, and `-o FILE` holds the bytes stdout shows.
     let dir = tempfile::tempdir().unwrap();
     corpus(dir.path(), 70, 2);
     let (b, c) = (dir.path().join("baseline"), dir.path().join("candidate"));
@@ -180,7 +182,9 @@ fn a_staged_output_skips_the_checking_pass_but_names_every_bad_pair_the_same() {
     assert_eq!(staged.0, 2, "{}", staged.2);
     assert_eq!(streamed.0, 2, "{}", streamed.2);
     assert!(
-        staged.2.contains("2 trace pairs cannot be compared"),
+        staged
+            .2
+            .contains("2 of 70 trace pairs could not be read or compared"),
         "{}",
         staged.2
     );
@@ -188,8 +192,17 @@ fn a_staged_output_skips_the_checking_pass_but_names_every_bad_pair_the_same() {
     let second = staged.2.find("pair-00067.agentlog").unwrap();
     assert!(first < second, "{}", staged.2);
     assert_eq!(staged.2, streamed.2);
-    assert_eq!(streamed.1, "");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), streamed.1);
+    let v: serde_json::Value = serde_json::from_str(&streamed.1).unwrap();
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 68);
+    assert_eq!(v["aggregate"]["error_pairs"], 2);
+    let rows: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["baseline"].as_str().unwrap())
+        .collect();
+    assert_eq!(rows, ["pair-00003.agentlog", "pair-00067.agentlog"]);
 }
 
 #[test]

@@ -491,13 +491,21 @@ fn unreadable_traces_are_rejected() {
 }
 
 #[test]
-fn directory_with_a_broken_trace_is_rejected_before_any_diff() {
+fn directory_with_a_broken_trace_reports_it_and_diffs_the_rest() {
     let (_keep, a, b) = directories();
     std::fs::write(b.join("demo.agentlog"), b"{oops\n").unwrap();
-    fails(
-        &["diff", a.to_str().unwrap(), b.to_str().unwrap()],
-        "demo.agentlog",
-    );
+    let r = veer(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("demo.agentlog:1:"), "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["pairs"][0]["baseline"], "team/er.agentlog");
+    assert_eq!(v["errors"][0]["baseline"], "demo.agentlog");
 }
 
 #[test]

@@ -360,27 +360,50 @@ fn crash_hang_and_silence_give_their_statuses_and_the_experiment_goes_on() {
 
 #[test]
 fn operators_that_do_not_apply_are_skipped_with_the_reason() {
-    // Two paragraphs: paragraph_shuffle and section_removal need three.
+    // Two paragraphs: paragraph_shuffle and section_removal have nothing to reorder or remove.
+    // traxr still counts them as applied (the copy is the input), so they run, and both the
+    // plan on stderr and the pair's warnings say the copy equals the input.
     let text = "The first paragraph has 1,234 words and a date 2024-01-02.\n\nThe second one. Alice Smith wrote it in 2023.\n";
     let e = Exp::new("notes.md", text);
     let r = e.run("exp", &["--reruns", "0"], &[], 0);
     let (_, v) = e.results("exp");
     for op in ["paragraph_shuffle", "section_removal"] {
         let p = pair(&v, op);
-        assert_eq!(p["status_perturbed"], "skipped");
-        let w = p["warnings"][0].as_str().unwrap();
+        assert_eq!(p["status_perturbed"], "ok");
+        let note = format!("{op}: No observable change: the perturbed copy equals the input");
+        assert_eq!(p["warnings"], serde_json::json!([note]));
         assert!(
-            w.starts_with(&format!("Perturbation {op} skipped for 'notes.md': ")),
-            "{w}"
-        );
-        assert!(
-            r.stderr.contains(&format!("{op} skipped: ")),
+            r.stderr.contains(&format!(
+                "{op} applied: No observable change: the perturbed copy equals the input"
+            )),
             "{}",
             r.stderr
         );
-        assert!(!e.out("exp").join(format!("runs/perturbed/{op}")).exists());
+        assert!(e.out("exp").join(format!("runs/perturbed/{op}")).exists());
     }
     assert_eq!(pair(&v, "ocr_noise")["status_perturbed"], "ok");
+    // Under 10 characters: traxr's skip.
+    let short = Exp::new("short.md", "too short\n");
+    let r_short = short.run(
+        "exp",
+        &["--reruns", "0", "--operators", "ocr_noise,null_content"],
+        &[],
+        0,
+    );
+    let (_, v_short) = short.results("exp");
+    let p = pair(&v_short, "ocr_noise");
+    assert_eq!(p["status_perturbed"], "skipped");
+    assert_eq!(
+        p["warnings"][0],
+        "Perturbation ocr_noise skipped for 'short.md': \
+         Insufficient content (need at least 10 characters)"
+    );
+    assert!(
+        r_short.stderr.contains("ocr_noise skipped: "),
+        "{}",
+        r_short.stderr
+    );
+    assert!(!short.out("exp").join("runs/perturbed/ocr_noise").exists());
     // --reruns 0: the floor is unmeasured, loudly.
     assert!(r.stderr.contains("noise floor UNMEASURED"), "{}", r.stderr);
     assert!(r.stdout.contains("UNMEASURED"), "{}", r.stdout);

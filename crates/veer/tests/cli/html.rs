@@ -242,7 +242,7 @@ fn html_escaping_and_redaction_compose() {
     assert!(raw.contains("dana.lee@example.com") && raw.contains("MII&lt;x&amp;y&gt;"));
 }
 
-fn sarif_validator() -> jsonschema::Validator {
+pub(crate) fn sarif_validator() -> jsonschema::Validator {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../veer-report/schemas/sarif-schema-2.1.0.json");
     let schema: serde_json::Value =

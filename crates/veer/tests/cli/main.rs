@@ -24,3 +24,4 @@ mod policy;
 mod record;
 mod scan;
 mod secrets_in_messages;
+mod unreadable;

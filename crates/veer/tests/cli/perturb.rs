@@ -149,6 +149,42 @@ fn json_summary_and_skips() {
 }
 
 #[test]
+fn an_operator_with_nothing_to_change_applies_and_says_the_copy_equals_the_input() {
+    // traxr counts column_swap on one column as applied; veer writes the copy and notes it.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("one.csv");
+    std::fs::write(&file, "only\n1\n2\n").unwrap();
+    let out = tmp.path().join("out.csv");
+    let args = [
+        "experiment",
+        "perturb",
+        file.to_str().unwrap(),
+        "--operator",
+        "column_swap",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let r = veer_ok(&args, 0);
+    let note = "No observable change: the perturbed copy equals the input";
+    assert!(
+        r.stdout.contains("column_swap applied (seed ") && r.stdout.contains(note),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "only\n1\n2\n");
+    let json_args: Vec<&str> = args.iter().copied().chain(["--format", "json"]).collect();
+    let v: Value = serde_json::from_str(&veer_ok(&json_args, 0).stdout).unwrap();
+    assert_eq!(schema_errors(&v), Vec::<String>::new());
+    let p = &v["perturbations"][0];
+    assert_eq!(p["status"], "applied");
+    assert_eq!(p["note"], note);
+    // A copy that differs has no note.
+    std::fs::write(&file, "a,b\n1,2\n").unwrap();
+    let v: Value = serde_json::from_str(&veer_ok(&json_args, 0).stdout).unwrap();
+    assert_eq!(v["perturbations"][0]["note"], Value::Null);
+}
+
+#[test]
 fn all_writes_the_matrix_under_one_directory() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("inputs");
