@@ -347,3 +347,39 @@ fn traxr_round_trips_through_agentlog() {
         }
     }
 }
+
+/// Each policy session starts at the first record of its first turn: the first request after
+/// the previous response, or the response itself.
+#[test]
+fn policy_sessions_start_at_their_first_turns_first_record() {
+    for (file, ..) in SHADOW {
+        let t = load(file, false).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let sessions = t.policy_sessions();
+        let responses: Vec<usize> = (0..t.records.len())
+            .filter(|&i| t.records[i].kind == crate::Kind::ChatResponse)
+            .collect();
+        let mut want: Vec<Option<u64>> = Vec::new();
+        for (turn, &ri) in responses.iter().enumerate() {
+            if sessions[turn] < want.len() {
+                continue;
+            }
+            let from = if turn == 0 {
+                0
+            } else {
+                responses[turn - 1] + 1
+            };
+            let first = (from..=ri)
+                .find(|&i| {
+                    matches!(
+                        t.records[i].kind,
+                        crate::Kind::ChatRequest | crate::Kind::ChatResponse
+                    )
+                })
+                .unwrap_or(ri);
+            want.resize(sessions[turn] + 1, None);
+            want[sessions[turn]] = t.records[first].line;
+        }
+        assert_eq!(t.policy_session_lines(), want, "{file}");
+        assert!(want.iter().all(Option::is_some), "{file}");
+    }
+}

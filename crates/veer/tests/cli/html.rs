@@ -319,7 +319,7 @@ fn github_commands_and_the_step_summary() {
         .find(|l| l.contains("confirm-before-refund"))
         .unwrap();
     assert!(regression.starts_with(&format!(
-        "::error file={DEMO_CANDIDATE},title=veer%3A confirm-before-refund candidate regression::"
+        "::error file={DEMO_CANDIDATE},line=2,title=veer%3A confirm-before-refund candidate regression::"
     )));
     // `%` in a message is escaped (the 95% interval).
     let axis = lines.iter().find(|l| l.contains("semantic")).unwrap();
