@@ -2,7 +2,7 @@
 //! normalised regression score, the dominant axis, and the top pairs by score.
 
 use crate::axes::{Axis, TurnPair};
-use crate::levenshtein::normalized_levenshtein;
+use crate::levenshtein::{bounded_normalized_levenshtein, EXACT_CELLS};
 use crate::pairing::Pair;
 use crate::pricing::Pricing;
 use crate::turn::DiffTurn;
@@ -113,7 +113,9 @@ pub fn pair_drilldown(
     // Shingles of the "\n"-joined texts are needed for this pair only; computed here and
     // dropped, rather than kept for every turn.
     let sim = crate::align::cost::jaccard(&shingles(b.text_nl()), &shingles(c.text_nl()));
-    let div = normalized_levenshtein(&b.shape_sequence(), &c.shape_sequence());
+    // Exact within the budget, the anchored upper bound past it (as the trajectory axis).
+    let div =
+        bounded_normalized_levenshtein(&b.shape_sequence(), &c.shape_sequence(), EXACT_CELLS).value;
     let (rb, rc) = (bool_value(refusal(b)), bool_value(refusal(c)));
     let (vb, vc) = (
         b.features.output_tokens.unwrap_or(0.0),

@@ -105,6 +105,29 @@ pub fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript {
         .unwrap_or_else(|| edit_script_bitparallel(a, b))
 }
 
+/// Word operations (m·n/64) up to which [`budgeted_script`] still takes the exact bit-parallel
+/// route: 2^28 (about a second); past it the anchored alignment of
+/// [`crate::anchored_script`] is used. Independent of `--max-align-cells`.
+pub const BITPARALLEL_WORDS: u64 = 1 << 28;
+
+/// [`bounded_script`] with a budget on its last, quadratic, route: when the diagonal fronts
+/// give up and the bit-parallel table would take more than [`BITPARALLEL_WORDS`] word
+/// operations, the anchored alignment (an upper bound of the distance, near-linear time) is
+/// returned instead, with `false` (not exact).
+pub fn budgeted_script(a: &[u32], b: &[u32], max_cells: u64) -> (EditScript, bool) {
+    let full = (a.len() as u64 + 1).saturating_mul(b.len() as u64 + 1);
+    if full <= SMALL_TABLE {
+        return (edit_script(a, b), true);
+    }
+    if let Some(script) = edit_script_diagonal(a, b, (max_cells / 4).min(DIAGONAL_CAP)) {
+        return (script, true);
+    }
+    if (a.len() as u64).saturating_mul(b.len() as u64) / 64 <= BITPARALLEL_WORDS {
+        return (edit_script_bitparallel(a, b), true);
+    }
+    (crate::anchored_script::anchored_script(a, b), false)
+}
+
 /// Analyses a prepared clean trace against a prepared perturbed trace.
 pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> Divergence {
     analyze_within(clean, perturbed, DIAGONAL_BUDGET)
@@ -126,16 +149,22 @@ pub fn analyze_within(
     finish(clean, perturbed, script)
 }
 
-/// What the `structural` block needs of a pair — the edit script, the first divergence and the
-/// control-flow changes — as [`analyze_within`] finds them, in one pass over the alignment
-/// instead of holding its pairs (64 bytes each).
+/// What the `structural` block needs of a pair — the edit script, the first divergence, the
+/// control-flow changes and whether the script is exact — as [`analyze_within`] finds them
+/// (below [`BITPARALLEL_WORDS`]; past it from [`budgeted_script`]'s anchored alignment), in
+/// one pass over the alignment instead of holding its pairs (64 bytes each).
 pub fn structural_parts(
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,
     max_cells: u64,
-) -> (EditScript, Option<FirstDivergence>, ControlFlowChanges) {
+) -> (
+    EditScript,
+    Option<FirstDivergence>,
+    ControlFlowChanges,
+    bool,
+) {
     let (a, b) = shared_ids(&clean.signatures, &perturbed.signatures);
-    let script = bounded_script(a, &b, max_cells);
+    let (script, exact) = budgeted_script(a, &b, max_cells);
     drop(b);
     let (c, p) = (&clean.events[..], &perturbed.events[..]);
     let total = script.ops.len();
@@ -146,7 +175,7 @@ pub fn structural_parts(
         }
     });
     let control_flow = control_flow_changes(pairs, c, p, &clean.stats, &perturbed.stats);
-    (script, first, control_flow)
+    (script, first, control_flow, exact)
 }
 
 /// Everything that follows from the edit script.

@@ -10,6 +10,7 @@
 //! function of the traces: no I/O, no printing.
 
 pub mod aggregates;
+pub mod anchored_script;
 pub mod answers;
 pub mod bitparallel;
 pub mod classify;

@@ -37,6 +37,16 @@ pub struct StructuralBlock {
     pub edit_distance: EditDistance,
     /// Control-flow changes (traxr's counters).
     pub control_flow: ControlFlowChanges,
+    /// True when the event sequences were past the exact budget (the bit-parallel table would
+    /// take more than `BITPARALLEL_WORDS` word operations): the block is read off the
+    /// anchored alignment, whose distance is an upper bound. Absent from JSON when false.
+    #[serde(skip_serializing_if = "is_false")]
+    pub approximate: bool,
+}
+
+/// serde's `skip_serializing_if` for [`StructuralBlock::approximate`].
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl StructuralBlock {
@@ -63,6 +73,7 @@ impl StructuralBlock {
                 deletions: script.deletions,
             },
             control_flow,
+            approximate: false,
         }
     }
 }
@@ -73,12 +84,16 @@ pub fn structural(baseline: &Trace, candidate: &Trace) -> StructuralBlock {
 }
 
 /// [`structural`] with the fast path's work budget set to `max_cells` (`--max-align-cells`):
-/// the block is the same for every budget, only time and memory differ.
+/// the block is the same for every budget, only time and memory differ (the anchored
+/// fallback past `BITPARALLEL_WORDS` does not depend on `max_cells`).
 pub fn structural_within(baseline: &Trace, candidate: &Trace, max_cells: u64) -> StructuralBlock {
     let (b, c) = rayon::join(
         || PreparedTrace::new(baseline),
         || PreparedTrace::new(candidate),
     );
-    let (script, first, control_flow) = structural_parts(&b, &c, max_cells);
-    StructuralBlock::from_parts(&script, first, control_flow)
+    let (script, first, control_flow, exact) = structural_parts(&b, &c, max_cells);
+    StructuralBlock {
+        approximate: !exact,
+        ..StructuralBlock::from_parts(&script, first, control_flow)
+    }
 }

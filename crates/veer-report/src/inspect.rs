@@ -103,12 +103,7 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
             "text",
         ]);
     for t in &r.turns {
-        let tools = t
-            .tools
-            .iter()
-            .map(|c| format!("{}({})", c.name, c.arg_keys.join(",")))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let tools = tools_cell(&t.tools);
         table.add_row(vec![
             Cell::new(t.session),
             Cell::new(t.turn),
@@ -124,4 +119,98 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
     out.push_str(&table.to_string());
     out.push('\n');
     out
+}
+
+/// Characters of a turn's tools cell past which its calls are counted rather than listed: the
+/// table pads every row to the widest, so an unbounded cell (one response with 200,000 calls)
+/// would make the output grow as turns × calls, and the table's layout superlinearly.
+pub const TOOLS_CELL_CHARS: usize = 1000;
+
+/// `name(key,key) name(…) …` of a turn's calls, cut at [`TOOLS_CELL_CHARS`] characters with
+/// `… (+K more calls)` (K counts the call that was cut); the whole list when it fits.
+fn tools_cell(tools: &[InspectTool]) -> String {
+    let mut out = String::new();
+    let mut room = TOOLS_CELL_CHARS;
+    let mut push = |out: &mut String, s: &str| -> bool {
+        for ch in s.chars() {
+            if room == 0 {
+                return false;
+            }
+            out.push(ch);
+            room -= 1;
+        }
+        true
+    };
+    for (k, c) in tools.iter().enumerate() {
+        let fits = (k == 0 || push(&mut out, " "))
+            && push(&mut out, &c.name)
+            && push(&mut out, "(")
+            && c.arg_keys
+                .iter()
+                .enumerate()
+                .all(|(i, key)| (i == 0 || push(&mut out, ",")) && push(&mut out, key))
+            && push(&mut out, ")");
+        if !fits {
+            let more = tools.len() - k;
+            out.push_str(&format!(
+                "… (+{more} more call{})",
+                if more == 1 { "" } else { "s" }
+            ));
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, keys: &[&str]) -> InspectTool {
+        InspectTool {
+            name: name.to_string(),
+            arg_keys: keys.iter().map(|k| k.to_string()).collect(),
+        }
+    }
+
+    /// The plain definition: every call listed.
+    fn plain(tools: &[InspectTool]) -> String {
+        tools
+            .iter()
+            .map(|c| format!("{}({})", c.name, c.arg_keys.join(",")))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn tools_cell_is_the_plain_list_when_it_fits_and_a_prefix_of_it_otherwise(
+            calls in proptest::collection::vec(("[a-zé]{0,30}", proptest::collection::vec("[a-z]{1,8}", 0..6)), 0..80),
+        ) {
+            let tools: Vec<InspectTool> = calls
+                .iter()
+                .map(|(n, ks)| tool(n, &ks.iter().map(String::as_str).collect::<Vec<_>>()))
+                .collect();
+            let full = plain(&tools);
+            let got = tools_cell(&tools);
+            if full.chars().count() <= TOOLS_CELL_CHARS {
+                proptest::prop_assert_eq!(got, full);
+            } else {
+                let (head, tail) = got.split_once("… (+").unwrap();
+                proptest::prop_assert_eq!(head.chars().count(), TOOLS_CELL_CHARS);
+                proptest::prop_assert!(full.starts_with(head));
+                proptest::prop_assert!(tail.ends_with(" more call)") || tail.ends_with(" more calls)"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_response_with_many_calls_is_cut() {
+        let tools: Vec<InspectTool> = (0..20_000).map(|_| tool("lookup_order", &["id"])).collect();
+        let cell = tools_cell(&tools);
+        // 58 calls of 17 characters ("lookup_order(id) ") fit whole in 1000, the 59th is cut.
+        assert!(cell.ends_with("… (+19942 more calls)"), "{cell}");
+        let wide = [tool("bulk", &vec!["k"; 5000])];
+        assert!(tools_cell(&wide).ends_with("… (+1 more call)"));
+    }
 }

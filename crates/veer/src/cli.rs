@@ -369,7 +369,8 @@ pub struct DiffArgs {
     pub fail_on: veer_policy::Level,
     /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
     /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
-    /// The structural block is exact at every budget (see docs/limits.md).
+    /// The structural block is the same at every budget; its own, fixed, budget and the
+    /// other comparisons' are in docs/limits.md ("Work per input dimension").
     #[arg(long, value_name = "N", default_value_t = veer_diff::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_align_cells: u64,
     /// Saturation point of a log-scaled fingerprint dimension, as KEY=VALUE (repeatable):

@@ -96,6 +96,10 @@ pub enum Flag {
     CiCrossesZero,
     /// Cost could not be computed for enough pairs (no pricing for the models).
     NoPricing,
+    /// At least one pair's tool-call sequences were past the exact edit-distance budget
+    /// (`veer_diff::levenshtein::EXACT_CELLS` table cells): its distance is the anchored upper
+    /// bound (trajectory axis and its drill-down scores; docs/limits.md).
+    ApproximateEditDistance,
 }
 
 /// One row of the diff: an axis's medians (means for rate axes), delta, interval, severity.

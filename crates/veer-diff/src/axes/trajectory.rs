@@ -1,15 +1,31 @@
 //! `trajectory`: per pair, the Levenshtein distance between the tool-call token sequences
 //! divided by the longer length (rate; spec `diff.md` §5.2, tokens §6).
 
-use super::{Axis, AxisStat, Kind, Pending, Row, TurnPair};
-use crate::levenshtein::normalized_levenshtein;
+use super::{Axis, AxisStat, Flag, Kind, Pending, Row, TurnPair};
+use crate::levenshtein::{bounded_normalized_levenshtein, Bounded, EXACT_CELLS};
 use crate::stats::{median, Statistic};
 
 /// Per-pair normalised edit distances in [0, 1] over `TurnFeatures::tool_tokens`.
 pub fn distances(pairs: &[TurnPair<'_>]) -> Vec<f64> {
+    bounded_distances(pairs)
+        .into_iter()
+        .map(|d| d.value)
+        .collect()
+}
+
+/// [`distances`] with whether each is exact: a pair whose table is past
+/// [`EXACT_CELLS`] gets the anchored upper bound (the row is flagged
+/// `approximate_edit_distance`).
+pub fn bounded_distances(pairs: &[TurnPair<'_>]) -> Vec<Bounded> {
     pairs
         .iter()
-        .map(|(b, c)| normalized_levenshtein(&b.features.tool_tokens, &c.features.tool_tokens))
+        .map(|(b, c)| {
+            bounded_normalized_levenshtein(
+                &b.features.tool_tokens,
+                &c.features.tool_tokens,
+                EXACT_CELLS,
+            )
+        })
         .collect()
 }
 
@@ -20,7 +36,13 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
 
 /// The row before its interval (see [`super::compute_axes`]).
 pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
-    let d = distances(pairs);
+    let bounded = bounded_distances(pairs);
+    let extra_flags = if bounded.iter().all(|d| d.exact) {
+        Vec::new()
+    } else {
+        vec![Flag::ApproximateEditDistance]
+    };
+    let d: Vec<f64> = bounded.into_iter().map(|d| d.value).collect();
     let cm = median(&d);
     Row::Pending(Pending {
         axis: Axis::Trajectory,
@@ -31,6 +53,6 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         b: vec![0.0; d.len()],
         c: d,
         statistic: Statistic::MedianDifference,
-        extra_flags: Vec::new(),
+        extra_flags,
     })
 }

@@ -58,6 +58,7 @@ pub fn flags(row: &AxisStat) -> String {
             Flag::LowPower => "low power",
             Flag::CiCrossesZero => "CI crosses 0",
             Flag::NoPricing => "no pricing",
+            Flag::ApproximateEditDistance => "approximate edit distance",
         })
         .collect::<Vec<_>>()
         .join(", ")
