@@ -386,6 +386,38 @@ fn info_of(source: &str, member: &str, v: &Value) -> Result<LogInfo, TraceError>
     })
 }
 
+/// A safe file name for a case id (`veer convert LOG -o DIR/` writes `DIR/CASE/trial-N.agentlog`):
+/// ASCII letters, digits, `-`, `_` and `.` are kept, anything else becomes `_`, a leading `.`
+/// becomes `_`, and the name is cut at 64 bytes. When the name is not the id itself, `-` and the
+/// first 8 hex digits of the id's SHA-256 follow, so two ids never share a name
+/// (`orders/ORD-7` → `orders_ORD-7-1b5b1e0f`). Never empty, never `.` or `..`, never a path.
+pub fn case_file_name(case: &str) -> String {
+    let mut name: String = case
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.starts_with('.') {
+        name.replace_range(..1, "_");
+    }
+    if name != case || name.is_empty() {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(case.as_bytes());
+        let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+        if !name.is_empty() {
+            name.push('-');
+        }
+        name.push_str(&hex);
+    }
+    name
+}
+
 /// The format a log is read as.
 pub const FORMAT: Format = Format::Inspect;
 

@@ -236,3 +236,23 @@ fn scores_read_as_inspect_reads_them() {
     assert_eq!(outcome_of(None, true), Some("error"));
     assert_eq!(outcome_of(None, false), None);
 }
+
+#[test]
+fn case_ids_become_safe_distinct_file_names() {
+    assert_eq!(case_file_name("1"), "1");
+    assert_eq!(case_file_name("task-7.b_c"), "task-7.b_c");
+    let slash = case_file_name("orders/ORD-7");
+    assert!(
+        slash.starts_with("orders_ORD-7-") && slash.len() == 21,
+        "{slash}"
+    );
+    assert_ne!(case_file_name("orders_ORD-7"), slash);
+    for bad in ["..", ".", "", "../../etc", "a\\b", "é", &"x".repeat(300)] {
+        let n = case_file_name(bad);
+        assert!(
+            !n.is_empty() && !n.starts_with('.') && !n.contains(['/', '\\']),
+            "{n}"
+        );
+        assert!(n.len() <= 73, "{n}");
+    }
+}
