@@ -249,8 +249,19 @@ pub fn read_inspect_bytes(
     bytes: Vec<u8>,
     options: &ReadOptions,
 ) -> Result<InspectLog<Cursor<Vec<u8>>>, TraceError> {
+    read_inspect_bytes_capped(source, bytes, options, MAX_MEMBER_BYTES)
+}
+
+/// [`read_inspect_bytes`] with a chosen per-member cap (the fuzz target uses a small one).
+#[doc(hidden)]
+pub fn read_inspect_bytes_capped(
+    source: &str,
+    bytes: Vec<u8>,
+    options: &ReadOptions,
+    member_cap: u64,
+) -> Result<InspectLog<Cursor<Vec<u8>>>, TraceError> {
     if sniff_zip(&bytes) {
-        return archive::open(source, Cursor::new(bytes), options);
+        return archive::open_capped(source, Cursor::new(bytes), options, member_cap);
     }
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
         TraceError::new(
@@ -390,7 +401,7 @@ fn info_of(source: &str, member: &str, v: &Value) -> Result<LogInfo, TraceError>
 /// ASCII letters, digits, `-`, `_` and `.` are kept, anything else becomes `_`, a leading `.`
 /// becomes `_`, and the name is cut at 64 bytes. When the name is not the id itself, `-` and the
 /// first 8 hex digits of the id's SHA-256 follow, so two ids never share a name
-/// (`orders/ORD-7` → `orders_ORD-7-1b5b1e0f`). Never empty, never `.` or `..`, never a path.
+/// (`orders/ORD-7` → `orders_ORD-7-fc32bc3f`). Never empty, never `.` or `..`, never a path.
 pub fn case_file_name(case: &str) -> String {
     let mut name: String = case
         .chars()
