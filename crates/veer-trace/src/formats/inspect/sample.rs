@@ -310,7 +310,7 @@ pub(super) fn read(
                 }
                 let end_ms = gen
                     .start_ms
-                    .map(|s| s + ans.latency_ms.min(i64::MAX as u64) as i64);
+                    .map(|s| s.saturating_add(ans.latency_ms.min(i64::MAX as u64) as i64));
                 a.push(
                     Kind::ChatRequest,
                     request_payload(&model, std::mem::take(&mut pending), Vec::new()),
@@ -369,8 +369,8 @@ pub(super) fn read(
             }
             other => a.warn(
                 None,
-                &format!("{path}.role"),
-                format!("messages with role {other:?} are not read"),
+                "messages.role",
+                format!("messages with role {other:?} (first: {path}) are not read"),
             ),
         }
     }
