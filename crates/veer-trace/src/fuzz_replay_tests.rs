@@ -4,7 +4,9 @@
 //! (docs/fuzzing.md).
 
 use crate::formats::Foreign;
-use crate::fuzzing::{agentlog_reader, foreign_reader, otel_reader, replay_corpus, traxr_reader};
+use crate::fuzzing::{
+    agentlog_reader, foreign_reader, inspect_reader, otel_reader, replay_corpus, traxr_reader,
+};
 
 #[test]
 fn agentlog_reader_corpus() {
@@ -32,4 +34,9 @@ fn foreign_reader_corpora() {
 #[test]
 fn otel_reader_corpus() {
     replay_corpus("otel_reader", 5, otel_reader);
+}
+
+#[test]
+fn inspect_reader_corpus() {
+    replay_corpus("inspect_reader", 3, inspect_reader);
 }

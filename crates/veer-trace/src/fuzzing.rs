@@ -173,6 +173,57 @@ pub fn otel_reader(data: &[u8]) {
     );
 }
 
+/// Any bytes to the Inspect AI log reader (a `.eval` zip archive or a JSON log), permissive and
+/// strict, each member capped at 1 MiB decompressed. Every sample-epoch that reads is a trace
+/// whose `metadata` record carries its case and trial, yields its views, writes as `.agentlog`
+/// and reads back strictly with as many records; bytes that are not a zip also go through
+/// format detection (a zip would be read again with the real 256 MiB cap).
+pub fn inspect_reader(data: &[u8]) {
+    use crate::formats::inspect::{read_inspect_bytes_capped, sniff_zip, CASE_KEY, TRIAL_KEY};
+    for strict in [false, true] {
+        let options = ReadOptions {
+            strict,
+            max_line_bytes: FUZZ_MAX_LINE,
+        };
+        if let Ok(log) = read_inspect_bytes_capped("fuzz.eval", data.to_vec(), &options, 1 << 20) {
+            let n = log.len();
+            let mut seen = 0;
+            for sample in log.flatten() {
+                seen += 1;
+                let trace = &sample.trace;
+                let meta = trace.records.first();
+                assert!(
+                    meta.map(|r| &r.kind) == Some(&crate::model::Kind::Metadata),
+                    "a sample's trace starts with its metadata record"
+                );
+                assert!(
+                    meta.and_then(|m| m.str_field(CASE_KEY)) == Some(sample.case.as_str())
+                        && meta
+                            .and_then(|m| m.field(TRIAL_KEY))
+                            .and_then(crate::json::Json::as_u64)
+                            == Some(sample.trial),
+                    "the metadata record carries case and trial"
+                );
+                let out = views_then_written(trace);
+                let strict_read = ReadOptions {
+                    strict: true,
+                    max_line_bytes: u64::MAX,
+                };
+                let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict_read);
+                assert!(
+                    back.as_ref().map(|t| t.records.len()).ok() == Some(trace.records.len()),
+                    "a converted sample reads back strictly: {:?}",
+                    back.err()
+                );
+            }
+            assert!(seen <= n, "no more samples than listed");
+        }
+        if !sniff_zip(data) {
+            let _ = load_bytes("fuzz.json", data, &options);
+        }
+    }
+}
+
 /// Every derived view of a loaded trace, then the trace written as `.agentlog` (which must
 /// succeed); the written bytes.
 fn views_then_written(trace: &Trace) -> Vec<u8> {

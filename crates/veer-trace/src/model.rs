@@ -37,11 +37,14 @@ pub enum Format {
     /// MCP JSON-RPC session log.
     #[serde(rename = "mcp")]
     Mcp,
+    /// Inspect AI eval log (`.eval` zip or `.json`): one trace per sample and epoch.
+    #[serde(rename = "inspect-ai")]
+    Inspect,
 }
 
 impl Format {
     /// Every format veer reads, in the order messages list them.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Agentlog,
         Format::Traxr,
         Format::Otel,
@@ -50,10 +53,11 @@ impl Format {
         Format::Langfuse,
         Format::Langsmith,
         Format::Mcp,
+        Format::Inspect,
     ];
 
     /// The short name reports and `veer inspect` use (`agentlog`, `traxr`, `otel`,
-    /// `openai-agents`, `claude-code`, `langfuse`, `langsmith`, `mcp`).
+    /// `openai-agents`, `claude-code`, `langfuse`, `langsmith`, `mcp`, `inspect-ai`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Agentlog => "agentlog",
@@ -64,6 +68,7 @@ impl Format {
             Format::Langfuse => "langfuse",
             Format::Langsmith => "langsmith",
             Format::Mcp => "mcp",
+            Format::Inspect => "inspect-ai",
         }
     }
 
@@ -80,6 +85,9 @@ impl Format {
             Format::Langfuse => "Langfuse trace export (JSON)",
             Format::Langsmith => "LangSmith run export (JSON or JSON Lines)",
             Format::Mcp => "MCP JSON-RPC session log (JSON Lines)",
+            Format::Inspect => {
+                "Inspect AI eval log (.eval zip or JSON), one trace per sample and epoch"
+            }
         }
     }
 }

@@ -231,7 +231,9 @@ pub struct ConvertArgs {
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Write the .agentlog to FILE (atomically) instead of stdout.
+    /// Write the .agentlog to FILE (atomically) instead of stdout. For an Inspect AI log, `-o
+    /// DIR/` (an existing directory or a path ending in `/`) writes one DIR/CASE/trial-N.agentlog
+    /// per sample-epoch, never replacing a file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -240,7 +242,7 @@ pub struct ConvertArgs {
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// The trace: an .agentlog (optionally .gz) or a traxr trace JSON. For a traxr results file
-    /// every run is shown.
+    /// every run is shown; for an Inspect AI log (.eval or .json) every sample-epoch.
     pub trace: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = InspectFormat::Terminal)]

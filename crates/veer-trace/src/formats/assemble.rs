@@ -46,15 +46,31 @@ impl Assembler {
         ms: Option<i64>,
         line: Option<u64>,
     ) {
+        self.session_with(tags, Map::new(), trace_id, ms, line);
+    }
+
+    /// [`Assembler::session`] with `extra` keys in the metadata payload after `sdk` and `tags`
+    /// (a format's own facts about the run, e.g. Inspect's case, trial and scores).
+    pub fn session_with(
+        &mut self,
+        tags: Vec<(&str, String)>,
+        extra: Map<String, Value>,
+        trace_id: Option<&str>,
+        ms: Option<i64>,
+        line: Option<u64>,
+    ) {
         let mut t = Map::new();
         t.insert("source_format".into(), json!(self.source_format));
         for (k, v) in tags {
             t.insert(k.into(), Value::String(v));
         }
-        let payload = json!({
+        let mut payload = json!({
             "sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
             "tags": Value::Object(t),
         });
+        if let Value::Object(p) = &mut payload {
+            p.extend(extra);
+        }
         let meta = trace_id.map(|id| {
             let mut m = Map::new();
             m.insert("trace_id".into(), json!(id));

@@ -1,9 +1,10 @@
 //! Trace formats and the one step that decides, by content, which one a file is in.
 //!
 //! Detection never looks at the file name (spec `trace-formats.md` §3.7). In order:
-//! 1. gzip magic → `.agentlog` (compressed);
+//! 1. gzip magic → `.agentlog` (compressed); zip magic → an Inspect AI `.eval` log;
 //! 2. each entry of [`READERS`] whose `sniff` accepts the first bytes reads the whole file;
-//! 3. a JSON object with a traxr shape → traxr (trace, results file or analyzer case);
+//! 3. a JSON object with a traxr shape → traxr (trace, results file or analyzer case); an
+//!    Inspect AI JSON log (`version` and an `eval` object) → Inspect;
 //! 4. a JSON object that looks like nothing veer reads → an error naming the formats veer
 //!    reads, with a specific hint for near misses (binary OTLP, a single chat-completions
 //!    response, OTLP logs or metrics);
@@ -15,6 +16,7 @@ pub mod agents_sdk;
 pub mod assemble;
 mod by_record;
 pub mod claude_code;
+pub mod inspect;
 pub mod langfuse;
 pub mod langsmith;
 #[cfg(test)]
@@ -101,6 +103,10 @@ pub fn read_document<R: BufRead + Send>(
     if head.starts_with(&[0x1f, 0x8b]) {
         return read_agentlog(source, reader, options).map(Document::Trace);
     }
+    if inspect::sniff_zip(head) {
+        let bytes = read_all(reader)?;
+        return inspect::single_from_zip(source, bytes, options).map(Document::Trace);
+    }
     if looks_like_binary_otlp(head) {
         return Err(unknown(source, "this looks like binary OTLP protobuf, not JSON")
             .with_hint("export OTLP as JSON: the Collector's file exporter (format: json), or OTLP/HTTP with Content-Type application/json"));
@@ -120,7 +126,7 @@ pub fn read_document<R: BufRead + Send>(
     if let Some(len) = head.iter().position(|&b| b == b'\n') {
         if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
             foreign = sniff(&v);
-            if shape_of(&v).is_none() && foreign.is_none() {
+            if shape_of(&v).is_none() && foreign.is_none() && !inspect::is_json_log(&v) {
                 if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() {
                     return read_otel_stream(source, &mut reader, size_hint, options);
                 }
@@ -151,6 +157,10 @@ pub fn read_document<R: BufRead + Send>(
         .filter(|v| sniff(v).is_none())
         .and_then(shape_of);
     match (parsed, shape) {
+        (Ok(v), _) if inspect::is_json_log(&v) => {
+            drop(bytes);
+            inspect::single_from_json(source, v, options).map(Document::Trace)
+        }
         (Ok(v), Some(shape)) => {
             drop(bytes);
             match shape {

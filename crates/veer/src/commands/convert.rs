@@ -3,6 +3,7 @@
 //! OTLP/JSON inputs are read together as one set of spans (an export split over files, in any
 //! order); other inputs are read one by one and follow each other as recorded sessions. The
 //! records are those the diff and the policy engine see, so the output diffs like its inputs.
+//! An Inspect AI eval log (one run per sample-epoch) is converted by [`super::inspect_log`].
 
 use crate::cli::ConvertArgs;
 use crate::error::{CliError, EXIT_OK};
@@ -19,6 +20,11 @@ pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
         refuse_overwriting_an_input(out, &args.inputs)?;
     }
     let options = args.read.options();
+    if let [input] = args.inputs.as_slice() {
+        if let Some(log) = super::inspect_log::open(input, &options)? {
+            return super::inspect_log::convert(log, args.output.as_deref());
+        }
+    }
     let traces: Vec<Trace> = if args.inputs.len() > 1 && all_otel(&args.inputs)? {
         let mut files = Vec::with_capacity(args.inputs.len());
         for p in &args.inputs {

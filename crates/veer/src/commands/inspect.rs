@@ -1,4 +1,5 @@
-//! `veer inspect TRACE`: one row per turn of one trace.
+//! `veer inspect TRACE`: one row per turn of one trace (an Inspect AI log: one row per
+//! sample-epoch, by [`super::inspect_log`]).
 
 use crate::cli::{InspectArgs, InspectFormat};
 use crate::error::{CliError, EXIT_OK};
@@ -14,6 +15,10 @@ use veer_trace::Trace;
 /// reported after the others and make the exit code 2.
 pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     let options = args.read.options();
+    if let Some(log) = super::inspect_log::open(&args.trace, &options)? {
+        let colour = colour_enabled(args.out.output.is_some());
+        return super::inspect_log::inspect(log, args.format, colour, args.out.output.as_deref());
+    }
     let mut traces: Vec<Trace> = Vec::new();
     let mut failures: Vec<veer_trace::TraceError> = Vec::new();
     if args.trace.is_dir() {

@@ -9,6 +9,7 @@ pub mod experiment_run;
 pub mod experiment_run_agent;
 pub mod gate;
 pub mod inspect;
+pub mod inspect_log;
 pub mod perturb;
 pub mod policy;
 pub mod pooled;

@@ -17,6 +17,7 @@ mod formats_otel;
 mod hostile;
 mod html;
 mod inspect;
+mod inspect_ai;
 mod long_traces;
 mod no_network;
 mod output_safety;

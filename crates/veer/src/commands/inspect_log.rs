@@ -1,0 +1,282 @@
+//! What `veer convert` and `veer inspect` do with an Inspect AI eval log, which holds one run
+//! per sample and epoch where every other input holds one: convert writes one `.agentlog` per
+//! sample-epoch (`DIR/CASE/trial-N.agentlog`, never replacing a file), inspect lists the
+//! sample-epochs with their scores and turns (docs/formats.md §Inspect AI).
+
+use crate::cli::InspectFormat;
+use crate::error::{CliError, EXIT_OK};
+use crate::output::{emit, emit_data, interrupt, print_warnings};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
+use serde::Serialize;
+use std::fs::File;
+use std::io::{BufReader, Write};
+use std::path::Path;
+use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
+use veer_trace::formats::inspect::{case_file_name, InspectLog, InspectSample, OUTCOME_KEY};
+use veer_trace::{Kind, Trace};
+
+/// An open log read from a file.
+pub type FileLog = InspectLog<BufReader<File>>;
+
+/// Whether `-o` names a directory: one that exists, or a path ending in `/`.
+pub fn is_directory_output(out: &Path) -> bool {
+    out.is_dir() || out.as_os_str().as_encoded_bytes().ends_with(b"/")
+}
+
+/// `veer convert LOG [-o OUT]`: with `-o DIR/` one `.agentlog` per sample-epoch under `DIR`;
+/// otherwise the log must hold one sample-epoch, written to `-o FILE` or stdout.
+pub fn convert(log: FileLog, output: Option<&Path>) -> Result<u8, CliError> {
+    match output {
+        Some(dir) if is_directory_output(dir) => convert_to_directory(log, dir),
+        _ => {
+            let trace = log.into_single_trace().map_err(|e| {
+                let mut e = CliError::from(e);
+                if e.message.contains("sample-epochs") {
+                    e.hint = Some("write one .agentlog per sample-epoch with `-o DIR/` (files DIR/CASE/trial-N.agentlog)".into());
+                }
+                e
+            })?;
+            print_warnings(&trace.warnings);
+            emit_data(&agentlog_bytes(&trace)?, output)?;
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+fn agentlog_bytes(trace: &Trace) -> Result<Vec<u8>, CliError> {
+    let mut bytes = Vec::new();
+    let mut line = Vec::new();
+    for r in &records_for_agentlog(std::slice::from_ref(trace)) {
+        write_record(&mut bytes, &mut line, r)
+            .map_err(|e| CliError::output("the converted trace", &e))?;
+    }
+    Ok(bytes)
+}
+
+/// Writes `DIR/CASE/trial-N.agentlog` for each sample-epoch, in log order. A file that exists
+/// already is never replaced (exit 2 naming it; the files written before it stay), nor is a
+/// case directory that is not a plain directory (a symlink could lead outside `DIR`) written in.
+fn convert_to_directory(log: FileLog, dir: &Path) -> Result<u8, CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| CliError::output(&dir.display().to_string(), &e))?;
+    let mut written = 0usize;
+    for sample in log {
+        let sample = sample?;
+        print_warnings(&sample.trace.warnings);
+        let case_dir = dir.join(case_file_name(&sample.case));
+        match std::fs::symlink_metadata(&case_dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(CliError::input(format!(
+                "{}: exists and is not a directory",
+                case_dir.display()
+            ))
+            .hint(
+                "convert into an empty directory; veer never writes through a link or over a file",
+            )),
+            Err(_) => std::fs::create_dir(&case_dir)
+                .map_err(|e| CliError::output(&case_dir.display().to_string(), &e))?,
+        }
+        let target = case_dir.join(format!("trial-{}.agentlog", sample.trial));
+        write_new(&target, &agentlog_bytes(&sample.trace)?)?;
+        written += 1;
+    }
+    eprintln!(
+        "wrote {written} trace{} under {}",
+        if written == 1 { "" } else { "s" },
+        dir.display()
+    );
+    Ok(EXIT_OK)
+}
+
+/// Writes `bytes` to a new file `target`: a hidden temporary file beside it, linked to
+/// `target` only if nothing is there (atomic: the file appears whole or not at all).
+fn write_new(target: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = target.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let shown = target.display().to_string();
+    let result = interrupt::create_temporary(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::hard_link(&tmp, target));
+    interrupt::remove_temporary(&tmp);
+    match result {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(CliError::input(format!(
+            "{shown}: refusing to overwrite an existing file"
+        ))
+        .hint("convert into an empty directory, or remove the old conversion first")),
+        Err(e) => Err(CliError::output(&shown, &e)),
+    }
+}
+
+/// One sample-epoch as `veer inspect` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SampleRow {
+    /// Sample id.
+    pub case: String,
+    /// Epoch (1-based).
+    pub trial: u64,
+    /// `pass`, `fail`, `error`, or `null` when no score reads as one.
+    pub outcome: Option<String>,
+    /// Every scorer's value, by scorer name.
+    pub scores: serde_json::Value,
+    /// Number of turns (assistant messages).
+    pub turns: usize,
+    /// Tool names called, in order.
+    pub tools: Vec<String>,
+    /// Input tokens over all turns.
+    pub input_tokens: u64,
+    /// Output tokens over all turns.
+    pub output_tokens: u64,
+    /// The sample's error, when it ended in one.
+    pub error: Option<String>,
+    /// The file `veer convert -o DIR/` writes it to, relative to `DIR`.
+    pub converts_to: String,
+}
+
+/// `veer inspect LOG`: the whole log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LogReport {
+    /// JSON schema version.
+    pub schema_version: &'static str,
+    /// The log path.
+    pub source: String,
+    /// Always `inspect-ai`.
+    pub format: veer_trace::Format,
+    /// `eval.task`.
+    pub task: String,
+    /// `eval.model`.
+    pub model: String,
+    /// The log's `status`.
+    pub status: String,
+    /// `eval.config.epochs`.
+    pub epochs: u64,
+    /// One row per sample-epoch, by sample id then epoch.
+    pub samples: Vec<SampleRow>,
+}
+
+/// Runs `veer inspect` on an Inspect log.
+pub fn inspect(
+    log: FileLog,
+    format: InspectFormat,
+    colour: bool,
+    output: Option<&Path>,
+) -> Result<u8, CliError> {
+    let info = log.info().clone();
+    let source = log.source().to_string();
+    let mut samples = Vec::with_capacity(log.len());
+    for sample in log {
+        let sample = sample?;
+        print_warnings(&sample.trace.warnings);
+        samples.push(row(&sample));
+    }
+    let report = LogReport {
+        schema_version: veer_report::SCHEMA_VERSION,
+        source,
+        format: veer_trace::Format::Inspect,
+        task: info.task,
+        model: info.model,
+        status: info.status,
+        epochs: info.epochs,
+        samples,
+    };
+    let text = match format {
+        InspectFormat::Json => veer_report::json::to_json(&report),
+        InspectFormat::Terminal => terminal(&report, colour),
+    };
+    emit(&text, output)?;
+    Ok(EXIT_OK)
+}
+
+fn row(s: &InspectSample) -> SampleRow {
+    let meta = &s.trace.records[0];
+    let json = |k: &str| {
+        meta.field(k)
+            .map(|v| serde_json::to_value(v).unwrap_or_default())
+    };
+    let responses = s.trace.responses();
+    let sum = |k: &str| {
+        responses
+            .iter()
+            .filter_map(|r| r.usage(k))
+            .sum::<f64>()
+            .max(0.0) as u64
+    };
+    SampleRow {
+        case: s.case.clone(),
+        trial: s.trial,
+        outcome: meta.str_field(OUTCOME_KEY).map(str::to_string),
+        scores: json("scores").unwrap_or_default(),
+        turns: s.trace.count(&Kind::ChatResponse),
+        tools: s.trace.tool_calls().into_iter().map(|c| c.name).collect(),
+        input_tokens: sum("input_tokens"),
+        output_tokens: sum("output_tokens"),
+        error: meta.str_field("error").map(str::to_string),
+        converts_to: format!("{}/trial-{}.agentlog", case_file_name(&s.case), s.trial),
+    }
+}
+
+fn terminal(r: &LogReport, colour: bool) -> String {
+    let style = veer_report::style::Style { colour };
+    let mut out = style.heading(&format!(
+        "{}  (inspect-ai, task {}, model {}, {}, {} sample-epoch{}, {} epoch{})",
+        r.source,
+        r.task,
+        r.model,
+        r.status,
+        r.samples.len(),
+        if r.samples.len() == 1 { "" } else { "s" },
+        r.epochs,
+        if r.epochs == 1 { "" } else { "s" },
+    ));
+    out.push('\n');
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "sample", "epoch", "outcome", "scores", "turns", "tools", "tok in", "tok out", "error",
+        ]);
+    for s in &r.samples {
+        let scores = match &s.scores {
+            serde_json::Value::Object(o) => o
+                .iter()
+                .map(|(k, v)| match v {
+                    serde_json::Value::String(t) => format!("{k}={t}"),
+                    other => format!("{k}={other}"),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => String::new(),
+        };
+        let dash = |t: String| if t.is_empty() { "-".to_string() } else { t };
+        table.add_row(vec![
+            Cell::new(&s.case),
+            Cell::new(s.trial),
+            Cell::new(s.outcome.as_deref().unwrap_or("-")),
+            Cell::new(dash(scores)),
+            Cell::new(s.turns),
+            Cell::new(dash(s.tools.join(" "))),
+            Cell::new(s.input_tokens),
+            Cell::new(s.output_tokens),
+            Cell::new(dash(
+                s.error
+                    .as_deref()
+                    .map(|e| veer_report::text::preview(e, 40))
+                    .unwrap_or_default(),
+            )),
+        ]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+    out
+}
+
+/// The Inspect log at `path`, when it is one (by content).
+pub fn open(path: &Path, read: &veer_trace::ReadOptions) -> Result<Option<FileLog>, CliError> {
+    if path.is_dir() {
+        return Ok(None);
+    }
+    Ok(veer_trace::formats::inspect::open_inspect_log(path, read)?)
+}
