@@ -9,6 +9,7 @@ use super::strict::{duplicate_keys, StrictChecker};
 use crate::envelope_fields::{RecordId, Version};
 use crate::error::{TraceError, Warning};
 use crate::json::Json;
+use crate::limits::{bytes_exceeded, too_many_records, trace_too_large, Counting};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::options::ReadOptions;
 use crate::traxr_origin::origin_from_meta;
@@ -38,14 +39,17 @@ pub fn read_agentlog_sized<R: Read + Send>(
     options: &ReadOptions,
     size_hint: Option<u64>,
 ) -> Result<Trace, TraceError> {
-    let mut buffered = BufReader::with_capacity(1 << 16, input);
+    // Bytes are counted as read (after decompression, blank lines included): a gzip bomb or
+    // an endless stream stops at `--max-trace-bytes`.
+    let limit = options.max_trace_bytes;
+    let mut buffered = BufReader::with_capacity(1 << 16, Counting::new(input, limit));
     let gzip = match buffered.fill_buf() {
         Ok(head) => head.starts_with(&[0x1f, 0x8b]),
         Err(e) => return Err(io_error(source, None, &e)),
     };
     if gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
-        let decoded = BufReader::with_capacity(1 << 16, decoder);
+        let decoded = Counting::new(BufReader::with_capacity(1 << 16, decoder), limit);
         read_lines(source, decoded, options, Batching::DEFAULT, None)
     } else {
         read_lines(source, buffered, options, Batching::DEFAULT, size_hint)
@@ -62,6 +66,9 @@ pub fn read_agentlog_bytes(
 }
 
 fn io_error(source: &str, line: Option<u64>, e: &std::io::Error) -> TraceError {
+    if let Some(limit) = bytes_exceeded(e) {
+        return trace_too_large(source, limit);
+    }
     let message = if e.kind() == std::io::ErrorKind::InvalidData
         || e.kind() == std::io::ErrorKind::UnexpectedEof
     {
@@ -102,10 +109,16 @@ struct Batch {
 }
 
 impl Batch {
-    fn push(&mut self, n: u64, line: &[u8]) {
+    /// Adds line `n`; `Err(bytes)` when room for it could not be allocated.
+    fn push(&mut self, n: u64, line: &[u8]) -> Result<(), usize> {
         let start = self.bytes.len();
+        self.bytes
+            .try_reserve(line.len())
+            .map_err(|_| start + line.len())?;
+        self.lines.try_reserve(1).map_err(|_| start + line.len())?;
         self.bytes.extend_from_slice(line);
         self.lines.push((n, start, self.bytes.len()));
+        Ok(())
     }
 
     fn clear(&mut self) {
@@ -132,6 +145,8 @@ struct ParsedLine {
 /// warnings, the strict checks that compare records).
 struct Reader<'a> {
     source: &'a str,
+    /// `--max-records`.
+    max_records: u64,
     trace: Trace,
     unknown_kinds: BTreeSet<String>,
     warned_version: bool,
@@ -151,6 +166,7 @@ pub(crate) fn read_lines<R: BufRead + Send>(
     let parser = LineParser { source, options };
     let mut reader = Reader {
         source,
+        max_records: options.max_records,
         trace: Trace::new(source, Format::Agentlog),
         unknown_kinds: BTreeSet::new(),
         warned_version: false,
@@ -176,10 +192,12 @@ pub(crate) fn read_lines<R: BufRead + Send>(
         };
         if reader.trace.records.is_empty() {
             if let Some(total) = size_hint {
-                reader
-                    .trace
-                    .records
-                    .reserve(expected_records(total, &current));
+                // Only a guess from the file's length: capped by the record limit, and
+                // skipped when the machine cannot give it.
+                let expected = expected_records(total, &current).min(
+                    usize::try_from(options.max_records.saturating_add(1)).unwrap_or(usize::MAX),
+                );
+                let _ = reader.trace.records.try_reserve_exact(expected);
             }
         }
         reader.take(parsed)?;
@@ -187,6 +205,9 @@ pub(crate) fn read_lines<R: BufRead + Send>(
             None => {}
             Some(Stop::End) => break,
             Some(Stop::Failed(e)) => return Err(io_error(source, None, &e)),
+            Some(Stop::OutOfMemory(n, bytes)) => {
+                return Err(crate::limits::out_of_memory(source, Some(n), "this line", bytes))
+            }
             Some(Stop::TooLong(n)) => {
                 return Err(TraceError::new(
                     source,
@@ -231,7 +252,10 @@ fn expected_records(total: u64, batch: &Batch) -> usize {
 enum Stop {
     End,
     TooLong(u64),
+    /// The read failed (a read error, or past the byte limit).
     Failed(std::io::Error),
+    /// Line `.0` needs `.1` bytes the machine could not give.
+    OutOfMemory(u64, usize),
 }
 
 /// Gathers the next non-blank lines into the empty `batch` until it holds `bytes` bytes
@@ -247,6 +271,7 @@ fn fill<R: BufRead>(
         let line = match lines.next_line() {
             Ok(Some(Line::Bytes(n, line))) => (n, line),
             Ok(Some(Line::TooLong(n))) => return Some(Stop::TooLong(n)),
+            Ok(Some(Line::OutOfMemory(n, bytes))) => return Some(Stop::OutOfMemory(n, bytes)),
             Ok(None) => return Some(Stop::End),
             Err(e) => return Some(Stop::Failed(e)),
         };
@@ -256,9 +281,15 @@ fn fill<R: BufRead>(
             *bom = true;
         }
         if line.iter().all(|b| b.is_ascii_whitespace()) {
+            // A blank line: the ones that follow it are skipped in bulk.
+            if let Err(e) = lines.skip_blank_lines() {
+                return Some(Stop::Failed(e));
+            }
             continue;
         }
-        batch.push(n, line);
+        if let Err(bytes) = batch.push(n, line) {
+            return Some(Stop::OutOfMemory(n, bytes));
+        }
         if batch.bytes.len() >= bytes {
             return None;
         }
@@ -289,9 +320,22 @@ impl Reader<'_> {
 
     /// Takes a batch's lines in order; the first failed line is the error.
     fn take(&mut self, parsed: Vec<Result<ParsedLine, TraceError>>) -> Result<(), TraceError> {
-        self.trace.records.reserve(parsed.len());
+        let room = self.max_records.saturating_sub(self.trace.records.len() as u64);
+        let wanted = parsed.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let first_line = parsed.first().and_then(|p| p.as_ref().ok()).map(|p| p.n);
+        crate::limits::try_reserve(
+            &mut self.trace.records,
+            wanted,
+            self.source,
+            first_line,
+            "the records",
+        )?;
         for line in parsed {
-            self.take_line(line?);
+            let line = line?;
+            if self.trace.records.len() as u64 >= self.max_records {
+                return Err(too_many_records(self.source, Some(line.n), self.max_records));
+            }
+            self.take_line(line);
         }
         Ok(())
     }
