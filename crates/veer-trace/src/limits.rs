@@ -223,10 +223,7 @@ pub fn read_capped_from<R: Read>(reader: R, len: u64, limit: u64) -> Result<Vec<
 }
 
 /// [`read_capped`] as UTF-8 text; `Ok(Err(valid_up_to))` when the bytes are not UTF-8.
-pub fn read_capped_string(
-    path: &Path,
-    limit: u64,
-) -> Result<Result<String, usize>, CappedError> {
+pub fn read_capped_string(path: &Path, limit: u64) -> Result<Result<String, usize>, CappedError> {
     let bytes = read_capped(path, limit)?;
     Ok(String::from_utf8(bytes).map_err(|e| e.utf8_error().valid_up_to()))
 }
@@ -298,10 +295,7 @@ mod tests {
             .unwrap();
         assert_eq!(message, "policy file is larger than the limit of 4 bytes");
         assert!(hint.starts_with("raise the limit with --max-x N"));
-        assert_eq!(
-            read_capped_string(&p, 10).unwrap(),
-            Ok("hello".to_string())
-        );
+        assert_eq!(read_capped_string(&p, 10).unwrap(), Ok("hello".to_string()));
     }
 
     #[test]
@@ -376,9 +370,8 @@ mod reader_tests {
         text.extend(std::iter::repeat_n(b'\n', 1 << 20));
         let e = crate::load_bytes("b.agentlog", &text, &options(1 << 20, 10)).unwrap_err();
         assert!(
-            e.to_string().starts_with(
-                "b.agentlog: (file): trace is larger than the limit of 1048576 bytes"
-            ),
+            e.to_string()
+                .starts_with("b.agentlog: (file): trace is larger than the limit of 1048576 bytes"),
             "{e}"
         );
         assert!(e.hint.unwrap().contains("--max-trace-bytes"));

@@ -149,7 +149,11 @@ pub fn results_from_value(
     // Every run's events count toward `--max-records`, checked before any run is read.
     let events: usize = traces_map
         .values()
-        .map(|t| t.get("events").and_then(Value::as_array).map_or(0, Vec::len))
+        .map(|t| {
+            t.get("events")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        })
         .sum();
     crate::traxr_read::check_event_count(&ctx, events)?;
     let mut traces = Vec::with_capacity(traces_map.len());

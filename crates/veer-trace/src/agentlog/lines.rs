@@ -191,7 +191,9 @@ mod tests {
                     Some(Line::Bytes(n, b)) if b.iter().all(u8::is_ascii_whitespace) && n < 9 => {
                         blank_lines_read += 1;
                     }
-                    Some(Line::Bytes(n, b)) => out.push(format!("{n}:{}", String::from_utf8_lossy(b))),
+                    Some(Line::Bytes(n, b)) => {
+                        out.push(format!("{n}:{}", String::from_utf8_lossy(b)))
+                    }
                     Some(_) => unreachable!(),
                     None => break,
                 }

@@ -206,7 +206,12 @@ pub(crate) fn read_lines<R: BufRead + Send>(
             Some(Stop::End) => break,
             Some(Stop::Failed(e)) => return Err(io_error(source, None, &e)),
             Some(Stop::OutOfMemory(n, bytes)) => {
-                return Err(crate::limits::out_of_memory(source, Some(n), "this line", bytes))
+                return Err(crate::limits::out_of_memory(
+                    source,
+                    Some(n),
+                    "this line",
+                    bytes,
+                ))
             }
             Some(Stop::TooLong(n)) => {
                 return Err(TraceError::new(
@@ -320,8 +325,12 @@ impl Reader<'_> {
 
     /// Takes a batch's lines in order; the first failed line is the error.
     fn take(&mut self, parsed: Vec<Result<ParsedLine, TraceError>>) -> Result<(), TraceError> {
-        let room = self.max_records.saturating_sub(self.trace.records.len() as u64);
-        let wanted = parsed.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let room = self
+            .max_records
+            .saturating_sub(self.trace.records.len() as u64);
+        let wanted = parsed
+            .len()
+            .min(usize::try_from(room).unwrap_or(usize::MAX));
         let first_line = parsed.first().and_then(|p| p.as_ref().ok()).map(|p| p.n);
         crate::limits::try_reserve(
             &mut self.trace.records,
@@ -333,7 +342,11 @@ impl Reader<'_> {
         for line in parsed {
             let line = line?;
             if self.trace.records.len() as u64 >= self.max_records {
-                return Err(too_many_records(self.source, Some(line.n), self.max_records));
+                return Err(too_many_records(
+                    self.source,
+                    Some(line.n),
+                    self.max_records,
+                ));
             }
             self.take_line(line);
         }
