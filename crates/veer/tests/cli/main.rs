@@ -16,6 +16,7 @@ mod formats_more;
 mod formats_otel;
 mod html;
 mod inspect;
+mod limits;
 mod long_traces;
 mod no_network;
 mod output_safety;
