@@ -138,6 +138,33 @@ pub fn out_of_memory(source: &str, line: Option<u64>, what: &str, bytes: usize) 
     .with_hint("the input needs more memory than veer can get; lower --max-line-bytes, --max-trace-bytes or --max-records, or split the input")
 }
 
+thread_local! {
+    /// Depth of [`fallibly`] sections on this thread.
+    static FALLIBLE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` as a fallible section: an allocation refused inside it is handed back to the
+/// caller (as `try_reserve`'s error) by an allocator that otherwise ends the process with an
+/// error (the `veer` binary's, `crates/veer/src/alloc_guard.rs`). Keep `f` to the fallible
+/// reservation itself.
+pub fn fallibly<T>(f: impl FnOnce() -> T) -> T {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            let _ = FALLIBLE.try_with(|c| c.set(c.get().saturating_sub(1)));
+        }
+    }
+    let _ = FALLIBLE.try_with(|c| c.set(c.get() + 1));
+    let _leave = Leave;
+    f()
+}
+
+/// Whether this thread is inside [`fallibly`] (asked by an allocator whose allocation failed;
+/// never allocates).
+pub fn in_fallible_section() -> bool {
+    FALLIBLE.try_with(|c| c.get() > 0).unwrap_or(false)
+}
+
 /// Reserves room for `additional` more items in `v`, or an out-of-memory error naming `what`.
 pub fn try_reserve<T>(
     v: &mut Vec<T>,
@@ -146,7 +173,7 @@ pub fn try_reserve<T>(
     line: Option<u64>,
     what: &str,
 ) -> Result<(), TraceError> {
-    v.try_reserve(additional).map_err(|_| {
+    fallibly(|| v.try_reserve(additional)).map_err(|_| {
         let bytes = additional.saturating_mul(std::mem::size_of::<T>().max(1));
         out_of_memory(source, line, what, bytes)
     })
@@ -199,8 +226,7 @@ pub fn read_capped_from<R: Read>(reader: R, len: u64, limit: u64) -> Result<Vec<
     let mut bytes = Vec::new();
     let want = len.min(limit).saturating_add(1);
     let want = usize::try_from(want).unwrap_or(usize::MAX);
-    bytes
-        .try_reserve_exact(want)
+    fallibly(|| bytes.try_reserve_exact(want))
         .map_err(|_| CappedError::OutOfMemory(want as u64))?;
     let mut reader = reader.take(limit.saturating_add(1));
     let mut chunk = [0u8; 1 << 14];
@@ -214,8 +240,7 @@ pub fn read_capped_from<R: Read>(reader: R, len: u64, limit: u64) -> Result<Vec<
         if (bytes.len() + n) as u64 > limit {
             return Err(CappedError::TooLarge(limit));
         }
-        bytes
-            .try_reserve(n)
+        fallibly(|| bytes.try_reserve(n))
             .map_err(|_| CappedError::OutOfMemory((bytes.len() + n) as u64))?;
         bytes.extend_from_slice(&chunk[..n]);
     }
