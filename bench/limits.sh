@@ -43,7 +43,7 @@ repeated(f"{d}/record-bomb.agentlog.gz", gzip.compress(record * 10000, 9), 1000)
 p = f"{d}/line-200mb.agentlog"
 if not os.path.exists(p):
     with open(p, "wb") as f:
-        f.write(record[:-3] + b'{"output":"' + b"y" * (200 << 20) + b'"}}\n')
+        f.write(record[:-4] + b'{"output":"' + b"y" * (200 << 20) + b'"}}\n')
 p = f"{d}/garbage-200mb.agentlog"
 if not os.path.exists(p):
     with open(p, "wb") as f:

@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn counting_fails_one_byte_past_the_limit() {
-        let data = vec![b'x'; 100];
+        let data = [b'x'; 100];
         let mut r = Counting::new(&data[..], 100);
         let mut out = Vec::new();
         assert_eq!(r.read_to_end(&mut out).unwrap(), 100);
