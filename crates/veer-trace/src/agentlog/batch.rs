@@ -111,4 +111,3 @@ pub(crate) fn fill<R: BufRead>(
         }
     }
 }
-
