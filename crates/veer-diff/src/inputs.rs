@@ -26,13 +26,31 @@ pub struct InputError {
 /// Reads and validates a pricing file (`--pricing FILE`).
 pub fn load_pricing(path: &Path) -> Result<Pricing, InputError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| InputError {
+    let cant_read = |e: &dyn std::fmt::Display| InputError {
         message: format!("{name}: cannot read pricing file: {e}"),
         file: Some(name.clone()),
         line: None,
         field: None,
         hint: "check the --pricing path".to_string(),
+    };
+    let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
+    let bytes = veer_trace::limits::read_capped(path, cap).map_err(|e| match e {
+        veer_trace::limits::CappedError::Io(e) => cant_read(&e),
+        other => {
+            let (message, hint) = other
+                .too_large_message("pricing file", None)
+                .unwrap_or_default();
+            InputError {
+                message: format!("{name}: {message}"),
+                file: Some(name.clone()),
+                line: None,
+                field: None,
+                hint,
+            }
+        }
     })?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| cant_read(&"stream did not contain valid UTF-8"))?;
     Pricing::from_json(&text).map_err(|e| {
         let at = match (e.line, e.column) {
             (Some(l), Some(c)) => format!("{name}:{l}:{c}"),

@@ -35,7 +35,17 @@ impl Policy {
     /// Loads and validates the policy file at `path` (`.json` → JSON, anything else → YAML).
     pub fn load(path: &FsPath) -> Result<Policy, PolicyError> {
         let file = path.display().to_string();
-        let text = std::fs::read(path).map_err(|e| {
+        let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
+        let text = veer_trace::limits::read_capped(path, cap).map_err(|e| {
+            let e = match e {
+                veer_trace::limits::CappedError::Io(e) => e,
+                other => {
+                    let (msg, hint) = other
+                        .too_large_message("policy file", None)
+                        .unwrap_or_default();
+                    return PolicyError::file_problem(&file, msg, Some(hint));
+                }
+            };
             let (msg, hint) = match e.kind() {
                 std::io::ErrorKind::NotFound => {
                     ("no such file or directory".to_string(), "check the path")
@@ -1252,7 +1262,18 @@ impl Loader<'_> {
             return None;
         };
         let shown = path.display().to_string();
-        let text = match std::fs::read_to_string(&path) {
+        let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
+        let read = veer_trace::limits::read_capped(&path, cap).map_err(|e| match e {
+            veer_trace::limits::CappedError::Io(e) => e.to_string(),
+            other => other
+                .too_large_message("schema file", None)
+                .map(|(m, _)| m)
+                .unwrap_or_default(),
+        });
+        let read = read.and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|_| "stream did not contain valid UTF-8".to_string())
+        });
+        let text = match read {
             Ok(t) => t,
             Err(e) => {
                 self.problem(

@@ -46,6 +46,7 @@ pub fn agentlog_reader(data: &[u8]) {
     let small = ReadOptions {
         strict: false,
         max_line_bytes: FUZZ_MAX_LINE,
+        ..ReadOptions::default()
     };
     if let Ok(trace) = read_agentlog_bytes("fuzz.agentlog", data, &small) {
         let out = views_then_written(&trace);
@@ -57,6 +58,7 @@ pub fn agentlog_reader(data: &[u8]) {
     let strict = ReadOptions {
         strict: true,
         max_line_bytes: FUZZ_MAX_LINE,
+        ..ReadOptions::default()
     };
     let _ = read_agentlog_bytes("fuzz.agentlog", data, &strict);
     compact_json_agrees(data);
@@ -97,6 +99,7 @@ pub fn traxr_reader(data: &[u8]) {
         let options = ReadOptions {
             strict,
             max_line_bytes: FUZZ_MAX_LINE,
+            ..ReadOptions::default()
         };
         if let Ok(doc) = load_bytes("fuzz.json", data, &options) {
             for t in doc.into_traces() {
@@ -115,6 +118,7 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
         let options = ReadOptions {
             strict,
             max_line_bytes: FUZZ_MAX_LINE,
+            ..ReadOptions::default()
         };
         if let Ok(trace) = formats::read(format, "fuzz.json", data, None, &options) {
             assert!(
@@ -125,6 +129,7 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
             let strict_read = ReadOptions {
                 strict: true,
                 max_line_bytes: u64::MAX,
+                ..ReadOptions::default()
             };
             let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict_read);
             assert!(
@@ -163,6 +168,7 @@ pub fn otel_reader(data: &[u8]) {
     let strict = ReadOptions {
         strict: true,
         max_line_bytes: u64::MAX,
+        ..ReadOptions::default()
     };
     let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict);
     assert!(
@@ -184,6 +190,7 @@ pub fn inspect_reader(data: &[u8]) {
         let options = ReadOptions {
             strict,
             max_line_bytes: FUZZ_MAX_LINE,
+            ..ReadOptions::default()
         };
         if let Ok(log) = read_inspect_bytes_capped("fuzz.eval", data.to_vec(), &options, 1 << 20) {
             let n = log.len();
@@ -208,6 +215,7 @@ pub fn inspect_reader(data: &[u8]) {
                 let strict_read = ReadOptions {
                     strict: true,
                     max_line_bytes: u64::MAX,
+                    ..ReadOptions::default()
                 };
                 let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict_read);
                 assert!(

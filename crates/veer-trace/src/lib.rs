@@ -13,6 +13,7 @@ pub mod formats;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod json;
+pub mod limits;
 pub mod load;
 pub mod model;
 pub mod options;

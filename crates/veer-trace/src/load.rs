@@ -57,9 +57,6 @@ impl Document {
     }
 }
 
-/// Largest traxr JSON document read whole (traxr files are one JSON value, not lines): 1 GiB.
-pub const MAX_JSON_DOCUMENT_BYTES: u64 = 1 << 30;
-
 /// Reads one file, detecting its format by content.
 pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceError> {
     let source = path.display().to_string();
@@ -98,7 +95,14 @@ pub fn load_trace(path: &Path, options: &ReadOptions) -> Result<Trace, TraceErro
 }
 
 pub(crate) fn open_error(source: &str, e: &std::io::Error) -> TraceError {
+    if let Some(limit) = crate::limits::bytes_exceeded(e) {
+        return crate::limits::trace_too_large(source, limit);
+    }
     let (msg, hint) = match e.kind() {
+        std::io::ErrorKind::OutOfMemory => (
+            "cannot read: out of memory".to_string(),
+            "the file needs more memory than veer can get; lower --max-trace-bytes or split the input",
+        ),
         std::io::ErrorKind::NotFound => ("no such file or directory".to_string(), "check the path"),
         std::io::ErrorKind::PermissionDenied => (
             "permission denied".to_string(),

@@ -14,6 +14,11 @@ pub struct ReadOptions {
     pub strict: bool,
     /// Maximum bytes of one line, newline included (`--max-line-bytes`).
     pub max_line_bytes: u64,
+    /// Maximum bytes of one trace, counted as read: decompressed, blank lines included
+    /// (`--max-trace-bytes`).
+    pub max_trace_bytes: u64,
+    /// Maximum records of one trace file (`--max-records`).
+    pub max_records: u64,
 }
 
 impl Default for ReadOptions {
@@ -21,6 +26,8 @@ impl Default for ReadOptions {
         ReadOptions {
             strict: false,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_trace_bytes: crate::limits::DEFAULT_MAX_TRACE_BYTES,
+            max_records: crate::limits::DEFAULT_MAX_RECORDS,
         }
     }
 }

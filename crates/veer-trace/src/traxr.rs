@@ -146,6 +146,16 @@ pub fn results_from_value(
             ),
         ));
     };
+    // Every run's events count toward `--max-records`, checked before any run is read.
+    let events: usize = traces_map
+        .values()
+        .map(|t| {
+            t.get("events")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        })
+        .sum();
+    crate::traxr_read::check_event_count(&ctx, events)?;
     let mut traces = Vec::with_capacity(traces_map.len());
     for (label, t) in traces_map {
         let path = format!("traces.{label}");
@@ -229,6 +239,11 @@ pub fn case_from_value(
     let Some(Value::Object(mut input)) = obj.remove("input") else {
         return Err(ctx.err("input", "missing or not an object"));
     };
+    let events: usize = ["clean_trace", "perturbed_trace"]
+        .iter()
+        .filter_map(|k| input.get(*k)?.get("events")?.as_array().map(Vec::len))
+        .sum();
+    crate::traxr_read::check_event_count(&ctx, events)?;
     let mut take_trace = |key: &str, label: &str| -> Result<Trace, TraceError> {
         let v = input
             .remove(key)

@@ -56,6 +56,7 @@ pub fn trace_from_json(
             ))
         }
     };
+    check_event_count(&ctx, events.len())?;
     // Events are read on all cores (each depends on itself alone), then taken in list order.
     let events_path = join(path, "events");
     let read: Vec<EventRead> = events
@@ -81,6 +82,10 @@ pub(crate) fn read_bare_trace(
         return Err(bytes);
     };
     drop(bytes);
+    let read = match read {
+        Ok(read) => read,
+        Err(e) => return Ok(Err(e)),
+    };
     let mut trace = Trace::new(source, Format::Traxr);
     Ok(
         run_label_of(&ctx, "", run_label, None, &mut trace.warnings).and_then(|label| {
@@ -92,9 +97,13 @@ pub(crate) fn read_bare_trace(
 
 /// The label and read events of a bare trace's text; `None` when it is not one.
 /// (No event is `None` in the list.)
-fn read_bare_events(ctx: &Ctx<'_>, bytes: &[u8]) -> Option<(Option<Json>, Vec<Option<EventRead>>)> {
+/// More events than `--max-records` are an error before any is read.
+fn read_bare_events(ctx: &Ctx<'_>, bytes: &[u8]) -> Option<BareEvents> {
     let top = parse_bare_trace(bytes)?;
     let raw_events = top.events?;
+    if let Err(e) = check_event_count(ctx, raw_events.len()) {
+        return Some((top.run_label, Err(e)));
+    }
     let read = raw_events
         .par_iter()
         .enumerate()
@@ -105,7 +114,22 @@ fn read_bare_events(ctx: &Ctx<'_>, bytes: &[u8]) -> Option<(Option<Json>, Vec<Op
     if read.iter().any(Option::is_none) {
         return None;
     }
-    Some((top.run_label, read))
+    Some((top.run_label, Ok(read)))
+}
+
+/// A bare trace's label and its events as read, or the error that stopped the read.
+type BareEvents = (Option<Json>, Result<Vec<Option<EventRead>>, TraceError>);
+
+/// `count` events are within `--max-records`, or the error naming the limit.
+pub(crate) fn check_event_count(ctx: &Ctx<'_>, count: usize) -> Result<(), TraceError> {
+    if count as u64 > ctx.options.max_records {
+        return Err(crate::limits::too_many_records(
+            ctx.source,
+            None,
+            ctx.options.max_records,
+        ));
+    }
+    Ok(())
 }
 
 /// The run label: `run_label` when it is a string, else (when absent) `fallback_label` or the

@@ -123,6 +123,14 @@ pub struct ReadArgs {
     /// Longest accepted line in bytes, newline included.
     #[arg(long, value_name = "N", default_value_t = veer_trace::options::DEFAULT_MAX_LINE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_line_bytes: u64,
+    /// Largest accepted trace file in bytes, counted as read: after decompression, blank
+    /// lines included (a gzip bomb or an endless stream stops here).
+    #[arg(long, value_name = "N", default_value_t = veer_trace::limits::DEFAULT_MAX_TRACE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_trace_bytes: u64,
+    /// Most records accepted from one trace file (`.agentlog` records; traxr events, summed
+    /// over a results file's runs).
+    #[arg(long, value_name = "N", default_value_t = veer_trace::limits::DEFAULT_MAX_RECORDS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_records: u64,
 }
 
 impl ReadArgs {
@@ -131,6 +139,8 @@ impl ReadArgs {
         veer_trace::ReadOptions {
             strict: self.strict,
             max_line_bytes: self.max_line_bytes,
+            max_trace_bytes: self.max_trace_bytes,
+            max_records: self.max_records,
         }
     }
 }
@@ -285,6 +295,10 @@ pub struct ScanArgs {
     /// Longest accepted line in bytes, newline included.
     #[arg(long, value_name = "N", default_value_t = veer_trace::options::DEFAULT_MAX_LINE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_line_bytes: u64,
+    /// Largest accepted file in bytes, counted as read: after decompression, blank lines
+    /// included.
+    #[arg(long, value_name = "N", default_value_t = veer_trace::limits::DEFAULT_MAX_TRACE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_trace_bytes: u64,
     /// Write the report to FILE instead of stdout. A regular file is replaced atomically (a
     /// symlink's target is, and the link stays); a device or FIFO is written through; a FILE
     /// that is one of the command's inputs is refused (exit 2). See docs/output.md.
@@ -551,6 +565,9 @@ pub struct GateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = GateFormat::Terminal)]
     pub format: GateFormat,
+    /// Largest accepted REPORT in bytes.
+    #[arg(long, value_name = "N", default_value_t = veer_trace::limits::DEFAULT_MAX_REPORT_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_report_bytes: u64,
     #[command(flatten)]
     pub read: ReadArgs,
     #[command(flatten)]

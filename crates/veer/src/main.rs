@@ -1,6 +1,7 @@
 //! The `veer` binary: parse flags, run one command, map the outcome to an exit code
 //! (0 ok, 1 gate tripped, 2 usage or input error).
 
+mod alloc_guard;
 mod cli;
 mod commands;
 mod error;
@@ -12,9 +13,10 @@ use clap::Parser;
 use std::process::ExitCode;
 
 // Reading traces is allocation-bound; mimalloc is markedly faster than the system allocator
-// there (see docs/performance.md).
+// there (see docs/performance.md). An allocation the machine refuses ends veer with exit 2 and
+// an error (`alloc_guard.rs`), never an abort.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc_guard::Guarded = alloc_guard::Guarded;
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {

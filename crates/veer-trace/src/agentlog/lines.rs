@@ -2,7 +2,10 @@
 //!
 //! A line that lies whole in the reader's buffer is handed out where it lies; one that spans
 //! buffer refills is gathered into a reused buffer. A line longer than the limit is an error
-//! naming it, without reading the rest of it into memory.
+//! naming it, without reading the rest of it into memory. Runs of blank lines are skipped in
+//! bulk ([`LineReader::skip_blank_lines`]), so a file of billions of them ends as fast as its
+//! bytes can be read. Room for a gathered line is reserved fallibly: a line the machine has no
+//! memory for is [`Line::OutOfMemory`], not an abort.
 
 use std::io::{self, BufRead};
 
@@ -12,6 +15,8 @@ pub enum Line<'a> {
     Bytes(u64, &'a [u8]),
     /// Line `number` is longer than the limit.
     TooLong(u64),
+    /// Line `number` needs more memory (this many bytes) than could be allocated.
+    OutOfMemory(u64, usize),
 }
 
 /// Reads lines from `inner`, never buffering more than `limit + 1` bytes of one line.
@@ -67,6 +72,10 @@ impl<R: BufRead> LineReader<R> {
                 self.number += 1;
                 return Ok(Some(Line::TooLong(self.number)));
             }
+            if crate::limits::fallibly(|| self.buf.try_reserve(take)).is_err() {
+                self.number += 1;
+                return Ok(Some(Line::OutOfMemory(self.number, self.buf.len() + take)));
+            }
             self.buf.extend_from_slice(chunk);
             self.inner.consume(take);
             if found {
@@ -83,6 +92,29 @@ impl<R: BufRead> LineReader<R> {
         Ok(Some(Line::Bytes(self.number, strip_cr(line))))
     }
 
+    /// Skips the blank lines (ASCII whitespace only, each within the limit) that come next,
+    /// numbering them as read, a buffer at a time: a byte loop instead of a call per line.
+    /// Stops before the first line that is not blank or does not lie whole in the buffer.
+    pub fn skip_blank_lines(&mut self) -> io::Result<()> {
+        self.inner.consume(std::mem::take(&mut self.pending));
+        loop {
+            let available = loop {
+                match self.inner.fill_buf() {
+                    Ok(b) => break b,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            let (end, lines) = blank_prefix(available, self.limit);
+            let whole = end == available.len() && end > 0;
+            self.inner.consume(end);
+            self.number += lines;
+            if !whole {
+                return Ok(());
+            }
+        }
+    }
+
     /// The length (newline excluded) of the next line when it lies whole, within the limit, in
     /// the inner buffer (refilled first if empty).
     fn whole_line_in_buffer(&mut self) -> io::Result<Option<usize>> {
@@ -95,6 +127,25 @@ impl<R: BufRead> LineReader<R> {
         };
         Ok(memchr::memchr(b'\n', available).filter(|&i| (i as u64) < self.limit))
     }
+}
+
+/// The bytes and the count of the whole blank lines (each at most `limit` bytes, newline
+/// included) at the start of `bytes`.
+fn blank_prefix(bytes: &[u8], limit: u64) -> (usize, u64) {
+    let mut end = 0;
+    let mut lines = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' {
+            if (i + 1 - end) as u64 > limit {
+                break;
+            }
+            end = i + 1;
+            lines += 1;
+        } else if !b.is_ascii_whitespace() {
+            break;
+        }
+    }
+    (end, lines)
 }
 
 fn strip_cr(line: &[u8]) -> &[u8] {
@@ -119,9 +170,47 @@ mod tests {
                     out.push(format!("{n}:too long"));
                     break;
                 }
+                Line::OutOfMemory(n, _) => {
+                    out.push(format!("{n}:out of memory"));
+                    break;
+                }
             }
         }
         out
+    }
+
+    #[test]
+    fn blank_runs_are_skipped_in_bulk_and_numbered() {
+        let input: &[u8] = b"\n\n \r\n\t\nx\n\n\ny\n   ";
+        for capacity in 1..=input.len() + 1 {
+            let mut r = LineReader::new(std::io::BufReader::with_capacity(capacity, input), 100);
+            let (mut out, mut blank_lines_read) = (Vec::new(), 0);
+            loop {
+                r.skip_blank_lines().unwrap();
+                match r.next_line().unwrap() {
+                    Some(Line::Bytes(n, b)) if b.iter().all(u8::is_ascii_whitespace) && n < 9 => {
+                        blank_lines_read += 1;
+                    }
+                    Some(Line::Bytes(n, b)) => {
+                        out.push(format!("{n}:{}", String::from_utf8_lossy(b)))
+                    }
+                    Some(_) => unreachable!(),
+                    None => break,
+                }
+            }
+            assert_eq!(out, ["5:x", "8:y", "9:   "], "capacity {capacity}");
+            // Lines that lie whole in the buffer are skipped, not read one by one.
+            if capacity > input.len() {
+                assert_eq!(blank_lines_read, 0);
+            }
+        }
+        // A blank line over the limit is not skipped: it is reported as too long.
+        let mut r = LineReader::new(&b"\n      \nx\n"[..], 4);
+        r.skip_blank_lines().unwrap();
+        assert!(matches!(r.next_line().unwrap(), Some(Line::TooLong(2))));
+        assert_eq!(blank_prefix(b"\n\n\n", 1), (3, 3));
+        assert_eq!(blank_prefix(b" \n", 1), (0, 0));
+        assert_eq!(blank_prefix(b"", 1), (0, 0));
     }
 
     #[test]
@@ -154,6 +243,7 @@ mod tests {
                         lines.push(100 + n);
                         break;
                     }
+                    Line::OutOfMemory(..) => unreachable!(),
                 }
             }
             assert_eq!(lines, [1, 102], "capacity {capacity}");

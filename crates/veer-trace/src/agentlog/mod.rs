@@ -1,5 +1,6 @@
 //! Shadow's `.agentlog` format: streaming reader, strict checks, writer.
 
+mod batch;
 pub mod envelope;
 pub mod lines;
 pub mod reader;

@@ -3,12 +3,15 @@
 //! Default (permissive) mode accepts what Shadow's parser accepts, minus the few silent breakages
 //! the spec lists (`trace-formats.md` §1.9); `--strict` adds the checks of [`super::strict`].
 
+pub(crate) use super::batch::Batching;
+use super::batch::{expected_records, fill, Batch, Stop};
 use super::envelope::{RawEnvelope, RawLine};
-use super::lines::{Line, LineReader};
+use super::lines::LineReader;
 use super::strict::{duplicate_keys, StrictChecker};
 use crate::envelope_fields::{RecordId, Version};
 use crate::error::{TraceError, Warning};
 use crate::json::Json;
+use crate::limits::{bytes_exceeded, too_many_records, trace_too_large, Counting};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::options::ReadOptions;
 use crate::traxr_origin::origin_from_meta;
@@ -38,14 +41,17 @@ pub fn read_agentlog_sized<R: Read + Send>(
     options: &ReadOptions,
     size_hint: Option<u64>,
 ) -> Result<Trace, TraceError> {
-    let mut buffered = BufReader::with_capacity(1 << 16, input);
+    // Bytes are counted as read (after decompression, blank lines included): a gzip bomb or
+    // an endless stream stops at `--max-trace-bytes`.
+    let limit = options.max_trace_bytes;
+    let mut buffered = BufReader::with_capacity(1 << 16, Counting::new(input, limit));
     let gzip = match buffered.fill_buf() {
         Ok(head) => head.starts_with(&[0x1f, 0x8b]),
         Err(e) => return Err(io_error(source, None, &e)),
     };
     if gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
-        let decoded = BufReader::with_capacity(1 << 16, decoder);
+        let decoded = Counting::new(BufReader::with_capacity(1 << 16, decoder), limit);
         read_lines(source, decoded, options, Batching::DEFAULT, None)
     } else {
         read_lines(source, buffered, options, Batching::DEFAULT, size_hint)
@@ -62,6 +68,9 @@ pub fn read_agentlog_bytes(
 }
 
 fn io_error(source: &str, line: Option<u64>, e: &std::io::Error) -> TraceError {
+    if let Some(limit) = bytes_exceeded(e) {
+        return trace_too_large(source, limit);
+    }
     let message = if e.kind() == std::io::ErrorKind::InvalidData
         || e.kind() == std::io::ErrorKind::UnexpectedEof
     {
@@ -71,47 +80,6 @@ fn io_error(source: &str, line: Option<u64>, e: &std::io::Error) -> TraceError {
     };
     TraceError::new(source, line, "(file)", message)
         .with_hint("check that the file is readable and not truncated")
-}
-
-/// How lines are grouped for parsing. The lines of a batch are parsed in parallel (a line's
-/// record depends on that line alone), then taken in line order, so the trace, its warnings and
-/// the first error are exactly those of reading line by line, while memory stays bounded by one
-/// batch beyond the trace itself.
-#[derive(Clone, Copy)]
-pub(crate) struct Batching {
-    /// A batch is parsed once it holds at least this many bytes.
-    pub bytes: usize,
-    /// A batch of fewer lines is parsed on the calling thread (no task overhead).
-    pub parallel_min_lines: usize,
-}
-
-impl Batching {
-    /// 1 MiB batches (a few milliseconds of parsing each), parallel from 64 lines.
-    const DEFAULT: Batching = Batching {
-        bytes: 1 << 20,
-        parallel_min_lines: 64,
-    };
-}
-
-/// The non-empty lines waiting to be parsed, copied out of the reader's buffer.
-#[derive(Default)]
-struct Batch {
-    bytes: Vec<u8>,
-    /// `(line number, start, end)` into `bytes`.
-    lines: Vec<(u64, usize, usize)>,
-}
-
-impl Batch {
-    fn push(&mut self, n: u64, line: &[u8]) {
-        let start = self.bytes.len();
-        self.bytes.extend_from_slice(line);
-        self.lines.push((n, start, self.bytes.len()));
-    }
-
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.lines.clear();
-    }
 }
 
 /// Turns one line into a record. Holds no state, so lines are parsed on any thread.
@@ -132,6 +100,8 @@ struct ParsedLine {
 /// warnings, the strict checks that compare records).
 struct Reader<'a> {
     source: &'a str,
+    /// `--max-records`.
+    max_records: u64,
     trace: Trace,
     unknown_kinds: BTreeSet<String>,
     warned_version: bool,
@@ -151,6 +121,7 @@ pub(crate) fn read_lines<R: BufRead + Send>(
     let parser = LineParser { source, options };
     let mut reader = Reader {
         source,
+        max_records: options.max_records,
         trace: Trace::new(source, Format::Agentlog),
         unknown_kinds: BTreeSet::new(),
         warned_version: false,
@@ -174,12 +145,17 @@ pub(crate) fn read_lines<R: BufRead + Send>(
                 || fill(&mut lines, &mut next, batching.bytes, &mut bom),
             ),
         };
-        if reader.trace.records.is_empty() {
+        // (A first batch without lines — its first line too long, or blank lines only — gives
+        // no mean line length to guess from.)
+        if reader.trace.records.is_empty() && !current.lines.is_empty() {
             if let Some(total) = size_hint {
-                reader
-                    .trace
-                    .records
-                    .reserve(expected_records(total, &current));
+                // Only a guess from the file's length: capped by the record limit, and
+                // skipped when the machine cannot give it.
+                let expected = expected_records(total, &current).min(
+                    usize::try_from(options.max_records.saturating_add(1)).unwrap_or(usize::MAX),
+                );
+                let records = &mut reader.trace.records;
+                let _ = crate::limits::fallibly(|| records.try_reserve_exact(expected));
             }
         }
         reader.take(parsed)?;
@@ -187,6 +163,14 @@ pub(crate) fn read_lines<R: BufRead + Send>(
             None => {}
             Some(Stop::End) => break,
             Some(Stop::Failed(e)) => return Err(io_error(source, None, &e)),
+            Some(Stop::OutOfMemory(n, bytes)) => {
+                return Err(crate::limits::out_of_memory(
+                    source,
+                    Some(n),
+                    "this line",
+                    bytes,
+                ))
+            }
             Some(Stop::TooLong(n)) => {
                 return Err(TraceError::new(
                     source,
@@ -216,55 +200,6 @@ pub(crate) fn read_lines<R: BufRead + Send>(
     Ok(reader.trace)
 }
 
-/// How many records a file of `total` bytes is expected to hold, from the mean line length of
-/// its first `batch`, with a quarter to spare. Capacity never touched costs address space, not
-/// memory; too little means one more doubling of the list later.
-fn expected_records(total: u64, batch: &Batch) -> usize {
-    let lines = batch.lines.len().max(1) as u64;
-    let mean = (batch.bytes.len() as u64 / lines).max(1);
-    let expected = total / mean;
-    usize::try_from(expected + expected / 4 + 16).unwrap_or(usize::MAX / 2)
-}
-
-/// Why a batch stopped short of full: the input ended, or the line after its last one could
-/// not be read.
-enum Stop {
-    End,
-    TooLong(u64),
-    Failed(std::io::Error),
-}
-
-/// Gathers the next non-blank lines into the empty `batch` until it holds `bytes` bytes
-/// (`None`: full, more may follow) or the input stops. Sets `bom` when line 1 began with a
-/// UTF-8 byte-order mark, which is dropped.
-fn fill<R: BufRead>(
-    lines: &mut LineReader<R>,
-    batch: &mut Batch,
-    bytes: usize,
-    bom: &mut bool,
-) -> Option<Stop> {
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(Line::Bytes(n, line))) => (n, line),
-            Ok(Some(Line::TooLong(n))) => return Some(Stop::TooLong(n)),
-            Ok(None) => return Some(Stop::End),
-            Err(e) => return Some(Stop::Failed(e)),
-        };
-        let (n, mut line) = line;
-        if n == 1 && line.starts_with(&[0xef, 0xbb, 0xbf]) {
-            line = &line[3..];
-            *bom = true;
-        }
-        if line.iter().all(|b| b.is_ascii_whitespace()) {
-            continue;
-        }
-        batch.push(n, line);
-        if batch.bytes.len() >= bytes {
-            return None;
-        }
-    }
-}
-
 /// The file name without directories and without `.agentlog` / `.jsonl` / `.json` / `.gz`.
 pub fn file_stem(source: &str) -> String {
     let name = source.rsplit(['/', '\\']).next().unwrap_or(source);
@@ -289,9 +224,30 @@ impl Reader<'_> {
 
     /// Takes a batch's lines in order; the first failed line is the error.
     fn take(&mut self, parsed: Vec<Result<ParsedLine, TraceError>>) -> Result<(), TraceError> {
-        self.trace.records.reserve(parsed.len());
+        let room = self
+            .max_records
+            .saturating_sub(self.trace.records.len() as u64);
+        let wanted = parsed
+            .len()
+            .min(usize::try_from(room).unwrap_or(usize::MAX));
+        let first_line = parsed.first().and_then(|p| p.as_ref().ok()).map(|p| p.n);
+        crate::limits::try_reserve(
+            &mut self.trace.records,
+            wanted,
+            self.source,
+            first_line,
+            "the records",
+        )?;
         for line in parsed {
-            self.take_line(line?);
+            let line = line?;
+            if self.trace.records.len() as u64 >= self.max_records {
+                return Err(too_many_records(
+                    self.source,
+                    Some(line.n),
+                    self.max_records,
+                ));
+            }
+            self.take_line(line);
         }
         Ok(())
     }

@@ -12,6 +12,8 @@ use std::io::Write;
 const STRICT: ReadOptions = ReadOptions {
     strict: true,
     max_line_bytes: crate::options::DEFAULT_MAX_LINE_BYTES,
+    max_trace_bytes: crate::limits::DEFAULT_MAX_TRACE_BYTES,
+    max_records: crate::limits::DEFAULT_MAX_RECORDS,
 };
 
 /// A valid record line (content id computed) with the given parent and timestamp.

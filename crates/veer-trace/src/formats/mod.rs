@@ -34,7 +34,8 @@ pub use by_record::{
 
 use crate::agentlog::reader::{read_agentlog, read_agentlog_sized};
 use crate::error::TraceError;
-use crate::load::{Document, MAX_JSON_DOCUMENT_BYTES};
+use crate::limits::Counting;
+use crate::load::Document;
 use crate::model::Format;
 use crate::options::ReadOptions;
 use crate::traxr::{case_from_value, results_from_value, shape_of, trace_from_value, TraxrShape};
@@ -89,14 +90,39 @@ pub fn supported_formats() -> String {
 }
 
 /// Reads a document from `reader`, detecting its format by content. `size_hint` (the file's
-/// length, when known) sizes the buffer of formats read whole.
+/// length, when known) sizes the buffer of formats read whole. Every format reads through one
+/// byte count: past `--max-trace-bytes` the read stops with an error naming the limit.
 pub fn read_document<R: BufRead + Send>(
     source: &str,
-    mut reader: R,
+    reader: R,
     options: &ReadOptions,
     size_hint: Option<u64>,
 ) -> Result<Document, TraceError> {
-    let read_all = |reader: R| read_all(source, reader, size_hint);
+    let reader = Counting::new(reader, options.max_trace_bytes);
+    let size_hint = size_hint.map(|n| n.min(options.max_trace_bytes));
+    let document = read_counted(source, reader, options, size_hint)?;
+    // The readers that count records as they go (`.agentlog`, traxr) stop at the limit; the
+    // others are checked here, their size already bounded by the byte limit.
+    if let Document::Trace(t) = &document {
+        if t.records.len() as u64 > options.max_records {
+            return Err(crate::limits::too_many_records(
+                source,
+                None,
+                options.max_records,
+            ));
+        }
+    }
+    Ok(document)
+}
+
+/// [`read_document`] of the counted reader.
+fn read_counted<R: BufRead + Send>(
+    source: &str,
+    mut reader: Counting<R>,
+    options: &ReadOptions,
+    size_hint: Option<u64>,
+) -> Result<Document, TraceError> {
+    let read_all = |reader: Counting<R>| read_all(source, reader, size_hint);
     let head = reader
         .fill_buf()
         .map_err(|e| crate::load::open_error(source, &e))?;
@@ -212,7 +238,7 @@ pub fn read_document<R: BufRead + Send>(
     }
 }
 
-/// The rest of `reader`, at most [`MAX_JSON_DOCUMENT_BYTES`] (an error past that).
+/// The rest of `reader` (a [`Counting`] reader: its limit is `--max-trace-bytes`).
 pub(crate) fn read_all<R: Read>(
     source: &str,
     reader: R,
@@ -224,31 +250,25 @@ pub(crate) fn read_all<R: Read>(
 }
 
 /// [`read_all`] appending to `bytes`, which holds the start of the same file (`size_hint` is
-/// the whole file's length): room for the whole file is reserved once, so the start is not
-/// copied into a second buffer. The size limit applies to what this call reads, as in
-/// [`read_all`].
+/// the whole file's length, already capped by the byte limit): room for the whole file is
+/// reserved once, so the start is not copied into a second buffer. The reservation is only
+/// a hint: when the machine cannot give it, the buffer grows as it is read, and a growth the
+/// machine refuses is an out-of-memory error, not an abort.
 pub(crate) fn read_all_into<R: Read>(
     source: &str,
-    reader: R,
+    mut reader: R,
     size_hint: Option<u64>,
     bytes: &mut Vec<u8>,
 ) -> Result<(), TraceError> {
     let start = bytes.len();
-    let capacity = size_hint.map_or(0, |n| n.min(MAX_JSON_DOCUMENT_BYTES) as usize + 1);
-    bytes.reserve_exact(capacity.saturating_sub(start));
-    reader
-        .take(MAX_JSON_DOCUMENT_BYTES + 1)
-        .read_to_end(bytes)
+    let capacity = size_hint.map_or(0, |n| {
+        usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1)
+    });
+    let _ = crate::limits::fallibly(|| bytes.try_reserve_exact(capacity.saturating_sub(start)));
+    // `read_to_end` grows the buffer fallibly (an `OutOfMemory` error); the reader under it
+    // (a counted file or buffer) does not allocate.
+    crate::limits::fallibly(|| reader.read_to_end(bytes))
         .map_err(|e| crate::load::open_error(source, &e))?;
-    if (bytes.len() - start) as u64 > MAX_JSON_DOCUMENT_BYTES {
-        return Err(TraceError::new(
-            source,
-            None,
-            "(file)",
-            format!("JSON document larger than {MAX_JSON_DOCUMENT_BYTES} bytes"),
-        )
-        .with_hint("split the input, or write the traces as .agentlog JSON Lines"));
-    }
     Ok(())
 }
 

@@ -28,10 +28,22 @@ pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
     let traces: Vec<Trace> = if args.inputs.len() > 1 && all_otel(&args.inputs)? {
         let mut files = Vec::with_capacity(args.inputs.len());
         for p in &args.inputs {
-            let bytes = std::fs::read(p).map_err(|e| {
-                CliError::input(format!("{}: cannot read: {e}", p.display()))
-                    .hint("check the path and the file's permissions")
-            })?;
+            let shown = p.display().to_string();
+            let bytes = veer_trace::limits::read_capped(p, options.max_trace_bytes).map_err(
+                |e| match e {
+                    veer_trace::limits::CappedError::Io(e) => {
+                        CliError::input(format!("{shown}: cannot read: {e}"))
+                            .hint("check the path and the file's permissions")
+                    }
+                    veer_trace::limits::CappedError::TooLarge(limit) => {
+                        veer_trace::limits::trace_too_large(&shown, limit).into()
+                    }
+                    veer_trace::limits::CappedError::OutOfMemory(n) => {
+                        veer_trace::limits::out_of_memory(&shown, None, "the file", n as usize)
+                            .into()
+                    }
+                },
+            )?;
             files.push((p.display().to_string(), bytes));
         }
         let views: Vec<(&str, &[u8])> = files

@@ -142,7 +142,9 @@ fn settings_hash(args: &ExperimentRunArgs) -> String {
 
 /// The marker of a run an earlier invocation finished under the same settings.
 fn finished_marker(out: &Path, run: &PlannedRun, settings: &str) -> Option<RunMarker> {
-    let bytes = std::fs::read(out.join(&run.run_dir).join(MARKER)).ok()?;
+    let marker = out.join(&run.run_dir).join(MARKER);
+    let bytes =
+        veer_trace::limits::read_capped(&marker, veer_trace::limits::MAX_CONFIG_FILE_BYTES).ok()?;
     let marker: RunMarker = serde_json::from_slice(&bytes).ok()?;
     let trace_ok = marker.trace.is_empty() || out.join(&marker.trace).is_file();
     (marker.matches(run, settings) && trace_ok).then_some(marker)

@@ -45,6 +45,9 @@ pub enum RunEnd {
     Interrupted,
 }
 
+/// Most bytes of an agent's answer file or stdout that are read (256 MiB).
+const ANSWER_CAP: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
+
 fn io(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
     move |e| CliError::output(&path.display().to_string(), &e)
 }
@@ -183,20 +186,23 @@ pub fn execute(shared: &Shared, run: &PlannedRun) -> Result<RunEnd, CliError> {
     // The trace: the recording, or a copy of the agent's own under the layout's name.
     let trace = match (&journal, &agent_trace, &shared.trace_from) {
         (Some((_, path)), _, _) => relative(&shared.out, path),
-        (None, Some((from, ext)), Some((pattern, _))) => match std::fs::read(from) {
-            Ok(bytes) => {
-                let to = shared.out.join(format!("{}{ext}", run.trace_stem));
-                if let Some(parent) = to.parent() {
-                    std::fs::create_dir_all(parent).map_err(io(parent))?;
+        (None, Some((from, ext)), Some((pattern, _))) => {
+            match veer_trace::limits::read_capped(from, veer_trace::limits::DEFAULT_MAX_TRACE_BYTES)
+            {
+                Ok(bytes) => {
+                    let to = shared.out.join(format!("{}{ext}", run.trace_stem));
+                    if let Some(parent) = to.parent() {
+                        std::fs::create_dir_all(parent).map_err(io(parent))?;
+                    }
+                    crate::output::write_file(&to, &bytes)?;
+                    relative(&shared.out, &to)
                 }
-                crate::output::write_file(&to, &bytes)?;
-                relative(&shared.out, &to)
+                Err(_) => {
+                    warnings.push(format!("wrote no trace (expected {pattern})"));
+                    String::new()
+                }
             }
-            Err(_) => {
-                warnings.push(format!("wrote no trace (expected {pattern})"));
-                String::new()
-            }
-        },
+        }
         _ => String::new(),
     };
     if !trace.is_empty() {
@@ -210,15 +216,26 @@ pub fn execute(shared: &Shared, run: &PlannedRun) -> Result<RunEnd, CliError> {
     }
 
     let answer = match &shared.answer_from {
-        Some(pattern) => match std::fs::read(expand(pattern, &dir)) {
-            Ok(bytes) => answer_from_file(&bytes),
-            Err(_) => {
-                warnings.push(format!("wrote no answer file (expected {pattern})"));
-                None
+        Some(pattern) => {
+            match veer_trace::limits::read_capped(&expand(pattern, &dir), ANSWER_CAP) {
+                Ok(bytes) => answer_from_file(&bytes),
+                Err(_) => {
+                    warnings.push(format!("wrote no answer file (expected {pattern})"));
+                    None
+                }
             }
-        },
+        }
         None => {
-            let bytes = std::fs::read(&stdout_path).map_err(io(&stdout_path))?;
+            let bytes = match veer_trace::limits::read_capped(&stdout_path, ANSWER_CAP) {
+                Ok(bytes) => bytes,
+                Err(veer_trace::limits::CappedError::Io(e)) => return Err(io(&stdout_path)(e)),
+                Err(_) => {
+                    warnings.push(format!(
+                        "printed more than {ANSWER_CAP} bytes on stdout; no answer read"
+                    ));
+                    Vec::new()
+                }
+            };
             answer_from_stdout(&bytes)
         }
     };

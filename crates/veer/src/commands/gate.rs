@@ -154,8 +154,26 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
                 .hint("veer gate report.json --policy P --baseline B --candidate C"),
         );
     }
-    let text = std::fs::read_to_string(&args.report)
-        .map_err(|e| CliError::input(format!("{file}: cannot read: {e}")).hint("check the path"))?;
+    let bytes = veer_trace::limits::read_capped(&args.report, args.max_report_bytes).map_err(
+        |e| match e {
+            veer_trace::limits::CappedError::Io(e) => {
+                CliError::input(format!("{file}: cannot read: {e}")).hint("check the path")
+            }
+            other => {
+                let (message, hint) = other
+                    .too_large_message("report", Some("--max-report-bytes"))
+                    .unwrap_or_default();
+                CliError::input(format!("{file}: {message}")).hint(hint)
+            }
+        },
+    )?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        CliError::input(format!(
+            "{file}: cannot read: not valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+        .hint("check the path")
+    })?;
     let doc: Value = serde_json::from_str(&text)
         .map_err(|e| bad_report(&file, format!("not valid JSON: {e}")))?;
     let reports = pair_reports(&doc);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbError};
 
 /// Largest input read (documents, not traces): 256 MiB.
-const MAX_INPUT_BYTES: u64 = 256 << 20;
+const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
 
 /// What the command did, as printed (`--format json`: schema_version 1). One shape for one
 /// operator and for `--all`.
@@ -200,13 +200,22 @@ pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
                 .hint("pass the input file to perturb"),
         );
     }
+    let too_large = || {
+        CliError::input(format!("{shown}: larger than {MAX_INPUT_BYTES} bytes"))
+            .hint("perturbation inputs are documents an agent reads; split the file")
+    };
     if meta.len() > MAX_INPUT_BYTES {
-        return Err(
-            CliError::input(format!("{shown}: larger than {MAX_INPUT_BYTES} bytes"))
-                .hint("perturbation inputs are documents an agent reads; split the file"),
-        );
+        return Err(too_large());
     }
-    let bytes = std::fs::read(path).map_err(|e| io_error(&shown, &e))?;
+    // Capped as read too: a FIFO or device has no length to check first.
+    let bytes = veer_trace::limits::read_capped(path, MAX_INPUT_BYTES).map_err(|e| match e {
+        veer_trace::limits::CappedError::Io(e) => io_error(&shown, &e),
+        veer_trace::limits::CappedError::TooLarge(_) => too_large(),
+        other => {
+            let (message, hint) = other.too_large_message("input", None).unwrap_or_default();
+            CliError::input(format!("{shown}: {message}")).hint(hint)
+        }
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         CliError::input(format!(
             "{shown}: not valid UTF-8 (byte {})",

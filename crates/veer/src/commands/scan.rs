@@ -63,10 +63,22 @@ pub fn load_detector(patterns: Option<&Path>) -> Result<Detector, CliError> {
         return Ok(Detector::builtin());
     };
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let cant_read = |e: &dyn std::fmt::Display| {
         CliError::input(format!("{shown}: (file): cannot read patterns: {e}"))
             .hint("--patterns takes a YAML or JSON file: patterns: [{name: ..., regex: ...}]")
+    };
+    let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
+    let bytes = veer_trace::limits::read_capped(path, cap).map_err(|e| match e {
+        veer_trace::limits::CappedError::Io(e) => cant_read(&e),
+        other => {
+            let (message, hint) = other
+                .too_large_message("patterns file", None)
+                .unwrap_or_default();
+            CliError::input(format!("{shown}: (file): {message}")).hint(hint)
+        }
     })?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| cant_read(&"stream did not contain valid UTF-8"))?;
     let file: PatternsFile = serde_saphyr::from_str(&text).map_err(|e| {
         CliError::input(format!("{shown}: {e}"))
             .hint("expected `patterns:` followed by a list of {name, regex} entries")
@@ -104,7 +116,7 @@ pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
     let results: Vec<Result<Vec<FileFinding>, ScanError>> = files
         .par_iter()
         .map(|f| {
-            let r = scan_file(&detector, f, args.max_line_bytes);
+            let r = scan_file(&detector, f, args.max_line_bytes, args.max_trace_bytes);
             progress.tick();
             r
         })
@@ -158,7 +170,9 @@ fn scan_file(
     detector: &Detector,
     path: &Path,
     max_line_bytes: u64,
+    max_trace_bytes: u64,
 ) -> Result<Vec<FileFinding>, ScanError> {
+    use veer_trace::limits::Counting;
     let shown = path.display().to_string();
     let io = |e: std::io::Error| {
         ScanError::new(
@@ -168,10 +182,14 @@ fn scan_file(
         )
     };
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut reader = BufReader::with_capacity(1 << 16, Counting::new(file, max_trace_bytes));
     let gzip = reader.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+    // Bytes are counted after decompression: a gzip bomb stops at --max-trace-bytes.
     let input: Box<dyn BufRead> = if gzip {
-        Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(reader)))
+        Box::new(Counting::new(
+            BufReader::new(flate2::bufread::MultiGzDecoder::new(reader)),
+            max_trace_bytes,
+        ))
     } else {
         Box::new(reader)
     };
@@ -190,9 +208,25 @@ fn scan_lines<R: Read + BufRead>(
 ) -> Result<Vec<FileFinding>, (String, &'static str)> {
     let mut lines = LineReader::new(input, max_line_bytes);
     let mut out = Vec::new();
+    let read_error = |e: std::io::Error| match veer_trace::limits::bytes_exceeded(&e) {
+        Some(limit) => (
+            veer_trace::limits::trace_too_large(shown, limit).to_string(),
+            "raise the limit with --max-trace-bytes N, or check for a runaway or corrupt input",
+        ),
+        None => (
+            format!("{shown}: (file): cannot read: {e}"),
+            "check that the file is readable",
+        ),
+    };
     loop {
-        match lines.next_line() {
+        let blank = match lines.next_line() {
             Ok(None) => return Ok(out),
+            Ok(Some(Line::OutOfMemory(n, bytes))) => {
+                return Err((
+                    format!("{shown}:{n}: (line): cannot allocate {bytes} bytes for this line: out of memory"),
+                    "lower --max-line-bytes",
+                ))
+            }
             Ok(Some(Line::TooLong(n))) => {
                 return Err((
                     format!(
@@ -211,13 +245,12 @@ fn scan_lines<R: Read + BufRead>(
                         kind: f.kind,
                     });
                 }
+                bytes.iter().all(u8::is_ascii_whitespace)
             }
-            Err(e) => {
-                return Err((
-                    format!("{shown}: (file): cannot read: {e}"),
-                    "check that the file is readable",
-                ))
-            }
+            Err(e) => return Err(read_error(e)),
+        };
+        if blank {
+            lines.skip_blank_lines().map_err(read_error)?;
         }
     }
 }

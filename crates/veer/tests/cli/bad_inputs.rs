@@ -19,13 +19,13 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad_inputs")
 }
 
-struct Outcome {
-    code: i32,
-    stderr: String,
-    elapsed: Duration,
+pub(crate) struct Outcome {
+    pub(crate) code: i32,
+    pub(crate) stderr: String,
+    pub(crate) elapsed: Duration,
 }
 
-fn run_bounded(args: &[String]) -> Outcome {
+pub(crate) fn run_bounded(args: &[String]) -> Outcome {
     let veer = env!("CARGO_BIN_EXE_veer");
     let limited = Path::new("/usr/bin/prlimit").exists();
     let mut cmd = if limited {
@@ -68,7 +68,7 @@ fn run_bounded(args: &[String]) -> Outcome {
     }
 }
 
-fn check(name: &str, args: &[String], code: i32, needles: &[String]) {
+pub(crate) fn check(name: &str, args: &[String], code: i32, needles: &[String]) {
     let out = run_bounded(args);
     assert_eq!(
         out.code, code,

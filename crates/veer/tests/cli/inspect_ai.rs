@@ -308,3 +308,28 @@ fn damaged_logs_are_exit_2_naming_the_member() {
         }
     }
 }
+
+/// `--max-trace-bytes` bounds the whole log, counted over every member decompressed (so many
+/// members each under the per-member cap stop too) and over a JSON log's bytes.
+#[test]
+fn a_log_past_max_trace_bytes_is_exit_2_naming_the_limit() {
+    for log in ["baseline.eval", "baseline.json"] {
+        for command in ["inspect", "convert"] {
+            let dir = tempfile::tempdir().unwrap();
+            let out = format!("{}/", dir.path().join("out").display());
+            let mut args = vec![command, &*fx(log).leak(), "--max-trace-bytes", "3000"];
+            if command == "convert" {
+                args.extend(["-o", &*out.clone().leak()]);
+            }
+            let r = veer(&args);
+            assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+            assert!(
+                r.stderr.contains("larger than the limit of 3000 bytes")
+                    && r.stderr.contains("--max-trace-bytes"),
+                "{args:?}: {}",
+                r.stderr
+            );
+        }
+        veer_ok(&["inspect", &fx(log)], 0);
+    }
+}

@@ -18,6 +18,7 @@ mod hostile;
 mod html;
 mod inspect;
 mod inspect_ai;
+mod limits;
 mod long_traces;
 mod no_network;
 mod output_safety;

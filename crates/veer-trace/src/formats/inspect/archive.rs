@@ -16,6 +16,11 @@ pub(super) struct Members<R> {
     /// (member index, member name), next last.
     todo: Vec<(usize, String)>,
     cap: u64,
+    /// Decompressed bytes the whole log may still take (`--max-trace-bytes`, counted over
+    /// every member read so far), so many members just under the per-member cap also stop.
+    left: u64,
+    /// `--max-trace-bytes`, for the message.
+    limit: u64,
 }
 
 impl<R> Members<R> {
@@ -32,7 +37,15 @@ impl<R: Read + Seek> Members<R> {
         source: &str,
     ) -> Option<(String, Result<Value, TraceError>)> {
         let (index, name) = self.todo.pop()?;
-        let read = member_json(&mut self.archive, source, index, &name, self.cap);
+        let cap = self.cap.min(self.left);
+        let read = match member_json(&mut self.archive, source, index, &name, cap) {
+            Ok((value, n)) => {
+                self.left -= n.min(self.left);
+                Ok(value)
+            }
+            Err(_) if cap < self.cap => Err(crate::limits::trace_too_large(source, self.limit)),
+            Err(e) => Err(e),
+        };
         Some((name, read))
     }
 }
@@ -71,7 +84,7 @@ pub(super) fn open_capped<R: Read + Seek>(
         )
         .with_hint("the eval may still be running or have been killed before Inspect finalised the log (its samples are in samples/); or this zip is not an Inspect AI log"));
     };
-    let header = member_json(&mut archive, source, header, "header.json", cap)?;
+    let (header, header_bytes) = member_json(&mut archive, source, header, "header.json", cap)?;
     let info = info_of(source, "header.json", &header)?;
     let mut todo: Vec<(usize, String)> = archive
         .file_names()
@@ -89,7 +102,13 @@ pub(super) fn open_capped<R: Read + Seek>(
         source: source.to_string(),
         info,
         options: *options,
-        inner: Inner::Zip(Box::new(Members { archive, todo, cap })),
+        inner: Inner::Zip(Box::new(Members {
+            archive,
+            todo,
+            cap,
+            left: options.max_trace_bytes.saturating_sub(header_bytes),
+            limit: options.max_trace_bytes,
+        })),
     })
 }
 
@@ -111,14 +130,15 @@ fn member_key(name: &str) -> (super::sample::IdKey, u64) {
     super::sample::order_key(Some(&id), Some(&Value::from(epoch)))
 }
 
-/// One member, decompressed (at most `cap` bytes) and parsed as JSON; errors name the member.
+/// One member, decompressed (at most `cap` bytes) and parsed as JSON, with the number of bytes
+/// it decompressed to; errors name the member.
 fn member_json<R: Read + Seek>(
     archive: &mut ZipArchive<R>,
     source: &str,
     index: usize,
     name: &str,
     cap: u64,
-) -> Result<Value, TraceError> {
+) -> Result<(Value, u64), TraceError> {
     let err = |message: String| TraceError::new(source, None, name, message);
     let mut file = archive.by_index(index).map_err(|e| {
         err(format!("cannot open the member: {e}"))
@@ -144,7 +164,8 @@ fn member_json<R: Read + Seek>(
     if bytes.len() as u64 > cap {
         return Err(too_big());
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let n = bytes.len() as u64;
+    let value = serde_json::from_slice(&bytes).map_err(|e| {
         TraceError::new(
             source,
             None,
@@ -152,5 +173,6 @@ fn member_json<R: Read + Seek>(
             format!("the member is not valid JSON: {e}"),
         )
         .with_hint("Inspect writes every member as one JSON document: the log looks damaged")
-    })
+    })?;
+    Ok((value, n))
 }

@@ -215,7 +215,10 @@ pub fn open_inspect_log(
     if !sniff_json_head(head) {
         return Ok(None);
     }
-    let size = std::fs::metadata(path).ok().map(|m| m.len());
+    let size = std::fs::metadata(path)
+        .ok()
+        .map(|m| m.len().min(options.max_trace_bytes));
+    let reader = crate::limits::Counting::new(reader, options.max_trace_bytes);
     let bytes = crate::formats::read_all(&source, reader, size)?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if is_json_log(&v) => {

@@ -181,7 +181,10 @@ fn read_first_line(
                 .unwrap_or(0)
                 .saturating_add(1);
             if whole > line.capacity() {
-                line.reserve_exact(whole - line.len());
+                // A hint from the file's length (capped by the byte limit): skipped when the
+                // machine cannot give it.
+                let more = whole - line.len();
+                let _ = crate::limits::fallibly(|| line.try_reserve_exact(more));
             }
         }
     }
