@@ -42,6 +42,10 @@ fn bench(c: &mut Criterion) {
         "The refund for order 1182 was issued on 2026-04-22 after the agent looked the order up \
                  and confirmed the thirty-day window; latency 812 ms, 1,204 tokens. "
             .repeat(8_000);
+    let unicode =
+        "Die Rückerstattung für Bestellung 1182 → ausgestellt am 2026-04-22, nachdem der Agent \
+                   die Bestellung geprüft hatte; Latenz 812 ms, 1.204 Tokens. "
+            .repeat(8_000);
     let dense = "key sk-proj-abcdefghijklmnopqrstuvwxyz012345 mail dana@example.com \
                  Authorization: Bearer ya29.a0AfH6SMBx3kq9Zr7T card 4111 1111 1111 1111 "
         .repeat(2_000);
@@ -58,6 +62,10 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(prose.len() as u64));
     g.bench_function("clean prose", |b| {
         b.iter(|| d.redact(black_box(&prose)).len())
+    });
+    g.throughput(Throughput::Bytes(unicode.len() as u64));
+    g.bench_function("non-ASCII prose", |b| {
+        b.iter(|| d.redact(black_box(&unicode)).len())
     });
     g.throughput(Throughput::Bytes(dense.len() as u64));
     g.bench_function("dense secrets", |b| {

@@ -332,6 +332,16 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_glued_to_a_non_ascii_letter_is_found() {
+        let d = Detector::builtin();
+        assert_eq!(
+            d.redact("clé:ésk-proj-abcdefghijklmnopqrstuvwxyz012345 → ok"),
+            "clé:é[REDACTED:openai_api_key] → ok"
+        );
+        assert_eq!(d.redact("Grüße dana@example.com"), "Grüße [REDACTED:email]");
+    }
+
+    #[test]
     fn look_alikes_of_the_new_kinds_are_not_secrets() {
         for text in [
             // A 40-character hex digest (a git commit) named like a key, and base64 too long.

@@ -20,43 +20,50 @@ pub const BUILTIN_KINDS: [&str; 14] = [
     "credit_card",
 ];
 
-/// The regular expression of a built-in kind.
+/// The regular expression of a built-in kind. Word boundaries are ASCII (`(?-u:\b)`): a
+/// Unicode `\b` sends the regex engine to its slow path on any text with a non-ASCII
+/// character (30× slower on such reports), and an ASCII boundary also finds a key glued to a
+/// non-ASCII letter (`ésk-…`), which a Unicode one would leave in place.
 pub(crate) fn builtin_regex(kind: &str) -> &'static str {
     match kind {
         // A whole PEM block (also with JSON-escaped newlines), or a lone header line.
         "private_key" => {
             r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----(?:(?s:.*?)-----END (?:[A-Z]+ )*PRIVATE KEY-----)?"
         }
-        "jwt" => r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        "anthropic_api_key" => r"\bsk-ant-[A-Za-z0-9_-]{20,}",
-        "openai_api_key" => r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-        "aws_access_key_id" => r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b",
-        "github_token" => r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        "jwt" => r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        "anthropic_api_key" => r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{20,}",
+        "openai_api_key" => r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        "aws_access_key_id" => {
+            r"(?-u:\b)(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?-u:\b)"
+        }
+        "github_token" => r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
         // 40 characters of base64 named as a secret access key (ini, env, JSON, STS output) or
         // right after an access key id (a CSV row of credentials); the `secret` group is the
         // span. Confirmed: mixed case and not followed by more base64 (`confirm_aws_secret`).
         "aws_secret_access_key" => {
-            r#"(?i:(?:aws_?)?secret_?access_?key)[\\"']*\s*[:=]\s*[\\"']*(?P<secret>[A-Za-z0-9/+]{40})|\b(?:AKIA|ASIA)[0-9A-Z]{16}[\\"']*\s*[,;:|=\t ]\s*[\\"']*(?P<secret2>[A-Za-z0-9/+]{40})"#
+            r#"(?i:(?:aws_?)?secret_?access_?key)[\\"']*\s*[:=]\s*[\\"']*(?P<secret>[A-Za-z0-9/+]{40})|(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}[\\"']*\s*[,;:|=\t ]\s*[\\"']*(?P<secret2>[A-Za-z0-9/+]{40})"#
         }
-        "google_api_key" => r"\bAIza[0-9A-Za-z_-]{35}",
+        "google_api_key" => r"(?-u:\b)AIza[0-9A-Za-z_-]{35}",
         // Slack bot, user, app, refresh and config tokens: `xoxb-<digits>-…`.
-        "slack_token" => r"\bxox[abeprs]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}",
+        "slack_token" => r"(?-u:\b)xox[abeprs]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}",
         // Stripe live secret and restricted keys (test keys, `sk_test_`, are not secrets).
-        "stripe_live_key" => r"\b[rs]k_live_[0-9A-Za-z]{20,}",
+        "stripe_live_key" => r"(?-u:\b)[rs]k_live_[0-9A-Za-z]{20,}",
         // The credential of an `Authorization: Bearer …` header (also JSON-quoted or escaped,
         // and `Token`/`Basic` schemes); the `secret` group is the span, so the header name
         // stays readable. Confirmed: not a placeholder (`confirm_bearer`).
         "bearer_token" => {
-            r#"(?i:\bauthorization[\\"']*\s*[:=]\s*[\\"']*(?:bearer|token|basic)\s+)(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)"#
+            r#"(?i:(?-u:\b)authorization[\\"']*\s*[:=]\s*[\\"']*(?:bearer|token|basic)\s+)(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)"#
         }
-        "email" => r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
+        "email" => {
+            r"(?-u:\b)[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?-u:\b)"
+        }
         // International numbers need a leading '+'; national ones need separators, so bare digit
         // runs (ids, timestamps, token counts) are never taken for phone numbers.
         "phone" => {
-            r"(?:\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{2,4}(?:[ -]\d{2,4}){1,4}\b|\+[1-9]\d{9,14}\b|(?:\(\d{3}\) ?|\b\d{3}[.-])\d{3}[.-]\d{4}\b)"
+            r"(?:\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{2,4}(?:[ -]\d{2,4}){1,4}(?-u:\b)|\+[1-9]\d{9,14}(?-u:\b)|(?:\(\d{3}\) ?|(?-u:\b)\d{3}[.-])\d{3}[.-]\d{4}(?-u:\b))"
         }
         // 13–19 digits, optionally grouped by single spaces or dashes; confirmed by Luhn.
-        "credit_card" => r"\b\d(?:[ -]?\d){12,18}\b",
+        "credit_card" => r"(?-u:\b)\d(?:[ -]?\d){12,18}(?-u:\b)",
         _ => r"\A\z",
     }
 }
