@@ -198,12 +198,17 @@ pub fn is_json_log(v: &Value) -> bool {
 }
 
 /// Opens the Inspect log at `path`: `None` when the file is neither a zip archive nor an
-/// Inspect JSON log (the caller reads it as any other trace).
+/// Inspect JSON log (the caller reads it as any other trace), and for anything but a regular
+/// file: a FIFO or device can be read only once, so it goes to format detection alone (which
+/// reads a log of one sample-epoch).
 pub fn open_inspect_log(
     path: &Path,
     options: &ReadOptions,
 ) -> Result<Option<InspectLog<BufReader<File>>>, TraceError> {
     let source = path.display().to_string();
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
     let file = File::open(path).map_err(|e| crate::load::open_error(&source, &e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let head = reader
