@@ -31,8 +31,10 @@ const SPECIAL: [f64; 16] = [
 
 /// Any bytes: the first 40, as five little-endian doubles `(f, d1, d2, nc, q)`, go to every
 /// distribution function — each stays within its documented iteration bound, returns a
-/// probability or NaN, `F` CDF and survival function sum to 1, and the non-central CDF is at
-/// most the central one. The rest: three bytes pick `n1, n2 ∈ 2..=10` and `D ∈ 1..=12`, the
+/// probability or NaN, the `F` CDF and survival function sum to 1 (within 10⁻⁹, the
+/// incomplete beta's accuracy: at `x = y = ½` with `a = b` both are computed the same way),
+/// and the non-central CDF is at most the central one. The rest: three bytes pick
+/// `n1, n2 ∈ 2..=6` (at most `C(12, 6) = 924` exact relabellings) and `D ∈ 1..=12`, the
 /// following bytes are the fingerprint entries (one byte each, cycled; see [`SPECIAL`]), and
 /// the Hotelling test runs on them with every p-value method — the p-value and power are
 /// probabilities, and the same inputs give the same result twice.
@@ -75,7 +77,7 @@ fn check_distributions(f: f64, d1: f64, d2: f64, nc: f64, q: f64) {
     );
     if !sf.is_nan() && !cdf.is_nan() {
         assert!(
-            (sf + cdf - 1.0).abs() <= 1e-12,
+            (sf + cdf - 1.0).abs() <= 1e-9,
             "f_sf + f_cdf at ({f}, {d1}, {d2}): {sf} + {cdf}"
         );
     }
@@ -116,8 +118,8 @@ fn check_hotelling(data: &[u8]) {
         return;
     };
     let (n1, n2, d) = (
-        2 + usize::from(*a % 9),
-        2 + usize::from(*b % 9),
+        2 + usize::from(*a % 5),
+        2 + usize::from(*b % 5),
         1 + usize::from(*c % 12),
     );
     let mut cells = entries.iter().copied().cycle().map(entry);
