@@ -17,6 +17,7 @@ mod formats_otel;
 mod html;
 mod inspect;
 mod long_traces;
+mod near_singular;
 mod no_network;
 mod output_safety;
 mod perturb;
