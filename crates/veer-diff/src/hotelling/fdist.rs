@@ -4,7 +4,7 @@
 //!
 //! The incomplete beta is evaluated by its continued fraction (modified Lentz), on whichever
 //! side of the mean converges; `ln Γ` is the Lanczos approximation (g = 7, nine terms), and
-//! `ln B(a, b)` with `max(a, b) > 10⁶` the difference of two Stirling series (no cancellation
+//! `ln B(a, b)` with `max(a, b) > 10⁵` the difference of two Stirling series (no cancellation
 //! of two huge `ln Γ`). Accuracy is checked against SciPy's values in
 //! `tests/fixtures/fingerprint/distributions.json` and, for extreme parameters,
 //! `tests/fixtures/fingerprint/distributions-extreme.json` (SciPy, and mpmath where SciPy's
@@ -19,9 +19,10 @@
 //!   converges in `O(√max(a, b))` iterations on the side it is evaluated (Numerical Recipes
 //!   §6.4), so the cap is reached only with `max(a, b)` beyond ~10⁹ and `x` within a few
 //!   standard deviations of the mean; the truncated fraction is then returned.
-//! * [`f_ppf`]: at most [`PPF_STEPS`] = 1,100 bisection steps on `u ∈ [0, 1]`. Each step halves
-//!   the bracket and the loop stops when the midpoint is no longer strictly inside it; doubles
-//!   in [0, 1] are at least 2⁻¹⁰⁷⁴ apart, so that happens after at most 1,076 steps.
+//! * [`f_ppf`]: at most [`PPF_STEPS`] = 1,100 bisection steps on `u ∈ [0, 1]`, and as many on
+//!   `v = 1 − u` when the quantile lies past `u = 1 − 2⁻¹⁰`. Each step halves the bracket and
+//!   the loop stops when the midpoint is no longer strictly inside it; doubles in [0, 1] are at
+//!   least 2⁻¹⁰⁷⁴ apart, so that happens after at most 1,076 steps.
 //! * [`ncf_cdf`]: at most [`NCF_BETA_CALLS`] incomplete betas and [`NCF_TERMS`] Poisson terms
 //!   (proof in `noncentral`'s module doc): a window of `±(10√h + 32)` terms around the mode of
 //!   the Poisson(`h = λ/2`) weights for `h ≤ 10⁴`, and 167 evenly spaced samples of the same
@@ -39,7 +40,7 @@ pub const CF_CAP: u64 = 100_000;
 /// Largest number of bisection steps of [`f_ppf`].
 pub const PPF_STEPS: u64 = 1_100;
 /// Largest number of iterations of one [`f_ppf`]: each step evaluates one incomplete beta.
-pub const PPF_WORK_BOUND: u64 = PPF_STEPS * (CF_CAP + 1);
+pub const PPF_WORK_BOUND: u64 = 2 * PPF_STEPS * (CF_CAP + 1);
 
 /// Lanczos coefficients for g = 7, n = 9.
 const LANCZOS: [f64; 9] = [
@@ -74,7 +75,7 @@ pub fn ln_gamma(x: f64) -> f64 {
 }
 
 /// Above this `max(a, b)`, `ln B(a, b)` is the Stirling-series difference.
-const STIRLING_FROM: f64 = 1e6;
+const STIRLING_FROM: f64 = 1e5;
 
 /// The Stirling correction `ln Γ(x) − ((x − ½) ln x − x + ½ ln 2π)` for `x ≥ 10⁴`
 /// (three terms; the next is below `x⁻⁷ / 1680`).
@@ -129,10 +130,11 @@ pub(crate) fn beta_inc_ln(
     if !b.is_finite() {
         return f64::NAN;
     }
-    if x <= 0.0 {
+    // From the logarithms: an `x` that underflowed to 0 may still give `x^a` near 1 (tiny a).
+    if x < 0.0 || ln_x == f64::NEG_INFINITY {
         return 0.0;
     }
-    if y <= 0.0 {
+    if y < 0.0 || ln_y == f64::NEG_INFINITY {
         return 1.0;
     }
     // x < (a + 1)/(a + b + 2), read on whichever side of ½ it is accurate.
@@ -160,7 +162,7 @@ pub(crate) fn beta_inc_ln(
     v.clamp(0.0, 1.0)
 }
 
-/// `ln(x^a y^b / B(a, b))`. With `a` and `b` both past 10⁶ the two sides of
+/// `ln(x^a y^b / B(a, b))`. With `a` and `b` both past 10⁵ the two sides of
 /// `a ln x + b ln y − ln B(a, b)` are near `10⁹` and their difference would lose ~10⁻⁷ of the
 /// result; there Stirling's series gives it as `½ ln(ab / (2π(a + b))) − a ψ(ε/x₀) − b ψ(−ε/y₀)
 /// + c(a + b) − c(a) − c(b)` about the mean `x₀ = a/(a + b)`, `y₀ = b/(a + b)`,
@@ -250,19 +252,38 @@ fn continued_fraction(a: f64, b: f64, x: f64, work: &mut u64) -> f64 {
     h
 }
 
-/// The beta variable of `F(d1, d2)` at `f`: `(u, v) = (d1 f, d2) / (d2 + d1 f)`, by the ratio
-/// `r = d2 / (d1 f)` when `d2 + d1 f` leaves the doubles.
-fn beta_args(f: f64, d1: f64, d2: f64) -> (f64, f64) {
+/// The beta variable of `F(d1, d2)` at `f` and its complement with their logarithms:
+/// `(u, v) = (d1 f, d2) / (d2 + d1 f)`. Where `d1 f`, `d2 + d1 f`, `u` and `v` are normal
+/// doubles, directly; otherwise from `ln r = ln d2 − ln d1 − ln f` (`r = d2 / (d1 f)`):
+/// `ln u = −ln(1 + r)`, `ln v = ln r − ln(1 + r)`, so that neither underflows to a wrong limit.
+pub(crate) fn beta_logs(f: f64, d1: f64, d2: f64) -> (f64, f64, f64, f64) {
     let denom = d2 + d1 * f;
-    if denom.is_finite() && denom > 0.0 && (d1 * f).is_normal() {
-        return (d1 * f / denom, d2 / denom);
+    if denom.is_finite() && denom > 0.0 && (d1 * f).is_normal() && d1.max(d2) <= 1e6 {
+        let (u, v) = (d1 * f / denom, d2 / denom);
+        if u.is_normal() && v.is_normal() {
+            return (u, v, u.ln(), v.ln());
+        }
     }
-    let r = d2 / d1 / f;
-    if r.is_infinite() {
-        (0.0, 1.0)
+    // Past 10⁶ degrees of freedom `a ln u` multiplies the rounding of `u` near 1 by `a`: take
+    // both logarithms from `r` instead (`ln v = −ln(1 + 1/r)`).
+    let r = d2 / (d1 * f);
+    if r.is_normal() {
+        return (
+            (1.0 + r).recip(),
+            (1.0 + r.recip()).recip(),
+            -r.ln_1p(),
+            -r.recip().ln_1p(),
+        );
+    }
+    let ln_r = d2.ln() - d1.ln() - f.ln();
+    // ln(1 + r), also for r past the doubles.
+    let ln_1pr = if ln_r > 40.0 {
+        ln_r + (-ln_r).exp()
     } else {
-        (1.0 / (1.0 + r), r / (1.0 + r))
-    }
+        ln_r.exp().ln_1p()
+    };
+    let (ln_u, ln_v) = (-ln_1pr, ln_r - ln_1pr);
+    (ln_u.exp(), ln_v.exp(), ln_u, ln_v)
 }
 
 /// Whether `(d1, d2)` are degrees of freedom (positive and finite).
@@ -285,8 +306,10 @@ pub fn f_sf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
     if f <= 0.0 {
         return (1.0, 0);
     }
-    let (u, v) = beta_args(f, d1, d2);
-    beta_inc_work(d2 / 2.0, d1 / 2.0, v, u)
+    let (u, v, ln_u, ln_v) = beta_logs(f, d1, d2);
+    let mut work = 0;
+    let p = beta_inc_ln(d2 / 2.0, d1 / 2.0, v, u, ln_v, ln_u, &mut work);
+    (p, work)
 }
 
 /// `P(F ≤ f)` for `F ~ F(d1, d2)`; 0 for `f ≤ 0`, NaN for NaN or invalid degrees of freedom.
@@ -304,8 +327,10 @@ pub fn f_cdf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
     if f <= 0.0 {
         return (0.0, 0);
     }
-    let (u, v) = beta_args(f, d1, d2);
-    beta_inc_work(d1 / 2.0, d2 / 2.0, u, v)
+    let (u, v, ln_u, ln_v) = beta_logs(f, d1, d2);
+    let mut work = 0;
+    let p = beta_inc_ln(d1 / 2.0, d2 / 2.0, u, v, ln_u, ln_v, &mut work);
+    (p, work)
 }
 
 /// The `q`-quantile of `F(d1, d2)` (`0 < q < 1`), by bisection on the beta variable
@@ -339,7 +364,27 @@ pub fn f_ppf_work(q: f64, d1: f64, d2: f64) -> (f64, u64) {
         }
     }
     let u = 0.5 * (lo + hi);
-    (d2 * u / (d1 * (1.0 - u)), work)
+    if u < 1.0 - 1.0 / 1024.0 {
+        return (d2 * u / (d1 * (1.0 - u)), work);
+    }
+    // Near u = 1 an ulp of u is a large share of 1 − u: bisect the complement v = 1 − u on
+    // [0, 1 − lo] instead (I_u(a, b) < q ⇔ I_v(b, a) > 1 − q), at most PPF_STEPS more steps.
+    let (mut vlo, mut vhi) = (0.0f64, 1.0 - lo);
+    for _ in 0..PPF_STEPS {
+        work += 1;
+        let mid = 0.5 * (vlo + vhi);
+        if mid <= vlo || mid >= vhi {
+            break;
+        }
+        let x = 1.0 - mid;
+        if beta_inc_ln(b, a, mid, x, mid.ln(), (-mid).ln_1p(), &mut work) > 1.0 - q {
+            vhi = mid;
+        } else {
+            vlo = mid;
+        }
+    }
+    let v = 0.5 * (vlo + vhi);
+    (d2 * (1.0 - v) / (d1 * v), work)
 }
 
 #[cfg(test)]

@@ -43,14 +43,17 @@ fn sane(x1: &[Vec<f64>], x2: &[Vec<f64>]) -> HotellingResult {
         // T² overflows to +∞ only with entries past 10¹⁵⁰ (fingerprint entries lie in [0, 1]).
         assert!(r.t2 >= 0.0, "t2 {}", r.t2);
         assert!((0.0..=1.0).contains(&r.p_value), "p {}", r.p_value);
-        assert!((0.0..=1.0).contains(&r.shrinkage));
+        // NaN only when tr(S)² overflows (entries past 10¹⁵⁰; fingerprint entries lie in [0, 1]).
+        assert!(r.shrinkage.is_nan() || (0.0..=1.0).contains(&r.shrinkage));
         assert!(
             r.power.is_none_or(|p| (0.0..=1.0).contains(&p)),
             "power {:?}",
             r.power
         );
         assert_eq!(r.power.is_none(), r.df2 == 0);
-        assert_eq!(hotelling_t2(x1, x2, DEFAULT_ALPHA, method).unwrap(), r);
+        // The same result again (compared as text: NaN equals NaN).
+        let again = hotelling_t2(x1, x2, DEFAULT_ALPHA, method).unwrap();
+        assert_eq!(format!("{again:?}"), format!("{r:?}"));
         if r.df2 > 0 {
             let (_, work) = power_work(&r);
             assert!(work <= NCF_WORK_BOUND + PPF_WORK_BOUND);

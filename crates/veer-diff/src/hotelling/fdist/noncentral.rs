@@ -35,7 +35,7 @@
 //! Every incomplete beta is itself bounded by `CF_CAP` iterations, so one call does at most
 //! [`NCF_BETA_CALLS`] `× CF_CAP + NCF_TERMS` iterations ([`NCF_WORK_BOUND`]).
 
-use super::{beta_args, beta_inc_ln, ln_gamma, stirling_correction, valid_dof, CF_CAP};
+use super::{beta_inc_ln, beta_logs, ln_gamma, stirling_correction, valid_dof, CF_CAP};
 
 /// Largest Poisson mean `h = λ/2` summed term by term.
 const H_EXACT: f64 = 1e4;
@@ -98,13 +98,13 @@ fn half_width(half: f64) -> f64 {
 
 /// The exact sum for `h ≤ 10⁴`, outward from the Poisson mode within `mode ± (10√h + 32)`.
 pub(super) fn exact(f: f64, d1: f64, d2: f64, half: f64, work: &mut u64) -> f64 {
-    let (u, v) = beta_args(f, d1, d2);
+    let (u, v, ln_u, ln_v) = beta_logs(f, d1, d2);
     let (a0, b) = (d1 / 2.0, d2 / 2.0);
     let mode = half.floor();
     let reach = half_width(half).ceil();
     let w_mode = (mode * half.ln() - half - ln_gamma(mode + 1.0)).exp();
-    let (i_mode, n) = super::beta_inc_work(a0 + mode, b, u, v);
-    *work += n + 1;
+    let i_mode = beta_inc_ln(a0 + mode, b, u, v, ln_u, ln_v, work);
+    *work += 1;
     let mut sum = w_mode * i_mode;
     // Upward from the mode.
     let (mut j, mut w) = (mode, w_mode);
@@ -112,15 +112,14 @@ pub(super) fn exact(f: f64, d1: f64, d2: f64, half: f64, work: &mut u64) -> f64 
         *work += 1;
         j += 1.0;
         w *= half / j;
-        let (i, n) = super::beta_inc_work(a0 + j, b, u, v);
-        *work += n;
+        let i = beta_inc_ln(a0 + j, b, u, v, ln_u, ln_v, work);
         sum += w * i;
         if i < 1e-17 || w < 1e-20 {
             break;
         }
     }
     // Downward from the mode.
-    let (ln_u, ln_v, ln_gamma_b) = (u.ln(), v.ln(), ln_gamma(b));
+    let ln_gamma_b = ln_gamma(b);
     let (mut j, mut w, mut i) = (mode, w_mode, i_mode);
     while j >= 1.0 && j > mode - reach {
         *work += 1;
@@ -153,18 +152,8 @@ fn g_small(x: f64) -> f64 {
 /// The trapezoid rule over the window for `h > 10⁴`: samples `j = h + k·√h/8`,
 /// `|k| ≤ ⌈(10√h + 32)·8/√h⌉ ≤ 83`, weights normalized to sum 1.
 pub(super) fn trapezoid(f: f64, d1: f64, d2: f64, half: f64, work: &mut u64) -> f64 {
-    // u and v, and their logarithms without rounding u to 1: ln u = −ln(1 + r),
-    // ln v = ln r − ln(1 + r) with r = d2 / (d1 f).
-    let r = d2 / d1 / f;
-    if r == f64::INFINITY {
-        return 0.0;
-    }
-    if r == 0.0 {
-        return 1.0;
-    }
-    let (u, v) = beta_args(f, d1, d2);
-    let ln_1pr = r.ln_1p();
-    let (ln_u, ln_v) = (-ln_1pr, r.ln() - ln_1pr);
+    // u and v with their logarithms (ln u = −ln(1 + r) exactly where u rounds to 1).
+    let (u, v, ln_u, ln_v) = beta_logs(f, d1, d2);
     let (a0, b) = (d1 / 2.0, d2 / 2.0);
     let sd = half.sqrt();
     let step = sd / PER_SD;
