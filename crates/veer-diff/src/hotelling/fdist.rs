@@ -88,7 +88,7 @@ pub(crate) fn stirling_correction(x: f64) -> f64 {
 /// `ln B(a, b)`.
 fn ln_beta(a: f64, b: f64) -> f64 {
     let (s, l) = if a < b { (a, b) } else { (b, a) };
-    if !(l > STIRLING_FROM) {
+    if l.is_nan() || l <= STIRLING_FROM {
         return ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b);
     }
     // ln Γ(l + s) − ln Γ(l) = (l − ½) ln(1 + s/l) + s ln(l + s) − s + c(l + s) − c(l).
@@ -169,7 +169,7 @@ pub(crate) fn beta_inc_ln(
 /// `ε = (x b − y a)/(a + b)`, `ψ(t) = t − ln(1 + t) ≥ 0` (DiDonato & Morris, ACM TOMS 708's
 /// `brcomp`), which cancels nothing.
 fn ln_front(a: f64, b: f64, x: f64, y: f64, ln_x: f64, ln_y: f64) -> f64 {
-    if !(a.min(b) > STIRLING_FROM) {
+    if a.is_nan() || b.is_nan() || a.min(b) <= STIRLING_FROM {
         return a * ln_x + b * ln_y - ln_beta(a, b);
     }
     let s = a + b;
@@ -245,7 +245,8 @@ fn continued_fraction(a: f64, b: f64, x: f64, work: &mut u64) -> f64 {
         let delta = step(odd, &mut c, &mut d);
         h *= delta;
         // A NaN delta (an overflowed coefficient) stops too: the result is then NaN.
-        if !((delta - 1.0).abs() > EPS) {
+        let gap = (delta - 1.0).abs();
+        if gap.is_nan() || gap <= EPS {
             break;
         }
     }
@@ -344,7 +345,7 @@ pub fn f_ppf(q: f64, d1: f64, d2: f64) -> f64 {
 /// [`f_ppf`] and its iterations (bisection steps plus their continued-fraction iterations).
 #[doc(hidden)]
 pub fn f_ppf_work(q: f64, d1: f64, d2: f64) -> (f64, u64) {
-    if !(q > 0.0 && q < 1.0) || !valid_dof(d1, d2) {
+    if !(q > 0.0 && q < 1.0 && valid_dof(d1, d2)) {
         return (f64::NAN, 0);
     }
     let (a, b) = (d1 / 2.0, d2 / 2.0);
