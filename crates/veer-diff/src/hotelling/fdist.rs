@@ -60,6 +60,10 @@ pub fn ln_gamma(x: f64) -> f64 {
     if x == f64::INFINITY {
         return f64::INFINITY;
     }
+    if x > 0.0 && x < 1e-10 {
+        // ln Γ(x) = −ln x − γx + O(x²): the reflection's π / sin(πx) overflows for subnormal x.
+        return -x.ln() - 0.577_215_664_901_532_9 * x;
+    }
     if x < 0.5 {
         // Reflection: Γ(x) Γ(1 − x) = π / sin(πx).
         let s = (std::f64::consts::PI * x).sin();
@@ -155,6 +159,9 @@ pub(crate) fn beta_inc_ln(
     // to evaluate (with `p` near 10³⁰⁰ and `z` within 10⁻¹⁶ of 1 it would not converge).
     let tail = if ln_p + ((p + q + 2.0) / p).ln() < -750.0 {
         0.0
+    } else if ln_p < -700.0 {
+        // x^a y^b / B would be subnormal (a few bits) before the division by a tiny p.
+        (ln_p - p.ln()).exp() * continued_fraction(p, q, z, work)
     } else {
         ln_p.exp() * continued_fraction(p, q, z, work) / p
     };
