@@ -4,7 +4,13 @@
 //! the fingerprints of both sides, the Hotelling test on ready fingerprints, and the two
 //! together (what `veer diff` adds to a report). Issue 20's target: under 0.5 s for the whole.
 //!
+//! A second group times the block at 10 responses a side (issue 26): an ordinary pair (the
+//! synthetic answers above) and a near-singular one (ten identical answers a side whose
+//! latency alone moves, 800 → 1,600 ms with a millisecond of jitter: λ ≈ 10¹³, the pair whose
+//! post-hoc power used to run for minutes). Target: under a millisecond each.
+//!
 //! cargo bench -p veer-diff --bench fingerprint
+//! cargo bench -p veer-diff --bench fingerprint -- fingerprint_10_a_side
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -81,6 +87,47 @@ fn synthetic(n: u64, shifted: bool) -> Trace {
     t
 }
 
+/// `n` identical answers whose latency is `latency_ms + i` for response `i`.
+fn constant_but_latency(n: u64, latency_ms: u64) -> Trace {
+    let mut t = Trace::new("near-singular", Format::Agentlog);
+    t.records.push(record(Kind::Metadata, json!({})));
+    for i in 0..n {
+        t.records.push(record(
+            Kind::ChatResponse,
+            json!({
+                "model": "m",
+                "content": [{"type": "text", "text": "Your refund was issued."}],
+                "stop_reason": "end_turn",
+                "latency_ms": latency_ms + i,
+                "usage": {"input_tokens": 100, "output_tokens": 40},
+            }),
+        ));
+    }
+    t
+}
+
+fn small(c: &mut Criterion) {
+    let options = FingerprintOptions::default();
+    let scales = FingerprintScales::default();
+    let mut g = c.benchmark_group("fingerprint_10_a_side");
+    g.sample_size(50).measurement_time(Duration::from_secs(5));
+    let pairs = [
+        ("ordinary", synthetic(10, false), synthetic(10, true)),
+        (
+            "near_singular",
+            constant_but_latency(10, 800),
+            constant_but_latency(10, 1600),
+        ),
+    ];
+    for (name, b, cand) in &pairs {
+        let (mb, mc) = (trace_matrix(b, &scales), trace_matrix(cand, &scales));
+        g.bench_function(*name, |bench| {
+            bench.iter(|| black_box(fingerprint_block(black_box(&mb), black_box(&mc), &options)))
+        });
+    }
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let (b, cand) = (synthetic(RESPONSES, false), synthetic(RESPONSES, true));
     let options = FingerprintOptions::default();
@@ -111,5 +158,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, small, bench);
 criterion_main!(benches);

@@ -3,8 +3,44 @@
 //! critical value of the power calculation) and the non-central F CDF (the power itself).
 //!
 //! The incomplete beta is evaluated by its continued fraction (modified Lentz), on whichever
-//! side of the mean converges; `ln Γ` is the Lanczos approximation (g = 7, nine terms).
-//! Accuracy is checked against SciPy's values in `tests/fixtures/fingerprint/distributions.json`.
+//! side of the mean converges; `ln Γ` is the Lanczos approximation (g = 7, nine terms), and
+//! `ln B(a, b)` with `max(a, b) > 10⁵` the difference of two Stirling series (no cancellation
+//! of two huge `ln Γ`). Accuracy is checked against SciPy's values in
+//! `tests/fixtures/fingerprint/distributions.json` and, for extreme parameters,
+//! `tests/fixtures/fingerprint/distributions-extreme.json` (SciPy, and mpmath where SciPy's
+//! own non-central F is unreliable).
+//!
+//! # Work bounds
+//!
+//! Every routine does at most a fixed number of loop iterations, whatever values it is given
+//! (NaN and ±∞ included); `docs/limits.md` ("Numeric routines: work bounds") lists them.
+//!
+//! * [`beta_inc`]: at most [`CF_CAP`] = 100,000 continued-fraction iterations. The fraction
+//!   converges in `O(√max(a, b))` iterations on the side it is evaluated (Numerical Recipes
+//!   §6.4), so the cap is reached only with `max(a, b)` beyond ~10⁹ and `x` within a few
+//!   standard deviations of the mean; the truncated fraction is then returned.
+//! * [`f_ppf`]: at most [`PPF_STEPS`] = 1,100 bisection steps on `u ∈ [0, 1]`, and as many on
+//!   `v = 1 − u` when the quantile lies past `u = 1 − 2⁻¹⁰`. Each step halves the bracket and
+//!   the loop stops when the midpoint is no longer strictly inside it; doubles in [0, 1] are at
+//!   least 2⁻¹⁰⁷⁴ apart, so that happens after at most 1,076 steps.
+//! * [`ncf_cdf`]: at most [`NCF_BETA_CALLS`] incomplete betas and [`NCF_TERMS`] Poisson terms
+//!   (proof in `noncentral`'s module doc): a window of `±(10√h + 32)` terms around the mode of
+//!   the Poisson(`h = λ/2`) weights for `h ≤ 10⁴`, and 167 evenly spaced samples of the same
+//!   window (a trapezoid rule) beyond.
+//!
+//! The `*_work` functions return the number of iterations alongside the value, so property
+//! tests sweep extreme parameters and assert the bound (`fdist::tests`), not a wall clock.
+
+mod noncentral;
+
+pub use noncentral::{ncf_cdf, ncf_cdf_work, NCF_BETA_CALLS, NCF_TERMS, NCF_WORK_BOUND};
+
+/// Largest number of continued-fraction iterations of one incomplete beta.
+pub const CF_CAP: u64 = 100_000;
+/// Largest number of bisection steps of [`f_ppf`].
+pub const PPF_STEPS: u64 = 1_100;
+/// Largest number of iterations of one [`f_ppf`]: each step evaluates one incomplete beta.
+pub const PPF_WORK_BOUND: u64 = 2 * PPF_STEPS * (CF_CAP + 1);
 
 /// Lanczos coefficients for g = 7, n = 9.
 const LANCZOS: [f64; 9] = [
@@ -19,8 +55,15 @@ const LANCZOS: [f64; 9] = [
     1.505_632_735_149_311_6e-7,
 ];
 
-/// `ln Γ(x)` for `x > 0`.
+/// `ln Γ(x)` for `x > 0` (+∞ for `x = +∞` and where `ln Γ` exceeds the doubles; NaN for NaN).
 pub fn ln_gamma(x: f64) -> f64 {
+    if x == f64::INFINITY {
+        return f64::INFINITY;
+    }
+    if x > 0.0 && x < 1e-10 {
+        // ln Γ(x) = −ln x − γx + O(x²): the reflection's π / sin(πx) overflows for subnormal x.
+        return -x.ln() - 0.577_215_664_901_532_9 * x;
+    }
     if x < 0.5 {
         // Reflection: Γ(x) Γ(1 − x) = π / sin(πx).
         let s = (std::f64::consts::PI * x).sin();
@@ -35,37 +78,139 @@ pub fn ln_gamma(x: f64) -> f64 {
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
 }
 
+/// Above this `max(a, b)`, `ln B(a, b)` is the Stirling-series difference.
+const STIRLING_FROM: f64 = 1e5;
+
+/// The Stirling correction `ln Γ(x) − ((x − ½) ln x − x + ½ ln 2π)` for `x ≥ 10⁴`
+/// (three terms; the next is below `x⁻⁷ / 1680`).
+pub(crate) fn stirling_correction(x: f64) -> f64 {
+    let r = 1.0 / x;
+    let r2 = r * r;
+    r * (1.0 / 12.0 - r2 * (1.0 / 360.0 - r2 / 1260.0))
+}
+
 /// `ln B(a, b)`.
 fn ln_beta(a: f64, b: f64) -> f64 {
-    ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
+    let (s, l) = if a < b { (a, b) } else { (b, a) };
+    if l.is_nan() || l <= STIRLING_FROM {
+        return ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b);
+    }
+    // ln Γ(l + s) − ln Γ(l) = (l − ½) ln(1 + s/l) + s ln(l + s) − s + c(l + s) − c(l).
+    let rise = (l - 0.5) * (s / l).ln_1p() + s * (l + s).ln() - s + stirling_correction(l + s)
+        - stirling_correction(l);
+    ln_gamma(s) - rise
 }
 
 /// The regularized incomplete beta `I_x(a, b)` for `a, b > 0`, given both `x` and `y = 1 − x`
-/// (so a caller that knows `1 − x` exactly loses nothing to cancellation). Result in [0, 1].
+/// (so a caller that knows `1 − x` exactly loses nothing to cancellation). Result in [0, 1];
+/// NaN when an argument is NaN or `a`, `b` are not positive and finite. At most [`CF_CAP`]
+/// continued-fraction iterations.
 pub fn beta_inc(a: f64, b: f64, x: f64, y: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if y <= 0.0 {
-        return 1.0;
-    }
-    if x < (a + 1.0) / (a + b + 2.0) {
-        front(a, b, x, y) * continued_fraction(a, b, x) / a
-    } else {
-        1.0 - front(b, a, y, x) * continued_fraction(b, a, y) / b
-    }
+    beta_inc_work(a, b, x, y).0
 }
 
-/// `x^a y^b / B(a, b)`, in logarithms.
-fn front(a: f64, b: f64, x: f64, y: f64) -> f64 {
-    (a * x.ln() + b * y.ln() - ln_beta(a, b)).exp()
+/// [`beta_inc`] and the number of continued-fraction iterations it took (≤ [`CF_CAP`]).
+#[doc(hidden)]
+pub fn beta_inc_work(a: f64, b: f64, x: f64, y: f64) -> (f64, u64) {
+    let mut work = 0;
+    let v = beta_inc_ln(a, b, x, y, x.ln(), y.ln(), &mut work);
+    (v, work)
+}
+
+/// [`beta_inc`] with `ln x` and `ln y` given (a caller with `x` within an ulp of 1 passes
+/// `ln x = −ln(1 + r)` exactly); adds the iterations to `work`.
+pub(crate) fn beta_inc_ln(
+    a: f64,
+    b: f64,
+    x: f64,
+    y: f64,
+    ln_x: f64,
+    ln_y: f64,
+    work: &mut u64,
+) -> f64 {
+    if [a, b, x, y].iter().any(|v| v.is_nan()) || !(a > 0.0 && b > 0.0) || !a.is_finite() {
+        return f64::NAN;
+    }
+    if !b.is_finite() {
+        return f64::NAN;
+    }
+    // From the logarithms: an `x` that underflowed to 0 may still give `x^a` near 1 (tiny a).
+    if x < 0.0 || ln_x == f64::NEG_INFINITY {
+        return 0.0;
+    }
+    if y < 0.0 || ln_y == f64::NEG_INFINITY {
+        return 1.0;
+    }
+    // x < (a + 1)/(a + b + 2), read on whichever side of ½ it is accurate.
+    let lower = if x <= 0.5 {
+        x < (a + 1.0) / (a + b + 2.0)
+    } else {
+        y > (b + 1.0) / (a + b + 2.0)
+    };
+    let (p, q, z, ln_p) = if lower {
+        (a, b, x, ln_front(a, b, x, y, ln_x, ln_y))
+    } else {
+        (b, a, y, ln_front(b, a, y, x, ln_y, ln_x))
+    };
+    // The fraction's side holds `I_z(p, q) = front/p · ₂F₁(p + q, 1; p + 1; z)`, and there the
+    // series' term ratios `(p + q + n) z / (p + 1 + n)` stay below `(p + q)/(p + q + 2)`
+    // (q ≥ 1) or below `z` with `1/(1 − z) < p + q + 2` (q < 1), so
+    // `I_z(p, q) ≤ front · (p + q + 2)/p`. Below e⁻⁷⁵⁰ that is zero in doubles: no fraction
+    // to evaluate (with `p` near 10³⁰⁰ and `z` within 10⁻¹⁶ of 1 it would not converge).
+    let tail = if ln_p + ((p + q + 2.0) / p).ln() < -750.0 {
+        0.0
+    } else if ln_p < -700.0 {
+        // x^a y^b / B would be subnormal (a few bits) before the division by a tiny p.
+        (ln_p - p.ln()).exp() * continued_fraction(p, q, z, work)
+    } else {
+        ln_p.exp() * continued_fraction(p, q, z, work) / p
+    };
+    let v = if lower { tail } else { 1.0 - tail };
+    v.clamp(0.0, 1.0)
+}
+
+/// `ln(x^a y^b / B(a, b))`. With `a` and `b` both past 10⁵ the two sides of
+/// `a ln x + b ln y − ln B(a, b)` are near `10⁹` and their difference would lose ~10⁻⁷ of the
+/// result; there Stirling's series gives it as `½ ln(ab / (2π(a + b))) − a ψ(ε/x₀) − b ψ(−ε/y₀)
+/// + c(a + b) − c(a) − c(b)` about the mean `x₀ = a/(a + b)`, `y₀ = b/(a + b)`,
+/// `ε = (x b − y a)/(a + b)`, `ψ(t) = t − ln(1 + t) ≥ 0` (DiDonato & Morris, ACM TOMS 708's
+/// `brcomp`), which cancels nothing.
+fn ln_front(a: f64, b: f64, x: f64, y: f64, ln_x: f64, ln_y: f64) -> f64 {
+    if a.is_nan() || b.is_nan() || a.min(b) <= STIRLING_FROM {
+        return a * ln_x + b * ln_y - ln_beta(a, b);
+    }
+    let s = a + b;
+    let (x0, y0) = (a / s, b / s);
+    let eps = (x * b - y * a) / s;
+    0.5 * (x0 * b / (2.0 * std::f64::consts::PI)).ln() - a * psi(eps / x0) - b * psi(-eps / y0)
+        + stirling_correction(s)
+        - stirling_correction(a)
+        - stirling_correction(b)
+}
+
+/// `ψ(t) = t − ln(1 + t)` for `t ≥ −1`: its series `Σ_{k≥2} (−t)^k / k` (sign `(−1)^k`) for
+/// `|t| < 0.1` (30 terms, the first omitted below `10⁻³¹`), else directly.
+fn psi(t: f64) -> f64 {
+    if t.abs() >= 0.1 {
+        return t - t.ln_1p();
+    }
+    let mut power = t * t;
+    let mut sum = 0.0;
+    for k in 2..32u32 {
+        sum += power / f64::from(k);
+        power *= -t;
+    }
+    sum
 }
 
 /// The continued fraction of `I_x(a, b)` (modified Lentz), converging for
-/// `x < (a + 1) / (a + b + 2)`.
-fn continued_fraction(a: f64, b: f64, x: f64) -> f64 {
+/// `x < (a + 1) / (a + b + 2)`; at most [`CF_CAP`] iterations, counted in `work`.
+fn continued_fraction(a: f64, b: f64, x: f64, work: &mut u64) -> f64 {
     const TINY: f64 = 1e-300;
-    const EPS: f64 = 1e-16;
+    // One ulp either side of 1 (2⁻⁵³ below, 2⁻⁵² above): the smallest change a factor can
+    // make. A tolerance below the ulp under 1 (the former 10⁻¹⁶) never stops a fraction whose
+    // factors have settled one ulp under 1 — it ran to the cap, drifting an ulp each step.
+    const EPS: f64 = f64::EPSILON;
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
     let mut d = 1.0 - qab * x / qap;
@@ -86,248 +231,169 @@ fn continued_fraction(a: f64, b: f64, x: f64) -> f64 {
         *d = 1.0 / *d;
         *d * *c
     };
-    for m in 1..100_000u32 {
-        let m = f64::from(m);
+    for m in 1..=CF_CAP {
+        *work += 1;
+        let m = m as f64;
         let m2 = 2.0 * m;
-        let even = m * (b - m) * x / ((qam + m2) * (a + m2));
+        // Past 10¹⁵⁰ the products of two factors overflow: divide factor by factor instead
+        // (the same values; the product form keeps ordinary results bit for bit).
+        let (even, odd) = if qab < 1e150 {
+            (
+                m * (b - m) * x / ((qam + m2) * (a + m2)),
+                -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            )
+        } else {
+            (
+                m * x / (qam + m2) * ((b - m) / (a + m2)),
+                -((a + m) / (a + m2)) * ((qab + m) / (qap + m2)) * x,
+            )
+        };
         h *= step(even, &mut c, &mut d);
-        let odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
         let delta = step(odd, &mut c, &mut d);
         h *= delta;
-        if (delta - 1.0).abs() < EPS {
+        // A NaN delta (an overflowed coefficient) stops too: the result is then NaN.
+        let gap = (delta - 1.0).abs();
+        if gap.is_nan() || gap <= EPS {
             break;
         }
     }
     h
 }
 
-/// `P(F > f)` for `F ~ F(d1, d2)`; 1 for `f ≤ 0`.
-pub fn f_sf(f: f64, d1: f64, d2: f64) -> f64 {
-    if f.is_nan() {
-        return f64::NAN;
-    }
-    if f <= 0.0 {
-        return 1.0;
-    }
+/// The beta variable of `F(d1, d2)` at `f` and its complement with their logarithms:
+/// `(u, v) = (d1 f, d2) / (d2 + d1 f)`. Where `d1 f`, `d2 + d1 f`, `u` and `v` are normal
+/// doubles, directly; otherwise from `ln r = ln d2 − ln d1 − ln f` (`r = d2 / (d1 f)`):
+/// `ln u = −ln(1 + r)`, `ln v = ln r − ln(1 + r)`, so that neither underflows to a wrong limit.
+pub(crate) fn beta_logs(f: f64, d1: f64, d2: f64) -> (f64, f64, f64, f64) {
     let denom = d2 + d1 * f;
-    beta_inc(d2 / 2.0, d1 / 2.0, d2 / denom, d1 * f / denom)
+    if denom.is_finite() && denom > 0.0 && (d1 * f).is_normal() && d1.max(d2) <= 1e6 {
+        let (u, v) = (d1 * f / denom, d2 / denom);
+        if u.is_normal() && v.is_normal() {
+            return (u, v, u.ln(), v.ln());
+        }
+    }
+    // Past 10⁶ degrees of freedom `a ln u` multiplies the rounding of `u` near 1 by `a`: take
+    // both logarithms from `r` instead (`ln v = −ln(1 + 1/r)`).
+    let r = d2 / (d1 * f);
+    if r.is_normal() {
+        return (
+            (1.0 + r).recip(),
+            (1.0 + r.recip()).recip(),
+            -r.ln_1p(),
+            -r.recip().ln_1p(),
+        );
+    }
+    let ln_r = d2.ln() - d1.ln() - f.ln();
+    // ln(1 + r), also for r past the doubles.
+    let ln_1pr = if ln_r > 40.0 {
+        ln_r + (-ln_r).exp()
+    } else {
+        ln_r.exp().ln_1p()
+    };
+    let (ln_u, ln_v) = (-ln_1pr, ln_r - ln_1pr);
+    (ln_u.exp(), ln_v.exp(), ln_u, ln_v)
 }
 
-/// `P(F ≤ f)` for `F ~ F(d1, d2)`.
-pub fn f_cdf(f: f64, d1: f64, d2: f64) -> f64 {
-    if f <= 0.0 {
-        return 0.0;
+/// Whether `(d1, d2)` are degrees of freedom (positive and finite).
+fn valid_dof(d1: f64, d2: f64) -> bool {
+    d1 > 0.0 && d2 > 0.0 && d1.is_finite() && d2.is_finite()
+}
+
+/// `P(F > f)` for `F ~ F(d1, d2)` (`d1, d2 > 0` finite degrees of freedom); 1 for `f ≤ 0`,
+/// 0 for `f = +∞`, NaN for NaN or invalid degrees of freedom. At most [`CF_CAP`] iterations.
+pub fn f_sf(f: f64, d1: f64, d2: f64) -> f64 {
+    f_sf_work(f, d1, d2).0
+}
+
+/// [`f_sf`] and its iterations.
+#[doc(hidden)]
+pub fn f_sf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
+    if f.is_nan() || !valid_dof(d1, d2) {
+        return (f64::NAN, 0);
     }
-    let denom = d2 + d1 * f;
-    beta_inc(d1 / 2.0, d2 / 2.0, d1 * f / denom, d2 / denom)
+    if f <= 0.0 {
+        return (1.0, 0);
+    }
+    let (u, v, ln_u, ln_v) = beta_logs(f, d1, d2);
+    let mut work = 0;
+    let p = beta_inc_ln(d2 / 2.0, d1 / 2.0, v, u, ln_v, ln_u, &mut work);
+    (p, work)
+}
+
+/// `P(F ≤ f)` for `F ~ F(d1, d2)`; 0 for `f ≤ 0`, NaN for NaN or invalid degrees of freedom.
+/// At most [`CF_CAP`] iterations.
+pub fn f_cdf(f: f64, d1: f64, d2: f64) -> f64 {
+    f_cdf_work(f, d1, d2).0
+}
+
+/// [`f_cdf`] and its iterations.
+#[doc(hidden)]
+pub fn f_cdf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
+    if f.is_nan() || !valid_dof(d1, d2) {
+        return (f64::NAN, 0);
+    }
+    if f <= 0.0 {
+        return (0.0, 0);
+    }
+    let (u, v, ln_u, ln_v) = beta_logs(f, d1, d2);
+    let mut work = 0;
+    let p = beta_inc_ln(d1 / 2.0, d2 / 2.0, u, v, ln_u, ln_v, &mut work);
+    (p, work)
 }
 
 /// The `q`-quantile of `F(d1, d2)` (`0 < q < 1`), by bisection on the beta variable
-/// `u = d1 f / (d1 f + d2)` until the bracket stops shrinking.
+/// `u = d1 f / (d1 f + d2)` until the bracket stops shrinking (at most [`PPF_STEPS`] steps).
+/// NaN for `q` outside (0, 1), NaN arguments or invalid degrees of freedom; may be +∞ when
+/// the quantile exceeds the doubles.
 pub fn f_ppf(q: f64, d1: f64, d2: f64) -> f64 {
-    if !(q > 0.0 && q < 1.0) {
-        return f64::NAN;
+    f_ppf_work(q, d1, d2).0
+}
+
+/// [`f_ppf`] and its iterations (bisection steps plus their continued-fraction iterations).
+#[doc(hidden)]
+pub fn f_ppf_work(q: f64, d1: f64, d2: f64) -> (f64, u64) {
+    if !(q > 0.0 && q < 1.0 && valid_dof(d1, d2)) {
+        return (f64::NAN, 0);
     }
     let (a, b) = (d1 / 2.0, d2 / 2.0);
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..2000 {
+    let mut work = 0;
+    for _ in 0..PPF_STEPS {
+        work += 1;
         let mid = 0.5 * (lo + hi);
         if mid <= lo || mid >= hi {
             break;
         }
-        if beta_inc(a, b, mid, 1.0 - mid) < q {
+        let y = 1.0 - mid;
+        if beta_inc_ln(a, b, mid, y, mid.ln(), y.ln(), &mut work) < q {
             lo = mid;
         } else {
             hi = mid;
         }
     }
     let u = 0.5 * (lo + hi);
-    d2 * u / (d1 * (1.0 - u))
-}
-
-/// `P(F ≤ f)` for a non-central `F(d1, d2, nc)`: the Poisson(nc/2) mixture of
-/// `I_u(d1/2 + j, d2/2)`, summed outward from the Poisson mode. Upward the beta terms only
-/// shrink, so the sum stops once they are below 1e-17 (the weights sum to at most 1); downward
-/// the beta terms grow by the positive steps `I_u(a − 1, b) = I_u(a, b) + u^(a−1) v^b /
-/// ((a − 1) B(a − 1, b))` (stable, O(1) each) and the sum stops once the Poisson weights vanish.
-pub fn ncf_cdf(f: f64, d1: f64, d2: f64, nc: f64) -> f64 {
-    if f <= 0.0 {
-        return 0.0;
+    if u < 1.0 - 1.0 / 1024.0 {
+        return (d2 * u / (d1 * (1.0 - u)), work);
     }
-    if nc <= 0.0 {
-        return f_cdf(f, d1, d2);
-    }
-    let denom = d2 + d1 * f;
-    let (u, v) = (d1 * f / denom, d2 / denom);
-    let (a0, b) = (d1 / 2.0, d2 / 2.0);
-    let half = nc / 2.0;
-    let mode = half.floor();
-    let w_mode = (mode * half.ln() - half - ln_gamma(mode + 1.0)).exp();
-    let i_mode = beta_inc(a0 + mode, b, u, v);
-    let mut sum = w_mode * i_mode;
-    // Upward from the mode.
-    let (mut j, mut w) = (mode, w_mode);
-    loop {
-        j += 1.0;
-        w *= half / j;
-        let i = beta_inc(a0 + j, b, u, v);
-        sum += w * i;
-        if i < 1e-17 || w < 1e-20 {
+    // Near u = 1 an ulp of u is a large share of 1 − u: bisect the complement v = 1 − u on
+    // [0, 1 − lo] instead (I_u(a, b) < q ⇔ I_v(b, a) > 1 − q), at most PPF_STEPS more steps.
+    let (mut vlo, mut vhi) = (0.0f64, 1.0 - lo);
+    for _ in 0..PPF_STEPS {
+        work += 1;
+        let mid = 0.5 * (vlo + vhi);
+        if mid <= vlo || mid >= vhi {
             break;
         }
-    }
-    // Downward from the mode.
-    let (ln_u, ln_v, ln_gamma_b) = (u.ln(), v.ln(), ln_gamma(b));
-    let (mut j, mut w, mut i) = (mode, w_mode, i_mode);
-    while j >= 1.0 {
-        let a = a0 + j - 1.0;
-        let ln_beta = ln_gamma(a) + ln_gamma_b - ln_gamma(a + b);
-        i += (a * ln_u + b * ln_v - ln_beta).exp() / a;
-        w *= j / half;
-        j -= 1.0;
-        sum += w * i.min(1.0);
-        if w < 1e-20 && j < half {
-            break;
+        let x = 1.0 - mid;
+        if beta_inc_ln(b, a, mid, x, mid.ln(), (-mid).ln_1p(), &mut work) > 1.0 - q {
+            vhi = mid;
+        } else {
+            vlo = mid;
         }
     }
-    sum.clamp(0.0, 1.0)
+    let v = 0.5 * (vlo + vhi);
+    (d2 * (1.0 - v) / (d1 * v), work)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::Value;
-
-    fn table(key: &str) -> Vec<Vec<f64>> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures/fingerprint/distributions.json");
-        let text = std::fs::read_to_string(path).unwrap();
-        let v: Value = serde_json::from_str(&text).unwrap();
-        v[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|row| {
-                row.as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|x| x.as_f64().unwrap())
-                    .collect()
-            })
-            .collect()
-    }
-
-    fn close(got: f64, want: f64, rel: f64, what: &str) {
-        let tol = rel * want.abs().max(1e-300);
-        assert!(
-            (got - want).abs() <= tol,
-            "{what}: got {got:e}, SciPy {want:e}"
-        );
-    }
-
-    #[test]
-    fn ln_gamma_known_values() {
-        assert!(ln_gamma(1.0).abs() < 1e-14 && ln_gamma(2.0).abs() < 1e-14);
-        close(
-            ln_gamma(0.5),
-            std::f64::consts::PI.sqrt().ln(),
-            1e-14,
-            "lnΓ(1/2)",
-        );
-        // ln(10!) = ln 3628800.
-        close(ln_gamma(11.0), 3_628_800f64.ln(), 1e-14, "lnΓ(11)");
-    }
-
-    #[test]
-    fn incomplete_beta_matches_scipy() {
-        for row in table("betainc") {
-            let (x, a, b, want) = (row[0], row[1], row[2], row[3]);
-            let got = beta_inc(a, b, x, 1.0 - x);
-            // Absolute 1e-13 for values near 0, relative 1e-9 otherwise.
-            assert!(
-                (got - want).abs() <= 1e-13 || (got - want).abs() <= 1e-9 * want.abs(),
-                "I_{x}({a}, {b}): got {got:e}, SciPy {want:e}"
-            );
-        }
-    }
-
-    #[test]
-    fn f_survival_matches_scipy() {
-        for row in table("f_sf") {
-            close(
-                f_sf(row[0], row[1], row[2]),
-                row[3],
-                1e-8,
-                &format!("{row:?}"),
-            );
-        }
-    }
-
-    #[test]
-    fn f_quantile_matches_scipy() {
-        for row in table("f_ppf") {
-            close(
-                f_ppf(row[0], row[1], row[2]),
-                row[3],
-                1e-9,
-                &format!("{row:?}"),
-            );
-        }
-    }
-
-    #[test]
-    fn noncentral_f_matches_scipy() {
-        for row in table("ncf_cdf") {
-            let got = ncf_cdf(row[0], row[1], row[2], row[3]);
-            assert!(
-                (got - row[4]).abs() <= 1e-10,
-                "{row:?}: got {got:e}, SciPy {:e}",
-                row[4]
-            );
-        }
-    }
-
-    /// The slow definition of the non-central F CDF: every Poisson term from j = 0, each beta
-    /// by its continued fraction.
-    fn ncf_cdf_slow(f: f64, d1: f64, d2: f64, nc: f64) -> f64 {
-        let denom = d2 + d1 * f;
-        let (u, v) = (d1 * f / denom, d2 / denom);
-        let half = nc / 2.0;
-        let last = (half + 40.0 * half.sqrt() + 40.0).ceil() as u32;
-        (0..=last)
-            .map(|j| {
-                let j = f64::from(j);
-                (j * half.ln() - half - ln_gamma(j + 1.0)).exp()
-                    * beta_inc(d1 / 2.0 + j, d2 / 2.0, u, v)
-            })
-            .sum::<f64>()
-            .clamp(0.0, 1.0)
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-
-        /// The fast mode-outward sum with the downward recurrence equals the slow sum.
-        #[test]
-        fn noncentral_f_fast_equals_slow(
-            d1 in 1u32..20,
-            d2 in 1u32..3000,
-            nc in 0.01f64..3000.0,
-            f in 0.05f64..20.0,
-        ) {
-            let (d1, d2) = (f64::from(d1), f64::from(d2));
-            let fast = ncf_cdf(f, d1, d2, nc);
-            let slow = ncf_cdf_slow(f, d1, d2, nc);
-            proptest::prop_assert!((fast - slow).abs() <= 1e-10, "fast {fast:e} slow {slow:e}");
-        }
-    }
-
-    #[test]
-    fn edges() {
-        assert_eq!(f_sf(0.0, 12.0, 5.0), 1.0);
-        assert_eq!(f_cdf(0.0, 12.0, 5.0), 0.0);
-        assert!(f_ppf(1.0, 12.0, 5.0).is_nan());
-        assert_eq!(beta_inc(2.0, 3.0, 0.0, 1.0), 0.0);
-        assert_eq!(beta_inc(2.0, 3.0, 1.0, 0.0), 1.0);
-    }
-}
+mod tests;

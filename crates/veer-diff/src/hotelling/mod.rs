@@ -9,6 +9,8 @@
 //! Pure functions of the two samples (and a seed for Monte Carlo): no I/O.
 
 pub mod fdist;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod linalg;
 pub mod moments;
 
@@ -441,6 +443,8 @@ fn f_p(f_stat: Option<f64>, d: usize, df2: usize) -> f64 {
     }
 }
 
+#[cfg(test)]
+mod near_singular_tests;
 #[cfg(test)]
 mod parity_tests;
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod inspect;
 mod inspect_ai;
 mod limits;
 mod long_traces;
+mod near_singular;
 mod no_network;
 mod output_safety;
 mod perturb;
