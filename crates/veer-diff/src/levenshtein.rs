@@ -59,13 +59,7 @@ pub fn bounded_normalized_levenshtein<T: Eq + Hash>(a: &[T], b: &[T], max_cells:
             exact: true,
         };
     }
-    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let s = a[p..]
-        .iter()
-        .rev()
-        .zip(b[p..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let (p, s) = veer_experiment::anchored_script::common_affixes(a, b);
     let (am, bm) = (&a[p..a.len() - s], &b[p..b.len() - s]);
     if (am.len() as u64).saturating_mul(bm.len() as u64) <= max_cells {
         return Bounded {

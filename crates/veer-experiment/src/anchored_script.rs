@@ -23,6 +23,19 @@ pub const GAP_CELLS: u64 = 1 << 16;
 /// table has at most (PIECE + 1)² cells.
 pub const PIECE: usize = 128;
 
+/// The lengths of the longest common prefix of `a` and `b` and of the longest common suffix of
+/// what follows it (`p + s ≤ min(m, n)`): trimming both never changes an edit distance.
+pub fn common_affixes<T: PartialEq>(a: &[T], b: &[T]) -> (usize, usize) {
+    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let s = a[p..]
+        .iter()
+        .rev()
+        .zip(b[p..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    (p, s)
+}
+
 /// The anchored alignment of `a` (clean) with `b` (perturbed); see the module docs. The
 /// script's `ops` are in forward order and cover every index of both sides once.
 pub fn anchored_script(a: &[u32], b: &[u32]) -> EditScript {
@@ -71,13 +84,7 @@ fn gap(
     ops: &mut Vec<EditOp>,
     edits: &mut usize,
 ) {
-    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let s = a[p..]
-        .iter()
-        .rev()
-        .zip(b[p..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let (p, s) = common_affixes(a, b);
     ops.extend((0..p).map(|k| EditOp::Match {
         i: i0 + k,
         j: j0 + k,
