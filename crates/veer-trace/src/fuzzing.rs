@@ -125,18 +125,7 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
                 trace.records.first().map(|r| &r.kind) == Some(&crate::model::Kind::Metadata),
                 "a read trace starts with its metadata record"
             );
-            let out = views_then_written(&trace);
-            let strict_read = ReadOptions {
-                strict: true,
-                max_line_bytes: u64::MAX,
-                ..ReadOptions::default()
-            };
-            let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict_read);
-            assert!(
-                back.as_ref().map(|t| t.records.len()).ok() == Some(trace.records.len()),
-                "the written trace reads back strictly: {:?}",
-                back.err()
-            );
+            written_reads_back_strictly(&trace, "the written trace");
         }
         let _ = load_bytes("fuzz.json", data, &options);
     }
@@ -179,6 +168,23 @@ pub fn otel_reader(data: &[u8]) {
     );
 }
 
+/// `trace`'s views, then the trace written as `.agentlog` (what `veer convert` does), which must
+/// read back under `--strict` with as many records (content ids, parents, timestamps in order).
+fn written_reads_back_strictly(trace: &Trace, what: &str) {
+    let out = views_then_written(trace);
+    let strict_read = ReadOptions {
+        strict: true,
+        max_line_bytes: u64::MAX,
+        ..ReadOptions::default()
+    };
+    let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict_read);
+    assert!(
+        back.as_ref().map(|t| t.records.len()).ok() == Some(trace.records.len()),
+        "{what} reads back strictly: {:?}",
+        back.err()
+    );
+}
+
 /// Any bytes to the Inspect AI log reader (a `.eval` zip archive or a JSON log), permissive and
 /// strict, each member capped at 1 MiB decompressed. Every sample-epoch that reads is a trace
 /// whose `metadata` record carries its case and trial, yields its views, writes as `.agentlog`
@@ -211,18 +217,7 @@ pub fn inspect_reader(data: &[u8]) {
                             == Some(sample.trial),
                     "the metadata record carries case and trial"
                 );
-                let out = views_then_written(trace);
-                let strict_read = ReadOptions {
-                    strict: true,
-                    max_line_bytes: u64::MAX,
-                    ..ReadOptions::default()
-                };
-                let back = read_agentlog_bytes("fuzz.agentlog", &out, &strict_read);
-                assert!(
-                    back.as_ref().map(|t| t.records.len()).ok() == Some(trace.records.len()),
-                    "a converted sample reads back strictly: {:?}",
-                    back.err()
-                );
+                written_reads_back_strictly(trace, "a converted sample");
             }
             assert!(seen <= n, "no more samples than listed");
         }
