@@ -1,0 +1,7 @@
+//! veer's engine: the only code that composes measures into reports and decides the verdict.
+//!
+//! Every front end (the `veer` binary, the Python package, the Spark job, the experiment
+//! runner) asks this crate, so a report says the same thing and the gate trips on the same
+//! evidence wherever it is computed. Measures (`veer-diff`, `veer-experiment`, `veer-policy`,
+//! `veer-perturb`, `veer-trials`) stay pure and independent; printers (`veer-report`) only
+//! format what this crate decides. See docs/architecture.md.
