@@ -18,7 +18,10 @@
 //! * [`beta_inc`]: at most [`CF_CAP`] = 100,000 continued-fraction iterations. The fraction
 //!   converges in `O(√max(a, b))` iterations on the side it is evaluated (Numerical Recipes
 //!   §6.4), so the cap is reached only with `max(a, b)` beyond ~10⁹ and `x` within a few
-//!   standard deviations of the mean; the truncated fraction is then returned.
+//!   standard deviations of the mean; the truncated fraction is then returned. Past
+//!   `a + b = 10¹⁰`, where the fraction's variable near 1 has lost its last digits, the
+//!   series in the small variable takes over while `(a + b) w ≤` [`FAR_SIDE`] = 2·10⁴: at most
+//!   `2·FAR_SIDE + 60` terms, also capped at `CF_CAP`, and never both in one call.
 //! * [`f_ppf`]: at most [`PPF_STEPS`] = 1,100 bisection steps on `u ∈ [0, 1]`, and as many on
 //!   `v = 1 − u` when the quantile lies past `u = 1 − 2⁻¹⁰`. Each step halves the bracket and
 //!   the loop stops when the midpoint is no longer strictly inside it; doubles in [0, 1] are at
@@ -77,6 +80,10 @@ pub fn ln_gamma(x: f64) -> f64 {
     }
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
 }
+
+/// Largest `(a + b) w` for which the fraction is evaluated in the small variable `w` past its
+/// mean (see [`beta_inc_ln`]).
+const FAR_SIDE: f64 = 2e4;
 
 /// Above this `max(a, b)`, `ln B(a, b)` is the Stirling-series difference.
 const STIRLING_FROM: f64 = 1e5;
@@ -141,17 +148,32 @@ pub(crate) fn beta_inc_ln(
     if y < 0.0 || ln_y == f64::NEG_INFINITY {
         return 1.0;
     }
-    // x < (a + 1)/(a + b + 2), read on whichever side of ½ it is accurate.
-    let lower = if x <= 0.5 {
+    // x < (a + 1)/(a + b + 2), read on the smaller of x and y (where it is accurate). The
+    // same test decides `I_y(b, a)` with the roles swapped, so `I_x(a, b)` and `I_y(b, a)` are
+    // always taken from one fraction and sum to 1 (the F CDF and survival function agree).
+    let lower = if x <= y {
         x < (a + 1.0) / (a + b + 2.0)
     } else {
-        y > (b + 1.0) / (a + b + 2.0)
+        y >= (b + 1.0) / (a + b + 2.0)
     };
-    let (p, q, z, ln_p) = if lower {
-        (a, b, x, ln_front(a, b, x, y, ln_x, ln_y))
+    let (p, q, z, w, ln_z, ln_w) = if lower {
+        (a, b, x, y, ln_x, ln_y)
     } else {
-        (b, a, y, ln_front(b, a, y, x, ln_y, ln_x))
+        (b, a, y, x, ln_y, ln_x)
     };
+    // The fraction's variable `z` near 1 with `p + q` large: its terms hold `(p + q) z`
+    // against `p + 1`, so the rounding of `z` (an ulp of 1) is multiplied by `p + q` — past
+    // 10¹⁰ that loses more than 10⁻⁶ of a tail (at 10¹⁶, everything). There the other
+    // variable `w = 1 − z` is small and exact to its last bit: `I_z(p, q) = 1 − I_w(q, p)`
+    // with `I_w(q, p)` from its series of positive terms while `(p + q) w ≤` [`FAR_SIDE`].
+    // Below 10¹⁰ the fraction stays: a result near 1 from the series' logarithms (`(p + q) w`
+    // of them cancelling) is less exact than the fraction's small tail.
+    if z > 0.5 && p + q > 1e10 && (p + q) * w <= FAR_SIDE {
+        let small = series(q, p, w, z, ln_w, ln_z, work);
+        let v = if lower { 1.0 - small } else { small };
+        return v.clamp(0.0, 1.0);
+    }
+    let ln_p = ln_front(p, q, z, w, ln_z, ln_w);
     // The fraction's side holds `I_z(p, q) = front/p · ₂F₁(p + q, 1; p + 1; z)`, and there the
     // series' term ratios `(p + q + n) z / (p + 1 + n)` stay below `(p + q)/(p + q + 2)`
     // (q ≥ 1) or below `z` with `1/(1 − z) < p + q + 2` (q < 1), so
@@ -175,7 +197,7 @@ pub(crate) fn beta_inc_ln(
 /// + c(a + b) − c(a) − c(b)` about the mean `x₀ = a/(a + b)`, `y₀ = b/(a + b)`,
 /// `ε = (x b − y a)/(a + b)`, `ψ(t) = t − ln(1 + t) ≥ 0` (DiDonato & Morris, ACM TOMS 708's
 /// `brcomp`), which cancels nothing.
-fn ln_front(a: f64, b: f64, x: f64, y: f64, ln_x: f64, ln_y: f64) -> f64 {
+pub(crate) fn ln_front(a: f64, b: f64, x: f64, y: f64, ln_x: f64, ln_y: f64) -> f64 {
     if a.is_nan() || b.is_nan() || a.min(b) <= STIRLING_FROM {
         return a * ln_x + b * ln_y - ln_beta(a, b);
     }
@@ -186,6 +208,33 @@ fn ln_front(a: f64, b: f64, x: f64, y: f64, ln_x: f64, ln_y: f64) -> f64 {
         + stirling_correction(s)
         - stirling_correction(a)
         - stirling_correction(b)
+}
+
+/// `I_x(a, b)` by its hypergeometric series `x^a y^b / (a B(a, b)) · Σ_n (a + b)_n / (a + 1)_n
+/// x^n`, whose terms are positive (nothing cancels) and whose ratios `(a + b + n) x / (a + 1 +
+/// n)` fall below ½ once `n ≥ 2(a + b) x`; the partial sum is rescaled by 10⁻²⁸⁰ whenever it
+/// passes 10²⁸⁰ (it grows like `e^{(a + b) x}`). Used with `(a + b) x ≤` [`FAR_SIDE`], so it
+/// stops within `2·FAR_SIDE + 60` terms; also capped at [`CF_CAP`], counted in `work`.
+fn series(a: f64, b: f64, x: f64, y: f64, ln_x: f64, ln_y: f64, work: &mut u64) -> f64 {
+    const SCALE: f64 = 1e-280;
+    let (mut term, mut sum, mut ln_scale) = (1.0f64, 1.0f64, 0.0f64);
+    for n in 0..CF_CAP {
+        *work += 1;
+        let n = n as f64;
+        term *= (a + b + n) / (a + 1.0 + n) * x;
+        sum += term;
+        if sum > 1.0 / SCALE {
+            sum *= SCALE;
+            term *= SCALE;
+            ln_scale -= SCALE.ln();
+        }
+        let falling = (a + b + n) * x < a + 1.0 + n;
+        let settled = term <= sum * f64::EPSILON * 0.25;
+        if (settled && falling) || !term.is_finite() || !sum.is_finite() {
+            break;
+        }
+    }
+    (ln_front(a, b, x, y, ln_x, ln_y) + sum.ln() + ln_scale - a.ln()).exp()
 }
 
 /// `ψ(t) = t − ln(1 + t)` for `t ≥ −1`: its series `Σ_{k≥2} (−t)^k / k` (sign `(−1)^k`) for
@@ -268,10 +317,19 @@ pub(crate) fn beta_logs(f: f64, d1: f64, d2: f64) -> (f64, f64, f64, f64) {
     let denom = d2 + d1 * f;
     if denom.is_finite() && denom > 0.0 && (d1 * f).is_normal() && d1.max(d2) <= 1e6 {
         let (u, v) = (d1 * f / denom, d2 / denom);
-        if u.is_normal() && v.is_normal() {
+        // Within 2⁻²⁰ of 1 the logarithm of the rounded value has lost 20 bits (at `u = 1`
+        // exactly, all of them): there the ratio's logarithms below.
+        let near_one = 1.0 - 1.0 / 1_048_576.0;
+        if u.is_normal() && v.is_normal() && u.max(v) < near_one {
             return (u, v, u.ln(), v.ln());
         }
     }
+    beta_logs_from_ratio(f, d1, d2)
+}
+
+/// [`beta_logs`] always from `ln r`: what a caller multiplying the logarithms by shape
+/// parameters far above the degrees of freedom (the non-central sum's `d1/2 + j`) needs.
+pub(crate) fn beta_logs_from_ratio(f: f64, d1: f64, d2: f64) -> (f64, f64, f64, f64) {
     // Past 10⁶ degrees of freedom `a ln u` multiplies the rounding of `u` near 1 by `a`: take
     // both logarithms from `r` instead (`ln v = −ln(1 + 1/r)`).
     let r = d2 / (d1 * f);

@@ -35,7 +35,10 @@
 //! Every incomplete beta is itself bounded by `CF_CAP` iterations, so one call does at most
 //! [`NCF_BETA_CALLS`] `× CF_CAP + NCF_TERMS` iterations ([`NCF_WORK_BOUND`]).
 
-use super::{beta_inc_ln, beta_logs, ln_gamma, stirling_correction, valid_dof, CF_CAP};
+use super::{
+    beta_inc_ln, beta_logs, beta_logs_from_ratio, ln_front, ln_gamma, stirling_correction,
+    valid_dof, CF_CAP,
+};
 
 /// Largest Poisson mean `h = λ/2` summed term by term.
 const H_EXACT: f64 = 1e4;
@@ -119,13 +122,13 @@ pub(super) fn exact(f: f64, d1: f64, d2: f64, half: f64, work: &mut u64) -> f64 
         }
     }
     // Downward from the mode.
-    let ln_gamma_b = ln_gamma(b);
+    // `ln(u^a v^b / B(a, b))` by `ln_front`: with `b` past 10⁵ (huge denominator degrees of
+    // freedom) `ln Γ(a) + ln Γ(b) − ln Γ(a + b)` would cancel to nothing.
     let (mut j, mut w, mut i) = (mode, w_mode, i_mode);
     while j >= 1.0 && j > mode - reach {
         *work += 1;
         let a = a0 + j - 1.0;
-        let ln_beta = ln_gamma(a) + ln_gamma_b - ln_gamma(a + b);
-        i += (a * ln_u + b * ln_v - ln_beta).exp() / a;
+        i += ln_front(a, b, u, v, ln_u, ln_v).exp() / a;
         w *= j / half;
         j -= 1.0;
         sum += w * i.min(1.0);
@@ -152,8 +155,9 @@ fn g_small(x: f64) -> f64 {
 /// The trapezoid rule over the window for `h > 10⁴`: samples `j = h + k·√h/8`,
 /// `|k| ≤ ⌈(10√h + 32)·8/√h⌉ ≤ 83`, weights normalized to sum 1.
 pub(super) fn trapezoid(f: f64, d1: f64, d2: f64, half: f64, work: &mut u64) -> f64 {
-    // u and v with their logarithms (ln u = −ln(1 + r) exactly where u rounds to 1).
-    let (u, v, ln_u, ln_v) = beta_logs(f, d1, d2);
+    // u and v with their logarithms from the ratio (ln u = −ln(1 + r) exactly where u rounds
+    // to 1): the shape parameters `d1/2 + j` are past 10⁴ here and multiply their rounding.
+    let (u, v, ln_u, ln_v) = beta_logs_from_ratio(f, d1, d2);
     let (a0, b) = (d1 / 2.0, d2 / 2.0);
     let sd = half.sqrt();
     let step = sd / PER_SD;

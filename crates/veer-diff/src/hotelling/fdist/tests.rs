@@ -330,3 +330,69 @@ fn edges() {
     assert!(ncf_cdf(1.0, 12.0, 5.0, -1.0).is_nan());
     assert!(ncf_cdf(f64::NAN, 12.0, 5.0, 1.0).is_nan());
 }
+
+/// Past 10¹⁰ denominator degrees of freedom `F(d1, d2)` is `χ²(d1)/d1` to within `O(1/d2)`,
+/// and the non-central F the non-central `χ²(d1, λ)/d1`. References: SciPy 1.17.1,
+/// `stats.chi2.cdf(d1·f, d1)` and `stats.ncx2.cdf(d1·f, d1, λ)` (the fuzzer's inputs of
+/// docs/fuzzing.md, run 5, where the fraction in `1 − x` once gave 0 for 0.9994).
+#[test]
+fn huge_denominator_degrees_of_freedom_reach_the_chi_square_limit() {
+    let cases = [
+        // (f, d1, λ, χ² CDF, non-central χ² CDF)
+        (
+            100.02,
+            0.05,
+            12.0,
+            0.999_350_109_785_226_9,
+            0.145_758_979_026_896_36,
+        ),
+        (
+            1.5,
+            12.0,
+            30.0,
+            0.884_309_479_158_942_2,
+            0.008_635_709_341_732_42,
+        ),
+    ];
+    for (f, d1, nc, chi2, ncx2) in cases {
+        for d2 in [1e16, 1e20, 1e100, 1.22e161, 1e300] {
+            let (cdf, sf) = (f_cdf(f, d1, d2), f_sf(f, d1, d2));
+            assert!(
+                (cdf - chi2).abs() <= 1e-12 && (sf - (1.0 - chi2)).abs() <= 1e-12,
+                "F({d1}, {d2:e}) at {f}: CDF {cdf}, SF {sf}; SciPy's χ² limit {chi2}"
+            );
+            let got = ncf_cdf(f, d1, d2, nc);
+            assert!(
+                (got - ncx2).abs() <= 1e-12,
+                "ncf_cdf({f}, {d1}, {d2:e}, {nc}) = {got:e}, SciPy's χ² limit {ncx2:e}"
+            );
+        }
+    }
+}
+
+/// The fuzzer's accuracy failures (docs/fuzzing.md, runs 6 and 7): the CDF and survival
+/// function from one fraction sum to 1 even where both degrees of freedom are past 10¹⁸⁴ (the
+/// beta variable is then rounded far more coarsely than the distribution is wide, so the
+/// value is a step); with one and one degree of freedom and `λ = 2·10²⁴³` the non-central CDF
+/// at `f = 1.08·10¹⁶` is 0 (its beta terms have shapes near 10²⁴³, far right of `u`), not 1.
+#[test]
+fn extreme_shapes_keep_the_accuracy_relations() {
+    let (f, d1, d2) = (1.0, 5.2e184, 3.6e184);
+    let (cdf, sf) = (f_cdf(f, d1, d2), f_sf(f, d1, d2));
+    assert!((cdf + sf - 1.0).abs() <= 1e-12, "{cdf} + {sf}");
+    let f = 1.084_395_922_771_148_8e16;
+    let central = f_cdf(f, 1.0, 1.0);
+    let got = ncf_cdf(f, 1.0, 1.0, 2.000_437_537_157_818e243);
+    assert!(got <= central && got < 1e-12, "{got} vs central {central}");
+    // SciPy 1.17.1 `stats.ncf.cdf(f, 1, 1, λ)` for moderate λ on the same `f`.
+    for (nc, want) in [
+        (1e3, 0.999_999_757_704_069_1),
+        (1e10, 0.999_233_793_108_736_6),
+    ] {
+        let got = ncf_cdf(f, 1.0, 1.0, nc);
+        assert!(
+            (got - want).abs() <= 1e-11,
+            "λ = {nc:e}: {got} vs SciPy {want}"
+        );
+    }
+}
