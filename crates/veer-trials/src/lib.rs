@@ -45,7 +45,7 @@ pub use rng::{derive_seed, TrialRng};
 pub use suite::{
     case_differences, population_estimate, sign_flip_test, suite_permutation_test,
     variance_components, CaseSample, PopulationEstimate, SuitePermutationTest, VarianceComponents,
-    DEFAULT_SUITE_DRAWS, SIGN_FLIP_EXACT_MAX,
+    DEFAULT_SUITE_DRAWS, SIGN_FLIP_EXACT_MAX, SUITE_MONTE_CARLO_WORK_LIMIT,
 };
 pub use verdict::{
     case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseEvidence, CaseVerdict,

@@ -17,7 +17,7 @@ pub const DEFAULT_EXACT_LIMIT: u64 = 10_000;
 pub const DEFAULT_DRAWS: u32 = 9_999;
 /// Pair sums a single Monte Carlo test may evaluate; past it B shrinks (to no fewer than 99)
 /// so the work stays bounded at very large trial counts.
-pub const MONTE_CARLO_WORK_LIMIT: u64 = 100_000_000;
+pub const MONTE_CARLO_WORK_LIMIT: u64 = 20_000_000;
 
 /// How permutation p-values are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

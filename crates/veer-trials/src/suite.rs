@@ -17,6 +17,9 @@ use crate::special::{choose_u64, t_quantile};
 pub const SIGN_FLIP_EXACT_MAX: usize = 20;
 /// Monte Carlo draws for suite-level tests (B); p = (b+1)/(B+1) ≥ 1/5,000.
 pub const DEFAULT_SUITE_DRAWS: u32 = 4_999;
+/// Trial draws one Monte Carlo suite test may make (B × pooled trials of the varying cases);
+/// past it B shrinks (to no fewer than 99). 1,000 cases × 20 trials × 4,999 draws fit.
+pub const SUITE_MONTE_CARLO_WORK_LIMIT: u64 = 200_000_000;
 
 /// One case's per-trial values on one axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,24 +96,43 @@ pub fn suite_permutation_test(
     cases: &[CaseSample<'_>],
     options: &PermutationOptions,
 ) -> Result<SuitePermutationTest, TrialsError> {
-    let d = case_differences(cases)?;
+    case_differences(cases)?;
     let n = cases.len();
-    let observed: f64 = d.iter().sum();
-    let scale: f64 = cases
-        .iter()
-        .flat_map(|s| s.baseline.iter().chain(s.candidate))
-        .fold(0.0f64, |m, v| m.max(v.abs()));
-    let tol = 1e-9 * (scale + observed.abs()) * (n.max(1) as f64);
-    // Per case: the pooled values and their total, so a relabelling's d_c is fast.
-    let pooled: Vec<(Vec<f64>, f64, usize, usize)> = cases
+    // Canonical order (each side's values sorted, cases sorted by their values), so the result,
+    // Monte Carlo draws included, does not depend on the order of trials or cases.
+    let mut pooled: Vec<(Vec<f64>, f64, usize, usize)> = cases
         .iter()
         .map(|s| {
-            let mut v = s.baseline.to_vec();
-            v.extend_from_slice(s.candidate);
-            let total = v.iter().sum();
-            (v, total, s.baseline.len(), s.candidate.len())
+            let mut b = s.baseline.to_vec();
+            b.sort_by(f64::total_cmp);
+            let mut c = s.candidate.to_vec();
+            c.sort_by(f64::total_cmp);
+            let (kb, kc) = (b.len(), c.len());
+            b.extend_from_slice(&c);
+            let total = b.iter().sum();
+            (b, total, kb, kc)
         })
         .collect();
+    pooled.sort_by(|x, y| {
+        (x.2, x.3).cmp(&(y.2, y.3)).then_with(|| {
+            x.0.iter()
+                .zip(&y.0)
+                .map(|(a, b)| a.total_cmp(b))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+    });
+    let observed: f64 = pooled
+        .iter()
+        .map(|(v, _, kb, kc)| {
+            v[*kb..].iter().sum::<f64>() / *kc as f64 - v[..*kb].iter().sum::<f64>() / *kb as f64
+        })
+        .sum();
+    let scale: f64 = pooled
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let tol = 1e-9 * (scale + observed.abs()) * (n.max(1) as f64);
     let d_of = |case: &(Vec<f64>, f64, usize, usize), group_sum: f64, group_is_b: bool| {
         let (_, total, kb, kc) = case;
         let (sb, sc) = if group_is_b {
@@ -181,11 +203,18 @@ pub fn suite_permutation_test(
         }
         _ => {
             let mut rng = TrialRng::new(options.seed);
-            let draws = options.draws.max(1);
+            // A case whose pooled values are all equal has d_c = 0 under every relabelling.
+            let varying: Vec<&(Vec<f64>, f64, usize, usize)> = pooled
+                .iter()
+                .filter(|(v, ..)| v.iter().any(|x| x.to_bits() != v[0].to_bits()))
+                .collect();
+            let per_draw: u64 = varying.iter().map(|(v, ..)| v.len() as u64).sum();
+            let budget = (SUITE_MONTE_CARLO_WORK_LIMIT / per_draw.max(1)).max(99);
+            let draws = u64::from(options.draws.max(1)).min(budget) as u32;
             let mut scratch: Vec<usize> = Vec::new();
             for _ in 0..draws {
                 let mut t = 0.0;
-                for case in &pooled {
+                for case in varying.iter().copied() {
                     let (v, _, kb, kc) = case;
                     let n_c = kb + kc;
                     let k_g = *kb.min(kc);
@@ -250,12 +279,14 @@ pub fn sign_flip_test(
             });
         }
     }
-    let nz: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
+    // Sorted, so the result (Monte Carlo draws included) does not depend on the case order.
+    let mut nz: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
+    nz.sort_by(f64::total_cmp);
     let observed: f64 = nz.iter().sum();
     let effect = if d.is_empty() {
         0.0
     } else {
-        d.iter().sum::<f64>() / d.len() as f64
+        observed / d.len() as f64
     };
     let scale: f64 = nz.iter().map(|v| v.abs()).sum();
     let tol = 1e-9 * scale.max(f64::MIN_POSITIVE);
