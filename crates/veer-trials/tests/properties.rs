@@ -2,6 +2,8 @@
 //! Carlo agreement within Monte Carlo error, p-values in [0, 1] and (super-)uniform under the
 //! null, Holm and BH monotone and never below the raw p.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use proptest::prelude::*;
 use veer_trials::*;
 

@@ -1,6 +1,8 @@
 //! veer-trials against SciPy / statsmodels (and brute-force Python for the permutation tests):
 //! the values in tests/fixtures/trials/scipy_reference.json, made by the script beside it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use serde_json::Value;
 use veer_trials::special::{normal_cdf, normal_quantile, t_cdf, t_quantile};
 use veer_trials::*;
