@@ -51,7 +51,7 @@ fn simulate(rng: &mut TrialRng, n: usize, k: usize, plant: Plant) -> Vec<SimCase
             let p_violation = 0.3 * rng.unit();
             let p_error = 0.03 * rng.unit();
             let planted = rng.unit() < plant.share;
-            let mut side = |candidate: bool, rng: &mut TrialRng| {
+            let side = |candidate: bool, rng: &mut TrialRng| {
                 let lat_factor = if candidate && planted {
                     1.0 + plant.latency
                 } else {
