@@ -381,6 +381,24 @@ pub fn behaviour_test(
     })
 }
 
+/// The smallest p the exact behaviour test can reach at k_B vs k_C trials: 1/C(N, k_B), or
+/// 2/C(N, k) when k_B = k_C = k (swapping the labels keeps E), in (0, 1].
+pub fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
+    let n = u64::from(k_b) + u64::from(k_c);
+    let ways = ln_choose(n, u64::from(k_b.min(k_c)));
+    let twice = if k_b == k_c { 2f64.ln() } else { 0.0 };
+    (twice - ways).exp().min(1.0)
+}
+
+/// The smallest balanced k per side at which the behaviour test can reach a p strictly below
+/// `level` (4 at 0.05: 2/70), or None when `level` is not in (0, 1] or no k up to the limit does.
+pub fn behaviour_trials_for_level(level: f64) -> Option<u32> {
+    if !(level > 0.0 && level <= 1.0) {
+        return None;
+    }
+    (1..=crate::MAX_TRIALS_PER_SIDE as u32).find(|&k| behaviour_min_attainable_p(k, k) < level)
+}
+
 /// Advances `group` (sorted indices in `0..n`) to the next combination in lexicographic order;
 /// false after the last.
 pub(crate) fn next_combination(group: &mut [usize], n: usize) -> bool {
@@ -467,6 +485,15 @@ mod tests {
         let b = behaviour_test(&d, 12, 12, &o).unwrap();
         assert_eq!(a, b);
         assert!(matches!(a.method, PermutationMethod::MonteCarlo { .. }));
+    }
+
+    #[test]
+    fn behaviour_testability() {
+        assert!((behaviour_min_attainable_p(3, 3) - 0.1).abs() < 1e-12);
+        assert!((behaviour_min_attainable_p(4, 4) - 2.0 / 70.0).abs() < 1e-12);
+        assert!((behaviour_min_attainable_p(1, 4) - 0.2).abs() < 1e-12);
+        assert_eq!(behaviour_trials_for_level(0.05), Some(4));
+        assert_eq!(behaviour_trials_for_level(0.01), Some(5));
     }
 
     #[test]

@@ -284,6 +284,13 @@ fn extreme_sizes() {
     assert!(suite_permutation_test(&cases, &PermutationOptions::default()).is_err());
     let s = stratified_exact_test(&[(Count::new(10, 10_000), Count::new(40, 10_000))]).unwrap();
     assert!(s.p_higher < 1e-4 && s.p_higher > 0.0);
+    // Many cases: past the exact work limit the stratified test says it approximated.
+    let many: Vec<(Count, Count)> = (0..100_000u32)
+        .map(|i| (Count::new(i % 5, 10), Count::new((i + 1) % 5, 10)))
+        .collect();
+    let s = stratified_exact_test(&many).unwrap();
+    assert_eq!(s.method, StratifiedMethod::NormalApproximation);
+    assert!((0.0..=1.0).contains(&s.p_two_sided));
     let one = [1.0];
     let cases = [CaseSample {
         baseline: &one,
