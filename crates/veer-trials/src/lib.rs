@@ -33,7 +33,7 @@ pub use pass_k::{pass_hat_k, PassHatK};
 pub use permutation::{
     behaviour_min_attainable_p, behaviour_test, behaviour_trials_for_level, condensed_index,
     BehaviourTest, PairwiseDistances, PermutationMethod, PermutationOptions, WithinSpread,
-    DEFAULT_DRAWS, DEFAULT_EXACT_LIMIT, MONTE_CARLO_WORK_LIMIT,
+    DEFAULT_DRAWS, DEFAULT_EXACT_LIMIT, MONTE_CARLO_WORK_LIMIT, SEQUENTIAL_STOP,
 };
 pub use power::{
     mde_floor, minimum_detectable_effect, plan, z_sum, Plan, PowerInputs, TrialsAnswer,

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_cases, check_open_unit, check_trials, TrialsError};
-use crate::permutation::{PermutationMethod, PermutationOptions};
+use crate::permutation::{PermutationMethod, PermutationOptions, SEQUENTIAL_STOP};
 use crate::rng::TrialRng;
 use crate::special::{choose_u64, t_quantile};
 
@@ -211,32 +211,46 @@ pub fn suite_permutation_test(
             let per_draw: u64 = varying.iter().map(|(v, ..)| v.len() as u64).sum();
             let budget = (SUITE_MONTE_CARLO_WORK_LIMIT / per_draw.max(1)).max(99);
             let draws = u64::from(options.draws.max(1)).min(budget) as u32;
-            let mut scratch: Vec<usize> = Vec::new();
-            for _ in 0..draws {
+            // Each case's pooled values, shuffled in place from draw to draw: a partial
+            // Fisher–Yates shuffle makes its first k slots a uniform k-subset whatever the
+            // arrangement it starts from.
+            let mut work: Vec<(Vec<f64>, f64, usize, usize)> =
+                varying.iter().map(|c| (*c).clone()).collect();
+            let mut done = 0u32;
+            let mut stopped = false;
+            while done < draws {
                 let mut t = 0.0;
-                for case in varying.iter().copied() {
-                    let (v, _, kb, kc) = case;
-                    let n_c = kb + kc;
-                    let k_g = *kb.min(kc);
-                    scratch.clear();
-                    scratch.extend(0..n_c);
+                for case in work.iter_mut() {
+                    let n_c = case.2 + case.3;
+                    let k_g = case.2.min(case.3);
                     let mut s = 0.0;
                     for slot in 0..k_g {
                         let pick = slot + rng.below((n_c - slot) as u64) as usize;
-                        scratch.swap(slot, pick);
-                        s += v[scratch[slot]];
+                        case.0.swap(slot, pick);
+                        s += case.0[slot];
                     }
-                    t += d_of(case, s, kb <= kc);
+                    t += d_of(case, s, case.2 <= case.3);
                 }
+                done += 1;
                 ge += u64::from(t >= observed - tol);
                 le += u64::from(t <= observed + tol);
                 abs_ge += u64::from(t.abs() >= observed.abs() - tol);
+                // Sequential stopping once every tally has reached h (see SEQUENTIAL_STOP).
+                if ge.min(le).min(abs_ge) >= SEQUENTIAL_STOP {
+                    stopped = true;
+                    break;
+                }
             }
-            // (b+1)/(B+1): the observed labelling counts as one draw.
-            ge += 1;
-            le += 1;
-            abs_ge += 1;
-            total_count = f64::from(draws) + 1.0;
+            if stopped {
+                total_count = f64::from(done);
+            } else {
+                // (b+1)/(B+1): the observed labelling counts as one draw.
+                ge += 1;
+                le += 1;
+                abs_ge += 1;
+                total_count = f64::from(done) + 1.0;
+            }
+            let draws = done;
             method = PermutationMethod::MonteCarlo {
                 draws,
                 seed: options.seed,
