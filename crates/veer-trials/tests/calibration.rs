@@ -190,10 +190,13 @@ fn detection_table() {
     for &(k, n) in &[
         (3usize, 10usize),
         (3, 30),
+        (3, 100),
         (5, 10),
         (5, 30),
+        (5, 100),
         (10, 10),
         (10, 30),
+        (10, 100),
     ] {
         let null = (0..reps)
             .filter(|&r| trips(&simulate(&mut null_rng, n, k, NONE), r, 999))
