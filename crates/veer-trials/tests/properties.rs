@@ -215,6 +215,7 @@ fn p_values_are_super_uniform_under_the_null() {
     let mut fisher = Vec::new();
     let mut suite = Vec::new();
     let mut sign = Vec::new();
+    let mut stratified = Vec::new();
     for r in 0..reps {
         let pts: Vec<f64> = (0..10).map(|_| rng.normal()).collect();
         let o = PermutationOptions {
@@ -248,6 +249,15 @@ fn p_values_are_super_uniform_under_the_null() {
             })
             .collect();
         suite.push(suite_permutation_test(&cases, &o).unwrap().p_higher);
+        let strata: Vec<(Count, Count)> = (0..5)
+            .map(|_| {
+                let rate = rng.unit();
+                let b = (0..4).filter(|_| rng.unit() < rate).count() as u32;
+                let c = (0..4).filter(|_| rng.unit() < rate).count() as u32;
+                (Count::new(b, 4), Count::new(c, 4))
+            })
+            .collect();
+        stratified.push(stratified_exact_test(&strata).unwrap().p_lower);
         let d = case_differences(&cases).unwrap();
         sign.push(sign_flip_test(&d, &o).unwrap().p_two_sided);
     }
@@ -258,6 +268,7 @@ fn p_values_are_super_uniform_under_the_null() {
         ("fisher", &fisher),
         ("suite", &suite),
         ("sign-flip", &sign),
+        ("stratified", &stratified),
     ] {
         let mut worst: f64 = 0.0;
         for i in 1..=100 {
@@ -269,6 +280,20 @@ fn p_values_are_super_uniform_under_the_null() {
             worst <= bound,
             "{name}: excess over uniform {worst} > {bound}"
         );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// With one case the stratified test is Fisher's test.
+    #[test]
+    fn one_stratum_is_fisher(b in counts(), c in counts()) {
+        let f = fisher_exact(b, c).unwrap();
+        let s = stratified_exact_test(&[(b, c)]).unwrap();
+        prop_assert!((f.p_higher - s.p_higher).abs() < 1e-12);
+        prop_assert!((f.p_lower - s.p_lower).abs() < 1e-12);
+        prop_assert!((f.p_two_sided - s.p_two_sided).abs() < 1e-12);
     }
 }
 
