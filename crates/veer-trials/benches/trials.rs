@@ -34,6 +34,12 @@ fn bench_case(c: &mut Criterion) {
     group.bench_function("behaviour_monte_carlo_9999", |b| {
         b.iter(|| behaviour_test(black_box(&d), K, K, &PermutationOptions::default()).unwrap())
     });
+    let changed = case_distances(&mut rng, 3.0);
+    group.bench_function("behaviour_monte_carlo_9999_changed", |b| {
+        b.iter(|| {
+            behaviour_test(black_box(&changed), K, K, &PermutationOptions::default()).unwrap()
+        })
+    });
     let exact = PermutationOptions {
         exact_limit: 200_000,
         ..PermutationOptions::default()

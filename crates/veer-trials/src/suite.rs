@@ -305,10 +305,12 @@ pub fn sign_flip_test(
     let scale: f64 = nz.iter().map(|v| v.abs()).sum();
     let tol = 1e-9 * scale.max(f64::MIN_POSITIVE);
     let (mut ge, mut le, mut abs_ge) = (0u64, 0u64, 0u64);
-    let mut tally = |t: f64| {
+    // Counts one statistic; returns the smallest of the three tallies.
+    let mut tally = |t: f64| -> u64 {
         ge += u64::from(t >= observed - tol);
         le += u64::from(t <= observed + tol);
         abs_ge += u64::from(t.abs() >= observed.abs() - tol);
+        ge.min(le).min(abs_ge)
     };
     let (total, method) = if nz.len() <= SIGN_FLIP_EXACT_MAX {
         // Gray code: start with every sign +, flip one sign per step.
@@ -332,7 +334,9 @@ pub fn sign_flip_test(
     } else {
         let mut rng = TrialRng::new(options.seed);
         let draws = options.draws.max(1);
-        for _ in 0..draws {
+        let mut done = 0u32;
+        let mut stopped = false;
+        while done < draws {
             let mut t = 0.0;
             let mut bits = 0u64;
             for (i, v) in nz.iter().enumerate() {
@@ -342,13 +346,24 @@ pub fn sign_flip_test(
                 t += if bits & 1 == 1 { *v } else { -*v };
                 bits >>= 1;
             }
-            tally(t);
+            done += 1;
+            // Sequential stopping once every tally has reached h (see SEQUENTIAL_STOP).
+            if tally(t) >= SEQUENTIAL_STOP {
+                stopped = true;
+                break;
+            }
         }
-        tally(observed);
+        let total = if stopped {
+            f64::from(done)
+        } else {
+            // (b+1)/(B+1): the observed signs count as one draw.
+            tally(observed);
+            f64::from(done) + 1.0
+        };
         (
-            f64::from(draws) + 1.0,
+            total,
             PermutationMethod::MonteCarlo {
-                draws,
+                draws: done,
                 seed: options.seed,
             },
         )

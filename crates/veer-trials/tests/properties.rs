@@ -343,3 +343,57 @@ fn extreme_sizes() {
         PermutationMethod::Exact { .. } => panic!("expected Monte Carlo"),
     }
 }
+
+/// Past 20 non-zero differences the sign-flip test draws; with integer differences the exact
+/// p is a subset-sum count, and the Monte Carlo p agrees within its error.
+#[test]
+fn sign_flip_monte_carlo_agrees_with_subset_sums() {
+    // d = 1..=24 with a few signs negative.
+    let d: Vec<f64> = (1..=24)
+        .map(|i| {
+            if i % 5 == 0 {
+                -f64::from(i)
+            } else {
+                f64::from(i)
+            }
+        })
+        .collect();
+    let observed: i64 = d.iter().map(|v| *v as i64).sum();
+    let magnitudes: Vec<usize> = (1..=24).collect();
+    let total: usize = magnitudes.iter().sum();
+    // ways[s] = number of sign patterns whose positive part sums to s; T = 2s − total.
+    let mut ways = vec![0f64; total + 1];
+    ways[0] = 1.0;
+    for &m in &magnitudes {
+        for s in (m..=total).rev() {
+            ways[s] += ways[s - m];
+        }
+    }
+    let all: f64 = ways.iter().sum();
+    let exact: f64 = ways
+        .iter()
+        .enumerate()
+        .filter(|(s, _)| 2 * *s as i64 - total as i64 >= observed)
+        .map(|(_, w)| w)
+        .sum::<f64>()
+        / all;
+    let draws = 4_999;
+    let t = sign_flip_test(
+        &d,
+        &PermutationOptions {
+            draws,
+            seed: 9,
+            ..PermutationOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(matches!(t.method, PermutationMethod::MonteCarlo { .. }));
+    let sigma = (exact * (1.0 - exact) / f64::from(draws))
+        .sqrt()
+        .max(exact / (SEQUENTIAL_STOP as f64).sqrt());
+    assert!(
+        (t.p_higher - exact).abs() <= 4.0 * sigma + 1.0 / f64::from(draws),
+        "exact {exact}, mc {}",
+        t.p_higher
+    );
+}
