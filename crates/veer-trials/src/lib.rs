@@ -7,6 +7,8 @@
 //!
 //! Methods, references and every decision: docs/trials.md.
 
+#![deny(missing_docs)]
+
 mod axis;
 mod divergence;
 mod error;
