@@ -1,0 +1,53 @@
+//! Statistics for repeated trials (issue 28): agents are not deterministic, so a change must be
+//! told from the agent's own run-to-run noise before a merge gate trips on it. This crate holds
+//! the pure functions that do the telling — exact and permutation tests per case and per suite,
+//! multiplicity adjustments, power and plans, flakiness, pass^k and the decision rules — with
+//! no I/O and no dependency on other veer crates. The engine feeds it per-trial numbers and
+//! pairwise distances and turns its results into the report's `trials` block and the gate.
+//!
+//! Methods, references and every decision: docs/trials.md.
+
+mod divergence;
+mod error;
+mod flakiness;
+mod multiplicity;
+mod pass_k;
+mod permutation;
+mod power;
+mod rates;
+mod rng;
+pub mod special;
+mod suite;
+mod verdict;
+
+pub use divergence::{first_divergence, FirstDivergence};
+pub use error::{TrialsError, MAX_CASES, MAX_POOLED_TRIALS_FOR_DISTANCES, MAX_TRIALS_PER_SIDE};
+pub use flakiness::{
+    behaviour_flakiness, is_behaviour_flaky, is_rate_flaky, rate_flakiness, SideFlakiness,
+    RATE_FLAKY_THRESHOLD,
+};
+pub use multiplicity::{benjamini_hochberg, benjamini_hochberg_testable, holm, tarone_testable};
+pub use pass_k::{pass_hat_k, PassHatK};
+pub use permutation::{
+    behaviour_test, condensed_index, BehaviourTest, PairwiseDistances, PermutationMethod,
+    PermutationOptions, WithinSpread, DEFAULT_DRAWS, DEFAULT_EXACT_LIMIT, MONTE_CARLO_WORK_LIMIT,
+};
+pub use power::{
+    mde_floor, minimum_detectable_effect, plan, z_sum, Plan, PowerInputs, TrialsAnswer,
+    DEFAULT_POWER, PLAN_LIMIT,
+};
+pub use rates::{
+    balanced_trials_for_level, candidate_trials_for_level, fisher_exact, is_testable,
+    mcnemar_exact, min_attainable_p, stratified_exact_test, Count, FisherTest, StratifiedMethod,
+    StratifiedTest, STRATIFIED_EXACT_WORK_LIMIT,
+};
+pub use rng::{derive_seed, TrialRng};
+pub use suite::{
+    case_differences, population_estimate, sign_flip_test, suite_permutation_test,
+    variance_components, CaseSample, PopulationEstimate, SuitePermutationTest, VarianceComponents,
+    DEFAULT_SUITE_DRAWS, SIGN_FLIP_EXACT_MAX,
+};
+pub use verdict::{
+    case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseEvidence, CaseVerdict,
+    MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteOutcome, SuiteTest, WorseWhen,
+};

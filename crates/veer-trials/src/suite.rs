@@ -1,0 +1,529 @@
+//! Continuous axes at suite level, both questions labelled:
+//! - **suite scope** (did behaviour change on these cases?): within-case permutation of trial
+//!   labels with the statistic Σ_c d_c, d_c = ȳ_{c,C} − ȳ_{c,B};
+//! - **population scope** (would it hold on new cases like these?): Δ̂ = mean d_c with the
+//!   clustered standard error sd(d)/√n and a Student t_{n−1} interval (Miller 2024), and an
+//!   exact sign-flip test on the d_c (Monte Carlo past [`SIGN_FLIP_EXACT_MAX`] non-zero d_c);
+//! - the variance components s²_w per side and ω̂² that power and `plan` use.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{check_cases, check_open_unit, check_trials, TrialsError};
+use crate::permutation::{PermutationMethod, PermutationOptions};
+use crate::rng::TrialRng;
+use crate::special::{choose_u64, t_quantile};
+
+/// Exact sign-flip enumeration up to this many non-zero d_c (2^20 sign patterns).
+pub const SIGN_FLIP_EXACT_MAX: usize = 20;
+/// Monte Carlo draws for suite-level tests (B); p = (b+1)/(B+1) ≥ 1/5,000.
+pub const DEFAULT_SUITE_DRAWS: u32 = 4_999;
+
+/// One case's per-trial values on one axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CaseSample<'a> {
+    /// The baseline's per-trial values (≥ 1).
+    pub baseline: &'a [f64],
+    /// The candidate's per-trial values (≥ 1).
+    pub candidate: &'a [f64],
+}
+
+fn check_sample(index: usize, s: &CaseSample<'_>) -> Result<(), TrialsError> {
+    check_trials("baseline", s.baseline.len())?;
+    check_trials("candidate", s.candidate.len())?;
+    for v in s.baseline.iter().chain(s.candidate) {
+        if !v.is_finite() {
+            return Err(TrialsError::NotFinite {
+                what: "value of case".to_string(),
+                index,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Sample variance (n − 1 denominator); None below two values.
+fn variance(v: &[f64]) -> Option<f64> {
+    if v.len() < 2 {
+        return None;
+    }
+    let m = mean(v);
+    Some(v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64)
+}
+
+/// d_c = mean(candidate) − mean(baseline) for every case, refusing empty sides, too many trials
+/// and non-finite values.
+pub fn case_differences(cases: &[CaseSample<'_>]) -> Result<Vec<f64>, TrialsError> {
+    check_cases(cases.len())?;
+    cases
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            check_sample(i, s)?;
+            Ok(mean(s.candidate) - mean(s.baseline))
+        })
+        .collect()
+}
+
+/// A suite-scope or sign-flip permutation test of Σ d_c (or mean d_c).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuitePermutationTest {
+    /// Cases.
+    pub cases: u32,
+    /// Mean d_c (candidate − baseline) in the axis's units.
+    pub effect: f64,
+    /// One-sided p for "the candidate is higher", in (0, 1].
+    pub p_higher: f64,
+    /// One-sided p for "lower", in (0, 1].
+    pub p_lower: f64,
+    /// Two-sided p (|statistic| at least the observed), in (0, 1].
+    pub p_two_sided: f64,
+    /// Exact or Monte Carlo.
+    pub method: PermutationMethod,
+}
+
+/// The suite-scope test: the trial labels are permuted within every case (H₀: within each case
+/// the two sides' trials are exchangeable), statistic Σ_c d_c. Exact when the product of the
+/// cases' C(k_B+k_C, k_B) is at most `options.exact_limit`, else seeded Monte Carlo with
+/// `options.draws` draws (use [`DEFAULT_SUITE_DRAWS`] for suites).
+pub fn suite_permutation_test(
+    cases: &[CaseSample<'_>],
+    options: &PermutationOptions,
+) -> Result<SuitePermutationTest, TrialsError> {
+    let d = case_differences(cases)?;
+    let n = cases.len();
+    let observed: f64 = d.iter().sum();
+    let scale: f64 = cases
+        .iter()
+        .flat_map(|s| s.baseline.iter().chain(s.candidate))
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let tol = 1e-9 * (scale + observed.abs()) * (n.max(1) as f64);
+    // Per case: the pooled values and their total, so a relabelling's d_c is fast.
+    let pooled: Vec<(Vec<f64>, f64, usize, usize)> = cases
+        .iter()
+        .map(|s| {
+            let mut v = s.baseline.to_vec();
+            v.extend_from_slice(s.candidate);
+            let total = v.iter().sum();
+            (v, total, s.baseline.len(), s.candidate.len())
+        })
+        .collect();
+    let d_of = |case: &(Vec<f64>, f64, usize, usize), group_sum: f64, group_is_b: bool| {
+        let (_, total, kb, kc) = case;
+        let (sb, sc) = if group_is_b {
+            (group_sum, total - group_sum)
+        } else {
+            (total - group_sum, group_sum)
+        };
+        sc / *kc as f64 - sb / *kb as f64
+    };
+    let mut product: Option<u64> = Some(1);
+    for (_, _, kb, kc) in &pooled {
+        product = product.and_then(|p| {
+            choose_u64((kb + kc) as u64, (*kb.min(kc)) as u64).and_then(|c| p.checked_mul(c))
+        });
+    }
+    let (mut ge, mut le, mut abs_ge, total_count, method);
+    ge = 0u64;
+    le = 0u64;
+    abs_ge = 0u64;
+    match product {
+        Some(count) if count <= options.exact_limit && n > 0 => {
+            // Every case's own relabellings, as lists of d_c values; then the product.
+            let per_case: Vec<Vec<f64>> = pooled
+                .iter()
+                .map(|case| {
+                    let (v, _, kb, kc) = case;
+                    let k_g = *kb.min(kc);
+                    let group_is_b = kb <= kc;
+                    let mut group: Vec<usize> = (0..k_g).collect();
+                    let mut out = Vec::new();
+                    loop {
+                        let s: f64 = group.iter().map(|&i| v[i]).sum();
+                        out.push(d_of(case, s, group_is_b));
+                        if !crate::permutation::next_combination(&mut group, kb + kc) {
+                            break;
+                        }
+                    }
+                    out
+                })
+                .collect();
+            let mut idx = vec![0usize; n];
+            loop {
+                let t: f64 = idx.iter().zip(&per_case).map(|(&i, l)| l[i]).sum();
+                ge += u64::from(t >= observed - tol);
+                le += u64::from(t <= observed + tol);
+                abs_ge += u64::from(t.abs() >= observed.abs() - tol);
+                // Odometer increment.
+                let mut pos = 0;
+                loop {
+                    if pos == n {
+                        break;
+                    }
+                    idx[pos] += 1;
+                    if idx[pos] < per_case[pos].len() {
+                        break;
+                    }
+                    idx[pos] = 0;
+                    pos += 1;
+                }
+                if pos == n {
+                    break;
+                }
+            }
+            total_count = count as f64;
+            method = PermutationMethod::Exact {
+                relabellings: count,
+            };
+        }
+        _ => {
+            let mut rng = TrialRng::new(options.seed);
+            let draws = options.draws.max(1);
+            let mut scratch: Vec<usize> = Vec::new();
+            for _ in 0..draws {
+                let mut t = 0.0;
+                for case in &pooled {
+                    let (v, _, kb, kc) = case;
+                    let n_c = kb + kc;
+                    let k_g = *kb.min(kc);
+                    scratch.clear();
+                    scratch.extend(0..n_c);
+                    let mut s = 0.0;
+                    for slot in 0..k_g {
+                        let pick = slot + rng.below((n_c - slot) as u64) as usize;
+                        scratch.swap(slot, pick);
+                        s += v[scratch[slot]];
+                    }
+                    t += d_of(case, s, kb <= kc);
+                }
+                ge += u64::from(t >= observed - tol);
+                le += u64::from(t <= observed + tol);
+                abs_ge += u64::from(t.abs() >= observed.abs() - tol);
+            }
+            // (b+1)/(B+1): the observed labelling counts as one draw.
+            ge += 1;
+            le += 1;
+            abs_ge += 1;
+            total_count = f64::from(draws) + 1.0;
+            method = PermutationMethod::MonteCarlo {
+                draws,
+                seed: options.seed,
+            };
+        }
+    }
+    if n == 0 {
+        return Ok(SuitePermutationTest {
+            cases: 0,
+            effect: 0.0,
+            p_higher: 1.0,
+            p_lower: 1.0,
+            p_two_sided: 1.0,
+            method,
+        });
+    }
+    Ok(SuitePermutationTest {
+        cases: n as u32,
+        effect: observed / n as f64,
+        p_higher: (ge as f64 / total_count).min(1.0),
+        p_lower: (le as f64 / total_count).min(1.0),
+        p_two_sided: (abs_ge as f64 / total_count).min(1.0),
+        method,
+    })
+}
+
+/// The exact (or Monte Carlo) sign-flip test on the case differences d_c: under H₀ each d_c is
+/// symmetric about 0. Zeros carry no sign and are left out; exact up to
+/// [`SIGN_FLIP_EXACT_MAX`] non-zero values (Gray-code enumeration), else `options.draws` draws.
+pub fn sign_flip_test(
+    d: &[f64],
+    options: &PermutationOptions,
+) -> Result<SuitePermutationTest, TrialsError> {
+    check_cases(d.len())?;
+    for (index, v) in d.iter().enumerate() {
+        if !v.is_finite() {
+            return Err(TrialsError::NotFinite {
+                what: "case difference".to_string(),
+                index,
+            });
+        }
+    }
+    let nz: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
+    let observed: f64 = nz.iter().sum();
+    let effect = if d.is_empty() {
+        0.0
+    } else {
+        d.iter().sum::<f64>() / d.len() as f64
+    };
+    let scale: f64 = nz.iter().map(|v| v.abs()).sum();
+    let tol = 1e-9 * scale.max(f64::MIN_POSITIVE);
+    let (mut ge, mut le, mut abs_ge) = (0u64, 0u64, 0u64);
+    let mut tally = |t: f64| {
+        ge += u64::from(t >= observed - tol);
+        le += u64::from(t <= observed + tol);
+        abs_ge += u64::from(t.abs() >= observed.abs() - tol);
+    };
+    let (total, method) = if nz.len() <= SIGN_FLIP_EXACT_MAX {
+        // Gray code: start with every sign +, flip one sign per step.
+        let m = nz.len();
+        let mut t = scale_sum(&nz);
+        let mut signs = vec![1.0f64; m];
+        tally(t);
+        for step in 1u64..(1u64 << m) {
+            let bit = step.trailing_zeros() as usize;
+            t -= 2.0 * signs[bit] * nz[bit];
+            signs[bit] = -signs[bit];
+            tally(t);
+        }
+        let count = 1u64 << m;
+        (
+            count as f64,
+            PermutationMethod::Exact {
+                relabellings: count,
+            },
+        )
+    } else {
+        let mut rng = TrialRng::new(options.seed);
+        let draws = options.draws.max(1);
+        for _ in 0..draws {
+            let mut t = 0.0;
+            let mut bits = 0u64;
+            for (i, v) in nz.iter().enumerate() {
+                if i % 64 == 0 {
+                    bits = rng.next_u64();
+                }
+                t += if bits & 1 == 1 { *v } else { -*v };
+                bits >>= 1;
+            }
+            tally(t);
+        }
+        tally(observed);
+        (
+            f64::from(draws) + 1.0,
+            PermutationMethod::MonteCarlo {
+                draws,
+                seed: options.seed,
+            },
+        )
+    };
+    Ok(SuitePermutationTest {
+        cases: d.len() as u32,
+        effect,
+        p_higher: (ge as f64 / total).min(1.0),
+        p_lower: (le as f64 / total).min(1.0),
+        p_two_sided: (abs_ge as f64 / total).min(1.0),
+        method,
+    })
+}
+
+fn scale_sum(v: &[f64]) -> f64 {
+    v.iter().sum()
+}
+
+/// The population-scope estimate of the effect on one axis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PopulationEstimate {
+    /// Cases (n).
+    pub cases: u32,
+    /// Δ̂ = mean_c d_c, in the axis's units.
+    pub effect: f64,
+    /// The clustered standard error sd(d)/√n (None below two cases), ≥ 0.
+    pub standard_error: Option<f64>,
+    /// Degrees of freedom n − 1.
+    pub degrees_of_freedom: u32,
+    /// Lower end of the interval at `level` (None below two cases).
+    pub interval_low: Option<f64>,
+    /// Upper end.
+    pub interval_high: Option<f64>,
+    /// The interval's confidence level, in (0, 1).
+    pub level: f64,
+    /// The sign-flip test on the d_c.
+    pub sign_flip: SuitePermutationTest,
+}
+
+/// Δ̂, its clustered standard error and t_{n−1} interval at `level` (e.g. 0.95), and the
+/// sign-flip p on the case differences `d`.
+pub fn population_estimate(
+    d: &[f64],
+    level: f64,
+    options: &PermutationOptions,
+) -> Result<PopulationEstimate, TrialsError> {
+    check_open_unit("level", level)?;
+    let sign_flip = sign_flip_test(d, options)?;
+    let n = d.len();
+    let effect = sign_flip.effect;
+    let se = variance(d).map(|v| (v / n as f64).sqrt());
+    let df = n.saturating_sub(1) as u32;
+    let (low, high) = match se {
+        Some(se) => {
+            let t = t_quantile(0.5 + level / 2.0, f64::from(df));
+            (Some(effect - t * se), Some(effect + t * se))
+        }
+        None => (None, None),
+    };
+    Ok(PopulationEstimate {
+        cases: n as u32,
+        effect,
+        standard_error: se,
+        degrees_of_freedom: df,
+        interval_low: low,
+        interval_high: high,
+        level,
+        sign_flip,
+    })
+}
+
+/// Variance components of one axis over the cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VarianceComponents {
+    /// Cases (n).
+    pub cases: u32,
+    /// s²_{w,B}: mean within-case variance of the baseline's trials over cases with ≥ 2 of
+    /// them (None when no case has), ≥ 0.
+    pub within_baseline: Option<f64>,
+    /// s²_{w,C}, likewise, ≥ 0.
+    pub within_candidate: Option<f64>,
+    /// Var(d) over cases (None below two cases), ≥ 0.
+    pub between_differences: Option<f64>,
+    /// ω̂² = max(0, Var(d) − mean_c s²_{w,B}/k_{c,B} − mean_c s²_{w,C}/k_{c,C}): the
+    /// between-case variance of the true effect, ≥ 0 (None below two cases).
+    pub omega_squared: Option<f64>,
+    /// The harmonic-mean trial count per side used for the σ²/k terms (= k when balanced).
+    pub baseline_trials: f64,
+    /// Likewise for the candidate.
+    pub candidate_trials: f64,
+}
+
+/// s²_w per side, Var(d) and ω̂² of one axis (unbalanced k handled through the mean of 1/k
+/// over cases, i.e. the harmonic mean of k).
+pub fn variance_components(cases: &[CaseSample<'_>]) -> Result<VarianceComponents, TrialsError> {
+    let d = case_differences(cases)?;
+    let n = cases.len();
+    let side = |s: &CaseSample<'_>, baseline: bool| -> usize {
+        if baseline {
+            s.baseline.len()
+        } else {
+            s.candidate.len()
+        }
+    };
+    let within = |baseline: bool| -> Option<f64> {
+        let v: Vec<f64> = cases
+            .iter()
+            .filter_map(|s| variance(if baseline { s.baseline } else { s.candidate }))
+            .collect();
+        (!v.is_empty()).then(|| mean(&v))
+    };
+    let s2_b = within(true);
+    let s2_c = within(false);
+    let inv = |baseline: bool| -> f64 {
+        if n == 0 {
+            return 1.0;
+        }
+        cases
+            .iter()
+            .map(|s| 1.0 / side(s, baseline) as f64)
+            .sum::<f64>()
+            / n as f64
+    };
+    let inv_b = inv(true);
+    let inv_c = inv(false);
+    let var_d = variance(&d);
+    let omega =
+        var_d.map(|v| (v - s2_b.unwrap_or(0.0) * inv_b - s2_c.unwrap_or(0.0) * inv_c).max(0.0));
+    Ok(VarianceComponents {
+        cases: n as u32,
+        within_baseline: s2_b,
+        within_candidate: s2_c,
+        between_differences: var_d,
+        omega_squared: omega,
+        baseline_trials: 1.0 / inv_b,
+        candidate_trials: 1.0 / inv_c,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_suite_test_on_a_small_suite() {
+        let a = [1.0, 2.0];
+        let b = [3.0, 4.0];
+        let cases = [
+            CaseSample {
+                baseline: &a,
+                candidate: &b,
+            },
+            CaseSample {
+                baseline: &a,
+                candidate: &b,
+            },
+        ];
+        let t = suite_permutation_test(&cases, &PermutationOptions::default()).unwrap();
+        // 6 × 6 = 36 relabellings; the observed Σ d (4) is the unique maximum.
+        assert!(matches!(
+            t.method,
+            PermutationMethod::Exact { relabellings: 36 }
+        ));
+        assert!((t.p_higher - 1.0 / 36.0).abs() < 1e-12);
+        assert!((t.effect - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn sign_flip_exact_values() {
+        let d = [1.0, 2.0, 3.0, 0.0];
+        let t = sign_flip_test(&d, &PermutationOptions::default()).unwrap();
+        // 8 patterns over the three non-zero values; only all-plus reaches 6.
+        assert!((t.p_higher - 1.0 / 8.0).abs() < 1e-12);
+        assert!((t.p_two_sided - 2.0 / 8.0).abs() < 1e-12);
+        assert_eq!(t.cases, 4);
+        let z = sign_flip_test(&[0.0, 0.0], &PermutationOptions::default()).unwrap();
+        assert_eq!(z.p_two_sided, 1.0);
+    }
+
+    #[test]
+    fn population_interval() {
+        let d = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let p = population_estimate(&d, 0.95, &PermutationOptions::default()).unwrap();
+        let se = (2.5f64 / 5.0).sqrt();
+        assert!((p.standard_error.unwrap() - se).abs() < 1e-12);
+        // t_{0.975, 4} = 2.7764451051977987.
+        assert!((p.interval_low.unwrap() - (3.0 - 2.776_445_105_197_798_7 * se)).abs() < 1e-9);
+        let one = population_estimate(&[1.0], 0.95, &PermutationOptions::default()).unwrap();
+        assert_eq!(one.standard_error, None);
+    }
+
+    #[test]
+    fn variance_components_balanced() {
+        let cases_b = [[1.0, 3.0], [10.0, 12.0]];
+        let cases_c = [[2.0, 4.0], [15.0, 17.0]];
+        let cases: Vec<CaseSample<'_>> = cases_b
+            .iter()
+            .zip(&cases_c)
+            .map(|(b, c)| CaseSample {
+                baseline: b,
+                candidate: c,
+            })
+            .collect();
+        let v = variance_components(&cases).unwrap();
+        assert_eq!(v.within_baseline, Some(2.0));
+        assert_eq!(v.within_candidate, Some(2.0));
+        // d = 1, 5: Var(d) = 8; ω² = 8 − 2/2 − 2/2 = 6.
+        assert_eq!(v.omega_squared, Some(6.0));
+        assert_eq!(v.baseline_trials, 2.0);
+    }
+
+    #[test]
+    fn refuses_infinite_values() {
+        let b = [1.0, f64::INFINITY];
+        let c = [1.0];
+        let cases = [CaseSample {
+            baseline: &b,
+            candidate: &c,
+        }];
+        assert!(case_differences(&cases).is_err());
+        assert!(sign_flip_test(&[f64::NAN], &PermutationOptions::default()).is_err());
+    }
+}
