@@ -381,8 +381,11 @@ pub struct DiffArgs {
     /// Exit 1 when the worst signal (axis severity, a powered rejection of the behaviour-
     /// fingerprint test → moderate, or policy regression: info → minor, warning → moderate,
     /// error and critical → severe) reaches this level; `never` (or `none`) never trips.
-    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = parse_fail_on)]
-    pub fail_on: veer_policy::Level,
+    /// With repeated trials (docs/trials.md): a statistically supported regression beyond its
+    /// margin, a deterministic rule break or an unmeasurable case trips any level, and
+    /// `inconclusive` also trips on inconclusive cases (acts as `minor` without trials).
+    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = crate::commands::trials::parse_diff_fail_on)]
+    pub fail_on: crate::commands::trials::DiffFailOn,
     /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
     /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
     /// The structural block is the same at every budget; its own, fixed, budget and the
@@ -397,6 +400,8 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
     pub format: DiffFormat,
+    #[command(flatten)]
+    pub trials: crate::commands::trials::TrialsArgs,
     #[command(flatten)]
     pub read: ReadArgs,
     #[command(flatten)]

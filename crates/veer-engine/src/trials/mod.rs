@@ -11,4 +11,72 @@
 //! The statistics themselves live in the `veer-trials` crate (pure functions); this module only
 //! feeds them the measures and turns their answers into verdicts.
 
+pub mod compose;
+pub mod gate;
 pub mod layout;
+pub mod measure;
+pub mod report;
+
+use layout::Layout;
+use measure::MeasureOptions;
+use rayon::prelude::*;
+use report::{LayoutBlock, TrialsReport};
+use veer_policy::{Gate, Level, Policy};
+
+pub use compose::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
+
+/// Cases measured at once per worker thread: each case's traces live only while it is
+/// measured, and only the small per-case results are kept, so memory stays flat in the number
+/// of cases.
+const CASES_PER_THREAD: usize = 4;
+
+/// Measures every case of `layout` (a window of cases at a time, in parallel) and composes the
+/// trials report with its gate. `tick` is called once per case measured (progress).
+pub fn analyse(
+    baseline: &str,
+    candidate: &str,
+    layout: &Layout,
+    measure: MeasureOptions<'_>,
+    options: &TrialsOptions,
+    fail_on: Level,
+    fail_on_inconclusive: bool,
+    tick: &(dyn Fn() + Sync),
+) -> TrialsReport {
+    let policy: Option<&Policy> = measure.policy;
+    let window = rayon::current_num_threads().max(1) * CASES_PER_THREAD;
+    let mut raws = Vec::with_capacity(layout.cases.len());
+    for chunk in layout.cases.chunks(window) {
+        let done: Vec<compose::CaseRaw> = chunk
+            .par_iter()
+            .map(|case| {
+                let measured = (!case.baseline.is_empty() && !case.candidate.is_empty())
+                    .then(|| measure::measure_case(case, measure));
+                let raw = compose::case_raw(case, measured, policy, options);
+                tick();
+                raw
+            })
+            .collect();
+        raws.extend(done);
+    }
+    let (baseline_trials, candidate_trials) = layout.trial_counts();
+    let layout_block = LayoutBlock {
+        sources: layout.sources.iter().copied().collect(),
+        cases: layout.cases.len(),
+        baseline_trials,
+        candidate_trials,
+    };
+    let mut trials = compose::compose(layout_block, &raws, policy, options);
+    let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
+    let worst = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
+    let gate = Gate::decide(fail_on, worst);
+    if fail_on != Level::None {
+        trials.tripped = tripped.into_iter().filter(|t| t.level >= fail_on).collect();
+    }
+    TrialsReport {
+        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        baseline: baseline.to_string(),
+        candidate: candidate.to_string(),
+        trials,
+        gate,
+    }
+}

@@ -16,3 +16,4 @@ pub mod pooled;
 pub mod record;
 pub mod scan;
 pub mod synth;
+pub mod trials;
