@@ -180,7 +180,24 @@ pub fn case_raw(
     policy: Option<&Policy>,
     options: &TrialsOptions,
 ) -> CaseRaw {
-    let (k_b, k_c) = (case.baseline.len(), case.candidate.len());
+    case_raw_of(
+        &case.key,
+        (case.baseline.len(), case.candidate.len()),
+        measured,
+        policy,
+        options,
+    )
+}
+
+/// [`case_raw`] for a case given by its key and trial counts `(k_B, k_C)` (trials measured in
+/// memory; `measured` None means one side has no trial).
+pub fn case_raw_of(
+    key: &str,
+    (k_b, k_c): (usize, usize),
+    measured: Option<Result<CaseMeasures, TrialFailure>>,
+    policy: Option<&Policy>,
+    options: &TrialsOptions,
+) -> CaseRaw {
     let state = match measured {
         None => RawState::Missing,
         Some(Err(f)) => RawState::Failed(CaseError {
@@ -188,10 +205,10 @@ pub fn case_raw(
             error: f.error,
             hint: f.hint,
         }),
-        Some(Ok(m)) => RawState::Measured(Box::new(measured_raw(&case.key, &m, policy, options))),
+        Some(Ok(m)) => RawState::Measured(Box::new(measured_raw(key, &m, policy, options))),
     };
     CaseRaw {
-        key: case.key.clone(),
+        key: key.to_string(),
         k_b,
         k_c,
         state,
@@ -305,20 +322,17 @@ fn measured_raw(
 /// behaviour, past it rule `slot − AXIS_COUNT − 1` of the case's `rules`.
 type Slot = (usize, usize);
 
-/// The case-test family: every (case, measure) test with its raw p-values and smallest
-/// attainable p.
+/// The case-test family: every case's behaviour test and the tests of the rules its trials
+/// violated, with raw p-values and smallest attainable p. Per-case axis tests stay out of it:
+/// at the usual k (3–10 trials a side) their permutation p-values cannot reach the level a
+/// family of several axes per case would need, so axes are decided at suite level, where the
+/// cases pool their power, and per case only reported (with their equivalence test).
 fn case_family(raws: &[CaseRaw]) -> (Vec<Slot>, Vec<f64>, Vec<f64>, Vec<f64>) {
     let (mut slots, mut worse, mut better, mut min_p) = (vec![], vec![], vec![], vec![]);
     for (c, raw) in raws.iter().enumerate() {
         let RawState::Measured(m) = &raw.state else {
             continue;
         };
-        for (a, axis) in m.axes.iter().enumerate() {
-            slots.push((c, a));
-            worse.push(axis.p_worse);
-            better.push(axis.p_better);
-            min_p.push(axis.min_p);
-        }
         if let Some((t, _, _)) = &m.behaviour {
             slots.push((c, AXIS_COUNT));
             worse.push(t.p_value);
@@ -476,8 +490,9 @@ fn case_block(
             p_worse: p_adjusted,
             p_better: adjusted(a, false),
             p_equivalence: r.p_equivalence,
-            testable: p_adjusted.is_some(),
-            trials_needed: testable_needed(p_adjusted),
+            // Decided at suite level (see `case_family`); here only equivalence can settle it.
+            testable: r.min_p >= 1.0,
+            trials_needed: None,
         });
         block.axes.push(CaseAxis {
             axis: axis.name,

@@ -70,10 +70,21 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         .iter()
         .filter(|a| a.outcome == SuiteOutcome::Regressed)
     {
+        // The cases whose own change on the axis lies beyond its margin, worse.
+        let cases = block
+            .cases
+            .iter()
+            .filter(|c| {
+                c.axes
+                    .iter()
+                    .any(|x| x.axis == a.axis && x.effect > x.margin)
+            })
+            .map(|c| c.case.clone())
+            .collect();
         out.push(Tripped {
             kind: "axis",
             measure: a.axis.to_string(),
-            cases: cases_of(a.axis),
+            cases,
             effect: Some(a.effect),
             p: Some(a.p_adjusted),
             level: Level::Severe,

@@ -177,12 +177,29 @@ pub fn measure_case(
         .par_iter()
         .map(|f| read_trial(f, options.read))
         .collect();
-    let traces: Vec<Trace> = traces.into_iter().collect::<Result<_, _>>()?;
-    let numbers: Vec<TrialNumbers> = traces
+    let mut traces: Vec<Trace> = traces.into_iter().collect::<Result<_, _>>()?;
+    let candidate = traces.split_off(case.baseline.len());
+    let measured = measure_traces(&traces, &candidate, options.policy, options.max_align_cells);
+    // The traces end with the case: freeing them here keeps memory to one case per thread.
+    drop((traces, candidate));
+    Ok(measured)
+}
+
+/// Measures one case's trials held in memory (each with at least one response): every trial's
+/// numbers and the pairwise tables over the pooled trials, baseline first.
+pub fn measure_traces(
+    baseline: &[Trace],
+    candidate: &[Trace],
+    policy: Option<&Policy>,
+    max_align_cells: u64,
+) -> CaseMeasures {
+    let traces: Vec<&Trace> = baseline.iter().chain(candidate).collect();
+    let mut numbers: Vec<TrialNumbers> = traces
         .par_iter()
-        .map(|t| trial_numbers(t, options.policy))
+        .map(|t| trial_numbers(t, policy))
         .collect();
-    let prepared: Vec<PreparedTrace<'_>> = traces.par_iter().map(PreparedTrace::new).collect();
+    let prepared: Vec<PreparedTrace<'_>> =
+        traces.par_iter().map(|t| PreparedTrace::new(t)).collect();
     let tools: Vec<Vec<String>> = traces
         .iter()
         .map(|t| t.tool_calls().into_iter().map(|c| c.name).collect())
@@ -195,7 +212,7 @@ pub fn measure_case(
         .par_iter()
         .map(|&(i, j)| {
             let (script, first, _, _) =
-                structural_parts(&prepared[i], &prepared[j], options.max_align_cells);
+                structural_parts(&prepared[i], &prepared[j], max_align_cells);
             let d = script.normalized();
             let trajectory = veer_diff::levenshtein::normalized_levenshtein(&tools[i], &tools[j]);
             let turn = first.map(|f| u32::try_from(f.step.max(0)).unwrap_or(u32::MAX));
@@ -210,19 +227,14 @@ pub fn measure_case(
             )
         })
         .collect();
-    let k_b = case.baseline.len();
-    let mut numbers = numbers;
-    let candidate = numbers.split_off(k_b);
-    // The traces end with the case: dropping them here keeps memory to one case.
-    drop(prepared);
-    drop(traces);
-    Ok(CaseMeasures {
+    let candidate_numbers = numbers.split_off(baseline.len());
+    CaseMeasures {
         baseline: numbers,
-        candidate,
+        candidate: candidate_numbers,
         d_norm: measured.iter().map(|m| m.0).collect(),
         trajectory: measured.iter().map(|m| m.1).collect(),
         first_turns: measured.iter().map(|m| m.2).collect(),
-    })
+    }
 }
 
 #[cfg(test)]

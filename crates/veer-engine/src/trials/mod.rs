@@ -16,6 +16,7 @@ pub mod gate;
 pub mod layout;
 pub mod measure;
 pub mod report;
+pub mod scripted;
 
 use layout::Layout;
 use measure::MeasureOptions;
@@ -65,13 +66,14 @@ pub fn analyse(
         baseline_trials,
         candidate_trials,
     };
-    let mut trials = compose::compose(layout_block, &raws, policy, options);
-    let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
-    let worst = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
-    let gate = Gate::decide(fail_on, worst);
-    if fail_on != Level::None {
-        trials.tripped = tripped.into_iter().filter(|t| t.level >= fail_on).collect();
-    }
+    let (trials, gate) = decide(
+        layout_block,
+        &raws,
+        policy,
+        options,
+        fail_on,
+        fail_on_inconclusive,
+    );
     TrialsReport {
         schema_version: veer_diff::report::DIFF_SCHEMA_VERSION,
         baseline: baseline.to_string(),
@@ -79,4 +81,25 @@ pub fn analyse(
         trials,
         gate,
     }
+}
+
+/// The trials block and the gate from every case's raw results (in case-key order): the
+/// multiplicity adjustments, verdicts and suite tests ([`compose::compose`]), then what trips
+/// the gate at `fail_on` ([`gate::trials_gate`]; `Level::None` never trips).
+pub fn decide(
+    layout: LayoutBlock,
+    raws: &[compose::CaseRaw],
+    policy: Option<&Policy>,
+    options: &TrialsOptions,
+    fail_on: Level,
+    fail_on_inconclusive: bool,
+) -> (report::TrialsBlock, Gate) {
+    let mut trials = compose::compose(layout, raws, policy, options);
+    let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
+    let worst = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
+    let gate = Gate::decide(fail_on, worst);
+    if fail_on != Level::None {
+        trials.tripped = tripped.into_iter().filter(|t| t.level >= fail_on).collect();
+    }
+    (trials, gate)
 }

@@ -125,7 +125,7 @@ pub fn parse_diff_fail_on(s: &str) -> Result<DiffFailOn, String> {
             inconclusive: false,
         })
         .ok_or_else(|| {
-            format!("`{s}` is not a level; use never, minor, moderate, severe or inconclusive")
+            format!("`{s}` is not a level; use never, minor, moderate or severe (or inconclusive, with repeated trials)")
         })
 }
 
