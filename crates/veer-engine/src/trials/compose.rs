@@ -604,6 +604,9 @@ fn case_block(
         CaseVerdict::Missing => ("missing", Vec::new(), None),
         CaseVerdict::Failed => ("failed", Vec::new(), None),
     };
+    // A deterministic break is also a supported change: name each measure once.
+    let mut seen = std::collections::BTreeSet::new();
+    block.measures.retain(|m| seen.insert(m.clone()));
     block
 }
 
