@@ -220,6 +220,34 @@ pub struct ProxyArgs {
     /// agent and the upstream still see the real content; a --policy judges it too.
     #[arg(long)]
     pub redact: bool,
+    /// The eval case this recording is a run of, written into the metadata record; `veer diff`
+    /// pairs cases by it and compares their trials (docs/trials.md).
+    #[arg(long, value_name = "NAME", value_parser = parse_case_name)]
+    pub case: Option<String>,
+    /// The trial number of this run of the case (written into the metadata record).
+    #[arg(long, value_name = "N", requires = "case")]
+    pub trial: Option<u64>,
+    /// A tag for the metadata record, as KEY=VALUE (repeatable), e.g. --tag branch=main.
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_tag)]
+    pub tag: Vec<(String, String)>,
+}
+
+/// `--case`: a non-empty name without control characters.
+fn parse_case_name(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() || s.chars().any(char::is_control) {
+        return Err(
+            "must be a non-empty name without control characters, e.g. --case refund-42".into(),
+        );
+    }
+    Ok(s.to_string())
+}
+
+/// `--tag KEY=VALUE`: a non-empty key.
+fn parse_tag(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("`{s}` is not KEY=VALUE, e.g. --tag branch=main")),
+    }
 }
 
 /// `--enforce` modes.
