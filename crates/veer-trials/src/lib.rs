@@ -7,6 +7,9 @@
 //!
 //! Methods, references and every decision: docs/trials.md.
 
+#![deny(missing_docs)]
+
+mod axis;
 mod divergence;
 mod error;
 mod flakiness;
@@ -20,6 +23,7 @@ pub mod special;
 mod suite;
 mod verdict;
 
+pub use axis::{axis_case_test, AxisCaseTest};
 pub use divergence::{first_divergence, FirstDivergence};
 pub use error::{TrialsError, MAX_CASES, MAX_POOLED_TRIALS_FOR_DISTANCES, MAX_TRIALS_PER_SIDE};
 pub use flakiness::{
@@ -29,8 +33,9 @@ pub use flakiness::{
 pub use multiplicity::{benjamini_hochberg, benjamini_hochberg_testable, holm, tarone_testable};
 pub use pass_k::{pass_hat_k, PassHatK};
 pub use permutation::{
-    behaviour_test, condensed_index, BehaviourTest, PairwiseDistances, PermutationMethod,
-    PermutationOptions, WithinSpread, DEFAULT_DRAWS, DEFAULT_EXACT_LIMIT, MONTE_CARLO_WORK_LIMIT,
+    behaviour_min_attainable_p, behaviour_test, behaviour_trials_for_level, condensed_index,
+    BehaviourTest, PairwiseDistances, PermutationMethod, PermutationOptions, WithinSpread,
+    DEFAULT_DRAWS, DEFAULT_EXACT_LIMIT, MONTE_CARLO_WORK_LIMIT, SEQUENTIAL_STOP,
 };
 pub use power::{
     mde_floor, minimum_detectable_effect, plan, z_sum, Plan, PowerInputs, TrialsAnswer,
@@ -45,7 +50,7 @@ pub use rng::{derive_seed, TrialRng};
 pub use suite::{
     case_differences, population_estimate, sign_flip_test, suite_permutation_test,
     variance_components, CaseSample, PopulationEstimate, SuitePermutationTest, VarianceComponents,
-    DEFAULT_SUITE_DRAWS, SIGN_FLIP_EXACT_MAX,
+    DEFAULT_SUITE_DRAWS, SIGN_FLIP_EXACT_MAX, SUITE_MONTE_CARLO_WORK_LIMIT,
 };
 pub use verdict::{
     case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseEvidence, CaseVerdict,

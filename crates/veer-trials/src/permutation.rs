@@ -15,9 +15,14 @@ use crate::special::{choose_u64, ln_choose};
 pub const DEFAULT_EXACT_LIMIT: u64 = 10_000;
 /// Monte Carlo relabellings per test (B); p = (b+1)/(B+1) is at least 1/10,000.
 pub const DEFAULT_DRAWS: u32 = 9_999;
+/// Sequential stopping (Besag & Clifford 1991): a Monte Carlo test stops as soon as this many
+/// relabellings at least as extreme as the observed one have been drawn, with p = h/L after L
+/// draws. Only tests whose p is small (< h/B ≈ 0.01 at the defaults) run all B draws, so a
+/// suite of unchanged cases costs a fraction of B draws per case; the p-value stays valid.
+pub const SEQUENTIAL_STOP: u64 = 100;
 /// Pair sums a single Monte Carlo test may evaluate; past it B shrinks (to no fewer than 99)
 /// so the work stays bounded at very large trial counts.
-pub const MONTE_CARLO_WORK_LIMIT: u64 = 100_000_000;
+pub const MONTE_CARLO_WORK_LIMIT: u64 = 20_000_000;
 
 /// How permutation p-values are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,10 +192,16 @@ pub struct BehaviourTest {
     pub method: PermutationMethod,
 }
 
-/// Sums over one labelling: within the chosen group, and of its rows.
+/// Up to this many pooled trials the table is expanded to a full square matrix (at most 2 MB)
+/// so a relabelling reads its pairs without index arithmetic.
+const FULL_MATRIX_MAX_TRIALS: usize = 512;
+
+/// The table's total, its row sums, and (for small tables) the full square matrix.
 struct Sums {
+    n: usize,
     total: f64,
     row: Vec<f64>,
+    full: Option<Vec<f64>>,
 }
 
 impl Sums {
@@ -198,15 +209,25 @@ impl Sums {
         let n = d.n;
         let mut row = vec![0.0; n];
         let mut total = 0.0;
+        let mut full = (n <= FULL_MATRIX_MAX_TRIALS).then(|| vec![0.0; n * n]);
         for i in 0..n {
             for j in i + 1..n {
                 let v = d.get(i, j);
                 row[i] += v;
                 row[j] += v;
                 total += v;
+                if let Some(m) = full.as_mut() {
+                    m[i * n + j] = v;
+                    m[j * n + i] = v;
+                }
             }
         }
-        Sums { total, row }
+        Sums {
+            n,
+            total,
+            row,
+            full,
+        }
     }
 }
 
@@ -238,10 +259,23 @@ impl Statistic {
 fn group_sums(d: &PairwiseDistances, sums: &Sums, group: &[usize]) -> (f64, f64) {
     let mut within = 0.0;
     let mut rows = 0.0;
-    for (a, &i) in group.iter().enumerate() {
-        rows += sums.row[i];
-        for &j in &group[a + 1..] {
-            within += d.get(i, j);
+    match &sums.full {
+        Some(m) => {
+            for (a, &i) in group.iter().enumerate() {
+                rows += sums.row[i];
+                let r = &m[i * sums.n..(i + 1) * sums.n];
+                for &j in &group[a + 1..] {
+                    within += r[j];
+                }
+            }
+        }
+        None => {
+            for (a, &i) in group.iter().enumerate() {
+                rows += sums.row[i];
+                for &j in &group[a + 1..] {
+                    within += d.get(i, j);
+                }
+            }
         }
     }
     (within, rows)
@@ -345,22 +379,35 @@ pub fn behaviour_test(
             let mut rng = TrialRng::new(options.seed);
             let mut pool: Vec<usize> = (0..n).collect();
             let mut at_least = 0u64;
-            for _ in 0..draws {
-                // Partial Fisher–Yates: the first k_g slots become a uniform k_g-subset.
+            let mut done = 0u32;
+            let mut stopped = false;
+            while done < draws {
+                // Partial Fisher–Yates: the first k_g slots become a uniform k_g-subset
+                // whatever the arrangement the pool starts from.
                 for slot in 0..k_g {
                     let pick = slot + rng.below((n - slot) as u64) as usize;
                     pool.swap(slot, pick);
                 }
+                done += 1;
                 if evaluate(&pool[..k_g]) >= threshold {
                     at_least += 1;
+                    if at_least >= SEQUENTIAL_STOP {
+                        stopped = true;
+                        break;
+                    }
                 }
             }
             let exact_floor =
                 (if symmetric { 2f64.ln() } else { 0.0 } - ln_choose(n as u64, k_g as u64)).exp();
+            let p = if stopped {
+                at_least as f64 / f64::from(done)
+            } else {
+                (at_least + 1) as f64 / (f64::from(done) + 1.0)
+            };
             (
-                (at_least + 1) as f64 / (f64::from(draws) + 1.0),
+                p,
                 PermutationMethod::MonteCarlo {
-                    draws,
+                    draws: done,
                     seed: options.seed,
                 },
                 (1.0 / (f64::from(draws) + 1.0)).max(exact_floor),
@@ -379,6 +426,24 @@ pub fn behaviour_test(
         min_attainable_p: min_p,
         method,
     })
+}
+
+/// The smallest p the exact behaviour test can reach at k_B vs k_C trials: 1/C(N, k_B), or
+/// 2/C(N, k) when k_B = k_C = k (swapping the labels keeps E), in (0, 1].
+pub fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
+    let n = u64::from(k_b) + u64::from(k_c);
+    let ways = ln_choose(n, u64::from(k_b.min(k_c)));
+    let twice = if k_b == k_c { 2f64.ln() } else { 0.0 };
+    (twice - ways).exp().min(1.0)
+}
+
+/// The smallest balanced k per side at which the behaviour test can reach a p strictly below
+/// `level` (4 at 0.05: 2/70), or None when `level` is not in (0, 1] or no k up to the limit does.
+pub fn behaviour_trials_for_level(level: f64) -> Option<u32> {
+    if !(level > 0.0 && level <= 1.0) {
+        return None;
+    }
+    (1..=crate::MAX_TRIALS_PER_SIDE as u32).find(|&k| behaviour_min_attainable_p(k, k) < level)
 }
 
 /// Advances `group` (sorted indices in `0..n`) to the next combination in lexicographic order;
@@ -467,6 +532,15 @@ mod tests {
         let b = behaviour_test(&d, 12, 12, &o).unwrap();
         assert_eq!(a, b);
         assert!(matches!(a.method, PermutationMethod::MonteCarlo { .. }));
+    }
+
+    #[test]
+    fn behaviour_testability() {
+        assert!((behaviour_min_attainable_p(3, 3) - 0.1).abs() < 1e-12);
+        assert!((behaviour_min_attainable_p(4, 4) - 2.0 / 70.0).abs() < 1e-12);
+        assert!((behaviour_min_attainable_p(1, 4) - 0.2).abs() < 1e-12);
+        assert_eq!(behaviour_trials_for_level(0.05), Some(4));
+        assert_eq!(behaviour_trials_for_level(0.01), Some(5));
     }
 
     #[test]

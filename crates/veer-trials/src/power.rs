@@ -135,8 +135,8 @@ pub struct Plan {
 }
 
 /// Inverts the MDE: the cases needed at (`k_b`, `k_c`) trials, and at the current `cases`
-/// whether (and how many balanced) trials reach `target`, or "more trials cannot reach it; add
-/// cases".
+/// (≥ 1; 0 is refused so every number in the plan is finite) whether (and how many balanced)
+/// trials reach `target`, or "more trials cannot reach it; add cases".
 pub fn plan(
     inputs: &PowerInputs,
     target: f64,
@@ -152,6 +152,12 @@ pub fn plan(
             value: target,
         });
     }
+    if cases == 0 {
+        return Err(TrialsError::OutOfRange {
+            what: "cases".to_string(),
+            value: 0.0,
+        });
+    }
     let current_mde = minimum_detectable_effect(inputs, k_b, k_c, cases, alpha, power)?;
     let floor = mde_floor(inputs, cases, alpha, power)?;
     let z = z_sum(alpha, power)?;
@@ -160,7 +166,7 @@ pub fn plan(
         (needed.is_finite() && needed <= PLAN_LIMIT as f64).then(|| (needed.ceil() as u64).max(2));
     let trials = if current_mde <= target {
         TrialsAnswer::AlreadyMet
-    } else if cases == 0 || floor >= target {
+    } else if floor >= target {
         TrialsAnswer::AddCases
     } else {
         // (z/target)²·(ω² + (σ²_B + σ²_C)/k)/n ≤ 1  ⇔  k ≥ (σ²_B + σ²_C)/(n·(target/z)² − ω²).
@@ -216,5 +222,6 @@ mod tests {
         let check = minimum_detectable_effect(&inputs, 8.0, 8.0, 100, 0.05, 0.8).unwrap();
         assert!(check <= 0.4);
         assert!(plan(&inputs, 0.0, 4.0, 4.0, 100, 0.05, 0.8).is_err());
+        assert!(plan(&inputs, 0.5, 4.0, 4.0, 0, 0.05, 0.8).is_err());
     }
 }

@@ -155,6 +155,9 @@ pub fn normal_quantile(p: f64) -> f64 {
     if p == 1.0 {
         return f64::INFINITY;
     }
+    if p == 0.5 {
+        return 0.0;
+    }
     if p > 0.5 {
         return -normal_quantile_lower(1.0 - p);
     }
@@ -283,6 +286,9 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
     }
     if p == 1.0 {
         return f64::INFINITY;
+    }
+    if p == 0.5 {
+        return 0.0;
     }
     if p > 0.5 {
         return -t_quantile(1.0 - p, df);

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_cases, check_open_unit, check_trials, TrialsError};
-use crate::permutation::{PermutationMethod, PermutationOptions};
+use crate::permutation::{PermutationMethod, PermutationOptions, SEQUENTIAL_STOP};
 use crate::rng::TrialRng;
 use crate::special::{choose_u64, t_quantile};
 
@@ -17,6 +17,9 @@ use crate::special::{choose_u64, t_quantile};
 pub const SIGN_FLIP_EXACT_MAX: usize = 20;
 /// Monte Carlo draws for suite-level tests (B); p = (b+1)/(B+1) ≥ 1/5,000.
 pub const DEFAULT_SUITE_DRAWS: u32 = 4_999;
+/// Trial draws one Monte Carlo suite test may make (B × pooled trials of the varying cases);
+/// past it B shrinks (to no fewer than 99). 1,000 cases × 20 trials × 4,999 draws fit.
+pub const SUITE_MONTE_CARLO_WORK_LIMIT: u64 = 200_000_000;
 
 /// One case's per-trial values on one axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,24 +96,43 @@ pub fn suite_permutation_test(
     cases: &[CaseSample<'_>],
     options: &PermutationOptions,
 ) -> Result<SuitePermutationTest, TrialsError> {
-    let d = case_differences(cases)?;
+    case_differences(cases)?;
     let n = cases.len();
-    let observed: f64 = d.iter().sum();
-    let scale: f64 = cases
-        .iter()
-        .flat_map(|s| s.baseline.iter().chain(s.candidate))
-        .fold(0.0f64, |m, v| m.max(v.abs()));
-    let tol = 1e-9 * (scale + observed.abs()) * (n.max(1) as f64);
-    // Per case: the pooled values and their total, so a relabelling's d_c is fast.
-    let pooled: Vec<(Vec<f64>, f64, usize, usize)> = cases
+    // Canonical order (each side's values sorted, cases sorted by their values), so the result,
+    // Monte Carlo draws included, does not depend on the order of trials or cases.
+    let mut pooled: Vec<(Vec<f64>, f64, usize, usize)> = cases
         .iter()
         .map(|s| {
-            let mut v = s.baseline.to_vec();
-            v.extend_from_slice(s.candidate);
-            let total = v.iter().sum();
-            (v, total, s.baseline.len(), s.candidate.len())
+            let mut b = s.baseline.to_vec();
+            b.sort_by(f64::total_cmp);
+            let mut c = s.candidate.to_vec();
+            c.sort_by(f64::total_cmp);
+            let (kb, kc) = (b.len(), c.len());
+            b.extend_from_slice(&c);
+            let total = b.iter().sum();
+            (b, total, kb, kc)
         })
         .collect();
+    pooled.sort_by(|x, y| {
+        (x.2, x.3).cmp(&(y.2, y.3)).then_with(|| {
+            x.0.iter()
+                .zip(&y.0)
+                .map(|(a, b)| a.total_cmp(b))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+    });
+    let observed: f64 = pooled
+        .iter()
+        .map(|(v, _, kb, kc)| {
+            v[*kb..].iter().sum::<f64>() / *kc as f64 - v[..*kb].iter().sum::<f64>() / *kb as f64
+        })
+        .sum();
+    let scale: f64 = pooled
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let tol = 1e-9 * (scale + observed.abs()) * (n.max(1) as f64);
     let d_of = |case: &(Vec<f64>, f64, usize, usize), group_sum: f64, group_is_b: bool| {
         let (_, total, kb, kc) = case;
         let (sb, sc) = if group_is_b {
@@ -181,33 +203,54 @@ pub fn suite_permutation_test(
         }
         _ => {
             let mut rng = TrialRng::new(options.seed);
-            let draws = options.draws.max(1);
-            let mut scratch: Vec<usize> = Vec::new();
-            for _ in 0..draws {
+            // A case whose pooled values are all equal has d_c = 0 under every relabelling.
+            let varying: Vec<&(Vec<f64>, f64, usize, usize)> = pooled
+                .iter()
+                .filter(|(v, ..)| v.iter().any(|x| x.to_bits() != v[0].to_bits()))
+                .collect();
+            let per_draw: u64 = varying.iter().map(|(v, ..)| v.len() as u64).sum();
+            let budget = (SUITE_MONTE_CARLO_WORK_LIMIT / per_draw.max(1)).max(99);
+            let draws = u64::from(options.draws.max(1)).min(budget) as u32;
+            // Each case's pooled values, shuffled in place from draw to draw: a partial
+            // Fisher–Yates shuffle makes its first k slots a uniform k-subset whatever the
+            // arrangement it starts from.
+            let mut work: Vec<(Vec<f64>, f64, usize, usize)> =
+                varying.iter().map(|c| (*c).clone()).collect();
+            let mut done = 0u32;
+            let mut stopped = false;
+            while done < draws {
                 let mut t = 0.0;
-                for case in &pooled {
-                    let (v, _, kb, kc) = case;
-                    let n_c = kb + kc;
-                    let k_g = *kb.min(kc);
-                    scratch.clear();
-                    scratch.extend(0..n_c);
+                for case in work.iter_mut() {
+                    let n_c = case.2 + case.3;
+                    let k_g = case.2.min(case.3);
                     let mut s = 0.0;
                     for slot in 0..k_g {
                         let pick = slot + rng.below((n_c - slot) as u64) as usize;
-                        scratch.swap(slot, pick);
-                        s += v[scratch[slot]];
+                        case.0.swap(slot, pick);
+                        s += case.0[slot];
                     }
-                    t += d_of(case, s, kb <= kc);
+                    t += d_of(case, s, case.2 <= case.3);
                 }
+                done += 1;
                 ge += u64::from(t >= observed - tol);
                 le += u64::from(t <= observed + tol);
                 abs_ge += u64::from(t.abs() >= observed.abs() - tol);
+                // Sequential stopping once every tally has reached h (see SEQUENTIAL_STOP).
+                if ge.min(le).min(abs_ge) >= SEQUENTIAL_STOP {
+                    stopped = true;
+                    break;
+                }
             }
-            // (b+1)/(B+1): the observed labelling counts as one draw.
-            ge += 1;
-            le += 1;
-            abs_ge += 1;
-            total_count = f64::from(draws) + 1.0;
+            if stopped {
+                total_count = f64::from(done);
+            } else {
+                // (b+1)/(B+1): the observed labelling counts as one draw.
+                ge += 1;
+                le += 1;
+                abs_ge += 1;
+                total_count = f64::from(done) + 1.0;
+            }
+            let draws = done;
             method = PermutationMethod::MonteCarlo {
                 draws,
                 seed: options.seed,
@@ -250,20 +293,24 @@ pub fn sign_flip_test(
             });
         }
     }
-    let nz: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
+    // Sorted, so the result (Monte Carlo draws included) does not depend on the case order.
+    let mut nz: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
+    nz.sort_by(f64::total_cmp);
     let observed: f64 = nz.iter().sum();
     let effect = if d.is_empty() {
         0.0
     } else {
-        d.iter().sum::<f64>() / d.len() as f64
+        observed / d.len() as f64
     };
     let scale: f64 = nz.iter().map(|v| v.abs()).sum();
     let tol = 1e-9 * scale.max(f64::MIN_POSITIVE);
     let (mut ge, mut le, mut abs_ge) = (0u64, 0u64, 0u64);
-    let mut tally = |t: f64| {
+    // Counts one statistic; returns the smallest of the three tallies.
+    let mut tally = |t: f64| -> u64 {
         ge += u64::from(t >= observed - tol);
         le += u64::from(t <= observed + tol);
         abs_ge += u64::from(t.abs() >= observed.abs() - tol);
+        ge.min(le).min(abs_ge)
     };
     let (total, method) = if nz.len() <= SIGN_FLIP_EXACT_MAX {
         // Gray code: start with every sign +, flip one sign per step.
@@ -287,7 +334,9 @@ pub fn sign_flip_test(
     } else {
         let mut rng = TrialRng::new(options.seed);
         let draws = options.draws.max(1);
-        for _ in 0..draws {
+        let mut done = 0u32;
+        let mut stopped = false;
+        while done < draws {
             let mut t = 0.0;
             let mut bits = 0u64;
             for (i, v) in nz.iter().enumerate() {
@@ -297,13 +346,24 @@ pub fn sign_flip_test(
                 t += if bits & 1 == 1 { *v } else { -*v };
                 bits >>= 1;
             }
-            tally(t);
+            done += 1;
+            // Sequential stopping once every tally has reached h (see SEQUENTIAL_STOP).
+            if tally(t) >= SEQUENTIAL_STOP {
+                stopped = true;
+                break;
+            }
         }
-        tally(observed);
+        let total = if stopped {
+            f64::from(done)
+        } else {
+            // (b+1)/(B+1): the observed signs count as one draw.
+            tally(observed);
+            f64::from(done) + 1.0
+        };
         (
-            f64::from(draws) + 1.0,
+            total,
             PermutationMethod::MonteCarlo {
-                draws,
+                draws: done,
                 seed: options.seed,
             },
         )
