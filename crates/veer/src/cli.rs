@@ -108,6 +108,9 @@ pub enum Command {
         after_help = "Examples:\n  veer record -o run.agentlog -- python my_agent.py\n  veer record -o run.agentlog --policy policy.yaml --enforce replace -- node agent.js\n  veer record -o run.agentlog --openai-upstream http://localhost:8000/v1 -- ./agent\n  veer record serve --port 8089 -o run.agentlog\n\nThe agent's SDKs must read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (the official ones do).\nAPI keys and credential headers are forwarded, never written. See docs/record.md."
     )]
     Record(RecordArgs),
+    /// Cases and trials needed to detect a change of a given size, from a directory of
+    /// repeated trials (docs/trials.md).
+    Plan(crate::commands::plan::PlanArgs),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),

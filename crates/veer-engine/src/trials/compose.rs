@@ -398,7 +398,6 @@ pub fn compose(
     let mut counts = VerdictCounts::default();
     for (c, raw) in raws.iter().enumerate() {
         let block = case_block(
-            c,
             raw,
             policy,
             options,
@@ -447,7 +446,6 @@ pub fn compose(
 
 /// One case's block; `adjusted(slot, worse)` is its adjusted p for a slot and direction.
 fn case_block(
-    _c: usize,
     raw: &CaseRaw,
     policy: Option<&Policy>,
     options: &TrialsOptions,

@@ -15,6 +15,7 @@ pub mod compose;
 pub mod gate;
 pub mod layout;
 pub mod measure;
+pub mod plan;
 pub mod report;
 pub mod scripted;
 
@@ -33,6 +34,7 @@ const CASES_PER_THREAD: usize = 4;
 
 /// Measures every case of `layout` (a window of cases at a time, in parallel) and composes the
 /// trials report with its gate. `tick` is called once per case measured (progress).
+#[allow(clippy::too_many_arguments)]
 pub fn analyse(
     baseline: &str,
     candidate: &str,

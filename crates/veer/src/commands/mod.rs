@@ -11,6 +11,7 @@ pub mod gate;
 pub mod inspect;
 pub mod inspect_log;
 pub mod perturb;
+pub mod plan;
 pub mod policy;
 pub mod pooled;
 pub mod record;

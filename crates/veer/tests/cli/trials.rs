@@ -325,3 +325,30 @@ fn trials_off_and_single_trial_directories_are_the_path_paired_report() {
     assert_eq!(auto.stdout, off.stdout);
     assert!(!auto.stdout.contains("\"trials\""));
 }
+
+#[test]
+fn trials_plan_says_the_cases_and_trials_needed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("b");
+    write_side(&base, 1, 6, 4, 0, &Script::default());
+    let r = veer_ok(&["plan", s(&base), "--mde", "20"], 0);
+    assert!(
+        r.stdout
+            .contains("6 cases (6 with two or more trials), 4.0 trials per case"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("cases needed at 4.0 trials a side"),
+        "{}",
+        r.stdout
+    );
+    let r = veer_ok(&["plan", s(&base), "--mde", "20", "--json"], 0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["axis"], "latency");
+    assert!(v["plan"]["cases_needed"].as_u64().unwrap() >= 2);
+    let r = veer_ok(&["plan", s(&base), "--mde", "0"], 2);
+    assert!(r.stderr.contains("--mde"), "{}", r.stderr);
+    let r = veer_ok(&["plan", s(&base), "--mde", "5", "--axis", "speed"], 2);
+    assert!(r.stderr.contains("unknown axis"), "{}", r.stderr);
+}
