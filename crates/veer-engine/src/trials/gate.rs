@@ -24,6 +24,9 @@ fn rule_level(severity: &str) -> Level {
     }
 }
 
+/// One regressed case of a measure: (case, effect, adjusted p).
+type CaseEvidence<'a> = (&'a str, Option<f64>, Option<f64>);
+
 /// Everything that counts against the candidate in `block`, in a fixed order: suite axes,
 /// suite rules, then per-measure case regressions not already named, failed cases, and (with
 /// `inconclusive`) inconclusive cases. Axes and the behaviour are `severe`; rules take their
@@ -31,7 +34,7 @@ fn rule_level(severity: &str) -> Level {
 pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
     let mut out = Vec::new();
     // Cases per measure that regressed, for naming them.
-    let mut regressed: BTreeMap<&str, Vec<(&str, Option<f64>, Option<f64>)>> = BTreeMap::new();
+    let mut regressed: BTreeMap<&str, Vec<CaseEvidence<'_>>> = BTreeMap::new();
     for case in block.cases.iter().filter(|c| c.verdict == "regressed") {
         for measure in &case.measures {
             let (effect, p) = if let Some(a) = case.axes.iter().find(|a| a.axis == measure) {
