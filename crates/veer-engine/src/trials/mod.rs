@@ -105,3 +105,76 @@ pub fn decide(
     }
     (trials, gate)
 }
+
+/// Compares two sets of in-memory cases (e.g. the sample-epochs of two Inspect AI logs grouped
+/// by sample id): `baseline` and `candidate` map case keys to their trials. Cases are measured
+/// a window at a time, in key order; a case on one side only is `missing`, a trial without a
+/// model response makes its case `failed`.
+#[allow(clippy::too_many_arguments)]
+pub fn analyse_in_memory(
+    baseline_name: &str,
+    candidate_name: &str,
+    mut baseline: std::collections::BTreeMap<String, Vec<veer_trace::Trace>>,
+    mut candidate: std::collections::BTreeMap<String, Vec<veer_trace::Trace>>,
+    policy: Option<&Policy>,
+    max_align_cells: u64,
+    options: &TrialsOptions,
+    fail_on: Level,
+    fail_on_inconclusive: bool,
+) -> TrialsReport {
+    let keys: std::collections::BTreeSet<String> =
+        baseline.keys().chain(candidate.keys()).cloned().collect();
+    let (nb, nc) = (
+        baseline.values().map(Vec::len).sum(),
+        candidate.values().map(Vec::len).sum(),
+    );
+    let cases: Vec<(String, Vec<veer_trace::Trace>, Vec<veer_trace::Trace>)> = keys
+        .into_iter()
+        .map(|k| {
+            let b = baseline.remove(&k).unwrap_or_default();
+            let c = candidate.remove(&k).unwrap_or_default();
+            (k, b, c)
+        })
+        .collect();
+    let raws: Vec<compose::CaseRaw> = cases
+        .par_iter()
+        .map(|(key, b, c)| {
+            let measured = (!b.is_empty() && !c.is_empty()).then(|| {
+                let empty = b.iter().chain(c).position(|t| t.responses().is_empty());
+                match empty {
+                    Some(i) => Err(measure::TrialFailure {
+                        file: format!("{key} trial {}", i % b.len().max(1) + 1),
+                        error: format!(
+                            "case {key}: a {} trial has no model response",
+                            if i < b.len() { "baseline" } else { "candidate" }
+                        ),
+                        hint: Some("an errored sample cannot be compared; re-run it".to_string()),
+                    }),
+                    None => Ok(measure::measure_traces(b, c, policy, max_align_cells)),
+                }
+            });
+            compose::case_raw_of(key, (b.len(), c.len()), measured, policy, options)
+        })
+        .collect();
+    let layout = LayoutBlock {
+        sources: vec![layout::KeySource::Metadata],
+        cases: cases.len(),
+        baseline_trials: nb,
+        candidate_trials: nc,
+    };
+    let (trials, gate) = decide(
+        layout,
+        &raws,
+        policy,
+        options,
+        fail_on,
+        fail_on_inconclusive,
+    );
+    TrialsReport {
+        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        baseline: baseline_name.to_string(),
+        candidate: candidate_name.to_string(),
+        trials,
+        gate,
+    }
+}

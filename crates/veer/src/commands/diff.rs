@@ -98,6 +98,9 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             return finish(&gate, summary);
         }
         (false, false) => {
+            if let Some(code) = super::trials::run_logs(args)? {
+                return Ok(code);
+            }
             // Both sides are read at once; a problem with the baseline is reported first.
             let (b, c) = rayon::join(
                 || load(&args.baseline, &read),

@@ -206,11 +206,61 @@ pub fn run(args: &DiffArgs, layout: &Layout) -> Result<u8, CliError> {
         &|| progress.tick(),
     );
     progress.finish();
-    let text = render(&report, args.format)?;
+    print(args, &report)
+}
+
+/// `veer diff base.eval cand.eval` (issue 32): two Inspect AI logs of several sample-epochs
+/// compared case by case (sample id), trials by epoch. `None` when either input is not an
+/// Inspect log, both hold one sample-epoch each (the two-trace diff), or `--trials off`.
+pub fn run_logs(args: &DiffArgs) -> Result<Option<u8>, CliError> {
+    if args.trials.trials == TrialsMode::Off {
+        return Ok(None);
+    }
+    let read = args.read.options();
+    let (Some(b), Some(c)) = (
+        super::inspect_log::open(&args.baseline, &read)?,
+        super::inspect_log::open(&args.candidate, &read)?,
+    ) else {
+        return Ok(None);
+    };
+    if b.len() <= 1 && c.len() <= 1 {
+        return Ok(None);
+    }
+    let group = |log: super::inspect_log::FileLog| -> Result<_, CliError> {
+        let mut cases: std::collections::BTreeMap<String, Vec<veer_trace::Trace>> =
+            std::collections::BTreeMap::new();
+        for sample in log {
+            let sample = sample?;
+            cases.entry(sample.case).or_default().push(sample.trace);
+        }
+        Ok(cases)
+    };
+    let (b, c) = (group(b)?, group(c)?);
+    let policy = match &args.policy {
+        Some(path) => Some(super::policy::load(path)?),
+        None => None,
+    };
+    let report = veer_engine::trials::analyse_in_memory(
+        &args.baseline.display().to_string(),
+        &args.candidate.display().to_string(),
+        b,
+        c,
+        policy.as_ref(),
+        args.max_align_cells,
+        &options(args),
+        args.fail_on.level,
+        args.fail_on.inconclusive,
+    );
+    print(args, &report).map(Some)
+}
+
+/// Prints a trials report in the chosen format, the gate lines on stderr; the exit code.
+fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
+    let text = render(report, args.format)?;
     emit(&text, args.out.output.as_deref())?;
     if args.format == DiffFormat::Github {
         if let Some((path, markdown)) =
-            super::diff::step_summary(args.format, || veer_report::diff::trials::markdown(&report))
+            super::diff::step_summary(args.format, || veer_report::diff::trials::markdown(report))
         {
             crate::output::append_step_summary(&path, &markdown)?;
         }

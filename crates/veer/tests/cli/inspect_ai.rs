@@ -209,7 +209,43 @@ fn converted_baseline_and_candidate_diff_against_a_policy_requiring_the_tool() {
 
 #[test]
 fn single_trace_commands_refuse_a_log_of_several_samples() {
-    let r = veer_ok(&["diff", &fx("baseline.eval"), &fx("candidate.eval")], 2);
+    // `veer diff` compares two logs case by case (sample id), trials by epoch (issue 32)…
+    let r = veer_ok(
+        &[
+            "diff",
+            &fx("baseline.eval"),
+            &fx("candidate.eval"),
+            "--policy",
+            &fx("policy.yaml"),
+            "--fail-on",
+            "severe",
+        ],
+        1,
+    );
+    assert!(
+        r.stdout.contains(
+            "3 cases with repeated trials (6 baseline / 6 candidate trials) — 3 regressed"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("tripped: rule looks-up in 1, 3, orders/ORD-7"),
+        "{}",
+        r.stderr
+    );
+    // … and with --trials off it wants single traces.
+    let r = veer_ok(
+        &[
+            "diff",
+            &fx("baseline.eval"),
+            &fx("candidate.eval"),
+            "--trials",
+            "off",
+        ],
+        2,
+    );
     assert!(
         r.stderr
             .contains("holds 6 sample-epochs, not a single trace"),
