@@ -246,3 +246,90 @@ pub fn github(r: &TrialsReport) -> String {
     }
     out
 }
+
+/// SARIF 2.1.0: one result per regressed or failed case (level `error`), at the case under the
+/// candidate directory.
+pub fn sarif(r: &TrialsReport) -> String {
+    let results: Vec<serde_json::Value> = r
+        .trials
+        .cases
+        .iter()
+        .filter(|c| matches!(c.verdict, "regressed" | "failed"))
+        .map(|c| {
+            serde_json::json!({
+                "ruleId": if c.verdict == "failed" { "veer/trials/failed".to_string() } else { format!("veer/trials/{}", c.measures.first().map_or("regressed", String::as_str)) },
+                "level": "error",
+                "message": {"text": case_line(c)},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": format!("{}/{}", r.candidate.trim_end_matches('/'), c.case)}}}],
+            })
+        })
+        .collect();
+    let log = serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "veer", "informationUri": "https://example.invalid/veer", "rules": []}}, "results": results}],
+    });
+    crate::json::to_json(&log)
+}
+
+fn html_escape(s: &str) -> String {
+    xml(s).replace('\'', "&#39;")
+}
+
+/// One self-contained HTML page: the gate first, then each case's trials side by side — per
+/// axis the baseline's and the candidate's mean ± sd, and the behaviour's within-side vs
+/// across-side spread.
+pub fn html(r: &TrialsReport) -> String {
+    let mut out = String::from("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>veer: repeated trials</title>\n<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}th:first-child,td:first-child{text-align:left}.regressed{color:#b00020}.improved{color:#1b5e20}.inconclusive,.flaky{color:#8a6d00}</style></head><body>\n");
+    out.push_str(&format!("<h1>{}</h1>\n<ul>\n", html_escape(&headline(r))));
+    for t in &r.trials.tripped {
+        out.push_str(&format!(
+            "<li>tripped: {}</li>\n",
+            html_escape(&describe(t))
+        ));
+    }
+    out.push_str("</ul>\n");
+    let sd = |v: Option<f64>| v.map_or(String::new(), |x| format!(" ± {x:.1}"));
+    for c in &r.trials.cases {
+        out.push_str(&format!(
+            "<h2>{} <span class=\"{}\">{}</span></h2>\n<p>{}</p>\n",
+            html_escape(&c.case),
+            c.verdict,
+            c.verdict,
+            html_escape(&case_line(c))
+        ));
+        if c.axes.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "<table><tr><th>axis</th><th>baseline ({} trials)</th><th>candidate ({} trials)</th><th>change</th><th>margin</th></tr>\n",
+            c.baseline_trials, c.candidate_trials
+        ));
+        for a in &c.axes {
+            out.push_str(&format!(
+                "<tr><td>{} ({})</td><td>{:.1}{}</td><td>{:.1}{}</td><td>{:+.1}</td><td>{:.1}</td></tr>\n",
+                a.axis,
+                a.unit,
+                a.baseline_mean,
+                sd(a.baseline_sd),
+                a.candidate_mean,
+                sd(a.candidate_sd),
+                a.effect,
+                a.margin
+            ));
+        }
+        if let Some(b) = &c.behaviour {
+            out.push_str(&format!(
+                "<tr><td>behaviour (d_norm)</td><td>within {}</td><td>within {}</td><td>across {:.3}, excess {:+.3}</td><td>p {:.4}</td></tr>\n",
+                opt(b.d_bb),
+                opt(b.d_cc),
+                b.d_bc,
+                b.excess,
+                b.p_value
+            ));
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("</body></html>\n");
+    out
+}

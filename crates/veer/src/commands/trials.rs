@@ -256,7 +256,7 @@ pub fn run_logs(args: &DiffArgs) -> Result<Option<u8>, CliError> {
 
 /// Prints a trials report in the chosen format, the gate lines on stderr; the exit code.
 fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
-    let text = render(report, args.format)?;
+    let text = render(report, args.format);
     emit(&text, args.out.output.as_deref())?;
     if args.format == DiffFormat::Github {
         if let Some((path, markdown)) =
@@ -287,21 +287,17 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
 }
 
 /// The report in `format`.
-fn render(report: &TrialsReport, format: DiffFormat) -> Result<String, CliError> {
+fn render(report: &TrialsReport, format: DiffFormat) -> String {
     use veer_report::diff::trials;
-    Ok(match format {
+    match format {
         DiffFormat::Terminal => trials::terminal(report),
         DiffFormat::Json => veer_report::json::to_json(report),
         DiffFormat::Markdown => trials::markdown(report),
         DiffFormat::Junit => trials::junit(report),
         DiffFormat::Github => trials::github(report),
-        DiffFormat::Html | DiffFormat::Sarif => {
-            return Err(CliError::input(
-                "this format does not show repeated trials yet (terminal, json, markdown, junit and github do)",
-            )
-            .hint("use --format json or markdown, or --trials off for the path-paired report"))
-        }
-    })
+        DiffFormat::Html => trials::html(report),
+        DiffFormat::Sarif => trials::sarif(report),
+    }
 }
 
 /// The directory's trace files as (relative name, path), with skipped files reported.

@@ -140,6 +140,24 @@ fn trials_unchanged_agent_passes_and_a_skipped_tool_names_the_cases() {
     let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
     assert_eq!(r.stdout.matches("<testcase ").count(), 4);
     assert_eq!(r.stdout.matches("<failure ").count(), 2);
+    let mut a = args(&changed);
+    a.extend(["--format".into(), "sarif".into()]);
+    let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["runs"][0]["results"].as_array().unwrap().len(), 2);
+    let mut a = args(&changed);
+    a.extend(["--format".into(), "html".into()]);
+    let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
+    assert!(
+        r.stdout.contains("<h2>case-00 <span class=\"regressed\">"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("behaviour (d_norm)</td><td>within"),
+        "{}",
+        r.stdout
+    );
 }
 
 /// JSON of a run on `threads` worker threads.
