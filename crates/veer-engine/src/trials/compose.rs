@@ -121,8 +121,9 @@ struct MeasuredRaw {
     identical: bool,
     rules: Vec<RuleRaw>,
     first: Option<veer_trials::FirstDivergence>,
-    /// Policy-clean trials per side (pass^k), when a policy was given.
-    passes: Option<(u32, u32)>,
+    /// Passing trials per side (pass^k): by the trials' `outcome` when every trial has one,
+    /// else policy-clean when a policy was given; with where it came from.
+    passes: Option<(u32, u32, &'static str)>,
     baseline_flaky: bool,
 }
 
@@ -301,12 +302,20 @@ fn measured_raw(
             });
         }
     }
-    let passes = policy.map(|_| {
-        let clean = |side: &[super::measure::TrialNumbers]| {
-            side.iter().filter(|t| !t.violated.contains(&true)).count() as u32
+    let all: Vec<&super::measure::TrialNumbers> = m.baseline.iter().chain(&m.candidate).collect();
+    let passes = if all.iter().all(|t| t.outcome.is_some()) {
+        let pass = |side: &[super::measure::TrialNumbers]| {
+            side.iter().filter(|t| t.outcome == Some(true)).count() as u32
         };
-        (clean(&m.baseline), clean(&m.candidate))
-    });
+        Some((pass(&m.baseline), pass(&m.candidate), "outcome"))
+    } else {
+        policy.map(|_| {
+            let clean = |side: &[super::measure::TrialNumbers]| {
+                side.iter().filter(|t| !t.violated.contains(&true)).count() as u32
+            };
+            (clean(&m.baseline), clean(&m.candidate), "policy-clean")
+        })
+    };
     MeasuredRaw {
         axes,
         behaviour,
@@ -784,9 +793,14 @@ fn suite(
 fn pass_hat(raws: &[CaseRaw]) -> Option<PassHatKBlock> {
     let mut b = Vec::new();
     let mut c = Vec::new();
+    let mut source = None;
     for raw in raws {
         if let RawState::Measured(m) = &raw.state {
-            let (pb, pc) = m.passes?;
+            let (pb, pc, from) = m.passes?;
+            // One source for the whole suite: a mix is no pass^k at all.
+            if *source.get_or_insert(from) != from {
+                return None;
+            }
             b.push(Count::new(pb, raw.k_b as u32));
             c.push(Count::new(pc, raw.k_c as u32));
         }
@@ -795,7 +809,7 @@ fn pass_hat(raws: &[CaseRaw]) -> Option<PassHatKBlock> {
         return None;
     }
     Some(PassHatKBlock {
-        outcome: "policy-clean",
+        outcome: source.unwrap_or("policy-clean"),
         baseline: pass_hat_k(&b).ok()?,
         candidate: pass_hat_k(&c).ok()?,
     })

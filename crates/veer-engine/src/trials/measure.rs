@@ -56,6 +56,31 @@ pub struct TrialNumbers {
     pub axes: [f64; AXIS_COUNT],
     /// Per policy rule (in the policy's order): whether this trial violated it.
     pub violated: Vec<bool>,
+    /// The trial's pass/fail outcome from its metadata record's `outcome` field (Inspect AI
+    /// scores converted by veer, or written by the harness), when it has one.
+    pub outcome: Option<bool>,
+}
+
+/// Pass (true) or fail (false) from a metadata `outcome` value: `pass`, `C`, `correct`,
+/// `true`, `yes`, `1` and `true`/numbers ≥ 1 pass; `fail`, `I`, `incorrect`, `error`, `false`,
+/// `no`, `0` and `false`/numbers below 1 fail; anything else is no outcome.
+pub fn trial_outcome(trace: &Trace) -> Option<bool> {
+    let meta = trace
+        .records
+        .iter()
+        .find(|r| r.kind == veer_trace::Kind::Metadata)?;
+    let v = meta.field("outcome")?;
+    if let Some(b) = v.as_bool() {
+        return Some(b);
+    }
+    if let Some(x) = v.as_f64() {
+        return Some(x >= 1.0);
+    }
+    match v.as_str()?.trim().to_ascii_lowercase().as_str() {
+        "pass" | "passed" | "c" | "correct" | "true" | "yes" | "1" => Some(true),
+        "fail" | "failed" | "i" | "incorrect" | "error" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
 }
 
 /// One case measured: every trial's numbers and the pooled pairwise tables (baseline trials
@@ -162,6 +187,7 @@ pub fn trial_numbers(trace: &Trace, policy: Option<&Policy>) -> TrialNumbers {
             responses.len() as f64,
         ],
         violated,
+        outcome: trial_outcome(trace),
     }
 }
 

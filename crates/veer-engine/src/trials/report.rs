@@ -22,7 +22,8 @@ pub struct TrialsBlock {
     pub axes: Vec<SuiteAxis>,
     /// Suite-level test per policy rule that some trial violated.
     pub rules: Vec<SuiteRule>,
-    /// pass^k per side over the cases with trials on both sides (null without an outcome).
+    /// pass^k per side over the cases with trials on both sides (null without an outcome:
+    /// neither every trial's metadata `outcome` nor a policy).
     pub pass_hat_k: Option<PassHatKBlock>,
     /// Minimum detectable effects at 80% power and what more trials or cases would do.
     pub plan: Vec<PlanRow>,
@@ -233,7 +234,8 @@ pub struct SuiteRule {
 /// pass^k per side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PassHatKBlock {
-    /// Where pass/fail came from (`policy-clean`: a trial passes when it violates no rule).
+    /// Where pass/fail came from: `outcome` (every trial's metadata `outcome`, e.g. Inspect AI
+    /// scores) or `policy-clean` (a trial passes when it violates no rule).
     pub outcome: &'static str,
     /// The baseline's pass^k, k = 1..K.
     pub baseline: PassHatK,

@@ -235,6 +235,28 @@ fn single_trace_commands_refuse_a_log_of_several_samples() {
         "{}",
         r.stderr
     );
+    // Inspect's scores are the pass/fail outcome of pass^k.
+    let r = veer_ok(
+        &[
+            "diff",
+            &fx("baseline.eval"),
+            &fx("candidate.eval"),
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["trials"]["pass_hat_k"]["outcome"], "outcome",
+        "{}",
+        v["trials"]["pass_hat_k"]
+    );
+    assert!(
+        crate::common::schema_violations("diff-report.schema.json", &v).is_empty(),
+        "{:?}",
+        crate::common::schema_violations("diff-report.schema.json", &v)
+    );
     // … and with --trials off it wants single traces.
     let r = veer_ok(
         &[
