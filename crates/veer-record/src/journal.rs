@@ -223,10 +223,51 @@ impl State {
     }
 }
 
+/// Who a recording is: the case and trial it is a run of, and free-form tags
+/// (`veer record --case NAME --trial N --tag KEY=VALUE`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// The eval case (the key `veer diff` pairs cases by).
+    pub case: Option<String>,
+    /// The trial number within the case (1-based by convention).
+    pub trial: Option<u64>,
+    /// Extra tags, in the order given (a later key replaces an earlier one).
+    pub tags: Vec<(String, String)>,
+}
+
+/// A random 128-bit id as 32 hex digits: std's randomly seeded hasher over the clock and the
+/// process id (no RNG crate needed; unique per recording, not a secret).
+fn recording_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let half = |salt: u64| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(now);
+        h.write_u32(std::process::id());
+        h.write_u64(salt);
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
+}
+
 impl Journal {
     /// A journal writing to `out`, starting with the root `metadata` record. `policy` turns
     /// live enforcement on.
     pub fn new(out: Box<dyn Write + Send>, policy: Option<(veer_policy::Policy, Mode)>) -> Journal {
+        Journal::with_identity(out, policy, &Identity::default())
+    }
+
+    /// [`Journal::new`] with the recording's identity (`veer record --case/--trial/--tag`)
+    /// written into the root `metadata` record: `case`, `trial` and the tags beside
+    /// `recorder`. Every recording also gets its own `recording_id` there (a random 128-bit
+    /// hex string), so two recordings never share a trace id.
+    pub fn with_identity(
+        out: Box<dyn Write + Send>,
+        policy: Option<(veer_policy::Policy, Mode)>,
+        identity: &Identity,
+    ) -> Journal {
         let enforcing = policy.is_some();
         let mode = policy.as_ref().map_or(Mode::Warn, |(_, m)| *m);
         let mut state = State {
@@ -244,8 +285,19 @@ impl Journal {
             io_error: None,
             redactor: None,
         };
-        let root = json!({"sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
-                          "tags": {"recorder": "veer record"}});
+        let mut tags = serde_json::Map::new();
+        tags.insert("recorder".into(), json!("veer record"));
+        for (k, v) in &identity.tags {
+            tags.insert(k.clone(), json!(v));
+        }
+        let mut root = json!({"sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
+                              "recording_id": recording_id(), "tags": tags});
+        if let Some(case) = &identity.case {
+            root["case"] = json!(case);
+        }
+        if let Some(trial) = identity.trial {
+            root["trial"] = json!(trial);
+        }
         state.push(Kind::Metadata, root, None);
         state.flush();
         Journal {

@@ -108,6 +108,9 @@ pub enum Command {
         after_help = "Examples:\n  veer record -o run.agentlog -- python my_agent.py\n  veer record -o run.agentlog --policy policy.yaml --enforce replace -- node agent.js\n  veer record -o run.agentlog --openai-upstream http://localhost:8000/v1 -- ./agent\n  veer record serve --port 8089 -o run.agentlog\n\nThe agent's SDKs must read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (the official ones do).\nAPI keys and credential headers are forwarded, never written. See docs/record.md."
     )]
     Record(RecordArgs),
+    /// Cases and trials needed to detect a change of a given size, from a directory of
+    /// repeated trials (docs/trials.md).
+    Plan(crate::commands::plan::PlanArgs),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -220,6 +223,34 @@ pub struct ProxyArgs {
     /// agent and the upstream still see the real content; a --policy judges it too.
     #[arg(long)]
     pub redact: bool,
+    /// The eval case this recording is a run of, written into the metadata record; `veer diff`
+    /// pairs cases by it and compares their trials (docs/trials.md).
+    #[arg(long, value_name = "NAME", value_parser = parse_case_name)]
+    pub case: Option<String>,
+    /// The trial number of this run of the case (written into the metadata record).
+    #[arg(long, value_name = "N", requires = "case")]
+    pub trial: Option<u64>,
+    /// A tag for the metadata record, as KEY=VALUE (repeatable), e.g. --tag branch=main.
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_tag)]
+    pub tag: Vec<(String, String)>,
+}
+
+/// `--case`: a non-empty name without control characters.
+fn parse_case_name(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() || s.chars().any(char::is_control) {
+        return Err(
+            "must be a non-empty name without control characters, e.g. --case refund-42".into(),
+        );
+    }
+    Ok(s.to_string())
+}
+
+/// `--tag KEY=VALUE`: a non-empty key.
+fn parse_tag(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("`{s}` is not KEY=VALUE, e.g. --tag branch=main")),
+    }
 }
 
 /// `--enforce` modes.
@@ -381,8 +412,11 @@ pub struct DiffArgs {
     /// Exit 1 when the worst signal (axis severity, a powered rejection of the behaviour-
     /// fingerprint test → moderate, or policy regression: info → minor, warning → moderate,
     /// error and critical → severe) reaches this level; `never` (or `none`) never trips.
-    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = parse_fail_on)]
-    pub fail_on: veer_policy::Level,
+    /// With repeated trials (docs/trials.md): a statistically supported regression beyond its
+    /// margin, a deterministic rule break or an unmeasurable case trips any level, and
+    /// `inconclusive` also trips on inconclusive cases (acts as `minor` without trials).
+    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = crate::commands::trials::parse_diff_fail_on)]
+    pub fail_on: crate::commands::trials::DiffFailOn,
     /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
     /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
     /// The structural block is the same at every budget; its own, fixed, budget and the
@@ -397,6 +431,8 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
     pub format: DiffFormat,
+    #[command(flatten)]
+    pub trials: crate::commands::trials::TrialsArgs,
     #[command(flatten)]
     pub read: ReadArgs,
     #[command(flatten)]

@@ -67,6 +67,7 @@ impl Command {
                 vec![Some(&a.out), a.out_file.output.as_deref()],
             ),
             Command::Synth(a) => (vec![], vec![Some(&a.out_dir)]),
+            Command::Plan(a) => (vec![Some(&a.dir)], vec![a.out.output.as_deref()]),
             Command::Record(a) => {
                 let proxy = match &a.serve {
                     Some(RecordCommand::Serve(s)) => &s.proxy,

@@ -72,6 +72,7 @@ fn run(command: &cli::Command) -> Result<u8, error::CliError> {
         cli::Command::Scan(a) => commands::scan::run(a),
         cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
+        cli::Command::Plan(a) => commands::plan::run(a),
         cli::Command::Record(a) => commands::record::run(a),
     }
 }

@@ -9,6 +9,7 @@ pub mod markdown;
 pub mod meaning;
 pub mod stream;
 pub mod terminal;
+pub mod trials;
 
 /// How many ranked divergences the terminal and Markdown printers show (JSON has all).
 pub const SHOWN_DIVERGENCES: usize = 3;

@@ -10,7 +10,7 @@ use super::pooled::{PairRows, Pool};
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::stream::{emit_streamed, ReportStream};
-use crate::output::{append_step_summary, colour_enabled, emit, print_skipped};
+use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -54,7 +54,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             Some(path) => Some(Arc::new(super::policy::load(path)?)),
             None => None,
         },
-        fail_on: args.fail_on,
+        fail_on: args.fail_on.level,
         max_align_cells: args.max_align_cells,
         fingerprint: fingerprint_options(args),
         lanes: args.format == DiffFormat::Html,
@@ -63,7 +63,12 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
     let colour = colour_enabled(args.out.output.is_some());
     let (text, gate, summary) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
         (true, true) => {
-            let plan = pair_directories(&args.baseline, &args.candidate)?;
+            let b_files = super::trials::files_of(&args.baseline)?;
+            let c_files = super::trials::files_of(&args.candidate)?;
+            if let Some(layout) = super::trials::detect(args, b_files.clone(), c_files.clone())? {
+                return super::trials::run(args, &layout);
+            }
+            let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
             let (gate, markdown, errors) =
@@ -93,6 +98,9 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             return finish(&gate, summary);
         }
         (false, false) => {
+            if let Some(code) = super::trials::run_logs(args)? {
+                return Ok(code);
+            }
             // Both sides are read at once; a problem with the baseline is reported first.
             let (b, c) = rayon::join(
                 || load(&args.baseline, &read),
@@ -237,20 +245,16 @@ struct DirectoryPlan {
     unmatched: Unmatched,
 }
 
-/// Directory mode's pairing: the files of both directories paired by relative path; an error
-/// when no file has a counterpart.
-fn pair_directories(baseline: &Path, candidate: &Path) -> Result<DirectoryPlan, CliError> {
-    let names = |dir: &Path| -> Result<BTreeMap<String, PathBuf>, CliError> {
-        let listing = veer_trace::load::list_trace_files(dir)?;
-        print_skipped(&listing.skipped);
-        Ok(listing
-            .files
-            .into_iter()
-            .map(|p| (veer_trace::load::relative_name(dir, &p), p))
-            .collect())
-    };
-    let b_files = names(baseline)?;
-    let c_files = names(candidate)?;
+/// Directory mode's pairing: the files of both directories (relative name, path) paired by
+/// relative path; an error when no file has a counterpart.
+fn pair_directories(
+    baseline: &Path,
+    candidate: &Path,
+    b_files: Vec<(String, PathBuf)>,
+    c_files: Vec<(String, PathBuf)>,
+) -> Result<DirectoryPlan, CliError> {
+    let b_files: BTreeMap<String, PathBuf> = b_files.into_iter().collect();
+    let c_files: BTreeMap<String, PathBuf> = c_files.into_iter().collect();
     let mut unmatched = Unmatched::default();
     let mut matched: Vec<(String, PathBuf, PathBuf)> = Vec::new();
     for (name, bp) in &b_files {

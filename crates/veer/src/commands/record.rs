@@ -68,6 +68,11 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
     };
     let inputs: Vec<&Path> = p.policy.iter().map(|x| x.as_path()).collect();
     let file = crate::output::open_append_stream(output, &inputs)?;
+    let identity = veer_record::Identity {
+        case: p.case.clone(),
+        trial: p.trial,
+        tags: p.tag.clone(),
+    };
     let hold_streams = matches!(policy, Some((_, Mode::Replace | Mode::Raise)));
     let settings = Settings {
         openai_upstream: p.openai_upstream.clone(),
@@ -80,9 +85,10 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
     Ok(Prepared {
         settings,
         journal: Arc::new(if p.redact {
-            Journal::new(Box::new(file), policy).redacting(veer_secrets::Detector::builtin())
+            Journal::with_identity(Box::new(file), policy, &identity)
+                .redacting(veer_secrets::Detector::builtin())
         } else {
-            Journal::new(Box::new(file), policy)
+            Journal::with_identity(Box::new(file), policy, &identity)
         }),
         output: output.display().to_string(),
     })

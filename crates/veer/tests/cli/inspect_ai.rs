@@ -152,8 +152,46 @@ fn converted_baseline_and_candidate_diff_against_a_policy_requiring_the_tool() {
     );
     assert!(r.stdout.contains("looks-up"), "{}", r.stdout);
     assert!(r.stdout.contains("1 candidate violation"), "{}", r.stdout);
-    // The directories pair by relative path: every case and trial.
-    let r = veer_ok(&["diff", s(&base), s(&cand), "--policy", &policy], 0);
+    // The directories are compared case by case (sample id), trials by epoch: the candidate
+    // skips the tool in every epoch, so every case regressed on the rule (issue 28).
+    let r = veer_ok(
+        &[
+            "diff",
+            s(&base),
+            s(&cand),
+            "--policy",
+            &policy,
+            "--fail-on",
+            "severe",
+        ],
+        1,
+    );
+    assert!(r.stdout.contains("3 regressed"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("orders/ORD-7 — regressed (2 vs 2 trials): looks-up"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("tripped: rule looks-up in 1, 3, orders/ORD-7"),
+        "{}",
+        r.stderr
+    );
+    // With --trials off they pair by relative path: every case and trial.
+    let r = veer_ok(
+        &[
+            "diff",
+            s(&base),
+            s(&cand),
+            "--policy",
+            &policy,
+            "--trials",
+            "off",
+        ],
+        0,
+    );
     assert!(r.stdout.contains("conformance"), "{}", r.stdout);
     // Two one-sample logs diff directly.
     let r = veer_ok(
@@ -171,7 +209,65 @@ fn converted_baseline_and_candidate_diff_against_a_policy_requiring_the_tool() {
 
 #[test]
 fn single_trace_commands_refuse_a_log_of_several_samples() {
-    let r = veer_ok(&["diff", &fx("baseline.eval"), &fx("candidate.eval")], 2);
+    // `veer diff` compares two logs case by case (sample id), trials by epoch (issue 32)…
+    let r = veer_ok(
+        &[
+            "diff",
+            &fx("baseline.eval"),
+            &fx("candidate.eval"),
+            "--policy",
+            &fx("policy.yaml"),
+            "--fail-on",
+            "severe",
+        ],
+        1,
+    );
+    assert!(
+        r.stdout.contains(
+            "3 cases with repeated trials (6 baseline / 6 candidate trials) — 3 regressed"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("tripped: rule looks-up in 1, 3, orders/ORD-7"),
+        "{}",
+        r.stderr
+    );
+    // Inspect's scores are the pass/fail outcome of pass^k.
+    let r = veer_ok(
+        &[
+            "diff",
+            &fx("baseline.eval"),
+            &fx("candidate.eval"),
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["trials"]["pass_hat_k"]["outcome"], "outcome",
+        "{}",
+        v["trials"]["pass_hat_k"]
+    );
+    assert!(
+        crate::common::schema_violations("diff-report.schema.json", &v).is_empty(),
+        "{:?}",
+        crate::common::schema_violations("diff-report.schema.json", &v)
+    );
+    // … and with --trials off it wants single traces.
+    let r = veer_ok(
+        &[
+            "diff",
+            &fx("baseline.eval"),
+            &fx("candidate.eval"),
+            "--trials",
+            "off",
+        ],
+        2,
+    );
     assert!(
         r.stderr
             .contains("holds 6 sample-epochs, not a single trace"),

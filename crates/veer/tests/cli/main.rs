@@ -28,4 +28,5 @@ mod policy;
 mod record;
 mod scan;
 mod secrets_in_messages;
+mod trials;
 mod unreadable;

@@ -230,3 +230,62 @@ fn serve_prints_the_base_urls_records_calls_and_ends_on_ctrl_c() {
     assert_eq!(kinds, ["metadata", "chat_request", "error"]);
     assert!(!std::fs::read_to_string(&out).unwrap().contains("SECRET"));
 }
+
+#[test]
+fn record_writes_case_trial_and_tags_and_every_recording_has_its_own_trace_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.agentlog"), dir.path().join("b.agentlog"));
+    for (out, trial) in [(&a, "1"), (&b, "2")] {
+        let r = veer(&[
+            "record",
+            "-o",
+            out.to_str().unwrap(),
+            "--case",
+            "refund-42",
+            "--trial",
+            trial,
+            "--tag",
+            "branch=main",
+            "--tag",
+            "model=m1",
+            "--",
+            "true",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let (ra, rb) = (lines(&a), lines(&b));
+    let m = &ra[0]["payload"];
+    assert_eq!(m["case"], "refund-42");
+    assert_eq!(m["trial"], 1);
+    assert_eq!(m["tags"]["branch"], "main");
+    assert_eq!(m["tags"]["model"], "m1");
+    assert_eq!(m["tags"]["recorder"], "veer record");
+    assert_eq!(rb[0]["payload"]["trial"], 2);
+    // Two recordings never share the metadata record's id (the trace id).
+    assert_ne!(ra[0]["id"], rb[0]["id"]);
+    assert_ne!(m["recording_id"], rb[0]["payload"]["recording_id"]);
+    // Both read back strictly.
+    veer_ok(&["inspect", "--strict", a.to_str().unwrap()], 0);
+    // Bad flags are usage errors.
+    let r = veer(&[
+        "record",
+        "-o",
+        a.to_str().unwrap(),
+        "--trial",
+        "1",
+        "--",
+        "true",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let r = veer(&[
+        "record",
+        "-o",
+        a.to_str().unwrap(),
+        "--tag",
+        "novalue",
+        "--",
+        "true",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("KEY=VALUE"), "{}", r.stderr);
+}

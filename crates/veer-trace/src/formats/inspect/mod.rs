@@ -131,7 +131,7 @@ impl<R: Read + Seek> InspectLog<R> {
             let hint = if n == 0 {
                 "run the eval with samples logged (log_samples is on by default)"
             } else {
-                "write one trace per sample-epoch with `veer convert LOG -o DIR/`, then diff the directories (case-by-case trial comparison of two logs is not built yet)"
+                "write one trace per sample-epoch with `veer convert LOG -o DIR/`, then diff the directories (`veer diff A.eval B.eval` compares two logs case by case)"
             };
             return Err(TraceError::new(&self.source, None, "(file)", what).with_hint(hint));
         }

@@ -1,0 +1,216 @@
+//! The gate with repeated trials (issue 28, item 4): what trips it, as one function of the
+//! trials block, so the engine's single `Verdict` can take it over unchanged.
+//!
+//! An axis counts when its change is statistically supported (adjusted p < α), beyond its
+//! margin and in the worse direction — at suite level (Holm across axes and rules) or in a
+//! case (Benjamini–Hochberg across the case tests); the behaviour counts likewise per case. A
+//! rule counts when the candidate's violation rate is higher with adjusted p < α, or on a
+//! deterministic break. A case that could not be measured always counts (like the error rows of
+//! the path-paired report); inconclusive cases count only with `--fail-on inconclusive`.
+
+use super::measure::AXES;
+use super::report::{TrialsBlock, Tripped};
+use std::collections::BTreeMap;
+use veer_policy::Level;
+use veer_trials::SuiteOutcome;
+
+/// The gate level of a rule severity (`info` → minor, `warning` → moderate, `error` and
+/// `critical` → severe), as the path-paired gate maps policy regressions.
+fn rule_level(severity: &str) -> Level {
+    match severity {
+        "info" => Level::Minor,
+        "warning" => Level::Moderate,
+        _ => Level::Severe,
+    }
+}
+
+/// One regressed case of a measure: (case, effect, adjusted p).
+type CaseEvidence<'a> = (&'a str, Option<f64>, Option<f64>);
+
+/// Everything that counts against the candidate in `block`, in a fixed order: suite axes,
+/// suite rules, then per-measure case regressions not already named, failed cases, and (with
+/// `inconclusive`) inconclusive cases. Axes and the behaviour are `severe`; rules take their
+/// severity's level.
+pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
+    let mut out = Vec::new();
+    // Cases per measure that regressed, for naming them.
+    let mut regressed: BTreeMap<&str, Vec<CaseEvidence<'_>>> = BTreeMap::new();
+    for case in block.cases.iter().filter(|c| c.verdict == "regressed") {
+        for measure in &case.measures {
+            let (effect, p) = if let Some(a) = case.axes.iter().find(|a| a.axis == measure) {
+                (Some(a.effect), a.p_adjusted)
+            } else if let (Some(b), "behaviour") = (&case.behaviour, measure.as_str()) {
+                (Some(b.excess), b.p_adjusted)
+            } else if let Some(r) = case.rules.iter().find(|r| &r.rule == measure) {
+                let rate = |v: u32, k: usize| f64::from(v) / k.max(1) as f64;
+                let effect = rate(r.candidate_violations, case.candidate_trials)
+                    - rate(r.baseline_violations, case.baseline_trials);
+                (
+                    Some(effect),
+                    if r.deterministic_break {
+                        None
+                    } else {
+                        r.p_adjusted
+                    },
+                )
+            } else {
+                (None, None)
+            };
+            regressed
+                .entry(measure.as_str())
+                .or_default()
+                .push((case.case.as_str(), effect, p));
+        }
+    }
+    let cases_of = |m: &str| -> Vec<String> {
+        regressed
+            .get(m)
+            .map(|v| v.iter().map(|(c, _, _)| c.to_string()).collect())
+            .unwrap_or_default()
+    };
+    for a in block
+        .axes
+        .iter()
+        .filter(|a| a.outcome == SuiteOutcome::Regressed)
+    {
+        // The cases whose own change on the axis lies beyond its margin, worse.
+        let cases = block
+            .cases
+            .iter()
+            .filter(|c| {
+                c.axes
+                    .iter()
+                    .any(|x| x.axis == a.axis && x.effect > x.margin)
+            })
+            .map(|c| c.case.clone())
+            .collect();
+        out.push(Tripped {
+            kind: "axis",
+            measure: a.axis.to_string(),
+            cases,
+            effect: Some(a.effect),
+            p: Some(a.p_adjusted),
+            level: Level::Severe,
+        });
+    }
+    for r in &block.rules {
+        if r.outcome == SuiteOutcome::Regressed || !r.deterministic_breaks.is_empty() {
+            let mut cases = cases_of(&r.rule);
+            for c in &r.deterministic_breaks {
+                if !cases.contains(c) {
+                    cases.push(c.clone());
+                }
+            }
+            let supported = r.outcome == SuiteOutcome::Regressed;
+            out.push(Tripped {
+                kind: "rule",
+                measure: r.rule.clone(),
+                cases,
+                effect: Some(r.effect),
+                p: supported.then_some(r.p_adjusted),
+                level: rule_level(r.severity),
+            });
+        }
+    }
+    let named: Vec<String> = out.iter().map(|t| t.measure.clone()).collect();
+    for (measure, cases) in &regressed {
+        if named.iter().any(|n| n == measure) {
+            continue;
+        }
+        let severity = block
+            .rules
+            .iter()
+            .find(|r| r.rule == *measure)
+            .map(|r| r.severity);
+        let kind = if *measure == "behaviour" {
+            "behaviour"
+        } else if AXES.iter().any(|a| a.name == *measure) {
+            "axis"
+        } else {
+            "rule"
+        };
+        // The strongest case: the smallest p (a deterministic break, p null, first).
+        let best = cases
+            .iter()
+            .min_by(|x, y| x.2.unwrap_or(0.0).total_cmp(&y.2.unwrap_or(0.0)));
+        out.push(Tripped {
+            kind,
+            measure: measure.to_string(),
+            cases: cases.iter().map(|(c, _, _)| c.to_string()).collect(),
+            effect: best.and_then(|b| b.1),
+            p: best.and_then(|b| b.2),
+            level: severity.map_or(Level::Severe, rule_level),
+        });
+    }
+    let failed: Vec<String> = block
+        .cases
+        .iter()
+        .filter(|c| c.verdict == "failed")
+        .map(|c| c.case.clone())
+        .collect();
+    if !failed.is_empty() {
+        out.push(Tripped {
+            kind: "failed",
+            measure: String::new(),
+            cases: failed,
+            effect: None,
+            p: None,
+            level: Level::Severe,
+        });
+    }
+    if inconclusive {
+        let cases: Vec<String> = block
+            .cases
+            .iter()
+            .filter(|c| c.verdict == "inconclusive")
+            .map(|c| c.case.clone())
+            .collect();
+        if !cases.is_empty() {
+            out.push(Tripped {
+                kind: "inconclusive",
+                measure: String::new(),
+                cases,
+                effect: None,
+                p: None,
+                level: Level::Severe,
+            });
+        }
+    }
+    out
+}
+
+/// One line naming what tripped: `rule no-refund-without-lookup in refund, cancel (+3 more):
+/// effect +1.00, p 0.004`.
+pub fn describe(t: &Tripped) -> String {
+    let mut cases = t
+        .cases
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if t.cases.len() > 3 {
+        cases.push_str(&format!(" (+{} more)", t.cases.len() - 3));
+    }
+    let head = match t.kind {
+        "failed" => format!("cases that could not be measured: {cases}"),
+        "inconclusive" => format!("inconclusive cases: {cases}"),
+        "behaviour" => format!("behaviour in {cases}"),
+        kind if cases.is_empty() => format!("{kind} {}", t.measure),
+        kind => format!("{kind} {} in {cases}", t.measure),
+    };
+    let mut tail = Vec::new();
+    if let Some(e) = t.effect {
+        tail.push(format!("effect {e:+.3}"));
+    }
+    match (t.p, t.kind) {
+        (Some(p), _) => tail.push(format!("adjusted p {p:.4}")),
+        (None, "rule") => tail.push("deterministic break".to_string()),
+        _ => {}
+    }
+    if tail.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", tail.join(", "))
+    }
+}

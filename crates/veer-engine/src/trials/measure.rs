@@ -1,0 +1,276 @@
+//! One case's trials measured with the existing measures (issue 28, item 2): each trial's
+//! per-axis numbers and policy violations, and — once per case — the pairwise behaviour
+//! distances between any two of its trials, baseline and candidate pooled.
+//!
+//! A case's traces are read, measured and dropped together, so memory holds one case (per
+//! worker thread) at a time whatever the number of cases.
+
+use super::layout::{Case, TrialFile};
+use rayon::prelude::*;
+use veer_experiment::divergence::{structural_parts, PreparedTrace};
+use veer_policy::Policy;
+use veer_trace::{ReadOptions, Trace};
+
+/// One per-trial axis: its name in the report, its unit, and how a trial's number is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrialAxis {
+    /// The axis name in the report (`latency`, `output_tokens`, `tool_calls`, `turns`).
+    pub name: &'static str,
+    /// The unit of its numbers.
+    pub unit: &'static str,
+    /// What one trial's number is.
+    pub summary: &'static str,
+}
+
+/// The per-trial axes, in report order. Higher is worse on every one of them.
+pub const AXES: [TrialAxis; 4] = [
+    TrialAxis {
+        name: "latency",
+        unit: "ms",
+        summary: "median latency_ms over the trial's responses (0 when none is recorded)",
+    },
+    TrialAxis {
+        name: "output_tokens",
+        unit: "tokens",
+        summary: "usage.output_tokens summed over the trial's responses",
+    },
+    TrialAxis {
+        name: "tool_calls",
+        unit: "calls",
+        summary: "tool calls in the trial",
+    },
+    TrialAxis {
+        name: "turns",
+        unit: "responses",
+        summary: "model responses in the trial",
+    },
+];
+
+/// Number of per-trial axes.
+pub const AXIS_COUNT: usize = AXES.len();
+
+/// One trial's numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrialNumbers {
+    /// Per axis of [`AXES`], finite and ≥ 0.
+    pub axes: [f64; AXIS_COUNT],
+    /// Per policy rule (in the policy's order): whether this trial violated it.
+    pub violated: Vec<bool>,
+    /// The trial's pass/fail outcome from its metadata record's `outcome` field (Inspect AI
+    /// scores converted by veer, or written by the harness), when it has one.
+    pub outcome: Option<bool>,
+}
+
+/// Pass (true) or fail (false) from a metadata `outcome` value: `pass`, `C`, `correct`,
+/// `true`, `yes`, `1` and `true`/numbers ≥ 1 pass; `fail`, `I`, `incorrect`, `error`, `false`,
+/// `no`, `0` and `false`/numbers below 1 fail; anything else is no outcome.
+pub fn trial_outcome(trace: &Trace) -> Option<bool> {
+    let meta = trace
+        .records
+        .iter()
+        .find(|r| r.kind == veer_trace::Kind::Metadata)?;
+    let v = meta.field("outcome")?;
+    if let Some(b) = v.as_bool() {
+        return Some(b);
+    }
+    if let Some(x) = v.as_f64() {
+        return Some(x >= 1.0);
+    }
+    match v.as_str()?.trim().to_ascii_lowercase().as_str() {
+        "pass" | "passed" | "c" | "correct" | "true" | "yes" | "1" => Some(true),
+        "fail" | "failed" | "i" | "incorrect" | "error" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// One case measured: every trial's numbers and the pooled pairwise tables (baseline trials
+/// first, then candidate; condensed upper triangle, pair (0,1), (0,2), …).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseMeasures {
+    /// Baseline trials' numbers, in the layout's order.
+    pub baseline: Vec<TrialNumbers>,
+    /// Candidate trials' numbers.
+    pub candidate: Vec<TrialNumbers>,
+    /// Event-level structural distance d_norm per pair, in [0, 1].
+    pub d_norm: Vec<f64>,
+    /// Trajectory distance per pair: normalised Levenshtein distance of the tool-name
+    /// sequences, in [0, 1].
+    pub trajectory: Vec<f64>,
+    /// First structural divergence (t*, the step where the two trials first differ) per pair;
+    /// None when the two never diverge.
+    pub first_turns: Vec<Option<u32>>,
+}
+
+/// A trial that could not be measured: the file and what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialFailure {
+    /// The file at fault (as found under the directory given).
+    pub file: String,
+    /// What went wrong (names the line and field where there are some).
+    pub error: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+/// The knobs of a case's measurement.
+#[derive(Debug, Clone, Copy)]
+pub struct MeasureOptions<'a> {
+    /// How traces are read.
+    pub read: &'a ReadOptions,
+    /// The policy whose violations are counted per trial.
+    pub policy: Option<&'a Policy>,
+    /// Work budget of one structural comparison (`--max-align-cells`).
+    pub max_align_cells: u64,
+}
+
+/// Reads one trial; a file that cannot be read, or has no model response, is a failure.
+fn read_trial(file: &TrialFile, read: &ReadOptions) -> Result<Trace, TrialFailure> {
+    let trace = veer_trace::load_trace(&file.path, read).map_err(|e| TrialFailure {
+        file: file.name.clone(),
+        error: e.to_string(),
+        hint: e.hint.clone(),
+    })?;
+    if trace.responses().is_empty() {
+        return Err(TrialFailure {
+            file: file.name.clone(),
+            error: format!("{}: no model response in this trial", file.path.display()),
+            hint: Some(
+                "a trial whose agent stopped before its first model call cannot be compared; re-run it or remove the file"
+                    .to_string(),
+            ),
+        });
+    }
+    Ok(trace)
+}
+
+/// The median of `v` (0 when empty).
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// One trial's per-axis numbers and rule violations.
+pub fn trial_numbers(trace: &Trace, policy: Option<&Policy>) -> TrialNumbers {
+    let responses = trace.responses();
+    let finite = |v: Option<f64>| v.filter(|x| x.is_finite() && *x >= 0.0);
+    let mut latencies: Vec<f64> = responses
+        .iter()
+        .filter_map(|r| finite(r.latency_ms()))
+        .collect();
+    let tokens: f64 = responses
+        .iter()
+        .filter_map(|r| finite(r.usage("output_tokens")))
+        .sum();
+    let violated = match policy {
+        Some(p) => {
+            let found = veer_policy::evaluate(p, trace);
+            p.rules
+                .iter()
+                .map(|rule| found.iter().any(|v| v.rule_id == rule.id))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    TrialNumbers {
+        axes: [
+            median(&mut latencies),
+            if tokens.is_finite() { tokens } else { 0.0 },
+            trace.tool_calls().len() as f64,
+            responses.len() as f64,
+        ],
+        violated,
+        outcome: trial_outcome(trace),
+    }
+}
+
+/// Reads and measures every trial of `case` (both sides present, every trial read), and the
+/// pairwise tables over the pooled trials. The first trial that cannot be measured (in
+/// baseline-then-candidate order) is the case's failure.
+pub fn measure_case(
+    case: &Case,
+    options: MeasureOptions<'_>,
+) -> Result<CaseMeasures, TrialFailure> {
+    let files: Vec<&TrialFile> = case.baseline.iter().chain(&case.candidate).collect();
+    let traces: Vec<Result<Trace, TrialFailure>> = files
+        .par_iter()
+        .map(|f| read_trial(f, options.read))
+        .collect();
+    let mut traces: Vec<Trace> = traces.into_iter().collect::<Result<_, _>>()?;
+    let candidate = traces.split_off(case.baseline.len());
+    let measured = measure_traces(&traces, &candidate, options.policy, options.max_align_cells);
+    // The traces end with the case: freeing them here keeps memory to one case per thread.
+    drop((traces, candidate));
+    Ok(measured)
+}
+
+/// Measures one case's trials held in memory (each with at least one response): every trial's
+/// numbers and the pairwise tables over the pooled trials, baseline first.
+pub fn measure_traces(
+    baseline: &[Trace],
+    candidate: &[Trace],
+    policy: Option<&Policy>,
+    max_align_cells: u64,
+) -> CaseMeasures {
+    let traces: Vec<&Trace> = baseline.iter().chain(candidate).collect();
+    let mut numbers: Vec<TrialNumbers> = traces
+        .par_iter()
+        .map(|t| trial_numbers(t, policy))
+        .collect();
+    let prepared: Vec<PreparedTrace<'_>> =
+        traces.par_iter().map(|t| PreparedTrace::new(t)).collect();
+    let tools: Vec<Vec<String>> = traces
+        .iter()
+        .map(|t| t.tool_calls().into_iter().map(|c| c.name).collect())
+        .collect();
+    let n = traces.len();
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .collect();
+    let measured: Vec<(f64, f64, Option<u32>)> = pairs
+        .par_iter()
+        .map(|&(i, j)| {
+            let (script, first, _, _) =
+                structural_parts(&prepared[i], &prepared[j], max_align_cells);
+            let d = script.normalized();
+            let trajectory = veer_diff::levenshtein::normalized_levenshtein(&tools[i], &tools[j]);
+            let turn = first.map(|f| u32::try_from(f.step.max(0)).unwrap_or(u32::MAX));
+            (
+                if d.is_finite() { d } else { 1.0 },
+                if trajectory.is_finite() {
+                    trajectory
+                } else {
+                    1.0
+                },
+                turn,
+            )
+        })
+        .collect();
+    let candidate_numbers = numbers.split_off(baseline.len());
+    CaseMeasures {
+        baseline: numbers,
+        candidate: candidate_numbers,
+        d_norm: measured.iter().map(|m| m.0).collect(),
+        trajectory: measured.iter().map(|m| m.1).collect(),
+        first_turns: measured.iter().map(|m| m.2).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_even_and_empty() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&mut []), 0.0);
+    }
+}

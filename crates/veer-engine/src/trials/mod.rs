@@ -1,0 +1,180 @@
+//! Repeated trials (issue 28): a directory diff whose cases were each run several times is
+//! compared case by case, so the gate tells a behaviour change from agent noise.
+//!
+//! - [`layout`]: which files are trials of which case;
+//! - [`measure`]: each trial's per-axis numbers and the pairwise behaviour distances within a
+//!   case (the existing measures, computed once per case);
+//! - [`compose`]: the per-case tests and verdicts, the suite-level tests and the `trials`
+//!   block of the report;
+//! - [`gate`]: what trips the gate when the report has trials.
+//!
+//! The statistics themselves live in the `veer-trials` crate (pure functions); this module only
+//! feeds them the measures and turns their answers into verdicts.
+
+pub mod compose;
+pub mod gate;
+pub mod layout;
+pub mod measure;
+pub mod plan;
+pub mod report;
+pub mod scripted;
+
+use layout::Layout;
+use measure::MeasureOptions;
+use rayon::prelude::*;
+use report::{LayoutBlock, TrialsReport};
+use veer_policy::{Gate, Level, Policy};
+
+pub use compose::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
+
+/// Cases measured at once per worker thread: each case's traces live only while it is
+/// measured, and only the small per-case results are kept, so memory stays flat in the number
+/// of cases.
+const CASES_PER_THREAD: usize = 4;
+
+/// Measures every case of `layout` (a window of cases at a time, in parallel) and composes the
+/// trials report with its gate. `tick` is called once per case measured (progress).
+#[allow(clippy::too_many_arguments)]
+pub fn analyse(
+    baseline: &str,
+    candidate: &str,
+    layout: &Layout,
+    measure: MeasureOptions<'_>,
+    options: &TrialsOptions,
+    fail_on: Level,
+    fail_on_inconclusive: bool,
+    tick: &(dyn Fn() + Sync),
+) -> TrialsReport {
+    let policy: Option<&Policy> = measure.policy;
+    let window = rayon::current_num_threads().max(1) * CASES_PER_THREAD;
+    let mut raws = Vec::with_capacity(layout.cases.len());
+    for chunk in layout.cases.chunks(window) {
+        let done: Vec<compose::CaseRaw> = chunk
+            .par_iter()
+            .map(|case| {
+                let measured = (!case.baseline.is_empty() && !case.candidate.is_empty())
+                    .then(|| measure::measure_case(case, measure));
+                let raw = compose::case_raw(case, measured, policy, options);
+                tick();
+                raw
+            })
+            .collect();
+        raws.extend(done);
+    }
+    let (baseline_trials, candidate_trials) = layout.trial_counts();
+    let layout_block = LayoutBlock {
+        sources: layout.sources.iter().copied().collect(),
+        cases: layout.cases.len(),
+        baseline_trials,
+        candidate_trials,
+    };
+    let (trials, gate) = decide(
+        layout_block,
+        &raws,
+        policy,
+        options,
+        fail_on,
+        fail_on_inconclusive,
+    );
+    TrialsReport {
+        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        baseline: baseline.to_string(),
+        candidate: candidate.to_string(),
+        trials,
+        gate,
+    }
+}
+
+/// The trials block and the gate from every case's raw results (in case-key order): the
+/// multiplicity adjustments, verdicts and suite tests ([`compose::compose`]), then what trips
+/// the gate at `fail_on` ([`gate::trials_gate`]; `Level::None` never trips).
+pub fn decide(
+    layout: LayoutBlock,
+    raws: &[compose::CaseRaw],
+    policy: Option<&Policy>,
+    options: &TrialsOptions,
+    fail_on: Level,
+    fail_on_inconclusive: bool,
+) -> (report::TrialsBlock, Gate) {
+    let mut trials = compose::compose(layout, raws, policy, options);
+    let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
+    let worst = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
+    let gate = Gate::decide(fail_on, worst);
+    if fail_on != Level::None {
+        trials.tripped = tripped.into_iter().filter(|t| t.level >= fail_on).collect();
+    }
+    (trials, gate)
+}
+
+/// Compares two sets of in-memory cases (e.g. the sample-epochs of two Inspect AI logs grouped
+/// by sample id): `baseline` and `candidate` map case keys to their trials. Cases are measured
+/// a window at a time, in key order; a case on one side only is `missing`, a trial without a
+/// model response makes its case `failed`.
+#[allow(clippy::too_many_arguments)]
+pub fn analyse_in_memory(
+    baseline_name: &str,
+    candidate_name: &str,
+    mut baseline: std::collections::BTreeMap<String, Vec<veer_trace::Trace>>,
+    mut candidate: std::collections::BTreeMap<String, Vec<veer_trace::Trace>>,
+    policy: Option<&Policy>,
+    max_align_cells: u64,
+    options: &TrialsOptions,
+    fail_on: Level,
+    fail_on_inconclusive: bool,
+) -> TrialsReport {
+    let keys: std::collections::BTreeSet<String> =
+        baseline.keys().chain(candidate.keys()).cloned().collect();
+    let (nb, nc) = (
+        baseline.values().map(Vec::len).sum(),
+        candidate.values().map(Vec::len).sum(),
+    );
+    let cases: Vec<(String, Vec<veer_trace::Trace>, Vec<veer_trace::Trace>)> = keys
+        .into_iter()
+        .map(|k| {
+            let b = baseline.remove(&k).unwrap_or_default();
+            let c = candidate.remove(&k).unwrap_or_default();
+            (k, b, c)
+        })
+        .collect();
+    let raws: Vec<compose::CaseRaw> = cases
+        .par_iter()
+        .map(|(key, b, c)| {
+            let measured = (!b.is_empty() && !c.is_empty()).then(|| {
+                let empty = b.iter().chain(c).position(|t| t.responses().is_empty());
+                match empty {
+                    Some(i) => Err(measure::TrialFailure {
+                        file: format!("{key} trial {}", i % b.len().max(1) + 1),
+                        error: format!(
+                            "case {key}: a {} trial has no model response",
+                            if i < b.len() { "baseline" } else { "candidate" }
+                        ),
+                        hint: Some("an errored sample cannot be compared; re-run it".to_string()),
+                    }),
+                    None => Ok(measure::measure_traces(b, c, policy, max_align_cells)),
+                }
+            });
+            compose::case_raw_of(key, (b.len(), c.len()), measured, policy, options)
+        })
+        .collect();
+    let layout = LayoutBlock {
+        sources: vec![layout::KeySource::Metadata],
+        cases: cases.len(),
+        baseline_trials: nb,
+        candidate_trials: nc,
+    };
+    let (trials, gate) = decide(
+        layout,
+        &raws,
+        policy,
+        options,
+        fail_on,
+        fail_on_inconclusive,
+    );
+    TrialsReport {
+        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        baseline: baseline_name.to_string(),
+        candidate: candidate_name.to_string(),
+        trials,
+        gate,
+    }
+}

@@ -1,0 +1,105 @@
+//! `veer plan DIR --mde X` (issue 28, item 3): how many cases and trials a suite needs so that a
+//! change of X on an axis is detected with 80% power, from one side's repeated trials.
+//!
+//! One side tells the within-case (trial-to-trial) variance σ² of each axis; the between-case
+//! variance of a true effect, ω², needs two sides and is taken as 0 here, so the cases needed are
+//! a lower bound (docs/trials.md). The inversion itself is `veer_trials::plan`.
+
+use super::layout::Layout;
+use super::measure::{trial_numbers, AXES};
+use rayon::prelude::*;
+use serde::Serialize;
+use veer_trace::ReadOptions;
+
+/// The plan of one axis for a directory of trials.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectoryPlan {
+    /// The axis.
+    pub axis: &'static str,
+    /// Its unit.
+    pub unit: &'static str,
+    /// Cases found.
+    pub cases: usize,
+    /// Cases with two or more readable trials (those that tell the noise).
+    pub cases_with_noise: usize,
+    /// Trials per case (harmonic mean over cases), ≥ 1.
+    pub trials_per_case: f64,
+    /// Mean within-case variance σ² of a trial on this axis (units²).
+    pub within_variance: f64,
+    /// Files that could not be read or had no response (left out).
+    pub unreadable: usize,
+    /// The inversion: current MDE, floor, cases needed, what more trials do.
+    pub plan: veer_trials::Plan,
+}
+
+/// The plan for `target` (> 0, in the axis's units) on axis `axis` (index into [`AXES`]) at
+/// two-sided `alpha` and `power`, from the baseline side of `layout`. An error message when no
+/// case has two readable trials (the noise cannot be estimated) or the inputs are out of range.
+pub fn plan_directory(
+    layout: &Layout,
+    read: &ReadOptions,
+    axis: usize,
+    target: f64,
+    alpha: f64,
+    power: f64,
+) -> Result<DirectoryPlan, String> {
+    let Some(spec) = AXES.get(axis) else {
+        return Err(format!("no axis number {axis}"));
+    };
+    let per_case: Vec<(Vec<f64>, usize)> = layout
+        .cases
+        .par_iter()
+        .map(|case| {
+            let mut values = Vec::new();
+            let mut bad = 0;
+            for f in &case.baseline {
+                match veer_trace::load_trace(&f.path, read) {
+                    Ok(t) if !t.responses().is_empty() => {
+                        values.push(trial_numbers(&t, None).axes[axis])
+                    }
+                    _ => bad += 1,
+                }
+            }
+            (values, bad)
+        })
+        .collect();
+    let unreadable = per_case.iter().map(|c| c.1).sum();
+    let cases: Vec<&Vec<f64>> = per_case
+        .iter()
+        .map(|c| &c.0)
+        .filter(|v| !v.is_empty())
+        .collect();
+    let variances: Vec<f64> = cases
+        .iter()
+        .filter(|v| v.len() >= 2)
+        .map(|v| {
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64
+        })
+        .collect();
+    if variances.is_empty() {
+        return Err(
+            "no case has two readable trials, so the trial-to-trial noise cannot be estimated"
+                .into(),
+        );
+    }
+    let within = variances.iter().sum::<f64>() / variances.len() as f64;
+    let k = cases.len() as f64 / cases.iter().map(|v| 1.0 / v.len() as f64).sum::<f64>();
+    let inputs = veer_trials::PowerInputs {
+        omega_squared: 0.0,
+        sigma_squared_baseline: within,
+        sigma_squared_candidate: within,
+    };
+    let plan = veer_trials::plan(&inputs, target, k, k, cases.len() as u64, alpha, power)
+        .map_err(|e| e.to_string())?;
+    Ok(DirectoryPlan {
+        axis: spec.name,
+        unit: spec.unit,
+        cases: layout.cases.len(),
+        cases_with_noise: variances.len(),
+        trials_per_case: k,
+        within_variance: within,
+        unreadable,
+        plan,
+    })
+}

@@ -1,0 +1,309 @@
+//! The `trials` block of a directory diff with repeated trials (issue 28, item 5): plain serde
+//! data, field order fixed; printers format it and never compute a number.
+
+use serde::Serialize;
+use veer_trials::{FirstDivergence, PassHatK, PermutationMethod};
+
+/// The trials block.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrialsBlock {
+    /// How cases and trials were found.
+    pub layout: LayoutBlock,
+    /// Significance level α of every decision, in (0, 1).
+    pub alpha: f64,
+    /// Seed of every Monte Carlo permutation (per case and measure, derived from it and the
+    /// key).
+    pub seed: u64,
+    /// The practical margins applied.
+    pub margins: Vec<MarginRow>,
+    /// One entry per case, in case-key byte order.
+    pub cases: Vec<CaseBlock>,
+    /// Suite-level test per axis.
+    pub axes: Vec<SuiteAxis>,
+    /// Suite-level test per policy rule that some trial violated.
+    pub rules: Vec<SuiteRule>,
+    /// pass^k per side over the cases with trials on both sides (null without an outcome:
+    /// neither every trial's metadata `outcome` nor a policy).
+    pub pass_hat_k: Option<PassHatKBlock>,
+    /// Minimum detectable effects at 80% power and what more trials or cases would do.
+    pub plan: Vec<PlanRow>,
+    /// Verdict counts over the cases.
+    pub verdicts: VerdictCounts,
+    /// What tripped the gate (empty when nothing did or no gate is set).
+    pub tripped: Vec<Tripped>,
+}
+
+/// How cases and trials were found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayoutBlock {
+    /// The rules that gave case keys (`pattern`, `metadata`, `subdirectory`, `siblings`,
+    /// `trailing-number`, `path`).
+    pub sources: Vec<super::layout::KeySource>,
+    /// Cases on either side.
+    pub cases: usize,
+    /// Baseline trial files.
+    pub baseline_trials: usize,
+    /// Candidate trial files.
+    pub candidate_trials: usize,
+}
+
+/// One practical margin: a change counts only beyond max(relative × baseline mean, absolute).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarginRow {
+    /// The axis (or `behaviour`).
+    pub measure: String,
+    /// Share of the baseline mean, ≥ 0.
+    pub relative: f64,
+    /// In the measure's units, ≥ 0.
+    pub absolute: f64,
+}
+
+/// One case's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseBlock {
+    /// The case key.
+    pub case: String,
+    /// Baseline trials (k_B).
+    pub baseline_trials: usize,
+    /// Candidate trials (k_C).
+    pub candidate_trials: usize,
+    /// `regressed`, `improved`, `unchanged`, `inconclusive`, `flaky`, `missing` or `failed`.
+    pub verdict: &'static str,
+    /// The measures behind a `regressed`, `improved` or `inconclusive` verdict.
+    pub measures: Vec<String>,
+    /// For `inconclusive`: the balanced trials per side that would make the case testable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials_needed: Option<u32>,
+    /// False when neither side has two trials: the run-to-run noise could not be estimated.
+    pub noise_estimated: bool,
+    /// Per axis: each side's spread and the change.
+    pub axes: Vec<CaseAxis>,
+    /// The behaviour itself: within vs across spread and the excess divergence test.
+    pub behaviour: Option<CaseBehaviour>,
+    /// Per rule some trial of the case violated: violations per side and the exact test.
+    pub rules: Vec<CaseRule>,
+    /// The modal first divergence over cross-side pairs, with its share among within pairs.
+    pub first_divergence: Option<FirstDivergenceBlock>,
+    /// For `failed`: the trial that could not be measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<CaseError>,
+}
+
+/// The trial that made a case `failed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaseError {
+    /// The file, relative to its directory.
+    pub file: String,
+    /// What went wrong.
+    pub error: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+/// One axis in one case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseAxis {
+    /// The axis.
+    pub axis: &'static str,
+    /// Its unit.
+    pub unit: &'static str,
+    /// Mean of the baseline trials.
+    pub baseline_mean: f64,
+    /// Mean of the candidate trials.
+    pub candidate_mean: f64,
+    /// Standard deviation among the baseline's own trials (null at k = 1).
+    pub baseline_sd: Option<f64>,
+    /// Standard deviation among the candidate's own trials (null at k = 1).
+    pub candidate_sd: Option<f64>,
+    /// candidate mean − baseline mean.
+    pub effect: f64,
+    /// The practical margin in the axis's units.
+    pub margin: f64,
+    /// Raw one-sided p of the within-case permutation test, candidate higher, in (0, 1].
+    pub p_worse: f64,
+    /// Adjusted p (Benjamini–Hochberg over the testable case tests, doubled for the split with
+    /// the suite tests; docs/trials.md); null when this k cannot reach α.
+    pub p_adjusted: Option<f64>,
+}
+
+/// The behaviour of one case: spreads and the excess divergence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseBehaviour {
+    /// Mean event-level d_norm among the baseline's trials (null at k_B = 1), in [0, 1].
+    pub d_bb: Option<f64>,
+    /// Among the candidate's trials (null at k_C = 1), in [0, 1].
+    pub d_cc: Option<f64>,
+    /// Across sides, in [0, 1].
+    pub d_bc: f64,
+    /// E = D_BC − (D_BB + D_CC)/2.
+    pub excess: f64,
+    /// Mean trajectory (tool-sequence) distance within the baseline, in [0, 1].
+    pub trajectory_within_baseline: Option<f64>,
+    /// Mean trajectory distance across sides, in [0, 1].
+    pub trajectory_across: f64,
+    /// Raw permutation p of E, in (0, 1].
+    pub p_value: f64,
+    /// Adjusted p as for the axes (null when untestable).
+    pub p_adjusted: Option<f64>,
+    /// Exact or seeded Monte Carlo.
+    pub method: PermutationMethod,
+}
+
+/// One rule in one case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseRule {
+    /// The rule id.
+    pub rule: String,
+    /// Its severity (`info`, `warning`, `error`, `critical`).
+    pub severity: &'static str,
+    /// Baseline trials that violated it.
+    pub baseline_violations: u32,
+    /// Candidate trials that violated it.
+    pub candidate_violations: u32,
+    /// Fisher's exact one-sided p, candidate higher, in [0, 1].
+    pub p_worse: f64,
+    /// Adjusted p (null when untestable).
+    pub p_adjusted: Option<f64>,
+    /// An error/critical rule no baseline trial and every candidate trial violated.
+    pub deterministic_break: bool,
+}
+
+/// The modal first divergence of a case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FirstDivergenceBlock {
+    /// The turn (structural step) most cross pairs first diverge at; null when none does.
+    pub turn: Option<u32>,
+    /// Cross pairs diverging there / all cross pairs.
+    pub cross: String,
+    /// Within pairs diverging there / all within pairs.
+    pub within: String,
+    /// The statistics crate's counts.
+    pub counts: FirstDivergence,
+}
+
+/// A suite-level axis test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuiteAxis {
+    /// The axis.
+    pub axis: &'static str,
+    /// Its unit.
+    pub unit: &'static str,
+    /// Cases measured on both sides.
+    pub cases: u32,
+    /// Mean over cases of (candidate mean − baseline mean).
+    pub effect: f64,
+    /// 95% interval of the effect clustered by case (t, n − 1); null below two cases.
+    pub interval: Option<[f64; 2]>,
+    /// The margin at suite level.
+    pub margin: f64,
+    /// Raw p, within-case permutation of trial labels, candidate higher (suite scope).
+    pub p_worse: f64,
+    /// Sign-flip p on the case differences, candidate higher (population scope).
+    pub p_population: f64,
+    /// Holm across axes and rules, doubled for the split with the case tests, in [0, 1].
+    pub p_adjusted: f64,
+    /// `regressed`, `improved` or `no_supported_change`.
+    pub outcome: veer_trials::SuiteOutcome,
+    /// Minimum detectable effect at 80% power and two-sided α (null when not estimable).
+    pub mde: Option<f64>,
+}
+
+/// A suite-level rule test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuiteRule {
+    /// The rule id.
+    pub rule: String,
+    /// Its severity.
+    pub severity: &'static str,
+    /// Violating baseline trials / baseline trials, over cases with both sides.
+    pub baseline: String,
+    /// Likewise for the candidate.
+    pub candidate: String,
+    /// Candidate rate − baseline rate (mean per-case share difference).
+    pub effect: f64,
+    /// Exact stratified (conditional) one-sided p, candidate higher.
+    pub p_worse: f64,
+    /// Holm-adjusted as for the axes.
+    pub p_adjusted: f64,
+    /// The outcome.
+    pub outcome: veer_trials::SuiteOutcome,
+    /// Cases broken deterministically.
+    pub deterministic_breaks: Vec<String>,
+}
+
+/// pass^k per side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PassHatKBlock {
+    /// Where pass/fail came from: `outcome` (every trial's metadata `outcome`, e.g. Inspect AI
+    /// scores) or `policy-clean` (a trial passes when it violates no rule).
+    pub outcome: &'static str,
+    /// The baseline's pass^k, k = 1..K.
+    pub baseline: PassHatK,
+    /// The candidate's.
+    pub candidate: PassHatK,
+}
+
+/// The power of one axis at this design.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanRow {
+    /// The axis.
+    pub axis: &'static str,
+    /// MDE at 80% power now.
+    pub mde: f64,
+    /// The MDE's floor with unlimited trials at this many cases.
+    pub floor: f64,
+    /// `more trials` when extra trials would shrink the MDE noticeably, else `more cases`.
+    pub advice: &'static str,
+}
+
+/// Cases per verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct VerdictCounts {
+    /// Regressed cases.
+    pub regressed: usize,
+    /// Improved cases.
+    pub improved: usize,
+    /// Unchanged cases.
+    pub unchanged: usize,
+    /// Inconclusive cases.
+    pub inconclusive: usize,
+    /// Flaky cases.
+    pub flaky: usize,
+    /// Cases on one side only.
+    pub missing: usize,
+    /// Cases with a trial that could not be measured.
+    pub failed: usize,
+}
+
+/// One thing that tripped the gate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tripped {
+    /// `axis`, `rule`, `behaviour`, `inconclusive` or `failed`.
+    pub kind: &'static str,
+    /// The axis or rule (empty for `inconclusive` and `failed`).
+    pub measure: String,
+    /// The cases involved (all cases for a suite-level axis).
+    pub cases: Vec<String>,
+    /// The effect (axis units, rate difference, or excess divergence); null for
+    /// deterministic breaks, inconclusive and failed cases.
+    pub effect: Option<f64>,
+    /// The adjusted p; null for deterministic breaks, inconclusive and failed cases.
+    pub p: Option<f64>,
+    /// Its gate level (`minor`, `moderate`, `severe`).
+    pub level: veer_policy::Level,
+}
+
+/// The directory report of a diff with repeated trials.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrialsReport {
+    /// The diff report schema version.
+    pub schema_version: &'static str,
+    /// The baseline directory, as given.
+    pub baseline: String,
+    /// The candidate directory, as given.
+    pub candidate: String,
+    /// The trials block.
+    pub trials: TrialsBlock,
+    /// The merge gate.
+    pub gate: veer_policy::Gate,
+}

@@ -1,0 +1,114 @@
+//! Stochastic scripted agents (issue 28, item 6): `.agentlog` traces of an agent whose wording,
+//! latency, token counts and an occasional extra tool call vary from run to run, with planted
+//! changes of stated size. The calibration tests, the CLI tests and the benchmark compare
+//! samples of these agents, so the gate's false-alarm rate and power are measured, not
+//! assumed.
+
+use veer_trials::{derive_seed, TrialRng};
+
+/// What an agent does and how much it varies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    /// The tools it calls, one per turn, in order.
+    pub tools: Vec<&'static str>,
+    /// Mean latency of a response, ms (each varies uniformly by ±30%).
+    pub latency_ms: f64,
+    /// Mean output tokens of a response (each varies uniformly by ±30%).
+    pub output_tokens: f64,
+    /// Chance, in [0, 1], that a run makes one extra `search` call before its first tool.
+    pub extra_call_rate: f64,
+    /// A planted change: the tool at this position is never called.
+    pub skip_tool: Option<usize>,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Script {
+            tools: vec!["lookup_order", "check_policy", "issue_refund"],
+            latency_ms: 400.0,
+            output_tokens: 60.0,
+            extra_call_rate: 0.2,
+            skip_tool: None,
+        }
+    }
+}
+
+const PHRASES: [&str; 4] = [
+    "Let me check that for you.",
+    "I'll look into this now.",
+    "Checking the details.",
+    "One moment while I verify.",
+];
+
+/// One run of `script` for `case` and `trial` as `.agentlog` text, seeded by `seed`. The
+/// metadata record names the case and trial.
+pub fn agentlog(case: &str, trial: u32, seed: u64, script: &Script) -> String {
+    let mut lines = Vec::new();
+    let mut n = 0usize;
+    let mut push = |kind: &str, payload: serde_json::Value, lines: &mut Vec<String>| {
+        n += 1;
+        let record = serde_json::json!({
+            "version": "0.1", "id": format!("r{n}"), "kind": kind,
+            "ts": format!("2026-01-01T00:00:{:02}.000Z", n.min(59)),
+            "parent": if n > 1 { serde_json::Value::from(format!("r{}", n - 1)) } else { serde_json::Value::Null },
+            "payload": payload,
+        });
+        lines.push(record.to_string());
+    };
+    push(
+        "metadata",
+        serde_json::json!({"sdk": {"name": "scripted"}, "case": case, "trial": trial}),
+        &mut lines,
+    );
+    let mut calls: Vec<&str> = Vec::new();
+    if rng_share(seed, case, trial) < script.extra_call_rate {
+        calls.push("search");
+    }
+    for (i, tool) in script.tools.iter().enumerate() {
+        if script.skip_tool != Some(i) {
+            calls.push(tool);
+        }
+    }
+    let mut rng = TrialRng::new(derive_seed(seed, &format!("{case}/{trial}/text")));
+    for (i, tool) in calls.iter().enumerate() {
+        push(
+            "chat_request",
+            serde_json::json!({"model": "m", "messages": [{"role": "user", "content": format!("Case {case}: please help.")}]}),
+            &mut lines,
+        );
+        let phrase = PHRASES[(rng.unit() * PHRASES.len() as f64) as usize % PHRASES.len()];
+        let latency = (script.latency_ms * (0.7 + 0.6 * rng.unit())).round();
+        let tokens = (script.output_tokens * (0.7 + 0.6 * rng.unit())).round();
+        push(
+            "chat_response",
+            serde_json::json!({"model": "m", "content": [
+                {"type": "text", "text": phrase},
+                {"type": "tool_use", "id": format!("t{i}"), "name": tool, "input": {"case": case}}],
+              "stop_reason": "tool_use", "latency_ms": latency,
+              "usage": {"input_tokens": 100, "output_tokens": tokens}}),
+            &mut lines,
+        );
+    }
+    push(
+        "chat_request",
+        serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Thanks."}]}),
+        &mut lines,
+    );
+    let latency = (script.latency_ms * (0.7 + 0.6 * rng.unit())).round();
+    let tokens = (script.output_tokens * (0.7 + 0.6 * rng.unit())).round();
+    push(
+        "chat_response",
+        serde_json::json!({"model": "m", "content": [{"type": "text", "text": "Done."}],
+          "stop_reason": "end_turn", "latency_ms": latency,
+          "usage": {"input_tokens": 100, "output_tokens": tokens}}),
+        &mut lines,
+    );
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text
+}
+
+/// A uniform share in [0, 1) for the extra-call draw of one run.
+fn rng_share(seed: u64, case: &str, trial: u32) -> f64 {
+    TrialRng::new(derive_seed(seed, &format!("{case}/{trial}/extra"))).unit()
+}

@@ -1,0 +1,335 @@
+//! Printers of a directory diff with repeated trials (issue 28, item 5): terminal, Markdown (a
+//! pull-request comment: the gate verdict first, then one line per case that is not
+//! `unchanged`), JUnit (one test case per case, failing when it regressed or could not be
+//! measured) and GitHub annotations (one per regressed case). JSON is
+//! [`crate::json::to_json`] of the report. Every number comes from the engine's block.
+
+use veer_engine::trials::gate::describe;
+use veer_engine::trials::report::{CaseBlock, TrialsReport};
+
+/// The headline: the gate's verdict and the verdict counts.
+fn headline(r: &TrialsReport) -> String {
+    let v = &r.trials.verdicts;
+    let verdict = if r.gate.tripped {
+        "FAIL"
+    } else if r.gate.fail_on == veer_policy::Level::None {
+        "no gate"
+    } else {
+        "pass"
+    };
+    format!(
+        "{verdict}: {} cases with repeated trials ({} baseline / {} candidate trials) — {} regressed, {} improved, {} unchanged, {} inconclusive, {} flaky, {} missing, {} failed",
+        r.trials.layout.cases,
+        r.trials.layout.baseline_trials,
+        r.trials.layout.candidate_trials,
+        v.regressed,
+        v.improved,
+        v.unchanged,
+        v.inconclusive,
+        v.flaky,
+        v.missing,
+        v.failed
+    )
+}
+
+/// What one case shows in a one-line summary: its verdict, trials, measures and where its
+/// trials first diverge.
+fn case_line(c: &CaseBlock) -> String {
+    let mut s = format!(
+        "{} — {} ({} vs {} trials)",
+        c.case, c.verdict, c.baseline_trials, c.candidate_trials
+    );
+    if !c.measures.is_empty() {
+        s.push_str(&format!(": {}", c.measures.join(", ")));
+    }
+    for r in c.rules.iter().filter(|r| c.measures.contains(&r.rule)) {
+        s.push_str(&format!(
+            "; {} {}/{} → {}/{}",
+            r.rule,
+            r.baseline_violations,
+            c.baseline_trials,
+            r.candidate_violations,
+            c.candidate_trials
+        ));
+    }
+    for a in c
+        .axes
+        .iter()
+        .filter(|a| c.measures.iter().any(|m| m == a.axis))
+    {
+        s.push_str(&format!(
+            "; {} {:.1} → {:.1} {}",
+            a.axis, a.baseline_mean, a.candidate_mean, a.unit
+        ));
+    }
+    if let Some(n) = c.trials_needed {
+        s.push_str(&format!("; {n} trials a side would make it testable"));
+    }
+    if !c.noise_estimated {
+        s.push_str("; noise not estimated (one trial a side)");
+    }
+    if let (Some(f), true) = (&c.first_divergence, c.verdict == "regressed") {
+        if let Some(turn) = f.turn {
+            s.push_str(&format!(
+                "; first diverges at step {turn}: {} cross pairs, {} within",
+                f.cross, f.within
+            ));
+        }
+    }
+    if let Some(e) = &c.error {
+        s.push_str(&format!("; {}", e.error));
+    }
+    s
+}
+
+/// The terminal report.
+pub fn terminal(r: &TrialsReport) -> String {
+    let mut out = format!(
+        "veer diff {} {}\n{}\n",
+        r.baseline,
+        r.candidate,
+        headline(r)
+    );
+    for t in &r.trials.tripped {
+        out.push_str(&format!("  tripped: {}\n", describe(t)));
+    }
+    out.push_str("\ncases:\n");
+    for c in &r.trials.cases {
+        out.push_str(&format!("  {}\n", case_line(c)));
+        if let Some(b) = &c.behaviour {
+            out.push_str(&format!(
+                "      behaviour: within baseline {}, within candidate {}, across {:.3}, excess {:+.3} (p {:.4})\n",
+                opt(b.d_bb),
+                opt(b.d_cc),
+                b.d_bc,
+                b.excess,
+                b.p_value
+            ));
+        }
+    }
+    if !r.trials.axes.is_empty() {
+        out.push_str("\nsuite (all cases):\n");
+        for a in &r.trials.axes {
+            out.push_str(&format!(
+                "  {:<14} effect {:+.2} {} (95% {}), margin {:.2}, adjusted p {:.4}, {}{}\n",
+                a.axis,
+                a.effect,
+                a.unit,
+                a.interval
+                    .map_or("n/a".to_string(), |[l, h]| format!("{l:+.2} … {h:+.2}")),
+                a.margin,
+                a.p_adjusted,
+                outcome(a.outcome),
+                a.mde.map_or(String::new(), |m| format!(", MDE {m:.2}"))
+            ));
+        }
+        for rule in &r.trials.rules {
+            out.push_str(&format!(
+                "  rule {:<9} {} → {}, adjusted p {:.4}, {}\n",
+                rule.rule,
+                rule.baseline,
+                rule.candidate,
+                rule.p_adjusted,
+                outcome(rule.outcome)
+            ));
+        }
+    }
+    out
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("n/a".to_string(), |x| format!("{x:.3}"))
+}
+
+fn outcome(o: veer_trials::SuiteOutcome) -> &'static str {
+    match o {
+        veer_trials::SuiteOutcome::Regressed => "regressed",
+        veer_trials::SuiteOutcome::Improved => "improved",
+        veer_trials::SuiteOutcome::NoSupportedChange => "no supported change",
+    }
+}
+
+/// The Markdown report (a pull-request comment): gate verdict first, one line per case that is
+/// not `unchanged`.
+pub fn markdown(r: &TrialsReport) -> String {
+    let mut out = format!("### veer: {}\n\n", md(&headline(r)));
+    for t in &r.trials.tripped {
+        out.push_str(&format!("- **tripped**: {}\n", md(&describe(t))));
+    }
+    let shown: Vec<&CaseBlock> = r
+        .trials
+        .cases
+        .iter()
+        .filter(|c| c.verdict != "unchanged")
+        .collect();
+    if !shown.is_empty() {
+        out.push_str("\n| case | verdict | detail |\n|---|---|---|\n");
+        for c in shown {
+            let line = case_line(c);
+            let detail = line.split_once(": ").map_or("", |(_, d)| d);
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                md(&c.case),
+                c.verdict,
+                md(detail)
+            ));
+        }
+    }
+    out
+}
+
+/// Markdown-safe text: `|` and newlines escaped.
+fn md(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// JUnit XML: one test case per case, failing when it regressed or could not be measured.
+pub fn junit(r: &TrialsReport) -> String {
+    let failures = r
+        .trials
+        .cases
+        .iter()
+        .filter(|c| matches!(c.verdict, "regressed" | "failed"))
+        .count();
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{failures}\">\n  <testsuite name=\"trials\" tests=\"{}\" failures=\"{failures}\">\n",
+        r.trials.cases.len(),
+        r.trials.cases.len()
+    );
+    for c in &r.trials.cases {
+        out.push_str(&format!(
+            "    <testcase classname=\"trials\" name=\"{}\"",
+            xml(&c.case)
+        ));
+        match c.verdict {
+            "regressed" | "failed" => out.push_str(&format!(
+                ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+                c.verdict,
+                xml(&case_line(c))
+            )),
+            "missing" => out.push_str(&format!(
+                ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                xml(&case_line(c))
+            )),
+            _ => out.push_str(&format!(
+                ">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                xml(&case_line(c))
+            )),
+        }
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// GitHub Actions workflow commands: one `::error` per regressed or failed case, a
+/// `::warning` per inconclusive or flaky one.
+pub fn github(r: &TrialsReport) -> String {
+    let mut out = String::new();
+    for c in &r.trials.cases {
+        let level = match c.verdict {
+            "regressed" | "failed" => "error",
+            "inconclusive" | "flaky" => "warning",
+            _ => continue,
+        };
+        out.push_str(&format!(
+            "::{level} title={}::{}\n",
+            crate::github::escape_property(&format!("veer: case {} {}", c.case, c.verdict)),
+            crate::github::escape_data(&case_line(c))
+        ));
+    }
+    out
+}
+
+/// SARIF 2.1.0: one result per regressed or failed case (level `error`), at the case under the
+/// candidate directory.
+pub fn sarif(r: &TrialsReport) -> String {
+    let results: Vec<serde_json::Value> = r
+        .trials
+        .cases
+        .iter()
+        .filter(|c| matches!(c.verdict, "regressed" | "failed"))
+        .map(|c| {
+            serde_json::json!({
+                "ruleId": if c.verdict == "failed" { "veer/trials/failed".to_string() } else { format!("veer/trials/{}", c.measures.first().map_or("regressed", String::as_str)) },
+                "level": "error",
+                "message": {"text": case_line(c)},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": format!("{}/{}", r.candidate.trim_end_matches('/'), c.case)}}}],
+            })
+        })
+        .collect();
+    let log = serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "veer", "informationUri": "https://example.invalid/veer", "rules": []}}, "results": results}],
+    });
+    crate::json::to_json(&log)
+}
+
+fn html_escape(s: &str) -> String {
+    xml(s).replace('\'', "&#39;")
+}
+
+/// One self-contained HTML page: the gate first, then each case's trials side by side — per
+/// axis the baseline's and the candidate's mean ± sd, and the behaviour's within-side vs
+/// across-side spread.
+pub fn html(r: &TrialsReport) -> String {
+    let mut out = String::from("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>veer: repeated trials</title>\n<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}th:first-child,td:first-child{text-align:left}.regressed{color:#b00020}.improved{color:#1b5e20}.inconclusive,.flaky{color:#8a6d00}</style></head><body>\n");
+    out.push_str(&format!("<h1>{}</h1>\n<ul>\n", html_escape(&headline(r))));
+    for t in &r.trials.tripped {
+        out.push_str(&format!(
+            "<li>tripped: {}</li>\n",
+            html_escape(&describe(t))
+        ));
+    }
+    out.push_str("</ul>\n");
+    let sd = |v: Option<f64>| v.map_or(String::new(), |x| format!(" ± {x:.1}"));
+    for c in &r.trials.cases {
+        out.push_str(&format!(
+            "<h2>{} <span class=\"{}\">{}</span></h2>\n<p>{}</p>\n",
+            html_escape(&c.case),
+            c.verdict,
+            c.verdict,
+            html_escape(&case_line(c))
+        ));
+        if c.axes.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "<table><tr><th>axis</th><th>baseline ({} trials)</th><th>candidate ({} trials)</th><th>change</th><th>margin</th></tr>\n",
+            c.baseline_trials, c.candidate_trials
+        ));
+        for a in &c.axes {
+            out.push_str(&format!(
+                "<tr><td>{} ({})</td><td>{:.1}{}</td><td>{:.1}{}</td><td>{:+.1}</td><td>{:.1}</td></tr>\n",
+                a.axis,
+                a.unit,
+                a.baseline_mean,
+                sd(a.baseline_sd),
+                a.candidate_mean,
+                sd(a.candidate_sd),
+                a.effect,
+                a.margin
+            ));
+        }
+        if let Some(b) = &c.behaviour {
+            out.push_str(&format!(
+                "<tr><td>behaviour (d_norm)</td><td>within {}</td><td>within {}</td><td>across {:.3}, excess {:+.3}</td><td>p {:.4}</td></tr>\n",
+                opt(b.d_bb),
+                opt(b.d_cc),
+                b.d_bc,
+                b.excess,
+                b.p_value
+            ));
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("</body></html>\n");
+    out
+}

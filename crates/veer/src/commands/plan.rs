@@ -1,0 +1,123 @@
+//! `veer plan DIR --mde X`: how many cases and trials a suite needs to detect a change of X on an
+//! axis (issue 28, item 3). Flags here; the estimate is `veer_engine::trials::plan`.
+
+use crate::cli::{OutputArgs, ReadArgs};
+use crate::error::{CliError, EXIT_OK};
+use crate::output::emit;
+use clap::Args;
+use std::path::PathBuf;
+use veer_engine::trials::layout::{self, CasePattern};
+use veer_engine::trials::measure::AXES;
+use veer_trials::TrialsAnswer;
+
+/// `veer plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// A directory of repeated trials of one side (e.g. runs/main), laid out as for `veer diff`
+    /// (docs/trials.md).
+    pub dir: PathBuf,
+    /// The smallest change to detect, in the axis's unit (e.g. 50 for 50 ms of latency), > 0.
+    #[arg(long, value_name = "X")]
+    pub mde: f64,
+    /// The axis: latency (ms), output_tokens, tool_calls or turns.
+    #[arg(long, value_name = "AXIS", default_value = "latency")]
+    pub axis: String,
+    /// Two-sided significance level, in (0, 1).
+    #[arg(long, value_name = "P", default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Power, in (0, 1).
+    #[arg(long, value_name = "P", default_value_t = 0.8)]
+    pub power: f64,
+    /// Case grouping, as `veer diff --case-pattern`.
+    #[arg(long, value_name = "REGEX")]
+    pub case_pattern: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Runs `veer plan`.
+pub fn run(args: &PlanArgs) -> Result<u8, CliError> {
+    let names: Vec<&str> = AXES.iter().map(|a| a.name).collect();
+    let Some(axis) = names.iter().position(|n| *n == args.axis) else {
+        return Err(
+            CliError::input(format!("--axis: unknown axis `{}`", args.axis))
+                .hint(format!("axes: {}", names.join(", "))),
+        );
+    };
+    if !(args.mde.is_finite() && args.mde > 0.0) {
+        return Err(CliError::input(format!(
+            "--mde: must be a positive number, got {}",
+            args.mde
+        ))
+        .hint("e.g. --mde 50 (in the axis's unit)"));
+    }
+    for (flag, v) in [("--alpha", args.alpha), ("--power", args.power)] {
+        if !(v > 0.0 && v < 1.0) {
+            return Err(
+                CliError::input(format!("{flag}: must be in (0, 1), got {v}"))
+                    .hint("e.g. --alpha 0.05 --power 0.8"),
+            );
+        }
+    }
+    let pattern = match &args.case_pattern {
+        Some(p) => Some(CasePattern::new(p).map_err(|e| CliError::input(e.message).hint(e.hint))?),
+        None => None,
+    };
+    let files = super::trials::files_of(&args.dir)?;
+    let layout = layout::group(files, Vec::new(), pattern.as_ref(), layout::peek_identity);
+    let plan = veer_engine::trials::plan::plan_directory(
+        &layout,
+        &args.read.options(),
+        axis,
+        args.mde,
+        args.alpha,
+        args.power,
+    )
+    .map_err(|m| {
+        CliError::input(format!("{}: {m}", args.dir.display()))
+            .hint("lay out two or more runs per case (CASE/run-N.agentlog); see docs/trials.md")
+    })?;
+    let text = if args.json {
+        veer_report::json::to_json(&plan)
+    } else {
+        let p = &plan.plan;
+        let cases = p
+            .cases_needed
+            .map_or("more than 10,000,000".to_string(), |n| n.to_string());
+        let trials = match p.trials {
+            TrialsAnswer::AlreadyMet => "the current trials already reach it".to_string(),
+            TrialsAnswer::Trials { per_side } => {
+                format!("{per_side} trials a side reach it with these cases")
+            }
+            TrialsAnswer::AddCases => {
+                "more trials cannot reach it with these cases: add cases".to_string()
+            }
+        };
+        format!(
+            "{} cases ({} with two or more trials), {:.1} trials per case; trial-to-trial sd {:.2} {}\n\
+             to detect {} {} on {} (two-sided α {}, power {}):\n  now: MDE {:.2} {} (floor with unlimited trials {:.2})\n  cases needed at {:.1} trials a side: {cases}\n  {trials}\n\
+             (assumes the change is the same in every case: ω² = 0, so these are lower bounds)\n",
+            plan.cases,
+            plan.cases_with_noise,
+            plan.trials_per_case,
+            plan.within_variance.sqrt(),
+            plan.unit,
+            args.mde,
+            plan.unit,
+            plan.axis,
+            args.alpha,
+            args.power,
+            p.current_mde,
+            plan.unit,
+            p.floor,
+            plan.trials_per_case,
+        )
+    };
+    emit(&text, args.out.output.as_deref())?;
+    Ok(EXIT_OK)
+}

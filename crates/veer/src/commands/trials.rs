@@ -1,0 +1,312 @@
+//! `veer diff BASE_DIR CAND_DIR` with repeated trials (issue 28): the flags, and the hand-over
+//! to the engine (`veer_engine::trials`), which detects the cases, measures them case by case
+//! and decides; this module only parses, prints and maps the gate to the exit code.
+
+use crate::cli::{DiffArgs, DiffFormat};
+use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::output::emit;
+use crate::progress::Progress;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use veer_engine::trials::layout::{self, CasePattern, Layout};
+use veer_engine::trials::measure::{MeasureOptions, AXES};
+use veer_engine::trials::report::TrialsReport;
+use veer_engine::trials::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
+use veer_policy::Level;
+
+/// `--trials`: whether a directory's repeated trials are detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TrialsMode {
+    /// Cases with several trials are detected (trailing numbers, `NAME.N.EXT` siblings,
+    /// `CASE/trial-N` subdirectories, the trace's own case/trial metadata); without any case of
+    /// two or more trials the report is the path-paired one.
+    Auto,
+    /// Files are paired by relative path, as before trials existed.
+    Off,
+}
+
+/// The repeated-trials flags of `veer diff` (directory mode).
+#[derive(Debug, Clone, Args)]
+pub struct TrialsArgs {
+    /// Repeated trials in directory mode: `auto` groups each case's trials and compares cases
+    /// (docs/trials.md), `off` pairs files by relative path.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = TrialsMode::Auto)]
+    pub trials: TrialsMode,
+    /// A regular expression matched against each file's relative path, with named groups
+    /// `case` and, optionally, `trial`, e.g. '^(?P<case>[^/]+)/run-(?P<trial>[0-9]+)'. Implies
+    /// the trials report; files it does not match are cases of their own.
+    #[arg(long, value_name = "REGEX")]
+    pub case_pattern: Option<String>,
+    /// Significance level of the trials tests (adjusted p-values are compared with it), in
+    /// (0, 1).
+    #[arg(long, value_name = "P", default_value_t = 0.05, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// Practical margin of an axis, as AXIS=VALUE (repeatable): `N%` of the baseline mean or
+    /// `N` in the axis's unit; a change counts only beyond both. Axes and defaults: latency
+    /// 20% and 50 (ms), output_tokens 20% and 20, tool_calls 10% and 0.5, turns 10% and 0.5,
+    /// behaviour 0.1 (excess event-level d_norm).
+    #[arg(long, value_name = "AXIS=VALUE", value_parser = parse_margin)]
+    pub margin: Vec<(String, MarginValue)>,
+}
+
+/// One `--margin` value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MarginValue {
+    /// A share of the baseline mean (0.2 for `20%`).
+    Relative(f64),
+    /// In the axis's unit.
+    Absolute(f64),
+}
+
+/// `--alpha`: a number in (0, 1).
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("`{s}` is not a level in (0, 1), e.g. 0.05")),
+    }
+}
+
+/// `--margin AXIS=VALUE`.
+fn parse_margin(s: &str) -> Result<(String, MarginValue), String> {
+    let names: Vec<&str> = AXES.iter().map(|a| a.name).chain(["behaviour"]).collect();
+    let (axis, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not AXIS=VALUE (axes: {})", names.join(", ")))?;
+    let axis = axis.trim();
+    if !names.contains(&axis) {
+        return Err(format!(
+            "unknown axis `{axis}` (axes: {})",
+            names.join(", ")
+        ));
+    }
+    let value = value.trim();
+    let number = |t: &str| match t.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{value}` is not a non-negative number, e.g. 20% or 50"
+        )),
+    };
+    let parsed = match value.strip_suffix('%') {
+        Some(p) => MarginValue::Relative(number(p)? / 100.0),
+        None => MarginValue::Absolute(number(
+            value
+                .strip_suffix("ms")
+                .or_else(|| value.strip_suffix("tokens"))
+                .unwrap_or(value),
+        )?),
+    };
+    if axis == "behaviour" && matches!(parsed, MarginValue::Relative(_)) {
+        return Err("the behaviour margin is an excess d_norm, e.g. behaviour=0.1".to_string());
+    }
+    Ok((axis.to_string(), parsed))
+}
+
+/// `veer diff --fail-on`: a level, or `inconclusive` (trips on any regression and on
+/// inconclusive cases of a trials report; without trials it acts as `minor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiffFailOn {
+    /// The threshold.
+    pub level: Level,
+    /// Whether inconclusive cases trip the gate.
+    pub inconclusive: bool,
+}
+
+/// `--fail-on` for `veer diff`: never (none), minor, moderate, severe or inconclusive.
+pub fn parse_diff_fail_on(s: &str) -> Result<DiffFailOn, String> {
+    if s.trim().eq_ignore_ascii_case("inconclusive") {
+        return Ok(DiffFailOn {
+            level: Level::Minor,
+            inconclusive: true,
+        });
+    }
+    Level::parse_fail_on(s)
+        .map(|level| DiffFailOn {
+            level,
+            inconclusive: false,
+        })
+        .ok_or_else(|| {
+            format!("`{s}` is not a level; use never, minor, moderate or severe (or inconclusive, with repeated trials)")
+        })
+}
+
+/// The trials options the flags select.
+fn options(args: &DiffArgs) -> TrialsOptions {
+    let mut margins: [Margin; 4] = DEFAULT_MARGINS;
+    let mut behaviour = DEFAULT_BEHAVIOUR_MARGIN;
+    for (axis, value) in &args.trials.margin {
+        if axis == "behaviour" {
+            if let MarginValue::Absolute(v) = value {
+                behaviour = *v;
+            }
+            continue;
+        }
+        if let Some(i) = AXES.iter().position(|a| a.name == axis) {
+            match value {
+                MarginValue::Relative(r) => margins[i].relative = *r,
+                MarginValue::Absolute(a) => margins[i].absolute = *a,
+            }
+        }
+    }
+    TrialsOptions {
+        alpha: args.trials.alpha,
+        seed: args.seed,
+        margins,
+        behaviour_margin: behaviour,
+    }
+}
+
+/// The layout of two directories' files when the trials report applies to them: `None` with
+/// `--trials off`, or when no case has two or more trials and no `--case-pattern` was given.
+/// A bad `--case-pattern` is exit 2.
+pub fn detect(
+    args: &DiffArgs,
+    baseline: Vec<(String, PathBuf)>,
+    candidate: Vec<(String, PathBuf)>,
+) -> Result<Option<Layout>, CliError> {
+    if args.trials.trials == TrialsMode::Off {
+        return Ok(None);
+    }
+    let pattern = match &args.trials.case_pattern {
+        Some(p) => Some(CasePattern::new(p).map_err(|e| CliError::input(e.message).hint(e.hint))?),
+        None => None,
+    };
+    let layout = layout::group(baseline, candidate, pattern.as_ref(), layout::peek_identity);
+    let paired = layout
+        .cases
+        .iter()
+        .any(|c| !c.baseline.is_empty() && !c.candidate.is_empty());
+    if !paired {
+        // The path-paired report says which files have no counterpart.
+        return Ok(None);
+    }
+    Ok((pattern.is_some() || layout.has_trials()).then_some(layout))
+}
+
+/// Runs the trials analysis on `layout` and prints it; the exit code.
+pub fn run(args: &DiffArgs, layout: &Layout) -> Result<u8, CliError> {
+    let policy = match &args.policy {
+        Some(path) => Some(super::policy::load(path)?),
+        None => None,
+    };
+    let read = args.read.options();
+    let measure = MeasureOptions {
+        read: &read,
+        policy: policy.as_ref(),
+        max_align_cells: args.max_align_cells,
+    };
+    let progress = Progress::new(layout.cases.len() as u64, "diffing cases");
+    let report = veer_engine::trials::analyse(
+        &args.baseline.display().to_string(),
+        &args.candidate.display().to_string(),
+        layout,
+        measure,
+        &options(args),
+        args.fail_on.level,
+        args.fail_on.inconclusive,
+        &|| progress.tick(),
+    );
+    progress.finish();
+    print(args, &report)
+}
+
+/// `veer diff base.eval cand.eval` (issue 32): two Inspect AI logs of several sample-epochs
+/// compared case by case (sample id), trials by epoch. `None` when either input is not an
+/// Inspect log, both hold one sample-epoch each (the two-trace diff), or `--trials off`.
+pub fn run_logs(args: &DiffArgs) -> Result<Option<u8>, CliError> {
+    if args.trials.trials == TrialsMode::Off {
+        return Ok(None);
+    }
+    let read = args.read.options();
+    let (Some(b), Some(c)) = (
+        super::inspect_log::open(&args.baseline, &read)?,
+        super::inspect_log::open(&args.candidate, &read)?,
+    ) else {
+        return Ok(None);
+    };
+    if b.len() <= 1 && c.len() <= 1 {
+        return Ok(None);
+    }
+    let group = |log: super::inspect_log::FileLog| -> Result<_, CliError> {
+        let mut cases: std::collections::BTreeMap<String, Vec<veer_trace::Trace>> =
+            std::collections::BTreeMap::new();
+        for sample in log {
+            let sample = sample?;
+            cases.entry(sample.case).or_default().push(sample.trace);
+        }
+        Ok(cases)
+    };
+    let (b, c) = (group(b)?, group(c)?);
+    let policy = match &args.policy {
+        Some(path) => Some(super::policy::load(path)?),
+        None => None,
+    };
+    let report = veer_engine::trials::analyse_in_memory(
+        &args.baseline.display().to_string(),
+        &args.candidate.display().to_string(),
+        b,
+        c,
+        policy.as_ref(),
+        args.max_align_cells,
+        &options(args),
+        args.fail_on.level,
+        args.fail_on.inconclusive,
+    );
+    print(args, &report).map(Some)
+}
+
+/// Prints a trials report in the chosen format, the gate lines on stderr; the exit code.
+fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
+    let text = render(report, args.format);
+    emit(&text, args.out.output.as_deref())?;
+    if args.format == DiffFormat::Github {
+        if let Some((path, markdown)) =
+            super::diff::step_summary(args.format, || veer_report::diff::trials::markdown(report))
+        {
+            crate::output::append_step_summary(&path, &markdown)?;
+        }
+    }
+    for c in report.trials.cases.iter().filter(|c| c.verdict == "failed") {
+        if let Some(e) = &c.error {
+            crate::output::diag::warn(format!("case {}: {}", c.case, e.error));
+        }
+    }
+    if report.gate.fail_on != Level::None {
+        for t in &report.trials.tripped {
+            crate::output::diag::say(
+                "",
+                format!("tripped: {}", veer_engine::trials::gate::describe(t)),
+            );
+        }
+        crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
+    }
+    Ok(if report.gate.tripped {
+        EXIT_GATE
+    } else {
+        EXIT_OK
+    })
+}
+
+/// The report in `format`.
+fn render(report: &TrialsReport, format: DiffFormat) -> String {
+    use veer_report::diff::trials;
+    match format {
+        DiffFormat::Terminal => trials::terminal(report),
+        DiffFormat::Json => veer_report::json::to_json(report),
+        DiffFormat::Markdown => trials::markdown(report),
+        DiffFormat::Junit => trials::junit(report),
+        DiffFormat::Github => trials::github(report),
+        DiffFormat::Html => trials::html(report),
+        DiffFormat::Sarif => trials::sarif(report),
+    }
+}
+
+/// The directory's trace files as (relative name, path), with skipped files reported.
+pub fn files_of(dir: &Path) -> Result<Vec<(String, PathBuf)>, CliError> {
+    let listing = veer_trace::load::list_trace_files(dir)?;
+    crate::output::print_skipped(&listing.skipped);
+    Ok(listing
+        .files
+        .into_iter()
+        .map(|p| (veer_trace::load::relative_name(dir, &p), p))
+        .collect())
+}
