@@ -13,10 +13,13 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WorseWhen {
-    /// A higher candidate value is a regression (latency, cost, refusals, …).
+    /// A higher candidate value is a regression (latency, cost, tool-call distance, …).
     Higher,
     /// A lower candidate value is a regression (similarity, conformance, judge score).
     Lower,
+    /// A change either way is a regression: the refusal rate, where more refusals is
+    /// over-refusal and fewer may be an unsafe answer the baseline declined.
+    Either,
 }
 
 impl Axis {
@@ -24,7 +27,8 @@ impl Axis {
     ///
     /// * `semantic` (wording similarity to the baseline, 1 = identical) — lower;
     /// * `trajectory` (tool-call edit distance, 0 = same calls) — higher;
-    /// * `safety` (refusal rate) — higher;
+    /// * `safety` (refusal rate) — either: more refusals is over-refusal (the reference's
+    ///   "refusal rate is up" error), fewer may be harmful content the baseline declined;
     /// * `verbosity` (output tokens) — higher: longer answers cost tokens and time; a shorter
     ///   answer that lost content shows on `semantic` and `conformance`;
     /// * `latency` (ms) — higher; `cost` (USD) — higher;
@@ -33,12 +37,10 @@ impl Axis {
     pub fn worse_when(self) -> WorseWhen {
         match self {
             Axis::Semantic | Axis::Judge | Axis::Conformance => WorseWhen::Lower,
-            Axis::Trajectory
-            | Axis::Safety
-            | Axis::Verbosity
-            | Axis::Latency
-            | Axis::Cost
-            | Axis::Reasoning => WorseWhen::Higher,
+            Axis::Safety => WorseWhen::Either,
+            Axis::Trajectory | Axis::Verbosity | Axis::Latency | Axis::Cost | Axis::Reasoning => {
+                WorseWhen::Higher
+            }
         }
     }
 
@@ -48,6 +50,7 @@ impl Axis {
         match self.worse_when() {
             WorseWhen::Higher => delta > 0.0,
             WorseWhen::Lower => delta < 0.0,
+            WorseWhen::Either => delta != 0.0 && delta.is_finite(),
         }
     }
 

@@ -340,15 +340,7 @@ fn behaviour<'t>(
             })
             .unzip();
         rayon::join(
-            || {
-                axes::compute_axes_at(
-                    &turn_pairs,
-                    &at,
-                    unpaired,
-                    &options.pricing,
-                    options.seed,
-                )
-            },
+            || axes::compute_axes_at(&turn_pairs, &at, unpaired, &options.pricing, options.seed),
             || {
                 drill_down::drill_down(
                     pairs,
@@ -372,8 +364,14 @@ fn behaviour<'t>(
     let unpaired_of = |a: &Alignment| {
         pairing::unpaired_with_calls(
             &a.steps,
-            |i| tb.get(i).is_some_and(|t| !t.features.tool_tokens.is_empty()),
-            |j| tc.get(j).is_some_and(|t| !t.features.tool_tokens.is_empty()),
+            |i| {
+                tb.get(i)
+                    .is_some_and(|t| !t.features.tool_tokens.is_empty())
+            },
+            |j| {
+                tc.get(j)
+                    .is_some_and(|t| !t.features.tool_tokens.is_empty())
+            },
         )
     };
     let (used, pairs, ((first, ranked, alignment), alignment_kind), (rows, drill)) =
@@ -385,11 +383,19 @@ fn behaviour<'t>(
             }
             PairBy::Alignment | PairBy::Auto => {
                 let events = aligned();
-                let one_to_one = events.0 .2.as_ref().is_none_or(|a| pairing::one_to_one(&a.steps));
+                let one_to_one = events
+                    .0
+                     .2
+                    .as_ref()
+                    .is_none_or(|a| pairing::one_to_one(&a.steps));
                 let mut index_warnings = Vec::new();
                 let by_index = if options.pair_by == PairBy::Auto && one_to_one {
                     let p = index_pairs(&mut index_warnings);
-                    let same = events.0 .2.as_ref().is_none_or(|a| pairing::alignment_pairs(&a.steps) == p);
+                    let same = events
+                        .0
+                         .2
+                        .as_ref()
+                        .is_none_or(|a| pairing::alignment_pairs(&a.steps) == p);
                     same.then_some(p)
                 } else {
                     None

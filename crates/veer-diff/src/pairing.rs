@@ -163,4 +163,32 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(w.len(), 1);
     }
+
+    #[test]
+    fn auto_and_unpaired_turns() {
+        use crate::changes::Position;
+        assert!(one_to_one(&[Step::Match(0, 0), Step::Match(1, 1)]));
+        assert!(!one_to_one(&[Step::Delete(0), Step::Match(1, 0)]));
+        let steps = [
+            Step::Delete(0),
+            Step::Match(1, 0),
+            Step::Insert(1),
+            Step::Insert(2),
+        ];
+        // Baseline turn 0 and candidate turn 2 have calls; candidate turn 1 has none.
+        let u = unpaired_with_calls(&steps, |i| i == 0, |j| j == 2);
+        assert_eq!(
+            u,
+            vec![
+                Position {
+                    baseline_turn: Some(0),
+                    candidate_turn: None
+                },
+                Position {
+                    baseline_turn: None,
+                    candidate_turn: Some(2)
+                },
+            ]
+        );
+    }
 }

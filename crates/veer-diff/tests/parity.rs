@@ -282,7 +282,12 @@ fn refund_causal_sessions_match_shadow() {
         let mut e = e;
         let recs = e["recommendations"].as_array_mut().unwrap();
         let before = recs.len();
-        recs.retain(|x| !x["message"].as_str().unwrap().starts_with("Possible retry loop"));
+        recs.retain(|x| {
+            !x["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Possible retry loop")
+        });
         assert_eq!(recs.len(), before - 1, "{s}");
         let calls = |side: &str| {
             std::fs::read_to_string(d.join(format!("{side}_traces/{s}.agentlog")))

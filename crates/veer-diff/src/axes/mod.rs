@@ -359,7 +359,9 @@ pub fn compute_axes_at(
         .par_iter()
         .map(|&axis| match axis {
             Axis::Semantic => semantic::prepare(pairs),
-            Axis::Trajectory => trajectory::with_unpaired(trajectory::prepare(pairs), unpaired.len()),
+            Axis::Trajectory => {
+                trajectory::with_unpaired(trajectory::prepare(pairs), unpaired.len())
+            }
             Axis::Safety => safety::prepare(pairs),
             Axis::Verbosity => verbosity::prepare(pairs),
             Axis::Latency => latency::prepare(pairs),

@@ -182,10 +182,7 @@ fn fingerprint_line(block: Option<&FingerprintBlock>, title: &str) -> String {
 
 /// Renders one diff as a Markdown comment.
 pub fn render(r: &DiffReport) -> String {
-    let mut out = format!(
-        "## veer diff: {} regression\n\n",
-        badge(r.worst_regression)
-    );
+    let mut out = format!("## veer diff: {} regression\n\n", badge(r.worst_regression));
     body(r, "###", &mut out);
     out
 }
