@@ -65,6 +65,20 @@ fn position(b: Option<usize>, c: Option<usize>) -> String {
     }
 }
 
+/// The turns a recommendation cites: ` (evidence: turn 2; baseline turn 0 (dropped))`, or
+/// nothing when it cites none.
+pub fn evidence(rec: &veer_diff::recommend::Recommendation) -> String {
+    if rec.evidence.is_empty() {
+        return String::new();
+    }
+    let turns: Vec<String> = rec
+        .evidence
+        .iter()
+        .map(|p| position(p.baseline_turn, p.candidate_turn))
+        .collect();
+    format!(" (evidence: {})", turns.join("; "))
+}
+
 /// How many pairs changed and the largest change: `1 of 3 pairs; turn 2: +55 tokens`, or
 /// `0 of 3 pairs`; empty for a row with no observation.
 pub fn pair_changes(row: &AxisStat) -> String {

@@ -131,8 +131,10 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
                 RecSeverity::Info => "🔵 **info**",
             };
             out.push_str(&format!(
-                "- {icon} — {}\n  <sub>{}</sub>\n",
-                rec.message, rec.rationale
+                "- {icon} — {}\n  <sub>{}{}</sub>\n",
+                rec.message,
+                rec.rationale,
+                super::format::evidence(rec)
             ));
         }
         out.push('\n');

@@ -148,7 +148,11 @@ pub fn render(r: &DiffReport, style: Style) -> String {
                 RecSeverity::Info => style.dim("info   "),
             };
             out.push_str(&format!("  {sev} {}\n", rec.message));
-            out.push_str(&style.dim(&format!("          {}", rec.rationale)));
+            out.push_str(&style.dim(&format!(
+                "          {}{}",
+                rec.rationale,
+                super::format::evidence(rec)
+            )));
             out.push('\n');
         }
     }

@@ -250,7 +250,7 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
         }
         @if !r.recommendations.is_empty() {
             h2 { "Recommendations" }
-            ol class="recommendations" { @for rec in &r.recommendations { li { strong { (super::experiment::label(&rec.severity)) } " · " (super::experiment::label(&rec.action)) ": " (rec.message) br; span class="muted" { (rec.rationale) } } } }
+            ol class="recommendations" { @for rec in &r.recommendations { li { strong { (super::experiment::label(&rec.severity)) } " · " (super::experiment::label(&rec.action)) ": " (rec.message) br; span class="muted" { (rec.rationale) (crate::diff::format::evidence(rec)) } } } }
         }
         @if !r.warnings.is_empty() {
             h2 { "Warnings" }
