@@ -72,10 +72,11 @@ impl Axis {
         }
     }
 
-    /// The long label used in recommendation texts (`semantic similarity`, …).
+    /// The long label used in recommendation texts (`wording similarity`, …): what the axis
+    /// measures. The semantic axis is lexical, so it is wording, not meaning.
     pub fn label(self) -> &'static str {
         match self {
-            Axis::Semantic => "semantic similarity",
+            Axis::Semantic => "wording similarity",
             Axis::Trajectory => "tool-call trajectory",
             Axis::Safety => "refusal / safety",
             Axis::Verbosity => "verbosity",
