@@ -169,6 +169,10 @@ fn a_faster_candidate_is_an_improvement_that_never_trips_the_gate() {
     assert!(v["recommendations"].as_array().unwrap().is_empty(), "{v}");
     let terminal = diff("faster", &[]);
     assert!(terminal.contains("severe (improvement)"), "{terminal}");
+    let junit = diff("faster", &["--format", "junit"]);
+    assert!(junit.contains("failures=\"0\""), "{junit}");
+    let github = diff("faster", &["--format", "github"]);
+    assert!(!github.contains("::error"), "{github}");
     // `veer gate` on the saved report agrees.
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("report.json");
