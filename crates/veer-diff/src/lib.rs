@@ -10,6 +10,7 @@ pub mod aggregate;
 pub mod align;
 pub mod axes;
 mod bootstrap_plan;
+pub mod changes;
 pub mod drill_down;
 pub mod fingerprint;
 pub mod hotelling;
@@ -32,6 +33,7 @@ mod proptests;
 mod testing;
 
 pub use axes::{Axis, AxisStat, Flag};
+pub use changes::{Direction, LargestChange, Position, WorseWhen};
 pub use fingerprint::block::{
     fingerprint_block, fingerprint_block_of_moments, FingerprintBlock, FingerprintOptions,
 };
@@ -91,7 +93,7 @@ impl Default for DiffOptions {
         DiffOptions {
             seed: DEFAULT_SEED,
             top_k: DEFAULT_TOP_K,
-            pair_by: PairBy::Index,
+            pair_by: PairBy::Auto,
             pricing: Pricing::none(),
             policy: None,
             fail_on: Level::None,
@@ -228,7 +230,8 @@ pub fn diff_keeping_fingerprints(
         .as_ref()
         .map_or(Level::None, FingerprintBlock::gate_level);
     report.fingerprint = fingerprint;
-    let worst_axis = gate_level(report.worst_severity).max(fingerprint_level);
+    // Only worse-direction changes gate: an improvement never trips (docs/policy.md).
+    let worst_axis = gate_level(report.worst_regression).max(fingerprint_level);
     report.gate = match &policy {
         Some(p) => veer_policy::gate(options.fail_on, worst_axis, p),
         None => Gate::decide(options.fail_on, worst_axis),
@@ -283,6 +286,17 @@ fn named_turns(r: &DiffReport) -> lanes::Named {
     named
 }
 
+/// The highest severity over rows whose change is a regression (the axis's worse direction,
+/// [`Axis::worse_when`]); `none` when every change is an improvement or there is none. This
+/// is the axis level the gate reads.
+pub fn worst_regression(rows: &[AxisStat]) -> Severity {
+    rows.iter()
+        .filter(|r| r.direction == Direction::Regression)
+        .map(|r| r.severity)
+        .max()
+        .unwrap_or(Severity::None)
+}
+
 /// The gate level of an axis severity (the same four steps).
 pub fn gate_level(s: Severity) -> Level {
     match s {
@@ -313,13 +327,20 @@ fn behaviour<'t>(
         .map(ToString::to_string)
         .collect();
 
-    let measure = |pairs: &[Pair]| {
-        let turn_pairs: Vec<axes::TurnPair<'_>> = pairs
+    let measure = |pairs: &[Pair], unpaired: &[Position]| {
+        let (turn_pairs, at): (Vec<axes::TurnPair<'_>>, Vec<Position>) = pairs
             .iter()
-            .filter_map(|p| Some((tb.get(p.baseline_turn)?, tc.get(p.candidate_turn)?)))
-            .collect();
+            .filter_map(|p| {
+                let t = (tb.get(p.baseline_turn)?, tc.get(p.candidate_turn)?);
+                let at = Position {
+                    baseline_turn: Some(p.baseline_turn),
+                    candidate_turn: Some(p.candidate_turn),
+                };
+                Some((t, at))
+            })
+            .unzip();
         rayon::join(
-            || axes::compute_axes(&turn_pairs, &options.pricing, options.seed),
+            || axes::compute_axes_at(&turn_pairs, &at, unpaired, &options.pricing, options.seed),
             || {
                 drill_down::drill_down(
                     pairs,
@@ -339,30 +360,73 @@ fn behaviour<'t>(
         warnings.extend(pair_warnings);
         pairs
     };
-    let (pairs, ((first, ranked, alignment), alignment_kind), (rows, drill)) = match options.pair_by
-    {
-        PairBy::Index => {
-            let pairs = index_pairs(&mut warnings);
-            let (events, measured) = rayon::join(aligned, || measure(&pairs));
-            (pairs, events, measured)
-        }
-        PairBy::Alignment => {
-            let events = aligned();
-            let pairs = match events.0 .2.as_ref() {
-                Some(a) => pairing::alignment_pairs(&a.steps),
-                None => Vec::new(),
-            };
-            let measured = measure(&pairs);
-            (pairs, events, measured)
-        }
+    // A turn the alignment leaves unpaired counts on the trajectory axis when it has calls.
+    let unpaired_of = |a: &Alignment| {
+        pairing::unpaired_with_calls(
+            &a.steps,
+            |i| {
+                tb.get(i)
+                    .is_some_and(|t| !t.features.tool_tokens.is_empty())
+            },
+            |j| {
+                tc.get(j)
+                    .is_some_and(|t| !t.features.tool_tokens.is_empty())
+            },
+        )
     };
+    let (used, pairs, ((first, ranked, alignment), alignment_kind), (rows, drill)) =
+        match options.pair_by {
+            PairBy::Index => {
+                let pairs = index_pairs(&mut warnings);
+                let (events, measured) = rayon::join(aligned, || measure(&pairs, &[]));
+                (PairBy::Index, pairs, events, measured)
+            }
+            PairBy::Alignment | PairBy::Auto => {
+                let events = aligned();
+                let one_to_one = events
+                    .0
+                     .2
+                    .as_ref()
+                    .is_none_or(|a| pairing::one_to_one(&a.steps));
+                let mut index_warnings = Vec::new();
+                let by_index = if options.pair_by == PairBy::Auto && one_to_one {
+                    let p = index_pairs(&mut index_warnings);
+                    let same = events
+                        .0
+                         .2
+                        .as_ref()
+                        .is_none_or(|a| pairing::alignment_pairs(&a.steps) == p);
+                    same.then_some(p)
+                } else {
+                    None
+                };
+                match by_index {
+                    Some(pairs) => {
+                        warnings.extend(index_warnings);
+                        let measured = measure(&pairs, &[]);
+                        (PairBy::Index, pairs, events, measured)
+                    }
+                    None => {
+                        let (pairs, unpaired) = match events.0 .2.as_ref() {
+                            Some(a) => (pairing::alignment_pairs(&a.steps), unpaired_of(a)),
+                            None => (Vec::new(), Vec::new()),
+                        };
+                        let measured = measure(&pairs, &unpaired);
+                        (PairBy::Alignment, pairs, events, measured)
+                    }
+                }
+            }
+        };
 
-    let recommendations = recommend::recommendations(&rows, &ranked);
+    let evidence = recommend::Evidence::of(&tb, &tc);
+    let recommendations = recommend::recommendations_with(&rows, &ranked, &evidence);
     let worst_severity = rows
         .iter()
         .map(|r| r.severity)
         .max()
         .unwrap_or(Severity::None);
+    let worst_regression = worst_regression(&rows);
+    let headline = changes::headline(first.as_ref(), &rows);
     let power = StatisticalPower::of(pairs.len());
     let candidate_lines = candidate
         .responses()
@@ -384,10 +448,13 @@ fn behaviour<'t>(
         low_statistical_power: matches!(power, StatisticalPower::Low | StatisticalPower::Moderate),
         recommended_sample_size: power.recommended_sample_size(),
         semantic_backend: "lexical",
-        pairing: options.pair_by,
+        pairing: used,
+        pairing_requested: options.pair_by,
         seed: options.seed,
         axes: rows,
         worst_severity,
+        worst_regression,
+        headline,
         first_divergence: first,
         divergences: ranked,
         alignment: alignment_kind,

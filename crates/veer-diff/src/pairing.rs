@@ -1,5 +1,7 @@
 //! Which baseline response is compared with which candidate response (spec `diff.md` §8):
-//! by index within each recorded session (default), or along the alignment's `Match` steps.
+//! by index within each recorded session, along the alignment's `Match` steps, or — the
+//! default — by index where the alignment pairs every turn one-to-one in order and along the
+//! alignment otherwise, so a dropped or added turn does not shift every later pair.
 
 use crate::align::Step;
 use serde::Serialize;
@@ -8,11 +10,59 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum PairBy {
-    /// The i-th response of baseline session k with the i-th of candidate session k.
+    /// Index pairing when the alignment pairs every turn one-to-one in order (then both give
+    /// the same pairs), alignment pairing otherwise. The default; a report never says `auto`
+    /// in `pairing` (it names the pairing used).
     #[default]
+    Auto,
+    /// The i-th response of baseline session k with the i-th of candidate session k (the
+    /// reference tool's numbers).
     Index,
     /// The `Match` steps of the first-divergence alignment, in path order.
     Alignment,
+}
+
+impl PairBy {
+    /// The wire label (`auto`, `index`, `alignment`).
+    pub fn label(self) -> &'static str {
+        match self {
+            PairBy::Auto => "auto",
+            PairBy::Index => "index",
+            PairBy::Alignment => "alignment",
+        }
+    }
+}
+
+/// Whether the alignment pairs every turn one-to-one in order (only `Match(i, i)` steps).
+pub fn one_to_one(steps: &[Step]) -> bool {
+    steps
+        .iter()
+        .all(|s| matches!(*s, Step::Match(i, j) if i == j))
+}
+
+/// The turns the alignment leaves unpaired that `has_calls` says carry tool calls, in path
+/// order: dropped baseline turns (candidate side null) and inserted candidate turns
+/// (baseline side null).
+pub fn unpaired_with_calls(
+    steps: &[Step],
+    baseline_has_calls: impl Fn(usize) -> bool,
+    candidate_has_calls: impl Fn(usize) -> bool,
+) -> Vec<crate::changes::Position> {
+    use crate::changes::Position;
+    steps
+        .iter()
+        .filter_map(|s| match *s {
+            Step::Delete(i) if baseline_has_calls(i) => Some(Position {
+                baseline_turn: Some(i),
+                candidate_turn: None,
+            }),
+            Step::Insert(j) if candidate_has_calls(j) => Some(Position {
+                baseline_turn: None,
+                candidate_turn: Some(j),
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One compared pair of responses.
@@ -112,5 +162,33 @@ mod tests {
         let (p, w) = index_pairs(&[0, 0], 1, &[0, 0, 0], 1);
         assert_eq!(p.len(), 2);
         assert_eq!(w.len(), 1);
+    }
+
+    #[test]
+    fn auto_and_unpaired_turns() {
+        use crate::changes::Position;
+        assert!(one_to_one(&[Step::Match(0, 0), Step::Match(1, 1)]));
+        assert!(!one_to_one(&[Step::Delete(0), Step::Match(1, 0)]));
+        let steps = [
+            Step::Delete(0),
+            Step::Match(1, 0),
+            Step::Insert(1),
+            Step::Insert(2),
+        ];
+        // Baseline turn 0 and candidate turn 2 have calls; candidate turn 1 has none.
+        let u = unpaired_with_calls(&steps, |i| i == 0, |j| j == 2);
+        assert_eq!(
+            u,
+            vec![
+                Position {
+                    baseline_turn: Some(0),
+                    candidate_turn: None
+                },
+                Position {
+                    baseline_turn: None,
+                    candidate_turn: Some(2)
+                },
+            ]
+        );
     }
 }

@@ -13,10 +13,10 @@ proptest! {
     /// A trace against itself: every delta exactly 0, severity none, no divergence, no
     /// recommendation.
     #[test]
-    fn identity(t in gen_trace(8), alignment in any::<bool>()) {
+    fn identity(t in gen_trace(8), by in 0u8..3) {
         let tr = build(&t);
         let options = DiffOptions {
-            pair_by: if alignment { PairBy::Alignment } else { PairBy::Index },
+            pair_by: [PairBy::Index, PairBy::Alignment, PairBy::Auto][usize::from(by)],
             ..DiffOptions::default()
         };
         let r = diff(&tr, &tr, "a", "a", &options);
@@ -24,6 +24,7 @@ proptest! {
             prop_assert_eq!(row.delta.to_bits(), 0.0f64.to_bits(), "{:?}", row.axis);
             prop_assert_eq!(row.severity, Severity::None);
             prop_assert!(row.ci95_low == 0.0 && row.ci95_high == 0.0);
+            prop_assert_eq!(row.changed_pairs, 0);
         }
         prop_assert!(r.first_divergence.is_none());
         prop_assert!(r.divergences.is_empty());
@@ -39,7 +40,17 @@ proptest! {
         prop_assert_eq!(r.axes.len(), 9);
         for row in &r.axes {
             prop_assert!(row.ci95_low <= row.ci95_high, "{:?}", row);
-            prop_assert!(row.n <= r.pair_count);
+            // Unpaired turns with calls add trajectory observations (auto/alignment pairing).
+            let unpaired = b.len() + c.len() - 2 * r.pair_count;
+            if row.axis == Axis::Trajectory {
+                prop_assert!(row.n <= r.pair_count + unpaired);
+            } else {
+                prop_assert!(row.n <= r.pair_count);
+            }
+            prop_assert!(row.changed_pairs <= row.n);
+            if row.direction == crate::Direction::Improvement {
+                prop_assert!(!row.axis.is_worse(row.delta));
+            }
             prop_assert!(row.delta.is_finite());
             if row.delta == 0.0 {
                 prop_assert_eq!(row.severity, Severity::None);
@@ -58,6 +69,7 @@ proptest! {
             prop_assert!((0.0..=1.0).contains(&d.confidence));
         }
         prop_assert!(r.divergences.len() <= 5);
+        prop_assert!(r.worst_regression <= r.worst_severity);
         prop_assert!(r.recommendations.len() <= 8);
         prop_assert!(r.drill_down.len() <= 5);
         for d in &r.drill_down {

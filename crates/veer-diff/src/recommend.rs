@@ -1,10 +1,37 @@
 //! Recommendations (spec `diff.md` §11): cross-axis root-cause heuristics, one rule per ranked
 //! divergence, a fallback for a severe axis with no error yet, then ordering and the cap of 8.
+//!
+//! veer: every recommendation cites the turns it derives from (`evidence`), and no rule fires
+//! against its own evidence: the retry-loop hint needs the candidate to make more tool calls
+//! than the baseline, and the fallback names only a regression (docs/diff.md
+//! "Recommendations").
 
 use crate::align::divergence::{Divergence, DivergenceKind};
 use crate::axes::{Axis, AxisStat};
+use crate::changes::{Direction, Position};
 use crate::severity::Severity;
+use crate::turn::DiffTurn;
 use serde::Serialize;
+
+/// Trace-wide facts the rules check their hints against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Evidence {
+    /// Tool-use blocks over every baseline response.
+    pub baseline_calls: usize,
+    /// Tool-use blocks over every candidate response.
+    pub candidate_calls: usize,
+}
+
+impl Evidence {
+    /// The facts of two traces' diff turns.
+    pub fn of(baseline: &[DiffTurn<'_>], candidate: &[DiffTurn<'_>]) -> Evidence {
+        let calls = |ts: &[DiffTurn<'_>]| ts.iter().map(|t| t.features.tool_tokens.len()).sum();
+        Evidence {
+            baseline_calls: calls(baseline),
+            candidate_calls: calls(candidate),
+        }
+    }
+}
 
 /// Most recommendations kept.
 pub const MAX_RECOMMENDATIONS: usize = 8;
@@ -60,6 +87,10 @@ pub struct Recommendation {
     pub axis: Axis,
     /// Confidence in [0, 1].
     pub confidence: f64,
+    /// The turns the recommendation derives from: the divergence's turns, or the largest
+    /// single-pair change of each axis a root-cause rule reads (one side null for a dropped
+    /// or inserted turn). Empty only when the cited axes report no per-pair change.
+    pub evidence: Vec<Position>,
 }
 
 fn signed(v: f64) -> String {
@@ -83,11 +114,60 @@ fn root(
         rationale,
         axis,
         confidence,
+        evidence: Vec::new(),
+    }
+}
+
+/// The largest single-pair change of each of `axes` (in that order, duplicates dropped).
+fn cite(rows: &[AxisStat], axes: &[Axis]) -> Vec<Position> {
+    let mut out: Vec<Position> = Vec::new();
+    for a in axes {
+        let at = rows
+            .iter()
+            .find(|r| r.axis == *a)
+            .and_then(|r| r.largest_change)
+            .map(|l| Position {
+                baseline_turn: l.baseline_turn,
+                candidate_turn: l.candidate_turn,
+            });
+        if let Some(p) = at {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The axes a root-cause message reads, for its citation.
+fn axes_of(r: &Recommendation) -> &'static [Axis] {
+    use Axis::*;
+    let m = r.message.as_str();
+    if m.starts_with("Looks like a model change") {
+        &[Cost, Latency, Semantic]
+    } else if m.starts_with("Looks like a system-prompt edit") {
+        &[Semantic, Verbosity, Safety]
+    } else if m.starts_with("Refusal rate") {
+        &[Safety]
+    } else if m.starts_with("Looks like a tool-schema") {
+        &[Trajectory, Reasoning]
+    } else if m.starts_with("Possible hallucination") {
+        &[Semantic, Judge]
+    } else if m.starts_with("Possible context-window") {
+        &[Cost, Reasoning]
+    } else if m.starts_with("Possible retry loop") {
+        &[Trajectory, Latency]
+    } else if m.starts_with("Cost up severely") {
+        &[Cost]
+    } else if m.starts_with("Possible prompt-injection") {
+        &[Trajectory, Safety]
+    } else {
+        &[Latency]
     }
 }
 
 /// The cross-axis rules 1–10, in order.
-fn root_causes(rows: &[AxisStat]) -> Vec<Recommendation> {
+fn root_causes(rows: &[AxisStat], evidence: &Evidence) -> Vec<Recommendation> {
     let get = |a: Axis| rows.iter().find(|r| r.axis == a);
     let sev = |a: Axis| get(a).map_or(Severity::None, |r| r.severity);
     let d = |a: Axis| get(a).map_or(0.0, |r| r.delta);
@@ -143,10 +223,12 @@ fn root_causes(rows: &[AxisStat]) -> Vec<Recommendation> {
             "Possible context-window overflow. Cost spiked severely without a model change, and reasoning shifted with it.".into(),
             format!("Cross-axis signature: cost Δ {} (severe) with reasoning Δ {}, model unchanged. Common cause: prompt-length growth past the effective context window — providers either truncate (lossy reasoning) or charge for the full prompt every turn (cost balloons). Check prompt-token usage trend across the candidate's turns.", signed(d(Cost)), signed(d(Reasoning)))));
     }
+    // veer: a retry inflates the call count, so the hint needs more candidate calls.
     if severe(Trajectory)
         && moved(Latency)
         && !any(&out, &|m| m.contains("tool-schema"))
         && d(Latency) > 0.0
+        && evidence.candidate_calls > evidence.baseline_calls
     {
         out.push(root(RecSeverity::Error, Trajectory, 0.70,
             "Possible retry loop. Trajectory diverged severely with latency spike but no reasoning shift.".into(),
@@ -173,6 +255,9 @@ fn root_causes(rows: &[AxisStat]) -> Vec<Recommendation> {
         out.push(root(RecSeverity::Warning, Latency, 0.65,
             "Latency up severely with cost stable. Provider-side capacity or network change.".into(),
             format!("Cross-axis signature: latency Δ {}, cost stable, semantic stable. Same model, same output length, slower response. Common causes: provider capacity event, network path change, regional fail-over. Check provider status pages for the candidate's run window before treating this as a code regression.", signed(d(Latency)))));
+    }
+    for r in &mut out {
+        r.evidence = cite(rows, axes_of(r));
     }
     out
 }
@@ -277,6 +362,11 @@ fn for_divergence(e: &Divergence) -> Recommendation {
             format!("Cosmetic wording change at turn {n} — verify intended."),
         ),
     };
+    // A gap event's turn on the other side is only a cursor: cite the real turn alone.
+    let evidence = Position {
+        baseline_turn: (!lower.starts_with("candidate inserted")).then_some(n),
+        candidate_turn: (!lower.starts_with("candidate dropped a")).then_some(e.candidate_turn),
+    };
     Recommendation {
         severity,
         action,
@@ -287,16 +377,32 @@ fn for_divergence(e: &Divergence) -> Recommendation {
         rationale: e.explanation.clone(),
         axis: e.primary_axis,
         confidence: e.confidence,
+        evidence: vec![evidence],
     }
 }
 
 /// All recommendations for a filled report: root causes, per-divergence rules, the fallback,
-/// sorted by severity, confidence (descending) and turn; at most 8.
+/// sorted by severity, confidence (descending) and turn; at most 8. Without trace-wide
+/// [`Evidence`] (see [`recommendations_with`]) the retry-loop hint never fires.
 pub fn recommendations(rows: &[AxisStat], divergences: &[Divergence]) -> Vec<Recommendation> {
-    let mut out = root_causes(rows);
+    recommendations_with(rows, divergences, &Evidence::default())
+}
+
+/// [`recommendations`], checking the hints against `evidence`.
+pub fn recommendations_with(
+    rows: &[AxisStat],
+    divergences: &[Divergence],
+    evidence: &Evidence,
+) -> Vec<Recommendation> {
+    let mut out = root_causes(rows, evidence);
     out.extend(divergences.iter().map(for_divergence));
     if !out.iter().any(|r| r.severity == RecSeverity::Error) {
-        if let Some(r) = rows.iter().rev().find(|r| r.severity == Severity::Severe) {
+        // veer: only a regression; an improvement is never "to review".
+        if let Some(r) = rows
+            .iter()
+            .rev()
+            .find(|r| r.severity == Severity::Severe && r.direction == Direction::Regression)
+        {
             let label = r.axis.label();
             out.push(Recommendation {
                 severity: RecSeverity::Error,
@@ -313,6 +419,7 @@ pub fn recommendations(rows: &[AxisStat], divergences: &[Divergence]) -> Vec<Rec
                 ),
                 axis: r.axis,
                 confidence: 0.8,
+                evidence: cite(rows, &[r.axis]),
             });
         }
     }

@@ -94,14 +94,23 @@ pub struct DiffReport {
     pub recommended_sample_size: Option<usize>,
     /// Semantic-axis backend; always `lexical`.
     pub semantic_backend: &'static str,
-    /// How responses were paired.
+    /// How responses were paired: `index` or `alignment` (with `--pair-by auto`, the one
+    /// auto chose).
     pub pairing: PairBy,
+    /// The pairing asked for (`auto`, `index` or `alignment`).
+    pub pairing_requested: PairBy,
     /// Bootstrap seed.
     pub seed: u64,
     /// Nine rows in axis order.
     pub axes: Vec<AxisStat>,
-    /// Highest severity over all axes.
+    /// Highest severity over all axes, improvements included.
     pub worst_severity: Severity,
+    /// Highest severity over axes whose change is a regression (worse direction); what the
+    /// gate reads.
+    pub worst_regression: Severity,
+    /// One line naming the first divergence (whenever there is one) and the regressed and
+    /// improved axes; every format leads with it.
+    pub headline: String,
     /// First above-noise alignment event in walk order, or null.
     pub first_divergence: Option<Divergence>,
     /// Top-k events by kind rank then confidence.

@@ -140,6 +140,13 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
     });
     for a in r.axes.iter().filter(|a| a.severity == Severity::Severe) {
         let wire = a.axis.wire();
+        // An improvement (the axis's better direction) is a note, never a merge-blocking error.
+        let improved = a.direction == veer_diff::Direction::Improvement;
+        let (level, moved) = if improved {
+            (FindingLevel::Note, "improved")
+        } else {
+            (FindingLevel::Error, "changed")
+        };
         out.push(Finding {
             rule_id: format!("axis/{wire}"),
             rule_summary: format!("behaviour axis {wire}: {}", axis_meaning(a.axis)),
@@ -151,10 +158,10 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
                 a.axis.label(),
                 axis_meaning(a.axis)
             ),
-            level: FindingLevel::Error,
-            title: format!("veer: {wire} changed (severe)"),
+            level,
+            title: format!("veer: {wire} {moved} (severe)"),
             message: format!(
-                "{} changed by {} (95% CI {}, n = {}): severe",
+                "{} {moved} by {} (95% CI {}, n = {}): severe",
                 a.axis.label(),
                 change(a.axis, a.delta),
                 interval(a),

@@ -401,9 +401,12 @@ pub struct DiffArgs {
     /// at least 1).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = parse_top_k)]
     pub top_k: usize,
-    /// How responses are paired: `index` (i-th with i-th, within each recorded session) or
-    /// `alignment` (the turns the first-divergence alignment pairs).
-    #[arg(long, value_enum, value_name = "HOW", default_value_t = PairByArg::Index)]
+    /// How responses are paired: `auto` (index where the alignment pairs every turn
+    /// one-to-one in order, alignment otherwise), `index` (i-th with i-th, within each
+    /// recorded session: the reference tool's numbers) or `alignment` (the turns the
+    /// first-divergence alignment pairs). With auto and alignment a dropped or added tool call
+    /// counts as a trajectory change of 1 at its turn. The report names the pairing used.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = PairByArg::Auto)]
     pub pair_by: PairByArg,
     /// A behaviour policy (.yaml/.yml or .json) evaluated on both sides: violations the
     /// candidate introduced are regressions, those it cleared are fixes.
@@ -486,6 +489,8 @@ fn parse_top_k(s: &str) -> Result<usize, String> {
 /// `--pair-by` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PairByArg {
+    /// Index where the alignment pairs every turn one-to-one in order, alignment otherwise.
+    Auto,
     /// The i-th response with the i-th, within each recorded session.
     Index,
     /// The turns paired by the first-divergence alignment.

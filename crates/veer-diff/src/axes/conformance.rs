@@ -33,12 +33,15 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
 pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let mut b = Vec::new();
     let mut c = Vec::new();
-    for (bt, ct) in pairs {
+    let mut idx = Vec::new();
+    for (i, (bt, ct)) in pairs.iter().enumerate() {
         let bs = strip_fences(&bt.features.text);
         if bs.starts_with('{') || bs.starts_with('[') {
+            idx.push(i);
             b.push(f64::from(u8::from(parses(bs))));
             c.push(f64::from(u8::from(parses(strip_fences(&ct.features.text)))));
         } else if let Some(keys) = bt.first_object_keys() {
+            idx.push(i);
             b.push(1.0);
             c.push(f64::from(u8::from(ct.first_object_keys() == Some(keys))));
         }
@@ -53,6 +56,7 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         Statistic::MeanDifference,
         Kind::Rate,
     )
+    .with_idx(idx)
 }
 
 #[cfg(test)]

@@ -15,9 +15,11 @@ pub fn row(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> AxisStat {
 pub(crate) fn prepare(pairs: &[TurnPair<'_>], pricing: &Pricing) -> Row {
     let mut b = Vec::new();
     let mut c = Vec::new();
+    let mut idx = Vec::new();
     let mut priced = 0usize;
-    for (bt, ct) in pairs {
+    for (i, (bt, ct)) in pairs.iter().enumerate() {
         if let (Some(x), Some(y)) = (pricing.cost_of(&bt.cost()), pricing.cost_of(&ct.cost())) {
+            idx.push(i);
             b.push(x);
             c.push(y);
         }
@@ -39,7 +41,8 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>], pricing: &Pricing) -> Row {
         &c,
         Statistic::MedianDifference,
         Kind::Continuous,
-    );
+    )
+    .with_idx(idx);
     if priced * 2 < pairs.len() {
         r.push_flag(Flag::NoPricing);
     }

@@ -11,6 +11,7 @@ pub mod semantic;
 pub mod trajectory;
 pub mod verbosity;
 
+use crate::changes::{pair_changes, Direction, LargestChange, Position};
 use crate::pricing::Pricing;
 use crate::severity::{classify, classify_rate, straddles, Severity};
 use crate::stats::{mean, median, paired_cis, Sample, Statistic};
@@ -21,7 +22,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Axis {
-    /// Response meaning: TF-IDF cosine of the texts.
+    /// Wording similarity: lexical TF-IDF cosine of the texts (what it measures unless a
+    /// semantic backend is configured; veer has none yet).
     Semantic,
     /// Tool-call sequence edit distance.
     Trajectory,
@@ -70,10 +72,11 @@ impl Axis {
         }
     }
 
-    /// The long label used in recommendation texts (`semantic similarity`, …).
+    /// The long label used in recommendation texts (`wording similarity`, …): what the axis
+    /// measures. The semantic axis is lexical, so it is wording, not meaning.
     pub fn label(self) -> &'static str {
         match self {
-            Axis::Semantic => "semantic similarity",
+            Axis::Semantic => "wording similarity",
             Axis::Trajectory => "tool-call trajectory",
             Axis::Safety => "refusal / safety",
             Axis::Verbosity => "verbosity",
@@ -123,6 +126,14 @@ pub struct AxisStat {
     pub n: usize,
     /// Notes, in emission order.
     pub flags: Vec<Flag>,
+    /// Whether the change is a regression (the axis's worse direction,
+    /// [`Axis::worse_when`]), an improvement, or none (severity `none`).
+    pub direction: Direction,
+    /// Observations (pairs, and unpaired turns on the trajectory axis) whose single-pair
+    /// change passes the axis's noise floor ([`Axis::pair_noise_floor`]); 0..=`n`.
+    pub changed_pairs: usize,
+    /// The largest of those single-pair changes with its turns; null when none changed.
+    pub largest_change: Option<LargestChange>,
 }
 
 impl AxisStat {
@@ -138,6 +149,9 @@ impl AxisStat {
             severity: Severity::None,
             n: 0,
             flags: Vec::new(),
+            direction: Direction::None,
+            changed_pairs: 0,
+            largest_change: None,
         }
     }
 }
@@ -168,6 +182,9 @@ pub(crate) struct Pending {
     pub statistic: Statistic,
     /// Flags added after the standard ones (e.g. `no_pricing`).
     pub extra_flags: Vec<Flag>,
+    /// The position index (into the positions given to [`compute_axes_at`]) of each
+    /// observation; empty means observation i is position i.
+    pub idx: Vec<usize>,
 }
 
 /// An axis row: complete, or waiting for its interval.
@@ -186,16 +203,25 @@ impl Row {
         }
     }
 
+    /// Says which position each observation comes from (for axes that skip pairs).
+    pub(crate) fn with_idx(mut self, idx: Vec<usize>) -> Row {
+        if let Row::Pending(p) = &mut self {
+            p.idx = idx;
+        }
+        self
+    }
+
     /// The finished row, drawing its interval on its own.
     pub(crate) fn finish_alone(self, seed: u64) -> AxisStat {
-        finish_rows(vec![self], seed)
+        finish_rows(vec![self], seed, &[])
             .pop()
             .unwrap_or_else(|| AxisStat::empty(Axis::Judge))
     }
 }
 
-/// Finishes rows in order, drawing all their intervals together.
-fn finish_rows(rows: Vec<Row>, seed: u64) -> Vec<AxisStat> {
+/// Finishes rows in order, drawing all their intervals together; `at` gives the turns of
+/// each position (empty: no per-pair changes are reported).
+fn finish_rows(rows: Vec<Row>, seed: u64, at: &[Position]) -> Vec<AxisStat> {
     let samples: Vec<Sample<'_>> = rows
         .iter()
         .filter_map(|r| match r {
@@ -228,6 +254,13 @@ fn finish_rows(rows: Vec<Row>, seed: u64) -> Vec<AxisStat> {
                     p.b.len(),
                 );
                 stat.flags.extend(p.extra_flags);
+                let positions: Vec<Position> = if p.idx.is_empty() {
+                    at.iter().take(p.b.len()).copied().collect()
+                } else {
+                    p.idx.iter().filter_map(|&i| at.get(i).copied()).collect()
+                };
+                (stat.changed_pairs, stat.largest_change) =
+                    pair_changes(p.axis, &p.b, &p.c, &positions);
                 stat
             }
         })
@@ -256,6 +289,7 @@ pub(crate) fn row_from_values(
         c: c.to_vec(),
         statistic,
         extra_flags: Vec::new(),
+        idx: Vec::new(),
     })
 }
 
@@ -292,6 +326,9 @@ pub(crate) fn finish_row(
         severity,
         n,
         flags,
+        direction: Direction::of(axis, delta, severity),
+        changed_pairs: 0,
+        largest_change: None,
     }
 }
 
@@ -300,14 +337,32 @@ pub type TurnPair<'a> = (&'a DiffTurn<'a>, &'a DiffTurn<'a>);
 
 /// All nine rows in report order. Axes prepare their values in parallel; then every
 /// interval is drawn at once ([`paired_cis`]), so the result does not depend on the thread
-/// count and equals one seeded bootstrap per row.
+/// count and equals one seeded bootstrap per row. No per-pair changes are reported (see
+/// [`compute_axes_at`]).
 pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec<AxisStat> {
+    compute_axes_at(pairs, &[], &[], pricing, seed)
+}
+
+/// [`compute_axes`] with the turns of every pair (`at`, parallel to `pairs`) and the turns the
+/// pairing left unpaired (`unpaired`: the trajectory observations of 1 per dropped or
+/// inserted turn with tool calls, after the pairs). Each row also reports its changed pairs
+/// and largest single-pair change.
+pub fn compute_axes_at(
+    pairs: &[TurnPair<'_>],
+    at: &[Position],
+    unpaired: &[Position],
+    pricing: &Pricing,
+    seed: u64,
+) -> Vec<AxisStat> {
     use rayon::prelude::*;
+    let positions: Vec<Position> = at.iter().chain(unpaired).copied().collect();
     let rows: Vec<Row> = Axis::ALL
         .par_iter()
         .map(|&axis| match axis {
             Axis::Semantic => semantic::prepare(pairs),
-            Axis::Trajectory => trajectory::prepare(pairs),
+            Axis::Trajectory => {
+                trajectory::with_unpaired(trajectory::prepare(pairs), unpaired.len())
+            }
             Axis::Safety => safety::prepare(pairs),
             Axis::Verbosity => verbosity::prepare(pairs),
             Axis::Latency => latency::prepare(pairs),
@@ -317,5 +372,5 @@ pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec
             Axis::Conformance => conformance::prepare(pairs),
         })
         .collect();
-    finish_rows(rows, seed)
+    finish_rows(rows, seed, &positions)
 }

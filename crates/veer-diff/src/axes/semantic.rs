@@ -231,6 +231,7 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         c: s,
         statistic: Statistic::MedianDifference,
         extra_flags: Vec::new(),
+        idx: Vec::new(),
     })
 }
 

@@ -54,5 +54,34 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         c: d,
         statistic: Statistic::MedianDifference,
         extra_flags,
+        idx: Vec::new(),
+    })
+}
+
+/// Adds one observation of distance 1 per turn the pairing left unpaired that has tool calls
+/// (`unpaired` of them, after the pairs): a dropped or added call is a trajectory change of 1
+/// at its position, so it is never invisible (docs/diff.md "Pairing").
+pub(crate) fn with_unpaired(row: Row, unpaired: usize) -> Row {
+    if unpaired == 0 {
+        return row;
+    }
+    let (mut b, mut c, extra_flags) = match row {
+        Row::Pending(p) => (p.b, p.c, p.extra_flags),
+        Row::Done(r) => (Vec::new(), Vec::new(), r.flags),
+    };
+    b.extend(std::iter::repeat_n(0.0, unpaired));
+    c.extend(std::iter::repeat_n(1.0, unpaired));
+    let cm = median(&c);
+    Row::Pending(Pending {
+        axis: Axis::Trajectory,
+        baseline_median: 0.0,
+        candidate_median: cm,
+        delta: cm,
+        kind: Kind::Rate,
+        b,
+        c,
+        statistic: Statistic::MedianDifference,
+        extra_flags,
+        idx: Vec::new(),
     })
 }

@@ -11,9 +11,10 @@ pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
 
 /// The row before its interval (see [`super::compute_axes`]).
 pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
-    let (b, c): (Vec<f64>, Vec<f64>) = pairs
+    let (idx, (b, c)): (Vec<usize>, (Vec<f64>, Vec<f64>)) = pairs
         .iter()
-        .filter_map(|(b, c)| Some((b.features.output_tokens?, c.features.output_tokens?)))
+        .enumerate()
+        .filter_map(|(i, (b, c))| Some((i, (b.features.output_tokens?, c.features.output_tokens?))))
         .unzip();
     if b.is_empty() {
         return Row::Done(AxisStat::empty(Axis::Verbosity));
@@ -25,4 +26,5 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         Statistic::MedianDifference,
         Kind::Continuous,
     )
+    .with_idx(idx)
 }

@@ -1,12 +1,13 @@
 //! Number and label formatting shared by the diff printers.
 
 use veer_diff::align::divergence::Divergence;
-use veer_diff::{Axis, AxisStat, Flag, Severity};
+use veer_diff::{Axis, AxisStat, Direction, Flag, Severity};
 
-/// What an axis measures, in a few words.
+/// What an axis measures, in a few words. The semantic axis is lexical (veer has no semantic
+/// backend), so it measures wording, not meaning.
 pub fn axis_meaning(axis: Axis) -> &'static str {
     match axis {
-        Axis::Semantic => "response meaning (similarity)",
+        Axis::Semantic => "wording similarity (lexical)",
         Axis::Trajectory => "tool-call sequence (edit distance)",
         Axis::Safety => "refusal rate",
         Axis::Verbosity => "output tokens",
@@ -34,6 +35,78 @@ pub fn change(axis: Axis, v: f64) -> String {
         Axis::Cost => format!("{v:+.6}"),
         Axis::Verbosity | Axis::Latency | Axis::Reasoning => trim(format!("{v:+.1}")),
         _ => format!("{v:+.3}"),
+    }
+}
+
+/// The unit of a single-pair change of `axis`, for text.
+fn unit(axis: Axis) -> &'static str {
+    match axis {
+        Axis::Semantic => "similarity",
+        Axis::Trajectory => "edit distance",
+        Axis::Safety => "refusal",
+        Axis::Verbosity => "tokens",
+        Axis::Latency => "ms",
+        Axis::Cost => "USD",
+        Axis::Reasoning => "reasoning",
+        Axis::Judge => "score",
+        Axis::Conformance => "conformance",
+    }
+}
+
+/// The turns of a position: `turn 2`, `turn 2→3`, `baseline turn 2 (dropped)`,
+/// `candidate turn 3 (added)`.
+fn position(b: Option<usize>, c: Option<usize>) -> String {
+    match (b, c) {
+        (Some(b), Some(c)) if b == c => format!("turn {b}"),
+        (Some(b), Some(c)) => format!("turn {b}→{c}"),
+        (Some(b), None) => format!("baseline turn {b} (dropped)"),
+        (None, Some(c)) => format!("candidate turn {c} (added)"),
+        (None, None) => "no turn".to_string(),
+    }
+}
+
+/// The turns a recommendation cites: ` (evidence: turn 2; baseline turn 0 (dropped))`, or
+/// nothing when it cites none.
+pub fn evidence(rec: &veer_diff::recommend::Recommendation) -> String {
+    if rec.evidence.is_empty() {
+        return String::new();
+    }
+    let turns: Vec<String> = rec
+        .evidence
+        .iter()
+        .map(|p| position(p.baseline_turn, p.candidate_turn))
+        .collect();
+    format!(" (evidence: {})", turns.join("; "))
+}
+
+/// How many pairs changed and the largest change: `1 of 3 pairs; turn 2: +55 tokens`, or
+/// `0 of 3 pairs`; empty for a row with no observation.
+pub fn pair_changes(row: &AxisStat) -> String {
+    if row.n == 0 {
+        return String::new();
+    }
+    let mut s = format!(
+        "{} of {} {}",
+        row.changed_pairs,
+        row.n,
+        if row.n == 1 { "pair" } else { "pairs" }
+    );
+    if let Some(l) = row.largest_change {
+        s.push_str(&format!(
+            "; {}: {} {}",
+            position(l.baseline_turn, l.candidate_turn),
+            change(row.axis, l.delta),
+            unit(row.axis)
+        ));
+    }
+    s
+}
+
+/// A severity label with the direction of the change: `severe`, `severe (improvement)`.
+pub fn severity_label(row: &AxisStat) -> String {
+    match row.direction {
+        Direction::Improvement => format!("{} (improvement)", row.severity.label()),
+        Direction::Regression | Direction::None => row.severity.label().to_string(),
     }
 }
 

@@ -1,5 +1,6 @@
 //! JUnit XML for CI test views: one test suite per trace pair, one test case per axis. An axis
-//! with severity `moderate` or `severe` is a failure; an axis with no observation is skipped.
+//! with severity `moderate` or `severe` in its worse direction is a failure (an improvement
+//! passes, its summary saying so); an axis with no observation is skipped.
 //! A pair (or trace) that could not be read is a suite of one test case in error.
 
 use super::format::{change, interval};
@@ -38,7 +39,7 @@ pub fn error_suite(name: &str, classname: &str, error: &str, hint: Option<&str>)
 }
 
 fn fails(a: &AxisStat) -> bool {
-    a.severity >= Severity::Moderate
+    a.severity >= Severity::Moderate && a.direction != veer_diff::Direction::Improvement
 }
 
 fn suite(name: &str, r: &DiffReport, out: &mut String) {
@@ -53,7 +54,7 @@ fn suite(name: &str, r: &DiffReport, out: &mut String) {
         let summary = format!(
             "{}: {} (delta {}, 95% CI {}, n {})",
             a.axis.wire(),
-            a.severity.label(),
+            super::format::severity_label(a),
             change(a.axis, a.delta),
             interval(a),
             a.n

@@ -1,7 +1,9 @@
 //! The Markdown rendering of a diff, written to be posted as a pull-request comment.
 
 use super::fingerprint;
-use super::format::{axis_meaning, badge, change, flags, interval, percent, structural, value};
+use super::format::{
+    axis_meaning, badge, change, flags, interval, pair_changes, percent, structural, value,
+};
 use super::meaning::what_this_means;
 use super::stream::{render_all, DirectoryPrinter};
 use super::SHOWN_DIVERGENCES;
@@ -16,14 +18,17 @@ fn cell(s: &str) -> String {
 }
 
 fn body(r: &DiffReport, level: &str, out: &mut String) {
+    out.push_str(&format!("**{}**\n\n", cell(&r.headline)));
     out.push_str(&format!(
-        "**Baseline** `{}` · **Candidate** `{}` · {} response pair(s) · pairing by {} · seed {}\n\n",
+        "**Baseline** `{}` · **Candidate** `{}` · {} response pair(s) · pairing by {}{} · seed {}\n\n",
         r.baseline.path,
         r.candidate.path,
         r.pair_count,
-        match r.pairing {
-            veer_diff::PairBy::Index => "index",
-            veer_diff::PairBy::Alignment => "alignment",
+        r.pairing.label(),
+        if r.pairing_requested == veer_diff::PairBy::Auto {
+            " (auto)"
+        } else {
+            ""
         },
         r.seed
     ));
@@ -38,12 +43,14 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
     if !r.warnings.is_empty() {
         out.push('\n');
     }
-    out.push_str("| axis | measures | baseline | candidate | change | 95% CI | severity | n |\n");
-    out.push_str("|---|---|---:|---:|---:|---|---|---:|\n");
+    out.push_str(
+        "| axis | measures | baseline | candidate | change | 95% CI | severity | n | changed pairs |\n",
+    );
+    out.push_str("|---|---|---:|---:|---:|---|---|---:|---|\n");
     for a in &r.axes {
         let notes = flags(a);
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {}{} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {}{}{} | {} | {} |\n",
             a.axis.wire(),
             axis_meaning(a.axis),
             value(a.axis, a.baseline_median),
@@ -51,12 +58,18 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
             change(a.axis, a.delta),
             interval(a),
             badge(a.severity),
+            if a.direction == veer_diff::Direction::Improvement {
+                " improvement"
+            } else {
+                ""
+            },
             if notes.is_empty() {
                 String::new()
             } else {
                 format!(" _({notes})_")
             },
-            a.n
+            a.n,
+            cell(&pair_changes(a))
         ));
     }
     out.push('\n');
@@ -118,8 +131,10 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
                 RecSeverity::Info => "🔵 **info**",
             };
             out.push_str(&format!(
-                "- {icon} — {}\n  <sub>{}</sub>\n",
-                rec.message, rec.rationale
+                "- {icon} — {}\n  <sub>{}{}</sub>\n",
+                rec.message,
+                rec.rationale,
+                super::format::evidence(rec)
             ));
         }
         out.push('\n');
@@ -169,10 +184,7 @@ fn fingerprint_line(block: Option<&FingerprintBlock>, title: &str) -> String {
 
 /// Renders one diff as a Markdown comment.
 pub fn render(r: &DiffReport) -> String {
-    let mut out = format!(
-        "## veer diff: {} behaviour change\n\n",
-        badge(r.worst_severity)
-    );
+    let mut out = format!("## veer diff: {} regression\n\n", badge(r.worst_regression));
     body(r, "###", &mut out);
     out
 }

@@ -2,7 +2,7 @@
 //! values the report already holds.
 
 use super::fingerprint;
-use super::format::{change, turns};
+use super::format::{change, pair_changes, turns};
 use veer_diff::hotelling::Decision;
 use veer_diff::report::StatisticalPower;
 use veer_diff::{Axis, DiffReport, Flag, Severity};
@@ -20,10 +20,15 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
         .filter(|a| a.severity >= Severity::Moderate)
         .map(|a| {
             format!(
-                "{} {} ({})",
+                "{} {} ({}{})",
                 a.axis.wire(),
                 change(a.axis, a.delta),
-                a.severity.label()
+                a.severity.label(),
+                if a.direction == veer_diff::Direction::Improvement {
+                    ", an improvement"
+                } else {
+                    ""
+                }
             )
         })
         .collect();
@@ -45,6 +50,19 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
         out.push(format!(
             "The candidate's behaviour changed: {}.",
             moved.join("; ")
+        ));
+    }
+    // Changes a median hides: pairs that moved on an axis whose row did not.
+    let hidden: Vec<String> = r
+        .axes
+        .iter()
+        .filter(|a| a.severity == Severity::None && a.changed_pairs > 0)
+        .map(|a| format!("{} {}", a.axis.wire(), pair_changes(a)))
+        .collect();
+    if !hidden.is_empty() {
+        out.push(format!(
+            "Single pairs changed where the aggregate did not: {}.",
+            hidden.join("; ")
         ));
     }
     if let Some(d) = &r.first_divergence {

@@ -2,7 +2,9 @@
 //! most-changed pairs and the "what this means" paragraph. Colour only when `style.colour`.
 
 use super::fingerprint;
-use super::format::{change, flags, interval, percent, structural, turns, value};
+use super::format::{
+    change, flags, interval, pair_changes, percent, severity_label, structural, turns, value,
+};
 use super::meaning::what_this_means;
 use super::stream::{render_all, DirectoryPrinter};
 use super::SHOWN_DIVERGENCES;
@@ -14,6 +16,15 @@ use veer_diff::{
     DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, PairError,
     Severity,
 };
+
+/// A row's severity with its direction, coloured by severity (an improvement is never red).
+fn row_severity(style: Style, a: &veer_diff::AxisStat) -> String {
+    if a.direction == veer_diff::Direction::Improvement {
+        style.good(&severity_label(a))
+    } else {
+        severity(style, a.severity)
+    }
+}
 
 fn severity(style: Style, s: Severity) -> String {
     match s {
@@ -32,15 +43,18 @@ fn right(s: String) -> Cell {
 pub fn render(r: &DiffReport, style: Style) -> String {
     let mut out = String::new();
     out.push_str(&style.heading(&format!(
-        "veer diff — {} response pair(s), pairing by {}, seed {}",
+        "veer diff — {} response pair(s), pairing by {}{}, seed {}",
         r.pair_count,
-        match r.pairing {
-            veer_diff::PairBy::Index => "index",
-            veer_diff::PairBy::Alignment => "alignment",
+        r.pairing.label(),
+        if r.pairing_requested == veer_diff::PairBy::Auto {
+            " (auto)"
+        } else {
+            ""
         },
         r.seed
     )));
     out.push('\n');
+    out.push_str(&format!("{}\n", r.headline));
     for (label, t) in [("baseline ", &r.baseline), ("candidate", &r.candidate)] {
         out.push_str(&format!("{label}: {}", t.path));
         if !t.trace_id.is_empty() {
@@ -66,6 +80,7 @@ pub fn render(r: &DiffReport, style: Style) -> String {
             "95% CI",
             "severity",
             "n",
+            "changed pairs",
             "notes",
         ]);
     for a in &r.axes {
@@ -75,16 +90,17 @@ pub fn render(r: &DiffReport, style: Style) -> String {
             right(value(a.axis, a.candidate_median)),
             right(change(a.axis, a.delta)),
             right(interval(a)),
-            Cell::new(severity(style, a.severity)),
+            Cell::new(row_severity(style, a)),
             right(a.n.to_string()),
+            Cell::new(pair_changes(a)),
             Cell::new(flags(a)),
         ]);
     }
     out.push_str(&table.to_string());
     out.push('\n');
     out.push_str(&format!(
-        "worst severity: {}\n\n",
-        severity(style, r.worst_severity)
+        "worst regression: {}\n\n",
+        severity(style, r.worst_regression)
     ));
 
     match &r.first_divergence {
@@ -132,7 +148,11 @@ pub fn render(r: &DiffReport, style: Style) -> String {
                 RecSeverity::Info => style.dim("info   "),
             };
             out.push_str(&format!("  {sev} {}\n", rec.message));
-            out.push_str(&style.dim(&format!("          {}", rec.rationale)));
+            out.push_str(&style.dim(&format!(
+                "          {}{}",
+                rec.rationale,
+                super::format::evidence(rec)
+            )));
             out.push('\n');
         }
     }

@@ -6,13 +6,16 @@
 use super::rows::{RowIndex, RowKey};
 use super::svg::{forest, ForestRow};
 use super::{badge, errors_section, gate_box, page, ErrorRow};
-use crate::diff::format::{axis_meaning, change, flags, interval, percent, turns, value};
+use crate::diff::format::{
+    axis_meaning, change, flags, interval, pair_changes, percent, turns, value,
+};
 use crate::diff::meaning::what_this_means;
 use crate::diff::stream::{render_all, DirectoryPrinter};
 use maud::{html, Markup, PreEscaped};
 use std::collections::BTreeMap;
 use veer_diff::align::divergence::Divergence;
 use veer_diff::lanes::{LaneCell, LaneRow, Lanes, TurnDetail, TurnSide, WordChange};
+use veer_diff::Direction;
 use veer_diff::{
     DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, Flag,
 };
@@ -156,8 +159,8 @@ fn verdict(g: &Gate, r: &DiffReport) -> Markup {
     gate_box(
         g,
         &format!(
-            "worst axis severity {} over {} response pairs ({} statistical power)",
-            r.worst_severity.label(),
+            "worst axis regression {} over {} response pairs ({} statistical power)",
+            r.worst_regression.label(),
             r.pair_count,
             r.statistical_power.label()
         ),
@@ -169,6 +172,7 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
     let href = |k: RowKey| format!("#{prefix}{}", k.id());
     let link = |d: &Divergence| rows.divergence(d).map(href);
     html! {
+        p class="headline" { (r.headline) }
         h2 { "What this means" }
         ul class="meaning" { @for s in what_this_means(r) { li { (s) } } }
         h2 { "Axes" }
@@ -182,13 +186,14 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
                 if a.flags.contains(&Flag::LowPower) { " · low power" } else { "" }),
         }).collect::<Vec<_>>()))
         table class="axes" {
-            thead { tr { th { "axis" } th { "measures" } th class="num" { "baseline" } th class="num" { "candidate" } th class="num" { "delta" } th { "95% CI" } th class="num" { "n" } th { "severity" } th { "flags" } } }
+            thead { tr { th { "axis" } th { "measures" } th class="num" { "baseline" } th class="num" { "candidate" } th class="num" { "delta" } th { "95% CI" } th class="num" { "n" } th { "severity" } th { "changed pairs" } th { "flags" } } }
             tbody {
                 @for a in &r.axes {
                     tr { td { (a.axis.wire()) } td class="muted" { (axis_meaning(a.axis)) }
                          td class="num" { (value(a.axis, a.baseline_median)) } td class="num" { (value(a.axis, a.candidate_median)) }
                          td class="num" { (change(a.axis, a.delta)) } td { (interval(a)) } td class="num" { (a.n) }
-                         td { (badge(a.severity.label())) } td class="muted" { (flags(a)) } }
+                         td { (badge(a.severity.label())) @if a.direction == Direction::Improvement { " improvement" } }
+                         td { (pair_changes(a)) } td class="muted" { (flags(a)) } }
                 }
             }
         }
@@ -245,7 +250,7 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
         }
         @if !r.recommendations.is_empty() {
             h2 { "Recommendations" }
-            ol class="recommendations" { @for rec in &r.recommendations { li { strong { (super::experiment::label(&rec.severity)) } " · " (super::experiment::label(&rec.action)) ": " (rec.message) br; span class="muted" { (rec.rationale) } } } }
+            ol class="recommendations" { @for rec in &r.recommendations { li { strong { (super::experiment::label(&rec.severity)) } " · " (super::experiment::label(&rec.action)) ": " (rec.message) br; span class="muted" { (rec.rationale) (crate::diff::format::evidence(rec)) } } } }
         }
         @if !r.warnings.is_empty() {
             h2 { "Warnings" }

@@ -46,6 +46,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         seed: args.seed,
         top_k: args.top_k,
         pair_by: match args.pair_by {
+            PairByArg::Auto => PairBy::Auto,
             PairByArg::Index => PairBy::Index,
             PairByArg::Alignment => PairBy::Alignment,
         },

@@ -27,7 +27,8 @@ fn bad_report(file: &str, message: String) -> CliError {
         .hint("pass a report written by `veer diff --format json`")
 }
 
-/// The worst axis severity of one pair report (`axes`, or Shadow's `rows`).
+/// The worst axis severity of one pair report (`axes`, or Shadow's `rows`), improvements
+/// left out.
 fn worst_axis(file: &str, report: &Value) -> Result<Level, CliError> {
     let rows = report
         .get("axes")
@@ -42,6 +43,10 @@ fn worst_axis(file: &str, report: &Value) -> Result<Level, CliError> {
     };
     let mut worst = Level::None;
     for (i, row) in rows.iter().enumerate() {
+        // Only worse-direction changes gate (docs/policy.md); older reports have no field.
+        if row.get("direction").and_then(Value::as_str) == Some("improvement") {
+            continue;
+        }
         let s = row.get("severity").and_then(Value::as_str).ok_or_else(|| {
             bad_report(
                 file,

@@ -82,7 +82,8 @@ fn json_rows_match_shadow_unpriced_and_priced() {
     for name in EXAMPLES {
         for priced in [false, true] {
             let (b, c) = pair(name);
-            let mut args = vec!["diff", &b, &c, "--format", "json"];
+            // The reference pairs by index (veer's default is auto).
+            let mut args = vec!["diff", &b, &c, "--format", "json", "--pair-by", "index"];
             let p = pricing.display().to_string();
             if priced {
                 args.extend(["--pricing", p.as_str()]);
@@ -149,9 +150,12 @@ fn json_key_order_follows_cli_md() {
             "recommended_sample_size",
             "semantic_backend",
             "pairing",
+            "pairing_requested",
             "seed",
             "axes",
             "worst_severity",
+            "worst_regression",
+            "headline",
             "first_divergence",
             "divergences",
             "recommendations",
@@ -179,7 +183,10 @@ fn json_key_order_follows_cli_md() {
             "ci95_high",
             "severity",
             "n",
-            "flags"
+            "flags",
+            "direction",
+            "changed_pairs",
+            "largest_change"
         ]
     );
     assert_eq!(
@@ -606,6 +613,8 @@ fn index_pairing_is_per_recorded_session() {
             c.to_str().unwrap(),
             "--format",
             "json",
+            "--pair-by",
+            "index",
         ],
         0,
     );

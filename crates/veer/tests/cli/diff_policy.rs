@@ -58,6 +58,9 @@ fn policy_block_matches_shadow_and_exit_codes_follow_the_level() {
                     level,
                     "--format",
                     "json",
+                    // The reference pairs by index.
+                    "--pair-by",
+                    "index",
                 ],
                 code,
             );

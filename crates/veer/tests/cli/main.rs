@@ -23,6 +23,7 @@ mod long_traces;
 mod near_singular;
 mod no_network;
 mod output_safety;
+mod pairing;
 mod perturb;
 mod policy;
 mod record;
