@@ -158,14 +158,19 @@ pub fn prevented(policy: &Policy, decisions: &[LiveDecision]) -> Vec<Violation> 
         .collect()
 }
 
-/// One line per decision: `<action> rule_id @ turn #i: detail` (for terminal and Markdown
-/// printers).
+/// One line per decision: `<action> [severity] rule_id @ turn #i: detail` (terminal, JUnit,
+/// SARIF); a refused call's turn is marked as having no response in the file.
 pub fn decision_line(d: &LiveDecision) -> String {
     let place = match (d.session, d.pair_index) {
         (Some(s), Some(i)) => format!("session {s} \u{b7} turn #{i}"),
         (Some(s), None) => format!("session {s} \u{b7} trace"),
         (None, Some(i)) => format!("turn #{i}"),
         (None, None) => "trace".to_string(),
+    };
+    // A refused call left no response in the file: its turn is the one it would have been.
+    let place = match (d.action, d.pair_index) {
+        (Action::Raised, Some(_)) => format!("{place} (refused; no response recorded)"),
+        _ => place,
     };
     format!(
         "{} [{}] {} @ {}: {}",
@@ -175,4 +180,31 @@ pub fn decision_line(d: &LiveDecision) -> String {
         place,
         d.detail
     )
+}
+
+/// The live-policy decisions of both sides of a diff.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Enforcement {
+    /// The baseline recording's decisions, in file order.
+    pub baseline: Vec<LiveDecision>,
+    /// The candidate recording's decisions, in file order.
+    pub candidate: Vec<LiveDecision>,
+}
+
+impl Enforcement {
+    /// The decisions of both traces; `None` when neither holds any (a diff report then has no
+    /// `enforcement` block).
+    pub fn of(baseline: &Trace, candidate: &Trace) -> Option<Enforcement> {
+        let e = Enforcement {
+            baseline: decisions(baseline),
+            candidate: decisions(candidate),
+        };
+        (!e.baseline.is_empty() || !e.candidate.is_empty()).then_some(e)
+    }
+
+    /// `N decision(s), B blocked` of one side.
+    pub fn count(side: &[LiveDecision]) -> String {
+        let blocked = side.iter().filter(|d| d.blocked).count();
+        format!("{} decision(s), {blocked} blocked", side.len())
+    }
 }

@@ -489,6 +489,11 @@ pub struct CheckArgs {
     /// error and critical → severe); `never` (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
     pub fail_on: veer_policy::Level,
+    /// Do not fail the gate on calls the live policy blocked while the run was recorded
+    /// (`veer record --enforce replace|raise`); they are still listed, with status
+    /// `prevented`.
+    #[arg(long)]
+    pub allow_prevented: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Terminal)]
     pub format: CheckFormat,
