@@ -111,8 +111,9 @@ fn markdown_pair_rows_are_traxrs() {
     ));
 }
 
-/// Without veer's own keys the JSON equals traxr's golden (spec §14.2), and it is written in
-/// traxr's layout: ASCII only, two-space indent, a trailing newline.
+/// Without veer's own keys (`schema_version`, `errors`, the extra aggregates and the `noise`
+/// block of noise-aware labels) the JSON equals traxr's golden (spec §14.2), and it is written
+/// in traxr's layout: ASCII only, two-space indent, a trailing newline.
 #[test]
 fn analyze_json_equals_traxrs_export() {
     for name in GOLDENS {
@@ -123,6 +124,12 @@ fn analyze_json_equals_traxrs_export() {
         let o = ours.as_object_mut().unwrap();
         assert_eq!(o.remove("schema_version"), Some(Value::from("1")));
         assert_eq!(o.remove("errors"), Some(Value::Array(vec![])));
+        // Present exactly when the results hold clean re-runs (external_mock has one).
+        assert_eq!(
+            o.remove("noise").is_some(),
+            o["noise_floor_runs"].as_u64() > Some(0),
+            "{name}"
+        );
         let agg = o["aggregates"].as_object_mut().unwrap();
         assert!(agg.remove("by_perturbation").is_some());
         assert!(agg.remove("by_manifestation_group").is_some());
