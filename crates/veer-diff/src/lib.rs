@@ -237,6 +237,7 @@ pub fn diff_keeping_fingerprints(
         None => Gate::decide(options.fail_on, worst_axis),
     };
     report.policy = policy;
+    report.enforcement = veer_policy::live::Enforcement::of(baseline, candidate);
     if options.lanes {
         let named = named_turns(&report);
         report.lanes = Some(lanes::build(
@@ -463,6 +464,7 @@ fn behaviour<'t>(
         structural: None,
         fingerprint: None,
         policy: None,
+        enforcement: None,
         gate: Gate::decide(Level::None, Level::None),
         warnings,
         candidate_lines,

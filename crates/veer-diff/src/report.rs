@@ -132,6 +132,11 @@ pub struct DiffReport {
     /// With a policy: violations of each side, regressions and fixes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyDiff>,
+    /// The live-policy decisions recorded in either trace (`veer record --policy …
+    /// --enforce`): blocked (replaced, raised) and warned calls with their rule ids and turns;
+    /// omitted when neither trace holds any. Shown only; the gate does not count them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enforcement: Option<veer_policy::live::Enforcement>,
     /// The merge gate over the worst axis severity and the policy regressions.
     pub gate: Gate,
     /// Things the reader should know (unpaired responses or sessions, reader warnings).

@@ -21,6 +21,7 @@ pub mod events;
 pub mod export;
 pub mod levenshtein;
 pub mod manifestation;
+pub mod noise;
 pub mod noise_floor;
 pub mod pair;
 pub mod pair_report;

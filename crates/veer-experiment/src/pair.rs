@@ -60,6 +60,11 @@ pub struct PairResult {
     /// part of the JSON.
     #[serde(skip)]
     pub t_star_event_type: Option<String>,
+    /// veer's noise-aware label ([`crate::noise`]): the effect lies within the clean runs'
+    /// spread; null when unknown. Not part of traxr's pair layout (the JSON report carries it
+    /// in its own `noise` block).
+    #[serde(skip)]
+    pub within_noise: Option<bool>,
     /// The event alignment of the pair (the HTML report draws it), when the experiment asked
     /// for it; not part of the JSON.
     #[serde(skip)]
@@ -93,6 +98,7 @@ impl PairResult {
             manifestation: None,
             manifestation_group: None,
             within_noise_floor: None,
+            within_noise: None,
             order_nondeterministic: false,
             warnings: Vec::new(),
             t_star_event_type: None,

@@ -59,6 +59,12 @@ pub struct ExperimentReport {
     pub traces: BTreeMap<String, Value>,
     /// Runs that could not be read or measured (one line each); the other pairs are complete.
     pub errors: Vec<String>,
+    /// veer's noise-aware labels ([`crate::noise`]): the clean runs' spread, each pair's
+    /// `within_noise` (in pair order) and the counts within and beyond it. Absent without clean
+    /// re-runs. A key of veer's own, beside traxr's layout, whose `pairs` stay as traxr writes
+    /// them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise: Option<crate::noise::NoiseBlock>,
     /// What the summary printers need beyond the export.
     #[serde(skip)]
     pub summary: SummaryFacts,
@@ -234,7 +240,7 @@ pub fn from_traxr_results(
             Ok(pair)
         })
         .collect();
-    let pairs: Vec<PairResult> = pairs
+    let mut pairs: Vec<PairResult> = pairs
         .into_iter()
         .map(|r| match r {
             Ok(p) => p,
@@ -244,6 +250,11 @@ pub fn from_traxr_results(
             }
         })
         .collect();
+    let clean: Vec<(&PreparedTrace<'_>, Option<String>)> = std::iter::once("baseline".to_string())
+        .chain((1..=k).map(|i| format!("noise_floor_{i}")))
+        .filter_map(|l| Some((find(&l)?, results.answers.get(&l).cloned().flatten())))
+        .collect();
+    let noise = crate::noise::label(&mut pairs, crate::noise::spread(&clean));
     let labelled: Vec<(String, &PreparedTrace<'_>)> =
         prepared.iter().map(|(l, p)| (l.clone(), p)).collect();
     Ok(ExperimentReport {
@@ -261,6 +272,7 @@ pub fn from_traxr_results(
             BTreeMap::new()
         },
         errors,
+        noise,
     })
 }
 
@@ -337,7 +349,7 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
             Err(e) => Err(e.to_string()),
         })
         .collect();
-    let pairs: Vec<PairResult> = exp
+    let mut pairs: Vec<PairResult> = exp
         .perturbed
         .par_iter()
         .zip(prepared.par_iter())
@@ -381,6 +393,12 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
             errors.push(format!("perturbed run {}: {message}", run.name));
         }
     }
+
+    let clean: Vec<(&PreparedTrace<'_>, Option<String>)> =
+        std::iter::once((&base, base_answer.clone()))
+            .chain(reruns.iter().map(|(_, p)| (p, p.answer.scored())))
+            .collect();
+    let noise = crate::noise::label(&mut pairs, crate::noise::spread(&clean));
 
     let label_of = |name: &str| format!("{item}::{name}");
     let mut answers = BTreeMap::new();
@@ -455,5 +473,6 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
             BTreeMap::new()
         },
         errors,
+        noise,
     })
 }

@@ -167,6 +167,7 @@ fn evaluate_rule(
                 pair_index: f.pair_index,
                 detail: f.detail,
                 tags: rule.tags.clone(),
+                status: None,
             };
             out.push(Judged {
                 violation,

@@ -30,6 +30,8 @@
 //!   severe).
 //! * [`runtime::PolicyEnforcer`] — judging a trace while it is recorded (`evaluate` after each
 //!   response, `probe` before a tool dispatch, `finish` at the end).
+//! * [`live::decisions`] — the live-policy decisions a recording made with `--enforce` holds;
+//!   [`live::prevented`] turns the blocked ones into `prevented` violations.
 //! * [`suggest::suggest`] — `must_call_before` rules mined from recorded scenarios.
 //!
 //! Layout: [`load`] (validation), [`node`] (positioned YAML/JSON), [`path`] and [`when`]
@@ -47,6 +49,7 @@ pub mod eval;
 pub mod fuzzing;
 pub mod gate;
 pub mod hint;
+pub mod live;
 pub mod load;
 pub mod ltl;
 pub mod model;
@@ -69,4 +72,4 @@ pub use error::{PolicyError, Problem};
 pub use eval::{evaluate, evaluate_with_warnings, Evaluation};
 pub use gate::{gate, gate_violations, Gate, Level};
 pub use model::{Kind, Policy, Rule, Scope, Severity};
-pub use violation::Violation;
+pub use violation::{Violation, ViolationStatus};

@@ -20,6 +20,20 @@ pub struct Violation {
     pub detail: String,
     /// The rule's tags.
     pub tags: Vec<String>,
+    /// `prevented` for a call the live policy blocked while the run was recorded (`veer check`
+    /// on a recording made with `--enforce replace|raise`); omitted for a violation found in
+    /// the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<ViolationStatus>,
+}
+
+/// How a violation stands when it is not simply found in the trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationStatus {
+    /// The live policy blocked the offending response (replaced it or refused it) while the
+    /// run was recorded; the agent never acted on it.
+    Prevented,
 }
 
 /// Where a violation sits inside its unit: one pair, or the unit as a whole.

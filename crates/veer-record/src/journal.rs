@@ -69,6 +69,8 @@ struct State {
     line: Vec<u8>,
     calls: u64,
     failed: u64,
+    refused: u64,
+    replaced: u64,
     io_error: Option<String>,
     /// With `--redact`: secrets in every payload are replaced before the line is written (and
     /// before its content id is computed); the enforcer still judges what was really sent.
@@ -85,8 +87,32 @@ pub struct Journal {
 pub struct Summary {
     /// Calls recorded (answered or failed).
     pub calls: u64,
-    /// Of which failed.
+    /// Of which failed: the upstream's failures and the calls the live policy refused
+    /// (`refused`).
     pub failed: u64,
+    /// Calls the live policy refused (`--enforce raise`: the agent got an error).
+    pub refused: u64,
+    /// Responses the live policy replaced (`--enforce replace`).
+    pub replaced: u64,
+}
+
+impl Summary {
+    /// What the run recorded, for the end-of-run line: `N call(s) recorded to OUT (F failed)`,
+    /// with the refused ones named among the failures and the replaced responses counted.
+    pub fn line(&self, output: &str) -> String {
+        let mut parts = vec![match self.refused {
+            0 => format!("{} failed", self.failed),
+            r => format!("{} failed, {r} of them refused by the policy", self.failed),
+        }];
+        if self.replaced > 0 {
+            parts.push(format!("{} replaced by the policy", self.replaced));
+        }
+        format!(
+            "{} call(s) recorded to {output} ({})",
+            self.calls,
+            parts.join("; ")
+        )
+    }
 }
 
 fn now_ms() -> i64 {
@@ -100,7 +126,7 @@ fn describe(vs: &[Violation]) -> Value {
         vs.iter()
             .map(|v| {
                 json!({"rule_id": v.rule_id, "kind": v.kind.name(), "severity": v.severity.name(),
-                       "pair_index": v.pair_index, "detail": v.detail})
+                       "session": v.session, "pair_index": v.pair_index, "detail": v.detail})
             })
             .collect(),
     )
@@ -282,6 +308,8 @@ impl Journal {
             line: Vec::with_capacity(4096),
             calls: 0,
             failed: 0,
+            refused: 0,
+            replaced: 0,
             io_error: None,
             redactor: None,
         };
@@ -378,6 +406,7 @@ impl Journal {
                     guardrail("policy.replace", "error", attrs),
                     None,
                 );
+                s.replaced += 1;
                 Decision::Replace(text)
             }
             (Mode::Raise, _) => {
@@ -397,6 +426,8 @@ impl Journal {
                     None,
                 );
                 s.trace = saved;
+                s.failed += 1;
+                s.refused += 1;
                 Decision::Raise(message)
             }
             _ => {
@@ -445,6 +476,8 @@ impl Journal {
         Summary {
             calls: s.calls,
             failed: s.failed,
+            refused: s.refused,
+            replaced: s.replaced,
         }
     }
 

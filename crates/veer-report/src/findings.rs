@@ -138,6 +138,29 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
             .copied()
             .flatten()
     });
+    // Calls the live policy blocked while the candidate was recorded: notes at their policy
+    // event (the agent never acted on them, so they do not gate).
+    for d in r
+        .enforcement
+        .iter()
+        .flat_map(|e| &e.candidate)
+        .filter(|d| d.blocked)
+    {
+        out.push(Finding {
+            rule_id: format!("live-policy/{}", d.rule_id),
+            rule_summary: format!("policy rule {} enforced while recording", d.rule_id),
+            rule_help: "veer record --policy … --enforce replace|raise judged this call while \
+                        the run was recorded and blocked it: the agent got a replacement answer \
+                        or an error instead of the response that broke the rule. `veer check` \
+                        reports it as a violation with status prevented."
+                .to_string(),
+            level: FindingLevel::Note,
+            title: format!("veer: {} blocked live", d.rule_id),
+            message: veer_policy::live::decision_line(d),
+            file: file.to_string(),
+            line: d.line,
+        });
+    }
     for a in r.axes.iter().filter(|a| a.severity == Severity::Severe) {
         let wire = a.axis.wire();
         // An improvement (the axis's better direction) is a note, never a merge-blocking error.

@@ -58,6 +58,11 @@ pub struct InspectReport {
     pub session_count: usize,
     /// One entry per turn.
     pub turns: Vec<InspectTurn>,
+    /// The live-policy decisions the recording holds (`veer record --policy … --enforce`):
+    /// blocked (replaced, raised) and warned calls with their rule ids and turns, in file
+    /// order; omitted when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub enforcement: Vec<veer_policy::live::LiveDecision>,
     /// Reader warnings.
     pub warnings: Vec<String>,
 }
@@ -85,6 +90,7 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
     }
     if r.turns.is_empty() {
         out.push_str("no turns (the trace has no chat_response records)\n");
+        enforcement(&mut out, &r.enforcement, style);
         return out;
     }
     let mut table = Table::new();
@@ -118,7 +124,29 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
     }
     out.push_str(&table.to_string());
     out.push('\n');
+    enforcement(&mut out, &r.enforcement, style);
     out
+}
+
+/// The live-policy section: one line per decision, blocked ones marked.
+fn enforcement(out: &mut String, decisions: &[veer_policy::live::LiveDecision], style: Style) {
+    if decisions.is_empty() {
+        return;
+    }
+    let blocked = decisions.iter().filter(|d| d.blocked).count();
+    out.push_str(&style.heading(&format!(
+        "live policy: {} decision(s), {blocked} call(s) blocked",
+        decisions.len()
+    )));
+    out.push('\n');
+    for d in decisions {
+        let line = format!("  {}", veer_policy::live::decision_line(d));
+        out.push_str(&match d.blocked {
+            true => style.bad(&line),
+            false => line,
+        });
+        out.push('\n');
+    }
 }
 
 /// Characters of a turn's tools cell past which its calls are counted rather than listed: the

@@ -26,7 +26,8 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// Print secrets found in traces (API keys, tokens, e-mail addresses, …) as they are,
-    /// instead of `[REDACTED:<kind>]`, in every report.
+    /// instead of `[REDACTED:<kind>]`, in every report, message and converted trace (`veer
+    /// record` writes recordings verbatim unless `--redact`).
     #[arg(long, global = true)]
     pub no_redact: bool,
 }
@@ -35,23 +36,27 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Show one trace, one row per turn: session, model, tools and their argument keys, tokens,
-    /// latency, stop reason and a text preview.
+    /// latency, stop reason and a text preview; then the live-policy decisions of a recording
+    /// made with `veer record --enforce` (blocked calls with their rule and turn).
     #[command(
         after_help = "Examples:\n  veer inspect traces/run-42.agentlog\n  veer inspect results.json --format json -o turns.json\n  veer inspect run.agentlog.gz --strict"
     )]
     Inspect(InspectArgs),
-    /// Convert traces in any format veer reads (OpenTelemetry OTLP/JSON, traxr, .agentlog) to
-    /// one canonical .agentlog: content ids, a parent chain, and a metadata record naming the
-    /// source format and veer's version. Several OTLP/JSON inputs are read as one set of spans
-    /// (a run exported over several files); other inputs follow one another as sessions.
+    /// Convert traces in any format veer reads (.agentlog, traxr, OpenTelemetry OTLP/JSON,
+    /// Inspect AI logs, and the other formats of docs/formats.md) to one canonical .agentlog:
+    /// content ids, a parent chain, and a metadata record naming the source format and veer's
+    /// version. Several OTLP/JSON inputs are read as one set of spans (a run exported over
+    /// several files); other inputs follow one another as sessions. Secrets are redacted like
+    /// in every output (content ids computed after redaction); --no-redact keeps them.
     #[command(
-        after_help = "Examples:\n  veer convert otel-export.json -o run.agentlog\n  veer convert spans-1.jsonl spans-2.jsonl -o run.agentlog\n  veer convert traxr-trace.json > run.agentlog\n\nThe output diffs exactly like its inputs: `veer diff a.agentlog b.agentlog` gives the same\nreport as `veer diff a.json b.json`."
+        after_help = "Examples:\n  veer convert otel-export.json -o run.agentlog\n  veer convert spans-1.jsonl spans-2.jsonl -o run.agentlog\n  veer convert traxr-trace.json > run.agentlog\n  veer --no-redact convert run.json -o run.agentlog   # keep secrets verbatim\n\nThe output diffs like its inputs: `veer diff a.agentlog b.agentlog` gives the same report as\n`veer diff a.json b.json` (exactly so when nothing was redacted)."
     )]
     Convert(ConvertArgs),
     /// Compare a baseline run with a candidate run: nine behaviour axes with confidence
     /// intervals and severities, where the behaviour first diverged, the ranked divergences,
-    /// the most changed pairs and recommendations. BASELINE and CANDIDATE are two trace files,
-    /// or two directories whose traces are paired by relative path.
+    /// the most changed pairs and recommendations, and the live-policy decisions of recordings
+    /// made with `veer record --enforce`. BASELINE and CANDIDATE are two trace files, or two
+    /// directories whose traces are paired by relative path.
     #[command(
         after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml\n  veer diff a.agentlog b.agentlog --format html -o diff.html\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format sarif -o veer.sarif\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format github   # in GitHub Actions\n  veer diff base.agentlog cand.agentlog --policy policy.yaml --fail-on moderate\n  veer diff a.agentlog b.agentlog --fingerprint-scale output_tokens=200000 --fingerprint-scale latency_ms=120000"
     )]
@@ -64,7 +69,9 @@ pub enum Command {
     )]
     Demo(DemoArgs),
     /// Check one trace (or every trace of a directory) against a behaviour policy: every
-    /// violation with its rule, session, turn and detail, then the gate on the violations.
+    /// violation with its rule, session, turn and detail, then the gate on the violations. A
+    /// call the live policy blocked while the run was recorded (`veer record --enforce`) is a
+    /// violation with status `prevented`.
     #[command(
         after_help = "Examples:\n  veer check run.agentlog --policy policy.yaml\n  veer check traces/ --policy policy.yaml --fail-on moderate --format junit -o policy.xml\n  veer check run.agentlog --policy policy.yaml --format html -o check.html\n  veer check traces/ --policy policy.yaml --format sarif -o veer.sarif\n  veer check run.agentlog --policy policy.yaml --format json --fail-on never"
     )]
@@ -530,6 +537,11 @@ pub struct CheckArgs {
     /// error and critical → severe); `never` (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
     pub fail_on: veer_policy::Level,
+    /// Do not fail the gate on calls the live policy blocked while the run was recorded
+    /// (`veer record --enforce replace|raise`); they are still listed, with status
+    /// `prevented`.
+    #[arg(long)]
+    pub allow_prevented: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Terminal)]
     pub format: CheckFormat,

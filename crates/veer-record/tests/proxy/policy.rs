@@ -99,6 +99,12 @@ async fn replace_answers_with_the_policy_message_whole_and_streamed() {
     assert_eq!(replaced[1]["payload"]["stop_reason"], "policy_blocked");
     assert_eq!(replaced[2]["payload"]["stop_reason"], "end_turn");
     assert_eq!(guardrails(&r), ["policy.replace", "policy.replace"]);
+    let summary = r.journal.summary();
+    assert_eq!((summary.calls, summary.failed, summary.replaced), (3, 0, 2));
+    assert_eq!(
+        summary.line("run.agentlog"),
+        "3 call(s) recorded to run.agentlog (0 failed; 2 replaced by the policy)"
+    );
     let ev = recs.iter().find(|x| x["kind"] == "harness_event").unwrap();
     assert_eq!(
         ev["payload"]["attributes"]["original_response"]["content"][0]["text"],
@@ -154,4 +160,11 @@ async fn raise_answers_an_error_and_a_proposed_tool_call_is_probed() {
     assert_eq!(recs[2]["parent"], recs[1]["id"]);
     // Raise rolls back: the same violation on a retry is refused again.
     assert_eq!(r.call(CHAT, &chat("m-parallel", "x", false)).await.0, 422);
+    // The proxy's own 422s are failed calls in the summary, named as the policy's refusals.
+    let summary = r.journal.summary();
+    assert_eq!((summary.calls, summary.failed, summary.refused), (4, 3, 3));
+    assert_eq!(
+        summary.line("run.agentlog"),
+        "4 call(s) recorded to run.agentlog (3 failed, 3 of them refused by the policy)"
+    );
 }

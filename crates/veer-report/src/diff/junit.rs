@@ -123,6 +123,10 @@ impl DirectorySuites {
                 p,
             ));
         }
+        if let Some(e) = &r.enforcement {
+            self.tests += e.baseline.len() + e.candidate.len();
+            live_suite(&format!("{name} live policy"), e, &mut self.body);
+        }
     }
 
     /// The whole document.
@@ -143,6 +147,30 @@ impl DirectorySuites {
         out.push_str("</testsuites>\n");
         out
     }
+}
+
+/// The live-policy decisions of both recordings: one passing test case per decision (class
+/// `veer.live`, named `<side> <action> <rule> @ turn #i`), its line in `<system-out>`. They are
+/// shown, not gated: the agent never acted on a blocked response.
+fn live_suite(name: &str, e: &veer_policy::live::Enforcement, out: &mut String) {
+    let n = e.baseline.len() + e.candidate.len();
+    out.push_str(&format!(
+        "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"0\" skipped=\"0\" errors=\"0\">\n",
+        escape(name)
+    ));
+    for (side, ds) in [("baseline", &e.baseline), ("candidate", &e.candidate)] {
+        for d in ds {
+            let place = d
+                .pair_index
+                .map_or("trace".to_string(), |i| format!("turn #{i}"));
+            out.push_str(&format!(
+                "    <testcase classname=\"veer.live\" name=\"{}\">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                escape(&format!("{side} {} {} @ {place}", d.action.name(), d.rule_id)),
+                escape(&veer_policy::live::decision_line(d))
+            ));
+        }
+    }
+    out.push_str("  </testsuite>\n");
 }
 
 /// JUnit XML for one trace pair.

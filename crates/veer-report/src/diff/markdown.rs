@@ -121,6 +121,9 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
     if let Some(p) = &r.policy {
         out.push_str(&crate::policy::markdown::diff_section(p, level));
     }
+    if let Some(e) = &r.enforcement {
+        out.push_str(&crate::policy::markdown::live_section(e, level));
+    }
 
     if !r.recommendations.is_empty() {
         out.push_str(&format!("{level} Recommendations\n\n"));

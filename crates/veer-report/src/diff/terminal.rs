@@ -183,10 +183,35 @@ pub fn render(r: &DiffReport, style: Style) -> String {
         out.push('\n');
         out.push_str(&crate::policy::terminal::diff_section(p, style));
     }
+    if let Some(e) = &r.enforcement {
+        out.push('\n');
+        out.push_str(&live_section(e, style));
+    }
 
     out.push_str(&format!("\n{}\n", style.heading("what this means")));
     out.push_str(&what_this_means(r).join(" "));
     out.push('\n');
+    out
+}
+
+/// The live-policy decisions the recordings hold, side by side.
+fn live_section(e: &veer_policy::live::Enforcement, style: Style) -> String {
+    use veer_policy::live::{decision_line, Enforcement};
+    let mut out = format!(
+        "{}\n",
+        style.heading("live policy (enforced while recording)")
+    );
+    for (side, ds) in [("baseline", &e.baseline), ("candidate", &e.candidate)] {
+        out.push_str(&format!("  {side}: {}\n", Enforcement::count(ds)));
+        for d in ds {
+            let line = format!("    {}", decision_line(d));
+            out.push_str(&match d.blocked {
+                true => style.bad(&line),
+                false => line,
+            });
+            out.push('\n');
+        }
+    }
     out
 }
 

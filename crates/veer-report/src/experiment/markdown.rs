@@ -65,6 +65,12 @@ pub fn render(r: &ExperimentReport) -> String {
         summary_text(r),
         "```".into(),
         String::new(),
+    ]);
+    let noise = super::summary::noise_text(r);
+    if !noise.is_empty() {
+        lines.extend(["```".into(), noise, "```".into(), String::new()]);
+    }
+    lines.extend([
         "## Pairs".into(),
         String::new(),
         PAIRS_HEADER.into(),

@@ -39,6 +39,47 @@ pub fn floor_unmeasured_for_external(r: &ExperimentReport) -> bool {
     r.noise_floor.is_none() && r.summary.agent_kind.as_deref() == Some("external")
 }
 
+/// veer's noise-aware lines, printed after traxr's summary (which stays as traxr writes it):
+/// how many measured pairs lie beyond the clean runs' spread, the spread itself, and the
+/// perturbations whose effect lies within it; empty without clean re-runs.
+pub fn noise_text(r: &ExperimentReport) -> String {
+    let Some(n) = &r.noise else {
+        return String::new();
+    };
+    let s = &n.spread;
+    let mut lines = vec![
+        "veer: noise-aware labels (traxr's classes kept)".to_string(),
+        format!(
+            "  beyond noise: {} of {} measured pair(s); within noise: {}",
+            n.beyond_noise,
+            n.beyond_noise + n.within_noise,
+            n.within_noise
+        ),
+        format!(
+            "  clean-run spread over {} clean run(s): d_norm up to {:.4}, answers {}",
+            s.clean_runs,
+            s.d_norm,
+            if s.answer_changed { "vary" } else { "agree" }
+        ),
+    ];
+    let within: Vec<String> = n
+        .pairs
+        .iter()
+        .filter(|p| p.within_noise == Some(true))
+        .map(|p| {
+            format!(
+                "{} ({})",
+                p.perturbation.as_deref().unwrap_or("?"),
+                p.manifestation.map_or("?", |m| m.name())
+            )
+        })
+        .collect();
+    if !within.is_empty() {
+        lines.push(format!("  within noise: {}", within.join(", ")));
+    }
+    lines.join("\n")
+}
+
 /// The summary text, lines joined with `\n`, without a trailing newline.
 pub fn summary_text(r: &ExperimentReport) -> String {
     let s = &r.summary;

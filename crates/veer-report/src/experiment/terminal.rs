@@ -32,6 +32,12 @@ fn table(header: Vec<&str>) -> Table {
 pub fn render_experiment(r: &ExperimentReport, style: Style) -> String {
     let mut out = summary_text(r);
     out.push('\n');
+    let noise = super::summary::noise_text(r);
+    if !noise.is_empty() {
+        out.push('\n');
+        out.push_str(&noise);
+        out.push('\n');
+    }
 
     out.push('\n');
     out.push_str(&style.heading("pairs"));
@@ -67,7 +73,14 @@ pub fn render_experiment(r: &ExperimentReport, style: Style) -> String {
             Cell::new(t_star(p)),
             right(fixed(p.t_star_norm, 4)),
             Cell::new(p.divergence_type.as_deref().unwrap_or(UNKNOWN)),
-            Cell::new(p.manifestation.map_or(UNKNOWN, |m| m.name())),
+            Cell::new(match (p.manifestation, p.within_noise) {
+                (Some(m), Some(true))
+                    if m != veer_experiment::manifestation::Manifestation::NoObservableEffect =>
+                {
+                    format!("{} (within noise)", m.name())
+                }
+                (m, _) => m.map_or(UNKNOWN, |m| m.name()).to_string(),
+            }),
             Cell::new(tristate(p.answer_changed)),
             Cell::new(tristate(p.recovery)),
             Cell::new(tristate(p.task_success)),

@@ -225,6 +225,12 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
             (violations("Regressions (candidate)", "regressions", &p.regressions, |i| rows.candidate(i).map(href)))
             (violations("Fixes (baseline)", "fixes", &p.fixes, |i| rows.baseline(i).map(href)))
         }
+        @if let Some(e) = &r.enforcement {
+            h2 { "Live policy (enforced while recording)" }
+            p { "Baseline: " (veer_policy::live::Enforcement::count(&e.baseline)) ". Candidate: " (veer_policy::live::Enforcement::count(&e.candidate)) "." }
+            (live_table("Baseline", &e.baseline, |i| rows.baseline(i).map(href)))
+            (live_table("Candidate", &e.candidate, |i| rows.candidate(i).map(href)))
+        }
         @if let Some(s) = &r.structural {
             h2 { "Structure" }
             p class="mono" { (crate::diff::format::structural(s)) }
@@ -276,6 +282,30 @@ fn violations(
                         tr { td { (v.severity.name()) } td { code { (v.rule_id) } }
                              td { @match target { Some(t) => a href=(t) { (crate::policy::locus(v)) }, None => (crate::policy::locus(v)) } }
                              td { (v.detail) } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn live_table(
+    heading: &str,
+    ds: &[veer_policy::live::LiveDecision],
+    link: impl Fn(usize) -> Option<String>,
+) -> Markup {
+    html! {
+        @if !ds.is_empty() {
+            h3 { (heading) }
+            table class="live-policy" {
+                thead { tr { th { "action" } th { "severity" } th { "rule" } th { "where" } th { "detail" } } }
+                tbody {
+                    @for d in ds {
+                        @let place = d.pair_index.map_or("trace".to_string(), |i| format!("turn #{i}"));
+                        @let target = d.pair_index.and_then(&link);
+                        tr { td { @if d.blocked { strong { "blocked · " } } (d.action.name()) } td { (d.severity) } td { code { (d.rule_id) } }
+                             td { @match target { Some(t) => a href=(t) { (place) }, None => (place) } }
+                             td { (d.detail) } }
                     }
                 }
             }

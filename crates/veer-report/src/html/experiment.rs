@@ -55,6 +55,9 @@ pub fn render(r: &ExperimentReport) -> String {
             h1 { "veer experiment" }
             p { (r.summary.pairs) " pair(s): " (r.summary.measured) " measured, " (r.summary.within_floor) " within the noise floor, " (r.summary.skipped) " skipped." }
             p { "Noise floor: " (opt(r.noise_floor)) " (from " (r.noise_floor_runs) " clean re-run(s))." }
+            @if let Some(n) = &r.noise {
+                p { "Noise-aware labels (traxr's classes kept): " (n.beyond_noise) " of " (n.beyond_noise + n.within_noise) " measured pair(s) beyond noise; clean-run spread over " (n.spread.clean_runs) " clean run(s): d_norm up to " (format!("{:.4}", n.spread.d_norm)) ", answers " (if n.spread.answer_changed { "vary" } else { "agree" }) "." }
+            }
             h2 { "d_norm against t*/T" }
             p class="muted" { "Each dot is a pair; hollow dots are within the noise floor; pairs that never diverged sit at t*/T = 1." }
             (scatter(&points, r.noise_floor, "t*/T", "d_norm"))
@@ -80,7 +83,7 @@ pub fn render(r: &ExperimentReport) -> String {
 fn pairs_table(r: &ExperimentReport) -> Markup {
     html! {
         table class="sortable pairs" {
-            thead { tr { th { "perturbation" } th { "status" } th class="num" { "d_norm" } th class="num" { "t*" } th class="num" { "t*/T" } th { "divergence" } th { "manifestation" } th { "answer changed" } th { "within floor" } } }
+            thead { tr { th { "perturbation" } th { "status" } th class="num" { "d_norm" } th class="num" { "t*" } th class="num" { "t*/T" } th { "divergence" } th { "manifestation" } th { "answer changed" } th { "within floor" } @if r.noise.is_some() { th { "within noise" } } } }
             tbody {
                 @for (k, p) in r.pairs.iter().enumerate() {
                     tr { td { a href={ "#pair-" (k) } { (p.perturbation.as_deref().unwrap_or("—")) } }
@@ -88,7 +91,8 @@ fn pairs_table(r: &ExperimentReport) -> Markup {
                          td class="num" { (opt(p.d_norm)) } td class="num" { (p.t_star.map_or("—".into(), |t| t.to_string())) } td class="num" { (opt(p.t_star_norm)) }
                          td { (p.divergence_type.as_deref().unwrap_or("—")) }
                          td { (p.manifestation.as_ref().map(label).unwrap_or_default()) }
-                         td { (flag(p.answer_changed)) } td { (flag(p.within_noise_floor)) } }
+                         td { (flag(p.answer_changed)) } td { (flag(p.within_noise_floor)) }
+                         @if r.noise.is_some() { td { (flag(p.within_noise)) } } }
                 }
             }
         }

@@ -144,6 +144,7 @@ mod tests {
             pair_index: pair,
             detail: "forbidden tool `rm` called <now>".into(),
             tags: Vec::new(),
+            status: None,
         }
     }
 

@@ -22,6 +22,40 @@ fn table(vs: &[Violation], out: &mut String) {
     }
 }
 
+/// The live-policy decisions of both sides of a diff: a count per side and one table row per
+/// decision (`level` is the heading prefix, e.g. `###`).
+pub fn live_section(e: &veer_policy::live::Enforcement, level: &str) -> String {
+    use veer_policy::live::Enforcement;
+    let mut out = format!(
+        "{level} Live policy (enforced while recording)\n\nBaseline: {}. Candidate: {}.\n\n",
+        Enforcement::count(&e.baseline),
+        Enforcement::count(&e.candidate)
+    );
+    if e.baseline.is_empty() && e.candidate.is_empty() {
+        return out;
+    }
+    out.push_str(
+        "| side | action | severity | rule | where | detail |\n|---|---|---|---|---|---|\n",
+    );
+    for (side, ds) in [("baseline", &e.baseline), ("candidate", &e.candidate)] {
+        for d in ds {
+            let place = d
+                .pair_index
+                .map_or("trace".to_string(), |i| format!("turn #{i}"));
+            out.push_str(&format!(
+                "| {side} | {}{} | {} | `{}` | {place} | {} |\n",
+                if d.blocked { "\u{26d4} " } else { "" },
+                d.action.name(),
+                cell(&d.severity),
+                cell(&d.rule_id),
+                cell(&d.detail)
+            ));
+        }
+    }
+    out.push('\n');
+    out
+}
+
 /// The `veer check` report as Markdown.
 pub fn check(r: &CheckReport) -> String {
     let mut out = format!("## Policy check \u{2014} `{}`\n\n", cell(&r.policy));

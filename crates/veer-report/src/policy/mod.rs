@@ -96,7 +96,7 @@ impl CheckReport {
                 warnings.extend(e.warnings.iter().map(|w| format!("{name}: {w}")));
                 CheckedTrace {
                     trace: name.clone(),
-                    violations: e.violations,
+                    violations: with_prevented(policy, e.violations, t),
                     path: path.clone(),
                     lines: t.responses().iter().map(|r| r.record.line).collect(),
                     session_lines: t.policy_session_lines(),
@@ -127,6 +127,21 @@ impl CheckReport {
         (report, warnings)
     }
 
+    /// The report with its gate decided without the `prevented` violations (`veer check
+    /// --allow-prevented`): a call the live policy blocked is still listed but does not fail
+    /// the gate. Call before [`CheckReport::with_errors`].
+    pub fn allow_prevented(mut self) -> CheckReport {
+        let counted: Vec<Violation> = self
+            .traces
+            .iter()
+            .flat_map(|c| c.violations.iter())
+            .filter(|v| v.status.is_none())
+            .cloned()
+            .collect();
+        self.gate = veer_policy::gate_violations(self.gate.fail_on, &counted);
+        self
+    }
+
     /// The report with the traces that could not be read as error rows; each is a failure of
     /// the gate.
     pub fn with_errors(mut self, errors: Vec<TraceFailure>) -> CheckReport {
@@ -134,6 +149,34 @@ impl CheckReport {
         self.errors = errors;
         self
     }
+}
+
+/// The violations `evaluate` found plus the calls the live policy blocked while `trace` was
+/// recorded (status `prevented`; one already found at the same rule, session and turn is not
+/// repeated), in rule order (a rule the policy does not have last), found before prevented.
+fn with_prevented(
+    policy: &veer_policy::Policy,
+    mut found: Vec<Violation>,
+    trace: &veer_trace::Trace,
+) -> Vec<Violation> {
+    let decisions = veer_policy::live::decisions(trace);
+    if decisions.is_empty() {
+        return found;
+    }
+    for p in veer_policy::live::prevented(policy, &decisions) {
+        if !found.iter().any(|v| v.key() == p.key()) {
+            found.push(p);
+        }
+    }
+    let rank = |v: &Violation| {
+        policy
+            .rules
+            .iter()
+            .position(|r| r.id == v.rule_id)
+            .unwrap_or(usize::MAX)
+    };
+    found.sort_by_key(|v| (rank(v), v.status.is_some()));
+    found
 }
 
 /// Where a violation is: `session <s> · turn #<i>`, `turn #<i>`, `session <s> · trace` or

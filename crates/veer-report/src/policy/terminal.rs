@@ -100,6 +100,7 @@ mod tests {
             pair_index: pair,
             detail: "d".into(),
             tags: Vec::new(),
+            status: None,
         }
     }
 

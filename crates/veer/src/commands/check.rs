@@ -74,6 +74,10 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         directory,
         args.fail_on,
     );
+    let report = match args.allow_prevented {
+        true => report.allow_prevented(),
+        false => report,
+    };
     let report = report.with_errors(failures);
     for w in &warnings {
         crate::output::diag::warn(w);

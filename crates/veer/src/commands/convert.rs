@@ -4,6 +4,11 @@
 //! order); other inputs are read one by one and follow each other as recorded sessions. The
 //! records are those the diff and the policy engine see, so the output diffs like its inputs.
 //! An Inspect AI eval log (one run per sample-epoch) is converted by [`super::inspect_log`].
+//!
+//! Like every output of veer, the converted trace is redacted: secrets in payloads, `meta` and
+//! unknown envelope keys become `[REDACTED:<kind>]`, and a record whose payload changed gets
+//! the content id of its redacted payload (its children's `parent` follows), so the output
+//! reads back under `--strict`. `--no-redact` writes the content verbatim.
 
 use crate::cli::ConvertArgs;
 use crate::error::{CliError, EXIT_OK};
@@ -12,7 +17,7 @@ use std::io::Read;
 use std::path::Path;
 use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
 use veer_trace::formats::otel;
-use veer_trace::Trace;
+use veer_trace::{Record, RecordId, Trace};
 
 /// Runs `veer convert`.
 pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
@@ -63,12 +68,47 @@ pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
     }
     let mut bytes = Vec::new();
     let mut line = Vec::new();
-    for r in &records_for_agentlog(&traces) {
+    for r in &redacted(records_for_agentlog(&traces)) {
         write_record(&mut bytes, &mut line, r)
             .map_err(|e| CliError::output("the converted trace", &e))?;
     }
     emit_data(&bytes, args.output.as_deref())?;
     Ok(EXIT_OK)
+}
+
+/// `records` with their secrets replaced (unless `--no-redact`): payload, `meta` and unknown
+/// envelope keys. A record whose payload changed gets the content id of the redacted payload
+/// (computed after redaction), and every `parent` naming an old id names the new one; records
+/// with nothing to redact keep their ids byte for byte.
+pub fn redacted(mut records: Vec<Record>) -> Vec<Record> {
+    let Some(detector) = veer_secrets::display::redactor() else {
+        return records;
+    };
+    let mut renamed: std::collections::HashMap<RecordId, RecordId> =
+        std::collections::HashMap::new();
+    for r in &mut records {
+        if let Some(p) = r.parent.as_ref().and_then(|p| renamed.get(p)) {
+            r.parent = Some(p.clone());
+        }
+        for map in [r.meta.as_mut(), r.extra_envelope.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            for v in map.values_mut() {
+                detector.redact_json(v);
+            }
+        }
+        let before = r.payload.to_value();
+        let mut after = before.clone();
+        detector.redact_json(&mut after);
+        if after != before {
+            let id = RecordId::from(veer_trace::canonical::content_id(&after));
+            renamed.insert(r.id.clone(), id.clone());
+            r.id = id;
+            r.payload = after.into();
+        }
+    }
+    records
 }
 
 /// Whether every input starts like an OTLP/JSON export.

@@ -145,6 +145,7 @@ fn stored_regressions(file: &str, report: &Value) -> Result<Option<Vec<Violation
                         .collect()
                 })
                 .unwrap_or_default(),
+            status: None,
         });
     }
     Ok(Some(out))

@@ -124,6 +124,7 @@ pub fn report(trace: &Trace) -> InspectReport {
         record_count: trace.records.len(),
         session_count,
         turns,
+        enforcement: veer_policy::live::decisions(trace),
         warnings: trace.warnings.iter().map(ToString::to_string).collect(),
     }
 }

@@ -46,7 +46,7 @@ pub fn convert(log: FileLog, output: Option<&Path>) -> Result<u8, CliError> {
 fn agentlog_bytes(trace: &Trace) -> Result<Vec<u8>, CliError> {
     let mut bytes = Vec::new();
     let mut line = Vec::new();
-    for r in &records_for_agentlog(std::slice::from_ref(trace)) {
+    for r in &super::convert::redacted(records_for_agentlog(std::slice::from_ref(trace))) {
         write_record(&mut bytes, &mut line, r)
             .map_err(|e| CliError::output("the converted trace", &e))?;
     }

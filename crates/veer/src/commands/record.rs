@@ -120,10 +120,7 @@ fn finish(p: &Prepared) -> Result<(), CliError> {
     }
     let _ = p.journal.close();
     let s = p.journal.summary();
-    say(&format!(
-        "{} call(s) recorded to {} ({} failed)",
-        s.calls, p.output, s.failed
-    ));
+    say(&s.line(&p.output));
     match p.journal.io_error() {
         Some(e) => Err(CliError::input(format!("{}: cannot write output: {e}", p.output))
             .hint("the recording stops at the last whole call written; check free space and permissions")),

@@ -72,9 +72,9 @@ pub fn emit(text: &str, output: Option<&Path>) -> Result<(), CliError> {
     }
 }
 
-/// Writes data the user owns — a converted trace, not a report — to `-o FILE` (by [`file`]'s
-/// rules) or to stdout. Unlike [`emit`] nothing is redacted (a trace keeps its content byte for
-/// byte, so it diffs like its source) and nothing is styled.
+/// Writes data — a converted trace, not a report — to `-o FILE` (by [`file`]'s rules) or to
+/// stdout, as given: nothing is styled, and nothing is redacted here (`veer convert` redacts
+/// the records before writing, so their content ids match; [`crate::commands::convert`]).
 pub fn emit_data(bytes: &[u8], output: Option<&Path>) -> Result<(), CliError> {
     match output {
         Some(path) => write_file(path, bytes),

@@ -111,8 +111,9 @@ fn markdown_pair_rows_are_traxrs() {
     ));
 }
 
-/// Without veer's own keys the JSON equals traxr's golden (spec §14.2), and it is written in
-/// traxr's layout: ASCII only, two-space indent, a trailing newline.
+/// Without veer's own keys (`schema_version`, `errors`, the extra aggregates and the `noise`
+/// block of noise-aware labels) the JSON equals traxr's golden (spec §14.2), and it is written
+/// in traxr's layout: ASCII only, two-space indent, a trailing newline.
 #[test]
 fn analyze_json_equals_traxrs_export() {
     for name in GOLDENS {
@@ -123,6 +124,12 @@ fn analyze_json_equals_traxrs_export() {
         let o = ours.as_object_mut().unwrap();
         assert_eq!(o.remove("schema_version"), Some(Value::from("1")));
         assert_eq!(o.remove("errors"), Some(Value::Array(vec![])));
+        // Present exactly when the results hold clean re-runs (external_mock has one).
+        assert_eq!(
+            o.remove("noise").is_some(),
+            o["noise_floor_runs"].as_u64() > Some(0),
+            "{name}"
+        );
         let agg = o["aggregates"].as_object_mut().unwrap();
         assert!(agg.remove("by_perturbation").is_some());
         assert!(agg.remove("by_manifestation_group").is_some());
@@ -596,4 +603,60 @@ fn help_explains_with_examples() {
         let r = veer_ok(cmd, 0);
         assert!(r.stdout.contains("Example"), "{cmd:?}: {}", r.stdout);
     }
+}
+
+/// A perturbation whose effect the clean re-runs show on their own keeps traxr's class and is
+/// labelled `within_noise` in veer's own `noise` block; traxr's pair layout is unchanged.
+#[test]
+fn an_effect_the_clean_reruns_show_too_is_within_noise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("item-8");
+    std::fs::create_dir_all(dir.join("perturbed")).unwrap();
+    std::fs::create_dir_all(dir.join("reruns")).unwrap();
+    let fx = fixtures().join("shadow/demo");
+    std::fs::copy(fx.join("baseline.agentlog"), dir.join("baseline.agentlog")).unwrap();
+    // A clean re-run that drifted as far as the perturbed run does.
+    std::fs::copy(
+        fx.join("candidate.agentlog"),
+        dir.join("reruns/run-2.agentlog"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fx.join("candidate.agentlog"),
+        dir.join("perturbed/content_filter.agentlog"),
+    )
+    .unwrap();
+    let d = dir.display().to_string();
+    let json = veer_ok(&["experiment", "analyze", &d, "--format", "json"], 0);
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    let pair = &v["pairs"][0];
+    assert!(pair.get("within_noise").is_none(), "traxr's pair layout");
+    assert_eq!(pair["d_norm"], 0.2);
+    let noise = &v["noise"];
+    assert_eq!(noise["spread"]["clean_runs"], 2);
+    assert_eq!(noise["spread"]["d_norm"], 0.2);
+    assert_eq!(noise["pairs"][0]["within_noise"], true);
+    assert_eq!(noise["pairs"][0]["manifestation"], pair["manifestation"]);
+    assert_eq!(
+        (
+            noise["within_noise"].as_u64(),
+            noise["beyond_noise"].as_u64()
+        ),
+        (Some(1), Some(0))
+    );
+    let terminal = veer_ok(&["experiment", "analyze", &d], 0);
+    assert!(
+        terminal
+            .stdout
+            .contains("beyond noise: 0 of 1 measured pair(s); within noise: 1"),
+        "{}",
+        terminal.stdout
+    );
+    // Byte-identical across thread counts.
+    let one = std::process::Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args(["experiment", "analyze", &d, "--format", "json"])
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&one.stdout), json.stdout);
 }

@@ -9,6 +9,7 @@ mod common;
 mod corpus;
 mod diff;
 mod diff_policy;
+mod enforcement;
 mod experiment;
 mod experiment_run;
 mod fingerprint;

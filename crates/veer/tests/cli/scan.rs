@@ -143,3 +143,39 @@ fn reports_redact_secrets_unless_asked_not_to() {
     let written = std::fs::read_to_string(out).unwrap();
     assert!(!written.contains(KEY) && written.contains("[REDACTED:anthropic_api_key]"));
 }
+
+#[test]
+fn convert_redacts_by_default_with_content_ids_of_the_redacted_payloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.agentlog");
+    std::fs::write(&p, trace_with_secrets()).unwrap();
+    let p = p.to_str().unwrap();
+    let out = dir.path().join("c.agentlog");
+    let o = out.to_str().unwrap();
+    veer_ok(&["convert", p, "-o", o], 0);
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !written.contains(KEY) && !written.contains("dana.lee"),
+        "{written}"
+    );
+    assert!(
+        written.contains("[REDACTED:anthropic_api_key]"),
+        "{written}"
+    );
+    // The redacted record's id is the content id of its written payload; the untouched
+    // metadata record keeps its id, and stays the response's parent.
+    let lines: Vec<serde_json::Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[1]["id"],
+        veer_trace::canonical::content_id(&lines[1]["payload"])
+    );
+    assert_eq!(lines[0]["id"], "sha256:0");
+    assert_eq!(lines[1]["parent"], lines[0]["id"]);
+    veer_ok(&["inspect", o], 0);
+    // --no-redact keeps the content verbatim.
+    let r = veer_ok(&["--no-redact", "convert", p], 0);
+    assert!(r.stdout.contains(KEY), "{}", r.stdout);
+}
