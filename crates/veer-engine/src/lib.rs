@@ -5,3 +5,10 @@
 //! evidence wherever it is computed. Measures (`veer-diff`, `veer-experiment`, `veer-policy`,
 //! `veer-perturb`, `veer-trials`) stay pure and independent; printers (`veer-report`) only
 //! format what this crate decides. See docs/architecture.md.
+
+pub mod diff;
+pub mod error;
+pub mod verdict;
+
+pub use error::{Error, ErrorKind};
+pub use verdict::{Cause, Trip, Verdict};
