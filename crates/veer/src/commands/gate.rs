@@ -233,6 +233,8 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
             for (trace, r) in &reports {
                 if let Some(list) = stored_regressions(&file, r)? {
                     any = true;
+                    // A report without the candidate's path (Shadow's) names itself.
+                    let trace = if trace.is_empty() { &file } else { trace };
                     all.extend(list.into_iter().map(|violation| GateRegression {
                         trace: trace.clone(),
                         violation,
