@@ -71,11 +71,9 @@ pub struct DiffOptions {
     pub pair_by: PairBy,
     /// Pricing for the cost axis (empty → every model unpriced).
     pub pricing: Pricing,
-    /// A behaviour policy evaluated on both sides; its regressions feed the gate. None → no
-    /// `policy` block.
+    /// A behaviour policy evaluated on both sides (its regressions feed the gate, which
+    /// `veer-engine` decides). None → no `policy` block.
     pub policy: Option<Arc<Policy>>,
-    /// Gate threshold (`Level::None` = never trips; the default).
-    pub fail_on: Level,
     /// Work budget of the exact turn alignment (in-band cells of one round; beyond it the turn
     /// alignment is anchored) and of the structural block's diagonal fast path (stored
     /// entries × 4; beyond it the exact bit-parallel path). Changes results only through the
@@ -96,7 +94,6 @@ impl Default for DiffOptions {
             pair_by: PairBy::Auto,
             pricing: Pricing::none(),
             policy: None,
-            fail_on: Level::None,
             max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
             fingerprint: FingerprintOptions::default(),
             lanes: false,
@@ -176,8 +173,8 @@ pub fn divergences_anchored(
 
 /// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report. The
 /// behaviour axes and alignment, the structural metrics, the fingerprint test and the policy
-/// comparison are computed side by side; the gate takes the worst axis severity, a powered
-/// fingerprint rejection (`moderate`) and the policy regressions.
+/// comparison are computed side by side. The report's `gate` block is left undecided (gate
+/// off, worst `none`): `veer-engine` decides the verdict from these numbers and fills it.
 pub fn diff(
     baseline: &Trace,
     candidate: &Trace,
@@ -225,17 +222,7 @@ pub fn diff_keeping_fingerprints(
         },
     );
     report.structural = Some(structural);
-    let fingerprint = fingerprint_block(&rows.0, &rows.1, &options.fingerprint);
-    let fingerprint_level = fingerprint
-        .as_ref()
-        .map_or(Level::None, FingerprintBlock::gate_level);
-    report.fingerprint = fingerprint;
-    // Only worse-direction changes gate: an improvement never trips (docs/policy.md).
-    let worst_axis = gate_level(report.worst_regression).max(fingerprint_level);
-    report.gate = match &policy {
-        Some(p) => veer_policy::gate(options.fail_on, worst_axis, p),
-        None => Gate::decide(options.fail_on, worst_axis),
-    };
+    report.fingerprint = fingerprint_block(&rows.0, &rows.1, &options.fingerprint);
     report.policy = policy;
     report.enforcement = veer_policy::live::Enforcement::of(baseline, candidate);
     if options.lanes {

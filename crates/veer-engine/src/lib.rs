@@ -7,3 +7,9 @@
 //! format what this crate decides. See docs/architecture.md.
 
 pub mod trials;
+pub mod diff;
+pub mod error;
+pub mod verdict;
+
+pub use error::{Error, ErrorKind};
+pub use verdict::{Cause, Trip, Verdict};

@@ -81,7 +81,7 @@ impl Default for DiffParams {
 
 fn fail_on(s: &str) -> Result<Level, ApiError> {
     Level::parse_fail_on(s).ok_or_else(|| {
-        ApiError::input(
+        crate::error::input(
             format!("fail_on: unknown level {s:?}"),
             "use one of never, none, minor, moderate, severe",
         )
@@ -97,7 +97,7 @@ impl DiffParams {
     /// at their defaults).
     pub fn options(&self) -> Result<DiffOptions, ApiError> {
         if self.top_k == 0 {
-            return Err(ApiError::input(
+            return Err(crate::error::input(
                 "top_k: must be at least 1",
                 "top_k is the number of ranked divergences in the report",
             ));
@@ -118,7 +118,6 @@ impl DiffParams {
                 Some(p) => Some(Arc::new(load_policy(p)?)),
                 None => None,
             },
-            fail_on: fail_on(&self.fail_on)?,
             max_align_cells: veer_diff::DEFAULT_MAX_ALIGN_CELLS,
             fingerprint: veer_diff::FingerprintOptions::default(),
             lanes: false,
@@ -135,10 +134,13 @@ pub fn diff(
     with_summary: bool,
 ) -> Result<(String, Option<String>), ApiError> {
     let options = params.options()?;
+    let level = fail_on(&params.fail_on)?;
     let b = baseline.load_trace()?;
     let c = candidate.load_trace()?;
     veer_diff::inputs::check_pair(&b, &c)?;
-    let report = veer_diff::diff(&b, &c, baseline.name(), candidate.name(), &options);
+    // The engine decides the verdict, as for `veer diff`: the report's `gate` block is it.
+    let (report, _) =
+        veer_engine::diff::diff(&b, &c, (baseline.name(), candidate.name()), &options, level);
     let summary = with_summary.then(|| summary_json(&PairSummary::of_pair(&report)));
     Ok((veer_report::json::to_json(&report), summary))
 }
@@ -201,7 +203,7 @@ pub fn convert(inputs: &[Input]) -> Result<Vec<u8>, ApiError> {
     let mut line = Vec::new();
     for r in &records_for_agentlog(&traces) {
         write_record(&mut bytes, &mut line, r).map_err(|e| {
-            ApiError::input(
+            crate::error::input(
                 format!("cannot encode a record: {e}"),
                 "report this as a bug",
             )
@@ -222,7 +224,7 @@ pub fn summary_json(s: &PairSummary) -> String {
 
 fn parse_summary(text: &str, which: &str) -> Result<PairSummary, ApiError> {
     serde_json::from_str(text).map_err(|e| {
-        ApiError::input(
+        crate::error::input(
             format!("{which}: not a pair summary: {e}"),
             "pass a summary returned by veer.diff_summarized or veer.merge_summaries",
         )
@@ -256,7 +258,7 @@ pub fn finish_summary(
         Some(m) => {
             for (name, values) in m {
                 if axis_by_name(name).is_none() || values.len() > 2 {
-                    return Err(ApiError::input(
+                    return Err(crate::error::input(
                         format!("medians: {name:?}: not an axis name with one or two middle values"),
                         "key the middle values by axis name (semantic, trajectory, …), each a list of 0–2 numbers",
                     ));

@@ -19,9 +19,9 @@ create_exception!(
 );
 
 fn raise(e: ApiError) -> PyErr {
-    let e = e.redacted();
+    let e = crate::error::redacted(e);
     NativeError::new_err((
-        e.kind.class_name(),
+        e.kind.python_class(),
         e.message,
         e.file,
         e.line,

@@ -1,10 +1,13 @@
-//! What the CI printers ([`crate::sarif`], [`crate::github`]) report: one [`Finding`] per policy regression (or violation, for
-//! `veer check`) and per severe axis, picked from the report structs without computing
-//! anything.
+//! What the CI printers ([`crate::sarif`], [`crate::github`]) report: one [`Finding`] per policy
+//! regression (or violation, for `veer check`), per severe axis and per other signal that
+//! tripped the gate, picked from the report structs without computing anything. A finding is
+//! an `error` exactly when the [`Verdict`] lists it as tripping the gate (and an unreadable
+//! input always is); otherwise it is at most a `warning`.
 
 use crate::diff::format::{axis_meaning, change, interval};
 use crate::policy::{locus, CheckReport};
 use veer_diff::{DiffReport, DirectoryReport, PairError, Severity};
+use veer_engine::{Cause, Verdict};
 use veer_policy::Violation;
 
 /// How loud a finding is (SARIF `level`, GitHub command).
@@ -25,6 +28,16 @@ impl FindingLevel {
             FindingLevel::Note => "note",
             FindingLevel::Warning => "warning",
             FindingLevel::Error => "error",
+        }
+    }
+
+    /// The level of a finding: `error` when it tripped the gate, otherwise its own level
+    /// (`of`) capped at `warning`.
+    pub fn gated(tripped: bool, of: FindingLevel) -> FindingLevel {
+        if tripped {
+            FindingLevel::Error
+        } else {
+            of.min(FindingLevel::Warning)
         }
     }
 
@@ -91,7 +104,30 @@ impl Lines<'_> {
     }
 }
 
-fn violation(v: &Violation, file: &str, lines: &Lines<'_>, regression: bool) -> Finding {
+/// Whether `cause` is among the verdict's trips (of `trace`, when given).
+fn tripped(verdict: &Verdict, trace: Option<&str>, cause: &Cause) -> bool {
+    verdict
+        .trips
+        .iter()
+        .any(|t| &t.cause == cause && (trace.is_none() || t.trace.as_deref() == trace))
+}
+
+/// The verdict's cause for a policy violation.
+fn policy_cause(v: &Violation) -> Cause {
+    Cause::Policy {
+        rule_id: v.rule_id.clone(),
+        pair_index: v.pair_index,
+        session: v.session,
+    }
+}
+
+fn violation(
+    v: &Violation,
+    file: &str,
+    lines: &Lines<'_>,
+    regression: bool,
+    tripped: bool,
+) -> Finding {
     let verb = if regression {
         "candidate regression"
     } else {
@@ -101,7 +137,7 @@ fn violation(v: &Violation, file: &str, lines: &Lines<'_>, regression: bool) -> 
         rule_id: format!("policy/{}", v.rule_id),
         rule_summary: format!("policy rule {} ({})", v.rule_id, v.kind.name()),
         rule_help: policy_help(v),
-        level: FindingLevel::of_policy(v.severity),
+        level: FindingLevel::gated(tripped, FindingLevel::of_policy(v.severity)),
         title: format!("veer: {} {verb}", v.rule_id),
         message: format!(
             "[{}] {} @ {}: {}",
@@ -115,9 +151,10 @@ fn violation(v: &Violation, file: &str, lines: &Lines<'_>, regression: bool) -> 
     }
 }
 
-/// The findings of one pair diff: each policy regression, then each severe axis (located at the
-/// candidate turn of the first divergence, when there is one).
-pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
+/// The findings of one pair diff: each policy regression, then each severe or tripping axis
+/// (located at the candidate turn of the first divergence, when there is one), then the
+/// fingerprint test when it tripped the gate. `verdict` is the pair's.
+pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
     let file = r.candidate.path.as_str();
     let mut out: Vec<Finding> = r
         .policy
@@ -128,7 +165,13 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
                 turns: &r.candidate_lines,
                 sessions: &r.candidate_session_lines,
             };
-            violation(v, file, &lines, true)
+            violation(
+                v,
+                file,
+                &lines,
+                true,
+                tripped(verdict, None, &policy_cause(v)),
+            )
         })
         .collect();
     let divergence_line = r.first_divergence.as_ref().and_then(|d| {
@@ -161,15 +204,18 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
             line: d.line,
         });
     }
-    for a in r.axes.iter().filter(|a| a.severity == Severity::Severe) {
+    for a in &r.axes {
         let wire = a.axis.wire();
+        let cause = Cause::Axis {
+            axis: wire.to_string(),
+        };
+        let trips = tripped(verdict, None, &cause);
+        if a.severity != Severity::Severe && !trips {
+            continue;
+        }
         // An improvement (the axis's better direction) is a note, never a merge-blocking error.
         let improved = a.direction == veer_diff::Direction::Improvement;
-        let (level, moved) = if improved {
-            (FindingLevel::Note, "improved")
-        } else {
-            (FindingLevel::Error, "changed")
-        };
+        let moved = if improved { "improved" } else { "changed" };
         out.push(Finding {
             rule_id: format!("axis/{wire}"),
             rule_summary: format!("behaviour axis {wire}: {}", axis_meaning(a.axis)),
@@ -181,15 +227,37 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
                 a.axis.label(),
                 axis_meaning(a.axis)
             ),
-            level,
-            title: format!("veer: {wire} {moved} (severe)"),
+            level: if improved {
+                FindingLevel::Note
+            } else {
+                FindingLevel::gated(trips, FindingLevel::Warning)
+            },
+            title: format!("veer: {wire} {moved} ({})", a.severity.label()),
             message: format!(
-                "{} {moved} by {} (95% CI {}, n = {}): severe",
+                "{} {moved} by {} (95% CI {}, n = {}): {}",
                 a.axis.label(),
                 change(a.axis, a.delta),
                 interval(a),
-                a.n
+                a.n,
+                a.severity.label()
             ),
+            file: file.to_string(),
+            line: divergence_line,
+        });
+    }
+    if tripped(verdict, None, &Cause::Fingerprint { pooled: false }) {
+        out.push(Finding {
+            rule_id: "fingerprint/joint".to_string(),
+            rule_summary: "the joint behaviour-fingerprint test of every response".to_string(),
+            rule_help: "The behaviour-fingerprint test compares the distribution of every \
+                        response's fingerprint (tokens, latency, tool calls, text length, \
+                        argument keys) between the runs with a Hotelling T² test; a powered \
+                        rejection with a real shift counts as a moderate change. Look at the \
+                        fingerprint block of `veer diff` to see which dimensions moved."
+                .to_string(),
+            level: FindingLevel::Error,
+            title: "veer: behaviour fingerprint changed".to_string(),
+            message: "the behaviour-fingerprint test is a powered rejection (moderate)".to_string(),
             file: file.to_string(),
             line: divergence_line,
         });
@@ -197,12 +265,14 @@ pub fn diff_findings(r: &DiffReport) -> Vec<Finding> {
     out
 }
 
-/// The findings of every pair of a directory diff, in pair order, then one per error row.
-pub fn directory_findings(r: &DirectoryReport) -> Vec<Finding> {
+/// The findings of every pair of a directory diff (with each pair's verdict, in pair order),
+/// in pair order, then one per error row.
+pub fn directory_findings(r: &DirectoryReport, pair_verdicts: &[Verdict]) -> Vec<Finding> {
     let mut out: Vec<Finding> = r
         .pairs
         .iter()
-        .flat_map(|p| diff_findings(&p.report))
+        .zip(pair_verdicts)
+        .flat_map(|(p, v)| diff_findings(&p.report, v))
         .collect();
     out.extend(pair_error_findings(&r.errors));
     out
@@ -246,8 +316,9 @@ pub fn pair_error_findings(errors: &[PairError]) -> Vec<Finding> {
 }
 
 /// The findings of `veer check`: every violation of every trace, then one per trace that could
-/// not be read.
-pub fn check_findings(r: &CheckReport) -> Vec<Finding> {
+/// not be read. `verdict` is the check's ([`veer_engine::verdict::check_verdict`], traces
+/// named by path).
+pub fn check_findings(r: &CheckReport, verdict: &Verdict) -> Vec<Finding> {
     let mut out: Vec<Finding> = r
         .traces
         .iter()
@@ -257,7 +328,8 @@ pub fn check_findings(r: &CheckReport) -> Vec<Finding> {
                     turns: &t.lines,
                     sessions: &t.session_lines,
                 };
-                violation(v, &t.path, &lines, false)
+                let trips = tripped(verdict, Some(&t.trace), &policy_cause(v));
+                violation(v, &t.path, &lines, false, trips)
             })
         })
         .collect();

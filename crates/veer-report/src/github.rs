@@ -1,9 +1,10 @@
 //! GitHub Actions workflow commands: `::error file=…,line=…,title=…::message` (or
 //! `::warning`, `::notice`) per [`Finding`], escaped as the runner expects, then one notice with
-//! the gate. Appending the Markdown report to `$GITHUB_STEP_SUMMARY` is the CLI's I/O.
+//! the verdict (an error naming what tripped the gate, when it did). Appending the Markdown
+//! report to `$GITHUB_STEP_SUMMARY` is the CLI's I/O.
 
 use crate::findings::{Finding, FindingLevel};
-use veer_policy::Gate;
+use veer_engine::Verdict;
 
 /// Escapes a command's message: `%`, `\r`, `\n`.
 pub fn escape_data(s: &str) -> String {
@@ -40,20 +41,21 @@ pub fn line(f: &Finding) -> String {
     )
 }
 
-/// The commands of `findings`, then a notice (or error, when tripped) with the gate line.
-pub fn render(findings: &[Finding], gate: &Gate) -> String {
+/// The commands of `findings`, then a notice (or error, when tripped) with the verdict.
+pub fn render(findings: &[Finding], verdict: &Verdict) -> String {
     let mut out = String::new();
     for f in findings {
         out.push_str(&line(f));
         out.push('\n');
     }
-    out.push_str(&gate_command(gate));
+    out.push_str(&gate_command(verdict));
     out
 }
 
-/// The closing command: a notice with the gate line (an error when tripped).
-fn gate_command(gate: &Gate) -> String {
-    let level = if gate.tripped || gate.errors > 0 {
+/// The closing command: a notice with the gate line (an error when tripped or incomplete,
+/// naming what tripped the gate).
+fn gate_command(verdict: &Verdict) -> String {
+    let level = if verdict.exit_code() != 0 {
         "error"
     } else {
         "notice"
@@ -61,7 +63,7 @@ fn gate_command(gate: &Gate) -> String {
     format!(
         "::{level} title={}::{}\n",
         escape_property("veer gate"),
-        escape_data(&crate::policy::gate_line(gate))
+        escape_data(&crate::policy::verdict_line(verdict))
     )
 }
 
@@ -71,22 +73,22 @@ fn gate_command(gate: &Gate) -> String {
 pub struct DirectoryCommands;
 
 impl crate::diff::stream::DirectoryPrinter for DirectoryCommands {
-    fn pair(&mut self, p: &veer_diff::DirectoryPair) -> String {
+    fn pair(&mut self, p: &veer_diff::DirectoryPair, verdict: &Verdict) -> String {
         let mut out = String::new();
-        for f in crate::findings::diff_findings(&p.report) {
+        for f in crate::findings::diff_findings(&p.report, verdict) {
             out.push_str(&line(&f));
             out.push('\n');
         }
         out
     }
 
-    fn finish(self: Box<Self>, summary: &veer_diff::DirectorySummary) -> String {
+    fn finish(self: Box<Self>, summary: &veer_diff::DirectorySummary, verdict: &Verdict) -> String {
         let mut out = String::new();
         for f in crate::findings::pair_error_findings(&summary.errors) {
             out.push_str(&line(&f));
             out.push('\n');
         }
-        out.push_str(&gate_command(&summary.gate));
+        out.push_str(&gate_command(verdict));
         out
     }
 }

@@ -57,7 +57,7 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
         )
     }
 
-    fn pair(&mut self, pair: &veer_diff::DirectoryPair) -> String {
+    fn pair(&mut self, pair: &veer_diff::DirectoryPair, _: &veer_engine::Verdict) -> String {
         let sep = if self.written == 0 {
             "\n    "
         } else {
@@ -67,7 +67,11 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
         format!("{sep}{}", indented(pair, "    "))
     }
 
-    fn finish(self: Box<Self>, summary: &veer_diff::DirectorySummary) -> String {
+    fn finish(
+        self: Box<Self>,
+        summary: &veer_diff::DirectorySummary,
+        _: &veer_engine::Verdict,
+    ) -> String {
         // The summary's own object, opened by "{\n" and closed by "\n}", continues this one.
         let rest = indented(summary, "");
         let rest = rest.strip_prefix("{\n").unwrap_or(&rest);

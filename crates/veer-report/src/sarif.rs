@@ -108,13 +108,17 @@ pub struct DirectoryLog {
 }
 
 impl crate::diff::stream::DirectoryPrinter for DirectoryLog {
-    fn pair(&mut self, p: &veer_diff::DirectoryPair) -> String {
+    fn pair(&mut self, p: &veer_diff::DirectoryPair, verdict: &veer_engine::Verdict) -> String {
         self.findings
-            .extend(crate::findings::diff_findings(&p.report));
+            .extend(crate::findings::diff_findings(&p.report, verdict));
         String::new()
     }
 
-    fn finish(mut self: Box<Self>, summary: &veer_diff::DirectorySummary) -> String {
+    fn finish(
+        mut self: Box<Self>,
+        summary: &veer_diff::DirectorySummary,
+        _: &veer_engine::Verdict,
+    ) -> String {
         self.findings
             .extend(crate::findings::pair_error_findings(&summary.errors));
         render(&self.findings)

@@ -45,7 +45,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             output::diag::error(&e);
-            ExitCode::from(e.code)
+            ExitCode::from(e.exit_code())
         }
     }
 }

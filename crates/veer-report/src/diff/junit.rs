@@ -1,11 +1,14 @@
-//! JUnit XML for CI test views: one test suite per trace pair, one test case per axis. An axis
-//! with severity `moderate` or `severe` in its worse direction is a failure (an improvement
-//! passes, its summary saying so); an axis with no observation is skipped.
-//! A pair (or trace) that could not be read is a suite of one test case in error.
+//! JUnit XML for CI test views: one test suite per trace pair, one test case per axis. A test
+//! case fails exactly when the [`Verdict`] lists it as tripping the gate (so `--fail-on never`
+//! writes no failure and the failures agree with the exit code); an axis with no observation is
+//! skipped; a fingerprint test that tripped the gate is one more failing case. A pair (or
+//! trace) that could not be read is a suite of one test case: a failure when it tripped a set
+//! gate, an error when no gate counts it (exit 2).
 
 use super::format::{change, interval};
-use super::stream::{render_all, DirectoryPrinter};
-use veer_diff::{AxisStat, DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, Severity};
+use super::stream::DirectoryPrinter;
+use veer_diff::{DiffReport, DirectoryPair, DirectorySummary};
+use veer_engine::{Cause, Verdict};
 
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -24,31 +27,65 @@ fn escape(s: &str) -> String {
 }
 
 /// The suite of an input that could not be read or compared: one test case `read` whose
-/// `<error>` carries the error and its hint. `classname` is `veer.diff` or `veer.policy`.
-pub fn error_suite(name: &str, classname: &str, error: &str, hint: Option<&str>) -> String {
+/// `<failure>` (when it tripped a set gate) or `<error>` (when no gate counts it) carries the
+/// error and its hint. `classname` is `veer.diff` or `veer.policy`.
+pub fn error_suite(
+    name: &str,
+    classname: &str,
+    error: &str,
+    hint: Option<&str>,
+    failed: bool,
+) -> String {
     let detail = match hint {
         Some(h) => format!("{error}\nhint: {h}"),
         None => error.to_string(),
     };
+    let (failures, errors, element) = if failed {
+        (1, 0, "failure")
+    } else {
+        (0, 1, "error")
+    };
     format!(
-        "  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" skipped=\"0\" errors=\"1\">\n    <testcase classname=\"{classname}\" name=\"read\">\n      <error type=\"unreadable\" message=\"{}\">{}</error>\n    </testcase>\n  </testsuite>\n",
+        "  <testsuite name=\"{}\" tests=\"1\" failures=\"{failures}\" skipped=\"0\" errors=\"{errors}\">\n    <testcase classname=\"{classname}\" name=\"read\">\n      <{element} type=\"unreadable\" message=\"{}\">{}</{element}>\n    </testcase>\n  </testsuite>\n",
         escape(name),
         escape(error),
         escape(&detail)
     )
 }
 
-fn fails(a: &AxisStat) -> bool {
-    a.severity >= Severity::Moderate && a.direction != veer_diff::Direction::Improvement
+/// Whether the pair's verdict lists `cause` as tripping the gate.
+pub(crate) fn trips(v: &Verdict, cause: &Cause) -> bool {
+    v.trips.iter().any(|t| &t.cause == cause)
 }
 
-fn suite(name: &str, r: &DiffReport, out: &mut String) {
-    let failures = r.axes.iter().filter(|a| fails(a)).count();
+/// Whether the axis `wire` tripped the gate.
+fn axis_trips(v: &Verdict, wire: &str) -> bool {
+    trips(
+        v,
+        &Cause::Axis {
+            axis: wire.to_string(),
+        },
+    )
+}
+
+/// Whether the pair's own fingerprint test tripped the gate.
+fn fingerprint_trips(v: &Verdict) -> bool {
+    trips(v, &Cause::Fingerprint { pooled: false })
+}
+
+fn suite(name: &str, r: &DiffReport, v: &Verdict, out: &mut String) {
+    let fingerprint = usize::from(fingerprint_trips(v));
+    let failures = r
+        .axes
+        .iter()
+        .filter(|a| axis_trips(v, a.axis.wire()))
+        .count()
+        + fingerprint;
     let skipped = r.axes.iter().filter(|a| a.n == 0).count();
     out.push_str(&format!(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" errors=\"0\">\n",
         escape(name),
-        r.axes.len()
+        r.axes.len() + fingerprint
     ));
     for a in &r.axes {
         let summary = format!(
@@ -65,7 +102,7 @@ fn suite(name: &str, r: &DiffReport, out: &mut String) {
         ));
         if a.n == 0 {
             out.push_str("      <skipped message=\"no observation for this axis\"/>\n");
-        } else if fails(a) {
+        } else if axis_trips(v, a.axis.wire()) {
             let mut detail = summary.clone();
             if let Some(d) = &r.first_divergence {
                 detail.push_str(&format!(
@@ -90,6 +127,11 @@ fn suite(name: &str, r: &DiffReport, out: &mut String) {
         }
         out.push_str("    </testcase>\n");
     }
+    if fingerprint == 1 {
+        out.push_str(
+            "    <testcase classname=\"veer.diff\" name=\"fingerprint\">\n      <failure type=\"moderate\" message=\"the behaviour-fingerprint test is a powered rejection\">the behaviour-fingerprint test is a powered rejection (moderate): the responses' joint distribution moved</failure>\n    </testcase>\n",
+        );
+    }
     out.push_str("  </testsuite>\n");
 }
 
@@ -105,23 +147,24 @@ pub struct DirectorySuites {
 }
 
 impl DirectorySuites {
-    /// Adds the suite of one trace pair (and its policy suite, if any).
-    fn add(&mut self, name: &str, r: &DiffReport) {
-        // A policy diff adds one case per regression and fix (one passing case when neither).
-        let (policy_tests, policy_failures) = r.policy.as_ref().map_or((0, 0), |p| {
-            (
-                (p.regressions.len() + p.fixes.len()).max(1),
-                p.regressions.len(),
-            )
-        });
-        self.tests += r.axes.len() + policy_tests;
-        self.failures += r.axes.iter().filter(|a| fails(a)).count() + policy_failures;
-        suite(name, r, &mut self.body);
+    /// Adds the suite of one trace pair (and its policy suite, if any), failing the cases the
+    /// pair's verdict lists.
+    fn add(&mut self, name: &str, r: &DiffReport, v: &Verdict) {
+        let fingerprint = usize::from(fingerprint_trips(v));
+        self.tests += r.axes.len() + fingerprint;
+        self.failures += r
+            .axes
+            .iter()
+            .filter(|a| axis_trips(v, a.axis.wire()))
+            .count()
+            + fingerprint;
+        suite(name, r, v, &mut self.body);
         if let Some(p) = &r.policy {
-            self.body.push_str(&crate::policy::junit::diff_suite(
-                &format!("{name} policy"),
-                p,
-            ));
+            let (text, tests, failures) =
+                crate::policy::junit::diff_suite(&format!("{name} policy"), p, v);
+            self.tests += tests;
+            self.failures += failures;
+            self.body.push_str(&text);
         }
         if let Some(e) = &r.enforcement {
             self.tests += e.baseline.len() + e.candidate.len();
@@ -173,34 +216,47 @@ fn live_suite(name: &str, e: &veer_policy::live::Enforcement, out: &mut String) 
     out.push_str("  </testsuite>\n");
 }
 
-/// JUnit XML for one trace pair.
-pub fn render(r: &DiffReport) -> String {
+/// JUnit XML for one trace pair, its failures those of `verdict`.
+pub fn render(r: &DiffReport, verdict: &Verdict) -> String {
     let mut suites = DirectorySuites::default();
-    suites.add(&format!("{} vs {}", r.baseline.path, r.candidate.path), r);
+    suites.add(
+        &format!("{} vs {}", r.baseline.path, r.candidate.path),
+        r,
+        verdict,
+    );
     suites.document()
 }
 
 /// JUnit XML for a directory diff: one suite per matched trace pair. Streamed, the printer
 /// holds every rendered suite until the end, because the document's header carries the totals.
-pub fn render_directory(d: &DirectoryReport) -> String {
-    render_all(Box::new(DirectorySuites::default()), d)
-}
-
 impl DirectoryPrinter for DirectorySuites {
-    fn pair(&mut self, p: &DirectoryPair) -> String {
-        self.add(&p.baseline, &p.report);
+    fn pair(&mut self, p: &DirectoryPair, verdict: &Verdict) -> String {
+        self.add(&p.baseline, &p.report, verdict);
         String::new()
     }
 
-    fn finish(mut self: Box<Self>, d: &DirectorySummary) -> String {
-        for e in &d.errors {
+    fn finish(mut self: Box<Self>, d: &DirectorySummary, verdict: &Verdict) -> String {
+        if verdict.tripped_by(None, &Cause::Fingerprint { pooled: true }) {
             self.tests += 1;
-            self.errors += 1;
+            self.failures += 1;
+            self.body.push_str(
+                "  <testsuite name=\"pooled fingerprint\" tests=\"1\" failures=\"1\" skipped=\"0\" errors=\"0\">\n    <testcase classname=\"veer.diff\" name=\"pooled fingerprint\">\n      <failure type=\"moderate\" message=\"the pooled behaviour-fingerprint test is a powered rejection\">the pooled behaviour-fingerprint test of every response is a powered rejection (moderate)</failure>\n    </testcase>\n  </testsuite>\n",
+            );
+        }
+        for e in &d.errors {
+            let failed = verdict.tripped;
+            self.tests += 1;
+            if failed {
+                self.failures += 1;
+            } else {
+                self.errors += 1;
+            }
             self.body.push_str(&error_suite(
                 &e.baseline,
                 "veer.diff",
                 &e.error,
                 e.hint.as_deref(),
+                failed,
             ));
         }
         (*self).document()

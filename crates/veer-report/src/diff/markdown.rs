@@ -5,12 +5,43 @@ use super::format::{
     axis_meaning, badge, change, flags, interval, pair_changes, percent, structural, value,
 };
 use super::meaning::what_this_means;
-use super::stream::{render_all, DirectoryPrinter};
+use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
 use veer_diff::recommend::RecSeverity;
-use veer_diff::{
-    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, Severity,
-};
+use veer_diff::{DiffReport, DirectoryPair, DirectorySummary, FingerprintBlock, Severity};
+use veer_engine::Verdict;
+
+/// The headline's verdict paragraph: whether the gate failed, passed or is off, and what
+/// tripped it (naming the traces in directory mode).
+pub fn verdict_paragraph(v: &Verdict) -> String {
+    let threshold = v.fail_on.threshold_name();
+    let head = if v.tripped {
+        format!("**Gate: \u{274c} failed** (`--fail-on {threshold}`)")
+    } else if v.unreadable > 0 {
+        format!("**Gate: \u{274c} incomplete** (`--fail-on {threshold}`)")
+    } else if v.fail_on == veer_policy::Level::None {
+        "**Gate: off** (`--fail-on never`)".to_string()
+    } else {
+        format!("**Gate: \u{2705} passed** (`--fail-on {threshold}`)")
+    };
+    let mut out = format!("{head}; worst signal {}.", v.worst.name());
+    if v.tripped {
+        out.push_str(" Tripped by:\n\n");
+        for t in v.trips.iter().take(MAX_TABLE_ROWS) {
+            out.push_str(&format!("- {}: {}\n", cell(&t.label()), cell(&t.reason)));
+        }
+        if v.trips.len() > MAX_TABLE_ROWS {
+            out.push_str(&format!(
+                "- _{} more in `--format json`_\n",
+                v.trips.len() - MAX_TABLE_ROWS
+            ));
+        }
+    } else {
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
 
 /// Escapes characters that would break a table cell or inline formatting.
 fn cell(s: &str) -> String {
@@ -185,17 +216,12 @@ fn fingerprint_line(block: Option<&FingerprintBlock>, title: &str) -> String {
     out
 }
 
-/// Renders one diff as a Markdown comment.
-pub fn render(r: &DiffReport) -> String {
+/// Renders one diff as a Markdown comment, headed by its verdict.
+pub fn render(r: &DiffReport, verdict: &Verdict) -> String {
     let mut out = format!("## veer diff: {} regression\n\n", badge(r.worst_regression));
+    out.push_str(&verdict_paragraph(verdict));
     body(r, "###", &mut out);
     out
-}
-
-/// Renders a directory diff: the summary table, unmatched files, then each pair in a
-/// collapsible section.
-pub fn render_directory(d: &DirectoryReport) -> String {
-    render_all(Box::new(DirectoryComment::default()), d)
 }
 
 /// The Markdown printer of a streamed directory diff. A comment is capped
@@ -206,8 +232,10 @@ pub fn render_directory(d: &DirectoryReport) -> String {
 pub struct DirectoryComment {
     /// Pairs seen.
     pairs: usize,
-    /// The first [`MAX_TABLE_ROWS`] table rows.
-    rows: String,
+    /// The first [`MAX_TABLE_ROWS`] table rows (without their policy cell and line end).
+    rows: Vec<String>,
+    /// Each row's policy cell: the pair's policy regressions, None without a policy.
+    policy: Vec<Option<String>>,
     /// Pairs that changed (moderate or worse, or a first divergence).
     changed: usize,
     /// The sections of the first [`MAX_DETAILED_PAIRS`] changed pairs.
@@ -215,7 +243,7 @@ pub struct DirectoryComment {
 }
 
 impl DirectoryPrinter for DirectoryComment {
-    fn pair(&mut self, p: &DirectoryPair) -> String {
+    fn pair(&mut self, p: &DirectoryPair, _: &Verdict) -> String {
         let r = &p.report;
         self.pairs += 1;
         if self.pairs <= MAX_TABLE_ROWS {
@@ -225,8 +253,20 @@ impl DirectoryPrinter for DirectoryComment {
                 .filter(|a| a.severity >= Severity::Moderate)
                 .map(|a| a.axis.wire())
                 .collect();
-            self.rows.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} |\n",
+            self.policy.push(r.policy.as_ref().map(|d| {
+                if d.regressions.is_empty() {
+                    "-".to_string()
+                } else {
+                    let ids: Vec<String> = d
+                        .regressions
+                        .iter()
+                        .map(|v| format!("{} ({})", v.rule_id, v.severity.name()))
+                        .collect();
+                    cell(&ids.join(", "))
+                }
+            }));
+            self.rows.push(format!(
+                "| `{}` | {} | {} | {} | {} |",
                 p.baseline,
                 r.pair_count,
                 badge(r.worst_severity),
@@ -262,16 +302,31 @@ impl DirectoryPrinter for DirectoryComment {
         String::new()
     }
 
-    fn finish(self: Box<Self>, d: &DirectorySummary) -> String {
+    fn finish(self: Box<Self>, d: &DirectorySummary, verdict: &Verdict) -> String {
         let mut out = format!(
             "## veer diff: {} trace pair(s), worst {}\n\n",
             d.aggregate.trace_pairs,
             badge(d.aggregate.worst_severity)
         );
-        out.push_str(
-            "| trace | pairs | worst | moved axes | first divergence |\n|---|---:|---|---|---|\n",
-        );
-        out.push_str(&self.rows);
+        out.push_str(&verdict_paragraph(verdict));
+        // The policy column appears when a pair was checked against a policy.
+        let with_policy = self.policy.iter().any(Option::is_some);
+        if with_policy {
+            out.push_str(
+                "| trace | pairs | worst | moved axes | first divergence | policy regressions |\n|---|---:|---|---|---|---|\n",
+            );
+        } else {
+            out.push_str(
+                "| trace | pairs | worst | moved axes | first divergence |\n|---|---:|---|---|---|\n",
+            );
+        }
+        for (row, policy) in self.rows.iter().zip(&self.policy) {
+            out.push_str(row);
+            if with_policy {
+                out.push_str(&format!(" {} |", policy.as_deref().unwrap_or("-")));
+            }
+            out.push('\n');
+        }
         if self.pairs > MAX_TABLE_ROWS {
             out.push_str(&format!(
                 "\n_{} more trace pair(s) in `--format json`._\n",

@@ -11,8 +11,10 @@
 //! the end.
 
 use veer_diff::{DirectoryPair, DirectoryReport, DirectorySummary};
+use veer_engine::Verdict;
 
-/// A printer fed one trace pair at a time, in path order, then the summary.
+/// A printer fed one trace pair at a time, in path order, then the summary. Each pair comes
+/// with its own verdict and the summary with the run's (decided by `veer-engine`).
 pub trait DirectoryPrinter: Send {
     /// The text that opens the document (may be empty).
     fn begin(&mut self) -> String {
@@ -21,19 +23,25 @@ pub trait DirectoryPrinter: Send {
 
     /// The text for `pair` that can be written now (empty when the format holds it until
     /// [`DirectoryPrinter::finish`]).
-    fn pair(&mut self, pair: &DirectoryPair) -> String;
+    fn pair(&mut self, pair: &DirectoryPair, verdict: &Verdict) -> String;
 
     /// The rest of the document, once every pair has been given.
-    fn finish(self: Box<Self>, summary: &DirectorySummary) -> String;
+    fn finish(self: Box<Self>, summary: &DirectorySummary, verdict: &Verdict) -> String;
 }
 
-/// The whole document `printer` prints for `report`.
-pub fn render_all(mut printer: Box<dyn DirectoryPrinter>, report: &DirectoryReport) -> String {
+/// The whole document `printer` prints for `report`, given each pair's verdict (in pair order)
+/// and the run's.
+pub fn render_all(
+    mut printer: Box<dyn DirectoryPrinter>,
+    report: &DirectoryReport,
+    pair_verdicts: &[Verdict],
+    verdict: &Verdict,
+) -> String {
     let mut out = printer.begin();
-    for p in &report.pairs {
-        out.push_str(&printer.pair(p));
+    for (p, v) in report.pairs.iter().zip(pair_verdicts) {
+        out.push_str(&printer.pair(p, v));
     }
-    out.push_str(&printer.finish(&report.summary()));
+    out.push_str(&printer.finish(&report.summary(), verdict));
     out
 }
 
@@ -56,7 +64,8 @@ mod tests {
         DirectoryPair {
             baseline: format!("{name}.agentlog"),
             candidate: format!("{name}.agentlog"),
-            report: veer_diff::diff(&b, &c, "b", "c", &options),
+            report: veer_engine::diff::diff(&b, &c, ("b", "c"), &options, veer_policy::Level::None)
+                .0,
         }
     }
 
@@ -79,6 +88,17 @@ mod tests {
         }
     }
 
+    /// Each pair's verdict and the run's, as the CLI folds them (gate off).
+    fn verdicts(r: &DirectoryReport) -> (Vec<Verdict>, Verdict) {
+        let mut fold = veer_engine::verdict::DirectoryVerdict::new(veer_policy::Level::None);
+        let each = r
+            .pairs
+            .iter()
+            .map(|p| fold.pair(&p.baseline, &p.report))
+            .collect();
+        (each, fold.finish(r.fingerprint.as_ref(), &r.errors))
+    }
+
     #[test]
     fn streamed_json_is_the_whole_report_byte_for_byte() {
         for names in [
@@ -87,7 +107,13 @@ mod tests {
             &["demo", "er-triage", "customer-support"],
         ] {
             let r = report(names);
-            let streamed = render_all(Box::new(crate::json::DirectoryJson::new()), &r);
+            let (verdicts, verdict) = verdicts(&r);
+            let streamed = render_all(
+                Box::new(crate::json::DirectoryJson::new()),
+                &r,
+                &verdicts,
+                &verdict,
+            );
             assert_eq!(streamed, crate::json::to_json(&r), "{names:?}");
         }
     }
@@ -106,7 +132,13 @@ mod tests {
             }];
             r.aggregate.error_pairs = 1;
             r.gate = Gate::decide_with_errors(veer_policy::Level::Minor, r.gate.worst, 1);
-            let streamed = render_all(Box::new(crate::json::DirectoryJson::new()), &r);
+            let (verdicts, verdict) = verdicts(&r);
+            let streamed = render_all(
+                Box::new(crate::json::DirectoryJson::new()),
+                &r,
+                &verdicts,
+                &verdict,
+            );
             assert_eq!(streamed, crate::json::to_json(&r), "{names:?}");
             let v: serde_json::Value = serde_json::from_str(&streamed).unwrap();
             assert_eq!(v["errors"][0]["line"], 3);

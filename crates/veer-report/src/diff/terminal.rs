@@ -6,16 +6,24 @@ use super::format::{
     change, flags, interval, pair_changes, percent, severity_label, structural, turns, value,
 };
 use super::meaning::what_this_means;
-use super::stream::{render_all, DirectoryPrinter};
+use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use veer_diff::hotelling::Decision;
 use veer_diff::recommend::RecSeverity;
 use veer_diff::{
-    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, PairError,
-    Severity,
+    DiffReport, DirectoryPair, DirectorySummary, FingerprintBlock, PairError, Severity,
 };
+use veer_engine::Verdict;
+
+/// The line naming what tripped the gate (nothing when it did not trip).
+pub fn tripped_line(v: &Verdict, style: Style) -> String {
+    match v.tripped_by_line(10) {
+        Some(by) => format!("{}\n", style.bad(&format!("gate tripped by: {by}"))),
+        None => String::new(),
+    }
+}
 
 /// A row's severity with its direction, coloured by severity (an improvement is never red).
 fn row_severity(style: Style, a: &veer_diff::AxisStat) -> String {
@@ -40,7 +48,14 @@ fn right(s: String) -> Cell {
 }
 
 /// Renders one diff report for a terminal.
-pub fn render(r: &DiffReport, style: Style) -> String {
+pub fn render(r: &DiffReport, verdict: &Verdict, style: Style) -> String {
+    let mut out = render_report(r, style);
+    out.push_str(&tripped_line(verdict, style));
+    out
+}
+
+/// The report's own sections (everything but the verdict's line).
+fn render_report(r: &DiffReport, style: Style) -> String {
     let mut out = String::new();
     out.push_str(&style.heading(&format!(
         "veer diff — {} response pair(s), pairing by {}{}, seed {}",
@@ -254,12 +269,6 @@ fn error_row(style: Style, e: &PairError) -> Vec<Cell> {
     ]
 }
 
-/// Renders a directory diff: one row per trace pair, the unmatched files and the per-axis
-/// summary.
-pub fn render_directory(d: &DirectoryReport, style: Style) -> String {
-    render_all(Box::new(DirectoryTable::new(style)), d)
-}
-
 /// The terminal printer of a streamed directory diff. The table's column widths depend on
 /// every row, so it keeps each pair's five cells (and its warnings) until the end: about the
 /// length of the row's text per pair.
@@ -270,6 +279,8 @@ pub struct DirectoryTable {
     rows: Vec<[String; 5]>,
     /// Styled warning lines, in pair order.
     warnings: Vec<String>,
+    /// Styled policy-regression lines, in pair order.
+    regressions: Vec<String>,
 }
 
 impl DirectoryTable {
@@ -279,13 +290,21 @@ impl DirectoryTable {
             style,
             rows: Vec::new(),
             warnings: Vec::new(),
+            regressions: Vec::new(),
         }
     }
 }
 
 impl DirectoryPrinter for DirectoryTable {
-    fn pair(&mut self, p: &DirectoryPair) -> String {
+    fn pair(&mut self, p: &DirectoryPair, _: &Verdict) -> String {
         let (style, r) = (self.style, &p.report);
+        for v in r.policy.iter().flat_map(|d| &d.regressions) {
+            self.regressions.push(style.bad(&format!(
+                "\u{2717} {}: {}",
+                p.baseline,
+                crate::policy::violation_line(v)
+            )));
+        }
         let moved: Vec<&str> = r
             .axes
             .iter()
@@ -319,7 +338,7 @@ impl DirectoryPrinter for DirectoryTable {
         String::new()
     }
 
-    fn finish(self: Box<Self>, d: &DirectorySummary) -> String {
+    fn finish(self: Box<Self>, d: &DirectorySummary, verdict: &Verdict) -> String {
         let style = self.style;
         let mut out = String::new();
         out.push_str(&style.heading(&format!(
@@ -372,6 +391,18 @@ impl DirectoryPrinter for DirectoryTable {
                 out.push_str(&format!("  hint: {h}\n"));
             }
         }
+        if !self.regressions.is_empty() {
+            out.push('\n');
+            out.push_str(&style.heading(&format!(
+                "policy regressions per trace pair ({})",
+                self.regressions.len()
+            )));
+            out.push('\n');
+            for line in &self.regressions {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
 
         let mut agg = Table::new();
         agg.load_preset(UTF8_FULL_CONDENSED)
@@ -421,6 +452,7 @@ impl DirectoryPrinter for DirectoryTable {
             out.push_str(w);
             out.push('\n');
         }
+        out.push_str(&tripped_line(verdict, style));
         out.push_str(&style.dim("per-pair details: --format json (or markdown)"));
         out.push('\n');
         out

@@ -6,7 +6,7 @@ use crate::policy::{locus, CheckReport};
 use maud::html;
 
 /// Renders the check report as one HTML page.
-pub fn render(r: &CheckReport) -> String {
+pub fn render(r: &CheckReport, v: &veer_engine::Verdict) -> String {
     let total: usize = r.traces.iter().map(|t| t.violations.len()).sum();
     let errors: Vec<ErrorRow<'_>> = r
         .errors
@@ -25,7 +25,7 @@ pub fn render(r: &CheckReport) -> String {
         html! {
             h1 { "veer check" }
             p class="mono" { "policy " (r.policy) }
-            (gate_box(&r.gate, &format!("{total} violation(s) in {} trace(s)", r.traces.len())))
+            (gate_box(v, &format!("{total} violation(s) in {} trace(s)", r.traces.len())))
             (errors_section("Traces that could not be read", "Not checked; each counts as a failure of the gate.", &errors))
             @if r.traces.len() > 1 {
                 h2 { "Traces" }

@@ -10,34 +10,28 @@ use crate::diff::format::{
     axis_meaning, change, flags, interval, pair_changes, percent, turns, value,
 };
 use crate::diff::meaning::what_this_means;
-use crate::diff::stream::{render_all, DirectoryPrinter};
+use crate::diff::stream::DirectoryPrinter;
 use maud::{html, Markup, PreEscaped};
 use std::collections::BTreeMap;
 use veer_diff::align::divergence::Divergence;
 use veer_diff::lanes::{LaneCell, LaneRow, Lanes, TurnDetail, TurnSide, WordChange};
 use veer_diff::Direction;
-use veer_diff::{
-    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, FingerprintBlock, Flag,
-};
-use veer_policy::{Gate, Violation};
+use veer_diff::{DiffReport, DirectoryPair, DirectorySummary, FingerprintBlock, Flag};
+use veer_engine::Verdict;
+use veer_policy::Violation;
 
-/// The page of one pair diff.
-pub fn render(r: &DiffReport) -> String {
+/// The page of one pair diff, its banner the verdict's.
+pub fn render(r: &DiffReport, v: &Verdict) -> String {
     let title = format!("veer diff: {} vs {}", r.baseline.path, r.candidate.path);
     page(
         &title,
         html! {
             h1 { "veer diff" }
             p class="mono" { "baseline " (r.baseline.path) br; "candidate " (r.candidate.path) }
-            (verdict(&r.gate, r))
+            (verdict(v, r))
             (body(r, ""))
         },
     )
-}
-
-/// The page of a directory diff.
-pub fn render_directory(d: &DirectoryReport) -> String {
-    render_all(Box::new(DirectoryPage::default()), d)
 }
 
 /// The HTML printer of a streamed directory diff. The page holds every pair (a table row and a
@@ -54,7 +48,7 @@ pub struct DirectoryPage {
 }
 
 impl DirectoryPrinter for DirectoryPage {
-    fn pair(&mut self, p: &DirectoryPair) -> String {
+    fn pair(&mut self, p: &DirectoryPair, _: &Verdict) -> String {
         let k = self.pairs;
         self.pairs += 1;
         self.rows.push_str(
@@ -81,7 +75,7 @@ impl DirectoryPrinter for DirectoryPage {
         String::new()
     }
 
-    fn finish(self: Box<Self>, d: &DirectorySummary) -> String {
+    fn finish(self: Box<Self>, d: &DirectorySummary, v: &Verdict) -> String {
         let errors: Vec<ErrorRow<'_>> = d
             .errors
             .iter()
@@ -98,7 +92,7 @@ impl DirectoryPrinter for DirectoryPage {
             "veer diff: directory",
             html! {
                 h1 { "veer diff — " (d.aggregate.trace_pairs) " trace pairs" }
-                (gate_box(&d.gate, &format!("worst severity {} over {} response pairs; {} of {} trace pairs diverge",
+                (gate_box(v, &format!("worst severity {} over {} response pairs; {} of {} trace pairs diverge",
                     d.aggregate.worst_severity.label(), d.aggregate.pair_count,
                     d.aggregate.traces_with_divergence, d.aggregate.trace_pairs)))
                 h2 { "Pairs" }
@@ -155,7 +149,7 @@ fn fingerprint_section(block: Option<&FingerprintBlock>, title: &str) -> Markup 
     }
 }
 
-fn verdict(g: &Gate, r: &DiffReport) -> Markup {
+fn verdict(g: &Verdict, r: &DiffReport) -> Markup {
     gate_box(
         g,
         &format!(

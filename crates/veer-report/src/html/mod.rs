@@ -71,13 +71,13 @@ pub fn badge(label: &str) -> Markup {
 }
 
 /// The verdict box: whether the gate tripped, passed or is off (`--fail-on never`), a detail
-/// line and the gate line the CLI prints on stderr.
-pub fn gate_box(g: &veer_policy::Gate, detail: &str) -> Markup {
-    let (class, head) = if g.tripped {
+/// line and the verdict's line (the gate line the CLI prints on stderr, then what tripped it).
+pub fn gate_box(v: &veer_engine::Verdict, detail: &str) -> Markup {
+    let (class, head) = if v.tripped {
         ("verdict tripped", "Gate tripped")
-    } else if g.errors_without_gate() {
+    } else if v.unreadable > 0 {
         ("verdict tripped", "Incomplete")
-    } else if g.fail_on == veer_policy::Level::None {
+    } else if v.fail_on == veer_policy::Level::None {
         ("verdict", "Gate off")
     } else {
         ("verdict passed", "Gate passed")
@@ -86,7 +86,7 @@ pub fn gate_box(g: &veer_policy::Gate, detail: &str) -> Markup {
         div class=(class) id="verdict" {
             strong { (head) }
             " — " (detail) br;
-            span class="mono" { (crate::policy::gate_line(g)) }
+            span class="mono" { (crate::policy::verdict_line(v)) }
         }
     }
 }

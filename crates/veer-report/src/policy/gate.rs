@@ -18,10 +18,21 @@ pub struct GateReport {
     /// Where the policy regressions came from: `report` (stored by `veer diff`), `recomputed`
     /// (`--policy`) or `none` (the report has no policy section).
     pub policy_source: &'static str,
-    /// The policy regressions that count.
-    pub regressions: Vec<Violation>,
+    /// The policy regressions that count, each with the trace it came from.
+    pub regressions: Vec<GateRegression>,
     /// The decision.
     pub gate: Gate,
+}
+
+/// A policy regression `veer gate` counts, with the trace it came from: the pair's relative
+/// path in a directory report, else the candidate trace's path.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateRegression {
+    /// The trace (pair) the regression is in.
+    pub trace: String,
+    /// The regression.
+    #[serde(flatten)]
+    pub violation: Violation,
 }
 
 /// A short summary for a terminal.
@@ -51,7 +62,11 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
             for v in &r.regressions {
                 out.push_str(&format!(
                     "    {}\n",
-                    style.bad(&format!("\u{2717} {}", super::violation_line(v)))
+                    style.bad(&format!(
+                        "\u{2717} {}: {}",
+                        v.trace,
+                        super::violation_line(&v.violation)
+                    ))
                 ));
             }
         }

@@ -1,5 +1,6 @@
-//! JUnit XML for `veer check`: one test suite per trace, one test case per rule; a rule with
-//! violations is a failure listing them.
+//! JUnit XML for `veer check`: one test suite per trace, one test case per rule; a rule whose
+//! violations tripped the gate (the [`veer_engine::Verdict`] lists them) is a failure listing
+//! them, a rule with violations under the threshold passes with them in `system-out`.
 
 use super::{violation_line, CheckReport};
 
@@ -19,9 +20,18 @@ fn escape(s: &str) -> String {
     out
 }
 
-/// The `veer check` report as JUnit XML.
-pub fn check(r: &CheckReport) -> String {
+/// Whether a violation of `rule` in trace `t` tripped the gate.
+fn rule_trips(verdict: &veer_engine::Verdict, t: &super::CheckedTrace, rule: &str) -> bool {
+    t.violations
+        .iter()
+        .filter(|v| v.rule_id == rule)
+        .any(|v| verdict.tripped_by(Some(&t.trace), &cause(v)))
+}
+
+/// The `veer check` report as JUnit XML, its failures those of `verdict`.
+pub fn check(r: &CheckReport, verdict: &veer_engine::Verdict) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let failed_reads = if verdict.tripped { r.errors.len() } else { 0 };
     let tests = r.rules.len() * r.traces.len();
     let failures: usize = r
         .traces
@@ -29,26 +39,27 @@ pub fn check(r: &CheckReport) -> String {
         .map(|t| {
             r.rules
                 .iter()
-                .filter(|rule| t.violations.iter().any(|v| v.rule_id == rule.id))
+                .filter(|rule| rule_trips(verdict, t, &rule.id))
                 .count()
         })
-        .sum();
-    let errors = r.errors.len();
-    if errors == 0 {
+        .sum::<usize>()
+        + failed_reads;
+    let errors = r.errors.len() - failed_reads;
+    if r.errors.is_empty() {
         out.push_str(&format!(
             "<testsuites name=\"veer check\" tests=\"{tests}\" failures=\"{failures}\">\n"
         ));
     } else {
         out.push_str(&format!(
             "<testsuites name=\"veer check\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">\n",
-            tests + errors
+            tests + r.errors.len()
         ));
     }
     for t in &r.traces {
         let failed: Vec<&str> = r
             .rules
             .iter()
-            .filter(|rule| t.violations.iter().any(|v| v.rule_id == rule.id))
+            .filter(|rule| rule_trips(verdict, t, &rule.id))
             .map(|rule| rule.id.as_str())
             .collect();
         out.push_str(&format!(
@@ -69,13 +80,18 @@ pub fn check(r: &CheckReport) -> String {
                 .filter(|v| v.rule_id == rule.id)
                 .map(violation_line)
                 .collect();
-            if !lines.is_empty() {
+            if !lines.is_empty() && failed.contains(&rule.id.as_str()) {
                 out.push_str(&format!(
                     "      <failure type=\"{}\" message=\"{} violation(s) of {} ({})\">{}</failure>\n",
                     escape(&rule.severity),
                     lines.len(),
                     escape(&rule.id),
                     escape(&rule.kind),
+                    escape(&lines.join("\n"))
+                ));
+            } else if !lines.is_empty() {
+                out.push_str(&format!(
+                    "      <system-out>{}</system-out>\n",
                     escape(&lines.join("\n"))
                 ));
             }
@@ -89,31 +105,58 @@ pub fn check(r: &CheckReport) -> String {
             "veer.policy",
             &e.error,
             e.hint.as_deref(),
+            verdict.tripped,
         ));
     }
     out.push_str("</testsuites>\n");
     out
 }
 
+/// The verdict's cause for a policy violation.
+fn cause(v: &veer_policy::Violation) -> veer_engine::Cause {
+    veer_engine::Cause::Policy {
+        rule_id: v.rule_id.clone(),
+        pair_index: v.pair_index,
+        session: v.session,
+    }
+}
+
 /// The policy diff as one JUnit test suite (to embed in a diff report's `<testsuites>`): one
-/// test case per regression (a failure) and per fix (passing, noted in `system-out`); a
-/// single passing case when nothing changed.
-pub fn diff_suite(name: &str, d: &veer_policy::PolicyDiff) -> String {
+/// test case per regression (a failure when `verdict` lists it as tripping the gate, else
+/// passing with the regression in `system-out`) and per fix (passing, noted in `system-out`);
+/// a single passing case when nothing changed. Also returns its tests and failures.
+pub fn diff_suite(
+    name: &str,
+    d: &veer_policy::PolicyDiff,
+    verdict: &veer_engine::Verdict,
+) -> (String, usize, usize) {
     let tests = (d.regressions.len() + d.fixes.len()).max(1);
+    let failures = d
+        .regressions
+        .iter()
+        .filter(|v| crate::diff::junit::trips(verdict, &cause(v)))
+        .count();
     let mut out = format!(
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{}\" skipped=\"0\" errors=\"0\">\n",
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" skipped=\"0\" errors=\"0\">\n",
         escape(name),
-        d.regressions.len()
     );
     let class = format!("veer.policy.{}", escape(name));
     for v in &d.regressions {
-        out.push_str(&format!(
-            "    <testcase classname=\"{class}\" name=\"regression: {}\">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
-            escape(&v.rule_id),
-            v.severity.name(),
-            escape(&format!("{} @ {}", v.rule_id, super::locus(v))),
-            escape(&violation_line(v))
-        ));
+        if crate::diff::junit::trips(verdict, &cause(v)) {
+            out.push_str(&format!(
+                "    <testcase classname=\"{class}\" name=\"regression: {}\">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+                escape(&v.rule_id),
+                v.severity.name(),
+                escape(&format!("{} @ {}", v.rule_id, super::locus(v))),
+                escape(&violation_line(v))
+            ));
+        } else {
+            out.push_str(&format!(
+                "    <testcase classname=\"{class}\" name=\"regression: {}\">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                escape(&v.rule_id),
+                escape(&violation_line(v))
+            ));
+        }
     }
     for v in &d.fixes {
         out.push_str(&format!(
@@ -128,7 +171,7 @@ pub fn diff_suite(name: &str, d: &veer_policy::PolicyDiff) -> String {
         ));
     }
     out.push_str("  </testsuite>\n");
-    out
+    (out, tests, failures)
 }
 
 #[cfg(test)]
@@ -151,12 +194,22 @@ mod tests {
     #[test]
     fn diff_suite_lists_regressions_and_fixes() {
         let d = diff_violations(vec![v("a", Some(0))], vec![v("b", Some(1))]);
-        let s = super::diff_suite("base vs cand", &d);
+        let gate = veer_engine::Verdict::decide(
+            veer_policy::Level::Minor,
+            vec![veer_engine::verdict::policy_signal(&d.regressions[0], true)],
+        );
+        let (s, tests, failures) = super::diff_suite("base vs cand", &d, &gate);
+        assert_eq!((tests, failures), (2, 1));
         assert!(s.contains("tests=\"2\" failures=\"1\""), "{s}");
+        let off = veer_engine::Verdict::decide(veer_policy::Level::None, Vec::new());
+        let (s, _, failures) = super::diff_suite("base vs cand", &d, &off);
+        assert_eq!(failures, 0, "{s}");
         assert!(s.contains("name=\"regression: b\""), "{s}");
         assert!(s.contains("name=\"fix: a\""), "{s}");
         assert!(s.contains("&lt;now&gt;"), "{s}");
         let same = diff_violations(vec![], vec![]);
-        assert!(super::diff_suite("x", &same).contains("no change in policy outcomes"));
+        assert!(super::diff_suite("x", &same, &off)
+            .0
+            .contains("no change in policy outcomes"));
     }
 }

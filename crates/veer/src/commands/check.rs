@@ -5,7 +5,7 @@
 //! the run with exit 2 once the report is written.
 
 use crate::cli::{CheckArgs, CheckFormat};
-use crate::error::{CliError, EXIT_ERROR, EXIT_GATE, EXIT_OK};
+use crate::error::CliError;
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
 use veer_report::policy::{CheckReport, TraceFailure};
 use veer_report::style::Style;
@@ -74,17 +74,38 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         directory,
         args.fail_on,
     );
-    let report = match args.allow_prevented {
-        true => report.allow_prevented(),
-        false => report,
-    };
-    let report = report.with_errors(failures);
+    let mut report = report.with_errors(failures);
+    // `--allow-prevented`: calls the live policy blocked stay in the report but do not gate.
+    let counted: Vec<Vec<veer_policy::Violation>> = report
+        .traces
+        .iter()
+        .map(|t| {
+            t.violations
+                .iter()
+                .filter(|v| !args.allow_prevented || v.status.is_none())
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let verdict = veer_engine::verdict::check_verdict(
+        args.fail_on,
+        report
+            .traces
+            .iter()
+            .zip(&counted)
+            .map(|(t, v)| (Some(t.trace.as_str()), v.as_slice())),
+        report
+            .errors
+            .iter()
+            .map(|e| (e.trace.as_str(), e.error.as_str())),
+    );
+    report.gate = verdict.gate();
     for w in &warnings {
         crate::output::diag::warn(w);
     }
     let colour = colour_enabled(args.out.output.is_some());
     emit(
-        &render(&report, args.format, colour),
+        &render(&report, &verdict, args.format, colour),
         args.out.output.as_deref(),
     )?;
     if args.format == CheckFormat::Github {
@@ -100,27 +121,27 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         }
     }
     crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
-    if report.gate.errors_without_gate() {
-        return Ok(EXIT_ERROR);
-    }
-    Ok(if report.gate.tripped {
-        EXIT_GATE
-    } else {
-        EXIT_OK
-    })
+    Ok(verdict.exit_code())
 }
 
-/// Renders the check report in one format.
-pub fn render(r: &CheckReport, format: CheckFormat, colour: bool) -> String {
+/// Renders the check report and its verdict in one format.
+pub fn render(
+    r: &CheckReport,
+    v: &veer_engine::Verdict,
+    format: CheckFormat,
+    colour: bool,
+) -> String {
     match format {
         CheckFormat::Terminal => veer_report::policy::terminal::check(r, Style { colour }),
         CheckFormat::Json => veer_report::policy::json::check(r),
         CheckFormat::Markdown => veer_report::policy::markdown::check(r),
-        CheckFormat::Junit => veer_report::policy::junit::check(r),
-        CheckFormat::Html => veer_report::html::check::render(r),
-        CheckFormat::Sarif => veer_report::sarif::render(&veer_report::findings::check_findings(r)),
+        CheckFormat::Junit => veer_report::policy::junit::check(r, v),
+        CheckFormat::Html => veer_report::html::check::render(r, v),
+        CheckFormat::Sarif => {
+            veer_report::sarif::render(&veer_report::findings::check_findings(r, v))
+        }
         CheckFormat::Github => {
-            veer_report::github::render(&veer_report::findings::check_findings(r), &r.gate)
+            veer_report::github::render(&veer_report::findings::check_findings(r, v), v)
         }
     }
 }

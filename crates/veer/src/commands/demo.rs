@@ -43,14 +43,17 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         lanes: args.format == DiffFormat::Html,
         ..veer_diff::DiffOptions::default()
     };
-    let report = veer_diff::diff(
+    let (report, verdict) = veer_engine::diff::diff(
         &b,
         &c,
-        "examples/refund-agent/baseline.agentlog",
-        "examples/refund-agent/candidate.agentlog",
+        (
+            "examples/refund-agent/baseline.agentlog",
+            "examples/refund-agent/candidate.agentlog",
+        ),
         &options,
+        veer_policy::Level::None,
     );
-    let mut text = super::diff::render(&report, args.format, colour_enabled(false));
+    let mut text = super::diff::render(&report, &verdict, args.format, colour_enabled(false));
     if args.format == DiffFormat::Terminal {
         text.push_str(
             "\nThis was `veer diff examples/refund-agent/baseline.agentlog \
@@ -60,9 +63,9 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         );
     }
     emit(&text, None)?;
-    if let Some((path, markdown)) =
-        super::diff::step_summary(args.format, || veer_report::diff::markdown::render(&report))
-    {
+    if let Some((path, markdown)) = super::diff::step_summary(args.format, || {
+        veer_report::diff::markdown::render(&report, &verdict)
+    }) {
         crate::output::append_step_summary(&path, &markdown)?;
     }
     Ok(EXIT_OK)

@@ -8,7 +8,7 @@
 
 use super::pooled::{PairRows, Pool};
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
-use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::error::CliError;
 use crate::output::stream::{emit_streamed, ReportStream};
 use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
@@ -20,10 +20,11 @@ use veer_diff::aggregate::PairSummary;
 use veer_diff::fingerprint;
 use veer_diff::report::{DirectoryPair, PairError};
 use veer_diff::{
-    DiffOptions, DiffReport, DirectorySummary, FingerprintBlock, PairBy, Pricing, SideFingerprints,
-    Unmatched,
+    DiffOptions, DiffReport, DirectorySummary, PairBy, Pricing, SideFingerprints, Unmatched,
 };
-use veer_policy::{Gate, Level};
+use veer_engine::verdict::DirectoryVerdict;
+use veer_engine::Verdict;
+use veer_policy::Level;
 use veer_report::diff::junit::DirectorySuites;
 use veer_report::diff::markdown::DirectoryComment;
 use veer_report::diff::stream::DirectoryPrinter;
@@ -55,14 +56,13 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             Some(path) => Some(Arc::new(super::policy::load(path)?)),
             None => None,
         },
-        fail_on: args.fail_on.level,
         max_align_cells: args.max_align_cells,
         fingerprint: fingerprint_options(args),
         lanes: args.format == DiffFormat::Html,
     };
     let read = args.read.options();
     let colour = colour_enabled(args.out.output.is_some());
-    let (text, gate, summary) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
+    let (text, summary, verdict) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
         (true, true) => {
             let b_files = super::trials::files_of(&args.baseline)?;
             let c_files = super::trials::files_of(&args.candidate)?;
@@ -72,13 +72,13 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
-            let (gate, markdown, errors) =
+            let (verdict, markdown, errors) =
                 emit_streamed(args.out.output.as_deref(), json, |out| {
                     let comment = step.is_some().then(DirectoryComment::default);
                     stream_directory(
                         &plan,
                         &read,
-                        &options,
+                        (&options, args.fail_on.level),
                         directory_printer(args.format, colour),
                         comment,
                         out,
@@ -88,7 +88,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             // gate they are the command's error (exit 2); with one, they tripped it (exit 1).
             let summary = step.zip(markdown);
             if let Some(error) = pair_errors_error(&errors, plan.matched.len()) {
-                if gate.errors_without_gate() {
+                if verdict.exit_code() == 2 {
                     if let Some((path, markdown)) = summary {
                         append_step_summary(&path, &markdown)?;
                     }
@@ -96,7 +96,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
                 }
                 crate::output::diag::error(&error);
             }
-            return finish(&gate, summary);
+            return finish(&verdict, summary);
         }
         (false, false) => {
             if let Some(code) = super::trials::run_logs(args)? {
@@ -109,20 +109,25 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             );
             let (b, c) = (b?, c?);
             check_pair(&b, &c)?;
-            let report = veer_diff::diff(
+            let (report, verdict) = veer_engine::diff::diff(
                 &b,
                 &c,
-                &args.baseline.display().to_string(),
-                &args.candidate.display().to_string(),
+                (
+                    &args.baseline.display().to_string(),
+                    &args.candidate.display().to_string(),
+                ),
                 &options,
+                args.fail_on.level,
             );
             if args.format != DiffFormat::Terminal {
                 print_report_warnings(&report);
             }
             let out = (
-                render(&report, args.format, colour),
-                report.gate,
-                step_summary(args.format, || veer_report::diff::markdown::render(&report)),
+                render(&report, &verdict, args.format, colour),
+                step_summary(args.format, || {
+                    veer_report::diff::markdown::render(&report, &verdict)
+                }),
+                verdict,
             );
             // The command ends here: freeing the traces' millions of small allocations one by
             // one takes longer than the process exit that releases them all.
@@ -144,18 +149,19 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         }
     };
     emit(&text, args.out.output.as_deref())?;
-    finish(&gate, summary)
+    finish(&verdict, summary)
 }
 
-/// The end of `veer diff`: the step summary appended, the gate line on stderr, the exit code.
-fn finish(gate: &Gate, summary: Option<(PathBuf, String)>) -> Result<u8, CliError> {
+/// The end of `veer diff`: the step summary appended, the gate line on stderr, the exit code
+/// (the verdict's).
+fn finish(verdict: &Verdict, summary: Option<(PathBuf, String)>) -> Result<u8, CliError> {
     if let Some((path, markdown)) = summary {
         append_step_summary(&path, &markdown)?;
     }
-    if gate.fail_on != Level::None {
-        crate::output::diag::say("", veer_report::policy::gate_line(gate));
+    if verdict.fail_on != Level::None {
+        crate::output::diag::say("", veer_report::policy::gate_line(&verdict.gate()));
     }
-    Ok(if gate.tripped { EXIT_GATE } else { EXIT_OK })
+    Ok(verdict.exit_code())
 }
 
 /// With `--format github` and `GITHUB_STEP_SUMMARY` set (non-empty): that file and the
@@ -192,16 +198,18 @@ fn fingerprint_options(args: &DiffArgs) -> veer_diff::FingerprintOptions {
     options
 }
 
-/// Renders one report in `format`.
-pub fn render(report: &DiffReport, format: DiffFormat, colour: bool) -> String {
+/// Renders one report and its verdict in `format`.
+pub fn render(report: &DiffReport, verdict: &Verdict, format: DiffFormat, colour: bool) -> String {
     match format {
-        DiffFormat::Terminal => veer_report::diff::terminal::render(report, Style { colour }),
+        DiffFormat::Terminal => {
+            veer_report::diff::terminal::render(report, verdict, Style { colour })
+        }
         DiffFormat::Json => veer_report::json::to_json(report),
-        DiffFormat::Markdown => veer_report::diff::markdown::render(report),
-        DiffFormat::Junit => veer_report::diff::junit::render(report),
-        DiffFormat::Html => veer_report::html::diff::render(report),
-        DiffFormat::Sarif => veer_report::sarif::render(&diff_findings(report)),
-        DiffFormat::Github => veer_report::github::render(&diff_findings(report), &report.gate),
+        DiffFormat::Markdown => veer_report::diff::markdown::render(report, verdict),
+        DiffFormat::Junit => veer_report::diff::junit::render(report, verdict),
+        DiffFormat::Html => veer_report::html::diff::render(report, verdict),
+        DiffFormat::Sarif => veer_report::sarif::render(&diff_findings(report, verdict)),
+        DiffFormat::Github => veer_report::github::render(&diff_findings(report, verdict), verdict),
     }
 }
 
@@ -287,30 +295,30 @@ const WINDOW_PER_THREAD: usize = 32;
 
 /// Directory mode: diff the pairs in parallel, print each in path order as soon as it and every
 /// earlier pair are done, fold their summaries, then print the summary with the error rows of
-/// the pairs that could not be measured. Returns the gate, with `comment` the Markdown report
-/// for the step summary, and the error rows.
+/// the pairs that could not be measured. Returns the verdict (the engine's, at `fail_on`),
+/// with `comment` the Markdown report for the step summary, and the error rows.
 fn stream_directory(
     plan: &DirectoryPlan,
     read: &ReadOptions,
-    options: &DiffOptions,
+    (options, fail_on): (&DiffOptions, Level),
     mut printer: Box<dyn DirectoryPrinter>,
     mut comment: Option<DirectoryComment>,
     out: &mut ReportStream<'_>,
-) -> Result<(Gate, Option<String>, Vec<PairError>), CliError> {
+) -> Result<(Verdict, Option<String>, Vec<PairError>), CliError> {
     out.write(&printer.begin())?;
     let progress = Progress::new(plan.matched.len() as u64, "diffing trace pairs");
     let mut summary = PairSummary::default();
-    let mut worst = Level::None;
+    let mut verdict = DirectoryVerdict::new(fail_on);
     // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
     let mut pool = Pool::default();
     let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
-    let mut done: Vec<DirectoryPair> = Vec::new();
-    let mut print = |pairs: Vec<DirectoryPair>| -> String {
+    let mut done: Vec<(DirectoryPair, Verdict)> = Vec::new();
+    let mut print = |pairs: Vec<(DirectoryPair, Verdict)>| -> String {
         let mut text = String::new();
-        for p in &pairs {
-            text.push_str(&printer.pair(p));
+        for (p, v) in &pairs {
+            text.push_str(&printer.pair(p, v));
             if let Some(c) = &mut comment {
-                c.pair(p);
+                c.pair(p, v);
             }
         }
         text
@@ -326,7 +334,7 @@ fn stream_directory(
                 chunk
                     .par_iter()
                     .map(|(name, bp, cp)| {
-                        let r = diff_pair(name, bp, cp, read, options);
+                        let r = diff_pair(name, bp, cp, read, (options, fail_on));
                         progress.tick();
                         r
                     })
@@ -338,9 +346,9 @@ fn stream_directory(
             match r {
                 Ok((pair, rows)) => {
                     summary.merge(PairSummary::of_pair(&pair.report));
-                    worst = worst.max(pair.report.gate.worst);
+                    let pair_verdict = verdict.pair(&pair.baseline, &pair.report);
                     pool.push(rows);
-                    done.push(pair);
+                    done.push((pair, pair_verdict));
                 }
                 Err(e) => {
                     bad.push(at * window + k);
@@ -377,21 +385,19 @@ fn stream_directory(
         measured.as_slice()
     };
     let fingerprint = pool.test(pooled_pairs, window, again, &options.fingerprint)?;
-    let pooled_level = fingerprint
-        .as_ref()
-        .map_or(Level::None, FingerprintBlock::gate_level);
+    let verdict = verdict.finish(fingerprint.as_ref(), &errors);
     let mut aggregate = summary.finish(unmatched_count);
     aggregate.error_pairs = errors.len();
     let summary = DirectorySummary {
-        gate: Gate::decide_with_errors(options.fail_on, worst.max(pooled_level), errors.len()),
+        gate: verdict.gate(),
         errors,
         unmatched: plan.unmatched.clone(),
         aggregate,
         fingerprint,
     };
-    out.write(&printer.finish(&summary))?;
-    let markdown = comment.map(|c| Box::new(c).finish(&summary));
-    Ok((summary.gate, markdown, summary.errors))
+    out.write(&printer.finish(&summary, &verdict))?;
+    let markdown = comment.map(|c| Box::new(c).finish(&summary, &verdict));
+    Ok((verdict, markdown, summary.errors))
 }
 
 /// Reads, checks and diffs one pair, handing back its response fingerprints too; the pair's
@@ -401,15 +407,15 @@ fn diff_pair(
     bp: &Path,
     cp: &Path,
     read: &ReadOptions,
-    options: &DiffOptions,
+    (options, fail_on): (&DiffOptions, Level),
 ) -> Result<(DirectoryPair, SideFingerprints), Box<PairError>> {
     let (b, c) = read_pair(name, bp, cp, read)?;
-    let (report, rows) = veer_diff::diff_keeping_fingerprints(
+    let (report, _, rows) = veer_engine::diff::diff_keeping_fingerprints(
         &b,
         &c,
-        &bp.display().to_string(),
-        &cp.display().to_string(),
+        (&bp.display().to_string(), &cp.display().to_string()),
         options,
+        fail_on,
     );
     Ok((
         DirectoryPair {

@@ -13,7 +13,7 @@ use crate::output::{colour_enabled, emit, print_warnings};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use veer_experiment::results::{RunInput, TraceExperiment};
-use veer_experiment::{ExperimentError, ExperimentReport, PairOptions};
+use veer_experiment::{ExperimentReport, PairOptions};
 use veer_report::experiment::summary::floor_unmeasured_for_external;
 use veer_report::style::Style;
 use veer_trace::{Document, ReadOptions, Trace};
@@ -39,15 +39,6 @@ pub fn run(cmd: &ExperimentCommand) -> Result<u8, CliError> {
 
 fn warn(line: &str) {
     crate::output::diag::warn(line);
-}
-
-impl From<ExperimentError> for CliError {
-    fn from(e: ExperimentError) -> Self {
-        let hint = e.hint.clone();
-        let mut err = CliError::input(e.to_string());
-        err.hint = hint;
-        err
-    }
 }
 
 /// Loads a file that must hold one trace, naming the right command when it holds more.

@@ -27,9 +27,6 @@ use veer_trace::{Format, Trace};
 pub const TRACE_EXTENSIONS: [&str; 5] =
     [".agentlog.gz", ".agentlog", ".jsonl.gz", ".jsonl", ".json"];
 
-/// Exit code when Ctrl-C (or SIGTERM / SIGHUP) stopped the experiment.
-const EXIT_INTERRUPTED: u8 = 130;
-
 fn say(line: &str) {
     crate::output::diag::say("veer experiment run", line);
 }
@@ -350,7 +347,7 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
             plan.runs.len()
         ))
         .hint("run the same command again to resume (finished runs are reused)");
-        e.code = EXIT_INTERRUPTED;
+        e.kind = crate::error::ErrorKind::Interrupted;
         return Err(e);
     }
     // From here on an interrupt ends veer at once, removing any temporary output file.

@@ -11,14 +11,32 @@ use serde_json::Value;
 use veer_diff::fingerprint;
 use veer_diff::hotelling::Decision;
 use veer_policy::{compare, Gate, Kind, Level, Severity, Violation};
-use veer_report::policy::gate::GateReport;
+use veer_report::policy::gate::{GateRegression, GateReport};
 use veer_report::style::Style;
 
-/// The single-pair reports inside a diff report (a directory report holds one per pair).
-fn pair_reports(doc: &Value) -> Vec<&Value> {
+/// The single-pair reports inside a diff report (a directory report holds one per pair), each
+/// with the trace it is about: the pair's relative path, or the candidate's path.
+fn pair_reports(doc: &Value) -> Vec<(String, &Value)> {
+    let candidate = |r: &Value| {
+        r.get("candidate")
+            .and_then(|c| c.get("path"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     match doc.get("pairs").and_then(Value::as_array) {
-        Some(pairs) => pairs.iter().filter_map(|p| p.get("report")).collect(),
-        None => vec![doc],
+        Some(pairs) => pairs
+            .iter()
+            .filter_map(|p| {
+                let report = p.get("report")?;
+                let name = p.get("baseline").and_then(Value::as_str);
+                Some((
+                    name.map_or_else(|| candidate(report), str::to_string),
+                    report,
+                ))
+            })
+            .collect(),
+        None => vec![(candidate(doc), doc)],
     }
 }
 
@@ -192,7 +210,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     };
     let mut axis = Level::None;
     let mut fingerprint = fingerprint_level(&file, doc.get("pairs").and(doc.get("fingerprint")))?;
-    for r in &reports {
+    for (_, r) in &reports {
         axis = axis.max(worst_axis(&file, r)?);
         fingerprint = fingerprint.max(fingerprint_level(&file, r.get("fingerprint"))?);
     }
@@ -202,18 +220,31 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
             let options = args.read.options();
             let baseline = veer_trace::load_trace(b, &options)?;
             let candidate = veer_trace::load_trace(c, &options)?;
+            let trace = c.display().to_string();
             (
                 "recomputed",
-                compare(&policy, &baseline, &candidate).regressions,
+                compare(&policy, &baseline, &candidate)
+                    .regressions
+                    .into_iter()
+                    .map(|violation| GateRegression {
+                        trace: trace.clone(),
+                        violation,
+                    })
+                    .collect(),
             )
         }
         _ => {
             let mut any = false;
             let mut all = Vec::new();
-            for r in &reports {
+            for (trace, r) in &reports {
                 if let Some(list) = stored_regressions(&file, r)? {
                     any = true;
-                    all.extend(list);
+                    // A report without the candidate's path (Shadow's) names itself.
+                    let trace = if trace.is_empty() { &file } else { trace };
+                    all.extend(list.into_iter().map(|violation| GateRegression {
+                        trace: trace.clone(),
+                        violation,
+                    }));
                 }
             }
             (if any { "report" } else { "none" }, all)
@@ -221,7 +252,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     };
     let worst = regressions
         .iter()
-        .map(|v| Level::from(v.severity))
+        .map(|v| Level::from(v.violation.severity))
         .fold(axis.max(fingerprint), Level::max);
     let report = GateReport {
         report: file,

@@ -2,7 +2,7 @@
 //! confirm it is valid (exit 0).
 
 use crate::cli::PolicyValidateArgs;
-use crate::error::{CliError, EXIT_ERROR, EXIT_OK};
+use crate::error::{CliError, ErrorKind, EXIT_OK};
 use crate::output::emit;
 use veer_policy::{Policy, PolicyError};
 
@@ -10,12 +10,13 @@ use veer_policy::{Policy, PolicyError};
 /// further lines (each carries its own hint), exit 2.
 pub fn policy_error(e: &PolicyError) -> CliError {
     let mut lines = e.lines().into_iter();
-    CliError {
-        message: lines.next().unwrap_or_else(|| e.file.clone()),
-        more: lines.collect(),
-        hint: None,
-        code: EXIT_ERROR,
-    }
+    let mut error = CliError::new(
+        ErrorKind::Policy,
+        lines.next().unwrap_or_else(|| e.file.clone()),
+    );
+    error.more = lines.collect();
+    error.file = Some(e.file.clone());
+    error
 }
 
 /// Loads a policy, printing its load warnings to stderr.

@@ -161,11 +161,19 @@ fn every_format_shows_the_policy_comparison() {
     assert!(markdown.contains("### Policy"), "{markdown}");
     assert!(markdown.contains("**Regressions (1)**"), "{markdown}");
     assert!(markdown.contains("confirm-before-refund"), "{markdown}");
+    // JUnit fails exactly what tripped the gate: nothing with the gate off (exit 0), the
+    // regression under `--fail-on minor` (exit 1).
     let junit = veer_ok(&["diff", &b, &c, "--policy", &p, "--format", "junit"], 0).stdout;
     assert!(
         junit.contains("name=\"regression: confirm-before-refund\""),
         "{junit}"
     );
+    assert!(
+        junit.contains("policy\" tests=\"1\" failures=\"0\""),
+        "{junit}"
+    );
+    let gated = &["diff", &b, &c, "--policy", &p, "--format", "junit"];
+    let junit = veer_ok(&[gated.as_slice(), &["--fail-on", "minor"]].concat(), 1).stdout;
     assert!(
         junit.contains("policy\" tests=\"1\" failures=\"1\""),
         "{junit}"
