@@ -14,6 +14,7 @@ mod experiment_run;
 mod fingerprint;
 mod formats_more;
 mod formats_otel;
+mod golden;
 mod hostile;
 mod html;
 mod inspect;
