@@ -39,11 +39,9 @@ pub struct InspectTurn {
     pub text: String,
 }
 
-/// The whole `inspect` report.
+/// The `inspect` report of one trace (an entry of the JSON document's `traces`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InspectReport {
-    /// JSON schema version.
-    pub schema_version: &'static str,
     /// The trace path.
     pub source: String,
     /// traxr run label, or the `.agentlog` file stem.

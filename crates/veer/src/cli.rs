@@ -268,7 +268,7 @@ pub struct InspectArgs {
 pub enum InspectFormat {
     /// A table for a terminal.
     Terminal,
-    /// JSON (schema_version 1).
+    /// JSON: {schema_version, traces: [...], log (an Inspect AI log)} (`veer schema inspect`).
     Json,
 }
 
@@ -311,7 +311,7 @@ pub struct ScanArgs {
 pub enum ScanFormat {
     /// `file:line:column: kind` lines and a summary.
     Terminal,
-    /// JSON (schema_version 1).
+    /// JSON: {schema_version, files_scanned, findings, errors} (`veer schema scan`).
     Json,
 }
 
@@ -509,7 +509,7 @@ pub fn parse_fail_on(s: &str) -> Result<veer_policy::Level, String> {
 pub enum CheckFormat {
     /// One line per violation.
     Terminal,
-    /// JSON: {schema_version, policy, trace, violations, gate}.
+    /// JSON: {schema_version, policy, traces: [{trace, violations}], gate} (`veer schema check`).
     Json,
     /// A Markdown table for a pull-request comment.
     Markdown,
@@ -579,7 +579,8 @@ pub struct GateArgs {
 pub enum GateFormat {
     /// A short summary.
     Terminal,
-    /// JSON: {worst_axis, fingerprint (when it counts), policy_regressions, gate}.
+    /// JSON: {schema_version, report, worst_axis, fingerprint (when it counts), policy_source,
+    /// regressions, gate} (`veer schema gate`).
     Json,
 }
 

@@ -4,9 +4,14 @@ use crate::style::Style;
 use serde::Serialize;
 use veer_policy::{Gate, Level, Violation};
 
+/// Version of the `veer gate` JSON document (added in this version; earlier reports had none).
+pub const GATE_SCHEMA_VERSION: &str = "1";
+
 /// The result of `veer gate`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GateReport {
+    /// JSON schema version ([`GATE_SCHEMA_VERSION`]).
+    pub schema_version: &'static str,
     /// The report file.
     pub report: String,
     /// Worst axis severity over every pair of the report.

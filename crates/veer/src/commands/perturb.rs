@@ -13,11 +13,15 @@ use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbErr
 /// Largest input read (documents, not traces): 256 MiB.
 const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
 
-/// What the command did, as printed (`--format json`: schema_version 1). One shape for one
-/// operator and for `--all`.
+/// Version of the summary's JSON document: "2" since it is a string like every other
+/// document's (version 1 was the integer 1).
+const PERTURB_SCHEMA_VERSION: &str = "2";
+
+/// What the command did, as printed (`--format json`). One shape for one operator and for
+/// `--all`.
 #[derive(Debug, Serialize)]
 struct Summary {
-    schema_version: u32,
+    schema_version: &'static str,
     file: String,
     base_seed: u64,
     bytes_in: usize,
@@ -87,7 +91,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
     }
     let content = read_text(&args.file)?;
     let mut summary = Summary {
-        schema_version: 1,
+        schema_version: PERTURB_SCHEMA_VERSION,
         file: file.clone(),
         base_seed: args.seed,
         bytes_in: content.len(),

@@ -166,10 +166,16 @@ fn one_response_with_twenty_thousand_tool_calls() {
     );
     let inspect_json: Value =
         serde_json::from_str(&veer_ok(&["inspect", c, "--format", "json"], 0).stdout).unwrap();
-    let listed = inspect_json["turns"][0]["tools"].as_array().unwrap().len();
+    let listed = inspect_json["traces"][0]["turns"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(listed, calls(true).len(), "JSON lists every call");
 
     let check = veer_ok(&["check", c, "--policy", policy, "--format", "json"], 1).stdout;
     let check: Value = serde_json::from_str(&check).unwrap();
-    assert!(!check["violations"].as_array().unwrap().is_empty());
+    assert!(!check["traces"][0]["violations"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 }

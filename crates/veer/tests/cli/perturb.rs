@@ -118,7 +118,7 @@ fn json_summary_and_skips() {
     );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(schema_errors(&v), Vec::<String>::new());
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], "2");
     assert_eq!(v["base_seed"], 42);
     let p = &v["perturbations"][0];
     assert_eq!(v["perturbations"].as_array().unwrap().len(), 1);

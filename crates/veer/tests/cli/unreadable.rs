@@ -507,7 +507,7 @@ fn inspect_and_experiment_directories_skip_fifos() {
         r.stderr
     );
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 4);
+    assert_eq!(v["traces"].as_array().unwrap().len(), 4);
 
     let exp = tmp.path().join("exp");
     copy("demo/baseline.agentlog", &exp.join("baseline.agentlog"));
@@ -549,7 +549,7 @@ fn symlinks_are_followed_to_regular_files_and_skipped_otherwise() {
     std::os::unix::fs::symlink("../fifo", d.join("to-fifo.agentlog")).unwrap();
     let r = veer_code(tmp.path(), &["inspect", "d", "--format", "json"], 0);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    let sources: Vec<&str> = v
+    let sources: Vec<&str> = v["traces"]
         .as_array()
         .unwrap()
         .iter()
@@ -590,6 +590,6 @@ fn a_fifo_named_as_an_argument_is_read_as_a_stream() {
     );
     writer.join().unwrap().unwrap();
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["source"], "run.agentlog");
-    assert!(!v["turns"].as_array().unwrap().is_empty());
+    assert_eq!(v["traces"][0]["source"], "run.agentlog");
+    assert!(!v["traces"][0]["turns"].as_array().unwrap().is_empty());
 }
