@@ -5,7 +5,7 @@ use crate::align::Step;
 use serde::Serialize;
 
 /// How responses are paired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PairBy {
     /// The i-th response of baseline session k with the i-th of candidate session k.
@@ -16,7 +16,7 @@ pub enum PairBy {
 }
 
 /// One compared pair of responses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Pair {
     /// Baseline turn index (0-based, among the baseline's responses).
     pub baseline_turn: usize,

@@ -4,7 +4,7 @@ use crate::model::{Kind, Severity};
 use serde::Serialize;
 
 /// One broken rule at one place.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Violation {
     /// The rule's id.
     pub rule_id: String,

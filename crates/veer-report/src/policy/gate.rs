@@ -8,7 +8,7 @@ use veer_policy::{Gate, Level, Violation};
 pub const GATE_SCHEMA_VERSION: &str = "1";
 
 /// The result of `veer gate`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GateReport {
     /// JSON schema version ([`GATE_SCHEMA_VERSION`]).
     pub schema_version: &'static str,

@@ -66,7 +66,7 @@ pub const INSPECT_SCHEMA_VERSION: &str = "2";
 /// The `veer inspect --format json` document, one shape for every input: `traces` holds every
 /// trace shown (one for a trace file, every run of a traxr results file; empty for an Inspect
 /// AI log), `log` the summary of an Inspect AI log (absent otherwise).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct InspectDocument {
     /// JSON schema version ([`INSPECT_SCHEMA_VERSION`]).
     pub schema_version: &'static str,

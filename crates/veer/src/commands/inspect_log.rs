@@ -111,7 +111,7 @@ fn write_new(target: &Path, bytes: &[u8]) -> Result<(), CliError> {
 }
 
 /// One sample-epoch as `veer inspect` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SampleRow {
     /// Sample id.
     pub case: String,
@@ -136,7 +136,7 @@ pub struct SampleRow {
 }
 
 /// `veer inspect LOG`: the whole log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LogReport {
     /// The log path.
     pub source: String,

@@ -15,4 +15,5 @@ pub mod policy;
 pub mod pooled;
 pub mod record;
 pub mod scan;
+pub mod schema;
 pub mod synth;

@@ -19,8 +19,8 @@ const PERTURB_SCHEMA_VERSION: &str = "2";
 
 /// What the command did, as printed (`--format json`). One shape for one operator and for
 /// `--all`.
-#[derive(Debug, Serialize)]
-struct Summary {
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct Summary {
     schema_version: &'static str,
     file: String,
     base_seed: u64,
@@ -30,7 +30,8 @@ struct Summary {
 }
 
 /// One operator's result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[schemars(transform = applied_schema)]
 struct Applied {
     operator: &'static str,
     /// The operator's own seed, in `0..2^32`.
@@ -47,6 +48,30 @@ struct Applied {
     /// counts such an operator as applied: one column to swap, no numeric column, fewer than 3
     /// paragraphs, …); `null` otherwise.
     note: Option<&'static str>,
+}
+
+/// What the field types cannot say: `status` is `applied` or `skipped`; a skipped operator
+/// wrote no file (`out` and `bytes_out` null), an applied one has no `reason`.
+fn applied_schema(schema: &mut schemars::Schema) {
+    if let Some(status) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("status"))
+        .and_then(|s| s.as_object_mut())
+    {
+        status.insert("enum".into(), serde_json::json!(["applied", "skipped"]));
+    }
+    schema.insert(
+        "if".into(),
+        serde_json::json!({"properties": {"status": {"const": "skipped"}}}),
+    );
+    schema.insert(
+        "then".into(),
+        serde_json::json!({"properties": {"out": {"type": "null"}, "bytes_out": {"type": "null"}}}),
+    );
+    schema.insert(
+        "else".into(),
+        serde_json::json!({"properties": {"reason": {"type": "null"}}}),
+    );
 }
 
 /// Runs `veer experiment perturb`.

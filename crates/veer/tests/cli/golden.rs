@@ -497,3 +497,68 @@ fn json_outputs_equal_their_goldens_on_1_and_3_threads() {
         failures.join("\n")
     );
 }
+
+/// Every golden validates against the schema `veer schema <command>` publishes (its directory
+/// under `tests/golden/` is named after the document).
+#[test]
+fn goldens_validate_against_their_schemas() {
+    let mut failures = Vec::new();
+    for case in CASES {
+        let text = std::fs::read_to_string(golden_path(case)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let file = format!("{}.schema.json", case.command);
+        for e in crate::common::schema_violations(&file, &v) {
+            failures.push(format!("{}/{}: {e}", case.command, case.case));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The schemas committed under `docs/json-schema/` are exactly what `veer schema` generates
+/// from the report types, and nothing else is there.
+#[test]
+fn committed_schemas_match_the_generated_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let r = crate::common::veer_ok(&["schema", "--all-to", dir], 0);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    let committed = root().join("docs/json-schema");
+    let names = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let hint = "regenerate with: cargo run -p veer -- schema --all-to docs/json-schema";
+    assert_eq!(names(&committed), names(tmp.path()), "{hint}");
+    for name in names(tmp.path()) {
+        let fresh = std::fs::read(tmp.path().join(&name)).unwrap();
+        let old = std::fs::read(committed.join(&name)).unwrap();
+        assert!(
+            fresh == old,
+            "docs/json-schema/{name} is not what the types generate; {hint}"
+        );
+    }
+    // `veer schema NAME` prints the same bytes; `--list` names every file.
+    let list = crate::common::veer_ok(&["schema", "--list"], 0).stdout;
+    for line in list.lines() {
+        let name = line.split_whitespace().next().unwrap();
+        let one = crate::common::veer_ok(&["schema", name], 0).stdout;
+        let file = std::fs::read_to_string(committed.join(format!("{name}.schema.json"))).unwrap();
+        assert_eq!(one, file, "veer schema {name}");
+    }
+    let r = crate::common::veer(&["schema", "nope"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("no JSON document is named \"nope\""),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("hint: one of: diff, diff-directory"),
+        "{}",
+        r.stderr
+    );
+}

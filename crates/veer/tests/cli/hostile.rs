@@ -121,7 +121,7 @@ fn one_response_with_twenty_thousand_tool_calls() {
     for text in [&plain, &with_policy] {
         let report: Value = serde_json::from_str(text).unwrap();
         assert_eq!(
-            schema_violations("diff-report.schema.json", &report),
+            crate::common::diff_schema_violations(&report),
             Vec::<String>::new()
         );
         assert_eq!(report["pair_count"], 2);

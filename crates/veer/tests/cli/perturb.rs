@@ -6,9 +6,9 @@ use crate::common::{fixtures, veer, veer_ok};
 use serde_json::Value;
 use std::path::Path;
 
-/// Violations of `docs/json-schema/perturb-summary.schema.json` by `summary`.
+/// Violations of `docs/json-schema/perturb.schema.json` by `summary`.
 fn schema_errors(summary: &Value) -> Vec<String> {
-    crate::common::schema_violations("perturb-summary.schema.json", summary)
+    crate::common::schema_violations("perturb.schema.json", summary)
 }
 
 const TABULAR: [&str; 7] = [
