@@ -27,6 +27,7 @@ mod output_safety;
 mod perturb;
 mod policy;
 mod record;
+mod redaction_layout;
 mod scan;
 mod secrets_in_messages;
 mod unreadable;
