@@ -4,7 +4,7 @@
 //! `approximate_edit_distance`, the inspect row's tools cut. The time is measured by
 //! `bench/hostile.sh`, not here.
 
-use crate::common::{examples, schema_violations, veer_ok};
+use crate::common::{examples, veer_ok};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;

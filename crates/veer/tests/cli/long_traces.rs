@@ -3,7 +3,7 @@
 //! budget, the turn alignment anchored and labelled — and the JSON is byte-identical whatever
 //! the thread count.
 
-use crate::common::{schema_violations, veer, veer_ok};
+use crate::common::{veer, veer_ok};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
