@@ -15,7 +15,7 @@ const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
 
 /// Version of the summary's JSON document: "2" since it is a string like every other
 /// document's (version 1 was the integer 1).
-const PERTURB_SCHEMA_VERSION: &str = "2";
+pub(crate) const PERTURB_SCHEMA_VERSION: &str = "2";
 
 /// What the command did, as printed (`--format json`). One shape for one operator and for
 /// `--all`.

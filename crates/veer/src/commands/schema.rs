@@ -16,59 +16,75 @@ pub struct Document {
     pub name: &'static str,
     /// The command whose `--format json` output it describes.
     pub written_by: &'static str,
+    /// The `schema_version` it is written with (a `const` in the schema).
+    pub version: &'static str,
     /// Builds the schema.
     schema: fn() -> Value,
 }
+
+/// The `schema_version` of `veer experiment pair` and `analyze` documents (veer-experiment
+/// writes the literal).
+const EXPERIMENT_SCHEMA_VERSION: &str = "1";
 
 /// Every document veer writes as JSON, in `veer schema --list` order.
 pub const DOCUMENTS: &[Document] = &[
     Document {
         name: "diff",
+        version: veer_diff::report::DIFF_SCHEMA_VERSION,
         written_by: "veer diff BASELINE CANDIDATE (two trace files)",
         schema: generate::<veer_diff::report::DiffReport>,
     },
     Document {
         name: "diff-directory",
+        version: veer_diff::report::DIFF_SCHEMA_VERSION,
         written_by: "veer diff BASELINE_DIR CANDIDATE_DIR (two directories)",
         schema: generate::<veer_diff::report::DirectoryReport>,
     },
     Document {
         name: "check",
+        version: veer_report::policy::json::CHECK_SCHEMA_VERSION,
         written_by: "veer check",
         schema: generate::<veer_report::policy::json::CheckDocument>,
     },
     Document {
         name: "gate",
+        version: veer_report::policy::gate::GATE_SCHEMA_VERSION,
         written_by: "veer gate",
         schema: generate::<veer_report::policy::gate::GateReport>,
     },
     Document {
         name: "inspect",
+        version: super::inspect::INSPECT_SCHEMA_VERSION,
         written_by: "veer inspect",
         schema: generate::<super::inspect::InspectDocument>,
     },
     Document {
         name: "scan",
+        version: veer_report::SCHEMA_VERSION,
         written_by: "veer scan",
         schema: generate::<super::scan::ScanReport>,
     },
     Document {
         name: "perturb",
+        version: super::perturb::PERTURB_SCHEMA_VERSION,
         written_by: "veer experiment perturb (the summary on stdout)",
         schema: generate::<super::perturb::Summary>,
     },
     Document {
         name: "experiment-pair",
+        version: EXPERIMENT_SCHEMA_VERSION,
         written_by: "veer experiment pair",
         schema: generate::<veer_experiment::PairReport>,
     },
     Document {
         name: "experiment-analyze",
+        version: EXPERIMENT_SCHEMA_VERSION,
         written_by: "veer experiment analyze (and veer experiment run's printed analysis)",
         schema: generate::<veer_experiment::ExperimentReport>,
     },
     Document {
         name: "experiment-results",
+        version: EXPERIMENT_SCHEMA_VERSION,
         written_by: "veer experiment run (DIR/results.json, traxr's results layout)",
         schema: generate::<veer_experiment::ExperimentReport>,
     },
@@ -125,9 +141,19 @@ pub fn find(name: &str) -> Option<&'static Document> {
     DOCUMENTS.iter().find(|d| d.name == name)
 }
 
+/// The schema of `doc`, its `schema_version` pinned to the version the document is written
+/// with.
+pub fn schema(doc: &Document) -> Value {
+    let mut schema = (doc.schema)();
+    if let Some(Value::Object(version)) = schema.pointer_mut("/properties/schema_version") {
+        version.insert("const".into(), Value::String(doc.version.into()));
+    }
+    schema
+}
+
 /// The schema of `doc` as pretty JSON with a trailing newline (the committed file's bytes).
 pub fn render(doc: &Document) -> String {
-    veer_report::json::to_json(&(doc.schema)())
+    veer_report::json::to_json(&schema(doc))
 }
 
 /// Runs `veer schema`.
