@@ -30,7 +30,7 @@ pub struct PairSummary {
 }
 
 /// One axis of a [`PairSummary`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AxisSummary {
     /// The axis.
     pub axis: Axis,

@@ -73,7 +73,7 @@ impl Axis {
 }
 
 /// Whether a row's change is a regression, an improvement, or no change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Severity `none`: nothing to call better or worse.
@@ -109,7 +109,7 @@ impl Direction {
 
 /// Where one observation of an axis comes from: a pair (both turns), or a turn the pairing
 /// left unpaired (one side null).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Position {
     /// Baseline turn (0-based among the baseline's responses); null for an inserted turn.
     pub baseline_turn: Option<usize>,
@@ -118,7 +118,7 @@ pub struct Position {
 }
 
 /// The largest single-pair change of an axis.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LargestChange {
     /// Candidate value − baseline value of that pair, in the axis unit.
     pub delta: f64,

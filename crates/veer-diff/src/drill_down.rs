@@ -13,7 +13,7 @@ use veer_trace::features::shingles;
 pub const DRILL_DOWN_K: usize = 5;
 
 /// One axis of one pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PairAxisScore {
     /// The axis.
     pub axis: Axis,
@@ -28,7 +28,7 @@ pub struct PairAxisScore {
 }
 
 /// The drill-down of one pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PairDrilldown {
     /// Index of the pair in the pair list.
     pub pair_index: usize,

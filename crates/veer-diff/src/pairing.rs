@@ -7,7 +7,7 @@ use crate::align::Step;
 use serde::Serialize;
 
 /// How responses are paired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PairBy {
     /// Index pairing when the alignment pairs every turn one-to-one in order (then both give
@@ -66,7 +66,7 @@ pub fn unpaired_with_calls(
 }
 
 /// One compared pair of responses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Pair {
     /// Baseline turn index (0-based, among the baseline's responses).
     pub baseline_turn: usize,

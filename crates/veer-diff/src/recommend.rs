@@ -37,7 +37,7 @@ impl Evidence {
 pub const MAX_RECOMMENDATIONS: usize = 8;
 
 /// How urgent a recommendation is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RecSeverity {
     /// Informational.
@@ -49,7 +49,7 @@ pub enum RecSeverity {
 }
 
 /// What the recommendation asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Put back something the candidate lost.
@@ -67,7 +67,7 @@ pub enum Action {
 }
 
 /// One recommendation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Recommendation {
     /// Urgency.
     pub severity: RecSeverity,

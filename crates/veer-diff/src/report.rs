@@ -17,11 +17,11 @@ use serde::Serialize;
 use veer_experiment::StructuralBlock;
 use veer_policy::{Gate, PolicyDiff};
 
-/// Version of the diff report JSON schema (`docs/json-schema/diff-report.schema.json`).
+/// Version of the diff report JSON schema (`veer schema diff`, `docs/json-schema/diff.schema.json`).
 pub const DIFF_SCHEMA_VERSION: &str = "2";
 
 /// One compared trace: where it came from and its trace id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TraceRef {
     /// Path as the user gave it (directory mode: the file inside the directory).
     pub path: String,
@@ -30,7 +30,7 @@ pub struct TraceRef {
 }
 
 /// How much the pair count supports the severities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum StatisticalPower {
     /// Fewer than 5 pairs.
@@ -75,7 +75,7 @@ impl StatisticalPower {
 }
 
 /// The behaviour diff of one baseline/candidate trace pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DiffReport {
     /// JSON schema version ([`DIFF_SCHEMA_VERSION`]).
     pub schema_version: &'static str,
@@ -164,7 +164,7 @@ impl DiffReport {
 }
 
 /// One matched pair of files in directory mode.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DirectoryPair {
     /// Relative path in the baseline directory (`/`-separated).
     pub baseline: String,
@@ -179,7 +179,7 @@ pub struct DirectoryPair {
 /// before its first model call), or two formats that cannot be compared. It is an error row of
 /// every format, counts as a failure of the gate, and is left out of the aggregate and the
 /// pooled fingerprint test.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PairError {
     /// Relative path in the baseline directory (`/`-separated).
     pub baseline: String,
@@ -201,7 +201,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// Files present on one side only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default, schemars::JsonSchema)]
 pub struct Unmatched {
     /// Relative paths found only under the baseline directory.
     pub baseline_only: Vec<String>,
@@ -210,7 +210,7 @@ pub struct Unmatched {
 }
 
 /// Severity counts of one axis across the trace pairs of a directory diff.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AxisAggregate {
     /// The axis.
     pub axis: Axis,
@@ -229,7 +229,7 @@ pub struct AxisAggregate {
 }
 
 /// Summary of a directory diff.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Aggregate {
     /// Number of matched trace pairs measured (the pairs of the report).
     pub trace_pairs: usize,
@@ -250,7 +250,7 @@ pub struct Aggregate {
 }
 
 /// The diff of two directories of traces paired by relative path.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DirectoryReport {
     /// JSON schema version ([`DIFF_SCHEMA_VERSION`]).
     pub schema_version: &'static str,
@@ -274,7 +274,7 @@ pub struct DirectoryReport {
 /// Everything of a [`DirectoryReport`] but its pairs: what a streaming printer receives once
 /// every pair has gone past (the pairs themselves arrive one by one, in path order). Serializes
 /// to the fields that follow `pairs` in the directory JSON, in the same order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DirectorySummary {
     /// Matched pairs that could not be measured, in relative-path byte order; omitted when
     /// there is none.

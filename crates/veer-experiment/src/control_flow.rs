@@ -40,7 +40,7 @@ pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
 
 /// Control-flow changes of the perturbed run against the clean run. Field order is traxr's
 /// `to_dict()` order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
 pub struct ControlFlowChanges {
     /// Aligned substitutions of type `different_agent_routed`; ≥ 0.
     pub reroutes: usize,

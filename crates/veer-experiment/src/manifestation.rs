@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 /// A fine manifestation category. Declaration order is traxr's `FINE_CATEGORIES`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Manifestation {
     /// Null answer alongside an early stop or large trace divergence.
@@ -28,7 +30,9 @@ pub enum Manifestation {
 }
 
 /// A manifestation group. Declaration order is traxr's `MANIFESTATION_GROUPS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ManifestationGroup {
     /// Silent semantic corruption and unexplained outcome changes.

@@ -14,7 +14,7 @@ use serde::Serialize;
 pub type Status = String;
 
 /// One perturbed run compared with the baseline. Field order is traxr's DataFrame order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PairResult {
     /// Source file basename (traxr), or the experiment directory's name.
     pub item_id: Option<String>,

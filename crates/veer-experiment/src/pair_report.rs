@@ -15,7 +15,7 @@ use serde_json::Value;
 use veer_trace::Trace;
 
 /// traxr's `EditDistanceResult.to_dict()`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct EditDistanceDict {
     /// Levenshtein distance over signatures.
     pub distance: usize,
@@ -34,7 +34,7 @@ pub struct EditDistanceDict {
 }
 
 /// One aligned pair with full event objects (`--detail`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AlignedPairDetail {
     /// Position in the alignment, 0..L−1.
     pub index: usize,
@@ -49,7 +49,7 @@ pub struct AlignedPairDetail {
 }
 
 /// The whole `veer experiment pair` report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PairReport {
     /// Schema version of veer's JSON.
     pub schema_version: &'static str,

@@ -39,7 +39,7 @@ pub struct SummaryFacts {
 }
 
 /// An experiment's results: traxr's `to_dict()` layout plus veer's `errors`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ExperimentReport {
     /// Schema version of veer's JSON.
     pub schema_version: &'static str,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use veer_trace::Trace;
 
 /// Edit distance over structural signatures and its decomposition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EditDistance {
     /// Levenshtein distance, in edits; ≥ 0.
     pub distance: usize,
@@ -22,7 +22,7 @@ pub struct EditDistance {
 }
 
 /// Structural divergence of a candidate trace from its baseline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StructuralBlock {
     /// distance / longer length, in [0, 1]; 0 = identical signatures, 1 = nothing shared
     /// (or one side empty).

@@ -25,7 +25,7 @@ pub struct AlignedPair {
 }
 
 /// The first structural divergence.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq)]
 pub struct FirstDivergence {
     /// t*: the clean event's `step_num`, else the perturbed event's.
     pub step: i64,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use veer_trace::Trace;
 
 /// The policy comparison of two traces (`policy` in JSON reports).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PolicyDiff {
     /// Violations of the baseline.
     pub baseline_violations: Vec<Violation>,

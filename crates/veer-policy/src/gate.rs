@@ -70,6 +70,29 @@ impl Serialize for Level {
     }
 }
 
+impl schemars::JsonSchema for Level {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Level".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A gate level, lowest to highest.",
+            "type": "string",
+            "enum": ["none", "minor", "moderate", "severe"]
+        })
+    }
+}
+
+/// The schema of a `--fail-on` threshold as written in a report: `never` for [`Level::None`].
+fn threshold_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "The --fail-on threshold (never: the gate is off).",
+        "type": "string",
+        "enum": ["never", "minor", "moderate", "severe"]
+    })
+}
+
 impl From<Severity> for Level {
     fn from(s: Severity) -> Level {
         match s {
@@ -85,10 +108,11 @@ fn serialize_threshold<S: Serializer>(l: &Level, s: S) -> Result<S::Ok, S::Error
 }
 
 /// The gate's decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Gate {
     /// The threshold (`never` when disabled).
     #[serde(serialize_with = "serialize_threshold")]
+    #[schemars(schema_with = "threshold_schema")]
     pub fail_on: Level,
     /// The worst signal seen.
     pub worst: Level,

@@ -10,7 +10,7 @@ use serde::Serialize;
 use veer_trace::{Json, Kind as RecordKind, Trace};
 
 /// What the live policy did about a violation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// `--enforce replace`: the response was blocked and the agent got a replacement text.
@@ -56,7 +56,7 @@ impl Action {
 }
 
 /// One violation the live policy judged while the run was recorded.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct LiveDecision {
     /// What the policy did.
     pub action: Action,
@@ -183,7 +183,7 @@ pub fn decision_line(d: &LiveDecision) -> String {
 }
 
 /// The live-policy decisions of both sides of a diff.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct Enforcement {
     /// The baseline recording's decisions, in file order.
     pub baseline: Vec<LiveDecision>,

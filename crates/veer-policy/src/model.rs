@@ -8,7 +8,9 @@ use crate::when::Condition;
 use serde::Serialize;
 
 /// A policy severity, ordered `info < warning < error < critical`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// `info` (gate rank minor).
@@ -43,7 +45,7 @@ impl Severity {
 }
 
 /// Where a rule looks: the whole trace or each policy session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// One unit: the whole trace (the default).
@@ -53,7 +55,7 @@ pub enum Scope {
 }
 
 /// The fourteen rule kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Tool A must be called before tool B.

@@ -24,7 +24,7 @@ impl Default for SuggestOptions {
 }
 
 /// The parameters of a suggested `must_call_before` rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SuggestedParams {
     /// The tool that comes first.
     pub first: String,
@@ -33,7 +33,7 @@ pub struct SuggestedParams {
 }
 
 /// One suggested rule.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Suggestion {
     /// `"<first>-before-<then>"`.
     pub rule_id: String,

@@ -4,7 +4,7 @@ use crate::model::{Kind, Severity};
 use serde::Serialize;
 
 /// One broken rule at one place.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Violation {
     /// The rule's id.
     pub rule_id: String,
@@ -28,7 +28,7 @@ pub struct Violation {
 }
 
 /// How a violation stands when it is not simply found in the trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ViolationStatus {
     /// The live policy blocked the offending response (replaced it or refused it) while the

@@ -6,7 +6,7 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table}
 use serde::Serialize;
 
 /// One tool call of a turn, as shown by `inspect`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct InspectTool {
     /// Tool name.
     pub name: String,
@@ -15,7 +15,7 @@ pub struct InspectTool {
 }
 
 /// One turn (response) of the trace.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct InspectTurn {
     /// Recorded session (split at metadata records), 0-based.
     pub session: usize,
@@ -39,11 +39,9 @@ pub struct InspectTurn {
     pub text: String,
 }
 
-/// The whole `inspect` report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The `inspect` report of one trace (an entry of the JSON document's `traces`).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct InspectReport {
-    /// JSON schema version.
-    pub schema_version: &'static str,
     /// The trace path.
     pub source: String,
     /// traxr run label, or the `.agentlog` file stem.

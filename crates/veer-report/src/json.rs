@@ -1,11 +1,26 @@
 //! The JSON printer: pretty-printed, keys in struct order, a trailing newline. Floats print in
 //! shortest round-trip form, so the same report always gives the same bytes.
+//!
+//! Redaction happens here, on values: every string of the document (keys included) passes
+//! through the redactor ([`veer_secrets::display::redactor`], on unless `--no-redact`) before
+//! it is written, so a report holding a secret keeps exactly the layout it would have without
+//! one (issue 27 item 5); nothing re-parses rendered text.
 
 use serde::Serialize;
+use serde_json::Value;
 
-/// Serialises `report` as pretty JSON followed by `\n`.
+/// `value` as a JSON tree whose strings have been redacted (unchanged when redaction is off).
+pub fn redacted_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Value> {
+    let mut tree = serde_json::to_value(value)?;
+    if let Some(detector) = veer_secrets::display::redactor() {
+        detector.redact_json(&mut tree);
+    }
+    Ok(tree)
+}
+
+/// Serialises `report` as pretty JSON followed by `\n`, its strings redacted.
 pub fn to_json<T: Serialize>(report: &T) -> String {
-    match serde_json::to_string_pretty(report) {
+    match redacted_value(report).and_then(|tree| serde_json::to_string_pretty(&tree)) {
         Ok(mut s) => {
             s.push('\n');
             s
@@ -34,7 +49,7 @@ impl DirectoryJson {
 /// `text` pretty-printed as `serde_json` does at the top level, each line after the first
 /// indented by `indent` more spaces (the first line is placed by the caller).
 fn indented<T: Serialize>(value: &T, indent: &str) -> String {
-    let text = match serde_json::to_string_pretty(value) {
+    let text = match redacted_value(value).and_then(|tree| serde_json::to_string_pretty(&tree)) {
         Ok(s) => s,
         Err(e) => format!("{{\"error\": \"cannot serialise report: {e}\"}}"),
     };

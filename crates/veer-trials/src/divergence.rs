@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::TrialsError;
 
 /// The modal first-divergence turn of a case.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FirstDivergence {
     /// The turn most cross-side pairs first diverge at (the earliest on a tie); None when no
     /// cross pair diverges.

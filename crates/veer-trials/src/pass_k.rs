@@ -8,7 +8,7 @@ use crate::error::TrialsError;
 use crate::rates::Count;
 
 /// pass^k for one side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PassHatK {
     /// Cases averaged over.
     pub cases: u32,

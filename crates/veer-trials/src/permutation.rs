@@ -46,7 +46,7 @@ impl Default for PermutationOptions {
 }
 
 /// How a permutation p-value was computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum PermutationMethod {
     /// Every relabelling enumerated.

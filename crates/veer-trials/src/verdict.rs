@@ -291,7 +291,7 @@ pub struct SuiteTest {
 }
 
 /// The outcome of one suite-level test after Holm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SuiteOutcome {
     /// Holm-adjusted p < α in the worse direction and effect beyond the margin.

@@ -96,6 +96,12 @@ pub enum Command {
         after_help = "Examples:\n  veer scan traces/\n  veer scan run.agentlog --patterns team-patterns.yaml --format json\n\nA patterns file adds kinds of your own:\n  patterns:\n    - name: internal_token\n      regex: 'itk_[a-z0-9]{32}'"
     )]
     Scan(ScanArgs),
+    /// Print the JSON Schema of a `--format json` document (generated from the types that
+    /// write it; the same files are committed under docs/json-schema/).
+    #[command(
+        after_help = "Examples:\n  veer schema --list\n  veer schema diff\n  veer schema check -o check.schema.json\n  veer schema --all-to docs/json-schema    # regenerate the committed schemas"
+    )]
+    Schema(SchemaArgs),
     /// Perturbation experiments with traxr's trace-level metrics: d_norm, the first structural
     /// divergence t* and t*/T, control-flow changes, answers, token overhead, the
     /// manifestation and the noise floor, for one clean/perturbed pair or a whole experiment.
@@ -306,7 +312,7 @@ pub struct InspectArgs {
 pub enum InspectFormat {
     /// A table for a terminal.
     Terminal,
-    /// JSON (schema_version 1).
+    /// JSON: {schema_version, traces: [...], log (an Inspect AI log)} (`veer schema inspect`).
     Json,
 }
 
@@ -316,6 +322,23 @@ pub struct DemoArgs {
     /// Output format (every format of `veer diff`).
     #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
     pub format: DiffFormat,
+}
+
+/// `veer schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The document: diff, diff-directory, check, gate, inspect, scan, perturb,
+    /// experiment-pair, experiment-analyze, experiment-results (`--list` describes each).
+    #[arg(value_name = "NAME", required_unless_present_any = ["list", "all_to"])]
+    pub name: Option<String>,
+    /// List every document name and the command that writes it.
+    #[arg(long, conflicts_with_all = ["name", "all_to"])]
+    pub list: bool,
+    /// Write every schema to DIR/NAME.schema.json (how docs/json-schema/ is regenerated).
+    #[arg(long, value_name = "DIR", conflicts_with = "name")]
+    pub all_to: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// `veer scan`.
@@ -349,7 +372,7 @@ pub struct ScanArgs {
 pub enum ScanFormat {
     /// `file:line:column: kind` lines and a summary.
     Terminal,
-    /// JSON (schema_version 1).
+    /// JSON: {schema_version, files_scanned, findings, errors} (`veer schema scan`).
     Json,
 }
 
@@ -509,7 +532,7 @@ pub enum PairByArg {
 pub enum DiffFormat {
     /// Tables and text for a terminal.
     Terminal,
-    /// JSON (schema in docs/json-schema/diff-report.schema.json).
+    /// JSON (`veer schema diff`, `veer schema diff-directory`).
     Json,
     /// A Markdown report for a pull-request comment.
     Markdown,
@@ -562,7 +585,7 @@ pub fn parse_fail_on(s: &str) -> Result<veer_policy::Level, String> {
 pub enum CheckFormat {
     /// One line per violation.
     Terminal,
-    /// JSON: {schema_version, policy, trace, violations, gate}.
+    /// JSON: {schema_version, policy, traces: [{trace, violations}], gate} (`veer schema check`).
     Json,
     /// A Markdown table for a pull-request comment.
     Markdown,
@@ -632,7 +655,8 @@ pub struct GateArgs {
 pub enum GateFormat {
     /// A short summary.
     Terminal,
-    /// JSON: {worst_axis, fingerprint (when it counts), policy_regressions, gate}.
+    /// JSON: {schema_version, report, worst_axis, fingerprint (when it counts), policy_source,
+    /// regressions, gate} (`veer schema gate`).
     Json,
 }
 

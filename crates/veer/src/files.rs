@@ -51,6 +51,8 @@ impl Command {
                 inputs.push(a.patterns.as_deref());
                 (inputs, vec![a.output.as_deref()])
             }
+            // --all-to writes a directory of new files; it reads nothing.
+            Command::Schema(a) => (vec![], vec![a.out.output.as_deref()]),
             Command::Experiment(ExperimentCommand::Pair(a)) => {
                 let mut inputs = vec![Some(&*a.clean), a.perturbed.as_deref()];
                 inputs.extend(a.reruns.iter().map(|p| Some(&**p)));

@@ -70,6 +70,7 @@ fn run(command: &cli::Command) -> Result<u8, error::CliError> {
         cli::Command::Gate(a) => commands::gate::run(a),
         cli::Command::Policy(cli::PolicyCommand::Validate(a)) => commands::policy::validate(a),
         cli::Command::Scan(a) => commands::scan::run(a),
+        cli::Command::Schema(a) => commands::schema::run(a),
         cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
         cli::Command::Plan(a) => commands::plan::run(a),

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use veer_trace::Json;
 
 /// What kind of behaviour change an event is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DivergenceKind {
     /// Tool calls changed: added, dropped, reshaped, repeated; or whole turns inserted/dropped.
@@ -43,7 +43,7 @@ impl DivergenceKind {
 }
 
 /// One divergence event between the traces.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Divergence {
     /// Baseline turn (0-based; may equal the baseline length for insertions at the end).
     pub baseline_turn: usize,

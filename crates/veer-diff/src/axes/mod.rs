@@ -19,7 +19,19 @@ use crate::turn::DiffTurn;
 use serde::{Deserialize, Serialize};
 
 /// One axis of the diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Axis {
     /// Wording similarity: lexical TF-IDF cosine of the texts (what it measures unless a
@@ -90,7 +102,7 @@ impl Axis {
 }
 
 /// A note attached to an axis row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Flag {
     /// Fewer than 5 (but at least 1) observations.
@@ -106,7 +118,7 @@ pub enum Flag {
 }
 
 /// One row of the diff: an axis's medians (means for rate axes), delta, interval, severity.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AxisStat {
     /// Which axis.
     pub axis: Axis,

@@ -35,7 +35,7 @@ impl Default for FingerprintOptions {
 }
 
 /// One fingerprint dimension in the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DimensionShift {
     /// Dimension name (see [`DIMENSIONS`]).
     pub name: &'static str,
@@ -48,7 +48,7 @@ pub struct DimensionShift {
 }
 
 /// The joint test of "the agent behaves differently".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FingerprintBlock {
     /// Baseline responses.
     pub n1: usize,

@@ -48,7 +48,7 @@ const CASE_WORDS: &[&str] = &[
 ];
 
 /// How a file's case key was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum KeySource {
     /// `--case-pattern`.

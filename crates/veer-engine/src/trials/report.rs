@@ -5,7 +5,7 @@ use serde::Serialize;
 use veer_trials::{FirstDivergence, PassHatK, PermutationMethod};
 
 /// The trials block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct TrialsBlock {
     /// How cases and trials were found.
     pub layout: LayoutBlock,
@@ -34,7 +34,7 @@ pub struct TrialsBlock {
 }
 
 /// How cases and trials were found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LayoutBlock {
     /// The rules that gave case keys (`pattern`, `metadata`, `subdirectory`, `siblings`,
     /// `trailing-number`, `path`).
@@ -48,7 +48,7 @@ pub struct LayoutBlock {
 }
 
 /// One practical margin: a change counts only beyond max(relative × baseline mean, absolute).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct MarginRow {
     /// The axis (or `behaviour`).
     pub measure: String,
@@ -59,7 +59,7 @@ pub struct MarginRow {
 }
 
 /// One case's result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct CaseBlock {
     /// The case key.
     pub case: String,
@@ -90,7 +90,7 @@ pub struct CaseBlock {
 }
 
 /// The trial that made a case `failed`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CaseError {
     /// The file, relative to its directory.
     pub file: String,
@@ -101,7 +101,7 @@ pub struct CaseError {
 }
 
 /// One axis in one case.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct CaseAxis {
     /// The axis.
     pub axis: &'static str,
@@ -127,7 +127,7 @@ pub struct CaseAxis {
 }
 
 /// The behaviour of one case: spreads and the excess divergence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct CaseBehaviour {
     /// Mean event-level d_norm among the baseline's trials (null at k_B = 1), in [0, 1].
     pub d_bb: Option<f64>,
@@ -150,7 +150,7 @@ pub struct CaseBehaviour {
 }
 
 /// One rule in one case.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct CaseRule {
     /// The rule id.
     pub rule: String,
@@ -169,7 +169,7 @@ pub struct CaseRule {
 }
 
 /// The modal first divergence of a case.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct FirstDivergenceBlock {
     /// The turn (structural step) most cross pairs first diverge at; null when none does.
     pub turn: Option<u32>,
@@ -182,7 +182,7 @@ pub struct FirstDivergenceBlock {
 }
 
 /// A suite-level axis test.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct SuiteAxis {
     /// The axis.
     pub axis: &'static str,
@@ -209,7 +209,7 @@ pub struct SuiteAxis {
 }
 
 /// A suite-level rule test.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct SuiteRule {
     /// The rule id.
     pub rule: String,
@@ -232,7 +232,7 @@ pub struct SuiteRule {
 }
 
 /// pass^k per side.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct PassHatKBlock {
     /// Where pass/fail came from: `outcome` (every trial's metadata `outcome`, e.g. Inspect AI
     /// scores) or `policy-clean` (a trial passes when it violates no rule).
@@ -244,7 +244,7 @@ pub struct PassHatKBlock {
 }
 
 /// The power of one axis at this design.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct PlanRow {
     /// The axis.
     pub axis: &'static str,
@@ -257,7 +257,7 @@ pub struct PlanRow {
 }
 
 /// Cases per verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct VerdictCounts {
     /// Regressed cases.
     pub regressed: usize,
@@ -276,7 +276,7 @@ pub struct VerdictCounts {
 }
 
 /// One thing that tripped the gate.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct Tripped {
     /// `axis`, `rule`, `behaviour`, `inconclusive` or `failed`.
     pub kind: &'static str,
@@ -294,7 +294,7 @@ pub struct Tripped {
 }
 
 /// The directory report of a diff with repeated trials.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct TrialsReport {
     /// The diff report schema version.
     pub schema_version: &'static str,

@@ -14,9 +14,10 @@ pub fn render(report: &ExperimentReport) -> String {
     to_sorted_json(report)
 }
 
-/// Any serialisable value as `json.dumps(value, sort_keys=True, indent=2) + "\n"`.
+/// Any serialisable value as `json.dumps(value, sort_keys=True, indent=2) + "\n"`, its strings
+/// redacted ([`crate::json::redacted_value`]), so the Python layout survives a secret.
 pub fn to_sorted_json<T: Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
+    match crate::json::redacted_value(value) {
         Ok(v) => {
             let mut out = dumps_sorted_indented(&v);
             out.push('\n');

@@ -4,9 +4,14 @@ use crate::style::Style;
 use serde::Serialize;
 use veer_policy::{Gate, Level, Violation};
 
+/// Version of the `veer gate` JSON document (added in this version; earlier reports had none).
+pub const GATE_SCHEMA_VERSION: &str = "1";
+
 /// The result of `veer gate`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GateReport {
+    /// JSON schema version ([`GATE_SCHEMA_VERSION`]).
+    pub schema_version: &'static str,
     /// The report file.
     pub report: String,
     /// Worst axis severity over every pair of the report.
@@ -26,7 +31,7 @@ pub struct GateReport {
 
 /// A policy regression `veer gate` counts, with the trace it came from: the pair's relative
 /// path in a directory report, else the candidate trace's path.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
 pub struct GateRegression {
     /// The trace (pair) the regression is in.
     pub trace: String,

@@ -1,36 +1,39 @@
-//! JSON rendering of `veer check`: `{schema_version, policy, trace, violations, gate}` for one
-//! trace; `{schema_version, policy, traces: [{trace, violations}], gate}` for a directory, with
-//! `errors: [{trace, file, line, error, hint}]` before `gate` when some traces could not be
-//! read.
+//! JSON rendering of `veer check`: one shape whatever the input (schema_version "2"):
+//! `{schema_version, policy, traces: [{trace, violations}], gate}`, one entry for one trace,
+//! with `errors: [{trace, file, line, error, hint}]` before `gate` when some traces of a
+//! directory could not be read.
 
-use super::CheckReport;
-use serde_json::{json, Value};
+use super::{CheckReport, CheckedTrace, TraceFailure};
+use serde::Serialize;
+use veer_policy::Gate;
+
+/// Version of the `veer check` JSON document: "2" since one trace is printed in the `traces`
+/// array like a directory's (version "1" printed a single trace under `trace`/`violations`).
+pub const CHECK_SCHEMA_VERSION: &str = "2";
+
+/// The `veer check --format json` document.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct CheckDocument {
+    /// JSON schema version ([`CHECK_SCHEMA_VERSION`]).
+    pub schema_version: &'static str,
+    /// The policy file as given.
+    pub policy: String,
+    /// One entry per checked trace (relative to the directory in directory mode).
+    pub traces: Vec<CheckedTrace>,
+    /// Traces of a directory that could not be read; omitted when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<TraceFailure>,
+    /// The gate over every violation (and error row).
+    pub gate: Gate,
+}
 
 /// The `veer check` report as pretty JSON.
 pub fn check(r: &CheckReport) -> String {
-    let value: Value = if !r.directory && r.traces.len() == 1 {
-        json!({
-            "schema_version": crate::SCHEMA_VERSION,
-            "policy": r.policy,
-            "trace": r.traces[0].trace,
-            "violations": r.traces[0].violations,
-            "gate": r.gate,
-        })
-    } else if r.errors.is_empty() {
-        json!({
-            "schema_version": crate::SCHEMA_VERSION,
-            "policy": r.policy,
-            "traces": r.traces,
-            "gate": r.gate,
-        })
-    } else {
-        json!({
-            "schema_version": crate::SCHEMA_VERSION,
-            "policy": r.policy,
-            "traces": r.traces,
-            "errors": r.errors,
-            "gate": r.gate,
-        })
-    };
-    crate::json::to_json(&value)
+    crate::json::to_json(&CheckDocument {
+        schema_version: CHECK_SCHEMA_VERSION,
+        policy: r.policy.clone(),
+        traces: r.traces.clone(),
+        errors: r.errors.clone(),
+        gate: r.gate,
+    })
 }

@@ -255,6 +255,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
         .map(|v| Level::from(v.violation.severity))
         .fold(axis.max(fingerprint), Level::max);
     let report = GateReport {
+        schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION,
         report: file,
         worst_axis: axis,
         fingerprint,

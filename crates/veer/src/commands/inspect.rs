@@ -58,11 +58,33 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     Err(error)
 }
 
+/// Version of the `veer inspect` JSON document: "2" since every input gives the same shape
+/// (version "1" printed one trace as an object, several as an array, an Inspect AI log as
+/// another object).
+pub const INSPECT_SCHEMA_VERSION: &str = "2";
+
+/// The `veer inspect --format json` document, one shape for every input: `traces` holds every
+/// trace shown (one for a trace file, every run of a traxr results file; empty for an Inspect
+/// AI log), `log` the summary of an Inspect AI log (absent otherwise).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct InspectDocument {
+    /// JSON schema version ([`INSPECT_SCHEMA_VERSION`]).
+    pub schema_version: &'static str,
+    /// One entry per trace, in input order.
+    pub traces: Vec<InspectReport>,
+    /// An Inspect AI log's samples; absent for other inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<super::inspect_log::LogReport>,
+}
+
 /// Renders one or more inspect reports (a results file holds several runs).
 pub fn render(reports: &[InspectReport], format: InspectFormat, colour: bool) -> String {
     match format {
-        InspectFormat::Json if reports.len() == 1 => veer_report::json::to_json(&reports[0]),
-        InspectFormat::Json => veer_report::json::to_json(&reports),
+        InspectFormat::Json => veer_report::json::to_json(&InspectDocument {
+            schema_version: INSPECT_SCHEMA_VERSION,
+            traces: reports.to_vec(),
+            log: None,
+        }),
         InspectFormat::Terminal => {
             let style = Style { colour };
             let parts: Vec<String> = reports
@@ -116,7 +138,6 @@ pub fn report(trace: &Trace) -> InspectReport {
         })
         .collect();
     InspectReport {
-        schema_version: veer_report::SCHEMA_VERSION,
         source: trace.source.clone(),
         run_label: trace.run_label.clone(),
         format: trace.format,

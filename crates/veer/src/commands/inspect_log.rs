@@ -111,7 +111,7 @@ fn write_new(target: &Path, bytes: &[u8]) -> Result<(), CliError> {
 }
 
 /// One sample-epoch as `veer inspect` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SampleRow {
     /// Sample id.
     pub case: String,
@@ -136,10 +136,8 @@ pub struct SampleRow {
 }
 
 /// `veer inspect LOG`: the whole log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LogReport {
-    /// JSON schema version.
-    pub schema_version: &'static str,
     /// The log path.
     pub source: String,
     /// Always `inspect-ai`.
@@ -172,7 +170,6 @@ pub fn inspect(
         samples.push(row(&sample));
     }
     let report = LogReport {
-        schema_version: veer_report::SCHEMA_VERSION,
         source,
         format: veer_trace::Format::Inspect,
         task: info.task,
@@ -182,7 +179,11 @@ pub fn inspect(
         samples,
     };
     let text = match format {
-        InspectFormat::Json => veer_report::json::to_json(&report),
+        InspectFormat::Json => veer_report::json::to_json(&super::inspect::InspectDocument {
+            schema_version: super::inspect::INSPECT_SCHEMA_VERSION,
+            traces: Vec::new(),
+            log: Some(report),
+        }),
         InspectFormat::Terminal => terminal(&report, colour),
     };
     emit(&text, output)?;

@@ -16,5 +16,6 @@ pub mod policy;
 pub mod pooled;
 pub mod record;
 pub mod scan;
+pub mod schema;
 pub mod synth;
 pub mod trials;

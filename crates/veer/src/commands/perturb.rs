@@ -13,11 +13,15 @@ use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbErr
 /// Largest input read (documents, not traces): 256 MiB.
 const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
 
-/// What the command did, as printed (`--format json`: schema_version 1). One shape for one
-/// operator and for `--all`.
-#[derive(Debug, Serialize)]
-struct Summary {
-    schema_version: u32,
+/// Version of the summary's JSON document: "2" since it is a string like every other
+/// document's (version 1 was the integer 1).
+pub(crate) const PERTURB_SCHEMA_VERSION: &str = "2";
+
+/// What the command did, as printed (`--format json`). One shape for one operator and for
+/// `--all`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct Summary {
+    schema_version: &'static str,
     file: String,
     base_seed: u64,
     bytes_in: usize,
@@ -26,7 +30,8 @@ struct Summary {
 }
 
 /// One operator's result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[schemars(transform = applied_schema)]
 struct Applied {
     operator: &'static str,
     /// The operator's own seed, in `0..2^32`.
@@ -43,6 +48,30 @@ struct Applied {
     /// counts such an operator as applied: one column to swap, no numeric column, fewer than 3
     /// paragraphs, …); `null` otherwise.
     note: Option<&'static str>,
+}
+
+/// What the field types cannot say: `status` is `applied` or `skipped`; a skipped operator
+/// wrote no file (`out` and `bytes_out` null), an applied one has no `reason`.
+fn applied_schema(schema: &mut schemars::Schema) {
+    if let Some(status) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("status"))
+        .and_then(|s| s.as_object_mut())
+    {
+        status.insert("enum".into(), serde_json::json!(["applied", "skipped"]));
+    }
+    schema.insert(
+        "if".into(),
+        serde_json::json!({"properties": {"status": {"const": "skipped"}}}),
+    );
+    schema.insert(
+        "then".into(),
+        serde_json::json!({"properties": {"out": {"type": "null"}, "bytes_out": {"type": "null"}}}),
+    );
+    schema.insert(
+        "else".into(),
+        serde_json::json!({"properties": {"reason": {"type": "null"}}}),
+    );
 }
 
 /// Runs `veer experiment perturb`.
@@ -87,7 +116,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
     }
     let content = read_text(&args.file)?;
     let mut summary = Summary {
-        schema_version: 1,
+        schema_version: PERTURB_SCHEMA_VERSION,
         file: file.clone(),
         base_seed: args.seed,
         bytes_in: content.len(),

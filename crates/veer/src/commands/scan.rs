@@ -15,7 +15,7 @@ use veer_secrets::{Detector, ExtraPattern};
 use veer_trace::agentlog::lines::{Line, LineReader};
 
 /// One finding with its file.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct FileFinding {
     file: String,
     line: u64,
@@ -24,7 +24,7 @@ struct FileFinding {
 }
 
 /// A path that could not be scanned: an error row.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct ScanError {
     file: String,
     error: String,
@@ -42,8 +42,8 @@ impl ScanError {
 }
 
 /// The scan report.
-#[derive(Debug, Serialize)]
-struct ScanReport {
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct ScanReport {
     schema_version: &'static str,
     files_scanned: usize,
     findings: Vec<FileFinding>,

@@ -256,7 +256,7 @@ fn directory_reports_unreadable_files_and_shows_the_rest() {
         r.stderr
     );
     let shown: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    let sources: Vec<&str> = shown
+    let sources: Vec<&str> = shown["traces"]
         .as_array()
         .unwrap()
         .iter()

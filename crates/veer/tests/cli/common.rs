@@ -68,3 +68,15 @@ pub fn schema_violations(file: &str, instance: &serde_json::Value) -> Vec<String
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect()
 }
+
+/// Violations of the schema of a `veer diff --format json` document: `diff-directory` for a
+/// directory report (it has `pairs`), `diff` for one pair.
+#[allow(dead_code)]
+pub fn diff_schema_violations(instance: &serde_json::Value) -> Vec<String> {
+    let file = if instance.get("pairs").is_some() {
+        "diff-directory.schema.json"
+    } else {
+        "diff.schema.json"
+    };
+    schema_violations(file, instance)
+}

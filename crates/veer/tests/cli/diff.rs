@@ -536,7 +536,7 @@ fn help_shows_an_example() {
 }
 
 pub(crate) fn schema_errors(instance: &Value) -> Vec<String> {
-    crate::common::schema_violations("diff-report.schema.json", instance)
+    crate::common::diff_schema_violations(instance)
 }
 
 /// Every report the six fixtures, alignment pairing and directory mode produce validates

@@ -147,7 +147,7 @@ fn check_gates_the_candidate_not_the_baseline() {
             &["check", candidate, "--policy", POLICY, "--format", "json"],
             1,
         );
-        let rules: Vec<&str> = v["violations"]
+        let rules: Vec<&str> = v["traces"][0]["violations"]
             .as_array()
             .unwrap()
             .iter()

@@ -108,7 +108,7 @@ fn converted_traces_diff_exactly_like_their_sources() {
             // Canonical: the strict reader (content ids, parents, timestamps) accepts it.
             let r = veer_ok(&["inspect", "--strict", "--format", "json", &out], 0);
             let inspect: Value = serde_json::from_str(&r.stdout).unwrap();
-            assert_eq!(inspect["format"], "agentlog");
+            assert_eq!(inspect["traces"][0]["format"], "agentlog");
             converted.push(out);
         }
         let original = diff_json(
@@ -212,7 +212,11 @@ fn check_applies_a_policy_to_otel_traces() {
             0,
         );
         let v: Value = serde_json::from_str(&r.stdout).unwrap();
-        assert_eq!(v["violations"].as_array().unwrap().len(), 0, "{dir}: {v}");
+        assert_eq!(
+            v["traces"][0]["violations"].as_array().unwrap().len(),
+            0,
+            "{dir}: {v}"
+        );
         let r = veer(&[
             "check",
             &side(dir, suffix, "candidate"),
@@ -223,7 +227,7 @@ fn check_applies_a_policy_to_otel_traces() {
         ]);
         assert_eq!(r.code, 1, "{dir}: {}", r.stderr);
         let v: Value = serde_json::from_str(&r.stdout).unwrap();
-        let rules: Vec<&str> = v["violations"]
+        let rules: Vec<&str> = v["traces"][0]["violations"]
             .as_array()
             .unwrap()
             .iter()
@@ -257,7 +261,7 @@ fn inspect_names_the_detected_format() {
         0,
     );
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["format"], "otel");
+    assert_eq!(v["traces"][0]["format"], "otel");
 }
 
 #[test]
@@ -272,7 +276,7 @@ fn a_directory_of_otel_files_reads_in_directory_mode() {
         0,
     );
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 4);
+    assert_eq!(v["traces"].as_array().unwrap().len(), 4);
     let r = veer_ok(&["scan", &format!("{DIR}/openai-v2/content")], 0);
     assert!(r.code == 0, "{}", r.stdout);
 }

@@ -4,7 +4,7 @@
 //! `approximate_edit_distance`, the inspect row's tools cut. The time is measured by
 //! `bench/hostile.sh`, not here.
 
-use crate::common::{examples, schema_violations, veer_ok};
+use crate::common::{examples, veer_ok};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;
@@ -121,7 +121,7 @@ fn one_response_with_twenty_thousand_tool_calls() {
     for text in [&plain, &with_policy] {
         let report: Value = serde_json::from_str(text).unwrap();
         assert_eq!(
-            schema_violations("diff-report.schema.json", &report),
+            crate::common::diff_schema_violations(&report),
             Vec::<String>::new()
         );
         assert_eq!(report["pair_count"], 2);
@@ -166,10 +166,16 @@ fn one_response_with_twenty_thousand_tool_calls() {
     );
     let inspect_json: Value =
         serde_json::from_str(&veer_ok(&["inspect", c, "--format", "json"], 0).stdout).unwrap();
-    let listed = inspect_json["turns"][0]["tools"].as_array().unwrap().len();
+    let listed = inspect_json["traces"][0]["turns"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(listed, calls(true).len(), "JSON lists every call");
 
     let check = veer_ok(&["check", c, "--policy", policy, "--format", "json"], 1).stdout;
     let check: Value = serde_json::from_str(&check).unwrap();
-    assert!(!check["violations"].as_array().unwrap().is_empty());
+    assert!(!check["traces"][0]["violations"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 }

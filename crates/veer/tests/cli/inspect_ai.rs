@@ -40,8 +40,8 @@ fn inspect_lists_sample_epochs_with_scores_and_turns() {
     }
     let r = veer_ok(&["inspect", &fx("candidate.eval"), "--format", "json"], 0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["format"], "inspect-ai");
-    let samples = v["samples"].as_array().unwrap();
+    assert_eq!(v["log"]["format"], "inspect-ai");
+    let samples = v["log"]["samples"].as_array().unwrap();
     assert_eq!(samples.len(), 6);
     assert_eq!(samples[0]["case"], "1");
     assert_eq!(samples[0]["trial"], 1);

@@ -6,9 +6,9 @@ use crate::common::{fixtures, veer, veer_ok};
 use serde_json::Value;
 use std::path::Path;
 
-/// Violations of `docs/json-schema/perturb-summary.schema.json` by `summary`.
+/// Violations of `docs/json-schema/perturb.schema.json` by `summary`.
 fn schema_errors(summary: &Value) -> Vec<String> {
-    crate::common::schema_violations("perturb-summary.schema.json", summary)
+    crate::common::schema_violations("perturb.schema.json", summary)
 }
 
 const TABULAR: [&str; 7] = [
@@ -118,7 +118,7 @@ fn json_summary_and_skips() {
     );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(schema_errors(&v), Vec::<String>::new());
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], "2");
     assert_eq!(v["base_seed"], 42);
     let p = &v["perturbations"][0];
     assert_eq!(v["perturbations"].as_array().unwrap().len(), 1);

@@ -47,7 +47,7 @@ fn check_json_names() {
     );
     insta::assert_snapshot!(r.stdout);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    let keys: Vec<&str> = v["violations"][0]
+    let keys: Vec<&str> = v["traces"][0]["violations"][0]
         .as_object()
         .unwrap()
         .keys()

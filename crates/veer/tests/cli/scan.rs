@@ -116,7 +116,7 @@ fn reports_redact_secrets_unless_asked_not_to() {
     let r = veer_ok(&["inspect", p, "--format", "json"], 0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("still valid JSON");
     assert_eq!(
-        v["turns"][0]["text"],
+        v["traces"][0]["turns"][0]["text"],
         "Mail [REDACTED:email], key [REDACTED:anthropic_api_key], card [REDACTED:credit_card]"
     );
     let r = veer_ok(&["inspect", p], 0);

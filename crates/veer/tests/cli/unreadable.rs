@@ -170,7 +170,7 @@ fn diff_directory_error_rows_json_shape_and_schema() {
     let r = veer_code(tmp.path(), &["diff", "a", "b", "--format", "json"], 2);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
-        schema_violations("diff-report.schema.json", &v),
+        crate::common::diff_schema_violations(&v),
         Vec::<String>::new()
     );
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
@@ -288,7 +288,7 @@ fn diff_directory_bad_pairs_trip_a_set_gate_and_never_means_exit_2() {
     assert_eq!(v["pairs"], serde_json::json!([]));
     assert_eq!(v["errors"].as_array().unwrap().len(), 2);
     assert_eq!(
-        schema_violations("diff-report.schema.json", &v),
+        crate::common::diff_schema_violations(&v),
         Vec::<String>::new()
     );
 }
@@ -404,7 +404,7 @@ fn check_directory_with_a_bad_trace_reports_it_in_every_format() {
     );
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
-        schema_violations("check-report.schema.json", &v),
+        schema_violations("check.schema.json", &v),
         Vec::<String>::new()
     );
     assert_eq!(v["traces"].as_array().unwrap().len(), 3);
@@ -429,7 +429,7 @@ fn check_json_without_errors_validates_and_is_unchanged() {
     ];
     let v: Value = serde_json::from_str(&veer_code(tmp.path(), &args, 0).stdout).unwrap();
     assert_eq!(
-        schema_violations("check-report.schema.json", &v),
+        schema_violations("check.schema.json", &v),
         Vec::<String>::new()
     );
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
@@ -449,7 +449,7 @@ fn check_json_without_errors_validates_and_is_unchanged() {
     );
     let v: Value = serde_json::from_str(&one.stdout).unwrap();
     assert_eq!(
-        schema_violations("check-report.schema.json", &v),
+        schema_violations("check.schema.json", &v),
         Vec::<String>::new()
     );
 }
@@ -507,7 +507,7 @@ fn inspect_and_experiment_directories_skip_fifos() {
         r.stderr
     );
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 4);
+    assert_eq!(v["traces"].as_array().unwrap().len(), 4);
 
     let exp = tmp.path().join("exp");
     copy("demo/baseline.agentlog", &exp.join("baseline.agentlog"));
@@ -549,7 +549,7 @@ fn symlinks_are_followed_to_regular_files_and_skipped_otherwise() {
     std::os::unix::fs::symlink("../fifo", d.join("to-fifo.agentlog")).unwrap();
     let r = veer_code(tmp.path(), &["inspect", "d", "--format", "json"], 0);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    let sources: Vec<&str> = v
+    let sources: Vec<&str> = v["traces"]
         .as_array()
         .unwrap()
         .iter()
@@ -590,6 +590,6 @@ fn a_fifo_named_as_an_argument_is_read_as_a_stream() {
     );
     writer.join().unwrap().unwrap();
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["source"], "run.agentlog");
-    assert!(!v["turns"].as_array().unwrap().is_empty());
+    assert_eq!(v["traces"][0]["source"], "run.agentlog");
+    assert!(!v["traces"][0]["turns"].as_array().unwrap().is_empty());
 }

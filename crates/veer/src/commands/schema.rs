@@ -1,0 +1,203 @@
+//! `veer schema`: the JSON Schema of every `--format json` document, generated from the Rust
+//! types that write it (schemars), so a field added to a report is in its schema after one
+//! regeneration. The committed copies in `docs/json-schema/` are checked against these by a
+//! test; regenerate them with `cargo run -p veer -- schema --all-to docs/json-schema`.
+
+use crate::cli::SchemaArgs;
+use crate::error::{CliError, EXIT_OK};
+use crate::output::{emit_data, write_file};
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::JsonSchema;
+use serde_json::Value;
+
+/// One published document: its name (`veer schema NAME`), what writes it, and its schema.
+pub struct Document {
+    /// The name, also the file stem under `docs/json-schema/`.
+    pub name: &'static str,
+    /// The command whose `--format json` output it describes.
+    pub written_by: &'static str,
+    /// The `schema_version` it is written with (a `const` in the schema).
+    pub version: &'static str,
+    /// Builds the schema.
+    schema: fn() -> Value,
+}
+
+/// The `schema_version` of `veer experiment pair` and `analyze` documents (veer-experiment
+/// writes the literal).
+const EXPERIMENT_SCHEMA_VERSION: &str = "1";
+
+/// What `veer diff DIR DIR` writes: the path-paired report, or — when a case has repeated
+/// trials (docs/trials.md) — the report compared case by case.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum DirectoryDiffDocument {
+    /// Traces paired by path.
+    Paths(veer_diff::report::DirectoryReport),
+    /// Cases with repeated trials.
+    Trials(veer_engine::trials::report::TrialsReport),
+}
+
+/// Every document veer writes as JSON, in `veer schema --list` order.
+pub const DOCUMENTS: &[Document] = &[
+    Document {
+        name: "diff",
+        version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        written_by: "veer diff BASELINE CANDIDATE (two trace files)",
+        schema: generate::<veer_diff::report::DiffReport>,
+    },
+    Document {
+        name: "diff-directory",
+        version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        written_by: "veer diff BASELINE_DIR CANDIDATE_DIR (two directories)",
+        schema: generate::<DirectoryDiffDocument>,
+    },
+    Document {
+        name: "check",
+        version: veer_report::policy::json::CHECK_SCHEMA_VERSION,
+        written_by: "veer check",
+        schema: generate::<veer_report::policy::json::CheckDocument>,
+    },
+    Document {
+        name: "gate",
+        version: veer_report::policy::gate::GATE_SCHEMA_VERSION,
+        written_by: "veer gate",
+        schema: generate::<veer_report::policy::gate::GateReport>,
+    },
+    Document {
+        name: "inspect",
+        version: super::inspect::INSPECT_SCHEMA_VERSION,
+        written_by: "veer inspect",
+        schema: generate::<super::inspect::InspectDocument>,
+    },
+    Document {
+        name: "scan",
+        version: veer_report::SCHEMA_VERSION,
+        written_by: "veer scan",
+        schema: generate::<super::scan::ScanReport>,
+    },
+    Document {
+        name: "perturb",
+        version: super::perturb::PERTURB_SCHEMA_VERSION,
+        written_by: "veer experiment perturb (the summary on stdout)",
+        schema: generate::<super::perturb::Summary>,
+    },
+    Document {
+        name: "experiment-pair",
+        version: EXPERIMENT_SCHEMA_VERSION,
+        written_by: "veer experiment pair",
+        schema: generate::<veer_experiment::PairReport>,
+    },
+    Document {
+        name: "experiment-analyze",
+        version: EXPERIMENT_SCHEMA_VERSION,
+        written_by: "veer experiment analyze (and veer experiment run's printed analysis)",
+        schema: generate::<veer_experiment::ExperimentReport>,
+    },
+    Document {
+        name: "experiment-results",
+        version: EXPERIMENT_SCHEMA_VERSION,
+        written_by: "veer experiment run (DIR/results.json, traxr's results layout)",
+        schema: generate::<veer_experiment::ExperimentReport>,
+    },
+];
+
+/// The schema of `T` as written (serialisation contract), draft 2020-12, with every object of
+/// fixed properties closed (`additionalProperties: false`): a key a report does not declare
+/// fails validation, so the schema cannot silently lag behind the type.
+fn generate<T: JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.contract = Contract::Serialize;
+    let mut schema = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    close_objects(&mut schema);
+    // `$schema` and `title` first, as a reader expects them.
+    let Value::Object(mut map) = schema else {
+        return schema;
+    };
+    let mut out = serde_json::Map::new();
+    for key in ["$schema", "title"] {
+        if let Some(v) = map.shift_remove(key) {
+            out.insert(key.into(), v);
+        }
+    }
+    out.extend(map);
+    Value::Object(out)
+}
+
+/// Adds `additionalProperties: false` to every object type (`"type": "object"`) that lists
+/// `properties` and says nothing about other keys (conditions such as `if`/`then` are left
+/// open: they constrain some keys of an object described elsewhere).
+fn close_objects(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("type") == Some(&Value::String("object".into()))
+                && map.contains_key("properties")
+                && !map.contains_key("additionalProperties")
+            {
+                map.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            for v in map.values_mut() {
+                close_objects(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(close_objects),
+        _ => {}
+    }
+}
+
+/// The document named `name`.
+pub fn find(name: &str) -> Option<&'static Document> {
+    DOCUMENTS.iter().find(|d| d.name == name)
+}
+
+/// The schema of `doc`, its `schema_version` pinned to the version the document is written
+/// with.
+pub fn schema(doc: &Document) -> Value {
+    let mut schema = (doc.schema)();
+    if let Some(Value::Object(version)) = schema.pointer_mut("/properties/schema_version") {
+        version.insert("const".into(), Value::String(doc.version.into()));
+    }
+    schema
+}
+
+/// The schema of `doc` as pretty JSON with a trailing newline (the committed file's bytes).
+pub fn render(doc: &Document) -> String {
+    veer_report::json::to_json(&schema(doc))
+}
+
+/// Runs `veer schema`.
+pub fn run(args: &SchemaArgs) -> Result<u8, CliError> {
+    if let Some(dir) = &args.all_to {
+        for doc in DOCUMENTS {
+            let path = dir.join(format!("{}.schema.json", doc.name));
+            write_file(&path, render(doc).as_bytes())?;
+        }
+        return Ok(EXIT_OK);
+    }
+    if args.list {
+        let mut out = String::new();
+        for doc in DOCUMENTS {
+            out.push_str(&format!("{:<20} {}\n", doc.name, doc.written_by));
+        }
+        emit_data(out.as_bytes(), None)?;
+        return Ok(EXIT_OK);
+    }
+    let Some(name) = args.name.as_deref() else {
+        return Err(
+            CliError::input("veer schema needs a document name, --list or --all-to DIR")
+                .hint("`veer schema --list` names every document"),
+        );
+    };
+    let Some(doc) = find(name) else {
+        let names: Vec<&str> = DOCUMENTS.iter().map(|d| d.name).collect();
+        return Err(
+            CliError::input(format!("no JSON document is named {name:?}"))
+                .hint(format!("one of: {}", names.join(", "))),
+        );
+    };
+    emit_data(render(doc).as_bytes(), args.out.output.as_deref())?;
+    Ok(EXIT_OK)
+}
