@@ -5,3 +5,5 @@
 //! evidence wherever it is computed. Measures (`veer-diff`, `veer-experiment`, `veer-policy`,
 //! `veer-perturb`, `veer-trials`) stay pure and independent; printers (`veer-report`) only
 //! format what this crate decides. See docs/architecture.md.
+
+pub mod baseline;
