@@ -38,6 +38,15 @@ use veer_trace::{ReadOptions, Trace};
 
 /// Runs `veer diff`.
 pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
+    // `--baseline NAME CANDIDATE_DIR`: the stored baseline, verified, is the baseline side.
+    let resolved;
+    let args = match &args.stored_baseline {
+        Some(spec) => {
+            resolved = super::baseline::diff_args(args, spec)?;
+            &resolved
+        }
+        None => args,
+    };
     let pricing = match &args.pricing {
         Some(path) => load_pricing(path)?,
         None => Pricing::none(),
@@ -66,18 +75,20 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             let plan = pair_directories(&args.baseline, &args.candidate)?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
+            let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+            let mut printer = directory_printer(args.format, colour);
+            if args.history.is_some() {
+                printer = Box::new(super::history::KeepJson::new(printer, kept.clone()));
+            }
             let (gate, markdown, errors) =
                 emit_streamed(args.out.output.as_deref(), json, |out| {
                     let comment = step.is_some().then(DirectoryComment::default);
-                    stream_directory(
-                        &plan,
-                        &read,
-                        &options,
-                        directory_printer(args.format, colour),
-                        comment,
-                        out,
-                    )
+                    stream_directory(&plan, &read, &options, printer, comment, out)
                 })?;
+            if let Some(db) = &args.history {
+                let json = kept.lock().map(|k| k.clone()).unwrap_or_default();
+                super::history::record_report(json.as_bytes(), "the directory diff", db)?;
+            }
             // The report is written, error rows included; stderr names them too. Without a
             // gate they are the command's error (exit 2); with one, they tripped it (exit 1).
             let summary = step.zip(markdown);
@@ -110,6 +121,10 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             if args.format != DiffFormat::Terminal {
                 print_report_warnings(&report);
             }
+            let kept = args
+                .history
+                .as_ref()
+                .map(|db| (db, veer_report::json::to_json(&report)));
             let out = (
                 render(&report, args.format, colour),
                 report.gate,
@@ -118,6 +133,11 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             // The command ends here: freeing the traces' millions of small allocations one by
             // one takes longer than the process exit that releases them all.
             std::mem::forget((b, c, report));
+            if let Some((db, json)) = kept {
+                emit(&out.0, args.out.output.as_deref())?;
+                super::history::record_report(json.as_bytes(), "the diff", db)?;
+                return finish(&out.1, out.2);
+            }
             out
         }
         (b_dir, _) => {
