@@ -95,8 +95,8 @@ pub fn dir_of(root: &Path, name: &str) -> Result<PathBuf, BaselineError> {
     Ok(root.join(name))
 }
 
-/// Hex sha256 of `bytes`.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+/// Hex sha256 of `bytes` (64 lowercase hex digits).
+pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(bytes);
     let mut s = String::with_capacity(64);
