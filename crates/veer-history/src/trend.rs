@@ -113,6 +113,20 @@ pub fn sparkline(values: &[Option<f64>], width: usize, unicode: bool) -> String 
         .collect()
 }
 
+/// A sparkline of counts on a scale from 0 to their maximum (so a steady non-zero count is a
+/// steady high bar, and 0 is always the lowest), the last `width` of them.
+pub fn count_sparkline(counts: &[u64], width: usize, unicode: bool) -> String {
+    let bars = ramp(unicode);
+    let start = counts.len().saturating_sub(width);
+    let shown = &counts[start..];
+    let max = shown.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let top = (bars.len() - 1) as f64;
+    shown
+        .iter()
+        .map(|&n| bars[((n as f64 / max * top).round() as usize).min(bars.len() - 1)])
+        .collect()
+}
+
 /// A sparkline of severity words: `none` lowest, `severe` highest (fixed scale), the last
 /// `width` of them.
 pub fn level_sparkline(levels: &[String], width: usize, unicode: bool) -> String {
@@ -140,5 +154,7 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         assert_eq!(level_sparkline(&levels, 10, true), "▁█▃");
+        assert_eq!(count_sparkline(&[1, 1, 0, 2], 10, true), "▅▅▁█");
+        assert_eq!(count_sparkline(&[], 10, true), "");
     }
 }

@@ -224,7 +224,10 @@ fn check_file(path: &Path, f: &super::FileEntry) -> Result<(), BaselineError> {
         veer_trace::limits::CappedError::Io(io) => BaselineError::io(path, "read", &io),
         _ => tampered(
             path,
-            format!("larger than the {} bytes the manifest records", f.bytes),
+            format!(
+                "sha256 mismatch: the file is larger than the {} bytes the manifest records",
+                f.bytes
+            ),
         ),
     })?;
     let sha = sha256_hex(&bytes);

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use veer_history::trend::{axis_trends, case_trends, level_sparkline, sparkline};
+use veer_history::trend::{axis_trends, case_trends, count_sparkline, level_sparkline, sparkline};
 use veer_history::{Entry, Filter, History, HistoryError, Provenance, Summary};
 use veer_report::diff::stream::DirectoryPrinter;
 
@@ -207,9 +207,10 @@ fn rule_trends(entries: &[Entry]) -> Vec<RuleTrend> {
 }
 
 fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
+    let since = since_ms(a.since.as_deref())?;
     let history = History::open(&a.db.db, false).map_err(err)?;
     let filter = Filter {
-        since_ms: since_ms(a.since.as_deref())?,
+        since_ms: since,
         branch: a.branch.clone(),
         case: a.case.clone(),
         axis: a.axis.clone(),
@@ -322,13 +323,12 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
             "rule", "regressed in"
         );
         for r in &doc.rules {
-            let counts: Vec<Option<f64>> = r.regressions.iter().map(|n| Some(*n as f64)).collect();
             let _ = writeln!(
                 t,
                 "{:<32} {:>12}  {}",
                 r.rule,
                 r.comparisons_with_regressions,
-                sparkline(&counts, width, unicode)
+                count_sparkline(&r.regressions, width, unicode)
             );
         }
     }
@@ -382,9 +382,10 @@ struct ExportLine<'a> {
 }
 
 fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
+    let since = since_ms(a.since.as_deref())?;
     let history = History::open(&a.db.db, false).map_err(err)?;
     let filter = Filter {
-        since_ms: since_ms(a.since.as_deref())?,
+        since_ms: since,
         branch: a.branch.clone(),
         ..Filter::default()
     };

@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod bad_inputs;
+mod baseline;
 mod common;
 mod corpus;
 mod diff;
@@ -14,6 +15,7 @@ mod experiment_run;
 mod fingerprint;
 mod formats_more;
 mod formats_otel;
+mod history;
 mod hostile;
 mod html;
 mod inspect;
