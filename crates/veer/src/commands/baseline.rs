@@ -48,6 +48,7 @@ pub fn diff_args(args: &DiffArgs, spec: &str) -> Result<DiffArgs, CliError> {
     let root = Path::new(crate::cli::DEFAULT_BASELINE_ROOT);
     let (dir, version) = baseline::resolve(root, spec).map_err(err)?;
     let verified = baseline::verify(&dir, version).map_err(err)?;
+    warn_on_policy(&verified.opened.manifest, args.policy.as_deref());
     let mut resolved = args.clone();
     resolved.candidate = args.baseline.clone();
     resolved.baseline = verified.traces;
@@ -59,6 +60,30 @@ pub fn diff_args(args: &DiffArgs, spec: &str) -> Result<DiffArgs, CliError> {
         .hint("pass the directory of the candidate's runs, laid out like the baseline's"));
     }
     Ok(resolved)
+}
+
+/// A warning when the diff's policy is not the one the baseline was stored with.
+fn warn_on_policy(m: &Manifest, policy: Option<&Path>) {
+    let Some(stored) = &m.policy else { return };
+    let Some(path) = policy else {
+        crate::output::diag::warn(format!(
+            "baseline {} was stored with policy {} (sha256 {}); this diff has no --policy",
+            m.name, stored.path, stored.sha256
+        ));
+        return;
+    };
+    let now = veer_trace::limits::read_capped(path, MAX_POLICY_BYTES)
+        .map(|b| baseline::sha256_hex(&b))
+        .unwrap_or_default();
+    if now != stored.sha256 {
+        crate::output::diag::warn(format!(
+            "{}: not the policy baseline {} was stored with ({}, sha256 {})",
+            path.display(),
+            m.name,
+            stored.path,
+            stored.sha256
+        ));
+    }
 }
 
 fn create(a: &BaselineCreateArgs, update: bool) -> Result<u8, CliError> {

@@ -235,6 +235,39 @@ fn diff_against_a_baseline_is_the_diff_against_its_runs() {
         assert_eq!(x["baseline"], y["baseline"]);
         assert_eq!(x["report"]["axes"], y["report"]["axes"]);
     }
+    // The policy the baseline was stored with is expected on the diff.
+    ok_in(
+        d,
+        &[
+            "baseline",
+            "create",
+            "runs/main",
+            "--name",
+            "with-policy",
+            "--policy",
+            "policy.yaml",
+        ],
+        0,
+    );
+    let r = ok_in(d, &["diff", "--baseline", "with-policy", "runs/pr"], 0);
+    assert!(
+        r.stderr.contains("this diff has no --policy"),
+        "{}",
+        r.stderr
+    );
+    let r = ok_in(
+        d,
+        &[
+            "diff",
+            "--baseline",
+            "with-policy",
+            "runs/pr",
+            "--policy",
+            "policy.yaml",
+        ],
+        0,
+    );
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
     // Byte-identical from one run to the next.
     let again = ok_in(
         d,
