@@ -83,6 +83,9 @@ impl Command {
             Command::History(HistoryCommand::Export(a)) => {
                 (vec![Some(&*a.db.db)], vec![a.out.output.as_deref()])
             }
+            Command::History(HistoryCommand::Report(a)) => {
+                (vec![Some(&*a.db.db)], vec![a.out.output.as_deref()])
+            }
             Command::Record(a) => {
                 let proxy = match &a.serve {
                     Some(RecordCommand::Serve(s)) => &s.proxy,

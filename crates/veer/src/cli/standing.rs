@@ -161,6 +161,40 @@ pub enum HistoryCommand {
     /// warehouses.
     #[command(after_help = "Example:\n  veer history export --format jsonl -o history.jsonl")]
     Export(HistoryExportArgs),
+    /// Draw the trends as one self-contained HTML page (inline SVG charts per axis, verdict
+    /// strips per case; no script, nothing fetched).
+    #[command(
+        after_help = "Example:\n  veer history report --format html -o trend.html --since 2026-11-01"
+    )]
+    Report(HistoryReportArgs),
+}
+
+/// Formats of `veer history report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// One self-contained HTML page.
+    Html,
+}
+
+/// `veer history report`.
+#[derive(Debug, Args)]
+pub struct HistoryReportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    pub format: ReportFormat,
+    /// Only comparisons recorded at or after this date (YYYY-MM-DD, UTC) or instant.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only comparisons of this branch.
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
+    /// At most this many comparisons, the most recent (1 to 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub last: u64,
+    #[command(flatten)]
+    pub db: HistoryDbArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// The database named on the command line.

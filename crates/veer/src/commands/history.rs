@@ -5,8 +5,8 @@
 
 use super::provenance;
 use crate::cli::{
-    ExportFormat, HistoryAddArgs, HistoryCommand, HistoryExportArgs, HistoryShowArgs,
-    StandingFormat,
+    ExportFormat, HistoryAddArgs, HistoryCommand, HistoryExportArgs, HistoryReportArgs,
+    HistoryShowArgs, ReportFormat, StandingFormat,
 };
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
@@ -34,6 +34,7 @@ pub fn run(command: &HistoryCommand) -> Result<u8, CliError> {
         HistoryCommand::Add(a) => add(a),
         HistoryCommand::Show(a) => show(a),
         HistoryCommand::Export(a) => export(a),
+        HistoryCommand::Report(a) => report(a),
     }
 }
 
@@ -366,6 +367,40 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
         }
     }
     t
+}
+
+fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
+    let since = since_ms(a.since.as_deref())?;
+    let history = History::open(&a.db.db, false).map_err(err)?;
+    let filter = Filter {
+        since_ms: since,
+        branch: a.branch.clone(),
+        last: usize::try_from(a.last).ok(),
+        ..Filter::default()
+    };
+    let entries = history.entries(&filter).map_err(err)?;
+    let time = |e: Option<&Entry>| {
+        e.map(|e| veer_trace::timefmt::format_epoch_ms(e.provenance.recorded_at_ms))
+            .unwrap_or_default()
+    };
+    let span = format!(
+        "{} comparisons from {} to {}; gate tripped in {}",
+        entries.len(),
+        time(entries.first()),
+        time(entries.last()),
+        entries.iter().filter(|e| e.summary.gate.tripped).count()
+    );
+    let html = match a.format {
+        ReportFormat::Html => super::history_html::render(
+            &format!("veer history: {}", a.db.db.display()),
+            &span,
+            &axis_trends(&entries),
+            &case_trends(&entries),
+            verdict_level,
+        ),
+    };
+    emit(&html, a.out.output.as_deref())?;
+    Ok(EXIT_OK)
 }
 
 /// One line of `history export --format jsonl`.

@@ -143,6 +143,23 @@ fn add_show_export() {
         "the policy's rules are kept: {}",
         lines[0]
     );
+    ok_in(
+        d,
+        &["history", "report", "--format", "html", "-o", "trend.html"],
+        0,
+    );
+    let html = fs::read_to_string(d.join("trend.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+    assert_eq!(
+        html.matches("<svg").count(),
+        9 * 2 + 3,
+        "a chart and a strip per axis, a strip per case"
+    );
+    assert!(html.contains("<polyline"), "{html}");
+    assert!(
+        !html.contains("http") && !html.contains("<script"),
+        "self-contained, nothing fetched"
+    );
     // The same database gives the same bytes.
     assert_eq!(ok_in(d, &["history", "export"], 0).stdout, export);
     ok_in(d, &["history", "export", "-o", "h.jsonl"], 0);
