@@ -97,12 +97,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function("show_10000_entries", |b| {
         b.iter(|| {
             let h = History::open(&path, false).expect("open");
-            let entries = h
-                .entries(&Filter {
-                    last: Some(10_000),
-                    ..Filter::default()
-                })
-                .expect("entries");
+            let filter = Filter {
+                last: Some(10_000),
+                ..Filter::default()
+            };
+            let entries = h.entries(&filter).expect("entries");
             black_box((axis_trends(&entries), case_trends(&entries)));
         })
     });

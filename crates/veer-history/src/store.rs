@@ -57,6 +57,10 @@ pub struct Filter {
     pub axis: Option<String>,
     /// At most this many, the most recent.
     pub last: Option<usize>,
+    /// Leave the per-case verdicts out (faster when only axes are wanted).
+    pub without_cases: bool,
+    /// Leave the per-rule counts out.
+    pub without_rules: bool,
 }
 
 /// An open history database.
@@ -287,6 +291,23 @@ impl History {
                 });
             }
         }
+        if !filter.without_rules {
+            self.read_rules(first, &at, &mut entries)?;
+        }
+        if !filter.without_cases {
+            self.read_cases(first, filter, &at, &mut entries)?;
+        }
+        Ok(entries)
+    }
+
+    /// Adds the rule rows of comparisons `first..` to `entries` (indexed by `at`).
+    fn read_rules(
+        &self,
+        first: i64,
+        at: &HashMap<i64, usize>,
+        entries: &mut [Entry],
+    ) -> Result<(), HistoryError> {
+        let sql = |e: rusqlite::Error| HistoryError::sqlite(&self.path, &e);
         let mut rules = self
             .conn
             .prepare(
@@ -307,6 +328,18 @@ impl History {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Adds the case rows of comparisons `first..` (only `filter.case`'s when set).
+    fn read_cases(
+        &self,
+        first: i64,
+        filter: &Filter,
+        at: &HashMap<i64, usize>,
+        entries: &mut [Entry],
+    ) -> Result<(), HistoryError> {
+        let sql = |e: rusqlite::Error| HistoryError::sqlite(&self.path, &e);
         let mut cases = self
             .conn
             .prepare(
@@ -324,7 +357,7 @@ impl History {
                 });
             }
         }
-        Ok(entries)
+        Ok(())
     }
 
     /// Runs SQLite's `quick_check`; an error naming the first problem when the file is damaged.

@@ -216,15 +216,14 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
         case: a.case.clone(),
         axis: a.axis.clone(),
         last: usize::try_from(a.last).ok(),
+        without_cases: a.axis.is_some() && a.case.is_none(),
+        without_rules: a.axis.is_some() || a.case.is_some(),
     };
     let entries = history.entries(&filter).map_err(err)?;
     let time = |e: Option<&Entry>| {
         e.map(|e| veer_trace::timefmt::format_epoch_ms(e.provenance.recorded_at_ms))
     };
-    let mut cases = case_trends(&entries);
-    if a.axis.is_some() && a.case.is_none() {
-        cases.clear();
-    }
+    let cases = case_trends(&entries);
     let doc = ShowDoc {
         schema_version: 1,
         comparisons: entries.len(),
