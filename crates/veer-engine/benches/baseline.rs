@@ -3,6 +3,8 @@
 //! 100 trials; each read, checked, gzip-compressed, hashed and written), then `verify` (every
 //! file re-hashed and decompressed). Run: `cargo bench -p veer-engine --bench baseline`.
 
+#![allow(clippy::expect_used)] // a benchmark stops at the first failure
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
