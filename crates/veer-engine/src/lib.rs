@@ -6,9 +6,10 @@
 //! `veer-perturb`, `veer-trials`) stay pure and independent; printers (`veer-report`) only
 //! format what this crate decides. See docs/architecture.md.
 
-pub mod trials;
+pub mod baseline;
 pub mod diff;
 pub mod error;
+pub mod trials;
 pub mod verdict;
 
 pub use error::{Error, ErrorKind};

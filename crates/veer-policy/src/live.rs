@@ -10,7 +10,9 @@ use serde::Serialize;
 use veer_trace::{Json, Kind as RecordKind, Trace};
 
 /// What the live policy did about a violation.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// `--enforce replace`: the response was blocked and the agent got a replacement text.

@@ -4,6 +4,9 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+mod standing;
+pub use standing::*;
+
 /// veer tells you what changed in your agent's behaviour, where it first changed, and whether
 /// it breaks a rule the agent must keep.
 ///
@@ -124,6 +127,21 @@ pub enum Command {
     /// Cases and trials needed to detect a change of a given size, from a directory of
     /// repeated trials (docs/trials.md).
     Plan(crate::commands::plan::PlanArgs),
+    /// Named, immutable baselines: store a directory of runs (content-addressed, verified on
+    /// every use), approve it, update it, list and show them. `veer diff --baseline NAME
+    /// CANDIDATE_DIR` compares against one.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  veer baseline create runs/main --name main --policy policy.yaml\n  veer baseline approve main --by ana --reason \"reviewed\"\n  veer diff --baseline main runs/pr-123/\n  veer baseline verify main"
+    )]
+    Baseline(BaselineCommand),
+    /// The history of comparisons in an embedded database (.veer/history.sqlite): add a saved
+    /// report, show trends with sparklines, export for warehouses.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  veer diff runs/main runs/pr --format json -o report.json --history\n  veer history add report.json --commit $SHA --branch main\n  veer history show --axis cost --since 2026-11-01\n  veer history export --format jsonl -o history.jsonl"
+    )]
+    History(HistoryCommand),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -410,14 +428,29 @@ pub enum SynthKind {
 }
 
 /// `veer diff`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct DiffArgs {
     /// The baseline: a trace file (.agentlog, optionally .gz, or traxr JSON), or a directory of
-    /// traces.
+    /// traces. With `--baseline NAME`, the only path given: the candidate directory.
     pub baseline: PathBuf,
     /// The candidate: a trace file of the same format, or a directory whose traces are paired
     /// with the baseline's by relative path.
+    #[arg(
+        required_unless_present = "stored_baseline",
+        default_value = "",
+        hide_default_value = true,
+        value_parser = clap::builder::TypedValueParser::map(clap::builder::OsStringValueParser::new(), PathBuf::from)
+    )]
     pub candidate: PathBuf,
+    /// Compare against a stored baseline (`veer baseline create`): NAME under .veer/baselines,
+    /// or a path to one, `@N` for version N. Every file is verified first; a changed baseline
+    /// is exit 2 naming the file. Give only the candidate directory.
+    #[arg(long = "baseline", id = "stored_baseline", value_name = "NAME")]
+    pub stored_baseline: Option<String>,
+    /// Add this comparison's summary to the history database (default .veer/history.sqlite;
+    /// another path as --history=PATH).
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = DEFAULT_HISTORY_DB)]
+    pub history: Option<PathBuf>,
     /// Model prices for the cost axis: a JSON object mapping model name to
     /// {input, output, cached_input, cached_write_5m, cached_write_1h, reasoning,
     /// batch_discount} in USD per token, or to [input, output]. Without it cost is not

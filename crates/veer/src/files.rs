@@ -2,7 +2,9 @@
 //! any command runs can refuse an output that would replace an input (`output::inputs`). A new
 //! command must add its arm here: the match is exhaustive on purpose.
 
-use crate::cli::{Command, ExperimentCommand, PolicyCommand, RecordCommand};
+use crate::cli::{
+    BaselineCommand, Command, ExperimentCommand, HistoryCommand, PolicyCommand, RecordCommand,
+};
 use std::path::Path;
 
 /// The files and directories a command reads, and the paths it writes (`-o`, `--out`).
@@ -24,6 +26,7 @@ impl Command {
                     Some(&a.candidate),
                     a.policy.as_deref(),
                     a.pricing.as_deref(),
+                    a.history.as_deref(),
                 ],
                 vec![a.out.output.as_deref()],
             ),
@@ -70,6 +73,22 @@ impl Command {
             ),
             Command::Synth(a) => (vec![], vec![Some(&a.out_dir)]),
             Command::Plan(a) => (vec![Some(&a.dir)], vec![a.out.output.as_deref()]),
+            // A baseline is written into its own new version directory (never over a file);
+            // the history database is a store veer owns, not a report.
+            Command::Baseline(BaselineCommand::Create(a) | BaselineCommand::Update(a)) => {
+                (vec![Some(&*a.runs), a.policy.as_deref()], vec![])
+            }
+            Command::Baseline(_) => (vec![], vec![]),
+            Command::History(HistoryCommand::Add(a)) => (vec![Some(&*a.report)], vec![]),
+            Command::History(HistoryCommand::Show(a)) => {
+                (vec![Some(&*a.db.db)], vec![a.out.output.as_deref()])
+            }
+            Command::History(HistoryCommand::Export(a)) => {
+                (vec![Some(&*a.db.db)], vec![a.out.output.as_deref()])
+            }
+            Command::History(HistoryCommand::Report(a)) => {
+                (vec![Some(&*a.db.db)], vec![a.out.output.as_deref()])
+            }
             Command::Record(a) => {
                 let proxy = match &a.serve {
                     Some(RecordCommand::Serve(s)) => &s.proxy,

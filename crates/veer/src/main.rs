@@ -75,5 +75,7 @@ fn run(command: &cli::Command) -> Result<u8, error::CliError> {
         cli::Command::Synth(a) => commands::synth::run(a),
         cli::Command::Plan(a) => commands::plan::run(a),
         cli::Command::Record(a) => commands::record::run(a),
+        cli::Command::Baseline(c) => commands::baseline::run(c),
+        cli::Command::History(c) => commands::history::run(c),
     }
 }

@@ -39,6 +39,15 @@ use veer_trace::{ReadOptions, Trace};
 
 /// Runs `veer diff`.
 pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
+    // `--baseline NAME CANDIDATE_DIR`: the stored baseline, verified, is the baseline side.
+    let resolved;
+    let args = match &args.stored_baseline {
+        Some(spec) => {
+            resolved = super::baseline::diff_args(args, spec)?;
+            &resolved
+        }
+        None => args,
+    };
     let pricing = match &args.pricing {
         Some(path) => load_pricing(path)?,
         None => Pricing::none(),
@@ -72,6 +81,11 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
+            let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+            let mut printer = directory_printer(args.format, colour);
+            if args.history.is_some() {
+                printer = Box::new(super::history::KeepJson::new(printer, kept.clone()));
+            }
             let (verdict, markdown, errors) =
                 emit_streamed(args.out.output.as_deref(), json, |out| {
                     let comment = step.is_some().then(DirectoryComment::default);
@@ -79,11 +93,15 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
                         &plan,
                         &read,
                         (&options, args.fail_on.level),
-                        directory_printer(args.format, colour),
+                        printer,
                         comment,
                         out,
                     )
                 })?;
+            if let Some(db) = &args.history {
+                let json = kept.lock().map(|k| k.clone()).unwrap_or_default();
+                super::history::record_report(json.as_bytes(), "the directory diff", db)?;
+            }
             // The report is written, error rows included; stderr names them too. Without a
             // gate they are the command's error (exit 2); with one, they tripped it (exit 1).
             let summary = step.zip(markdown);
@@ -122,6 +140,10 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             if args.format != DiffFormat::Terminal {
                 print_report_warnings(&report);
             }
+            let kept = args
+                .history
+                .as_ref()
+                .map(|db| (db, veer_report::json::to_json(&report)));
             let out = (
                 render(&report, &verdict, args.format, colour),
                 step_summary(args.format, || {
@@ -132,6 +154,11 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             // The command ends here: freeing the traces' millions of small allocations one by
             // one takes longer than the process exit that releases them all.
             std::mem::forget((b, c, report));
+            if let Some((db, json)) = kept {
+                emit(&out.0, args.out.output.as_deref())?;
+                super::history::record_report(json.as_bytes(), "the diff", db)?;
+                return finish(&out.2, out.1);
+            }
             out
         }
         (b_dir, _) => {

@@ -1,5 +1,6 @@
 //! One module per subcommand: read inputs, call measures, pick a printer.
 
+pub mod baseline;
 pub mod check;
 pub mod convert;
 pub mod demo;
@@ -8,12 +9,15 @@ pub mod experiment;
 pub mod experiment_run;
 pub mod experiment_run_agent;
 pub mod gate;
+pub mod history;
+pub mod history_html;
 pub mod inspect;
 pub mod inspect_log;
 pub mod perturb;
 pub mod plan;
 pub mod policy;
 pub mod pooled;
+pub mod provenance;
 pub mod record;
 pub mod scan;
 pub mod schema;

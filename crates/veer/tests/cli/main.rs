@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod bad_inputs;
+mod baseline;
 mod common;
 mod corpus;
 mod diff;
@@ -16,6 +17,7 @@ mod fingerprint;
 mod formats_more;
 mod formats_otel;
 mod golden;
+mod history;
 mod hostile;
 mod html;
 mod inspect;

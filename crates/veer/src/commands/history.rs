@@ -1,0 +1,504 @@
+//! `veer history add|show|export`, and `veer diff … --history`: comparison summaries kept in
+//! the SQLite history (`veer_history`), trends printed as tables with sparklines. The store,
+//! the report reading and the trend series are in `veer_history`; this file gathers
+//! provenance, maps errors and prints.
+
+use super::provenance;
+use crate::cli::{
+    ExportFormat, HistoryAddArgs, HistoryCommand, HistoryExportArgs, HistoryReportArgs,
+    HistoryShowArgs, ReportFormat, StandingFormat,
+};
+use crate::error::{CliError, EXIT_OK};
+use crate::output::emit;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use veer_history::trend::{axis_trends, case_trends, count_sparkline, level_sparkline, sparkline};
+use veer_history::{Entry, Filter, History, HistoryError, Provenance, Summary};
+use veer_report::diff::stream::DirectoryPrinter;
+
+/// Largest report read by `history add`: 256 MiB (as `veer gate`).
+const MAX_REPORT_BYTES: u64 = 256 << 20;
+/// Cases listed by `history show` before "… and N more" (flippiest first).
+const SHOWN_CASES: usize = 50;
+
+fn err(e: HistoryError) -> CliError {
+    CliError::input(e.message).hint(e.hint)
+}
+
+/// Runs one `veer history` subcommand.
+pub fn run(command: &HistoryCommand) -> Result<u8, CliError> {
+    match command {
+        HistoryCommand::Add(a) => add(a),
+        HistoryCommand::Show(a) => show(a),
+        HistoryCommand::Export(a) => export(a),
+        HistoryCommand::Report(a) => report(a),
+    }
+}
+
+/// Where a comparison comes from: the flags given, else the environment.
+fn provenance_of(
+    commit: Option<&str>,
+    branch: Option<&str>,
+    ci_run: Option<&str>,
+    time: Option<&str>,
+) -> Result<Provenance, CliError> {
+    let recorded_at_ms = match time {
+        Some(t) => provenance::parse_time(t).ok_or_else(|| {
+            CliError::input(format!("--time {t}: not a date or instant"))
+                .hint("use RFC 3339, e.g. 2026-11-01T12:00:00Z, or a date, 2026-11-01")
+        })?,
+        None => provenance::now_ms(),
+    };
+    Ok(Provenance {
+        recorded_at_ms,
+        commit: commit.map(str::to_string).or_else(provenance::commit),
+        branch: branch.map(str::to_string).or_else(provenance::branch),
+        ci_run: ci_run
+            .map(str::to_string)
+            .or_else(|| provenance::ci_run().0),
+        veer_version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+}
+
+/// Opens (creating when missing, with its directory) the database at `db`.
+fn open_for_write(db: &Path) -> Result<History, CliError> {
+    if let Some(parent) = db.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            CliError::input(format!(
+                "{}: cannot create the directory: {e}",
+                parent.display()
+            ))
+            .hint("check that the path is writable")
+        })?;
+    }
+    History::open(db, true).map_err(err)
+}
+
+/// Adds the summary of the JSON report `json` (named `source`) to the history at `db`, with
+/// provenance from the environment. Used by `veer diff … --history`.
+pub fn record_report(json: &[u8], source: &str, db: &Path) -> Result<i64, CliError> {
+    let summary = Summary::from_report_json(source, json).map_err(err)?;
+    let p = provenance_of(None, None, None, None)?;
+    open_for_write(db)?.add(&p, &summary).map_err(err)
+}
+
+fn add(a: &HistoryAddArgs) -> Result<u8, CliError> {
+    let source = a.report.display().to_string();
+    let bytes =
+        veer_trace::limits::read_capped(&a.report, MAX_REPORT_BYTES).map_err(|e| {
+            match e.too_large_message("report", None) {
+                Some((m, h)) => CliError::input(format!("{source}: {m}")).hint(h),
+                None => match e {
+                    veer_trace::limits::CappedError::Io(io) => {
+                        CliError::input(format!("{source}: cannot read: {io}"))
+                            .hint("check the path")
+                    }
+                    _ => CliError::input(format!("{source}: cannot read")),
+                },
+            }
+        })?;
+    let summary = Summary::from_report_json(&source, &bytes).map_err(err)?;
+    let p = provenance_of(
+        a.commit.as_deref(),
+        a.branch.as_deref(),
+        a.ci_run.as_deref(),
+        a.time.as_deref(),
+    )?;
+    let id = open_for_write(&a.db.db)?.add(&p, &summary).map_err(err)?;
+    crate::output::diag::say(
+        "",
+        format!(
+            "added comparison {id} to {} ({} report, gate {})",
+            a.db.db.display(),
+            summary.report_kind,
+            if summary.gate.tripped {
+                "tripped"
+            } else {
+                "passed"
+            }
+        ),
+    );
+    Ok(EXIT_OK)
+}
+
+fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
+    since
+        .map(|s| {
+            provenance::parse_time(s).ok_or_else(|| {
+                CliError::input(format!("--since {s}: not a date or instant"))
+                    .hint("use a date, 2026-11-01, or an instant, 2026-11-01T12:00:00Z")
+            })
+        })
+        .transpose()
+}
+
+/// How strongly a case verdict says "worse": 0 (pass, none, improved) to 3 (regressed,
+/// failed, severe); drawn on the same fixed scale as severities.
+fn verdict_level(v: &str) -> &'static str {
+    let v = v.to_ascii_lowercase();
+    if ["regress", "fail", "severe", "error"]
+        .iter()
+        .any(|w| v.contains(w))
+    {
+        "severe"
+    } else if v.contains("moderate") {
+        "moderate"
+    } else if ["minor", "inconclusive", "flaky", "unknown", "warn"]
+        .iter()
+        .any(|w| v.contains(w))
+    {
+        "minor"
+    } else {
+        "none"
+    }
+}
+
+/// Rule totals over the shown comparisons.
+#[derive(Serialize)]
+struct RuleTrend {
+    rule: String,
+    regressions: Vec<u64>,
+    comparisons_with_regressions: usize,
+}
+
+/// What `history show --format json` prints.
+#[derive(Serialize)]
+struct ShowDoc<'a> {
+    schema_version: u32,
+    comparisons: usize,
+    first: Option<String>,
+    last: Option<String>,
+    gate_tripped: usize,
+    gate_worst: Vec<&'a str>,
+    axes: Vec<veer_history::trend::AxisTrend>,
+    rules: Vec<RuleTrend>,
+    cases: Vec<veer_history::trend::CaseTrend>,
+}
+
+fn rule_trends(entries: &[Entry]) -> Vec<RuleTrend> {
+    let mut names: Vec<String> = entries
+        .iter()
+        .flat_map(|e| e.summary.rules.iter().map(|r| r.rule.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|rule| {
+            let regressions: Vec<u64> = entries
+                .iter()
+                .map(|e| {
+                    e.summary
+                        .rules
+                        .iter()
+                        .find(|r| r.rule == rule)
+                        .map_or(0, |r| r.regressions)
+                })
+                .collect();
+            RuleTrend {
+                comparisons_with_regressions: regressions.iter().filter(|n| **n > 0).count(),
+                rule,
+                regressions,
+            }
+        })
+        .collect()
+}
+
+fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
+    let since = since_ms(a.since.as_deref())?;
+    let history = History::open(&a.db.db, false).map_err(err)?;
+    let filter = Filter {
+        since_ms: since,
+        branch: a.branch.clone(),
+        case: a.case.clone(),
+        axis: a.axis.clone(),
+        last: usize::try_from(a.last).ok(),
+        without_cases: a.axis.is_some() && a.case.is_none(),
+        without_rules: a.axis.is_some() || a.case.is_some(),
+    };
+    let entries = history.entries(&filter).map_err(err)?;
+    let time = |e: Option<&Entry>| {
+        e.map(|e| veer_trace::timefmt::format_epoch_ms(e.provenance.recorded_at_ms))
+    };
+    let cases = case_trends(&entries);
+    let doc = ShowDoc {
+        schema_version: 1,
+        comparisons: entries.len(),
+        first: time(entries.first()),
+        last: time(entries.last()),
+        gate_tripped: entries.iter().filter(|e| e.summary.gate.tripped).count(),
+        gate_worst: entries
+            .iter()
+            .map(|e| e.summary.gate.worst.as_str())
+            .collect(),
+        axes: axis_trends(&entries),
+        rules: if a.axis.is_some() || a.case.is_some() {
+            Vec::new()
+        } else {
+            rule_trends(&entries)
+        },
+        cases,
+    };
+    let text = match a.format {
+        StandingFormat::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        ),
+        StandingFormat::Terminal => {
+            let unicode = a.out.output.is_none() && std::io::stdout().is_terminal();
+            render_show(
+                &doc,
+                &a.db.db,
+                usize::try_from(a.width).unwrap_or(40),
+                unicode,
+            )
+        }
+    };
+    emit(&text, a.out.output.as_deref())?;
+    Ok(EXIT_OK)
+}
+
+fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> String {
+    let mut t = String::new();
+    if doc.comparisons == 0 {
+        let _ = writeln!(t, "{}: no comparisons match", db.display());
+        return t;
+    }
+    let _ = writeln!(
+        t,
+        "{}: {} comparison{}, {} to {}",
+        db.display(),
+        doc.comparisons,
+        if doc.comparisons == 1 { "" } else { "s" },
+        doc.first.as_deref().unwrap_or(""),
+        doc.last.as_deref().unwrap_or("")
+    );
+    let worst: Vec<String> = doc.gate_worst.iter().map(|s| s.to_string()).collect();
+    let _ = writeln!(
+        t,
+        "gate tripped in {} of {}; worst signal {}",
+        doc.gate_tripped,
+        doc.comparisons,
+        level_sparkline(&worst, width, unicode)
+    );
+    let rank_max = |levels: &[String]| {
+        levels
+            .iter()
+            .max_by_key(|l| veer_history::trend::level_rank(l))
+            .cloned()
+            .unwrap_or_else(|| "none".into())
+    };
+    if !doc.axes.is_empty() {
+        let _ = writeln!(t);
+        let _ = writeln!(
+            t,
+            "{:<12} {:>6}  {:<9} {:<9} {:>12}  trend of Δ (oldest → newest)",
+            "axis", "n", "latest", "worst", "latest Δ"
+        );
+        for a in &doc.axes {
+            let delta = match a.deltas.last().copied().flatten() {
+                Some(d) => format!("{d:+.4}"),
+                None => "-".into(),
+            };
+            let _ = writeln!(
+                t,
+                "{:<12} {:>6}  {:<9} {:<9} {:>12}  {}",
+                a.axis,
+                a.levels.len(),
+                a.levels.last().map_or("-", String::as_str),
+                rank_max(&a.levels),
+                delta,
+                sparkline(&a.deltas, width, unicode)
+            );
+        }
+    }
+    if !doc.rules.is_empty() {
+        let _ = writeln!(t);
+        let _ = writeln!(
+            t,
+            "{:<32} {:>12}  regressions per comparison",
+            "rule", "regressed in"
+        );
+        for r in &doc.rules {
+            let _ = writeln!(
+                t,
+                "{:<32} {:>12}  {}",
+                r.rule,
+                r.comparisons_with_regressions,
+                count_sparkline(&r.regressions, width, unicode)
+            );
+        }
+    }
+    if !doc.cases.is_empty() {
+        let mut cases: Vec<&veer_history::trend::CaseTrend> = doc.cases.iter().collect();
+        cases.sort_by(|a, b| b.flips.cmp(&a.flips).then_with(|| a.case.cmp(&b.case)));
+        let _ = writeln!(t);
+        let _ = writeln!(
+            t,
+            "{:<40} {:>6}  {:<12} {:>5}  verdicts (oldest → newest)",
+            "case", "n", "latest", "flips"
+        );
+        for c in cases.iter().take(SHOWN_CASES) {
+            let levels: Vec<String> = c
+                .verdicts
+                .iter()
+                .map(|v| verdict_level(v).to_string())
+                .collect();
+            let _ = writeln!(
+                t,
+                "{:<40} {:>6}  {:<12} {:>5}  {}",
+                c.case,
+                c.verdicts.len(),
+                c.verdicts.last().map_or("-", String::as_str),
+                c.flips,
+                level_sparkline(&levels, width, unicode)
+            );
+        }
+        if cases.len() > SHOWN_CASES {
+            let _ = writeln!(
+                t,
+                "… and {} more cases (--case NAME shows one; --format json lists all)",
+                cases.len() - SHOWN_CASES
+            );
+        }
+    }
+    t
+}
+
+fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
+    let since = since_ms(a.since.as_deref())?;
+    let history = History::open(&a.db.db, false).map_err(err)?;
+    let filter = Filter {
+        since_ms: since,
+        branch: a.branch.clone(),
+        last: usize::try_from(a.last).ok(),
+        ..Filter::default()
+    };
+    let entries = history.entries(&filter).map_err(err)?;
+    let time = |e: Option<&Entry>| {
+        e.map(|e| veer_trace::timefmt::format_epoch_ms(e.provenance.recorded_at_ms))
+            .unwrap_or_default()
+    };
+    let span = format!(
+        "{} comparisons from {} to {}; gate tripped in {}",
+        entries.len(),
+        time(entries.first()),
+        time(entries.last()),
+        entries.iter().filter(|e| e.summary.gate.tripped).count()
+    );
+    let html = match a.format {
+        ReportFormat::Html => super::history_html::render(
+            &format!("veer history: {}", a.db.db.display()),
+            &span,
+            &axis_trends(&entries),
+            &case_trends(&entries),
+            verdict_level,
+        ),
+    };
+    emit(&html, a.out.output.as_deref())?;
+    Ok(EXIT_OK)
+}
+
+/// One line of `history export --format jsonl`.
+#[derive(Serialize)]
+struct ExportLine<'a> {
+    id: i64,
+    recorded_at: String,
+    commit: Option<&'a str>,
+    branch: Option<&'a str>,
+    ci_run: Option<&'a str>,
+    veer_version: &'a str,
+    #[serde(flatten)]
+    summary: &'a Summary,
+}
+
+fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
+    let since = since_ms(a.since.as_deref())?;
+    let history = History::open(&a.db.db, false).map_err(err)?;
+    let filter = Filter {
+        since_ms: since,
+        branch: a.branch.clone(),
+        ..Filter::default()
+    };
+    let entries = history.entries(&filter).map_err(err)?;
+    let mut text = String::new();
+    match a.format {
+        ExportFormat::Jsonl => {
+            for e in &entries {
+                let line = ExportLine {
+                    id: e.id,
+                    recorded_at: veer_trace::timefmt::format_epoch_ms(e.provenance.recorded_at_ms),
+                    commit: e.provenance.commit.as_deref(),
+                    branch: e.provenance.branch.as_deref(),
+                    ci_run: e.provenance.ci_run.as_deref(),
+                    veer_version: &e.provenance.veer_version,
+                    summary: &e.summary,
+                };
+                text.push_str(&serde_json::to_string(&line).unwrap_or_default());
+                text.push('\n');
+            }
+        }
+    }
+    emit(&text, a.out.output.as_deref())?;
+    Ok(EXIT_OK)
+}
+
+/// A directory printer that also keeps the JSON report, for `veer diff … --history` in any
+/// format: everything it is given goes to `inner` (what the user sees) and to a JSON printer
+/// whose document lands in the shared buffer when the diff finishes.
+pub struct KeepJson {
+    inner: Box<dyn DirectoryPrinter>,
+    json: Box<dyn DirectoryPrinter>,
+    kept: Arc<Mutex<String>>,
+}
+
+impl KeepJson {
+    /// Wraps `inner`; the JSON report is written to `kept` at the end.
+    pub fn new(inner: Box<dyn DirectoryPrinter>, kept: Arc<Mutex<String>>) -> Self {
+        KeepJson {
+            inner,
+            json: Box::new(veer_report::json::DirectoryJson::new()),
+            kept,
+        }
+    }
+
+    fn keep(&self, text: &str) {
+        if let Ok(mut k) = self.kept.lock() {
+            k.push_str(text);
+        }
+    }
+}
+
+impl DirectoryPrinter for KeepJson {
+    fn begin(&mut self) -> String {
+        let j = self.json.begin();
+        self.keep(&j);
+        self.inner.begin()
+    }
+
+    fn pair(
+        &mut self,
+        pair: &veer_diff::report::DirectoryPair,
+        verdict: &veer_engine::Verdict,
+    ) -> String {
+        let j = self.json.pair(pair, verdict);
+        self.keep(&j);
+        self.inner.pair(pair, verdict)
+    }
+
+    fn finish(
+        self: Box<Self>,
+        summary: &veer_diff::DirectorySummary,
+        verdict: &veer_engine::Verdict,
+    ) -> String {
+        let KeepJson { inner, json, kept } = *self;
+        let j = json.finish(summary, verdict);
+        if let Ok(mut k) = kept.lock() {
+            k.push_str(&j);
+        }
+        inner.finish(summary, verdict)
+    }
+}
