@@ -73,7 +73,7 @@ pub fn schema_violations(file: &str, instance: &serde_json::Value) -> Vec<String
 /// directory report (it has `pairs`), `diff` for one pair.
 #[allow(dead_code)]
 pub fn diff_schema_violations(instance: &serde_json::Value) -> Vec<String> {
-    let file = if instance.get("pairs").is_some() {
+    let file = if instance.get("pairs").is_some() || instance.get("trials").is_some() {
         "diff-directory.schema.json"
     } else {
         "diff.schema.json"

@@ -2,7 +2,7 @@
 //! enforced (`replace`, `raise`) show their blocked calls in `inspect`, `check` (status
 //! `prevented`, gating unless `--allow-prevented`) and `diff` (every format).
 
-use crate::common::{schema_violations, veer, veer_ok};
+use crate::common::{diff_schema_violations, schema_violations, veer, veer_ok};
 use serde_json::{json, Value};
 use std::path::Path;
 use veer_policy::runtime::Mode;
@@ -95,8 +95,25 @@ impl Runs {
     }
 
     /// `out` with the temporary directory written as `<tmp>`.
+    /// The trace id is masked too: every recording has its own (a random recording id in its
+    /// metadata record).
     fn clean(&self, out: &str) -> String {
-        out.replace(&self.dir.path().display().to_string(), "<tmp>")
+        let out = out.replace(&self.dir.path().display().to_string(), "<tmp>");
+        let mut masked = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(i) = rest.find("sha256:") {
+            let (head, tail) = rest.split_at(i + "sha256:".len());
+            masked.push_str(head);
+            let hex = tail.bytes().take_while(u8::is_ascii_hexdigit).count();
+            if hex == 64 {
+                masked.push_str("<recording>");
+                rest = &tail[64..];
+            } else {
+                rest = tail;
+            }
+        }
+        masked.push_str(rest);
+        masked
     }
 }
 
@@ -113,7 +130,7 @@ fn inspect_shows_the_blocked_calls_with_rule_and_turn() {
         insta::assert_snapshot!(format!("inspect_{name}"), r.clean(&out.stdout));
         let j: Value =
             serde_json::from_str(&veer_ok(&["inspect", &p, "--format", "json"], 0).stdout).unwrap();
-        let e = &j["enforcement"][0];
+        let e = &j["traces"][0]["enforcement"][0];
         assert_eq!(e["rule_id"], "no-refund");
         assert_eq!(e["blocked"], true);
         assert_eq!(e["pair_index"], 1);
@@ -126,7 +143,10 @@ fn inspect_shows_the_blocked_calls_with_rule_and_turn() {
         .stdout,
     )
     .unwrap();
-    assert!(j.get("enforcement").is_none(), "no decisions, no block");
+    assert!(
+        j["traces"][0].get("enforcement").is_none(),
+        "no decisions, no block"
+    );
 }
 
 #[test]
@@ -140,7 +160,7 @@ fn check_reports_a_blocked_call_as_prevented_and_gates_on_it() {
         let json = veer_ok(&["check", &p, "--policy", &policy, "--format", "json"], 1);
         let v: Value = serde_json::from_str(&json.stdout).unwrap();
         assert_eq!(
-            schema_violations("check-report.schema.json", &v),
+            schema_violations("check.schema.json", &v),
             Vec::<String>::new()
         );
         insta::assert_snapshot!(format!("check_json_{name}"), r.clean(&json.stdout));
@@ -187,10 +207,7 @@ fn diff_shows_the_live_decisions_in_every_format() {
     insta::assert_snapshot!("diff_terminal_live_section", section);
     let json = veer(&["diff", &b, &c, "--fail-on", "never", "--format", "json"]);
     let v: Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(
-        schema_violations("diff-report.schema.json", &v),
-        Vec::<String>::new()
-    );
+    assert_eq!(diff_schema_violations(&v), Vec::<String>::new());
     insta::assert_json_snapshot!("diff_json_enforcement", v["enforcement"]);
     let md = veer(&["diff", &b, &c, "--fail-on", "never", "--format", "markdown"]);
     let live = md.stdout.split("Live policy").nth(1).unwrap_or_default();

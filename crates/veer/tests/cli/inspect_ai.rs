@@ -253,9 +253,9 @@ fn single_trace_commands_refuse_a_log_of_several_samples() {
         v["trials"]["pass_hat_k"]
     );
     assert!(
-        crate::common::schema_violations("diff-report.schema.json", &v).is_empty(),
+        crate::common::diff_schema_violations(&v).is_empty(),
         "{:?}",
-        crate::common::schema_violations("diff-report.schema.json", &v)
+        crate::common::diff_schema_violations(&v)
     );
     // … and with --trials off it wants single traces.
     let r = veer_ok(

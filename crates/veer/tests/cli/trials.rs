@@ -1,7 +1,7 @@
 //! `veer diff BASE_DIR CAND_DIR` with repeated trials (issue 28): layouts, verdicts, the gate,
 //! the formats, determinism and bad input.
 
-use crate::common::{schema_violations, veer, veer_ok};
+use crate::common::{diff_schema_violations, schema_violations, veer, veer_ok};
 use std::path::Path;
 use veer_engine::trials::scripted::{agentlog, Script};
 
@@ -111,10 +111,7 @@ fn trials_unchanged_agent_passes_and_a_skipped_tool_names_the_cases() {
     assert_eq!(t["cases"][0]["rules"][0]["deterministic_break"], true);
     assert_eq!(t["cases"][3]["verdict"], "unchanged", "{}", t["cases"][3]);
     assert_eq!(t["layout"]["sources"][0], "metadata");
-    assert_eq!(
-        schema_violations("diff-report.schema.json", &v),
-        Vec::<String>::new()
-    );
+    assert_eq!(diff_schema_violations(&v), Vec::<String>::new());
     let mut a = args(&changed);
     a.extend(["--format".into(), "markdown".into()]);
     let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
