@@ -60,6 +60,9 @@ def schema():
     fields += [
         T.StructField("policy_regressions", T.LongType(), True),
         T.StructField("policy_regression_rules", T.ArrayType(T.StringType()), True),
+        # The pair's verdict at --fail-on, decided by veer's engine as for `veer diff`: its axes,
+        # its fingerprint test and its policy regressions.
+        T.StructField("gate_tripped", T.BooleanType(), True),
         T.StructField("error", T.StringType(), True),
         # The pair's summary (JSON, without its deltas: they are the delta_* columns); merged
         # into summary.json, not written to pairs.parquet.
@@ -73,7 +76,7 @@ def pair_row(name: str, bp: str, cp: str, options: Dict[str, Any]) -> tuple:
     try:
         report, summary = veer.diff_summarized(bp, cp, **options)
     except veer.VeerError as e:
-        return (name, name, bp, cp) + (None,) * (6 + 2 * len(AXES) + 2) + (str(e), None)
+        return (name, name, bp, cp) + (None,) * (6 + 2 * len(AXES) + 3) + (str(e), None)
     axes = {a["axis"]: a for a in report["axes"]}
     unknown = set(axes) - set(AXES)
     if unknown:
@@ -95,7 +98,7 @@ def pair_row(name: str, bp: str, cp: str, options: Dict[str, Any]) -> tuple:
         row.append(axes[a]["delta"] if a in axes else None)
         row.append(axes[a]["severity"] if a in axes else None)
     regressions = (report.get("policy") or {}).get("regressions") or []
-    row += [len(regressions), [r["rule_id"] for r in regressions], None]
+    row += [len(regressions), [r["rule_id"] for r in regressions], report["gate"]["tripped"], None]
     # The deltas travel in the delta_* columns; the summary keeps only counts and maxima.
     row.append(json.dumps(veer.merge_summaries(veer.empty_summary(), summary, keep_deltas=False)))
     return tuple(row)
@@ -186,17 +189,21 @@ def run(spark, baseline: str, candidate: str, out: str, options: Dict[str, Any],
             for e in errors[1:]:
                 print(e, file=sys.stderr)
             print(f"see the error column of {os.path.join(out, 'pairs.parquet')}; summary.json not written", file=sys.stderr)
-            return 2
+            # As the CLI: a pair that cannot be compared trips a set gate (exit 1); without a
+            # gate it is the run's error (exit 2).
+            return 1 if LEVELS[options.get("fail_on", "never")] else 2
         summary = df.select("_summary").rdd.mapPartitions(merge_partition).treeReduce(
             lambda a, b: veer.merge_summaries(a, b, keep_deltas=False)
         )
         aggregate = veer.finish_summary(summary, unmatched, medians=middle_deltas(df, summary))
+        tripped = df.where(df.gate_tripped).limit(1).count() > 0
     finally:
         df.unpersist()
     write_text(os.path.join(out, "summary.json"), json.dumps(aggregate, indent=2) + "\n")
-    worst = LEVELS.get(aggregate["worst_severity"], 0)
-    threshold = LEVELS[options.get("fail_on", "never")]
-    return 1 if threshold and worst >= threshold else 0
+    # The gate trips on what the CLI's verdict trips on: any pair's own verdict (axes, its
+    # fingerprint test, policy regressions) and unreadable pairs (above). The CLI's pooled
+    # fingerprint test over every response is not computed here (docs/spark.md).
+    return 1 if tripped else 0
 
 
 def write_text(path: str, text: str) -> None:

@@ -139,3 +139,27 @@ def test_a_pair_that_cannot_be_compared_is_exit_2(spark, job, corpus, tmp_path, 
     assert str(victim) in err
     errors = spark.read.parquet(str(out / "pairs.parquet")).where("error IS NOT NULL").collect()
     assert [r["baseline"] for r in errors] == [victim.name]
+
+
+@pytest.mark.parametrize("fail_on", ["minor", "moderate", "severe"])
+def test_the_job_trips_on_what_the_cli_trips_on(spark, job, cli, tmp_path, fail_on):
+    # Policy regressions trip the gate whatever the worst axis severity (issue 27, item 3).
+    d = ROOT / "tests" / "fixtures" / "shadow" / "refund-causal-diagnosis"
+    policy = str(d / "policy.yaml")
+    b, c = str(d / "baseline_traces"), str(d / "candidate_traces")
+    options = {"policy": policy, "pricing": None, "seed": 42, "top_k": 5, "fail_on": fail_on}
+    code = job.run(spark, b, c, str(tmp_path / "out"), options)
+    expected = cli.json("diff", b, c, "--policy", policy, "--fail-on", fail_on, "--format", "json", code=code)
+    assert code == (1 if expected["gate"]["tripped"] else 0)
+    rows = spark.read.parquet(str(tmp_path / "out" / "pairs.parquet")).orderBy("baseline").collect()
+    assert [r["gate_tripped"] for r in rows] == [p["report"]["gate"]["tripped"] for p in expected["pairs"]]
+
+
+def test_a_pair_that_cannot_be_compared_trips_a_set_gate(spark, job, corpus, tmp_path):
+    b, c = corpus
+    bad_b, bad_c = tmp_path / "b", tmp_path / "c"
+    shutil.copytree(b, bad_b)
+    shutil.copytree(c, bad_c)
+    sorted(bad_c.glob("*.agentlog"))[1].write_text("{not json\n")
+    options = {"policy": None, "pricing": None, "seed": 42, "top_k": 5, "fail_on": "severe"}
+    assert job.run(spark, str(bad_b), str(bad_c), str(tmp_path / "out"), options) == 1

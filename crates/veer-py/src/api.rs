@@ -112,7 +112,7 @@ impl DiffParams {
         Ok(DiffOptions {
             seed: self.seed,
             top_k: self.top_k,
-            pair_by: PairBy::Index,
+            pair_by: PairBy::Auto,
             pricing,
             policy: match &self.policy {
                 Some(p) => Some(Arc::new(load_policy(p)?)),
