@@ -1,7 +1,7 @@
 //! `veer diff BASE_DIR CAND_DIR` with repeated trials (issue 28): layouts, verdicts, the gate,
 //! the formats, determinism and bad input.
 
-use crate::common::{diff_schema_violations, schema_violations, veer, veer_ok};
+use crate::common::{diff_schema_violations, veer, veer_ok};
 use std::path::Path;
 use veer_engine::trials::scripted::{agentlog, Script};
 
