@@ -1,41 +1,14 @@
-//! The special functions the tests need, written here so the crate has no numerical
-//! dependency: log-gamma (Lanczos, g = 7), the regularized incomplete gamma and beta functions
-//! (series and Lentz continued fractions), the normal and Student t distribution functions and
-//! their quantiles (Halley/Newton refinement of a closed-form start). Checked against SciPy in
+//! The special functions the tests need: log-gamma and the regularized incomplete beta from
+//! `veer-base` (shared with the fingerprint test's F distributions), and here the regularized
+//! incomplete gamma (series and Lentz continued fraction), the normal and Student t
+//! distribution functions and their quantiles (Halley/Newton refinement of a closed-form
+//! start). Checked against SciPy in
 //! `tests/scipy_reference.rs` (relative error ≤ 1e-9 over the tabulated points).
 
 use std::f64::consts::PI;
 
-/// Lanczos coefficients for g = 7, n = 9 (the widely published set).
-const LANCZOS: [f64; 9] = [
-    0.999_999_999_999_809_9,
-    676.520_368_121_885_1,
-    -1_259.139_216_722_402_8,
-    771.323_428_777_653_1,
-    -176.615_029_162_140_6,
-    12.507_343_278_686_905,
-    -0.138_571_095_265_720_12,
-    9.984_369_578_019_572e-6,
-    1.505_632_735_149_311_6e-7,
-];
-
-/// ln Γ(x) for x > 0 (relative error ~1e-15). Returns +∞ for x ≤ 0.
-pub fn ln_gamma(x: f64) -> f64 {
-    if x <= 0.0 || x.is_nan() {
-        return f64::INFINITY;
-    }
-    if x < 0.5 {
-        // Reflection: Γ(x)Γ(1−x) = π / sin(πx).
-        return (PI / (PI * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut a = LANCZOS[0];
-    let t = x + 7.5;
-    for (i, c) in LANCZOS.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    0.5 * (2.0 * PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
+/// ln Γ(x) for x > 0: veer-base's (Lanczos, g = 7).
+pub use veer_base::fdist::ln_gamma;
 
 /// ln C(n, k) for 0 ≤ k ≤ n (exact product below 60, log-gamma above).
 pub fn ln_choose(n: u64, k: u64) -> f64 {
@@ -185,67 +158,9 @@ fn normal_quantile_lower(p: f64) -> f64 {
     x
 }
 
-/// The regularized incomplete beta I_x(a, b) with y = 1 − x passed separately (so callers can
-/// compute it without cancellation), in [0, 1].
-pub fn beta_inc(a: f64, b: f64, x: f64, y: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if y <= 0.0 {
-        return 1.0;
-    }
-    let ln_front = ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * y.ln();
-    if x < (a + 1.0) / (a + b + 2.0) {
-        (ln_front.exp() * beta_cf(a, b, x) / a).clamp(0.0, 1.0)
-    } else {
-        (1.0 - ln_front.exp() * beta_cf(b, a, y) / b).clamp(0.0, 1.0)
-    }
-}
-
-/// The continued fraction of the incomplete beta function (modified Lentz).
-fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
-    let qab = a + b;
-    let qap = a + 1.0;
-    let qam = a - 1.0;
-    let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
-    let mut h = d;
-    for m in 1..MAX_ITER {
-        let m = m as f64;
-        let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let delta = d * c;
-        h *= delta;
-        if (delta - 1.0).abs() < EPS {
-            break;
-        }
-    }
-    h
-}
+/// The regularized incomplete beta I_x(a, b) with y = 1 − x passed separately: veer-base's,
+/// whose work is bounded and which stays exact at huge shapes (docs/limits.md).
+pub use veer_base::fdist::beta_inc;
 
 /// Student's t distribution function with `df` > 0 degrees of freedom, in [0, 1].
 pub fn t_cdf(t: f64, df: f64) -> f64 {

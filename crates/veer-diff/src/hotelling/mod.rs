@@ -8,7 +8,7 @@
 //!
 //! Pure functions of the two samples (and a seed for Monte Carlo): no I/O.
 
-pub mod fdist;
+pub use veer_base::fdist;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod linalg;
