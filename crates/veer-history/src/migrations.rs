@@ -71,12 +71,15 @@ pub enum State {
 
 /// Reads the version and application id.
 pub fn state(conn: &Connection) -> rusqlite::Result<State> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let tables: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+    // One statement, so one snapshot: read as three, another process's first migration could
+    // commit between them (version 0 and no application id read before it, its tables after)
+    // and a fresh history would look foreign.
+    let (version, app, tables): (i64, i64, i64) = conn.query_row(
+        "SELECT (SELECT user_version FROM pragma_user_version), \
+                (SELECT application_id FROM pragma_application_id), \
+                (SELECT count(*) FROM sqlite_schema WHERE type = 'table')",
         [],
-        |r| r.get(0),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )?;
     Ok(match (app, version, tables) {
         (0, 0, 0) => State::Empty,
