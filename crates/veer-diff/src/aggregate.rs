@@ -11,6 +11,7 @@ use crate::axes::Axis;
 use crate::report::{Aggregate, AxisAggregate, DiffReport, DirectoryPair, Unmatched};
 use crate::severity::Severity;
 use crate::stats::median_in_place;
+use crate::Direction;
 use serde::{Deserialize, Serialize};
 
 /// What one or more trace pairs contribute to a directory summary. `PairSummary::default()`
@@ -44,6 +45,11 @@ pub struct AxisSummary {
     pub severe: usize,
     /// Highest severity seen (none when no pair reported the axis).
     pub worst_severity: Severity,
+    /// Highest severity of a change in the axis's worse direction (none when every change was
+    /// an improvement or no pair reported the axis). Absent in summaries written before it
+    /// existed, and then none.
+    #[serde(default)]
+    pub worst_regression: Severity,
     /// The axis delta of every summarised pair that reported the axis (axis unit), in merge
     /// order. The exact median needs them all: 8 bytes per pair and axis. A job that computes
     /// the medians elsewhere drops them ([`PairSummary::without_deltas`]) and passes the
@@ -60,6 +66,7 @@ impl AxisSummary {
             moderate: 0,
             severe: 0,
             worst_severity: Severity::None,
+            worst_regression: Severity::None,
             deltas: Vec::new(),
         }
     }
@@ -70,6 +77,7 @@ impl AxisSummary {
         self.moderate += other.moderate;
         self.severe += other.severe;
         self.worst_severity = self.worst_severity.max(other.worst_severity);
+        self.worst_regression = self.worst_regression.max(other.worst_regression);
         self.deltas.extend(other.deltas);
     }
 
@@ -145,6 +153,9 @@ impl PairSummary {
                     Severity::Severe => a.severe += 1,
                 }
                 a.worst_severity = r.severity;
+                if r.direction == Direction::Regression {
+                    a.worst_regression = r.severity;
+                }
                 a.deltas.push(r.delta);
             }
         }
@@ -198,6 +209,7 @@ impl PairSummary {
                 moderate: a.moderate,
                 severe: a.severe,
                 worst_severity: a.worst_severity,
+                worst_regression: a.worst_regression,
                 median_delta: median(a.axis, &mut a.deltas),
             })
             .collect();
@@ -210,6 +222,11 @@ impl PairSummary {
             worst_severity: axes
                 .iter()
                 .map(|a| a.worst_severity)
+                .max()
+                .unwrap_or(Severity::None),
+            worst_regression: axes
+                .iter()
+                .map(|a| a.worst_regression)
                 .max()
                 .unwrap_or(Severity::None),
             axes,
@@ -240,8 +257,8 @@ mod tests {
     ];
 
     /// One trace pair as (pair count, diverged, per axis: None when the axis was not reported,
-    /// else its severity index and delta).
-    type Pair = (usize, bool, Vec<Option<(usize, f64)>>);
+    /// else its severity index, delta and whether the change is in the worse direction).
+    type Pair = (usize, bool, Vec<Option<(usize, f64, bool)>>);
 
     fn summary_of(p: &Pair) -> PairSummary {
         let mut s = PairSummary {
@@ -251,7 +268,7 @@ mod tests {
             ..PairSummary::default()
         };
         for (a, cell) in s.axes.iter_mut().zip(&p.2) {
-            if let Some((sev, delta)) = *cell {
+            if let Some((sev, delta, worse)) = *cell {
                 match SEVERITIES[sev] {
                     Severity::None => a.none += 1,
                     Severity::Minor => a.minor += 1,
@@ -259,6 +276,9 @@ mod tests {
                     Severity::Severe => a.severe += 1,
                 }
                 a.worst_severity = SEVERITIES[sev];
+                if worse {
+                    a.worst_regression = SEVERITIES[sev];
+                }
                 a.deltas.push(delta);
             }
         }
@@ -272,7 +292,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, &axis)| {
-                let cells: Vec<(usize, f64)> = pairs.iter().filter_map(|p| p.2[i]).collect();
+                let cells: Vec<(usize, f64, bool)> = pairs.iter().filter_map(|p| p.2[i]).collect();
                 let count = |k| cells.iter().filter(|c| c.0 == k).count();
                 let mut d: Vec<f64> = cells.iter().map(|c| c.1).collect();
                 d.sort_by(f64::total_cmp);
@@ -293,6 +313,12 @@ mod tests {
                         .map(|c| SEVERITIES[c.0])
                         .max()
                         .unwrap_or(Severity::None),
+                    worst_regression: cells
+                        .iter()
+                        .filter(|c| c.2)
+                        .map(|c| SEVERITIES[c.0])
+                        .max()
+                        .unwrap_or(Severity::None),
                     median_delta,
                 }
             })
@@ -308,13 +334,21 @@ mod tests {
                 .map(|a| a.worst_severity)
                 .max()
                 .unwrap_or_default(),
+            worst_regression: axes
+                .iter()
+                .map(|a| a.worst_regression)
+                .max()
+                .unwrap_or_default(),
             axes,
         }
     }
 
     fn pair() -> impl Strategy<Value = Pair> {
-        let cell =
-            proptest::option::of((0..4usize, prop_oneof![-3.0..3.0f64, Just(0.0), Just(1.5)]));
+        let cell = proptest::option::of((
+            0..4usize,
+            prop_oneof![-3.0..3.0f64, Just(0.0), Just(1.5)],
+            any::<bool>(),
+        ));
         (
             0..50usize,
             any::<bool>(),
@@ -367,7 +401,7 @@ mod tests {
     #[test]
     fn given_medians_replace_the_deltas() {
         let pairs: Vec<Pair> = (0..5)
-            .map(|i| (2, i % 2 == 0, vec![Some((i % 4, i as f64)); 9]))
+            .map(|i| (2, i % 2 == 0, vec![Some((i % 4, i as f64, i % 3 == 0)); 9]))
             .collect();
         let mut s = PairSummary::default();
         for p in &pairs {

@@ -222,8 +222,11 @@ pub struct AxisAggregate {
     pub moderate: usize,
     /// … severe.
     pub severe: usize,
-    /// Highest severity over the trace pairs.
+    /// Highest severity over the trace pairs, improvements included.
     pub worst_severity: Severity,
+    /// Highest severity of a change in the axis's worse direction over the trace pairs (what
+    /// the gate reads; none when every change was an improvement).
+    pub worst_regression: Severity,
     /// Median over the trace pairs of the axis delta (axis unit); 0 with no pair.
     pub median_delta: f64,
 }
@@ -243,8 +246,11 @@ pub struct Aggregate {
     pub pair_count: usize,
     /// Trace pairs whose first divergence is not null.
     pub traces_with_divergence: usize,
-    /// Highest severity over every axis of every trace pair.
+    /// Highest severity over every axis of every trace pair, improvements included.
     pub worst_severity: Severity,
+    /// Highest severity of a worse-direction change over every axis of every trace pair (what
+    /// the gate reads).
+    pub worst_regression: Severity,
     /// One entry per axis, in axis order.
     pub axes: Vec<AxisAggregate>,
 }

@@ -181,6 +181,29 @@ pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
             .copied()
             .flatten()
     });
+    // The headline every format leads with, as a note at the first divergence's candidate
+    // turn, so SARIF viewers and GitHub annotations name where the runs first diverged even
+    // when no axis moved far enough to be reported (it never gates).
+    if r.first_divergence.is_some() {
+        out.insert(
+            0,
+            Finding {
+                rule_id: "divergence/first".to_string(),
+                rule_summary: "where the two runs' behaviour first diverges".to_string(),
+                rule_help: "The first turn where the candidate run stops doing what the baseline \
+                            run did (a different tool call, different arguments, a different \
+                            answer), found by aligning the runs turn by turn. It is context for \
+                            the other findings and never gates by itself; read the turns named \
+                            here first."
+                    .to_string(),
+                level: FindingLevel::Note,
+                title: "veer: first divergence".to_string(),
+                message: r.headline.clone(),
+                file: file.to_string(),
+                line: divergence_line,
+            },
+        );
+    }
     // Calls the live policy blocked while the candidate was recorded: notes at their policy
     // event (the agent never acted on them, so they do not gate).
     for d in r

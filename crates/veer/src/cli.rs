@@ -58,8 +58,10 @@ pub enum Command {
     /// Compare a baseline run with a candidate run: nine behaviour axes with confidence
     /// intervals and severities, where the behaviour first diverged, the ranked divergences,
     /// the most changed pairs and recommendations, and the live-policy decisions of recordings
-    /// made with `veer record --enforce`. BASELINE and CANDIDATE are two trace files, or two
-    /// directories whose traces are paired by relative path.
+    /// made with `veer record --enforce`. BASELINE and CANDIDATE are two trace files, two
+    /// Inspect AI logs, or two directories: traces paired by relative path or, when each case
+    /// was run several times, cases compared trial set against trial set with a calibrated
+    /// gate (docs/trials.md).
     #[command(
         after_help = "Examples:\n  veer diff baseline.agentlog candidate.agentlog\n  veer diff runs/main/ runs/pr-123/ --format markdown -o comment.md\n  veer diff a.agentlog b.agentlog --pricing pricing.json --format json --seed 7\n  veer diff a.agentlog b.agentlog --pair-by alignment --top-k 10 --format junit -o diff.xml\n  veer diff a.agentlog b.agentlog --format html -o diff.html\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format sarif -o veer.sarif\n  veer diff a.agentlog b.agentlog --policy policy.yaml --format github   # in GitHub Actions\n  veer diff base.agentlog cand.agentlog --policy policy.yaml --fail-on moderate\n  veer diff a.agentlog b.agentlog --fingerprint-scale output_tokens=200000 --fingerprint-scale latency_ms=120000"
     )]
@@ -79,15 +81,16 @@ pub enum Command {
         after_help = "Examples:\n  veer check run.agentlog --policy policy.yaml\n  veer check traces/ --policy policy.yaml --fail-on moderate --format junit -o policy.xml\n  veer check run.agentlog --policy policy.yaml --format html -o check.html\n  veer check traces/ --policy policy.yaml --format sarif -o veer.sarif\n  veer check run.agentlog --policy policy.yaml --format json --fail-on never"
     )]
     Check(CheckArgs),
-    /// Work with policy files.
+    /// Work with policy files: validate one before `veer check`, `veer diff --policy` or
+    /// `veer record --policy` uses it.
     #[command(
         subcommand,
         after_help = "Example:\n  veer policy validate policy.yaml"
     )]
     Policy(PolicyCommand),
-    /// Re-apply the merge gate to a saved `veer diff --format json` report: the worst axis
-    /// severity and the policy regressions stored in it, or, with --policy, the policy diff of
-    /// --baseline and --candidate recomputed once.
+    /// Re-apply the merge gate to a saved `veer diff --format json` report: the worst
+    /// regressed axis (an improvement never counts) and the policy regressions stored in it, or,
+    /// with --policy, the policy diff of --baseline and --candidate recomputed once.
     #[command(
         after_help = "Examples:\n  veer gate report.json --fail-on moderate\n  veer gate report.json --policy policy.yaml --baseline base.agentlog --candidate cand.agentlog"
     )]
@@ -125,7 +128,11 @@ pub enum Command {
     )]
     Record(RecordArgs),
     /// Cases and trials needed to detect a change of a given size, from a directory of
-    /// repeated trials (docs/trials.md).
+    /// repeated trials of one side: the noise is estimated from the trials' own spread
+    /// (docs/trials.md).
+    #[command(
+        after_help = "Examples:\n  veer plan runs/main --mde 50                      # 50 ms of latency\n  veer plan runs/main --mde 20 --axis output_tokens --power 0.9\n  veer plan runs/main --mde 1 --axis tool_calls --format json -o plan.json"
+    )]
     Plan(crate::commands::plan::PlanArgs),
     /// Named, immutable baselines: store a directory of runs (content-addressed, verified on
     /// every use), approve it, update it, list and show them. `veer diff --baseline NAME
@@ -475,7 +482,8 @@ pub struct DiffArgs {
     /// candidate introduced are regressions, those it cleared are fixes.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// Exit 1 when the worst signal (axis severity, a powered rejection of the behaviour-
+    /// Exit 1 when the worst signal (the severity of an axis that changed in its worse
+    /// direction — an improvement never counts —, a powered rejection of the behaviour-
     /// fingerprint test → moderate, or policy regression: info → minor, warning → moderate,
     /// error and critical → severe) reaches this level; `never` (or `none`) never trips.
     /// With repeated trials (docs/trials.md): a statistically supported regression beyond its
@@ -574,10 +582,11 @@ pub enum DiffFormat {
     /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
     /// JavaScript off).
     Html,
-    /// SARIF 2.1.0: policy findings and severe axes at the candidate file and line.
+    /// SARIF 2.1.0: the first divergence (a note), policy findings and severe axes at the
+    /// candidate file and line; `error` exactly for what tripped the gate.
     Sarif,
-    /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
-    /// Markdown report is appended to that file.
+    /// GitHub Actions workflow commands (::error/::warning/::notice); with
+    /// GITHUB_STEP_SUMMARY set, the Markdown report is appended to that file.
     Github,
 }
 
@@ -657,7 +666,8 @@ pub struct PolicyValidateArgs {
 pub struct GateArgs {
     /// A report written by `veer diff --format json` (one pair or a directory).
     pub report: PathBuf,
-    /// Exit 1 when the worst signal (axis severity, a powered rejection of a stored
+    /// Exit 1 when the worst signal (the severity of an axis that changed in its worse
+    /// direction — an improvement never counts —, a powered rejection of a stored
     /// behaviour-fingerprint test → moderate, policy regression) reaches this level; `never`
     /// (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
@@ -704,7 +714,8 @@ pub enum ExperimentCommand {
     )]
     Pair(ExperimentPairArgs),
     /// Measure a whole experiment: every pair, the summary, the aggregates by perturbation and
-    /// by manifestation group. INPUT is a traxr results JSON (every pair is re-derived from its
+    /// by manifestation group; a pair whose change lies within the clean re-runs' own spread
+    /// is marked `within_noise`. INPUT is a traxr results JSON (every pair is re-derived from its
     /// stored traces and answers) or a directory holding baseline.<ext>, optional reruns/*
     /// (clean re-runs for the noise floor) and perturbed/<name>.<ext>, of any trace format.
     #[command(
@@ -820,7 +831,7 @@ pub enum ExperimentPerturbFormat {
     /// One line: what was applied, or why not.
     Terminal,
     /// JSON: {schema_version, file, base_seed, bytes_in, perturbations: [{operator, seed,
-    /// status, reason, out, bytes_out}]}.
+    /// status, reason, out, bytes_out}]} (`veer schema perturb`).
     Json,
 }
 
@@ -859,7 +870,8 @@ pub struct ExperimentPairArgs {
 pub enum ExperimentPairFormat {
     /// A short human summary.
     Terminal,
-    /// JSON: traxr's divergence report keys plus the pair result (schema_version 1).
+    /// JSON: traxr's divergence report keys plus the pair result (`veer schema
+    /// experiment-pair`).
     Json,
     /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
     /// JavaScript off), with the event alignment.
@@ -889,7 +901,8 @@ pub struct ExperimentAnalyzeArgs {
 pub enum ExperimentAnalyzeFormat {
     /// The summary, then tables of the pairs and the aggregates.
     Terminal,
-    /// traxr's results JSON layout (sorted keys, every run's trace included).
+    /// traxr's results JSON layout (sorted keys, every run's trace included; `veer schema
+    /// experiment-analyze`).
     Json,
     /// A Markdown report.
     Markdown,

@@ -87,6 +87,11 @@ fn suite(name: &str, r: &DiffReport, v: &Verdict, out: &mut String) {
         escape(name),
         r.axes.len() + fingerprint
     ));
+    // The headline every format leads with (the first divergence whenever there is one).
+    out.push_str(&format!(
+        "    <properties>\n      <property name=\"headline\" value=\"{}\"/>\n    </properties>\n",
+        escape(&r.headline)
+    ));
     for a in &r.axes {
         let summary = format!(
             "{}: {} (delta {}, 95% CI {}, n {})",

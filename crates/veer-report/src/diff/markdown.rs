@@ -269,7 +269,7 @@ impl DirectoryPrinter for DirectoryComment {
                 "| `{}` | {} | {} | {} | {} |",
                 p.baseline,
                 r.pair_count,
-                badge(r.worst_severity),
+                badge(r.worst_regression),
                 if moved.is_empty() {
                     "-".to_string()
                 } else {
@@ -293,7 +293,7 @@ impl DirectoryPrinter for DirectoryComment {
                 self.details.push_str(&format!(
                     "\n<details><summary><code>{}</code> — {}</summary>\n\n",
                     p.baseline,
-                    badge(r.worst_severity)
+                    badge(r.worst_regression)
                 ));
                 body(r, "####", &mut self.details);
                 self.details.push_str("\n</details>\n");
@@ -304,20 +304,20 @@ impl DirectoryPrinter for DirectoryComment {
 
     fn finish(self: Box<Self>, d: &DirectorySummary, verdict: &Verdict) -> String {
         let mut out = format!(
-            "## veer diff: {} trace pair(s), worst {}\n\n",
+            "## veer diff: {} trace pair(s), worst regression {}\n\n",
             d.aggregate.trace_pairs,
-            badge(d.aggregate.worst_severity)
+            badge(d.aggregate.worst_regression)
         );
         out.push_str(&verdict_paragraph(verdict));
         // The policy column appears when a pair was checked against a policy.
         let with_policy = self.policy.iter().any(Option::is_some);
         if with_policy {
             out.push_str(
-                "| trace | pairs | worst | moved axes | first divergence | policy regressions |\n|---|---:|---|---|---|---|\n",
+                "| trace | pairs | worst regression | moved axes | first divergence | policy regressions |\n|---|---:|---|---|---|---|\n",
             );
         } else {
             out.push_str(
-                "| trace | pairs | worst | moved axes | first divergence |\n|---|---:|---|---|---|\n",
+                "| trace | pairs | worst regression | moved axes | first divergence |\n|---|---:|---|---|---|\n",
             );
         }
         for (row, policy) in self.rows.iter().zip(&self.policy) {

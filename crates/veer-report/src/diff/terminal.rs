@@ -275,7 +275,7 @@ fn error_row(style: Style, e: &PairError) -> Vec<Cell> {
 #[derive(Debug)]
 pub struct DirectoryTable {
     style: Style,
-    /// Per pair: trace, response pairs, worst severity, moved axes, first divergence.
+    /// Per pair: trace, response pairs, worst regression, moved axes, first divergence.
     rows: Vec<[String; 5]>,
     /// Styled warning lines, in pair order.
     warnings: Vec<String>,
@@ -323,7 +323,7 @@ impl DirectoryPrinter for DirectoryTable {
         self.rows.push([
             p.baseline.clone(),
             r.pair_count.to_string(),
-            severity(style, r.worst_severity),
+            severity(style, r.worst_regression),
             if moved.is_empty() {
                 "-".to_string()
             } else {
@@ -342,10 +342,10 @@ impl DirectoryPrinter for DirectoryTable {
         let style = self.style;
         let mut out = String::new();
         out.push_str(&style.heading(&format!(
-            "veer diff — {} trace pair(s), {} response pair(s), worst severity {}",
+            "veer diff — {} trace pair(s), {} response pair(s), worst regression {}",
             d.aggregate.trace_pairs,
             d.aggregate.pair_count,
-            d.aggregate.worst_severity.label()
+            d.aggregate.worst_regression.label()
         )));
         if !d.errors.is_empty() {
             out.push_str(&style.bad(&format!(
@@ -361,7 +361,7 @@ impl DirectoryPrinter for DirectoryTable {
             .set_header(vec![
                 "trace",
                 "pairs",
-                "worst",
+                "worst regression",
                 "moved axes",
                 "first divergence",
             ]);

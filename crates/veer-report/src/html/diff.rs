@@ -55,7 +55,7 @@ impl DirectoryPrinter for DirectoryPage {
             &html! {
                 tr {
                     td { a href={ "#pair-" (k) } { (p.baseline) } }
-                    td data-sort=(p.report.worst_severity as u8) { (badge(p.report.worst_severity.label())) }
+                    td data-sort=(p.report.worst_regression as u8) { (badge(p.report.worst_regression.label())) }
                     td class="num" { (p.report.pair_count) }
                     td { @match &p.report.first_divergence { Some(f) => (turns(f)), None => span class="muted" { "none" } } }
                     td class="num" { (p.report.policy.as_ref().map_or(0, |x| x.regressions.len())) }
@@ -66,7 +66,7 @@ impl DirectoryPrinter for DirectoryPage {
         self.sections.push_str(
             &html! {
                 section id={ "pair-" (k) } {
-                    h2 { (p.baseline) " " (badge(p.report.worst_severity.label())) }
+                    h2 { (p.baseline) " " (badge(p.report.worst_regression.label())) }
                     (body(&p.report, &format!("p{k}-")))
                 }
             }
@@ -92,13 +92,13 @@ impl DirectoryPrinter for DirectoryPage {
             "veer diff: directory",
             html! {
                 h1 { "veer diff — " (d.aggregate.trace_pairs) " trace pairs" }
-                (gate_box(v, &format!("worst severity {} over {} response pairs; {} of {} trace pairs diverge",
-                    d.aggregate.worst_severity.label(), d.aggregate.pair_count,
+                (gate_box(v, &format!("worst regression {} over {} response pairs; {} of {} trace pairs diverge",
+                    d.aggregate.worst_regression.label(), d.aggregate.pair_count,
                     d.aggregate.traces_with_divergence, d.aggregate.trace_pairs)))
                 h2 { "Pairs" }
-                p class="muted" { "Click a column heading to sort (worst severity first by default order of the directory)." }
+                p class="muted" { "Click a column heading to sort (rows are in the directory's order)." }
                 table class="sortable" id="pairs" {
-                    thead { tr { th { "trace" } th { "worst severity" } th class="num" { "pairs" } th { "first divergence" } th class="num" { "regressions" } } }
+                    thead { tr { th { "trace" } th { "worst regression" } th class="num" { "pairs" } th { "first divergence" } th class="num" { "regressions" } } }
                     tbody { (PreEscaped(&self.rows)) }
                 }
                 (errors_section(
@@ -116,11 +116,11 @@ impl DirectoryPrinter for DirectoryPage {
                 (fingerprint_section(d.fingerprint.as_ref(), "Behaviour fingerprint, every response of every pair"))
                 h2 { "Axes over all pairs" }
                 table {
-                    thead { tr { th { "axis" } th class="num" { "none" } th class="num" { "minor" } th class="num" { "moderate" } th class="num" { "severe" } th { "worst" } th class="num" { "median delta" } } }
+                    thead { tr { th { "axis" } th class="num" { "none" } th class="num" { "minor" } th class="num" { "moderate" } th class="num" { "severe" } th { "worst regression" } th class="num" { "median delta" } } }
                     tbody {
                         @for a in &d.aggregate.axes {
                             tr { td { (a.axis.wire()) } td class="num" { (a.none) } td class="num" { (a.minor) } td class="num" { (a.moderate) } td class="num" { (a.severe) }
-                                 td { (badge(a.worst_severity.label())) } td class="num" { (change(a.axis, a.median_delta)) } }
+                                 td { (badge(a.worst_regression.label())) } td class="num" { (change(a.axis, a.median_delta)) } }
                         }
                     }
                 }

@@ -10,6 +10,15 @@ use veer_engine::trials::layout::{self, CasePattern};
 use veer_engine::trials::measure::AXES;
 use veer_trials::TrialsAnswer;
 
+/// Formats `veer plan` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    /// A few lines of text.
+    Terminal,
+    /// JSON: {schema_version, axis, alpha, power, mde, plan: {cases_needed, …}}.
+    Json,
+}
+
 /// `veer plan`.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
@@ -31,8 +40,11 @@ pub struct PlanArgs {
     /// Case grouping, as `veer diff --case-pattern`.
     #[arg(long, value_name = "REGEX")]
     pub case_pattern: Option<String>,
-    /// Print JSON instead of text.
-    #[arg(long)]
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Terminal)]
+    pub format: PlanFormat,
+    /// Same as `--format json` (kept for scripts written before `--format`).
+    #[arg(long, hide = true)]
     pub json: bool,
     #[command(flatten)]
     pub read: ReadArgs,
@@ -82,7 +94,7 @@ pub fn run(args: &PlanArgs) -> Result<u8, CliError> {
         CliError::input(format!("{}: {m}", args.dir.display()))
             .hint("lay out two or more runs per case (CASE/run-N.agentlog); see docs/trials.md")
     })?;
-    let text = if args.json {
+    let text = if args.json || args.format == PlanFormat::Json {
         veer_report::json::to_json(&plan)
     } else {
         let p = &plan.plan;

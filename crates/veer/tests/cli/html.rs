@@ -345,11 +345,21 @@ fn github_commands_and_the_step_summary() {
         "::warning file={DEMO_CANDIDATE},line=2,title=veer%3A confirm-before-refund candidate regression::"
     )));
     // `%` in a message is escaped (the 95% interval).
-    let axis = lines.iter().find(|l| l.contains("semantic")).unwrap();
+    let axis = lines
+        .iter()
+        .find(|l| l.contains("title=veer%3A semantic"))
+        .unwrap();
     assert!(axis.starts_with(&format!(
         "::warning file={DEMO_CANDIDATE},line=3,title=veer%3A semantic changed (severe)::"
     )));
     assert!(axis.contains("95%25 CI") && !axis.contains("95% CI"));
+    // The headline leads, a notice at the first divergence's candidate turn.
+    assert!(
+        lines[0].starts_with(&format!(
+            "::notice file={DEMO_CANDIDATE},line=3,title=veer%3A first divergence::diverges at "
+        )),
+        "{stdout}"
+    );
     let written = std::fs::read_to_string(&summary).unwrap();
     assert!(
         written.starts_with("# earlier step\n"),

@@ -179,3 +179,35 @@ fn convert_redacts_by_default_with_content_ids_of_the_redacted_payloads() {
     let r = veer_ok(&["--no-redact", "convert", p], 0);
     assert!(r.stdout.contains(KEY), "{}", r.stdout);
 }
+
+#[test]
+fn convert_renames_a_redacted_parent_in_its_children() {
+    // A request that carries a secret is the parent of a clean response: redaction gives the
+    // request the content id of its redacted payload, and the response's `parent` follows it
+    // while the response keeps its own id.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.agentlog");
+    let meta = r#"{"version":"0.1","id":"sha256:0","kind":"metadata","ts":"2026-01-01T00:00:00.000Z","parent":null,"payload":{"sdk":{"name":"t","version":"1"}}}"#;
+    let req = format!(
+        r#"{{"version":"0.1","id":"sha256:a","kind":"chat_request","ts":"2026-01-01T00:00:00.000Z","parent":"sha256:0","payload":{{"model":"m","messages":[{{"role":"user","content":"use key {KEY}"}}]}}}}"#
+    );
+    let resp = r#"{"version":"0.1","id":"sha256:b","kind":"chat_response","ts":"2026-01-01T00:00:01.000Z","parent":"sha256:a","payload":{"model":"m","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"latency_ms":3}}"#;
+    std::fs::write(&p, format!("{meta}\n{req}\n{resp}\n")).unwrap();
+    let r = veer_ok(&["convert", p.to_str().unwrap()], 0);
+    let lines: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", r.stdout);
+    assert!(!r.stdout.contains(KEY), "{}", r.stdout);
+    let request_id = veer_trace::canonical::content_id(&lines[1]["payload"]);
+    assert_ne!(request_id, "sha256:a");
+    assert_eq!(lines[1]["id"], request_id.as_str());
+    assert_eq!(lines[2]["parent"], request_id.as_str(), "{}", r.stdout);
+    assert_eq!(lines[2]["id"], "sha256:b");
+    // The parent chain still reads: inspect accepts the converted trace.
+    let out = dir.path().join("c.agentlog");
+    std::fs::write(&out, &r.stdout).unwrap();
+    veer_ok(&["inspect", out.to_str().unwrap()], 0);
+}

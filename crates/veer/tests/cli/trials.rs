@@ -358,7 +358,7 @@ fn trials_plan_says_the_cases_and_trials_needed() {
         "{}",
         r.stdout
     );
-    let r = veer_ok(&["plan", s(&base), "--mde", "20", "--json"], 0);
+    let r = veer_ok(&["plan", s(&base), "--mde", "20", "--format", "json"], 0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["axis"], "latency");
     assert!(v["plan"]["cases_needed"].as_u64().unwrap() >= 2);
