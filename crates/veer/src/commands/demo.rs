@@ -11,11 +11,11 @@ use veer_trace::agentlog::reader::read_agentlog_bytes;
 use veer_trace::{ReadOptions, Trace};
 
 /// The bundled baseline trace.
-pub const BASELINE: &[u8] = include_bytes!("../../../../examples/refund-agent/baseline.agentlog");
+pub const BASELINE: &[u8] = include_bytes!("../../demo/refund-agent/baseline.agentlog");
 /// The bundled candidate trace.
-pub const CANDIDATE: &[u8] = include_bytes!("../../../../examples/refund-agent/candidate.agentlog");
+pub const CANDIDATE: &[u8] = include_bytes!("../../demo/refund-agent/candidate.agentlog");
 /// The bundled policy.
-pub const POLICY: &str = include_str!("../../../../examples/refund-agent/policy.yaml");
+pub const POLICY: &str = include_str!("../../demo/refund-agent/policy.yaml");
 
 /// Loads the two bundled traces.
 pub fn traces() -> Result<(Trace, Trace), CliError> {
