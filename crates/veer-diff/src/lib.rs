@@ -21,7 +21,6 @@ pub mod pairing;
 pub mod pricing;
 pub mod recommend;
 pub mod report;
-pub mod rng;
 pub mod severity;
 pub mod stats;
 pub mod turn;
