@@ -203,3 +203,100 @@ pub fn pair_errors_error(errors: &[PairError], total: usize) -> Option<Error> {
     error.hint = first.hint.clone();
     Some(error)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::directory::{plan_directories, Quiet};
+
+    const DEMO: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/shadow/demo"
+    );
+
+    /// Two directories: `a.agentlog` and `c/d.agentlog` the demo pair, `b.agentlog` broken on
+    /// the candidate side, `only.agentlog` on the baseline side only.
+    fn corpus() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let (b, c) = (root.path().join("b"), root.path().join("c"));
+        let demo = |side: &str| std::fs::read(format!("{DEMO}/{side}.agentlog")).unwrap();
+        for (dir, side) in [(&b, "baseline"), (&c, "candidate")] {
+            std::fs::create_dir_all(dir.join("c")).unwrap();
+            std::fs::write(dir.join("a.agentlog"), demo(side)).unwrap();
+            std::fs::write(dir.join("c/d.agentlog"), demo(side)).unwrap();
+        }
+        std::fs::write(b.join("b.agentlog"), demo("baseline")).unwrap();
+        std::fs::write(c.join("b.agentlog"), b"{not json\n").unwrap();
+        std::fs::write(b.join("only.agentlog"), demo("baseline")).unwrap();
+        (root, b, c)
+    }
+
+    #[test]
+    fn pairs_arrive_in_path_order_with_error_rows_and_the_pair_diffs_verdicts() {
+        let (_root, b, c) = corpus();
+        let plan = plan_directories(&b, &c).unwrap();
+        let options = DiffOptions::default();
+        let mut seen: Vec<String> = Vec::new();
+        let mut emitted = 0;
+        let (summary, verdict) = stream_directory(
+            &plan,
+            &ReadOptions::default(),
+            (&options, Level::Severe),
+            &Quiet,
+            |pairs: Vec<(DirectoryPair, Verdict)>| {
+                pairs
+                    .into_iter()
+                    .map(|(p, _)| (p.baseline, p.report))
+                    .collect::<Vec<_>>()
+            },
+            |pairs| {
+                emitted += 1;
+                seen.extend(pairs.into_iter().map(|(name, report)| {
+                    // The stream's report is the engine's pair diff of the same files.
+                    let read = |p: &Path| veer_trace::load_trace(p, &ReadOptions::default());
+                    let (tb, tc) = (read(&b.join(&name)).unwrap(), read(&c.join(&name)).unwrap());
+                    let paths = (
+                        b.join(&name).display().to_string(),
+                        c.join(&name).display().to_string(),
+                    );
+                    let (alone, _) =
+                        crate::diff::diff(&tb, &tc, (&paths.0, &paths.1), &options, Level::Severe);
+                    assert_eq!(report, alone, "{name}");
+                    name
+                }));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, ["a.agentlog", "c/d.agentlog"]);
+        assert!(emitted >= 2, "the last window is handed on too");
+        assert_eq!(summary.errors.len(), 1);
+        assert_eq!(summary.errors[0].baseline, "b.agentlog");
+        assert_eq!(summary.unmatched.baseline_only, ["only.agentlog"]);
+        assert_eq!(summary.aggregate.trace_pairs, 2);
+        assert_eq!(summary.aggregate.error_pairs, 1);
+        // An unreadable pair trips a set gate.
+        assert!(verdict.tripped, "{verdict:?}");
+        assert_eq!(summary.gate, verdict.gate());
+        let e = pair_errors_error(&summary.errors, plan.matched.len()).unwrap();
+        assert!(e.message.starts_with("1 of 3 trace pairs"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_emit_error_stops_the_stream() {
+        let (_root, b, c) = corpus();
+        let plan = plan_directories(&b, &c).unwrap();
+        let r = stream_directory(
+            &plan,
+            &ReadOptions::default(),
+            (&DiffOptions::default(), Level::None),
+            &Quiet,
+            |pairs: Vec<(DirectoryPair, Verdict)>| pairs.len(),
+            |_| Err(Error::input("the output is gone")),
+        );
+        assert_eq!(
+            r.err().map(|e| e.message),
+            Some("the output is gone".into())
+        );
+    }
+}
