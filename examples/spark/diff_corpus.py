@@ -162,20 +162,15 @@ def run(spark, baseline: str, candidate: str, out: str, options: Dict[str, Any],
     """Runs the corpus diff with an existing SparkSession; returns veer's exit code."""
     from pyspark import StorageLevel
 
-    b_names, c_names = veer.trace_files(baseline), veer.trace_files(candidate)
-    c_set = set(c_names)
-    matched = [n for n in b_names if n in c_set]
-    unmatched = len(b_names) + len(c_names) - 2 * len(matched)
-    del c_set
-    if not matched:
-        raise veer.InputError(
-            f"no trace in {baseline} has a counterpart with the same relative path in {candidate}",
-            hint="directory mode pairs files by relative path, e.g. a/run1.agentlog with b/run1.agentlog",
-        )
+    # The CLI's own pairing (an InputError when no file has a counterpart).
+    plan = veer.pair_directories(baseline, candidate)
+    matched = plan["matched"]
+    unmatched = len(plan["baseline_only"]) + len(plan["candidate_only"])
+    del plan
     sc = spark.sparkContext
     slices = partitions or max(1, min(len(matched), sc.defaultParallelism * 4))
     names = sc.parallelize(matched, slices)
-    del matched, b_names, c_names
+    del matched
     b_abs, c_abs = os.path.abspath(baseline), os.path.abspath(candidate)
     rows = names.mapPartitions(lambda it: diff_partition(it, b_abs, c_abs, options))
     df = spark.createDataFrame(rows, schema()).persist(StorageLevel.MEMORY_AND_DISK)

@@ -28,6 +28,7 @@ __all__ = [
     "read",
     "convert",
     "trace_files",
+    "pair_directories",
     "empty_summary",
     "merge_summaries",
     "finish_summary",
@@ -210,6 +211,18 @@ def trace_files(directory: Union[str, "os.PathLike[str]"]) -> List[str]:
     """The trace files ``veer diff DIR DIR`` pairs under ``directory``: ``/``-separated
     relative paths, sorted."""
     return _call(_native.trace_files, os.fspath(directory))
+
+
+def pair_directories(
+    baseline: Union[str, "os.PathLike[str]"], candidate: Union[str, "os.PathLike[str]"]
+) -> Dict[str, List[str]]:
+    """How ``veer diff BASELINE_DIR CANDIDATE_DIR`` pairs two directories (the same engine
+    function): ``matched`` (relative paths found under both), ``baseline_only`` and
+    ``candidate_only``, each sorted. Raises :class:`InputError` when no file has a counterpart."""
+    matched, baseline_only, candidate_only = _call(
+        _native.pair_directories, os.fspath(baseline), os.fspath(candidate)
+    )
+    return {"matched": matched, "baseline_only": baseline_only, "candidate_only": candidate_only}
 
 
 def empty_summary() -> Dict[str, Any]:

@@ -1,7 +1,11 @@
-//! The basics below every veer measure, so no measure needs another for them: today the
-//! special functions of the statistics (`ln Γ`, the regularized incomplete beta, the central and
+//! The basics below every veer measure, so no measure needs another for them: the special
+//! functions of the statistics (`ln Γ`, the regularized incomplete beta, the central and
 //! non-central F), each with a documented bound on its work whatever values it is given
-//! (docs/limits.md, "Numeric routines: work bounds"). `veer-diff`'s fingerprint test and
-//! `veer-trials`' Student t both read them from here.
+//! (docs/limits.md, "Numeric routines: work bounds"); the seeded random-number generators
+//! ([`rng`]); and Python's string and number rules with the Unicode tables they read
+//! ([`pytext`], [`unicode_tables`]).
 
 pub mod fdist;
+pub mod pytext;
+pub mod rng;
+pub mod unicode_tables;

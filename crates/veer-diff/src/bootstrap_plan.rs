@@ -351,7 +351,7 @@ mod tests {
     /// integers too large for exact sums.
     #[test]
     fn wide_sides_equal_the_copied_resample() {
-        let mut rng = crate::rng::ChaCha12::seed_from_u64(3);
+        let mut rng = veer_base::rng::ChaCha12::seed_from_u64(3);
         for n in [301usize, 70_001] {
             let b: Vec<f64> = (0..n).map(|i| (i % 997) as f64 * 0.25).collect();
             let c: Vec<f64> = (0..n).map(|i| i as f64 * 1e11 - 3.0).collect();

@@ -1,6 +1,8 @@
 //! veer's behaviour diff (spec `diff.md`): nine axes with seeded bootstrap intervals and
 //! severities, the first divergence and ranked divergences from an exact Gotoh alignment,
-//! per-pair drill-down and recommendations, gathered in a plain [`DiffReport`].
+//! per-pair drill-down and recommendations, and the behaviour-fingerprint test, gathered in a
+//! plain [`DiffReport`] ([`measure`]). Whole reports — with the structural block, the policy
+//! comparison and the gate's verdict — are composed by `veer-engine`, never here.
 //!
 //! Everything here is a pure function of the traces, the pricing table and the seed: no I/O,
 //! no printing, no global state. Work runs in parallel with rayon; every number is
@@ -21,7 +23,6 @@ pub mod pairing;
 pub mod pricing;
 pub mod recommend;
 pub mod report;
-pub mod rng;
 pub mod severity;
 pub mod stats;
 pub mod turn;
@@ -71,8 +72,8 @@ pub struct DiffOptions {
     pub pair_by: PairBy,
     /// Pricing for the cost axis (empty → every model unpriced).
     pub pricing: Pricing,
-    /// A behaviour policy evaluated on both sides (its regressions feed the gate, which
-    /// `veer-engine` decides). None → no `policy` block.
+    /// A behaviour policy evaluated on both sides by `veer-engine`'s composer (its regressions
+    /// feed the gate); veer-diff never reads it. None → no `policy` block.
     pub policy: Option<Arc<Policy>>,
     /// Work budget of the exact turn alignment (in-band cells of one round; beyond it the turn
     /// alignment is anchored) and of the structural block's diagonal fast path (stored
@@ -82,7 +83,8 @@ pub struct DiffOptions {
     /// Scales and significance level of the behaviour-fingerprint test.
     pub fingerprint: FingerprintOptions,
     /// Also build the side-by-side [`lanes::Lanes`] view (the HTML report needs it; the other
-    /// formats do not pay for it). Never changes any other field.
+    /// formats do not pay for it): read by `veer-engine`'s composer, which builds it with
+    /// [`Behaviour::lanes`]. Never changes any other field.
     pub lanes: bool,
 }
 
@@ -171,10 +173,10 @@ pub fn divergences_anchored(
     ((first, ranked, Some(alignment)), kind)
 }
 
-/// Diffs two traces. `baseline_path` / `candidate_path` are echoed in the report. The
-/// behaviour axes and alignment, the structural metrics, the fingerprint test and the policy
-/// comparison are computed side by side. The report's `gate` block is left undecided (gate
-/// off, worst `none`): `veer-engine` decides the verdict from these numbers and fills it.
+/// The behaviour diff of two traces: [`measure`]'s report alone. `baseline_path` /
+/// `candidate_path` are echoed in the report. The composed blocks (`structural`, `policy`,
+/// `enforcement`, the `lanes` view and the `gate` verdict) are left empty: `veer-engine`
+/// composes whole reports (`veer_engine::diff::diff`).
 pub fn diff(
     baseline: &Trace,
     candidate: &Trace,
@@ -182,59 +184,87 @@ pub fn diff(
     candidate_path: &str,
     options: &DiffOptions,
 ) -> DiffReport {
-    diff_keeping_fingerprints(baseline, candidate, baseline_path, candidate_path, options).0
+    measure(baseline, candidate, baseline_path, candidate_path, options).report
 }
 
 /// The response fingerprints of both sides of a diff (baseline rows, candidate rows).
 pub type SideFingerprints = (Vec<[f64; fingerprint::DIM]>, Vec<[f64; fingerprint::DIM]>);
 
-/// [`diff`], also handing back the response fingerprints of both sides, so directory mode can
-/// pool them into one test without computing them again.
-pub fn diff_keeping_fingerprints(
-    baseline: &Trace,
-    candidate: &Trace,
+/// The behaviour measures of one trace pair, before composition: the report's behaviour fields
+/// and fingerprint block, both sides' response fingerprints (directory mode pools them), and
+/// what the side-by-side view is built from.
+pub struct Behaviour<'t> {
+    /// The report with its behaviour fields and `fingerprint` block filled; `structural`,
+    /// `policy`, `enforcement` and `lanes` empty and the `gate` undecided (gate off, worst
+    /// `none`), for `veer-engine` to compose.
+    pub report: DiffReport,
+    /// The response fingerprints of both sides.
+    pub fingerprints: SideFingerprints,
+    traces: (&'t Trace, &'t Trace),
+    turns: TurnsOf<'t>,
+    alignment: Option<Alignment>,
+}
+
+impl Behaviour<'_> {
+    /// The turns the behaviour measures name: first divergence, top-k and drill-down pairs
+    /// (the composer adds the policy comparison's).
+    pub fn named_turns(&self) -> lanes::Named {
+        let r = &self.report;
+        let mut named = lanes::Named::default();
+        for d in r.first_divergence.iter().chain(&r.divergences) {
+            named.baseline.insert(d.baseline_turn);
+            named.candidate.insert(d.candidate_turn);
+        }
+        for p in &r.drill_down {
+            named.baseline.insert(p.baseline_turn);
+            named.candidate.insert(p.candidate_turn);
+        }
+        named
+    }
+
+    /// The side-by-side view of the pair, showing the `named` turns in full.
+    pub fn lanes(&self, named: &lanes::Named) -> lanes::Lanes {
+        lanes::build(
+            (self.traces.0, &self.turns.0),
+            (self.traces.1, &self.turns.1),
+            self.alignment.as_ref(),
+            named,
+        )
+    }
+
+    /// The report and the fingerprints.
+    pub fn into_parts(self) -> (DiffReport, SideFingerprints) {
+        (self.report, self.fingerprints)
+    }
+}
+
+/// Measures the behaviour of two traces: the axes, alignment events, drill-down and
+/// recommendations beside both sides' response fingerprints and their test. Pure and
+/// deterministic; runs in parallel with rayon.
+pub fn measure<'t>(
+    baseline: &'t Trace,
+    candidate: &'t Trace,
     baseline_path: &str,
     candidate_path: &str,
     options: &DiffOptions,
-) -> (DiffReport, SideFingerprints) {
-    let (((mut report, turns, alignment), rows), (structural, policy)) = rayon::join(
+) -> Behaviour<'t> {
+    let ((mut report, turns, alignment), rows) = rayon::join(
+        || behaviour(baseline, candidate, baseline_path, candidate_path, options),
         || {
             rayon::join(
-                || behaviour(baseline, candidate, baseline_path, candidate_path, options),
-                || {
-                    rayon::join(
-                        || fingerprint::trace_matrix(baseline, &options.fingerprint.scales),
-                        || fingerprint::trace_matrix(candidate, &options.fingerprint.scales),
-                    )
-                },
-            )
-        },
-        || {
-            rayon::join(
-                || veer_experiment::structural_within(baseline, candidate, options.max_align_cells),
-                || {
-                    options
-                        .policy
-                        .as_deref()
-                        .map(|p| veer_policy::compare(p, baseline, candidate))
-                },
+                || fingerprint::trace_matrix(baseline, &options.fingerprint.scales),
+                || fingerprint::trace_matrix(candidate, &options.fingerprint.scales),
             )
         },
     );
-    report.structural = Some(structural);
     report.fingerprint = fingerprint_block(&rows.0, &rows.1, &options.fingerprint);
-    report.policy = policy;
-    report.enforcement = veer_policy::live::Enforcement::of(baseline, candidate);
-    if options.lanes {
-        let named = named_turns(&report);
-        report.lanes = Some(lanes::build(
-            (baseline, &turns.0),
-            (candidate, &turns.1),
-            alignment.as_ref(),
-            &named,
-        ));
+    Behaviour {
+        report,
+        fingerprints: rows,
+        traces: (baseline, candidate),
+        turns,
+        alignment,
     }
-    (report, rows)
 }
 
 /// The fingerprint test of every response of `baseline` against every response of
@@ -249,29 +279,6 @@ pub fn fingerprint_of_traces(
         || fingerprint::trace_matrix(candidate, &options.scales),
     );
     fingerprint_block(&b, &c, options)
-}
-
-/// The turns the report names: first divergence, top-k, drill-down pairs, and the candidate
-/// turns of policy regressions and baseline turns of fixes.
-fn named_turns(r: &DiffReport) -> lanes::Named {
-    let mut named = lanes::Named::default();
-    for d in r.first_divergence.iter().chain(&r.divergences) {
-        named.baseline.insert(d.baseline_turn);
-        named.candidate.insert(d.candidate_turn);
-    }
-    for p in &r.drill_down {
-        named.baseline.insert(p.baseline_turn);
-        named.candidate.insert(p.candidate_turn);
-    }
-    if let Some(p) = &r.policy {
-        named
-            .candidate
-            .extend(p.regressions.iter().filter_map(|v| v.pair_index));
-        named
-            .baseline
-            .extend(p.fixes.iter().filter_map(|v| v.pair_index));
-    }
-    named
 }
 
 /// The highest severity over rows whose change is a regression (the axis's worse direction,

@@ -4,7 +4,7 @@
 //! `f64`, and each bootstrap owns a generator freshly seeded with the caller's seed.
 
 use crate::bootstrap_plan::{evaluate, Plan, Scratch};
-use crate::rng::ChaCha12;
+use veer_base::rng::ChaCha12;
 
 /// Number of bootstrap resamples behind every confidence interval.
 pub const BOOTSTRAP_ITERATIONS: usize = 1000;

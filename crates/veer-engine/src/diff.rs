@@ -1,8 +1,12 @@
-//! The pair diff as every front end runs it: `veer-diff`'s measures, then the verdict at the
-//! gate's threshold, written into the report's `gate` block. The binary, the Python package
-//! and the directory stream all call these, so a report and its verdict always agree.
+//! The pair diff as every front end runs it, composed here and nowhere else: `veer-diff`'s
+//! behaviour measures (axes, alignment, drill-down, fingerprint rows) beside `veer-experiment`'s
+//! structural block and `veer-policy`'s comparison and recorded enforcement, then the side-by-side
+//! view when asked, then the verdict at the gate's threshold, written into the report's `gate`
+//! block. The binary, the Python package and the directory stream all call these, so a report
+//! and its verdict always agree.
 
 use crate::verdict::{pair_verdict, Verdict};
+use veer_diff::lanes::Named;
 use veer_diff::{DiffOptions, DiffReport, SideFingerprints};
 use veer_policy::Level;
 use veer_trace::Trace;
@@ -29,14 +33,44 @@ pub fn diff_keeping_fingerprints(
     options: &DiffOptions,
     fail_on: Level,
 ) -> (DiffReport, Verdict, SideFingerprints) {
-    let (mut report, rows) = veer_diff::diff_keeping_fingerprints(
-        baseline,
-        candidate,
-        baseline_path,
-        candidate_path,
-        options,
+    let (behaviour, (structural, policy)) = rayon::join(
+        || veer_diff::measure(baseline, candidate, baseline_path, candidate_path, options),
+        || {
+            rayon::join(
+                || veer_experiment::structural_within(baseline, candidate, options.max_align_cells),
+                || {
+                    options
+                        .policy
+                        .as_deref()
+                        .map(|p| veer_policy::compare(p, baseline, candidate))
+                },
+            )
+        },
     );
+    let lanes = options.lanes.then(|| {
+        let mut named = behaviour.named_turns();
+        if let Some(p) = &policy {
+            add_policy_turns(&mut named, p);
+        }
+        behaviour.lanes(&named)
+    });
+    let (mut report, rows) = behaviour.into_parts();
+    report.structural = Some(structural);
+    report.policy = policy;
+    report.enforcement = veer_policy::live::Enforcement::of(baseline, candidate);
+    report.lanes = lanes;
     let verdict = pair_verdict(&report, fail_on);
     report.gate = verdict.gate();
     (report, verdict, rows)
+}
+
+/// The turns of the policy comparison the side-by-side view names: the candidate turns of
+/// regressions and the baseline turns of fixes.
+fn add_policy_turns(named: &mut Named, policy: &veer_policy::PolicyDiff) {
+    named
+        .candidate
+        .extend(policy.regressions.iter().filter_map(|v| v.pair_index));
+    named
+        .baseline
+        .extend(policy.fixes.iter().filter_map(|v| v.pair_index));
 }

@@ -8,6 +8,7 @@
 
 pub mod baseline;
 pub mod diff;
+pub mod directory;
 pub mod error;
 pub mod trials;
 pub mod verdict;

@@ -2,8 +2,9 @@
 //! `check_answer_match` (spec `experiment.md` §6, §7, §12.3).
 
 use crate::events::MetricEvent;
-use crate::unicode_tables::{CASEFOLD_EXCEPTIONS, DECIMAL_ZEROS};
 use serde_json::Value;
+use veer_base::pytext::{decimal_value, is_py_space};
+use veer_base::unicode_tables::CASEFOLD_EXCEPTIONS;
 use veer_trace::canonical::hex16_of;
 use veer_trace::views::Response;
 use veer_trace::{Kind, Trace};
@@ -79,11 +80,6 @@ pub fn report_answer_changed(a: &TraceAnswer, b: &TraceAnswer) -> bool {
     }
 }
 
-/// Python's `str.isspace()`: White_Space plus the separators U+001C–U+001F.
-pub fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// Python `str.casefold()`: full Unicode case folding.
 pub fn casefold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -113,18 +109,6 @@ pub fn normalize_answer(s: Option<&str>) -> String {
         folded.pop();
     }
     folded
-}
-
-/// The value of a Unicode decimal digit (category Nd), if `c` is one.
-pub fn decimal_value(c: char) -> Option<u32> {
-    let v = c as u32;
-    let i = match DECIMAL_ZEROS.binary_search(&v) {
-        Ok(i) => i,
-        Err(0) => return None,
-        Err(i) => i - 1,
-    };
-    let d = v - DECIMAL_ZEROS[i];
-    (d < 10).then_some(d)
 }
 
 /// Parses `s` when it matches `^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$` (`\d` = any Unicode
@@ -246,13 +230,5 @@ mod tests {
         assert!(!m(Some("1e"), Some("1")));
         assert!(!m(Some("."), Some("0")));
         assert!(!m(Some("nan"), Some("nan ")) || normalize_answer(Some("nan")) == "nan");
-    }
-
-    #[test]
-    fn digits() {
-        assert_eq!(decimal_value('7'), Some(7));
-        assert_eq!(decimal_value('\u{664}'), Some(4));
-        assert_eq!(decimal_value('a'), None);
-        assert_eq!(decimal_value('\u{2f}'), None);
     }
 }

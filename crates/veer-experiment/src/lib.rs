@@ -32,7 +32,6 @@ pub mod status;
 pub mod structural;
 pub mod token_overhead;
 pub mod tstar;
-pub mod unicode_tables;
 
 #[cfg(test)]
 mod events_proptests;

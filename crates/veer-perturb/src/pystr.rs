@@ -2,9 +2,9 @@
 //! `str.strip()` and `re`'s `\s` count the information separators U+001C..U+001F as whitespace,
 //! Rust's `char::is_whitespace` and `str::trim` do not. The character test (and Python's
 //! `float()`, which the tabular operators use) live with the fingerprint's Python rules in
-//! `veer_diff::fingerprint::pytext`, one home for both.
+//! `veer_base::pytext`, one home for both.
 
-pub use veer_diff::fingerprint::pytext::is_py_space;
+pub use veer_base::pytext::is_py_space;
 
 /// Python's `str.strip()` without arguments.
 pub fn py_strip(text: &str) -> &str {

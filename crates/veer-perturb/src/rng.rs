@@ -6,7 +6,7 @@
 //! rule counts on it — on its own stream, so outputs are a pure function of (content, operator,
 //! seed) but are not byte-identical with traxr's Mersenne Twister.
 
-use veer_diff::rng::ChaCha12;
+use veer_base::rng::ChaCha12;
 
 /// A seeded source of the draws the operators make.
 #[derive(Debug, Clone)]

@@ -286,13 +286,30 @@ fn axis_by_name(name: &str) -> Option<Axis> {
     })
 }
 
-/// The files `veer diff DIR DIR` pairs under `dir`, as `/`-separated relative paths in order.
+/// The files `veer diff DIR DIR` pairs under `dir`, as `/`-separated relative paths in order
+/// (the engine's listing, `veer_engine::directory::trace_files_of`).
 pub fn trace_files(dir: &str) -> Result<Vec<String>, ApiError> {
-    let dir = Path::new(dir);
-    Ok(veer_trace::load::trace_files(dir)?
+    Ok(veer_engine::directory::trace_files_of(Path::new(dir))?
         .into_iter()
-        .map(|p| veer_trace::load::relative_name(dir, &p))
+        .map(|(name, _)| name)
         .collect())
+}
+
+/// A directory pairing: (relative paths under both directories, under the baseline only, under
+/// the candidate only), each in byte order.
+pub type DirectoryPairing = (Vec<String>, Vec<String>, Vec<String>);
+
+/// The pairing of `veer diff DIR DIR` (the engine's, `veer_engine::directory::plan_directories`):
+/// the relative paths found under both directories, then those found only under `baseline`,
+/// then only under `candidate`, each in byte order. An input error when no file has a
+/// counterpart.
+pub fn pair_directories(baseline: &str, candidate: &str) -> Result<DirectoryPairing, ApiError> {
+    let plan = veer_engine::directory::plan_directories(Path::new(baseline), Path::new(candidate))?;
+    Ok((
+        plan.matched.into_iter().map(|(name, _, _)| name).collect(),
+        plan.unmatched.baseline_only,
+        plan.unmatched.candidate_only,
+    ))
 }
 
 #[cfg(test)]
@@ -493,5 +510,44 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn directories_pair_like_the_cli_and_none_in_common_is_an_input_error() {
+        let root = tempfile_dir("pair");
+        let (b, c) = (root.join("b"), root.join("c"));
+        for (dir, names) in [
+            (&b, ["x.agentlog", "only_b.agentlog"]),
+            (&c, ["x.agentlog", "only_c.agentlog"]),
+        ] {
+            std::fs::create_dir_all(dir.join("sub")).unwrap_or_default();
+            for n in names {
+                std::fs::write(dir.join("sub").join(n), b"").unwrap_or_default();
+            }
+        }
+        let (bs, cs) = (b.display().to_string(), c.display().to_string());
+        let (matched, only_b, only_c) = pair_directories(&bs, &cs).unwrap_or_default();
+        assert_eq!(matched, ["sub/x.agentlog"]);
+        assert_eq!(only_b, ["sub/only_b.agentlog"]);
+        assert_eq!(only_c, ["sub/only_c.agentlog"]);
+        let e = pair_directories(
+            &b.join("sub").display().to_string(),
+            &root.display().to_string(),
+        )
+        .err()
+        .map(|e| (e.kind, e.message));
+        assert!(
+            matches!(&e, Some((ErrorKind::Input, m)) if m.contains("has a counterpart")),
+            "{e:?}"
+        );
+        std::fs::remove_dir_all(&root).unwrap_or_default();
+    }
+
+    /// A fresh empty directory under the system's temporary directory.
+    fn tempfile_dir(tag: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("veer-py-{tag}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).unwrap_or_default();
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        dir
     }
 }

@@ -131,6 +131,17 @@ fn trace_files(py: Python<'_>, dir: String) -> PyResult<Vec<String>> {
     py.allow_threads(|| api::trace_files(&dir)).map_err(raise)
 }
 
+/// The pairing of `veer diff DIR DIR`: (files in both, baseline only, candidate only).
+#[pyfunction]
+fn pair_directories(
+    py: Python<'_>,
+    baseline: String,
+    candidate: String,
+) -> PyResult<api::DirectoryPairing> {
+    py.allow_threads(|| api::pair_directories(&baseline, &candidate))
+        .map_err(raise)
+}
+
 /// The native half of the `veer` package.
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -145,5 +156,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(empty_summary, m)?)?;
     m.add_function(wrap_pyfunction!(finish_summary, m)?)?;
     m.add_function(wrap_pyfunction!(trace_files, m)?)?;
+    m.add_function(wrap_pyfunction!(pair_directories, m)?)?;
     Ok(())
 }

@@ -18,7 +18,6 @@ mod pass_k;
 mod permutation;
 mod power;
 mod rates;
-mod rng;
 pub mod special;
 mod suite;
 mod verdict;
@@ -46,12 +45,12 @@ pub use rates::{
     mcnemar_exact, min_attainable_p, stratified_exact_test, Count, FisherTest, StratifiedMethod,
     StratifiedTest, STRATIFIED_EXACT_WORK_LIMIT,
 };
-pub use rng::{derive_seed, TrialRng};
 pub use suite::{
     case_differences, population_estimate, sign_flip_test, suite_permutation_test,
     variance_components, CaseSample, PopulationEstimate, SuitePermutationTest, VarianceComponents,
     DEFAULT_SUITE_DRAWS, SIGN_FLIP_EXACT_MAX, SUITE_MONTE_CARLO_WORK_LIMIT,
 };
+pub use veer_base::rng::{derive_seed, TrialRng};
 pub use verdict::{
     case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseEvidence, CaseVerdict,
     MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteOutcome, SuiteTest, WorseWhen,

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{TrialsError, MAX_POOLED_TRIALS_FOR_DISTANCES};
-use crate::rng::TrialRng;
 use crate::special::{choose_u64, ln_choose};
+use veer_base::rng::TrialRng;
 
 /// Relabellings enumerated exactly (C(k_B+k_C, k_B) up to this; 9 vs 9 is 48,620, so 10 vs 10
 /// and above use Monte Carlo).

@@ -2,8 +2,8 @@
 //! library so the fuzzer and the corpus-replay test run exactly the same code
 //! (docs/fuzzing.md). It panics only when an invariant breaks.
 
-use super::pytext::{py_float, py_float_accepts, py_int};
 use super::{numeric_token_density, response_vector, FingerprintScales};
+use veer_base::pytext::{py_float, py_float_accepts, py_int};
 
 /// Any bytes: when they are JSON, as a `chat_response` payload; when they are UTF-8, as response
 /// text and as a number token. Every fingerprint entry is finite and in [0, 1], the same twice;

@@ -6,9 +6,8 @@
 pub mod block;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod pytext;
 
-use pytext::{is_py_space, lowercase, py_float, py_int};
+use veer_base::pytext::{self, is_py_space, lowercase, py_float, py_int};
 use veer_experiment::pystr::{py_str, truthy};
 use veer_trace::json::{Json, Object};
 use veer_trace::{Kind, Trace};

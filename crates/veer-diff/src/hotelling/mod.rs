@@ -14,10 +14,10 @@ pub mod fuzzing;
 pub mod linalg;
 pub mod moments;
 
-use crate::rng::ChaCha12;
 use linalg::{solve, Matrix};
 use moments::{moments, SampleMoments};
 use serde::Serialize;
+use veer_base::rng::ChaCha12;
 
 /// Largest number of label permutations `C(n1 + n2, n1)` enumerated exactly (the reference's
 /// `EXACT_PERM_LIMIT`).

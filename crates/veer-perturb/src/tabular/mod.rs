@@ -56,7 +56,7 @@
 //! without a numeric column draw nothing and write the table back as it was read (traxr's
 //! "No swap" / "No numeric columns found", still applied). `unit_change` counts a cell as
 //! non-empty when it is not the empty string (a cell of spaces counts and is not a number).
-//! Numbers are read by Python's `float()` (`veer_diff::fingerprint::pytext::py_float`), Unicode
+//! Numbers are read by Python's `float()` (`veer_base::pytext::py_float`), Unicode
 //! decimal digits included. `tests/fixtures/perturb/traxr/parity.json` holds traxr's outputs on
 //! these edges.
 //!
@@ -73,7 +73,7 @@ mod json;
 mod tests;
 
 use serde_json::Value;
-use veer_diff::fingerprint::pytext::py_float;
+use veer_base::pytext::py_float;
 use veer_trace::pyjson::py_float_repr;
 
 use delimited::{detect_delimiter, read_delimited, write_table, ReadError};

@@ -6,23 +6,18 @@
 //! compared becomes an error row, fails a set gate (exit 1) and otherwise ends the run with
 //! exit 2 once the whole report is written (docs/diff.md, "When a pair cannot be read").
 
-use super::pooled::{PairRows, Pool};
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
 use crate::error::CliError;
 use crate::output::stream::{emit_streamed, ReportStream};
 use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
-use rayon::prelude::*;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use veer_diff::aggregate::PairSummary;
-use veer_diff::fingerprint;
 use veer_diff::report::{DirectoryPair, PairError};
-use veer_diff::{
-    DiffOptions, DiffReport, DirectorySummary, PairBy, Pricing, SideFingerprints, Unmatched,
+use veer_diff::{DiffOptions, DiffReport, PairBy, Pricing};
+use veer_engine::directory::{
+    pair_directories, pair_errors_error, stream_directory, DirectoryPlan,
 };
-use veer_engine::verdict::DirectoryVerdict;
 use veer_engine::Verdict;
 use veer_policy::Level;
 use veer_report::diff::junit::DirectorySuites;
@@ -89,7 +84,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             let (verdict, markdown, errors) =
                 emit_streamed(args.out.output.as_deref(), json, |out| {
                     let comment = step.is_some().then(DirectoryComment::default);
-                    stream_directory(
+                    stream_directory_to(
                         &plan,
                         &read,
                         (&options, args.fail_on.level),
@@ -274,57 +269,33 @@ fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
     Ok(veer_diff::inputs::check_pair(b, c)?)
 }
 
-/// The trace pairs of a directory diff.
-struct DirectoryPlan {
-    /// (relative name, baseline path, candidate path), in relative-path byte order.
-    matched: Vec<(String, PathBuf, PathBuf)>,
-    unmatched: Unmatched,
-}
+/// The binary's progress bars for the engine's directory stream: one bar per stage.
+#[derive(Default)]
+struct Bars(std::sync::RwLock<Option<Progress>>);
 
-/// Directory mode's pairing: the files of both directories (relative name, path) paired by
-/// relative path; an error when no file has a counterpart.
-fn pair_directories(
-    baseline: &Path,
-    candidate: &Path,
-    b_files: Vec<(String, PathBuf)>,
-    c_files: Vec<(String, PathBuf)>,
-) -> Result<DirectoryPlan, CliError> {
-    let b_files: BTreeMap<String, PathBuf> = b_files.into_iter().collect();
-    let c_files: BTreeMap<String, PathBuf> = c_files.into_iter().collect();
-    let mut unmatched = Unmatched::default();
-    let mut matched: Vec<(String, PathBuf, PathBuf)> = Vec::new();
-    for (name, bp) in &b_files {
-        match c_files.get(name) {
-            Some(cp) => matched.push((name.clone(), bp.clone(), cp.clone())),
-            None => unmatched.baseline_only.push(name.clone()),
+impl veer_engine::directory::Progress for Bars {
+    fn begin(&self, total: u64, label: &'static str) {
+        if let Ok(mut bar) = self.0.write() {
+            *bar = Some(Progress::new(total, label));
         }
     }
-    unmatched.candidate_only = c_files
-        .keys()
-        .filter(|k| !b_files.contains_key(*k))
-        .cloned()
-        .collect();
-    if matched.is_empty() {
-        return Err(CliError::input(format!(
-            "no trace in {} has a counterpart with the same relative path in {}",
-            baseline.display(),
-            candidate.display()
-        ))
-        .hint("directory mode pairs files by relative path, e.g. a/run1.agentlog with b/run1.agentlog"));
+    fn tick(&self) {
+        if let Ok(bar) = self.0.read() {
+            bar.iter().for_each(Progress::tick);
+        }
     }
-    Ok(DirectoryPlan { matched, unmatched })
+    fn finish(&self) {
+        if let Ok(mut bar) = self.0.write() {
+            bar.take().iter().for_each(Progress::finish);
+        }
+    }
 }
 
-/// Trace pairs diffed at once per worker thread: the reorder window. Pairs are diffed in
-/// windows of this many per thread, gathered in path order, and printed while the next window
-/// is diffed, so at most two windows of reports are held at any time.
-const WINDOW_PER_THREAD: usize = 32;
-
-/// Directory mode: diff the pairs in parallel, print each in path order as soon as it and every
-/// earlier pair are done, fold their summaries, then print the summary with the error rows of
-/// the pairs that could not be measured. Returns the verdict (the engine's, at `fail_on`),
-/// with `comment` the Markdown report for the step summary, and the error rows.
-fn stream_directory(
+/// Directory mode: the engine's stream over the pairs ([`stream_directory`]), each pair
+/// printed in path order as soon as it and every earlier pair are done, then the summary with
+/// the error rows of the pairs that could not be measured. Returns the verdict (the engine's,
+/// at `fail_on`), with `comment` the Markdown report for the step summary, and the error rows.
+fn stream_directory_to(
     plan: &DirectoryPlan,
     read: &ReadOptions,
     (options, fail_on): (&DiffOptions, Level),
@@ -333,182 +304,24 @@ fn stream_directory(
     out: &mut ReportStream<'_>,
 ) -> Result<(Verdict, Option<String>, Vec<PairError>), CliError> {
     out.write(&printer.begin())?;
-    let progress = Progress::new(plan.matched.len() as u64, "diffing trace pairs");
-    let mut summary = PairSummary::default();
-    let mut verdict = DirectoryVerdict::new(fail_on);
-    // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
-    let mut pool = Pool::default();
-    let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
-    let mut done: Vec<(DirectoryPair, Verdict)> = Vec::new();
-    let mut print = |pairs: Vec<(DirectoryPair, Verdict)>| -> String {
-        let mut text = String::new();
-        for (p, v) in &pairs {
-            text.push_str(&printer.pair(p, v));
-            if let Some(c) = &mut comment {
-                c.pair(p, v);
-            }
-        }
-        text
-    };
-    // The pairs that could not be measured, in path order, and their indices in the plan.
-    let mut errors: Vec<PairError> = Vec::new();
-    let mut bad: Vec<usize> = Vec::new();
-    for (at, chunk) in plan.matched.chunks(window).enumerate() {
-        let previous = std::mem::take(&mut done);
-        let (text, results) = rayon::join(
-            || print(previous),
-            || {
-                chunk
-                    .par_iter()
-                    .map(|(name, bp, cp)| {
-                        let r = diff_pair(name, bp, cp, read, (options, fail_on));
-                        progress.tick();
-                        r
-                    })
-                    .collect::<Vec<_>>()
-            },
-        );
-        out.write(&text)?;
-        for (k, r) in results.into_iter().enumerate() {
-            match r {
-                Ok((pair, rows)) => {
-                    summary.merge(PairSummary::of_pair(&pair.report));
-                    let pair_verdict = verdict.pair(&pair.baseline, &pair.report);
-                    pool.push(rows);
-                    done.push((pair, pair_verdict));
-                }
-                Err(e) => {
-                    bad.push(at * window + k);
-                    errors.push(*e);
+    let (summary, verdict) = stream_directory(
+        plan,
+        read,
+        (options, fail_on),
+        &Bars::default(),
+        |pairs: Vec<(DirectoryPair, Verdict)>| {
+            let mut text = String::new();
+            for (p, v) in &pairs {
+                text.push_str(&printer.pair(p, v));
+                if let Some(c) = &mut comment {
+                    c.pair(p, v);
                 }
             }
-        }
-    }
-    let text = print(done);
-    out.write(&text)?;
-    progress.finish();
-
-    let unmatched_count = plan.unmatched.baseline_only.len() + plan.unmatched.candidate_only.len();
-    let again = |bp: &PathBuf, cp: &PathBuf| -> Result<PairRows, CliError> {
-        let (b, c) = load_pair(bp, cp, read)?;
-        let scales = &options.fingerprint.scales;
-        Ok(rayon::join(
-            || fingerprint::trace_matrix(&b, scales),
-            || fingerprint::trace_matrix(&c, scales),
-        ))
-    };
-    // The pooled test's second pass reads the measured pairs only (`bad` is in path order).
-    let measured: Vec<(String, PathBuf, PathBuf)>;
-    let pooled_pairs = if bad.is_empty() {
-        plan.matched.as_slice()
-    } else {
-        measured = plan
-            .matched
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| bad.binary_search(i).is_err())
-            .map(|(_, p)| p.clone())
-            .collect();
-        measured.as_slice()
-    };
-    let fingerprint = pool.test(pooled_pairs, window, again, &options.fingerprint)?;
-    let verdict = verdict.finish(fingerprint.as_ref(), &errors);
-    let mut aggregate = summary.finish(unmatched_count);
-    aggregate.error_pairs = errors.len();
-    let summary = DirectorySummary {
-        gate: verdict.gate(),
-        errors,
-        unmatched: plan.unmatched.clone(),
-        aggregate,
-        fingerprint,
-    };
+            text
+        },
+        |text| out.write(&text),
+    )?;
     out.write(&printer.finish(&summary, &verdict))?;
     let markdown = comment.map(|c| Box::new(c).finish(&summary, &verdict));
     Ok((verdict, markdown, summary.errors))
-}
-
-/// Reads, checks and diffs one pair, handing back its response fingerprints too; the pair's
-/// error row when it cannot be read or compared.
-fn diff_pair(
-    name: &str,
-    bp: &Path,
-    cp: &Path,
-    read: &ReadOptions,
-    (options, fail_on): (&DiffOptions, Level),
-) -> Result<(DirectoryPair, SideFingerprints), Box<PairError>> {
-    let (b, c) = read_pair(name, bp, cp, read)?;
-    let (report, _, rows) = veer_engine::diff::diff_keeping_fingerprints(
-        &b,
-        &c,
-        (&bp.display().to_string(), &cp.display().to_string()),
-        options,
-        fail_on,
-    );
-    Ok((
-        DirectoryPair {
-            baseline: name.to_string(),
-            candidate: name.to_string(),
-            report,
-        },
-        rows,
-    ))
-}
-
-/// Loads and checks one baseline/candidate pair.
-fn load_pair(bp: &Path, cp: &Path, read: &ReadOptions) -> Result<(Trace, Trace), CliError> {
-    let b = load(bp, read)?;
-    let c = load(cp, read)?;
-    check_pair(&b, &c)?;
-    Ok((b, c))
-}
-
-/// Reads and checks one pair of a directory diff; its error row when it cannot be measured.
-fn read_pair(
-    name: &str,
-    bp: &Path,
-    cp: &Path,
-    read: &ReadOptions,
-) -> Result<(Trace, Trace), Box<PairError>> {
-    let row = |file: Option<String>, line, error: String, hint| {
-        Box::new(PairError {
-            baseline: name.to_string(),
-            candidate: name.to_string(),
-            file,
-            line,
-            error,
-            hint,
-        })
-    };
-    let load = |path: &Path| {
-        veer_trace::load_trace(path, read).map_err(|e| {
-            let mut error = e.to_string();
-            if !e.related.is_empty() {
-                let more = e.related.len();
-                error.push_str(&format!(
-                    " (and {more} more problem{} in this file)",
-                    if more == 1 { "" } else { "s" }
-                ));
-            }
-            row(Some(path.display().to_string()), e.line, error, e.hint)
-        })
-    };
-    let b = load(bp)?;
-    let c = load(cp)?;
-    veer_diff::inputs::check_pair(&b, &c)
-        .map_err(|e| row(e.file, e.line, e.message, Some(e.hint)))?;
-    Ok((b, c))
-}
-
-/// One error naming the first pair that could not be measured and listing the others;
-/// `None` when every pair was measured.
-fn pair_errors_error(errors: &[PairError], total: usize) -> Option<CliError> {
-    let first = errors.first()?;
-    let mut error = CliError::input(format!(
-        "{} of {total} trace pairs could not be read or compared (error rows in the report); first: {}",
-        errors.len(),
-        first.error
-    ));
-    error.more = errors.iter().skip(1).map(|e| e.error.clone()).collect();
-    error.hint = first.hint.clone();
-    Some(error)
 }

@@ -16,7 +16,6 @@ pub mod inspect_log;
 pub mod perturb;
 pub mod plan;
 pub mod policy;
-pub mod pooled;
 pub mod provenance;
 pub mod record;
 pub mod scan;

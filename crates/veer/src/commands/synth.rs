@@ -12,20 +12,22 @@ use crate::cli::{SynthArgs, SynthKind};
 use crate::error::{CliError, EXIT_OK};
 use serde_json::{json, Value};
 use std::path::Path;
+use veer_base::rng::SplitMix64;
 use veer_trace::agentlog::writer::write_agentlog;
 use veer_trace::canonical::content_id;
 use veer_trace::{Format, Kind, Record, RecordId, Trace};
 
-/// SplitMix64: a tiny deterministic generator, plenty for synthetic data.
-struct Rng(u64);
+/// The synthetic data's draws: veer's SplitMix64 ([`SplitMix64`]), bounded by a plain
+/// remainder (a bias of at most n / 2^64, negligible for synthetic text, and kept so a seed
+/// writes the same traces it always has).
+struct Rng(SplitMix64);
 
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
+    }
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
@@ -250,14 +252,14 @@ fn write(path: &Path, trace: &Trace) -> Result<(), CliError> {
 
 /// Generates one baseline/candidate pair of `n` turns.
 fn pair(n: usize, kind: SynthKind, seed: u64) -> (Trace, Trace) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let base: Vec<Turn> = (0..n).map(|i| turn(&mut rng, i)).collect();
     let cand: Vec<Turn> = match kind {
         SynthKind::Near => {
-            let mut other = Rng(seed);
+            let mut other = Rng::new(seed);
             let mut c: Vec<Turn> = (0..n).map(|i| turn(&mut other, i)).collect();
             let changes = (n / 100).max(1);
-            let mut pr = Rng(seed ^ 0x5eed);
+            let mut pr = Rng::new(seed ^ 0x5eed);
             for _ in 0..changes {
                 let at = pr.below(n as u64) as usize;
                 if let Some(t) = c.get_mut(at) {
@@ -267,9 +269,9 @@ fn pair(n: usize, kind: SynthKind, seed: u64) -> (Trace, Trace) {
             c
         }
         SynthKind::Changed => {
-            let mut other = Rng(seed);
+            let mut other = Rng::new(seed);
             let mut c: Vec<Turn> = (0..n).map(|i| turn(&mut other, i)).collect();
-            let mut pr = Rng(seed ^ 0x0c4a_96ed);
+            let mut pr = Rng::new(seed ^ 0x0c4a_96ed);
             for _ in 0..(n / 10).max(1) {
                 let at = pr.below(c.len() as u64) as usize;
                 match pr.below(10) {
@@ -290,7 +292,7 @@ fn pair(n: usize, kind: SynthKind, seed: u64) -> (Trace, Trace) {
             c
         }
         SynthKind::Divergent => {
-            let mut other = Rng(seed.wrapping_mul(31).wrapping_add(7));
+            let mut other = Rng::new(seed.wrapping_mul(31).wrapping_add(7));
             (0..n).map(|i| turn(&mut other, i)).collect()
         }
     };

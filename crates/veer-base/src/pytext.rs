@@ -1,9 +1,23 @@
-//! The few Python string and number rules the fingerprint's definition leans on, so veer's
-//! values equal the reference's: `str.split()` whitespace, `float(str)` and `int(str)`
-//! acceptance (Unicode decimal digits, `_` between digits, `inf` / `nan`), `str.lower()` for
-//! the error-token search.
+//! Python's string and number rules that veer's measures lean on, one home for each, so veer's
+//! values equal the Python reference's: `str.isspace()` / `str.split()` whitespace, the value of
+//! a Unicode decimal digit, `float(str)` and `int(str)` acceptance (Unicode decimal digits, `_`
+//! between digits, `inf` / `nan`), `str.lower()` for the error-token search. Used by the
+//! fingerprint (`veer-diff`), traxr's answer rules (`veer-experiment`) and the perturbation
+//! operators (`veer-perturb`).
 
-use veer_experiment::answers::decimal_value;
+use crate::unicode_tables::DECIMAL_ZEROS;
+
+/// The value of a Unicode decimal digit (category Nd), if `c` is one.
+pub fn decimal_value(c: char) -> Option<u32> {
+    let v = c as u32;
+    let i = match DECIMAL_ZEROS.binary_search(&v) {
+        Ok(i) => i,
+        Err(0) => return None,
+        Err(i) => i - 1,
+    };
+    let d = v - DECIMAL_ZEROS[i];
+    (d < 10).then_some(d)
+}
 
 /// Python's `str.isspace()` for one character: Unicode `White_Space` plus U+001C..U+001F.
 pub fn is_py_space(c: char) -> bool {
@@ -196,5 +210,13 @@ mod tests {
         assert!(lower_contains("An ERROR occurred", "error"));
         assert!(lower_contains("Ünable: NOT FOUND", "not found"));
         assert!(!lower_contains("all good", "error"));
+    }
+
+    #[test]
+    fn digits() {
+        assert_eq!(decimal_value('7'), Some(7));
+        assert_eq!(decimal_value('\u{664}'), Some(4));
+        assert_eq!(decimal_value('a'), None);
+        assert_eq!(decimal_value('\u{2f}'), None);
     }
 }

@@ -6,8 +6,8 @@
 //! at the end and recomputes their rows — the same rows in the same order, so the same doubles,
 //! with memory that does not grow with the number of pairs.
 
-use crate::error::CliError;
-use crate::progress::Progress;
+use super::Progress;
+use crate::error::Error;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use veer_diff::fingerprint::DIM;
@@ -105,9 +105,10 @@ impl Pool {
         self,
         pairs: &[(String, PathBuf, PathBuf)],
         window: usize,
-        again: impl Fn(&PathBuf, &PathBuf) -> Result<PairRows, CliError> + Sync,
+        again: impl Fn(&PathBuf, &PathBuf) -> Result<PairRows, Error> + Sync,
         options: &FingerprintOptions,
-    ) -> Result<Option<FingerprintBlock>, CliError> {
+        progress: &dyn Progress,
+    ) -> Result<Option<FingerprintBlock>, Error> {
         let (sb, sc) = match self {
             Pool::Held {
                 baseline,
@@ -128,9 +129,9 @@ impl Pool {
         let (mut xb, mut xc) = (sb.second_pass(), sc.second_pass());
         // The first pass again beside the second: equal sums show the rows were the same.
         let (mut check_b, mut check_c) = (RowSums::new(DIM), RowSums::new(DIM));
-        let progress = Progress::new(pairs.len() as u64, "pooling fingerprints");
+        progress.begin(pairs.len() as u64, "pooling fingerprints");
         for chunk in pairs.chunks(window.max(1)) {
-            let rows: Vec<Result<PairRows, CliError>> = chunk
+            let rows: Vec<Result<PairRows, Error>> = chunk
                 .par_iter()
                 .map(|(_, bp, cp)| {
                     let r = again(bp, cp);
@@ -152,7 +153,7 @@ impl Pool {
         }
         progress.finish();
         if check_b != sb || check_c != sc {
-            return Err(CliError::input(
+            return Err(Error::input(
                 "a trace changed while the directory was diffed: its responses differ between the diff and the pooled fingerprint test",
             )
             .hint("run the diff again on traces that are not being written to"));
@@ -223,7 +224,9 @@ mod tests {
         assert!(matches!(pool, Pool::Summed { .. }));
         let again = |bp: &PathBuf, _: &PathBuf| Ok(pairs[index(bp)].clone());
         let options = FingerprintOptions::default();
-        let streamed = pool.test(&names, 7, again, &options).unwrap();
+        let streamed = pool
+            .test(&names, 7, again, &options, &super::super::Quiet)
+            .unwrap();
         assert!(streamed.is_some());
         assert_eq!(streamed, held_test(&pairs, &options));
     }
@@ -234,10 +237,11 @@ mod tests {
         let mut pool = Pool::default();
         pairs.iter().cloned().for_each(|p| pool.push(p));
         assert!(matches!(pool, Pool::Held { .. }));
-        let never = |_: &PathBuf, _: &PathBuf| Err(CliError::input("not read again"));
+        let never = |_: &PathBuf, _: &PathBuf| Err(Error::input("not read again"));
         let options = FingerprintOptions::default();
         assert_eq!(
-            pool.test(&[], 7, never, &options).unwrap(),
+            pool.test(&[], 7, never, &options, &super::super::Quiet)
+                .unwrap(),
             held_test(&pairs, &options)
         );
     }
@@ -250,7 +254,13 @@ mod tests {
             Ok(pair_rows(k as u64 + u64::from(k == 150), 20, 19))
         };
         let e = pool
-            .test(&names, 16, changed, &FingerprintOptions::default())
+            .test(
+                &names,
+                16,
+                changed,
+                &FingerprintOptions::default(),
+                &super::super::Quiet,
+            )
             .unwrap_err();
         assert!(e.message.contains("changed"), "{}", e.message);
     }

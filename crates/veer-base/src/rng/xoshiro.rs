@@ -3,14 +3,7 @@
 //! rejection (Lemire 2019). Integer arithmetic only, so a seed gives the same draws on every
 //! platform, and nothing here depends on threads: each test owns its generator.
 
-/// SplitMix64's step: advances `state` and returns a well-mixed word.
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use super::splitmix::SplitMix64;
 
 /// A stable seed for one case (or axis) from the run's seed and a key, so a case's Monte Carlo
 /// draws depend on its key and not on its position: the FNV-1a hash of `key` mixed with `seed`
@@ -21,8 +14,7 @@ pub fn derive_seed(seed: u64, key: &str) -> u64 {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
     }
-    let mut state = seed ^ hash.rotate_left(17);
-    splitmix64(&mut state)
+    SplitMix64::new(seed ^ hash.rotate_left(17)).next_u64()
 }
 
 /// xoshiro256**: 256 bits of state, period 2^256 − 1.
@@ -35,12 +27,12 @@ impl TrialRng {
     /// The generator for `seed`: four SplitMix64 outputs of a state starting at `seed` (never
     /// all zero).
     pub fn new(seed: u64) -> TrialRng {
-        let mut state = seed;
+        let mut state = SplitMix64::new(seed);
         let s = [
-            splitmix64(&mut state),
-            splitmix64(&mut state),
-            splitmix64(&mut state),
-            splitmix64(&mut state),
+            state.next_u64(),
+            state.next_u64(),
+            state.next_u64(),
+            state.next_u64(),
         ];
         TrialRng { s }
     }
@@ -107,9 +99,8 @@ mod tests {
         assert_eq!(c.next_u64(), 0xbf6e_1f78_4956_452a);
         assert_eq!(c.next_u64(), 0x1a5f_849d_4933_e6e0);
         assert_eq!(derive_seed(1, "case-a"), 0x4580_86ac_ac1f_1291);
-        let mut state = 0;
         // SplitMix64's published first output for seed 0.
-        assert_eq!(splitmix64(&mut state), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(SplitMix64::new(0).next_u64(), 0xe220_a839_7b1d_cdaf);
     }
 
     #[test]
