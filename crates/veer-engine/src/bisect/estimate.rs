@@ -1,0 +1,384 @@
+//! Effects by least squares with bootstrap intervals over trials (docs/bisect.md,
+//! "Estimation").
+//!
+//! The model, in the ±1 coding (A = −1, B = +1): y = β₀ + Σ βⱼ xⱼ (+ Σ βⱼₗ xⱼ xₗ on a full
+//! factorial with two or more factors). A factor's **effect** is 2βⱼ: the change in the measure
+//! when that factor alone switches from A to B (averaged over the others); an interaction's is
+//! 2βⱼₗ (Box, Hunter & Hunter 2005, ch. 5). Interaction terms cancel between the all-A and the
+//! all-B point, so the modelled A→B change is Σ 2βⱼ and a factor's **share** is βⱼ / Σ βⱼ.
+//!
+//! **Intervals**: the trials of each point are resampled with replacement (every point keeps
+//! its number of trials), the model is refitted and the 2.5 % and 97.5 % quantiles of 2 000
+//! resampled effects are taken, widened about the estimate by √(n/(n−1)) (n = trials per point)
+//! because a bootstrap of n draws underestimates the spread of a mean by that factor. With one
+//! trial per point there is no interval and nothing is implicated (inconclusive).
+//!
+//! Because the rows of one point are identical, least squares over runs equals weighted least
+//! squares over point means with the counts as weights, so one resample costs one
+//! matrix–vector product: bounded work (points × terms × resamples), whatever the values.
+
+use super::design::Design;
+use veer_trials::{derive_seed, TrialRng};
+
+/// Bootstrap resamples per measure.
+pub const RESAMPLES: usize = 2000;
+
+/// A term of the model besides the intercept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Term {
+    /// The main effect of factor j.
+    Main(usize),
+    /// The two-factor interaction of factors j < l.
+    Interaction(usize, usize),
+}
+
+/// The terms the design estimates: every main effect, then (full factorial, k ≥ 2) every
+/// two-factor interaction in (j, l) order.
+pub fn terms(design: &Design) -> Vec<Term> {
+    let k = design.factors;
+    let mut t: Vec<Term> = (0..k).map(Term::Main).collect();
+    if design.kind.resolves_interactions() {
+        for j in 0..k {
+            for l in j + 1..k {
+                t.push(Term::Interaction(j, l));
+            }
+        }
+    }
+    t
+}
+
+fn pm(x: bool) -> f64 {
+    if x {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// The model row of a point: 1, then one value per term.
+pub fn model_row(levels: &[bool], terms: &[Term]) -> Vec<f64> {
+    let mut row = Vec::with_capacity(terms.len() + 1);
+    row.push(1.0);
+    for t in terms {
+        row.push(match *t {
+            Term::Main(j) => levels.get(j).map_or(0.0, |&x| pm(x)),
+            Term::Interaction(j, l) => {
+                levels.get(j).map_or(0.0, |&x| pm(x)) * levels.get(l).map_or(0.0, |&x| pm(x))
+            }
+        });
+    }
+    row
+}
+
+/// Ordinary least squares by modified Gram–Schmidt QR: the β minimising ‖Xβ − y‖² for the
+/// n × p matrix `x` (rows), or `None` when X does not have full column rank (n < p, or a
+/// column within 1e-10 of the span of the previous ones, relative to its norm).
+pub fn lstsq(x: &[Vec<f64>], y: &[f64]) -> Option<Vec<f64>> {
+    let n = x.len();
+    let p = x.first().map_or(0, Vec::len);
+    if n < p || y.len() != n || p == 0 {
+        return None;
+    }
+    // Columns of X.
+    let mut q: Vec<Vec<f64>> = (0..p)
+        .map(|j| x.iter().map(|r| r.get(j).copied().unwrap_or(0.0)).collect())
+        .collect();
+    let mut r = vec![vec![0.0; p]; p];
+    for j in 0..p {
+        let original: f64 = q[j].iter().map(|v| v * v).sum::<f64>().sqrt();
+        for i in 0..j {
+            let d: f64 = q[i].iter().zip(&q[j]).map(|(a, b)| a * b).sum();
+            r[i][j] = d;
+            let qi = q[i].clone();
+            for (v, a) in q[j].iter_mut().zip(&qi) {
+                *v -= d * a;
+            }
+        }
+        let norm: f64 = q[j].iter().map(|v| v * v).sum::<f64>().sqrt();
+        if !(norm > 1e-10 * original.max(1.0)) {
+            return None;
+        }
+        r[j][j] = norm;
+        for v in &mut q[j] {
+            *v /= norm;
+        }
+    }
+    // Solve R β = Qᵀ y.
+    let qty: Vec<f64> = q
+        .iter()
+        .map(|c| c.iter().zip(y).map(|(a, b)| a * b).sum())
+        .collect();
+    let mut beta = vec![0.0; p];
+    for i in (0..p).rev() {
+        let s: f64 = (i + 1..p).map(|j| r[i][j] * beta[j]).sum();
+        beta[i] = (qty[i] - s) / r[i][i];
+    }
+    Some(beta)
+}
+
+/// The linear map from point means to coefficients for fixed counts per point:
+/// β = H ȳ with H = (Xᵀ W X)⁻¹ Xᵀ W, W = diag(counts). Built column by column with
+/// [`lstsq`] on √W X (so it inherits its rank check).
+fn hat(rows: &[Vec<f64>], counts: &[usize]) -> Option<Vec<Vec<f64>>> {
+    let used: Vec<usize> = (0..rows.len()).filter(|&i| counts[i] > 0).collect();
+    let x: Vec<Vec<f64>> = used
+        .iter()
+        .map(|&i| {
+            let w = (counts[i] as f64).sqrt();
+            rows[i].iter().map(|v| v * w).collect()
+        })
+        .collect();
+    let p = rows.first().map_or(0, Vec::len);
+    // Column i of H (for point i) is the fit to y = √w_i e_i (then scaled by √w_i).
+    let mut h = vec![vec![0.0; rows.len()]; p];
+    for (u, &i) in used.iter().enumerate() {
+        let w = (counts[i] as f64).sqrt();
+        let mut e = vec![0.0; used.len()];
+        e[u] = w;
+        let b = lstsq(&x, &e)?;
+        for (row, v) in h.iter_mut().zip(b) {
+            row[i] = v;
+        }
+    }
+    Some(h)
+}
+
+/// One term's estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermEstimate {
+    /// The effect (2β), in the measure's unit.
+    pub estimate: f64,
+    /// Its 95 % bootstrap interval; `None` with one trial per point.
+    pub ci: Option<[f64; 2]>,
+    /// Share of the modelled A→B change (main effects only; `None` when the change is 0).
+    pub share: Option<f64>,
+    /// The share's 95 % bootstrap interval.
+    pub share_ci: Option<[f64; 2]>,
+    /// The interval excludes 0.
+    pub implicated: bool,
+}
+
+/// What one measure's fit gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimates {
+    /// Per term of [`terms`], in order.
+    pub terms: Vec<TermEstimate>,
+    /// The modelled A→B change (Σ 2βⱼ) and its interval.
+    pub change: f64,
+    /// Its interval.
+    pub change_ci: Option<[f64; 2]>,
+}
+
+/// The `q` quantile (0..=1) of sorted `v` by linear interpolation.
+fn quantile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let pos = q * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(v.len() - 1);
+    let f = pos - lo as f64;
+    v[lo] + (v[hi] - v[lo]) * f
+}
+
+/// Values this close to 0 (relative to the data's scale) are 0: a deterministic agent's inert
+/// factor gives an exact zero, not rounding noise that would look "implicated".
+fn snap(x: f64, tol: f64) -> f64 {
+    if x.abs() <= tol {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// Fits the model of `design` to `values` (per point, the measure of each of its trials) and
+/// bootstraps intervals with `seed` (derived per `key`, the measure's name). `None` when the
+/// design cannot be fitted from the points that have trials.
+pub fn estimate(design: &Design, values: &[Vec<f64>], seed: u64, key: &str) -> Option<Estimates> {
+    let terms = terms(design);
+    let rows: Vec<Vec<f64>> = design
+        .points
+        .iter()
+        .map(|p| model_row(p, &terms))
+        .collect();
+    let counts: Vec<usize> = values.iter().map(Vec::len).collect();
+    if counts.len() != rows.len() {
+        return None;
+    }
+    let h = hat(&rows, &counts)?;
+    let scale = values
+        .iter()
+        .flatten()
+        .fold(1.0f64, |m, v| m.max(v.abs()));
+    let tol = 1e-9 * scale;
+    let mean = |v: &[f64]| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
+    let k = design.factors;
+    let fit = |means: &[f64]| -> Vec<f64> {
+        h.iter()
+            .map(|row| row.iter().zip(means).map(|(a, b)| a * b).sum::<f64>())
+            .collect()
+    };
+    let means: Vec<f64> = values.iter().map(|v| mean(v)).collect();
+    let beta = fit(&means);
+    let main_sum = |b: &[f64]| b.iter().skip(1).take(k).sum::<f64>();
+    let change = snap(2.0 * main_sum(&beta), tol);
+
+    let min_trials = counts.iter().copied().filter(|&c| c > 0).min().unwrap_or(0);
+    let boot = (min_trials >= 2).then(|| {
+        let mut rng = TrialRng::new(derive_seed(seed, key));
+        let mut effects: Vec<Vec<f64>> = vec![Vec::with_capacity(RESAMPLES); terms.len()];
+        let mut shares: Vec<Vec<f64>> = vec![Vec::with_capacity(RESAMPLES); k];
+        let mut changes = Vec::with_capacity(RESAMPLES);
+        let mut resampled = vec![0.0; values.len()];
+        for _ in 0..RESAMPLES {
+            for (m, v) in resampled.iter_mut().zip(values) {
+                let n = v.len() as u64;
+                *m = if n == 0 {
+                    0.0
+                } else {
+                    (0..n).map(|_| v[rng.below(n) as usize]).sum::<f64>() / n as f64
+                };
+            }
+            let b = fit(&resampled);
+            for (t, e) in effects.iter_mut().enumerate() {
+                e.push(2.0 * b[t + 1]);
+            }
+            let total = main_sum(&b);
+            changes.push(2.0 * total);
+            if total.abs() > tol {
+                for (j, s) in shares.iter_mut().enumerate() {
+                    s.push(b[j + 1] / total);
+                }
+            }
+        }
+        (effects, shares, changes)
+    });
+    let widen = if min_trials >= 2 {
+        (min_trials as f64 / (min_trials as f64 - 1.0)).sqrt()
+    } else {
+        1.0
+    };
+    let interval = |mut v: Vec<f64>, centre: f64| -> [f64; 2] {
+        v.sort_by(f64::total_cmp);
+        let lo = centre + widen * (quantile(&v, 0.025) - centre);
+        let hi = centre + widen * (quantile(&v, 0.975) - centre);
+        [snap(lo, tol), snap(hi, tol)]
+    };
+    let (boot_effects, boot_shares, boot_changes) = match boot {
+        Some((e, s, c)) => (Some(e), Some(s), Some(c)),
+        None => (None, None, None),
+    };
+    let total = main_sum(&beta);
+    let mut out = Vec::with_capacity(terms.len());
+    for (t, term) in terms.iter().enumerate() {
+        let estimate = snap(2.0 * beta[t + 1], tol);
+        let ci = boot_effects
+            .as_ref()
+            .and_then(|e| e.get(t).cloned())
+            .map(|v| interval(v, estimate));
+        let (share, share_ci) = match term {
+            Term::Main(j) if change != 0.0 => {
+                let share = beta[j + 1] / total;
+                let share = if estimate == 0.0 { 0.0 } else { share };
+                // Too many resamples without a change: no interval for the share.
+                let ci = boot_shares
+                    .as_ref()
+                    .and_then(|s| s.get(*j))
+                    .filter(|s| s.len() * 40 >= RESAMPLES * 39)
+                    .map(|s| interval(s.clone(), share));
+                (Some(share), ci)
+            }
+            _ => (None, None),
+        };
+        let implicated = ci.is_some_and(|[lo, hi]| lo > 0.0 || hi < 0.0);
+        out.push(TermEstimate {
+            estimate,
+            ci,
+            share,
+            share_ci,
+            implicated,
+        });
+    }
+    Some(Estimates {
+        terms: out,
+        change,
+        change_ci: boot_changes.map(|c| interval(c, change)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::design::{points, DesignKind};
+    use super::*;
+
+    fn design(kind: DesignKind, k: usize) -> Design {
+        Design {
+            kind,
+            factors: k,
+            points: points(kind, k).unwrap(),
+        }
+    }
+
+    #[test]
+    fn lstsq_matches_a_direct_computation_on_an_orthogonal_design() {
+        // On an orthogonal ±1 design, βⱼ = mean(y · xⱼ) directly.
+        let d = design(DesignKind::FullFactorial, 3);
+        let t = terms(&d);
+        let x: Vec<Vec<f64>> = d.points.iter().map(|p| model_row(p, &t)).collect();
+        let y: Vec<f64> = (0..8).map(|i| (i * i) as f64 * 0.5 - 3.0 + (i % 3) as f64).collect();
+        let beta = lstsq(&x, &y).unwrap();
+        for (c, b) in beta.iter().enumerate() {
+            let direct: f64 = x.iter().zip(&y).map(|(r, v)| r[c] * v).sum::<f64>() / 8.0;
+            assert!((b - direct).abs() < 1e-12, "column {c}: {b} vs {direct}");
+        }
+    }
+
+    #[test]
+    fn lstsq_refuses_rank_deficiency() {
+        let x = vec![vec![1.0, 2.0], vec![2.0, 4.0], vec![3.0, 6.0]];
+        assert_eq!(lstsq(&x, &[1.0, 2.0, 3.0]), None);
+        assert_eq!(lstsq(&[vec![1.0, 1.0]], &[1.0]), None);
+    }
+
+    #[test]
+    fn a_single_culprit_takes_the_whole_share() {
+        // Factor 1 adds 2.0 to the measure; factors 0 and 2 do nothing; three noisy trials.
+        let d = design(DesignKind::FullFactorial, 3);
+        let noise = [-0.1, 0.0, 0.1];
+        let values: Vec<Vec<f64>> = d
+            .points
+            .iter()
+            .map(|p| noise.iter().map(|e| if p[1] { 2.0 } else { 0.0 } + e).collect())
+            .collect();
+        let est = estimate(&d, &values, 7, "m").unwrap();
+        assert!((est.terms[1].estimate - 2.0).abs() < 1e-9);
+        assert!(est.terms[1].implicated);
+        assert!((est.terms[1].share.unwrap() - 1.0).abs() < 1e-9);
+        for j in [0, 2] {
+            assert_eq!(est.terms[j].estimate, 0.0);
+            assert!(!est.terms[j].implicated, "{:?}", est.terms[j]);
+        }
+        assert!((est.change - 2.0).abs() < 1e-9);
+        // Same seed, same intervals.
+        assert_eq!(estimate(&d, &values, 7, "m").unwrap(), est);
+    }
+
+    #[test]
+    fn one_trial_is_inconclusive() {
+        let d = design(DesignKind::FullFactorial, 2);
+        let values: Vec<Vec<f64>> = d
+            .points
+            .iter()
+            .map(|p| vec![if p[0] { 1.0 } else { 0.0 }])
+            .collect();
+        let est = estimate(&d, &values, 1, "m").unwrap();
+        assert_eq!(est.terms[0].estimate, 2.0 - 1.0);
+        assert!(est.terms.iter().all(|t| t.ci.is_none() && !t.implicated));
+    }
+}

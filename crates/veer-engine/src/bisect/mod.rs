@@ -1,0 +1,307 @@
+//! `veer bisect` (issue 31): which of the changes between two agent configurations caused the
+//! behaviour change. Everything here is pure; the binary reads the files, runs the agents
+//! (with `veer experiment run`'s machinery) and writes the results.
+//!
+//! - [`config`]: JSON, YAML, TOML and `.env` configurations, read and written;
+//! - [`deltas`]: the atomic deltas between A and B and the factors (`--group`);
+//! - [`design`]: full factorial, fold-over Plackett–Burman, Plackett–Burman;
+//! - [`measure`]: each run against the baseline configuration's runs;
+//! - [`estimate`]: effects by least squares, bootstrap intervals, shares;
+//! - [`report`]: the `bisect.json` document, composed by [`compose`].
+
+pub mod config;
+pub mod deltas;
+pub mod design;
+pub mod estimate;
+pub mod measure;
+pub mod report;
+
+use crate::error::Error;
+use config::ConfigFormat;
+use deltas::{Factor, Group};
+use design::Design;
+use estimate::Term;
+use report::{
+    BisectReport, DesignBlock, Effect, FactorEntry, InteractionEntry, MeasureEntry, PointEntry,
+    RunEntry, BISECT_SCHEMA_VERSION,
+};
+use serde_json::Value;
+use veer_policy::Policy;
+use veer_trace::Trace;
+
+/// Default seed of the bootstrap.
+pub const DEFAULT_SEED: u64 = 31;
+
+/// A bisect ready to run: the configurations, the factors and the design.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The configurations' format.
+    pub format: ConfigFormat,
+    /// A's configuration.
+    pub baseline: Value,
+    /// The factors, in the order of their first delta.
+    pub factors: Vec<Factor>,
+    /// The design.
+    pub design: Design,
+    /// Runs per point.
+    pub trials: usize,
+}
+
+/// Parses both configurations, finds the deltas and factors, and chooses the design within
+/// `max_runs` runs.
+pub fn prepare(
+    (a_file, a_text): (&str, &str),
+    (b_file, b_text): (&str, &str),
+    groups: &[Group],
+    trials: usize,
+    max_runs: usize,
+) -> Result<Setup, Error> {
+    let format = ConfigFormat::from_file_name(a_file).ok_or_else(|| unknown_format(a_file))?;
+    let b_format = ConfigFormat::from_file_name(b_file).ok_or_else(|| unknown_format(b_file))?;
+    if format != b_format {
+        return Err(Error::input(format!(
+            "{a_file} is {} but {b_file} is {}: the two configurations must have the same format",
+            format.name(),
+            b_format.name()
+        ))
+        .hint("convert one so both are JSON, YAML, TOML or .env"));
+    }
+    if trials == 0 {
+        return Err(Error::input("--trials: must be at least 1").hint("e.g. --trials 3"));
+    }
+    let a = config::parse(a_file, format, a_text)?;
+    let b = config::parse(b_file, format, b_text)?;
+    let factors = deltas::factors(deltas::deltas(&a, &b), groups)?;
+    let design = design::choose(factors.len(), trials, max_runs)?;
+    Ok(Setup {
+        format,
+        baseline: a,
+        factors,
+        design,
+        trials,
+    })
+}
+
+fn unknown_format(file: &str) -> Error {
+    Error::input(format!(
+        "{file}: veer bisect reads .json, .yaml/.yml, .toml and .env configurations"
+    ))
+    .hint("name the file by its format, e.g. agent.yaml")
+}
+
+/// The id of point `i` (0-based): `p001`, `p002`, …
+pub fn point_id(i: usize) -> String {
+    format!("p{:03}", i + 1)
+}
+
+impl Setup {
+    /// Point `i`'s configuration file, relative to the bisect directory: `points/p001.json`.
+    pub fn config_path(&self, i: usize) -> String {
+        format!("points/{}{}", point_id(i), self.format.extension())
+    }
+
+    /// Point `i`'s configuration, written in the inputs' format.
+    pub fn config_text(&self, i: usize) -> Result<String, Error> {
+        let levels = self.design.points.get(i).cloned().unwrap_or_default();
+        config::write(
+            self.format,
+            &deltas::apply(&self.baseline, &self.factors, &levels),
+        )
+    }
+
+    /// The number of runs: points × trials.
+    pub fn run_count(&self) -> usize {
+        self.design.points.len() * self.trials
+    }
+
+    /// The design block (points with their configuration paths).
+    pub fn design_block(&self) -> DesignBlock {
+        let kind = self.design.kind;
+        DesignBlock {
+            kind: kind.name().into(),
+            resolution: kind.resolution(),
+            aliasing: kind.aliasing().into(),
+            interactions_estimated: kind.resolves_interactions() && self.factors.len() > 1,
+            point_count: self.design.points.len() as u32,
+            run_count: self.run_count() as u64,
+            points: self
+                .design
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| PointEntry {
+                    id: point_id(i),
+                    levels: p
+                        .iter()
+                        .map(|&b| if b { "B" } else { "A" }.to_string())
+                        .collect(),
+                    config: self.config_path(i),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One run as the report is composed from it.
+#[derive(Debug)]
+pub struct RunInput {
+    /// Index of its design point.
+    pub point: usize,
+    /// Its trial (1-based).
+    pub trial: u32,
+    /// Its status (`missing` when it has not finished: it is then not measured).
+    pub status: String,
+    /// Its trace file (relative), empty when none.
+    pub trace_path: String,
+    /// Its problems.
+    pub warnings: Vec<String>,
+    /// Its trace (an empty trace when it wrote none); `None` when it has not finished.
+    pub trace: Option<Trace>,
+}
+
+/// What a composition needs besides the setup and the runs.
+#[derive(Debug, Clone, Copy)]
+pub struct ComposeOptions<'a> {
+    /// The configuration files as given (A, B).
+    pub configs: (&'a str, &'a str),
+    /// The policy whose violations are measures.
+    pub policy: Option<&'a Policy>,
+    /// Seed of the bootstrap.
+    pub seed: u64,
+    /// Work budget of one structural comparison.
+    pub max_align_cells: u64,
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Measures every finished run against the baseline point's runs, fits every measure and
+/// writes the report. Every point needs at least one finished run (the error names those
+/// without). The same runs give the same report, byte for byte, whatever the thread count.
+pub fn compose(
+    setup: &Setup,
+    runs: &[RunInput],
+    options: ComposeOptions<'_>,
+) -> Result<BisectReport, Error> {
+    let points = setup.design.points.len();
+    let missing: Vec<String> = (0..points)
+        .filter(|&p| !runs.iter().any(|r| r.point == p && r.trace.is_some()))
+        .map(point_id)
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::input(format!(
+            "no finished run for design point(s) {}",
+            missing.join(", ")
+        ))
+        .hint("every point of the design needs at least one run; run them (or put their traces under --from-runs DIR/<point>/)"));
+    }
+    let finished: Vec<&RunInput> = runs.iter().filter(|r| r.trace.is_some()).collect();
+    let traces: Vec<&Trace> = finished.iter().filter_map(|r| r.trace.as_ref()).collect();
+    let reference: Vec<usize> = finished
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.point == 0)
+        .map(|(i, _)| i)
+        .collect();
+    let names = measure::measure_names(options.policy);
+    let values = measure::measure_runs(&traces, &reference, options.policy, options.max_align_cells);
+    let all_b = setup.design.points.iter().position(|p| p.iter().all(|x| *x));
+
+    let terms = estimate::terms(&setup.design);
+    let mut measures = Vec::with_capacity(names.len());
+    let mut per_term: Vec<Vec<Effect>> = vec![Vec::new(); terms.len()];
+    for (m, name) in names.iter().enumerate() {
+        let by_point: Vec<Vec<f64>> = (0..points)
+            .map(|p| {
+                finished
+                    .iter()
+                    .zip(&values)
+                    .filter(|(r, _)| r.point == p)
+                    .map(|(_, v)| v.get(m).copied().unwrap_or(0.0))
+                    .collect()
+            })
+            .collect();
+        let est = estimate::estimate(&setup.design, &by_point, options.seed, &name.name)
+            .ok_or_else(|| {
+                Error::input(format!(
+                    "the design cannot be fitted for {}: its runs do not separate the factors",
+                    name.name
+                ))
+                .hint("this happens when points have no runs; re-run the missing points")
+            })?;
+        measures.push(MeasureEntry {
+            measure: name.name.clone(),
+            unit: name.unit.into(),
+            baseline: mean(&by_point[0]),
+            candidate: all_b.map_or(0.0, |b| mean(&by_point[b])),
+            change: est.change,
+            change_ci: est.change_ci,
+        });
+        for (t, e) in est.terms.into_iter().enumerate() {
+            per_term[t].push(Effect {
+                measure: name.name.clone(),
+                estimate: e.estimate,
+                ci: e.ci,
+                share: e.share,
+                share_ci: e.share_ci,
+                implicated: e.implicated,
+            });
+        }
+    }
+    let mut factors: Vec<FactorEntry> = setup
+        .factors
+        .iter()
+        .map(|f| FactorEntry {
+            name: f.name.clone(),
+            paths: f.paths(),
+            effects: Vec::new(),
+        })
+        .collect();
+    let mut interactions = Vec::new();
+    for (term, effects) in terms.iter().zip(per_term) {
+        match *term {
+            Term::Main(j) => {
+                if let Some(f) = factors.get_mut(j) {
+                    f.effects = effects;
+                }
+            }
+            Term::Interaction(j, l) => interactions.push(InteractionEntry {
+                factors: vec![setup.factors[j].name.clone(), setup.factors[l].name.clone()],
+                effects,
+            }),
+        }
+    }
+    let headline = ["trajectory", "d_norm"]
+        .into_iter()
+        .find(|h| measures.iter().any(|m| m.measure == *h && m.change != 0.0))
+        .map(str::to_string);
+    Ok(BisectReport {
+        schema_version: BISECT_SCHEMA_VERSION.into(),
+        baseline_config: options.configs.0.into(),
+        candidate_config: options.configs.1.into(),
+        config_format: setup.format.name().into(),
+        seed: options.seed,
+        trials: setup.trials as u32,
+        resamples: estimate::RESAMPLES as u32,
+        design: setup.design_block(),
+        runs: runs
+            .iter()
+            .map(|r| RunEntry {
+                point: point_id(r.point),
+                trial: r.trial,
+                status: r.status.clone(),
+                trace: r.trace_path.clone(),
+                warnings: r.warnings.clone(),
+            })
+            .collect(),
+        measures,
+        factors,
+        interactions,
+        headline,
+    })
+}
