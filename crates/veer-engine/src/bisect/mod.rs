@@ -142,6 +142,44 @@ impl Setup {
     }
 }
 
+/// The report of a plan (`--plan`): the design, the factors without effects, every run
+/// `planned`.
+pub fn planned(setup: &Setup, configs: (&str, &str), seed: u64) -> BisectReport {
+    BisectReport {
+        schema_version: BISECT_SCHEMA_VERSION.into(),
+        baseline_config: configs.0.into(),
+        candidate_config: configs.1.into(),
+        config_format: setup.format.name().into(),
+        seed,
+        trials: setup.trials as u32,
+        resamples: estimate::RESAMPLES as u32,
+        design: setup.design_block(),
+        runs: (0..setup.design.points.len())
+            .flat_map(|p| {
+                (1..=setup.trials).map(move |t| RunEntry {
+                    point: point_id(p),
+                    trial: t as u32,
+                    status: "planned".into(),
+                    trace: String::new(),
+                    warnings: Vec::new(),
+                })
+            })
+            .collect(),
+        measures: Vec::new(),
+        factors: setup
+            .factors
+            .iter()
+            .map(|f| FactorEntry {
+                name: f.name.clone(),
+                paths: f.paths(),
+                effects: Vec::new(),
+            })
+            .collect(),
+        interactions: Vec::new(),
+        headline: None,
+    }
+}
+
 /// One run as the report is composed from it.
 #[derive(Debug)]
 pub struct RunInput {

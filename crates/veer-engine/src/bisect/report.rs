@@ -75,8 +75,8 @@ pub struct RunEntry {
     pub point: String,
     /// The trial, 1-based.
     pub trial: u32,
-    /// `ok`, `empty`, `crashed`, `error`, `timeout` (as in `veer experiment run`), or `missing`
-    /// when it has not finished.
+    /// `ok`, `empty`, `crashed`, `error`, `timeout` (as in `veer experiment run`); `planned`
+    /// in a plan.
     pub status: String,
     /// The trace, relative to the bisect directory (or the `--from-runs` directory); empty when
     /// there is none.
