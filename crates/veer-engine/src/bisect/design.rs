@@ -80,8 +80,9 @@ pub struct Design {
 /// Most factors a design can take (the largest Plackett–Burman design here has 24 runs).
 pub const MAX_FACTORS: usize = 23;
 
-/// Largest number of factors run as a full factorial whatever `--max-runs` says (2^12 points).
-const MAX_FULL_FACTORIAL: usize = 12;
+/// Largest number of factors run as a full factorial whatever `--max-runs` says (2^8 points,
+/// 37 terms): beyond it the fold-over keeps the estimation's work bounded.
+pub const MAX_FULL_FACTORIAL: usize = 8;
 
 /// Cyclic generators of Plackett & Burman (1946) for N = 4, 8, 12, 16, 20, 24 (`true` = +).
 fn generator(n: usize) -> Option<&'static str> {
@@ -312,7 +313,8 @@ mod tests {
         assert!(e.message.contains("at least 27 runs"), "{}", e.message);
         assert!(choose(0, 3, 100).is_err());
         assert!(choose(MAX_FACTORS + 1, 1, usize::MAX).is_err());
-        // Huge budgets stay bounded: at most 2^12 points.
-        assert_eq!(choose(13, 1, usize::MAX).unwrap().kind, DesignKind::FoldOver);
+        // Huge budgets stay bounded: at most 2^8 points.
+        assert_eq!(choose(8, 1, usize::MAX).unwrap().kind, DesignKind::FullFactorial);
+        assert_eq!(choose(9, 1, usize::MAX).unwrap().kind, DesignKind::FoldOver);
     }
 }

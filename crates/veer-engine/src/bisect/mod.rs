@@ -152,7 +152,7 @@ pub fn planned(setup: &Setup, configs: (&str, &str), seed: u64) -> BisectReport 
         config_format: setup.format.name().into(),
         seed,
         trials: setup.trials as u32,
-        resamples: estimate::RESAMPLES as u32,
+        resamples: estimate::resamples(estimate::terms(&setup.design).len()) as u32,
         design: setup.design_block(),
         runs: (0..setup.design.points.len())
             .flat_map(|p| {
@@ -325,7 +325,7 @@ pub fn compose(
         config_format: setup.format.name().into(),
         seed: options.seed,
         trials: setup.trials as u32,
-        resamples: estimate::RESAMPLES as u32,
+        resamples: estimate::resamples(estimate::terms(&setup.design).len()) as u32,
         design: setup.design_block(),
         runs: runs
             .iter()

@@ -21,7 +21,7 @@ pub struct BisectReport {
     pub seed: u64,
     /// Runs per design point asked for (≥ 1).
     pub trials: u32,
-    /// Bootstrap resamples per measure.
+    /// Bootstrap resamples per measure (1 000 per term, 2 000 to 20 000).
     pub resamples: u32,
     /// The design.
     pub design: DesignBlock,
@@ -98,7 +98,7 @@ pub struct MeasureEntry {
     pub candidate: f64,
     /// The A→B change the model attributes (sum of the main effects).
     pub change: f64,
-    /// Its 95% bootstrap interval (null with one trial per point).
+    /// Its bootstrap interval, same level as the effects' (null with one trial per point).
     pub change_ci: Option<[f64; 2]>,
 }
 
@@ -131,10 +131,11 @@ pub struct Effect {
     /// the other factors), in the measure's unit; for an interaction, half the difference of
     /// one factor's effect between the other's B and A.
     pub estimate: f64,
-    /// 95% bootstrap interval over trials; null with one trial per point.
+    /// Bootstrap interval over trials at level 1 − 0.05/terms (Bonferroni over the measure's
+    /// terms); null with one trial per point.
     pub ci: Option<[f64; 2]>,
-    /// Share of the measure's A→B change this factor explains (null when the measure did not
-    /// change, and for interactions).
+    /// Share of the measure's A→B change this factor explains (null unless that change's
+    /// interval excludes 0, and for interactions).
     pub share: Option<f64>,
     /// The share's 95% interval.
     pub share_ci: Option<[f64; 2]>,

@@ -9,7 +9,7 @@ use veer_engine::bisect::report::{BisectReport, Effect};
 fn effects_table(effects: &[Effect]) -> Markup {
     html! {
         table {
-            thead { tr { th { "measure" } th { "effect" } th { "95% CI" } th { "share" } th { "share 95% CI" } th { "implicated" } } }
+            thead { tr { th { "measure" } th { "effect" } th { "CI" } th { "share" } th { "share CI" } th { "implicated" } } }
             tbody {
                 @for e in effects {
                     tr {
@@ -40,7 +40,7 @@ pub fn render(report: &BisectReport) -> String {
         } @else {
             h2 { "Change per measure" }
             table {
-                thead { tr { th { "measure" } th { "A" } th { "B" } th { "modelled change" } th { "95% CI" } } }
+                thead { tr { th { "measure" } th { "A" } th { "B" } th { "modelled change" } th { "CI" } } }
                 tbody {
                     @for m in &report.measures {
                         tr { td class="mono" { (m.measure) } td { (num(m.baseline)) } td { (num(m.candidate)) } td { (num(m.change)) } td { (interval(m.change_ci)) } }

@@ -9,7 +9,7 @@ fn cell(s: &str) -> String {
 }
 
 fn effects_table(out: &mut String, effects: &[Effect]) {
-    out.push_str("| measure | effect | 95% CI | share | share 95% CI | implicated |\n");
+    out.push_str("| measure | effect | CI | share | share CI | implicated |\n");
     out.push_str("|---|---:|---|---:|---|---|\n");
     for e in effects {
         out.push_str(&format!(
@@ -54,7 +54,7 @@ pub fn render(report: &BisectReport) -> String {
         }
         return out;
     }
-    out.push_str("| measure | A | B | modelled change | 95% CI |\n|---|---:|---:|---:|---|\n");
+    out.push_str("| measure | A | B | modelled change | CI |\n|---|---:|---:|---:|---|\n");
     for m in &report.measures {
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",

@@ -21,9 +21,9 @@ fn effect_rows(out: &mut String, effects: &[Effect], style: Style) {
     out.push_str(&style.dim(&format!(
         "  {}  {}  {}  {}\n",
         pad("measure", w),
-        pad("effect [95% CI]", 26),
+        pad("effect [CI]", 26),
         pad("", 12),
-        "share [95% CI]"
+        "share [CI]"
     )));
     for e in effects {
         let eff = format!("{} {}", num(e.estimate), interval(e.ci));
@@ -55,6 +55,9 @@ pub fn render(report: &BisectReport, style: Style) -> String {
     out.push_str("\n\n");
     out.push_str(&format!("design: {}\n", design_line(report)));
     out.push_str(&style.dim(&format!("aliasing: {}\n", report.design.aliasing)));
+    out.push_str(&style.dim(
+        "intervals (CI): bootstrap over trials, 95% family-wise per measure (Bonferroni over its terms)\n",
+    ));
     if is_plan(report) {
         out.push_str("\npoints (A = baseline value, B = candidate value):\n");
         for p in &report.design.points {
@@ -97,7 +100,7 @@ pub fn render(report: &BisectReport, style: Style) -> String {
         "{}  {}  {}\n",
         pad("measure", w),
         pad("A → B (means)", 24),
-        "modelled change [95% CI]"
+        "modelled change [CI]"
     )));
     for m in &report.measures {
         out.push_str(&format!(
