@@ -53,8 +53,10 @@ fn trace(config: &Value, label: &str) -> Value {
     let mut events = Vec::new();
     let mut ev = |t: &str, step: u64, payload: Value| {
         let i = events.len();
-        events.push(json!({"agent_name": "external", "content_hash": format!("{i:016x}"),
-            "event_type": t, "payload": payload, "sequence_index": i, "step_num": step}));
+        events.push(
+            json!({"agent_name": "external", "content_hash": format!("{i:016x}"),
+            "event_type": t, "payload": payload, "sequence_index": i, "step_num": step}),
+        );
     };
     let usage = json!({"prompt_tokens": 40, "completion_tokens": 6});
     for (step, tool) in tools.iter().enumerate() {

@@ -356,7 +356,7 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// The document: diff, diff-directory, check, gate, inspect, scan, perturb,
-    /// experiment-pair, experiment-analyze, experiment-results (`--list` describes each).
+    /// experiment-pair, experiment-analyze, experiment-results, bisect (`--list` describes each).
     #[arg(value_name = "NAME", required_unless_present_any = ["list", "all_to"])]
     pub name: Option<String>,
     /// List every document name and the command that writes it.

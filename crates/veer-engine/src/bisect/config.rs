@@ -272,7 +272,9 @@ pub fn write(format: ConfigFormat, value: &Value) -> Result<String, Error> {
         .hint("this is unexpected; please report it with the two configurations")
     };
     let mut text = match format {
-        ConfigFormat::Json => serde_json::to_string_pretty(value).map_err(|e| fail(e.to_string()))?,
+        ConfigFormat::Json => {
+            serde_json::to_string_pretty(value).map_err(|e| fail(e.to_string()))?
+        }
         ConfigFormat::Yaml => serde_saphyr::to_string(value).map_err(|e| fail(e.to_string()))?,
         ConfigFormat::Toml => {
             let t = json_to_toml(value).unwrap_or(toml::Value::Table(toml::Table::new()));
@@ -308,10 +310,22 @@ mod tests {
             ConfigFormat::from_file_name("a.JSON"),
             Some(ConfigFormat::Json)
         );
-        assert_eq!(ConfigFormat::from_file_name("a.yml"), Some(ConfigFormat::Yaml));
-        assert_eq!(ConfigFormat::from_file_name("a.toml"), Some(ConfigFormat::Toml));
-        assert_eq!(ConfigFormat::from_file_name(".env"), Some(ConfigFormat::Env));
-        assert_eq!(ConfigFormat::from_file_name("prod.env"), Some(ConfigFormat::Env));
+        assert_eq!(
+            ConfigFormat::from_file_name("a.yml"),
+            Some(ConfigFormat::Yaml)
+        );
+        assert_eq!(
+            ConfigFormat::from_file_name("a.toml"),
+            Some(ConfigFormat::Toml)
+        );
+        assert_eq!(
+            ConfigFormat::from_file_name(".env"),
+            Some(ConfigFormat::Env)
+        );
+        assert_eq!(
+            ConfigFormat::from_file_name("prod.env"),
+            Some(ConfigFormat::Env)
+        );
         assert_eq!(ConfigFormat::from_file_name("a.txt"), None);
     }
 

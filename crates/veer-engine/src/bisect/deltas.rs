@@ -59,9 +59,7 @@ pub fn deltas(a: &Value, b: &Value) -> Vec<Delta> {
 fn walk(path: &mut Vec<String>, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Delta>) {
     match (a, b) {
         (Some(Value::Object(ma)), Some(Value::Object(mb))) => {
-            let keys = ma
-                .keys()
-                .chain(mb.keys().filter(|k| !ma.contains_key(*k)));
+            let keys = ma.keys().chain(mb.keys().filter(|k| !ma.contains_key(*k)));
             for k in keys {
                 path.push(k.clone());
                 walk(path, ma.get(k), mb.get(k), out);
@@ -211,7 +209,14 @@ mod tests {
         let paths: Vec<String> = d.iter().map(Delta::display).collect();
         assert_eq!(
             paths,
-            ["model", "prompt", "tools", "agent.temperature", "agent.seed", "old"]
+            [
+                "model",
+                "prompt",
+                "tools",
+                "agent.temperature",
+                "agent.seed",
+                "old"
+            ]
         );
         assert_eq!(d[4].a, None);
         assert_eq!(d[5].b, None);

@@ -314,7 +314,10 @@ mod tests {
         assert!(choose(0, 3, 100).is_err());
         assert!(choose(MAX_FACTORS + 1, 1, usize::MAX).is_err());
         // Huge budgets stay bounded: at most 2^8 points.
-        assert_eq!(choose(8, 1, usize::MAX).unwrap().kind, DesignKind::FullFactorial);
+        assert_eq!(
+            choose(8, 1, usize::MAX).unwrap().kind,
+            DesignKind::FullFactorial
+        );
         assert_eq!(choose(9, 1, usize::MAX).unwrap().kind, DesignKind::FoldOver);
     }
 }

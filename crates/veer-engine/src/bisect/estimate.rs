@@ -197,20 +197,13 @@ fn snap(x: f64, tol: f64) -> f64 {
 /// design cannot be fitted from the points that have trials.
 pub fn estimate(design: &Design, values: &[Vec<f64>], seed: u64, key: &str) -> Option<Estimates> {
     let terms = terms(design);
-    let rows: Vec<Vec<f64>> = design
-        .points
-        .iter()
-        .map(|p| model_row(p, &terms))
-        .collect();
+    let rows: Vec<Vec<f64>> = design.points.iter().map(|p| model_row(p, &terms)).collect();
     let counts: Vec<usize> = values.iter().map(Vec::len).collect();
     if counts.len() != rows.len() {
         return None;
     }
     let h = hat(&rows, &counts)?;
-    let scale = values
-        .iter()
-        .flatten()
-        .fold(1.0f64, |m, v| m.max(v.abs()));
+    let scale = values.iter().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
     let tol = 1e-9 * scale;
     let mean = |v: &[f64]| {
         if v.is_empty() {
@@ -273,7 +266,11 @@ pub fn estimate(design: &Design, values: &[Vec<f64>], seed: u64, key: &str) -> O
         let m = v.iter().sum::<f64>() / v.len().max(1) as f64;
         let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len().max(2) as f64;
         let half = t * widen * var.sqrt();
-        let half = if half.is_finite() { half } else { f64::INFINITY };
+        let half = if half.is_finite() {
+            half
+        } else {
+            f64::INFINITY
+        };
         [snap(centre - half, tol), snap(centre + half, tol)]
     };
     let (boot_effects, boot_shares, boot_changes) = match boot {
@@ -339,7 +336,9 @@ mod tests {
         let d = design(DesignKind::FullFactorial, 3);
         let t = terms(&d);
         let x: Vec<Vec<f64>> = d.points.iter().map(|p| model_row(p, &t)).collect();
-        let y: Vec<f64> = (0..8).map(|i| (i * i) as f64 * 0.5 - 3.0 + (i % 3) as f64).collect();
+        let y: Vec<f64> = (0..8)
+            .map(|i| (i * i) as f64 * 0.5 - 3.0 + (i % 3) as f64)
+            .collect();
         let beta = lstsq(&x, &y).unwrap();
         for (c, b) in beta.iter().enumerate() {
             let direct: f64 = x.iter().zip(&y).map(|(r, v)| r[c] * v).sum::<f64>() / 8.0;
@@ -362,7 +361,12 @@ mod tests {
         let values: Vec<Vec<f64>> = d
             .points
             .iter()
-            .map(|p| noise.iter().map(|e| if p[1] { 2.0 } else { 0.0 } + e).collect())
+            .map(|p| {
+                noise
+                    .iter()
+                    .map(|e| if p[1] { 2.0 } else { 0.0 } + e)
+                    .collect()
+            })
             .collect();
         let est = estimate(&d, &values, 7, "m").unwrap();
         assert!((est.terms[1].estimate - 2.0).abs() < 1e-9);

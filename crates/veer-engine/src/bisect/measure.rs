@@ -86,7 +86,8 @@ pub fn measure_runs(
             let mut first = 0.0;
             let mut n = 0usize;
             for &r in reference.iter().filter(|&&r| r != i) {
-                let (script, fd, _, _) = structural_parts(&prepared[r], &prepared[i], max_align_cells);
+                let (script, fd, _, _) =
+                    structural_parts(&prepared[r], &prepared[i], max_align_cells);
                 let d = script.normalized();
                 dn += if d.is_finite() { d } else { 1.0 };
                 let t = veer_diff::levenshtein::normalized_levenshtein(&tools[r], &tools[i]);

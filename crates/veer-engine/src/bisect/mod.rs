@@ -247,8 +247,13 @@ pub fn compose(
         .map(|(i, _)| i)
         .collect();
     let names = measure::measure_names(options.policy);
-    let values = measure::measure_runs(&traces, &reference, options.policy, options.max_align_cells);
-    let all_b = setup.design.points.iter().position(|p| p.iter().all(|x| *x));
+    let values =
+        measure::measure_runs(&traces, &reference, options.policy, options.max_align_cells);
+    let all_b = setup
+        .design
+        .points
+        .iter()
+        .position(|p| p.iter().all(|x| *x));
 
     let terms = estimate::terms(&setup.design);
     let mut measures = Vec::with_capacity(names.len());

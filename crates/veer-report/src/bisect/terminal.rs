@@ -131,10 +131,7 @@ pub fn render(report: &BisectReport, style: Style) -> String {
     }
     for r in report.runs.iter().filter(|r| !r.warnings.is_empty()) {
         for w in &r.warnings {
-            out.push_str(&style.warn(&format!(
-                "\nwarning: {} trial {}: {w}",
-                r.point, r.trial
-            )));
+            out.push_str(&style.warn(&format!("\nwarning: {} trial {}: {w}", r.point, r.trial)));
         }
     }
     if !out.ends_with('\n') {

@@ -35,25 +35,23 @@ fn say(line: &str) {
 fn read_config(path: &Path) -> Result<String, CliError> {
     let shown = path.display().to_string();
     if path.is_dir() {
-        return Err(
-            CliError::input(format!("{shown}: is a directory, expected a configuration file"))
-                .hint("give the agent's configuration file, e.g. agent.yaml"),
-        );
+        return Err(CliError::input(format!(
+            "{shown}: is a directory, expected a configuration file"
+        ))
+        .hint("give the agent's configuration file, e.g. agent.yaml"));
     }
-    let bytes =
-        veer_trace::limits::read_capped(path, veer_trace::limits::MAX_CONFIG_FILE_BYTES).map_err(
-            |e| match e {
-                veer_trace::limits::CappedError::Io(e) => {
-                    CliError::input(format!("{shown}: cannot read: {e}"))
-                        .hint("check the path and its permissions")
-                }
-                _ => CliError::input(format!(
-                    "{shown}: larger than {} bytes",
-                    veer_trace::limits::MAX_CONFIG_FILE_BYTES
-                ))
-                .hint("a configuration is a small settings file"),
-            },
-        )?;
+    let bytes = veer_trace::limits::read_capped(path, veer_trace::limits::MAX_CONFIG_FILE_BYTES)
+        .map_err(|e| match e {
+            veer_trace::limits::CappedError::Io(e) => {
+                CliError::input(format!("{shown}: cannot read: {e}"))
+                    .hint("check the path and its permissions")
+            }
+            _ => CliError::input(format!(
+                "{shown}: larger than {} bytes",
+                veer_trace::limits::MAX_CONFIG_FILE_BYTES
+            ))
+            .hint("a configuration is a small settings file"),
+        })?;
     String::from_utf8(bytes).map_err(|e| {
         CliError::input(format!(
             "{shown}: not UTF-8 text (invalid byte at offset {})",
@@ -110,17 +108,16 @@ fn write_points(out: &Path, setup: &Setup) -> Result<(), CliError> {
     let dir = out.join("points");
     std::fs::create_dir_all(&dir).map_err(|e| CliError::output(&dir.display().to_string(), &e))?;
     for p in 0..setup.design.points.len() {
-        write_file(&out.join(setup.config_path(p)), setup.config_text(p)?.as_bytes())?;
+        write_file(
+            &out.join(setup.config_path(p)),
+            setup.config_text(p)?.as_bytes(),
+        )?;
     }
     Ok(())
 }
 
 /// Runs every slot not finished before; the finished runs, or an interrupted error.
-fn run_agents(
-    args: &BisectArgs,
-    setup: &Setup,
-    out: &Path,
-) -> Result<Vec<RunInput>, CliError> {
+fn run_agents(args: &BisectArgs, setup: &Setup, out: &Path) -> Result<Vec<RunInput>, CliError> {
     if args.command.is_empty() {
         return Err(CliError::input("missing the agent command after `--`").hint(
             "e.g. veer bisect --baseline-config a.yaml --candidate-config b.yaml --out b/ -- python agent.py --config {config}",
@@ -221,7 +218,11 @@ fn run_agents(
 
 /// The traces under `runs/<point>/`, one per trial in file-name order; a trace that cannot be
 /// read is an error (exit 2) naming it.
-fn read_runs(runs: &Path, setup: &Setup, read: &veer_trace::ReadOptions) -> Result<Vec<RunInput>, CliError> {
+fn read_runs(
+    runs: &Path,
+    setup: &Setup,
+    read: &veer_trace::ReadOptions,
+) -> Result<Vec<RunInput>, CliError> {
     if !runs.is_dir() {
         return Err(CliError::input(format!(
             "--from-runs {}: not a directory",
@@ -237,7 +238,10 @@ fn read_runs(runs: &Path, setup: &Setup, read: &veer_trace::ReadOptions) -> Resu
                 .filter_map(Result::ok)
                 .map(|e| e.path())
                 .filter(|f| {
-                    let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    let name = f
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
                     f.is_file() && TRACE_EXTENSIONS.iter().any(|e| name.ends_with(e))
                 })
                 .collect(),
@@ -310,7 +314,11 @@ pub fn run(args: &BisectArgs) -> Result<u8, CliError> {
     };
     refuse_out_holding_input(&args.out, &args.baseline_config)?;
     refuse_out_holding_input(&args.out, &args.candidate_config)?;
-    let names: Vec<String> = setup.factors.iter().map(|f| format!("`{}`", f.name)).collect();
+    let names: Vec<String> = setup
+        .factors
+        .iter()
+        .map(|f| format!("`{}`", f.name))
+        .collect();
     say(&format!("factors: {}", names.join(", ")));
     let planned = bisect::planned(&setup, (&a_name, &b_name), args.seed);
     say(&format!(
@@ -333,7 +341,10 @@ pub fn run(args: &BisectArgs) -> Result<u8, CliError> {
     if args.plan {
         crate::output::interrupt::install();
         write_points(&out, &setup)?;
-        emit(&render(&planned, args.format, to_file), args.out_file.output.as_deref())?;
+        emit(
+            &render(&planned, args.format, to_file),
+            args.out_file.output.as_deref(),
+        )?;
         return Ok(EXIT_OK);
     }
     let runs = match &args.from_runs {
@@ -364,6 +375,9 @@ pub fn run(args: &BisectArgs) -> Result<u8, CliError> {
         report.runs.len(),
         args.out.join("bisect.json").display()
     ));
-    emit(&render(&report, args.format, to_file), args.out_file.output.as_deref())?;
+    emit(
+        &render(&report, args.format, to_file),
+        args.out_file.output.as_deref(),
+    )?;
     Ok(EXIT_OK)
 }

@@ -8,7 +8,9 @@
 //! command ends with 130. The usual interrupt watcher of `output` takes over for the final
 //! writes.
 
-use super::experiment_run_agent::{cancel_on_signals, finished_marker, run_pool, Shared, Slot, MARKER};
+use super::experiment_run_agent::{
+    cancel_on_signals, finished_marker, run_pool, Shared, Slot, MARKER,
+};
 use crate::cli::{ExperimentAnalyzeFormat, ExperimentRunArgs};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit};

@@ -6,15 +6,15 @@
 //! `--jobs` threads, the reuse of finished runs, and the signal flag.
 
 use crate::error::CliError;
+use crate::progress::Progress;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 use veer_record::{AgentExit, AgentRun, Journal, Recording, Settings};
-use crate::progress::Progress;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use veer_run::{answer_from_file, answer_from_stdout, Exit, PlannedRun, RunMarker};
 
 /// The marker file of a finished run, in its run directory.
