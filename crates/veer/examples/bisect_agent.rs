@@ -35,7 +35,7 @@ fn tools(config: &Value, label: &str) -> Vec<&'static str> {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01B3);
     }
-    if (h >> 7) % 4 == 0 {
+    if (h >> 7).is_multiple_of(4) {
         t.push("log_event");
     }
     t

@@ -107,7 +107,7 @@ pub fn lstsq(x: &[Vec<f64>], y: &[f64]) -> Option<Vec<f64>> {
             }
         }
         let norm: f64 = q[j].iter().map(|v| v * v).sum::<f64>().sqrt();
-        if !(norm > 1e-10 * original.max(1.0)) {
+        if norm.is_nan() || norm <= 1e-10 * original.max(1.0) {
             return None;
         }
         r[j][j] = norm;
