@@ -392,3 +392,88 @@ fn env_and_toml_points_round_trip() {
         assert_eq!(last, want);
     }
 }
+
+/// `veer bisect` through the recording proxy against the scripted upstream of
+/// `experiment_run`'s tests, whose tool calls follow the request's content: `read_rows`
+/// always, `flag_anomaly` when it holds `#`. The agent sends its configuration file as the
+/// prompt, so the `marker` delta (adding a `#`) is the culprit and `t` is inert.
+fn through_the_proxy(agent: &[String], env: &[(&str, &str)]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    std::fs::write(p("a.json"), r#"{"marker": "none", "t": 0}"#).unwrap();
+    std::fs::write(p("b.json"), r##"{"marker": "#flag", "t": 1}"##).unwrap();
+    let mut args: Vec<String> = [
+        "bisect",
+        "--baseline-config",
+        &p("a.json"),
+        "--candidate-config",
+        &p("b.json"),
+        "--out",
+        &p("out"),
+        "--trials",
+        "2",
+        "--openai-upstream",
+        &crate::experiment_run::upstream(),
+        "--",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(agent.iter().cloned());
+    args.push("{config}".into());
+    let out = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args(&args)
+        .envs(env.iter().copied())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/bisect.json")).unwrap())
+            .unwrap();
+    assert!(dir
+        .path()
+        .join("out/traces/p001/trial-001.agentlog")
+        .is_file());
+    assert!(v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["status"] == "ok"));
+    let marker = effect(&v, "marker", "trajectory");
+    assert_eq!(marker["implicated"], true, "{marker}");
+    assert_eq!(marker["estimate"], 0.5);
+    assert_eq!(marker["share"], 1.0);
+    assert_eq!(effect(&v, "marker", "tool_calls")["estimate"], 1.0);
+    for m in ["trajectory", "tool_calls"] {
+        let e = effect(&v, "t", m);
+        assert_eq!(e["implicated"], false, "{e}");
+        assert_eq!(e["estimate"], 0.0, "{e}");
+    }
+    v
+}
+
+#[test]
+fn a_recorded_agent_through_the_proxy() {
+    let agent = crate::experiment_run::agent().display().to_string();
+    through_the_proxy(&[agent], &[]);
+}
+
+#[test]
+fn the_real_openai_python_sdk_as_the_agent() {
+    let Some(py) = crate::experiment_run::python() else {
+        eprintln!("SKIPPED bisect::the_real_openai_python_sdk_as_the_agent: no Python with the openai SDK (run .ci/run, or set VEER_TEST_PYTHON)");
+        return;
+    };
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/sdk/experiment_agent.py");
+    through_the_proxy(
+        &[py.display().to_string(), script.display().to_string()],
+        &[("OPENAI_API_KEY", "sk-test-not-a-secret")],
+    );
+}
