@@ -337,6 +337,16 @@ fn bad_inputs_are_clear_errors() {
         "{}",
         r.stderr
     );
+    // Extreme numbers: refused before anything runs.
+    for extra in [
+        &["--trials", "0"][..],
+        &["--max-runs", "0"][..],
+        &["--trials", "18446744073709551615"][..],
+    ] {
+        let r = run("a.json", "b.json", extra);
+        assert_eq!(r.code, 2, "{extra:?}: {}", r.stderr);
+        assert!(r.stderr.contains("hint:"), "{}", r.stderr);
+    }
     // No agent command.
     let r = veer(&[
         "bisect",
@@ -476,4 +486,106 @@ fn the_real_openai_python_sdk_as_the_agent() {
         &[py.display().to_string(), script.display().to_string()],
         &[("OPENAI_API_KEY", "sk-test-not-a-secret")],
     );
+}
+
+#[test]
+fn ctrl_c_keeps_finished_runs_and_a_rerun_resumes() {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let c = Case::new();
+    std::fs::write(c.path("b.json"), r#"{"prompt": "Refund quickly.", "style": "formal", "temperature": 0.0, "cache": false, "fast": false}"#).unwrap();
+    let counter = c.path("starts");
+    let starts = || {
+        std::fs::read_to_string(&counter)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    };
+    // Each run takes a second; interrupt during the third. One factor: 2 points × 2 trials.
+    let script = format!(
+        "echo x >> '{counter}'; sleep 1; exec '{}' \"$@\"",
+        agent().display()
+    );
+    let (a, b, o) = (c.path("a.json"), c.path("b.json"), c.path("out"));
+    let args: Vec<&str> = vec![
+        "bisect",
+        "--baseline-config",
+        &a,
+        "--candidate-config",
+        &b,
+        "--out",
+        &o,
+        "--trials",
+        "2",
+        "--trace-from",
+        "{run_dir}/trace.json",
+        "--",
+        "sh",
+        "-c",
+        &script,
+        "sh",
+        "{config}",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args(&args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while starts() < 3 && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: 2 of 4 runs finished"),
+        "{stderr}"
+    );
+    assert!(!Path::new(&c.path("out/bisect.json")).exists());
+    assert!(!Path::new(&c.path("out/runs/p002/trial-001/run.json")).exists());
+    let before = starts();
+    let r = veer_ok(&args, 0);
+    assert!(
+        r.stderr.contains("reusing 2 finished run(s) of 4"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(starts() - before, 2);
+    assert!(
+        r.stdout
+            .contains("The `prompt` change explains 1 [1, 1] of the trajectory change"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn help_explains_with_examples() {
+    let r = veer(&["bisect", "--help"]);
+    assert_eq!(r.code, 0);
+    for needle in [
+        "{config}",
+        "VEER_CONFIG",
+        "--plan",
+        "--from-runs",
+        "--max-runs",
+        "130",
+    ] {
+        assert!(r.stdout.contains(needle), "{needle}");
+    }
 }
