@@ -190,6 +190,7 @@ fn set(root: &mut Value, path: &[String], value: Option<&Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     fn a() -> Value {
@@ -246,6 +247,49 @@ mod tests {
         assert!(e.hint.unwrap().contains("agent.temperature"));
         assert!(Group::parse("nonsense").is_err());
         assert!(Group::parse("=x").is_err());
+    }
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-5i64..5).prop_map(Value::from),
+            "[a-c ]{0,6}".prop_map(Value::String),
+            proptest::collection::vec((-2i64..2).prop_map(Value::from), 0..3)
+                .prop_map(Value::Array),
+        ]
+    }
+
+    fn tree() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(3, 24, 4, |inner| {
+            proptest::collection::btree_map("[k-n]", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect()))
+        })
+    }
+
+    fn object() -> impl Strategy<Value = Value> {
+        proptest::collection::btree_map("[k-n]", tree(), 0..5)
+            .prop_map(|m| Value::Object(m.into_iter().collect()))
+    }
+
+    proptest! {
+        /// All factors at A give A, all at B give B, for any two configurations; each factor
+        /// alone changes exactly its own paths.
+        #[test]
+        fn the_corners_are_a_and_b(a in object(), b in object()) {
+            let f = factors(deltas(&a, &b), &[]).unwrap();
+            let all_a = apply(&a, &f, &vec![false; f.len()]);
+            let all_b = apply(&a, &f, &vec![true; f.len()]);
+            prop_assert_eq!(&all_a, &a);
+            prop_assert_eq!(&all_b, &b);
+            for j in 0..f.len() {
+                let mut levels = vec![false; f.len()];
+                levels[j] = true;
+                let one = apply(&a, &f, &levels);
+                let changed: Vec<String> = deltas(&a, &one).iter().map(Delta::display).collect();
+                prop_assert_eq!(changed, f[j].paths());
+            }
+        }
     }
 
     #[test]

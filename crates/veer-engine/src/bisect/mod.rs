@@ -258,25 +258,40 @@ pub fn compose(
     let terms = estimate::terms(&setup.design);
     let mut measures = Vec::with_capacity(names.len());
     let mut per_term: Vec<Vec<Effect>> = vec![Vec::new(); terms.len()];
-    for (m, name) in names.iter().enumerate() {
-        let by_point: Vec<Vec<f64>> = (0..points)
-            .map(|p| {
-                finished
-                    .iter()
-                    .zip(&values)
-                    .filter(|(r, _)| r.point == p)
-                    .map(|(_, v)| v.get(m).copied().unwrap_or(0.0))
-                    .collect()
+    let by_measure: Vec<Vec<Vec<f64>>> = (0..names.len())
+        .map(|m| {
+            (0..points)
+                .map(|p| {
+                    finished
+                        .iter()
+                        .zip(&values)
+                        .filter(|(r, _)| r.point == p)
+                        .map(|(_, v)| v.get(m).copied().unwrap_or(0.0))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    // Each measure has its own seed (derived from its name): the same numbers whatever the
+    // thread count.
+    let fitted: Vec<Option<estimate::Estimates>> = {
+        use rayon::prelude::*;
+        names
+            .par_iter()
+            .zip(by_measure.par_iter())
+            .map(|(name, by_point)| {
+                estimate::estimate(&setup.design, by_point, options.seed, &name.name)
             })
-            .collect();
-        let est = estimate::estimate(&setup.design, &by_point, options.seed, &name.name)
-            .ok_or_else(|| {
-                Error::input(format!(
-                    "the design cannot be fitted for {}: its runs do not separate the factors",
-                    name.name
-                ))
-                .hint("this happens when points have no runs; re-run the missing points")
-            })?;
+            .collect()
+    };
+    for ((name, by_point), est) in names.iter().zip(&by_measure).zip(fitted) {
+        let est = est.ok_or_else(|| {
+            Error::input(format!(
+                "the design cannot be fitted for {}: its runs do not separate the factors",
+                name.name
+            ))
+            .hint("this happens when points have no runs; re-run the missing points")
+        })?;
         measures.push(MeasureEntry {
             measure: name.name.clone(),
             unit: name.unit.into(),
