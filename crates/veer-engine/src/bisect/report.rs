@@ -21,7 +21,7 @@ pub struct BisectReport {
     pub seed: u64,
     /// Runs per design point asked for (≥ 1).
     pub trials: u32,
-    /// Bootstrap resamples per measure (1 000 per term, 2 000 to 20 000).
+    /// Bootstrap resamples per measure (2 000).
     pub resamples: u32,
     /// The design.
     pub design: DesignBlock,
