@@ -210,6 +210,20 @@ pub struct ComposeOptions<'a> {
     pub max_align_cells: u64,
 }
 
+/// `x` as JSON can hold it: NaN is 0, infinities are the largest finite values (only
+/// hostile numbers in a trace, e.g. 1e308 tokens, can get there).
+fn finite(x: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(-f64::MAX, f64::MAX)
+    }
+}
+
+fn finite2([lo, hi]: [f64; 2]) -> [f64; 2] {
+    [finite(lo), finite(hi)]
+}
+
 fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         0.0
@@ -295,18 +309,18 @@ pub fn compose(
         measures.push(MeasureEntry {
             measure: name.name.clone(),
             unit: name.unit.into(),
-            baseline: mean(&by_point[0]),
-            candidate: all_b.map_or(0.0, |b| mean(&by_point[b])),
-            change: est.change,
-            change_ci: est.change_ci,
+            baseline: finite(mean(&by_point[0])),
+            candidate: finite(all_b.map_or(0.0, |b| mean(&by_point[b]))),
+            change: finite(est.change),
+            change_ci: est.change_ci.map(finite2),
         });
         for (t, e) in est.terms.into_iter().enumerate() {
             per_term[t].push(Effect {
                 measure: name.name.clone(),
-                estimate: e.estimate,
-                ci: e.ci,
-                share: e.share,
-                share_ci: e.share_ci,
+                estimate: finite(e.estimate),
+                ci: e.ci.map(finite2),
+                share: e.share.map(finite),
+                share_ci: e.share_ci.map(finite2),
                 implicated: e.implicated,
             });
         }
@@ -362,4 +376,135 @@ pub fn compose(
         interactions,
         headline,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A traxr trace calling `tools` in turn, with `tokens` completion tokens per call.
+    fn trace(tools: &[&str], tokens: f64) -> Trace {
+        let mut events = Vec::new();
+        let mut push = |t: &str, step: usize, payload: Value| {
+            let i = events.len();
+            events.push(serde_json::json!({"agent_name": "external",
+                "content_hash": format!("{i:016x}"), "event_type": t, "payload": payload,
+                "sequence_index": i, "step_num": step}));
+        };
+        let usage = serde_json::json!({"prompt_tokens": 5, "completion_tokens": tokens});
+        for (s, tool) in tools.iter().enumerate() {
+            push(
+                "llm_call",
+                s + 1,
+                serde_json::json!({"model": "m", "finish_reason": "tool_calls",
+                "tool_call_names": [tool], "usage": usage}),
+            );
+            push(
+                "tool_request",
+                s + 1,
+                serde_json::json!({"tool_name": tool}),
+            );
+            push("tool_result", s + 1, serde_json::json!({"tool_name": tool}));
+        }
+        push(
+            "llm_call",
+            tools.len() + 1,
+            serde_json::json!({"model": "m",
+            "finish_reason": "stop", "tool_call_names": [], "usage": usage}),
+        );
+        let doc = serde_json::json!({"event_count": events.len(), "events": events,
+            "run_label": "r"});
+        veer_trace::load_bytes("t.json", doc.to_string().as_bytes(), &Default::default())
+            .unwrap()
+            .into_trace("t.json")
+            .unwrap()
+    }
+
+    fn setup() -> Setup {
+        prepare(
+            ("a.json", r#"{"prompt": "look up", "t": 0}"#),
+            ("b.json", r#"{"prompt": "refund", "t": 1}"#),
+            &[],
+            2,
+            100,
+        )
+        .unwrap()
+    }
+
+    fn runs(setup: &Setup, tokens: f64) -> Vec<RunInput> {
+        let mut out = Vec::new();
+        for (p, levels) in setup.design.points.iter().enumerate() {
+            for t in 1..=2u32 {
+                let tools: &[&str] = if levels[0] {
+                    &["refund"]
+                } else {
+                    &["lookup", "refund"]
+                };
+                out.push(RunInput {
+                    point: p,
+                    trial: t,
+                    status: "ok".into(),
+                    trace_path: format!("{}/{t}.json", point_id(p)),
+                    warnings: Vec::new(),
+                    trace: Some(trace(tools, tokens)),
+                });
+            }
+        }
+        out
+    }
+
+    fn options() -> ComposeOptions<'static> {
+        ComposeOptions {
+            configs: ("a.json", "b.json"),
+            policy: None,
+            seed: 1,
+            max_align_cells: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn composes_the_culprit_and_round_trips() {
+        let s = setup();
+        let r = compose(&s, &runs(&s, 3.0), options()).unwrap();
+        assert_eq!(r.headline.as_deref(), Some("trajectory"));
+        let prompt = &r.factors[0];
+        assert_eq!(prompt.paths, ["prompt"]);
+        let traj = &prompt.effects[0];
+        assert_eq!(traj.measure, "trajectory");
+        assert_eq!(traj.estimate, 0.5);
+        assert!(traj.implicated);
+        assert_eq!(traj.share, Some(1.0));
+        assert!(!r.factors[1].effects[0].implicated);
+        assert_eq!(r.interactions.len(), 1);
+        let json = serde_json::to_string(&r).unwrap();
+        let back: BisectReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn hostile_numbers_stay_finite_and_missing_points_are_named() {
+        let s = setup();
+        let r = compose(&s, &runs(&s, 1e308), options()).unwrap();
+        let json = serde_json::to_value(&r).unwrap();
+        let tokens = r
+            .measures
+            .iter()
+            .find(|m| m.measure == "output_tokens")
+            .unwrap();
+        assert!(tokens.baseline.is_finite() && tokens.change.is_finite());
+        for e in r.factors.iter().flat_map(|f| &f.effects) {
+            assert!(e.estimate.is_finite(), "{e:?}");
+            for x in e.ci.iter().chain(&e.share_ci).flatten() {
+                assert!(x.is_finite(), "{e:?}");
+            }
+        }
+        // Serialised and read back unchanged (no number became null).
+        let back: BisectReport = serde_json::from_value(json).unwrap();
+        assert_eq!(back, r);
+        let mut few = runs(&s, 3.0);
+        few.retain(|r| r.point != 2);
+        let e = compose(&s, &few, options()).unwrap_err();
+        assert!(e.message.contains("p003"), "{}", e.message);
+        assert!(e.hint.is_some());
+    }
 }
