@@ -337,6 +337,26 @@ fn bad_inputs_are_clear_errors() {
         "{}",
         r.stderr
     );
+    // Output safety: -o never replaces an input, --out is never a file or holds an input.
+    let r = run("a.json", "b.json", &["-o", &p("a.json")]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(p("a.json")).unwrap(), "{\"a\": 1}");
+    let (a, b) = (p("a.json"), p("b.json"));
+    for out in [p("a.json"), dir.path().display().to_string()] {
+        let r = veer(&[
+            "bisect",
+            "--baseline-config",
+            &a,
+            "--candidate-config",
+            &b,
+            "--out",
+            &out,
+            "--plan",
+        ]);
+        assert_eq!(r.code, 2, "{out}: {}", r.stderr);
+        assert!(r.stderr.contains("hint:"), "{}", r.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(p("a.json")).unwrap(), "{\"a\": 1}");
     // Extreme numbers: refused before anything runs.
     for extra in [
         &["--trials", "0"][..],
