@@ -7,6 +7,7 @@
 //! format what this crate decides. See docs/architecture.md.
 
 pub mod baseline;
+pub mod bisect;
 pub mod diff;
 pub mod directory;
 pub mod error;

@@ -3,6 +3,7 @@
 //! A report is a plain serde struct holding numbers already computed by a measure; a printer
 //! turns it into text for one format. Printers never compute a number (spec ARCHITECTURE).
 
+pub mod bisect;
 pub mod diff;
 pub mod experiment;
 pub mod findings;

@@ -220,9 +220,16 @@ pub struct RunMarker {
 impl RunMarker {
     /// Whether this marker records `run` under the same settings (so the run can be reused).
     pub fn matches(&self, run: &PlannedRun, settings_sha256: &str) -> bool {
+        self.records(&run.label, &run.input_sha256, settings_sha256)
+    }
+
+    /// Whether this marker records the run labelled `label` on an input of SHA-256
+    /// `input_sha256` under the settings `settings_sha256` (any runner's runs, e.g.
+    /// `veer bisect`'s).
+    pub fn records(&self, label: &str, input_sha256: &str, settings_sha256: &str) -> bool {
         self.schema_version == 1
-            && self.label == run.label
-            && self.input_sha256 == run.input_sha256
+            && self.label == label
+            && self.input_sha256 == input_sha256
             && self.settings_sha256 == settings_sha256
     }
 }

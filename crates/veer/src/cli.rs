@@ -4,7 +4,9 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+mod bisect;
 mod standing;
+pub use bisect::*;
 pub use standing::*;
 
 /// veer tells you what changed in your agent's behaviour, where it first changed, and whether
@@ -149,6 +151,14 @@ pub enum Command {
         after_help = "Examples:\n  veer diff runs/main runs/pr --format json -o report.json --history\n  veer history add report.json --commit $SHA --branch main\n  veer history show --axis cost --since 2026-11-01\n  veer history export --format jsonl -o history.jsonl"
     )]
     History(HistoryCommand),
+    /// Which change between two agent configurations caused the behaviour change: splits A→B
+    /// into atomic deltas, runs the agent on a design of mixtures (full factorial or
+    /// Plackett–Burman), measures every run against A's and attributes each measure to the
+    /// deltas with bootstrap intervals (docs/bisect.md).
+    #[command(
+        after_help = "Examples:\n  veer bisect --baseline-config a.yaml --candidate-config b.yaml --out bisect/ -- python agent.py --config {config}\n  veer bisect --baseline-config a.json --candidate-config b.json --out bisect/ --plan\n  veer bisect --baseline-config a.toml --candidate-config b.toml --out bisect/ --from-runs traces/\n  veer bisect --baseline-config .env.main --candidate-config .env.pr --out b/ --group PROMPT=prompt --trials 5 --jobs 4 -- ./agent\n\nEach run gets its design point's configuration: {config} in the arguments is replaced by its\npath, and VEER_CONFIG, VEER_RUN_DIR and VEER_RUN_LABEL are set (VEER_TRACE with --trace-from).\nThe agent's model calls go through a recording proxy (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).\n\nExit codes: 0 done, 2 bad input or flags (or more runs than --max-runs),\n130 interrupted (finished runs are kept: run the same command again to resume)."
+    )]
+    Bisect(BisectArgs),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -353,7 +363,7 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// The document: diff, diff-directory, check, gate, inspect, scan, perturb,
-    /// experiment-pair, experiment-analyze, experiment-results (`--list` describes each).
+    /// experiment-pair, experiment-analyze, experiment-results, bisect (`--list` describes each).
     #[arg(value_name = "NAME", required_unless_present_any = ["list", "all_to"])]
     pub name: Option<String>,
     /// List every document name and the command that writes it.

@@ -72,6 +72,14 @@ impl Command {
                 vec![Some(&a.out), a.out_file.output.as_deref()],
             ),
             Command::Synth(a) => (vec![], vec![Some(&a.out_dir)]),
+            Command::Bisect(a) => (
+                vec![
+                    Some(&*a.baseline_config),
+                    Some(&*a.candidate_config),
+                    a.policy.as_deref(),
+                ],
+                vec![Some(&a.out), a.out_file.output.as_deref()],
+            ),
             Command::Plan(a) => (vec![Some(&a.dir)], vec![a.out.output.as_deref()]),
             // A baseline is written into its own new version directory (never over a file);
             // the history database is a store veer owns, not a report.

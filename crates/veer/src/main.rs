@@ -36,7 +36,9 @@ fn main() -> ExitCode {
     // once they are done.
     if !matches!(
         cli.command,
-        cli::Command::Record(_) | cli::Command::Experiment(cli::ExperimentCommand::Run(_))
+        cli::Command::Record(_)
+            | cli::Command::Bisect(_)
+            | cli::Command::Experiment(cli::ExperimentCommand::Run(_))
     ) {
         output::interrupt::install();
     }
@@ -74,6 +76,7 @@ fn run(command: &cli::Command) -> Result<u8, error::CliError> {
         cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
         cli::Command::Plan(a) => commands::plan::run(a),
+        cli::Command::Bisect(a) => commands::bisect::run(a),
         cli::Command::Record(a) => commands::record::run(a),
         cli::Command::Baseline(c) => commands::baseline::run(c),
         cli::Command::History(c) => commands::history::run(c),

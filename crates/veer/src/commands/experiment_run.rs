@@ -8,19 +8,20 @@
 //! command ends with 130. The usual interrupt watcher of `output` takes over for the final
 //! writes.
 
-use super::experiment_run_agent::{execute, RunEnd, Shared, MARKER};
+use super::experiment_run_agent::{
+    cancel_on_signals, finished_marker, run_pool, Shared, Slot, MARKER,
+};
 use crate::cli::{ExperimentAnalyzeFormat, ExperimentRunArgs};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit};
-use crate::progress::Progress;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use veer_perturb::{FileKind, Operator};
 use veer_record::Settings;
 use veer_report::style::Style;
-use veer_run::{FinishedRun, Plan, PlannedRun, ResultsOptions, Role, RunMarker};
+use veer_run::{FinishedRun, Plan, ResultsOptions, Role, RunMarker};
 use veer_trace::{Format, Trace};
 
 /// Trace file endings an experiment directory may hold (longest first).
@@ -78,7 +79,7 @@ fn operators(spec: &str, kind: FileKind, file: &str) -> Result<Vec<Operator>, Cl
 }
 
 /// The extension of a `--trace-from` pattern, which must name a per-run file.
-fn trace_pattern(pattern: &str) -> Result<&'static str, CliError> {
+pub fn trace_pattern(pattern: &str) -> Result<&'static str, CliError> {
     if !pattern.contains("{run_dir}") {
         return Err(CliError::input(format!(
             "--trace-from: `{pattern}` does not contain {{run_dir}}"
@@ -98,7 +99,7 @@ fn trace_pattern(pattern: &str) -> Result<&'static str, CliError> {
 }
 
 /// Refuses an `--out` that is, or is inside of, a file the experiment reads.
-fn refuse_out_holding_input(out: &Path, input: &Path) -> Result<(), CliError> {
+pub fn refuse_out_holding_input(out: &Path, input: &Path) -> Result<(), CliError> {
     if out.exists() && !out.is_dir() {
         return Err(CliError::input(format!(
             "{}: --out must be a directory, but this is a file",
@@ -135,16 +136,6 @@ fn settings_hash(args: &ExperimentRunArgs) -> String {
         "timeout": args.timeout,
     });
     veer_run::sha256_hex(v.to_string().as_bytes())
-}
-
-/// The marker of a run an earlier invocation finished under the same settings.
-fn finished_marker(out: &Path, run: &PlannedRun, settings: &str) -> Option<RunMarker> {
-    let marker = out.join(&run.run_dir).join(MARKER);
-    let bytes =
-        veer_trace::limits::read_capped(&marker, veer_trace::limits::MAX_CONFIG_FILE_BYTES).ok()?;
-    let marker: RunMarker = serde_json::from_slice(&bytes).ok()?;
-    let trace_ok = marker.trace.is_empty() || out.join(&marker.trace).is_file();
-    (marker.matches(run, settings) && trace_ok).then_some(marker)
 }
 
 /// Everything checked before any run starts.
@@ -220,6 +211,8 @@ fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, C
         shared: Shared {
             out,
             file_name: name,
+            tool: "veer experiment run",
+            input_names: ("{input}", "VEER_INPUT"),
             command: args.command.clone(),
             proxy,
             trace_from,
@@ -232,60 +225,8 @@ fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, C
     })
 }
 
-/// Runs `todo` (indices into the plan) on `jobs` threads; the markers of the finished ones.
-fn run_pool(
-    shared: &Shared,
-    plan: &Plan,
-    todo: &[usize],
-    jobs: usize,
-) -> Result<Vec<(usize, RunMarker)>, CliError> {
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<(usize, RunMarker)>> = Mutex::new(Vec::new());
-    let failure: Mutex<Option<CliError>> = Mutex::new(None);
-    let progress = Progress::new(todo.len() as u64, "agent runs");
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(todo.len()) {
-            scope.spawn(|| loop {
-                if shared.cancel.load(Ordering::Relaxed) {
-                    break;
-                }
-                let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let Some(run) = plan.runs.get(index) else {
-                    break;
-                };
-                match execute(shared, run) {
-                    Ok(RunEnd::Finished(marker)) => {
-                        done.lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push((index, *marker));
-                        progress.tick();
-                    }
-                    Ok(RunEnd::Interrupted) => break,
-                    Err(e) => {
-                        // A failure that every run would share (e.g. the program is missing):
-                        // stop the experiment.
-                        shared.cancel.store(true, Ordering::Relaxed);
-                        failure
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .get_or_insert(e);
-                        break;
-                    }
-                }
-            });
-        }
-    });
-    progress.finish();
-    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    Ok(done.into_inner().unwrap_or_else(|e| e.into_inner()))
-}
-
 /// A finished run's trace: empty when it wrote none; an unreadable one is empty and flagged.
-fn load(out: &Path, marker: &RunMarker) -> (Trace, bool) {
+pub fn load(out: &Path, marker: &RunMarker) -> (Trace, bool) {
     if marker.trace.is_empty() {
         return (Trace::new(&marker.label, Format::Agentlog), true);
     }
@@ -299,13 +240,7 @@ fn load(out: &Path, marker: &RunMarker) -> (Trace, bool) {
 pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
     let cancel = Arc::new(AtomicBool::new(false));
     let Checked { plan, shared } = check(args, cancel.clone())?;
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    for sig in [SIGINT, SIGTERM, SIGHUP] {
-        signal_hook::flag::register(sig, cancel.clone()).map_err(|e| {
-            CliError::input(format!("cannot install signal handlers: {e}"))
-                .hint("this is unexpected; please report it")
-        })?;
-    }
+    cancel_on_signals(&cancel)?;
     for s in &plan.skipped {
         say(&format!("{} skipped: {}", s.operator.name(), s.reason));
     }
@@ -314,8 +249,8 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
             say(&format!("{} applied: {note}", op.name()));
         }
     }
-    let mut markers: Vec<Option<RunMarker>> = plan
-        .runs
+    let slots: Vec<Slot> = plan.runs.iter().map(Slot::of).collect();
+    let mut markers: Vec<Option<RunMarker>> = slots
         .iter()
         .map(|r| {
             if args.fresh {
@@ -335,7 +270,7 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
     let todo: Vec<usize> = (0..plan.runs.len())
         .filter(|&i| markers.get(i).is_some_and(Option::is_none))
         .collect();
-    for (index, marker) in run_pool(&shared, &plan, &todo, args.jobs)? {
+    for (index, marker) in run_pool(&shared, &slots, &todo, args.jobs)? {
         if let Some(slot) = markers.get_mut(index) {
             *slot = Some(marker);
         }

@@ -1,13 +1,18 @@
-//! One run of `veer experiment run`: prepare its directory (a fresh copy of its input), run the
-//! agent through `veer-record` (recorded by its own proxy, or with `--trace-from` the trace it
-//! writes itself), collect its answer and trace, and write its marker last — atomically — so
-//! an interrupted run is never taken for a finished one.
+//! One agent run of `veer experiment run` or `veer bisect`: prepare its directory (a fresh copy
+//! of its input: the perturbed file, or the design point's configuration), run the agent
+//! through `veer-record` (recorded by its own proxy, or with `--trace-from` the trace it writes
+//! itself), collect its answer and trace, and write its marker last — atomically — so an
+//! interrupted run is never taken for a finished one. Also the pool that runs many of them on
+//! `--jobs` threads, the reuse of finished runs, and the signal flag.
 
 use crate::error::CliError;
+use crate::progress::Progress;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 use veer_record::{AgentExit, AgentRun, Journal, Recording, Settings};
 use veer_run::{answer_from_file, answer_from_stdout, Exit, PlannedRun, RunMarker};
@@ -21,7 +26,12 @@ pub struct Shared {
     pub out: PathBuf,
     /// The input's file name (each copy keeps it).
     pub file_name: String,
-    /// The agent command as given; `{input}` is replaced per run.
+    /// The command's name in messages (`veer experiment run`, `veer bisect`).
+    pub tool: &'static str,
+    /// What the run's input is called in the command (`{input}`, `{config}`) and the
+    /// environment variable holding its path (`VEER_INPUT`, `VEER_CONFIG`).
+    pub input_names: (&'static str, &'static str),
+    /// The agent command as given; the placeholder is replaced per run.
     pub command: Vec<OsString>,
     /// Proxy settings; `None` with `--trace-from`.
     pub proxy: Option<Settings>,
@@ -35,6 +45,34 @@ pub struct Shared {
     pub settings_sha256: String,
     /// Set on Ctrl-C / SIGTERM / SIGHUP.
     pub cancel: Arc<AtomicBool>,
+}
+
+/// One run to do: where it goes and what its input is.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    /// Its label (`VEER_RUN_LABEL`, the marker's).
+    pub label: String,
+    /// Its directory, relative to the output directory.
+    pub run_dir: String,
+    /// Where its trace goes, relative to the output directory and without extension.
+    pub trace_stem: String,
+    /// The content of its input copy.
+    pub input: String,
+    /// Lower-case hex SHA-256 of `input`.
+    pub input_sha256: String,
+}
+
+impl Slot {
+    /// The slot of a planned experiment run.
+    pub fn of(run: &PlannedRun) -> Slot {
+        Slot {
+            label: run.label.clone(),
+            run_dir: run.run_dir.clone(),
+            trace_stem: run.trace_stem.clone(),
+            input: run.input.clone(),
+            input_sha256: run.input_sha256.clone(),
+        }
+    }
 }
 
 /// How one run ended.
@@ -59,7 +97,7 @@ pub fn expand(pattern: &str, run_dir: &Path) -> PathBuf {
 
 /// Removes what an unfinished or redone run left: its marker first (so the run counts as
 /// unfinished from here on), its directory and its trace files.
-fn clear(shared: &Shared, run: &PlannedRun) -> Result<(), CliError> {
+fn clear(shared: &Shared, run: &Slot) -> Result<(), CliError> {
     let dir = shared.out.join(&run.run_dir);
     let marker = dir.join(MARKER);
     match std::fs::remove_file(&marker) {
@@ -80,7 +118,7 @@ fn clear(shared: &Shared, run: &PlannedRun) -> Result<(), CliError> {
 }
 
 /// Runs `run` to the end (or until cancelled) and writes its marker.
-pub fn execute(shared: &Shared, run: &PlannedRun) -> Result<RunEnd, CliError> {
+pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
     clear(shared, run)?;
     let dir = shared.out.join(&run.run_dir);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
@@ -92,19 +130,20 @@ pub fn execute(shared: &Shared, run: &PlannedRun) -> Result<RunEnd, CliError> {
     let stderr = std::fs::File::create(&stderr_path).map_err(io(&stderr_path))?;
 
     let input_arg = input.display().to_string();
+    let (placeholder, input_env) = shared.input_names;
     let command: Vec<OsString> = shared
         .command
         .iter()
         .enumerate()
         .map(|(i, a)| match (i, a.to_str()) {
-            (i, Some(s)) if i > 0 && s.contains("{input}") => {
-                s.replace("{input}", &input_arg).into()
+            (i, Some(s)) if i > 0 && s.contains(placeholder) => {
+                s.replace(placeholder, &input_arg).into()
             }
             _ => a.clone(),
         })
         .collect();
     let mut env: Vec<(OsString, OsString)> = vec![
-        ("VEER_INPUT".into(), input.clone().into_os_string()),
+        (input_env.into(), input.clone().into_os_string()),
         ("VEER_RUN_DIR".into(), dir.clone().into_os_string()),
         ("VEER_RUN_LABEL".into(), run.label.clone().into()),
     ];
@@ -126,8 +165,9 @@ pub fn execute(shared: &Shared, run: &PlannedRun) -> Result<RunEnd, CliError> {
             let file = crate::output::open_append_stream(&path, &[])?;
             let journal = Arc::new(Journal::new(Box::new(file), None));
             let label = run.label.clone();
+            let tool = shared.tool;
             let notify: veer_record::Notify = Arc::new(move |m: &str| {
-                crate::output::diag::say("veer experiment run", format!("{label}: {m}"));
+                crate::output::diag::say(tool, format!("{label}: {m}"));
             });
             (
                 Some(Recording {
@@ -267,4 +307,78 @@ fn relative(base: &Path, path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// The marker of a run an earlier invocation finished under the same settings (its trace
+/// still there).
+pub fn finished_marker(out: &Path, run: &Slot, settings: &str) -> Option<RunMarker> {
+    let marker = out.join(&run.run_dir).join(MARKER);
+    let bytes =
+        veer_trace::limits::read_capped(&marker, veer_trace::limits::MAX_CONFIG_FILE_BYTES).ok()?;
+    let marker: RunMarker = serde_json::from_slice(&bytes).ok()?;
+    let trace_ok = marker.trace.is_empty() || out.join(&marker.trace).is_file();
+    (marker.records(&run.label, &run.input_sha256, settings) && trace_ok).then_some(marker)
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP set `cancel` (and nothing else) while agents run.
+pub fn cancel_on_signals(cancel: &Arc<AtomicBool>) -> Result<(), CliError> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        signal_hook::flag::register(sig, cancel.clone()).map_err(|e| {
+            CliError::input(format!("cannot install signal handlers: {e}"))
+                .hint("this is unexpected; please report it")
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs `todo` (indices into `slots`) on `jobs` threads; the markers of the finished ones. A
+/// failure every run would share (the program is missing) stops the pool and is returned.
+pub fn run_pool(
+    shared: &Shared,
+    slots: &[Slot],
+    todo: &[usize],
+    jobs: usize,
+) -> Result<Vec<(usize, RunMarker)>, CliError> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, RunMarker)>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<CliError>> = Mutex::new(None);
+    let progress = Progress::new(todo.len() as u64, "agent runs");
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(todo.len()) {
+            scope.spawn(|| loop {
+                if shared.cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let Some(run) = slots.get(index) else {
+                    break;
+                };
+                match execute(shared, run) {
+                    Ok(RunEnd::Finished(marker)) => {
+                        done.lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((index, *marker));
+                        progress.tick();
+                    }
+                    Ok(RunEnd::Interrupted) => break,
+                    Err(e) => {
+                        shared.cancel.store(true, Ordering::Relaxed);
+                        failure
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(e);
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    progress.finish();
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    Ok(done.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand: read inputs, call measures, pick a printer.
 
 pub mod baseline;
+pub mod bisect;
 pub mod check;
 pub mod convert;
 pub mod demo;

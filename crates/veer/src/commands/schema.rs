@@ -100,6 +100,12 @@ pub const DOCUMENTS: &[Document] = &[
         written_by: "veer experiment run (DIR/results.json, traxr's results layout)",
         schema: generate::<veer_experiment::ExperimentReport>,
     },
+    Document {
+        name: "bisect",
+        version: veer_engine::bisect::report::BISECT_SCHEMA_VERSION,
+        written_by: "veer bisect (DIR/bisect.json and --format json)",
+        schema: generate::<veer_engine::bisect::report::BisectReport>,
+    },
 ];
 
 /// The schema of `T` as written (serialisation contract), draft 2020-12, with every object of

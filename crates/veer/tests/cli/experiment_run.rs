@@ -17,7 +17,7 @@ const CSV: &str = "name,amount,date\nalpha,10,2024-01-02\nbeta,20,2024-02-03\nga
 
 /// The scripted agent binary: the `scripted_agent` example of this crate, which a whole
 /// `cargo test` builds; a narrower run (`cargo test --test cli`) builds it here, once.
-fn agent() -> PathBuf {
+pub(crate) fn agent() -> PathBuf {
     static BUILT: std::sync::Once = std::sync::Once::new();
     let exe = std::env::current_exe().unwrap();
     let debug = exe.parent().unwrap().parent().unwrap();
@@ -126,7 +126,7 @@ fn answer(req: &Value) -> Value {
 }
 
 /// A scripted OpenAI upstream on 127.0.0.1; its base URL (ending in /v1).
-fn upstream() -> String {
+pub(crate) fn upstream() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -651,7 +651,7 @@ fn trace_from_reads_the_agents_own_trace() {
     assert_eq!(again.stdout, text);
 }
 
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let candidates = [
         std::env::var_os("VEER_TEST_PYTHON").map(PathBuf::from),

@@ -6,6 +6,7 @@
 mod bad_input;
 mod bad_inputs;
 mod baseline;
+mod bisect;
 mod common;
 mod corpus;
 mod diff;
