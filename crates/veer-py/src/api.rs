@@ -65,6 +65,8 @@ pub struct DiffParams {
     pub top_k: usize,
     /// `--fail-on LEVEL`: `never`/`none`, `minor`, `moderate`, `severe`.
     pub fail_on: String,
+    /// Redact secrets in the report's strings (the default); false is `--no-redact`.
+    pub redact: bool,
 }
 
 impl Default for DiffParams {
@@ -75,6 +77,7 @@ impl Default for DiffParams {
             seed: 42,
             top_k: 5,
             fail_on: "never".to_string(),
+            redact: true,
         }
     }
 }
@@ -125,28 +128,68 @@ impl DiffParams {
     }
 }
 
-/// The diff of two traces: the JSON `veer diff B C --format json` prints, and, when asked, the
-/// pair's [`PairSummary`] as JSON (what a corpus job merges).
+/// The redactor of a call: the built-in detector, or none for `redact=False` (`--no-redact`).
+pub fn redactor(redact: bool) -> Option<&'static veer_secrets::Detector> {
+    static BUILTIN: std::sync::OnceLock<veer_secrets::Detector> = std::sync::OnceLock::new();
+    redact.then(|| BUILTIN.get_or_init(veer_secrets::Detector::builtin))
+}
+
+/// The engine's verdict as JSON: `{fail_on, worst, tripped, unreadable, trips: [...]}`, each
+/// trip `{trace?, level, kind, axis | rule_id…, reason}` and the one-line `tripped_by` the CLI
+/// prints (null when the gate did not trip), naming at most `max` trips as the CLI's report
+/// does (`veer diff`'s terminal report 10, `veer check`'s 5).
+pub fn verdict_json(verdict: &veer_engine::Verdict, max: usize, redact: bool) -> String {
+    let mut value = match serde_json::to_value(verdict) {
+        Ok(v) => v,
+        Err(e) => serde_json::json!({ "error": e.to_string() }),
+    };
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert(
+            "tripped_by".into(),
+            verdict
+                .tripped_by_line(max)
+                .map_or(serde_json::Value::Null, serde_json::Value::String),
+        );
+    }
+    if let Some(detector) = redactor(redact) {
+        detector.redact_json(&mut value);
+    }
+    serde_json::to_string(&value).unwrap_or_default()
+}
+
+/// The diff of two traces: the JSON `veer diff B C --format json` prints, the engine's verdict
+/// ([`verdict_json`]) and, when asked, the pair's [`PairSummary`] as JSON (what a corpus job
+/// merges).
 pub fn diff(
     baseline: &Input,
     candidate: &Input,
     params: &DiffParams,
     with_summary: bool,
-) -> Result<(String, Option<String>), ApiError> {
+) -> Result<(String, String, Option<String>), ApiError> {
     let options = params.options()?;
     let level = fail_on(&params.fail_on)?;
     let b = baseline.load_trace()?;
     let c = candidate.load_trace()?;
     veer_diff::inputs::check_pair(&b, &c)?;
     // The engine decides the verdict, as for `veer diff`: the report's `gate` block is it.
-    let (report, _) =
+    let (report, verdict) =
         veer_engine::diff::diff(&b, &c, (baseline.name(), candidate.name()), &options, level);
     let summary = with_summary.then(|| summary_json(&PairSummary::of_pair(&report)));
-    Ok((veer_report::json::to_json(&report), summary))
+    Ok((
+        veer_report::json::to_json_with(&report, redactor(params.redact)),
+        verdict_json(&verdict, 10, params.redact),
+        summary,
+    ))
 }
 
-/// The report of `veer check TRACE --policy POLICY --format json` (gate at `fail_on`).
-pub fn check(trace: &Input, policy: &str, fail_on_level: &str) -> Result<String, ApiError> {
+/// The report of `veer check TRACE --policy POLICY --format json` (gate at `fail_on`, secrets
+/// redacted unless `redact` is false) and the engine's verdict ([`verdict_json`]).
+pub fn check(
+    trace: &Input,
+    policy: &str,
+    fail_on_level: &str,
+    redact: bool,
+) -> Result<(String, String), ApiError> {
     let level = fail_on(fail_on_level)?;
     let policy_loaded = load_policy(policy)?;
     let name = trace.name().to_string();
@@ -166,9 +209,25 @@ pub fn check(trace: &Input, policy: &str, fail_on_level: &str) -> Result<String,
         .iter()
         .map(|(n, t)| (n.clone(), name.clone(), t))
         .collect();
-    let (report, _warnings) =
+    let (mut report, _warnings) =
         CheckReport::build(policy.to_string(), &policy_loaded, &named, false, level);
-    Ok(veer_report::policy::json::check(&report))
+    // The engine decides, as for `veer check`: every violation of every trace counts.
+    let verdict = veer_engine::verdict::check_verdict(
+        level,
+        report
+            .traces
+            .iter()
+            .map(|t| (Some(t.trace.as_str()), t.violations.as_slice())),
+        report
+            .errors
+            .iter()
+            .map(|e| (e.trace.as_str(), e.error.as_str())),
+    );
+    report.gate = verdict.gate();
+    Ok((
+        veer_report::policy::json::check_with(&report, redactor(redact)),
+        verdict_json(&verdict, 5, redact),
+    ))
 }
 
 /// The report of `veer experiment pair CLEAN PERTURBED [--rerun R]… --format json`.
@@ -176,6 +235,7 @@ pub fn experiment_pair(
     clean: &Input,
     perturbed: &Input,
     reruns: &[Input],
+    redact: bool,
 ) -> Result<String, ApiError> {
     let clean = clean.load_trace()?;
     let perturbed = perturbed.load_trace()?;
@@ -189,7 +249,7 @@ pub fn experiment_pair(
         detail: false,
     };
     let report = veer_experiment::pair_report(&clean, &perturbed, &reruns, &options);
-    Ok(veer_report::json::to_json(&report))
+    Ok(veer_report::json::to_json_with(&report, redactor(redact)))
 }
 
 /// The records of every input in veer's model, as `veer convert` writes them: `.agentlog`
@@ -382,6 +442,58 @@ mod tests {
         assert_eq!(e.err().map(|e| e.kind), Some(ErrorKind::Pricing));
     }
 
+    /// `redact: false` writes the report verbatim (the CLI's `--no-redact`); the default
+    /// replaces the secret in place, and the error of a bad input follows the same choice.
+    #[test]
+    fn redaction_is_chosen_per_call() {
+        let (b, c) = demo();
+        let named = Input::Bytes {
+            name: "dana.lee@example.com".to_string(),
+            bytes: std::fs::read(c.name()).unwrap_or_default(),
+        };
+        let report = |redact| {
+            let params = DiffParams {
+                redact,
+                ..DiffParams::default()
+            };
+            diff(&b, &named, &params, false)
+                .map(|r| r.0)
+                .unwrap_or_default()
+        };
+        let (raw, redacted) = (report(false), report(true));
+        assert!(raw.contains("\"path\": \"dana.lee@example.com\""), "{raw}");
+        assert_eq!(
+            redacted,
+            raw.replace("dana.lee@example.com", "[REDACTED:email]")
+        );
+    }
+
+    /// The verdict names what tripped the gate, as the CLI's "gate tripped by" line.
+    #[test]
+    fn the_verdict_names_the_trips() {
+        let b = Input::Path(format!("{ROOT}/examples/refund-agent/baseline.agentlog"));
+        let c = Input::Path(format!("{ROOT}/examples/refund-agent/candidate.agentlog"));
+        let params = |fail_on: &str| DiffParams {
+            policy: Some(format!("{ROOT}/examples/refund-agent/policy.yaml")),
+            fail_on: fail_on.to_string(),
+            ..DiffParams::default()
+        };
+        let v = diff(&b, &c, &params("minor"), false)
+            .map(|r| json(&r.1))
+            .unwrap_or_default();
+        assert_eq!(v["tripped"], true);
+        let trips = v["trips"].as_array().cloned().unwrap_or_default();
+        assert!(trips.iter().any(|t| t["kind"] == "policy"), "{v}");
+        let line = v["tripped_by"].as_str().unwrap_or_default();
+        assert!(line.contains("policy rule"), "{line}");
+        let v = diff(&b, &c, &params("never"), false)
+            .map(|r| json(&r.1))
+            .unwrap_or_default();
+        assert_eq!(v["tripped"], false);
+        assert_eq!(v["trips"], serde_json::json!([]));
+        assert_eq!(v["tripped_by"], Value::Null);
+    }
+
     /// Summaries merged without deltas and finished with the middle deltas give the same
     /// block as the summaries with their deltas.
     #[test]
@@ -394,7 +506,7 @@ mod tests {
             let c = Input::Path(fixture(&format!("shadow/{p}/candidate.agentlog")));
             let s = diff(&b, &c, &DiffParams::default(), true)
                 .ok()
-                .and_then(|r| r.1)
+                .and_then(|r| r.2)
                 .unwrap_or_default();
             full = merge_summaries(&full, &s, true).unwrap_or_default();
             slim = merge_summaries(&slim, &s, false).unwrap_or_default();

@@ -30,11 +30,19 @@ pub struct CheckDocument {
 
 /// The `veer check` report as pretty JSON.
 pub fn check(r: &CheckReport) -> String {
-    crate::json::to_json(&CheckDocument {
-        schema_version: CHECK_SCHEMA_VERSION.into(),
-        policy: r.policy.clone(),
-        traces: r.traces.clone(),
-        errors: r.errors.clone(),
-        gate: r.gate,
-    })
+    check_with(r, veer_secrets::display::redactor())
+}
+
+/// [`check`] with the strings redacted by `redactor` (none: verbatim, as `--no-redact`).
+pub fn check_with(r: &CheckReport, redactor: Option<&veer_secrets::Detector>) -> String {
+    crate::json::to_json_with(
+        &CheckDocument {
+            schema_version: CHECK_SCHEMA_VERSION.into(),
+            policy: r.policy.clone(),
+            traces: r.traces.clone(),
+            errors: r.errors.clone(),
+            gate: r.gate,
+        },
+        redactor,
+    )
 }
