@@ -140,7 +140,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             cases: cases.iter().map(|(c, _, _)| c.to_string()).collect(),
             effect: best.and_then(|b| b.1),
             p: best.and_then(|b| b.2),
-            level: severity.as_deref().map_or(Level::Severe, rule_level),
+            level: severity.map_or(Level::Severe, rule_level),
         });
     }
     let failed: Vec<String> = block
