@@ -38,17 +38,24 @@ fn gate_exits_as_the_diff_that_wrote_the_report_for_every_diff_golden() {
             let mut args: Vec<&str> = diff_args.iter().map(String::as_str).collect();
             args.extend(["--fail-on", level, "--format", "json"]);
             let diff = veer(&args);
-            let gate = veer(&["gate", &report, "--fail-on", level]);
+            let gate = veer(&["gate", &report, "--fail-on", level, "--format", "json"]);
             assert_eq!(
                 gate.code, diff.code,
                 "{report} at --fail-on {level}: gate exits {}, diff exited {}\ngate stdout:\n{}\ngate stderr:\n{}\ndiff stderr:\n{}",
                 gate.code, diff.code, gate.stdout, gate.stderr, diff.stderr
             );
-            // The gate block the diff wrote at this level is the one the gate decides.
+            // The gate block the diff wrote at this level is the one the gate decides, and the
+            // gate line on stderr is the same.
             let written: serde_json::Value = serde_json::from_str(&diff.stdout).unwrap();
-            let decided = veer(&["gate", &report, "--fail-on", level, "--format", "json"]);
-            let decided: serde_json::Value = serde_json::from_str(&decided.stdout).unwrap();
+            let decided: serde_json::Value = serde_json::from_str(&gate.stdout).unwrap();
             assert_eq!(decided["gate"], written["gate"], "{report} at {level}");
+            if level != "never" {
+                assert_eq!(
+                    gate.stderr.trim_end(),
+                    diff.stderr.trim_end().lines().last().unwrap_or_default(),
+                    "{report} at {level}"
+                );
+            }
             compared += 1;
         }
     }
