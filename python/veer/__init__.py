@@ -21,6 +21,7 @@ from ._errors import InputError, PolicyError, PricingError, TraceError, VeerErro
 __version__: str = _native.__version__
 
 __all__ = [
+    "Report",
     "diff",
     "diff_summarized",
     "check",
@@ -66,6 +67,34 @@ def _input(value: TraceInput, name: str) -> Tuple[str, Optional[bytes]]:
     )
 
 
+class Report(dict):
+    """A report: exactly the JSON object the CLI prints with ``--format json`` (a ``dict``,
+    equal to ``json.loads`` of the CLI's output), plus the engine's verdict on it.
+
+    ``verdict`` is ``{"fail_on", "worst", "tripped", "unreadable", "trips", "tripped_by"}``;
+    ``tripped`` lists what tripped the gate — each ``{"level", "kind", "reason"}`` with the
+    axis (``"axis"``), the rule (``"rule_id"``, ``"pair_index"``, ``"session"``) and, for
+    several traces, the ``"trace"`` — the signals the CLI names after ``gate tripped by:``;
+    ``tripped_by`` is that line (``None`` when the gate did not trip).
+    """
+
+    verdict: Dict[str, Any]
+
+    def __init__(self, report: Mapping[str, Any], verdict: Mapping[str, Any]):
+        super().__init__(report)
+        self.verdict = dict(verdict)
+
+    @property
+    def tripped(self) -> List[Dict[str, Any]]:
+        """What tripped the gate, in report order (empty when it did not trip)."""
+        return list(self.verdict.get("trips", []))
+
+    @property
+    def tripped_by(self) -> Optional[str]:
+        """The CLI's "gate tripped by" line, or ``None``."""
+        return self.verdict.get("tripped_by")
+
+
 def _path(value: Optional[Union[str, "os.PathLike[str]"]]) -> Optional[str]:
     return None if value is None else os.fspath(value)
 
@@ -77,7 +106,7 @@ def _call(fn, *args):
         raise from_native(e.args) from None
 
 
-def _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, summary):
+def _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, summary, redact):
     return _call(
         _native.diff,
         _input(baseline, "baseline"),
@@ -88,6 +117,7 @@ def _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, summary):
         int(top_k),
         str(fail_on),
         summary,
+        bool(redact),
     )
 
 
@@ -100,15 +130,18 @@ def diff(
     seed: int = 42,
     top_k: int = 5,
     fail_on: str = "never",
-) -> Dict[str, Any]:
+    redact: bool = True,
+) -> Report:
     """The behaviour diff of two traces: ``veer diff BASELINE CANDIDATE --format json``.
 
     ``policy`` and ``pricing`` are file paths (``--policy``, ``--pricing``); ``seed`` seeds the
     bootstrap intervals; ``top_k`` (≥ 1) is the number of ranked divergences; ``fail_on``
-    (``never``, ``minor``, ``moderate``, ``severe``) sets ``report["gate"]["tripped"]``.
+    (``never``, ``minor``, ``moderate``, ``severe``) sets ``report["gate"]["tripped"]`` and
+    :attr:`Report.tripped`. Secrets in the report's strings are redacted unless
+    ``redact=False`` (the CLI's ``--no-redact``).
     """
-    text, _ = _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, False)
-    return json.loads(text)
+    text, verdict, _ = _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, False, redact)
+    return Report(json.loads(text), json.loads(verdict))
 
 
 def diff_summarized(
@@ -120,12 +153,15 @@ def diff_summarized(
     seed: int = 42,
     top_k: int = 5,
     fail_on: str = "never",
-) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    redact: bool = True,
+) -> Tuple[Report, Dict[str, Any]]:
     """:func:`diff`, and the pair's summary: what a corpus job merges with
     :func:`merge_summaries` and finishes with :func:`finish_summary` into the ``aggregate``
     block of ``veer diff DIR DIR``."""
-    text, summary = _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, True)
-    return json.loads(text), json.loads(summary)
+    text, verdict, summary = _diff(
+        baseline, candidate, policy, pricing, seed, top_k, fail_on, True, redact
+    )
+    return Report(json.loads(text), json.loads(verdict)), json.loads(summary)
 
 
 def check(
@@ -133,9 +169,14 @@ def check(
     policy: Union[str, "os.PathLike[str]"],
     *,
     fail_on: str = "severe",
-) -> Dict[str, Any]:
-    """The policy's violations on one trace: ``veer check TRACE --policy POLICY --format json``."""
-    return json.loads(_call(_native.check, _input(trace, "trace"), os.fspath(policy), str(fail_on)))
+    redact: bool = True,
+) -> Report:
+    """The policy's violations on one trace: ``veer check TRACE --policy POLICY --format json``
+    (``redact=False``: ``--no-redact``), with the verdict (:attr:`Report.tripped`)."""
+    text, verdict = _call(
+        _native.check, _input(trace, "trace"), os.fspath(policy), str(fail_on), bool(redact)
+    )
+    return Report(json.loads(text), json.loads(verdict))
 
 
 def experiment_pair(
@@ -143,15 +184,18 @@ def experiment_pair(
     perturbed: TraceInput,
     *,
     reruns: Iterable[TraceInput] = (),
+    redact: bool = True,
 ) -> Dict[str, Any]:
     """traxr's perturbation metrics of one pair: ``veer experiment pair CLEAN PERTURBED
-    [--rerun R]… --format json``; ``reruns`` are clean re-runs for the noise floor."""
+    [--rerun R]… --format json``; ``reruns`` are clean re-runs for the noise floor;
+    ``redact=False`` is ``--no-redact``."""
     return json.loads(
         _call(
             _native.experiment_pair,
             _input(clean, "clean"),
             _input(perturbed, "perturbed"),
             [_input(r, f"rerun {i}") for i, r in enumerate(reruns)],
+            bool(redact),
         )
     )
 

@@ -7,10 +7,10 @@
 
 use crate::axes::{Axis, AxisStat};
 use crate::severity::Severity;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which way an axis gets worse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WorseWhen {
     /// A higher candidate value is a regression (latency, cost, tool-call distance, …).
@@ -73,7 +73,9 @@ impl Axis {
 }
 
 /// Whether a row's change is a regression, an improvement, or no change.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[derive(
+    schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Severity `none`: nothing to call better or worse.
@@ -109,7 +111,7 @@ impl Direction {
 
 /// Where one observation of an axis comes from: a pair (both turns), or a turn the pairing
 /// left unpaired (one side null).
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Position {
     /// Baseline turn (0-based among the baseline's responses); null for an inserted turn.
     pub baseline_turn: Option<usize>,
@@ -118,7 +120,7 @@ pub struct Position {
 }
 
 /// The largest single-pair change of an axis.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LargestChange {
     /// Candidate value − baseline value of that pair, in the axis unit.
     pub delta: f64,

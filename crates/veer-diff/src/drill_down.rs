@@ -6,14 +6,14 @@ use crate::levenshtein::{bounded_normalized_levenshtein, EXACT_CELLS};
 use crate::pairing::Pair;
 use crate::pricing::Pricing;
 use crate::turn::DiffTurn;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use veer_trace::features::shingles;
 
 /// Number of pairs kept in the drill-down.
 pub const DRILL_DOWN_K: usize = 5;
 
 /// One axis of one pair.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairAxisScore {
     /// The axis.
     pub axis: Axis,
@@ -28,7 +28,7 @@ pub struct PairAxisScore {
 }
 
 /// The drill-down of one pair.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairDrilldown {
     /// Index of the pair in the pair list.
     pub pair_index: usize,

@@ -429,7 +429,7 @@ fn behaviour<'t>(
         .map(|r| r.record.line)
         .collect();
     let report = DiffReport {
-        schema_version: DIFF_SCHEMA_VERSION,
+        schema_version: DIFF_SCHEMA_VERSION.into(),
         baseline: TraceRef {
             path: baseline_path.to_string(),
             trace_id: baseline.trace_id().to_string(),
@@ -442,7 +442,7 @@ fn behaviour<'t>(
         statistical_power: power,
         low_statistical_power: matches!(power, StatisticalPower::Low | StatisticalPower::Moderate),
         recommended_sample_size: power.recommended_sample_size(),
-        semantic_backend: "lexical",
+        semantic_backend: "lexical".into(),
         pairing: used,
         pairing_requested: options.pair_by,
         seed: options.seed,

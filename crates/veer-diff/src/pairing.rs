@@ -4,10 +4,12 @@
 //! alignment otherwise, so a dropped or added turn does not shift every later pair.
 
 use crate::align::Step;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How responses are paired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PairBy {
     /// Index pairing when the alignment pairs every turn one-to-one in order (then both give
@@ -66,7 +68,7 @@ pub fn unpaired_with_calls(
 }
 
 /// One compared pair of responses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Pair {
     /// Baseline turn index (0-based, among the baseline's responses).
     pub baseline_turn: usize,

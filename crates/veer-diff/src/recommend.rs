@@ -11,7 +11,7 @@ use crate::axes::{Axis, AxisStat};
 use crate::changes::{Direction, Position};
 use crate::severity::Severity;
 use crate::turn::DiffTurn;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Trace-wide facts the rules check their hints against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,7 +37,9 @@ impl Evidence {
 pub const MAX_RECOMMENDATIONS: usize = 8;
 
 /// How urgent a recommendation is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RecSeverity {
     /// Informational.
@@ -49,7 +51,7 @@ pub enum RecSeverity {
 }
 
 /// What the recommendation asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Put back something the candidate lost.
@@ -67,7 +69,7 @@ pub enum Action {
 }
 
 /// One recommendation.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Recommendation {
     /// Urgency.
     pub severity: RecSeverity,

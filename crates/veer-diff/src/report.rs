@@ -13,7 +13,8 @@ use crate::fingerprint::block::FingerprintBlock;
 use crate::pairing::PairBy;
 use crate::recommend::Recommendation;
 use crate::severity::Severity;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use veer_experiment::StructuralBlock;
 use veer_policy::{Gate, PolicyDiff};
 
@@ -21,7 +22,7 @@ use veer_policy::{Gate, PolicyDiff};
 pub const DIFF_SCHEMA_VERSION: &str = "2";
 
 /// One compared trace: where it came from and its trace id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TraceRef {
     /// Path as the user gave it (directory mode: the file inside the directory).
     pub path: String,
@@ -30,7 +31,7 @@ pub struct TraceRef {
 }
 
 /// How much the pair count supports the severities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum StatisticalPower {
     /// Fewer than 5 pairs.
@@ -75,10 +76,10 @@ impl StatisticalPower {
 }
 
 /// The behaviour diff of one baseline/candidate trace pair.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DiffReport {
     /// JSON schema version ([`DIFF_SCHEMA_VERSION`]).
-    pub schema_version: &'static str,
+    pub schema_version: Cow<'static, str>,
     /// The baseline trace.
     pub baseline: TraceRef,
     /// The candidate trace.
@@ -90,10 +91,10 @@ pub struct DiffReport {
     /// True for `low` and `moderate` power.
     pub low_statistical_power: bool,
     /// Pairs to record for more reliable intervals; absent when power is robust.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommended_sample_size: Option<usize>,
     /// Semantic-axis backend; always `lexical`.
-    pub semantic_backend: &'static str,
+    pub semantic_backend: Cow<'static, str>,
     /// How responses were paired: `index` or `alignment` (with `--pair-by auto`, the one
     /// auto chose).
     pub pairing: PairBy,
@@ -117,7 +118,7 @@ pub struct DiffReport {
     pub divergences: Vec<Divergence>,
     /// `"anchored"` when the turns were too many and too different for the exact alignment
     /// within `--max-align-cells` (docs/diff.md); omitted when exact.
-    #[serde(skip_serializing_if = "AlignmentKind::is_exact")]
+    #[serde(default, skip_serializing_if = "AlignmentKind::is_exact")]
     pub alignment: AlignmentKind,
     /// At most 8 recommendations, most urgent first.
     pub recommendations: Vec<Recommendation>,
@@ -130,12 +131,12 @@ pub struct DiffReport {
     /// when a side has fewer than two responses.
     pub fingerprint: Option<FingerprintBlock>,
     /// With a policy: violations of each side, regressions and fixes.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyDiff>,
     /// The live-policy decisions recorded in either trace (`veer record --policy …
     /// --enforce`): blocked (replaced, raised) and warned calls with their rule ids and turns;
     /// omitted when neither trace holds any. Shown only; the gate does not count them.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<veer_policy::live::Enforcement>,
     /// The merge gate over the worst axis severity and the policy regressions.
     pub gate: Gate,
@@ -164,7 +165,7 @@ impl DiffReport {
 }
 
 /// One matched pair of files in directory mode.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DirectoryPair {
     /// Relative path in the baseline directory (`/`-separated).
     pub baseline: String,
@@ -179,7 +180,7 @@ pub struct DirectoryPair {
 /// before its first model call), or two formats that cannot be compared. It is an error row of
 /// every format, counts as a failure of the gate, and is left out of the aggregate and the
 /// pooled fingerprint test.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairError {
     /// Relative path in the baseline directory (`/`-separated).
     pub baseline: String,
@@ -201,7 +202,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// Files present on one side only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Unmatched {
     /// Relative paths found only under the baseline directory.
     pub baseline_only: Vec<String>,
@@ -210,7 +211,7 @@ pub struct Unmatched {
 }
 
 /// Severity counts of one axis across the trace pairs of a directory diff.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AxisAggregate {
     /// The axis.
     pub axis: Axis,
@@ -232,13 +233,13 @@ pub struct AxisAggregate {
 }
 
 /// Summary of a directory diff.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Aggregate {
     /// Number of matched trace pairs measured (the pairs of the report).
     pub trace_pairs: usize,
     /// Matched pairs that could not be read or compared (the report's `errors`): left out of
     /// every figure here and of the pooled fingerprint test. Omitted when 0.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub error_pairs: usize,
     /// Number of files present on one side only.
     pub unmatched: usize,
@@ -256,15 +257,15 @@ pub struct Aggregate {
 }
 
 /// The diff of two directories of traces paired by relative path.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DirectoryReport {
     /// JSON schema version ([`DIFF_SCHEMA_VERSION`]).
-    pub schema_version: &'static str,
+    pub schema_version: Cow<'static, str>,
     /// Matched pairs in relative-path byte order.
     pub pairs: Vec<DirectoryPair>,
     /// Matched pairs that could not be measured, in relative-path byte order; omitted when
     /// there is none, so reports without errors are unchanged.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<PairError>,
     /// Files present on one side only.
     pub unmatched: Unmatched,
@@ -280,11 +281,11 @@ pub struct DirectoryReport {
 /// Everything of a [`DirectoryReport`] but its pairs: what a streaming printer receives once
 /// every pair has gone past (the pairs themselves arrive one by one, in path order). Serializes
 /// to the fields that follow `pairs` in the directory JSON, in the same order.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DirectorySummary {
     /// Matched pairs that could not be measured, in relative-path byte order; omitted when
     /// there is none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<PairError>,
     /// Files present on one side only.
     pub unmatched: Unmatched,

@@ -6,11 +6,11 @@
 
 use crate::manifestation::ManifestationGroup;
 use crate::pair::PairResult;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// `divergence_summary()`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DivergenceSummary {
     /// Pairs with a d_norm.
     pub pairs_measured: usize,
@@ -23,7 +23,7 @@ pub struct DivergenceSummary {
 }
 
 /// `token_overhead_summary()`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TokenOverheadSummary {
     /// Mean token overhead (ratio, 1.0 = same usage).
     pub mean: Option<f64>,
@@ -32,7 +32,7 @@ pub struct TokenOverheadSummary {
 }
 
 /// Aggregates over the pairs of one perturbation (veer).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PerturbationAggregate {
     /// Perturbation name.
     pub perturbation: String,
@@ -49,7 +49,7 @@ pub struct PerturbationAggregate {
 }
 
 /// Share of one manifestation group (veer).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GroupAggregate {
     /// Group name.
     pub group: ManifestationGroup,
@@ -60,7 +60,7 @@ pub struct GroupAggregate {
 }
 
 /// All aggregates of an experiment.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Aggregates {
     /// Fraction of scored, classified pairs per category, sorted by category name.
     pub manifestation_prevalence: BTreeMap<String, f64>,

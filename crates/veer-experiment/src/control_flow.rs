@@ -4,7 +4,7 @@
 use crate::events::MetricEvent;
 use crate::pystr::truthy;
 use crate::tstar::AlignedPair;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Counts describing one trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,7 +40,9 @@ pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
 
 /// Control-flow changes of the perturbed run against the clean run. Field order is traxr's
 /// `to_dict()` order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct ControlFlowChanges {
     /// Aligned substitutions of type `different_agent_routed`; ≥ 0.
     pub reroutes: usize,

@@ -1,11 +1,21 @@
 //! The manifestation taxonomy: how a perturbation showed up in a pair, eight categories plus a
 //! fallback, in four groups (spec `experiment.md` §9).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A fine manifestation category. Declaration order is traxr's `FINE_CATEGORIES`.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Manifestation {
@@ -31,7 +41,17 @@ pub enum Manifestation {
 
 /// A manifestation group. Declaration order is traxr's `MANIFESTATION_GROUPS`.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum ManifestationGroup {

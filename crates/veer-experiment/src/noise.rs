@@ -15,10 +15,10 @@
 use crate::answers::check_answer_match;
 use crate::divergence::{analyze, PreparedTrace};
 use crate::pair::PairResult;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How far the clean runs differ among themselves.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NoiseSpread {
     /// Clean runs compared (the baseline and its re-runs).
     pub clean_runs: usize,
@@ -61,7 +61,7 @@ pub fn within_noise(pair: &PairResult, spread: Option<&NoiseSpread>) -> Option<b
 }
 
 /// One pair's noise label, in pair order (veer's own key of the JSON report).
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairNoise {
     /// The pair's `item_id`.
     pub item_id: Option<String>,
@@ -75,7 +75,7 @@ pub struct PairNoise {
 
 /// The noise block of an experiment report: the spread, the label of every pair, and the
 /// counts the summary shows.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NoiseBlock {
     /// The clean runs' spread.
     pub spread: NoiseSpread,

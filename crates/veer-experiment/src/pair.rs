@@ -7,14 +7,14 @@ use crate::control_flow::ControlFlowChanges;
 use crate::divergence::{Divergence, PreparedTrace};
 use crate::manifestation::{classify, Manifestation, ManifestationGroup, PairMetrics};
 use crate::noise_floor::within_noise_floor;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Run status: `ok`, `crashed`, `empty`, `skipped` (and veer's `error` for a run that could
 /// not be read).
 pub type Status = String;
 
 /// One perturbed run compared with the baseline. Field order is traxr's DataFrame order.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairResult {
     /// Source file basename (traxr), or the experiment directory's name.
     pub item_id: Option<String>,

@@ -10,12 +10,13 @@ use crate::noise_floor::noise_floor;
 use crate::pair::{measure, PairInputs, PairResult};
 use crate::status::{run_status, AgentKind};
 use crate::token_overhead::{cost_from_events, token_overhead};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use veer_trace::Trace;
 
 /// traxr's `EditDistanceResult.to_dict()`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EditDistanceDict {
     /// Levenshtein distance over signatures.
     pub distance: usize,
@@ -34,7 +35,7 @@ pub struct EditDistanceDict {
 }
 
 /// One aligned pair with full event objects (`--detail`).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AlignedPairDetail {
     /// Position in the alignment, 0..L−1.
     pub index: usize,
@@ -49,10 +50,10 @@ pub struct AlignedPairDetail {
 }
 
 /// The whole `veer experiment pair` report.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairReport {
     /// Schema version of veer's JSON.
-    pub schema_version: &'static str,
+    pub schema_version: Cow<'static, str>,
     /// `--task-id` (or the analyzer case's task id).
     pub task_id: Option<String>,
     /// The perturbed trace's run label.
@@ -122,7 +123,7 @@ pub struct PairReport {
     /// Warnings (unusual values, unmeasured noise floor).
     pub warnings: Vec<String>,
     /// The full alignment (`--detail` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aligned_pairs: Option<Vec<AlignedPairDetail>>,
     /// `builtin` or `external` (from the clean trace, spec §11.1 **veer:**), for the printers'
     /// noise-floor line; not part of the JSON.
@@ -213,7 +214,7 @@ pub fn pair_report(
         .manifestation
         .unwrap_or(Manifestation::OutcomeChangeUncategorized);
     PairReport {
-        schema_version: "1",
+        schema_version: "1".into(),
         task_id: options.task_id.clone(),
         perturbation_type: perturbed.run_label.clone(),
         edit_distance: EditDistanceDict {

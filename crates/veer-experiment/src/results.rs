@@ -11,8 +11,9 @@ use crate::pair_report::aligned_detail;
 use crate::status::{run_status, AgentKind};
 use crate::token_overhead::{cost_from_events, token_overhead};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use veer_trace::traxr::ExperimentResults;
 use veer_trace::{Trace, TraceError};
@@ -39,10 +40,10 @@ pub struct SummaryFacts {
 }
 
 /// An experiment's results: traxr's `to_dict()` layout plus veer's `errors`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExperimentReport {
     /// Schema version of veer's JSON.
-    pub schema_version: &'static str,
+    pub schema_version: Cow<'static, str>,
     /// traxr's fingerprint (stored, or built from the inputs).
     pub fingerprint: Map<String, Value>,
     /// max d_norm of the clean re-runs against the baseline, in [0, 1]; null when unmeasured.
@@ -63,7 +64,7 @@ pub struct ExperimentReport {
     /// `within_noise` (in pair order) and the counts within and beyond it. Absent without clean
     /// re-runs. A key of veer's own, beside traxr's layout, whose `pairs` stay as traxr writes
     /// them.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<crate::noise::NoiseBlock>,
     /// What the summary printers need beyond the export.
     #[serde(skip)]
@@ -258,7 +259,7 @@ pub fn from_traxr_results(
     let labelled: Vec<(String, &PreparedTrace<'_>)> =
         prepared.iter().map(|(l, p)| (l.clone(), p)).collect();
     Ok(ExperimentReport {
-        schema_version: "1",
+        schema_version: "1".into(),
         summary: summary_facts(&fingerprint, &pairs, floor),
         aggregates: aggregates(&pairs),
         fingerprint,
@@ -459,7 +460,7 @@ pub fn from_traces(exp: &TraceExperiment) -> Result<ExperimentReport, Experiment
     fp.insert("scorer".into(), Value::from("check_answer_match"));
 
     Ok(ExperimentReport {
-        schema_version: "1",
+        schema_version: "1".into(),
         summary: summary_facts(&fp, &pairs, floor),
         aggregates: aggregates(&pairs),
         fingerprint: fp,

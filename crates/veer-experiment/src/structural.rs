@@ -5,11 +5,11 @@ use crate::control_flow::ControlFlowChanges;
 use crate::divergence::{structural_parts, Divergence, PreparedTrace, DIAGONAL_BUDGET};
 use crate::levenshtein::EditScript;
 use crate::tstar::FirstDivergence;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use veer_trace::Trace;
 
 /// Edit distance over structural signatures and its decomposition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EditDistance {
     /// Levenshtein distance, in edits; ≥ 0.
     pub distance: usize,
@@ -22,7 +22,7 @@ pub struct EditDistance {
 }
 
 /// Structural divergence of a candidate trace from its baseline.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StructuralBlock {
     /// distance / longer length, in [0, 1]; 0 = identical signatures, 1 = nothing shared
     /// (or one side empty).
@@ -40,7 +40,7 @@ pub struct StructuralBlock {
     /// True when the event sequences were past the exact budget (the bit-parallel table would
     /// take more than `BITPARALLEL_WORDS` word operations): the block is read off the
     /// anchored alignment, whose distance is an upper bound. Absent from JSON when false.
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub approximate: bool,
 }
 

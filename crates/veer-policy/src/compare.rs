@@ -4,12 +4,12 @@
 use crate::eval::evaluate;
 use crate::model::Policy;
 use crate::violation::{Locus, Violation};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use veer_trace::Trace;
 
 /// The policy comparison of two traces (`policy` in JSON reports).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PolicyDiff {
     /// Violations of the baseline.
     pub baseline_violations: Vec<Violation>,

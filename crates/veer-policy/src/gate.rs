@@ -5,12 +5,13 @@
 use crate::compare::PolicyDiff;
 use crate::model::Severity;
 use crate::violation::Violation;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 /// A severity level of the gate. As a `--fail-on` threshold, `None` means "never trip".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Level {
     /// Nothing (as a threshold: `never`).
+    #[default]
     None,
     /// Rank 1.
     Minor,
@@ -70,6 +71,19 @@ impl Serialize for Level {
     }
 }
 
+impl<'de> Deserialize<'de> for Level {
+    /// Reads a level name (`none`, `minor`, `moderate`, `severe`), as [`Level::parse`].
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Level, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Level::parse(&s).ok_or_else(|| {
+            serde::de::Error::invalid_value(
+                serde::de::Unexpected::Str(&s),
+                &"one of none, minor, moderate, severe",
+            )
+        })
+    }
+}
+
 impl schemars::JsonSchema for Level {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Level".into()
@@ -107,11 +121,26 @@ fn serialize_threshold<S: Serializer>(l: &Level, s: S) -> Result<S::Ok, S::Error
     s.serialize_str(l.threshold_name())
 }
 
+/// Reads a threshold as written by [`serialize_threshold`] (`never`, `minor`, `moderate`,
+/// `severe`; `none` is accepted as `never`, as `--fail-on` accepts it).
+fn deserialize_threshold<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Level, D::Error> {
+    let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+    Level::parse_fail_on(&s).ok_or_else(|| {
+        serde::de::Error::invalid_value(
+            serde::de::Unexpected::Str(&s),
+            &"one of never, minor, moderate, severe",
+        )
+    })
+}
+
 /// The gate's decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Gate {
     /// The threshold (`never` when disabled).
-    #[serde(serialize_with = "serialize_threshold")]
+    #[serde(
+        serialize_with = "serialize_threshold",
+        deserialize_with = "deserialize_threshold"
+    )]
     #[schemars(schema_with = "threshold_schema")]
     pub fail_on: Level,
     /// The worst signal seen.
@@ -122,7 +151,7 @@ pub struct Gate {
     /// Inputs of a directory run that could not be read or compared (the report's error rows);
     /// each is a failure of the gate. Omitted from JSON when 0, so runs without errors print
     /// as before.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub errors: usize,
 }
 

@@ -6,12 +6,22 @@
 
 use crate::model::{Kind, Policy, Severity};
 use crate::violation::{Violation, ViolationStatus};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use veer_trace::{Json, Kind as RecordKind, Trace};
 
 /// What the live policy did about a violation.
 #[derive(
-    schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize,
+    schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -58,7 +68,7 @@ impl Action {
 }
 
 /// One violation the live policy judged while the run was recorded.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LiveDecision {
     /// What the policy did.
     pub action: Action,
@@ -71,7 +81,7 @@ pub struct LiveDecision {
     /// The rule's severity, as recorded.
     pub severity: String,
     /// The policy session, when recorded.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<usize>,
     /// The turn (absolute pair index of the enforcer's trace) the decision is about; null for a
     /// run-level violation.
@@ -185,7 +195,7 @@ pub fn decision_line(d: &LiveDecision) -> String {
 }
 
 /// The live-policy decisions of both sides of a diff.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Enforcement {
     /// The baseline recording's decisions, in file order.
     pub baseline: Vec<LiveDecision>,

@@ -5,11 +5,21 @@ use crate::needle::Needle;
 use crate::path::Path;
 use crate::schema::Schema;
 use crate::when::Condition;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A policy severity, ordered `info < warning < error < critical`.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -45,7 +55,7 @@ impl Severity {
 }
 
 /// Where a rule looks: the whole trace or each policy session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// One unit: the whole trace (the default).
@@ -55,7 +65,7 @@ pub enum Scope {
 }
 
 /// The fourteen rule kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Tool A must be called before tool B.

@@ -1,10 +1,10 @@
 //! The violation record (spec `policy.md` §4.3, `cli.md` JSON names).
 
 use crate::model::{Kind, Severity};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One broken rule at one place.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Violation {
     /// The rule's id.
     pub rule_id: String,
@@ -23,12 +23,12 @@ pub struct Violation {
     /// `prevented` for a call the live policy blocked while the run was recorded (`veer check`
     /// on a recording made with `--enforce replace|raise`); omitted for a violation found in
     /// the trace.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ViolationStatus>,
 }
 
 /// How a violation stands when it is not simply found in the trace.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ViolationStatus {
     /// The live policy blocked the offending response (replaced it or refused it) while the

@@ -65,6 +65,8 @@ pub struct DiffParams {
     pub top_k: usize,
     /// `--fail-on LEVEL`: `never`/`none`, `minor`, `moderate`, `severe`.
     pub fail_on: String,
+    /// Redact secrets in the report's strings (the default); false is `--no-redact`.
+    pub redact: bool,
 }
 
 impl Default for DiffParams {
@@ -75,6 +77,7 @@ impl Default for DiffParams {
             seed: 42,
             top_k: 5,
             fail_on: "never".to_string(),
+            redact: true,
         }
     }
 }
@@ -125,28 +128,68 @@ impl DiffParams {
     }
 }
 
-/// The diff of two traces: the JSON `veer diff B C --format json` prints, and, when asked, the
-/// pair's [`PairSummary`] as JSON (what a corpus job merges).
+/// The redactor of a call: the built-in detector, or none for `redact=False` (`--no-redact`).
+pub fn redactor(redact: bool) -> Option<&'static veer_secrets::Detector> {
+    static BUILTIN: std::sync::OnceLock<veer_secrets::Detector> = std::sync::OnceLock::new();
+    redact.then(|| BUILTIN.get_or_init(veer_secrets::Detector::builtin))
+}
+
+/// The engine's verdict as JSON: `{fail_on, worst, tripped, unreadable, trips: [...]}`, each
+/// trip `{trace?, level, kind, axis | rule_id…, reason}` and the one-line `tripped_by` the CLI
+/// prints (null when the gate did not trip), naming at most `max` trips as the CLI's report
+/// does (`veer diff`'s terminal report 10, `veer check`'s 5).
+pub fn verdict_json(verdict: &veer_engine::Verdict, max: usize, redact: bool) -> String {
+    let mut value = match serde_json::to_value(verdict) {
+        Ok(v) => v,
+        Err(e) => serde_json::json!({ "error": e.to_string() }),
+    };
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert(
+            "tripped_by".into(),
+            verdict
+                .tripped_by_line(max)
+                .map_or(serde_json::Value::Null, serde_json::Value::String),
+        );
+    }
+    if let Some(detector) = redactor(redact) {
+        detector.redact_json(&mut value);
+    }
+    serde_json::to_string(&value).unwrap_or_default()
+}
+
+/// The diff of two traces: the JSON `veer diff B C --format json` prints, the engine's verdict
+/// ([`verdict_json`]) and, when asked, the pair's [`PairSummary`] as JSON (what a corpus job
+/// merges).
 pub fn diff(
     baseline: &Input,
     candidate: &Input,
     params: &DiffParams,
     with_summary: bool,
-) -> Result<(String, Option<String>), ApiError> {
+) -> Result<(String, String, Option<String>), ApiError> {
     let options = params.options()?;
     let level = fail_on(&params.fail_on)?;
     let b = baseline.load_trace()?;
     let c = candidate.load_trace()?;
     veer_diff::inputs::check_pair(&b, &c)?;
     // The engine decides the verdict, as for `veer diff`: the report's `gate` block is it.
-    let (report, _) =
+    let (report, verdict) =
         veer_engine::diff::diff(&b, &c, (baseline.name(), candidate.name()), &options, level);
     let summary = with_summary.then(|| summary_json(&PairSummary::of_pair(&report)));
-    Ok((veer_report::json::to_json(&report), summary))
+    Ok((
+        veer_report::json::to_json_with(&report, redactor(params.redact)),
+        verdict_json(&verdict, 10, params.redact),
+        summary,
+    ))
 }
 
-/// The report of `veer check TRACE --policy POLICY --format json` (gate at `fail_on`).
-pub fn check(trace: &Input, policy: &str, fail_on_level: &str) -> Result<String, ApiError> {
+/// The report of `veer check TRACE --policy POLICY --format json` (gate at `fail_on`, secrets
+/// redacted unless `redact` is false) and the engine's verdict ([`verdict_json`]).
+pub fn check(
+    trace: &Input,
+    policy: &str,
+    fail_on_level: &str,
+    redact: bool,
+) -> Result<(String, String), ApiError> {
     let level = fail_on(fail_on_level)?;
     let policy_loaded = load_policy(policy)?;
     let name = trace.name().to_string();
@@ -166,9 +209,25 @@ pub fn check(trace: &Input, policy: &str, fail_on_level: &str) -> Result<String,
         .iter()
         .map(|(n, t)| (n.clone(), name.clone(), t))
         .collect();
-    let (report, _warnings) =
+    let (mut report, _warnings) =
         CheckReport::build(policy.to_string(), &policy_loaded, &named, false, level);
-    Ok(veer_report::policy::json::check(&report))
+    // The engine decides, as for `veer check`: every violation of every trace counts.
+    let verdict = veer_engine::verdict::check_verdict(
+        level,
+        report
+            .traces
+            .iter()
+            .map(|t| (Some(t.trace.as_str()), t.violations.as_slice())),
+        report
+            .errors
+            .iter()
+            .map(|e| (e.trace.as_str(), e.error.as_str())),
+    );
+    report.gate = verdict.gate();
+    Ok((
+        veer_report::policy::json::check_with(&report, redactor(redact)),
+        verdict_json(&verdict, 5, redact),
+    ))
 }
 
 /// The report of `veer experiment pair CLEAN PERTURBED [--rerun R]… --format json`.
@@ -176,6 +235,7 @@ pub fn experiment_pair(
     clean: &Input,
     perturbed: &Input,
     reruns: &[Input],
+    redact: bool,
 ) -> Result<String, ApiError> {
     let clean = clean.load_trace()?;
     let perturbed = perturbed.load_trace()?;
@@ -189,7 +249,7 @@ pub fn experiment_pair(
         detail: false,
     };
     let report = veer_experiment::pair_report(&clean, &perturbed, &reruns, &options);
-    Ok(veer_report::json::to_json(&report))
+    Ok(veer_report::json::to_json_with(&report, redactor(redact)))
 }
 
 /// The records of every input in veer's model, as `veer convert` writes them: `.agentlog`
@@ -313,241 +373,4 @@ pub fn pair_directories(baseline: &str, candidate: &str) -> Result<DirectoryPair
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::Value;
-
-    const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-
-    fn fixture(rel: &str) -> String {
-        format!("{ROOT}/tests/fixtures/{rel}")
-    }
-
-    fn json(text: &str) -> Value {
-        serde_json::from_str(text).unwrap_or(Value::Null)
-    }
-
-    fn demo() -> (Input, Input) {
-        (
-            Input::Path(fixture("shadow/demo/baseline.agentlog")),
-            Input::Path(fixture("shadow/demo/candidate.agentlog")),
-        )
-    }
-
-    #[test]
-    fn bytes_diff_like_the_file_and_name_the_report_sides() {
-        let (b, c) = demo();
-        let bytes = |i: &Input, name: &str| Input::Bytes {
-            name: name.to_string(),
-            bytes: std::fs::read(i.name()).unwrap_or_default(),
-        };
-        let params = DiffParams::default();
-        let from_files = diff(&b, &c, &params, false).map(|r| json(&r.0));
-        let from_bytes =
-            diff(&bytes(&b, "<b>"), &bytes(&c, "<c>"), &params, false).map(|r| json(&r.0));
-        let (Ok(mut files), Ok(mut bytes)) = (from_files, from_bytes) else {
-            panic!("the demo pair diffs");
-        };
-        assert_eq!(bytes["baseline"]["path"], "<b>");
-        for r in [&mut files, &mut bytes] {
-            r["baseline"]["path"] = Value::Null;
-            r["candidate"]["path"] = Value::Null;
-        }
-        assert_eq!(files, bytes);
-    }
-
-    #[test]
-    fn a_bad_line_is_a_trace_error_with_its_line_and_field() {
-        let (b, _) = demo();
-        let bad = Input::Bytes {
-            name: "bad".to_string(),
-            bytes: b"{\"version\":\"0.1\"\n".to_vec(),
-        };
-        let e = diff(&b, &bad, &DiffParams::default(), false).err();
-        let e = e.map(|e| (e.kind, e.file, e.line, e.field.is_some()));
-        assert_eq!(
-            e,
-            Some((ErrorKind::Trace, Some("bad".to_string()), Some(1), true))
-        );
-    }
-
-    #[test]
-    fn bad_arguments_are_input_errors() {
-        let (b, c) = demo();
-        for params in [
-            DiffParams {
-                top_k: 0,
-                ..DiffParams::default()
-            },
-            DiffParams {
-                fail_on: "often".to_string(),
-                ..DiffParams::default()
-            },
-        ] {
-            let e = diff(&b, &c, &params, false).err().map(|e| e.kind);
-            assert_eq!(e, Some(ErrorKind::Input));
-        }
-        let e = diff(
-            &b,
-            &c,
-            &DiffParams {
-                pricing: Some(format!("{ROOT}/no/such/pricing.json")),
-                ..DiffParams::default()
-            },
-            false,
-        );
-        assert_eq!(e.err().map(|e| e.kind), Some(ErrorKind::Pricing));
-    }
-
-    /// Summaries merged without deltas and finished with the middle deltas give the same
-    /// block as the summaries with their deltas.
-    #[test]
-    fn middles_finish_like_the_deltas() {
-        let pairs = ["demo", "customer-support", "er-triage", "devops-agent"];
-        let mut full = empty_summary();
-        let mut slim = empty_summary();
-        for p in pairs {
-            let b = Input::Path(fixture(&format!("shadow/{p}/baseline.agentlog")));
-            let c = Input::Path(fixture(&format!("shadow/{p}/candidate.agentlog")));
-            let s = diff(&b, &c, &DiffParams::default(), true)
-                .ok()
-                .and_then(|r| r.1)
-                .unwrap_or_default();
-            full = merge_summaries(&full, &s, true).unwrap_or_default();
-            slim = merge_summaries(&slim, &s, false).unwrap_or_default();
-        }
-        let parsed = json(&full);
-        let mut middles = Vec::new();
-        for a in parsed["axes"].as_array().cloned().unwrap_or_default() {
-            let mut d: Vec<f64> = a["deltas"]
-                .as_array()
-                .map(|v| v.iter().filter_map(Value::as_f64).collect())
-                .unwrap_or_default();
-            d.sort_by(f64::total_cmp);
-            let n = d.len();
-            let mid = match n {
-                0 => vec![],
-                _ if n % 2 == 1 => vec![d[n / 2]],
-                _ => vec![d[n / 2 - 1], d[n / 2]],
-            };
-            middles.push((a["axis"].as_str().unwrap_or("").to_string(), mid));
-        }
-        let expected = finish_summary(&full, 3, None).ok();
-        assert!(expected.is_some());
-        assert_eq!(finish_summary(&slim, 3, Some(&middles)).ok(), expected);
-        assert_eq!(json(&slim)["axes"][0]["deltas"], Value::Array(vec![]));
-    }
-
-    #[test]
-    fn read_gives_one_record_per_line() {
-        let (b, _) = demo();
-        let bytes = convert(std::slice::from_ref(&b)).unwrap_or_default();
-        let text = String::from_utf8(bytes).unwrap_or_default();
-        assert!(text.lines().count() > 3);
-        assert!(text.lines().all(|l| json(l)["kind"].is_string()));
-    }
-
-    mod properties {
-        use super::*;
-        use proptest::prelude::*;
-
-        const AXES: [&str; 9] = [
-            "semantic",
-            "trajectory",
-            "safety",
-            "verbosity",
-            "latency",
-            "cost",
-            "reasoning",
-            "judge",
-            "conformance",
-        ];
-
-        fn delta() -> impl Strategy<Value = f64> {
-            prop_oneof![
-                Just(0.0),
-                Just(-0.0),
-                Just(1.0),
-                -1.0e6..1.0e6f64,
-                (-3i32..3).prop_map(f64::from),
-            ]
-        }
-
-        proptest! {
-            /// The medians from the middle deltas (the Spark job's path) equal the medians
-            /// from all the deltas (the CLI's), whatever the deltas and their order.
-            #[test]
-            fn middles_give_the_medians_of_all_deltas(
-                deltas in proptest::collection::vec(proptest::collection::vec(delta(), 0..12), 9),
-            ) {
-                let axes: Vec<Value> = AXES.iter().zip(&deltas).map(|(a, d)| serde_json::json!({
-                    "axis": a, "none": d.len(), "minor": 0, "moderate": 0, "severe": 0,
-                    "worst_severity": "none", "deltas": d,
-                })).collect();
-                let total: usize = deltas.iter().map(Vec::len).sum();
-                let full = serde_json::json!({
-                    "trace_pairs": total, "pair_count": total, "traces_with_divergence": 0,
-                    "axes": axes,
-                }).to_string();
-                let slim = merge_summaries(&empty_summary(), &full, false);
-                prop_assert!(slim.is_ok());
-                let middles: Vec<(String, Vec<f64>)> = AXES.iter().zip(&deltas).map(|(a, d)| {
-                    let mut d = d.clone();
-                    d.sort_by(f64::total_cmp);
-                    let n = d.len();
-                    let mid = match n {
-                        0 => vec![],
-                        _ if n % 2 == 1 => vec![d[n / 2]],
-                        _ => vec![d[n / 2 - 1], d[n / 2]],
-                    };
-                    (a.to_string(), mid)
-                }).collect();
-                let expected = finish_summary(&full, 0, None);
-                prop_assert!(expected.is_ok());
-                prop_assert_eq!(
-                    finish_summary(&slim.unwrap_or_default(), 0, Some(&middles)).ok(),
-                    expected.ok()
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn directories_pair_like_the_cli_and_none_in_common_is_an_input_error() {
-        let root = tempfile_dir("pair");
-        let (b, c) = (root.join("b"), root.join("c"));
-        for (dir, names) in [
-            (&b, ["x.agentlog", "only_b.agentlog"]),
-            (&c, ["x.agentlog", "only_c.agentlog"]),
-        ] {
-            std::fs::create_dir_all(dir.join("sub")).unwrap_or_default();
-            for n in names {
-                std::fs::write(dir.join("sub").join(n), b"").unwrap_or_default();
-            }
-        }
-        let (bs, cs) = (b.display().to_string(), c.display().to_string());
-        let (matched, only_b, only_c) = pair_directories(&bs, &cs).unwrap_or_default();
-        assert_eq!(matched, ["sub/x.agentlog"]);
-        assert_eq!(only_b, ["sub/only_b.agentlog"]);
-        assert_eq!(only_c, ["sub/only_c.agentlog"]);
-        let e = pair_directories(
-            &b.join("sub").display().to_string(),
-            &root.display().to_string(),
-        )
-        .err()
-        .map(|e| (e.kind, e.message));
-        assert!(
-            matches!(&e, Some((ErrorKind::Input, m)) if m.contains("has a counterpart")),
-            "{e:?}"
-        );
-        std::fs::remove_dir_all(&root).unwrap_or_default();
-    }
-
-    /// A fresh empty directory under the system's temporary directory.
-    fn tempfile_dir(tag: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("veer-py-{tag}-{}", std::process::id()));
-        std::fs::remove_dir_all(&dir).unwrap_or_default();
-        std::fs::create_dir_all(&dir).unwrap_or_default();
-        dir
-    }
-}
+mod tests;

@@ -18,8 +18,8 @@ create_exception!(
     "Raised by veer._native; veer re-raises it as a veer.VeerError subclass."
 );
 
-fn raise(e: ApiError) -> PyErr {
-    let e = crate::error::redacted(e);
+fn raise(e: ApiError, redact: bool) -> PyErr {
+    let e = if redact { crate::error::redacted(e) } else { e };
     NativeError::new_err((
         e.kind.python_class(),
         e.message,
@@ -42,9 +42,10 @@ fn input(arg: (String, Option<Vec<u8>>)) -> Input {
 
 type InputArg = (String, Option<Vec<u8>>);
 
-/// `veer diff` as JSON text, and the pair summary's JSON when `summary` is true.
+/// `veer diff` as JSON text, the verdict's JSON, and the pair summary's JSON when `summary` is
+/// true.
 #[pyfunction]
-#[pyo3(signature = (baseline, candidate, policy, pricing, seed, top_k, fail_on, summary))]
+#[pyo3(signature = (baseline, candidate, policy, pricing, seed, top_k, fail_on, summary, redact))]
 #[allow(clippy::too_many_arguments)]
 fn diff(
     py: Python<'_>,
@@ -56,7 +57,8 @@ fn diff(
     top_k: usize,
     fail_on: String,
     summary: bool,
-) -> PyResult<(String, Option<String>)> {
+    redact: bool,
+) -> PyResult<(String, String, Option<String>)> {
     let (b, c) = (input(baseline), input(candidate));
     let params = DiffParams {
         policy,
@@ -64,17 +66,24 @@ fn diff(
         seed,
         top_k,
         fail_on,
+        redact,
     };
     py.allow_threads(|| api::diff(&b, &c, &params, summary))
-        .map_err(raise)
+        .map_err(|e| raise(e, redact))
 }
 
-/// `veer check` as JSON text.
+/// `veer check` as JSON text, and the verdict's JSON.
 #[pyfunction]
-fn check(py: Python<'_>, trace: InputArg, policy: String, fail_on: String) -> PyResult<String> {
+fn check(
+    py: Python<'_>,
+    trace: InputArg,
+    policy: String,
+    fail_on: String,
+    redact: bool,
+) -> PyResult<(String, String)> {
     let t = input(trace);
-    py.allow_threads(|| api::check(&t, &policy, &fail_on))
-        .map_err(raise)
+    py.allow_threads(|| api::check(&t, &policy, &fail_on, redact))
+        .map_err(|e| raise(e, redact))
 }
 
 /// `veer experiment pair` as JSON text.
@@ -84,18 +93,21 @@ fn experiment_pair(
     clean: InputArg,
     perturbed: InputArg,
     reruns: Vec<InputArg>,
+    redact: bool,
 ) -> PyResult<String> {
     let (c, p) = (input(clean), input(perturbed));
     let reruns: Vec<Input> = reruns.into_iter().map(input).collect();
-    py.allow_threads(|| api::experiment_pair(&c, &p, &reruns))
-        .map_err(raise)
+    py.allow_threads(|| api::experiment_pair(&c, &p, &reruns, redact))
+        .map_err(|e| raise(e, redact))
 }
 
 /// `veer convert` output (`.agentlog` bytes).
 #[pyfunction]
 fn convert(py: Python<'_>, inputs: Vec<InputArg>) -> PyResult<Py<PyBytes>> {
     let inputs: Vec<Input> = inputs.into_iter().map(input).collect();
-    let bytes = py.allow_threads(|| api::convert(&inputs)).map_err(raise)?;
+    let bytes = py
+        .allow_threads(|| api::convert(&inputs))
+        .map_err(|e| raise(e, true))?;
     Ok(PyBytes::new(py, &bytes).unbind())
 }
 
@@ -103,7 +115,7 @@ fn convert(py: Python<'_>, inputs: Vec<InputArg>) -> PyResult<Py<PyBytes>> {
 #[pyfunction]
 fn merge_summaries(py: Python<'_>, a: String, b: String, keep_deltas: bool) -> PyResult<String> {
     py.allow_threads(|| api::merge_summaries(&a, &b, keep_deltas))
-        .map_err(raise)
+        .map_err(|e| raise(e, true))
 }
 
 /// The empty pair summary, as JSON text.
@@ -122,13 +134,14 @@ fn finish_summary(
     middles: Option<Vec<(String, Vec<f64>)>>,
 ) -> PyResult<String> {
     py.allow_threads(|| api::finish_summary(&summary, unmatched, middles.as_deref()))
-        .map_err(raise)
+        .map_err(|e| raise(e, true))
 }
 
 /// The trace files `veer diff DIR DIR` pairs under a directory (relative paths, in order).
 #[pyfunction]
 fn trace_files(py: Python<'_>, dir: String) -> PyResult<Vec<String>> {
-    py.allow_threads(|| api::trace_files(&dir)).map_err(raise)
+    py.allow_threads(|| api::trace_files(&dir))
+        .map_err(|e| raise(e, true))
 }
 
 /// The pairing of `veer diff DIR DIR`: (files in both, baseline only, candidate only).

@@ -3,10 +3,10 @@
 use crate::style::Style;
 use crate::text::{num, preview};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One tool call of a turn, as shown by `inspect`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InspectTool {
     /// Tool name.
     pub name: String,
@@ -15,7 +15,7 @@ pub struct InspectTool {
 }
 
 /// One turn (response) of the trace.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InspectTurn {
     /// Recorded session (split at metadata records), 0-based.
     pub session: usize,
@@ -40,7 +40,7 @@ pub struct InspectTurn {
 }
 
 /// The `inspect` report of one trace (an entry of the JSON document's `traces`).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InspectReport {
     /// The trace path.
     pub source: String,
@@ -59,7 +59,7 @@ pub struct InspectReport {
     /// The live-policy decisions the recording holds (`veer record --policy … --enforce`):
     /// blocked (replaced, raised) and warned calls with their rule ids and turns, in file
     /// order; omitted when there are none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub enforcement: Vec<veer_policy::live::LiveDecision>,
     /// Reader warnings.
     pub warnings: Vec<String>,

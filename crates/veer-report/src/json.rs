@@ -11,8 +11,18 @@ use serde_json::Value;
 
 /// `value` as a JSON tree whose strings have been redacted (unchanged when redaction is off).
 pub fn redacted_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Value> {
+    redacted_value_with(value, veer_secrets::display::redactor())
+}
+
+/// `value` as a JSON tree whose strings `redactor` has redacted (none: unchanged). The Python
+/// package chooses per call (`redact=False`); the CLI passes the process' choice
+/// (`--no-redact`).
+pub fn redacted_value_with<T: Serialize + ?Sized>(
+    value: &T,
+    redactor: Option<&veer_secrets::Detector>,
+) -> serde_json::Result<Value> {
     let mut tree = serde_json::to_value(value)?;
-    if let Some(detector) = veer_secrets::display::redactor() {
+    if let Some(detector) = redactor {
         detector.redact_json(&mut tree);
     }
     Ok(tree)
@@ -20,7 +30,14 @@ pub fn redacted_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Va
 
 /// Serialises `report` as pretty JSON followed by `\n`, its strings redacted.
 pub fn to_json<T: Serialize>(report: &T) -> String {
-    match redacted_value(report).and_then(|tree| serde_json::to_string_pretty(&tree)) {
+    to_json_with(report, veer_secrets::display::redactor())
+}
+
+/// [`to_json`] with the strings redacted by `redactor` (none: written verbatim, as
+/// `--no-redact`).
+pub fn to_json_with<T: Serialize>(report: &T, redactor: Option<&veer_secrets::Detector>) -> String {
+    match redacted_value_with(report, redactor).and_then(|tree| serde_json::to_string_pretty(&tree))
+    {
         Ok(mut s) => {
             s.push('\n');
             s

@@ -55,7 +55,9 @@ impl fmt::Display for TraceError {
 }
 
 /// Something worth telling the user that does not stop the read.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Warning {
     /// The file (as given by the user).
     pub file: String,

@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 
 /// The source format a trace was read from (the format detection named; see
 /// [`crate::formats`]). Serialised as [`Format::name`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub enum Format {
     /// Shadow's `.agentlog` JSON Lines (optionally gzip-compressed).
     #[serde(rename = "agentlog")]

@@ -6,12 +6,12 @@ use super::cost::{pair_cost, AlignTurn};
 use super::{Step, NOISE_FLOOR, STYLE_MIN_SIMILARITY};
 use crate::axes::Axis;
 use crate::turn::DiffTurn;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use veer_trace::Json;
 
 /// What kind of behaviour change an event is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DivergenceKind {
     /// Tool calls changed: added, dropped, reshaped, repeated; or whole turns inserted/dropped.
@@ -43,7 +43,7 @@ impl DivergenceKind {
 }
 
 /// One divergence event between the traces.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Divergence {
     /// Baseline turn (0-based; may equal the baseline length for insertions at the end).
     pub baseline_turn: usize,

@@ -16,7 +16,17 @@ pub(crate) mod reference;
 pub mod shingle_index;
 
 /// How the turn alignment behind `first_divergence` and `divergences` was computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AlignmentKind {
     /// veer's exact Gotoh optimum (or no alignment: a side is empty).

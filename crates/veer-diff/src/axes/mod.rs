@@ -102,7 +102,7 @@ impl Axis {
 }
 
 /// A note attached to an axis row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Flag {
     /// Fewer than 5 (but at least 1) observations.
@@ -118,7 +118,7 @@ pub enum Flag {
 }
 
 /// One row of the diff: an axis's medians (means for rate axes), delta, interval, severity.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AxisStat {
     /// Which axis.
     pub axis: Axis,

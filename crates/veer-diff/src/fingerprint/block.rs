@@ -7,7 +7,8 @@ use crate::hotelling::moments::SampleMoments;
 use crate::hotelling::{
     hotelling_t2, hotelling_t2_of_moments, Decision, HotellingResult, Method, PValue, DEFAULT_ALPHA,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use veer_policy::Level;
 
 /// Post-hoc power at or above which a rejection is "powered" (Cohen's 0.8).
@@ -35,10 +36,10 @@ impl Default for FingerprintOptions {
 }
 
 /// One fingerprint dimension in the report.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DimensionShift {
     /// Dimension name (see [`DIMENSIONS`]).
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// Mean over the baseline's responses (0–1).
     pub baseline_mean: f64,
     /// Mean over the candidate's responses (0–1).
@@ -48,7 +49,7 @@ pub struct DimensionShift {
 }
 
 /// The joint test of "the agent behaves differently".
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FingerprintBlock {
     /// Baseline responses.
     pub n1: usize,
@@ -139,7 +140,7 @@ fn block_of(r: HotellingResult, options: &FingerprintOptions) -> FingerprintBloc
         .iter()
         .enumerate()
         .map(|(j, &name)| DimensionShift {
-            name,
+            name: name.into(),
             baseline_mean: r.baseline_mean[j],
             candidate_mean: r.candidate_mean[j],
             // `+ 0.0` turns a -0.0 (a dimension that did not move) into 0.

@@ -16,7 +16,7 @@ pub mod moments;
 
 use linalg::{solve, Matrix};
 use moments::{moments, SampleMoments};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use veer_base::rng::ChaCha12;
 
 /// Largest number of label permutations `C(n1 + n2, n1)` enumerated exactly (the reference's
@@ -28,7 +28,7 @@ pub const UNDERPOWERED_BELOW: f64 = 0.5;
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
 /// How the p-value is obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// `F(D, n1 + n2 − D − 1)` survival function of the F transform of T².
@@ -57,7 +57,7 @@ pub enum PValue {
 }
 
 /// The three-state verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// `p < α`: the two samples differ jointly.

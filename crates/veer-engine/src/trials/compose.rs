@@ -413,7 +413,7 @@ pub fn compose(
             &|slot, w| lookup(c, slot, if w { &adj_worse } else { &adj_better }),
             trials_needed,
         );
-        match block.verdict {
+        match block.verdict.as_ref() {
             "regressed" => counts.regressed += 1,
             "improved" => counts.improved += 1,
             "unchanged" => counts.unchanged += 1,
@@ -465,7 +465,7 @@ fn case_block(
         case: raw.key.clone(),
         baseline_trials: raw.k_b,
         candidate_trials: raw.k_c,
-        verdict: "missing",
+        verdict: "missing".into(),
         measures: Vec::new(),
         trials_needed: None,
         noise_estimated: raw.k_b >= 2 || raw.k_c >= 2,
@@ -478,7 +478,7 @@ fn case_block(
     let m = match &raw.state {
         RawState::Missing => return block,
         RawState::Failed(e) => {
-            block.verdict = "failed";
+            block.verdict = "failed".into();
             block.error = Some(e.clone());
             return block;
         }
@@ -502,8 +502,8 @@ fn case_block(
             trials_needed: None,
         });
         block.axes.push(CaseAxis {
-            axis: axis.name,
-            unit: axis.unit,
+            axis: axis.name.into(),
+            unit: axis.unit.into(),
             baseline_mean: mean(&r.baseline),
             candidate_mean: mean(&r.candidate),
             baseline_sd: sd(&r.baseline),
@@ -574,7 +574,7 @@ fn case_block(
         });
         block.rules.push(CaseRule {
             rule: id,
-            severity: severity_name(severity),
+            severity: severity_name(severity).into(),
             baseline_violations: rule.baseline,
             candidate_violations: rule.candidate,
             p_worse: rule.p_worse,
@@ -600,16 +600,16 @@ fn case_block(
         measures: Vec::new(),
     });
     (block.verdict, block.measures, block.trials_needed) = match verdict {
-        CaseVerdict::Regressed { measures } => ("regressed", measures, None),
-        CaseVerdict::Improved { measures } => ("improved", measures, None),
-        CaseVerdict::Unchanged => ("unchanged", Vec::new(), None),
+        CaseVerdict::Regressed { measures } => ("regressed".into(), measures, None),
+        CaseVerdict::Improved { measures } => ("improved".into(), measures, None),
+        CaseVerdict::Unchanged => ("unchanged".into(), Vec::new(), None),
         CaseVerdict::Inconclusive {
             trials_needed,
             measures,
-        } => ("inconclusive", measures, trials_needed),
-        CaseVerdict::Flaky => ("flaky", Vec::new(), None),
-        CaseVerdict::Missing => ("missing", Vec::new(), None),
-        CaseVerdict::Failed => ("failed", Vec::new(), None),
+        } => ("inconclusive".into(), measures, trials_needed),
+        CaseVerdict::Flaky => ("flaky".into(), Vec::new(), None),
+        CaseVerdict::Missing => ("missing".into(), Vec::new(), None),
+        CaseVerdict::Failed => ("failed".into(), Vec::new(), None),
     };
     // A deterministic break is also a supported change: name each measure once.
     let mut seen = std::collections::BTreeSet::new();
@@ -680,13 +680,13 @@ fn suite(
         });
         if let Some((mde, floor)) = powered {
             plan.push(PlanRow {
-                axis: axis.name,
+                axis: axis.name.into(),
                 mde,
                 floor,
                 advice: if floor < 0.8 * mde {
-                    "more trials"
+                    "more trials".into()
                 } else {
-                    "more cases"
+                    "more cases".into()
                 },
             });
         }
@@ -699,8 +699,8 @@ fn suite(
             p_better: within.p_lower,
         });
         axes.push(SuiteAxis {
-            axis: axis.name,
-            unit: axis.unit,
+            axis: axis.name.into(),
+            unit: axis.unit.into(),
             cases: within.cases,
             effect: within.effect,
             interval: population
@@ -758,7 +758,7 @@ fn suite(
         });
         rules.push(SuiteRule {
             rule: id,
-            severity: severity_name(severity),
+            severity: severity_name(severity).into(),
             baseline: format!("{vb}/{kb}"),
             candidate: format!("{vc}/{kc}"),
             effect: test.effect,
@@ -809,7 +809,7 @@ fn pass_hat(raws: &[CaseRaw]) -> Option<PassHatKBlock> {
         return None;
     }
     Some(PassHatKBlock {
-        outcome: source.unwrap_or("policy-clean"),
+        outcome: source.unwrap_or("policy-clean").into(),
         baseline: pass_hat_k(&b).ok()?,
         candidate: pass_hat_k(&c).ok()?,
     })

@@ -37,7 +37,8 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
     let mut regressed: BTreeMap<&str, Vec<CaseEvidence<'_>>> = BTreeMap::new();
     for case in block.cases.iter().filter(|c| c.verdict == "regressed") {
         for measure in &case.measures {
-            let (effect, p) = if let Some(a) = case.axes.iter().find(|a| a.axis == measure) {
+            let (effect, p) = if let Some(a) = case.axes.iter().find(|a| a.axis == measure.as_str())
+            {
                 (Some(a.effect), a.p_adjusted)
             } else if let (Some(b), "behaviour") = (&case.behaviour, measure.as_str()) {
                 (Some(b.excess), b.p_adjusted)
@@ -85,7 +86,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             .map(|c| c.case.clone())
             .collect();
         out.push(Tripped {
-            kind: "axis",
+            kind: "axis".into(),
             measure: a.axis.to_string(),
             cases,
             effect: Some(a.effect),
@@ -103,12 +104,12 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             }
             let supported = r.outcome == SuiteOutcome::Regressed;
             out.push(Tripped {
-                kind: "rule",
+                kind: "rule".into(),
                 measure: r.rule.clone(),
                 cases,
                 effect: Some(r.effect),
                 p: supported.then_some(r.p_adjusted),
-                level: rule_level(r.severity),
+                level: rule_level(&r.severity),
             });
         }
     }
@@ -121,7 +122,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             .rules
             .iter()
             .find(|r| r.rule == *measure)
-            .map(|r| r.severity);
+            .map(|r| r.severity.as_ref());
         let kind = if *measure == "behaviour" {
             "behaviour"
         } else if AXES.iter().any(|a| a.name == *measure) {
@@ -134,7 +135,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             .iter()
             .min_by(|x, y| x.2.unwrap_or(0.0).total_cmp(&y.2.unwrap_or(0.0)));
         out.push(Tripped {
-            kind,
+            kind: kind.into(),
             measure: measure.to_string(),
             cases: cases.iter().map(|(c, _, _)| c.to_string()).collect(),
             effect: best.and_then(|b| b.1),
@@ -150,7 +151,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         .collect();
     if !failed.is_empty() {
         out.push(Tripped {
-            kind: "failed",
+            kind: "failed".into(),
             measure: String::new(),
             cases: failed,
             effect: None,
@@ -167,7 +168,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             .collect();
         if !cases.is_empty() {
             out.push(Tripped {
-                kind: "inconclusive",
+                kind: "inconclusive".into(),
                 measure: String::new(),
                 cases,
                 effect: None,
@@ -192,7 +193,7 @@ pub fn describe(t: &Tripped) -> String {
     if t.cases.len() > 3 {
         cases.push_str(&format!(" (+{} more)", t.cases.len() - 3));
     }
-    let head = match t.kind {
+    let head = match t.kind.as_ref() {
         "failed" => format!("cases that could not be measured: {cases}"),
         "inconclusive" => format!("inconclusive cases: {cases}"),
         "behaviour" => format!("behaviour in {cases}"),
@@ -203,7 +204,7 @@ pub fn describe(t: &Tripped) -> String {
     if let Some(e) = t.effect {
         tail.push(format!("effect {e:+.3}"));
     }
-    match (t.p, t.kind) {
+    match (t.p, t.kind.as_ref()) {
         (Some(p), _) => tail.push(format!("adjusted p {p:.4}")),
         (None, "rule") => tail.push("deterministic break".to_string()),
         _ => {}

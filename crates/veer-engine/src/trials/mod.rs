@@ -77,7 +77,7 @@ pub fn analyse(
         fail_on_inconclusive,
     );
     TrialsReport {
-        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline.to_string(),
         candidate: candidate.to_string(),
         trials,
@@ -171,7 +171,7 @@ pub fn analyse_in_memory(
         fail_on_inconclusive,
     );
     TrialsReport {
-        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline_name.to_string(),
         candidate: candidate_name.to_string(),
         trials,

@@ -1,11 +1,12 @@
 //! The `trials` block of a directory diff with repeated trials (issue 28, item 5): plain serde
 //! data, field order fixed; printers format it and never compute a number.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use veer_trials::{FirstDivergence, PassHatK, PermutationMethod};
 
 /// The trials block.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrialsBlock {
     /// How cases and trials were found.
     pub layout: LayoutBlock,
@@ -34,7 +35,7 @@ pub struct TrialsBlock {
 }
 
 /// How cases and trials were found.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayoutBlock {
     /// The rules that gave case keys (`pattern`, `metadata`, `subdirectory`, `siblings`,
     /// `trailing-number`, `path`).
@@ -48,7 +49,7 @@ pub struct LayoutBlock {
 }
 
 /// One practical margin: a change counts only beyond max(relative × baseline mean, absolute).
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MarginRow {
     /// The axis (or `behaviour`).
     pub measure: String,
@@ -59,7 +60,7 @@ pub struct MarginRow {
 }
 
 /// One case's result.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseBlock {
     /// The case key.
     pub case: String,
@@ -68,11 +69,11 @@ pub struct CaseBlock {
     /// Candidate trials (k_C).
     pub candidate_trials: usize,
     /// `regressed`, `improved`, `unchanged`, `inconclusive`, `flaky`, `missing` or `failed`.
-    pub verdict: &'static str,
+    pub verdict: Cow<'static, str>,
     /// The measures behind a `regressed`, `improved` or `inconclusive` verdict.
     pub measures: Vec<String>,
     /// For `inconclusive`: the balanced trials per side that would make the case testable.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials_needed: Option<u32>,
     /// False when neither side has two trials: the run-to-run noise could not be estimated.
     pub noise_estimated: bool,
@@ -85,12 +86,12 @@ pub struct CaseBlock {
     /// The modal first divergence over cross-side pairs, with its share among within pairs.
     pub first_divergence: Option<FirstDivergenceBlock>,
     /// For `failed`: the trial that could not be measured.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<CaseError>,
 }
 
 /// The trial that made a case `failed`.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseError {
     /// The file, relative to its directory.
     pub file: String,
@@ -101,12 +102,12 @@ pub struct CaseError {
 }
 
 /// One axis in one case.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseAxis {
     /// The axis.
-    pub axis: &'static str,
+    pub axis: Cow<'static, str>,
     /// Its unit.
-    pub unit: &'static str,
+    pub unit: Cow<'static, str>,
     /// Mean of the baseline trials.
     pub baseline_mean: f64,
     /// Mean of the candidate trials.
@@ -127,7 +128,7 @@ pub struct CaseAxis {
 }
 
 /// The behaviour of one case: spreads and the excess divergence.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseBehaviour {
     /// Mean event-level d_norm among the baseline's trials (null at k_B = 1), in [0, 1].
     pub d_bb: Option<f64>,
@@ -150,12 +151,12 @@ pub struct CaseBehaviour {
 }
 
 /// One rule in one case.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseRule {
     /// The rule id.
     pub rule: String,
     /// Its severity (`info`, `warning`, `error`, `critical`).
-    pub severity: &'static str,
+    pub severity: Cow<'static, str>,
     /// Baseline trials that violated it.
     pub baseline_violations: u32,
     /// Candidate trials that violated it.
@@ -169,7 +170,7 @@ pub struct CaseRule {
 }
 
 /// The modal first divergence of a case.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstDivergenceBlock {
     /// The turn (structural step) most cross pairs first diverge at; null when none does.
     pub turn: Option<u32>,
@@ -182,12 +183,12 @@ pub struct FirstDivergenceBlock {
 }
 
 /// A suite-level axis test.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteAxis {
     /// The axis.
-    pub axis: &'static str,
+    pub axis: Cow<'static, str>,
     /// Its unit.
-    pub unit: &'static str,
+    pub unit: Cow<'static, str>,
     /// Cases measured on both sides.
     pub cases: u32,
     /// Mean over cases of (candidate mean − baseline mean).
@@ -209,12 +210,12 @@ pub struct SuiteAxis {
 }
 
 /// A suite-level rule test.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteRule {
     /// The rule id.
     pub rule: String,
     /// Its severity.
-    pub severity: &'static str,
+    pub severity: Cow<'static, str>,
     /// Violating baseline trials / baseline trials, over cases with both sides.
     pub baseline: String,
     /// Likewise for the candidate.
@@ -232,11 +233,11 @@ pub struct SuiteRule {
 }
 
 /// pass^k per side.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PassHatKBlock {
     /// Where pass/fail came from: `outcome` (every trial's metadata `outcome`, e.g. Inspect AI
     /// scores) or `policy-clean` (a trial passes when it violates no rule).
-    pub outcome: &'static str,
+    pub outcome: Cow<'static, str>,
     /// The baseline's pass^k, k = 1..K.
     pub baseline: PassHatK,
     /// The candidate's.
@@ -244,20 +245,22 @@ pub struct PassHatKBlock {
 }
 
 /// The power of one axis at this design.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanRow {
     /// The axis.
-    pub axis: &'static str,
+    pub axis: Cow<'static, str>,
     /// MDE at 80% power now.
     pub mde: f64,
     /// The MDE's floor with unlimited trials at this many cases.
     pub floor: f64,
     /// `more trials` when extra trials would shrink the MDE noticeably, else `more cases`.
-    pub advice: &'static str,
+    pub advice: Cow<'static, str>,
 }
 
 /// Cases per verdict.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(
+    schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default,
+)]
 pub struct VerdictCounts {
     /// Regressed cases.
     pub regressed: usize,
@@ -276,10 +279,10 @@ pub struct VerdictCounts {
 }
 
 /// One thing that tripped the gate.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tripped {
     /// `axis`, `rule`, `behaviour`, `inconclusive` or `failed`.
-    pub kind: &'static str,
+    pub kind: Cow<'static, str>,
     /// The axis or rule (empty for `inconclusive` and `failed`).
     pub measure: String,
     /// The cases involved (all cases for a suite-level axis).
@@ -294,10 +297,10 @@ pub struct Tripped {
 }
 
 /// The directory report of a diff with repeated trials.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrialsReport {
     /// The diff report schema version.
-    pub schema_version: &'static str,
+    pub schema_version: Cow<'static, str>,
     /// The baseline directory, as given.
     pub baseline: String,
     /// The candidate directory, as given.

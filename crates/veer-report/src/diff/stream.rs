@@ -78,7 +78,7 @@ mod tests {
         };
         let aggregate = veer_diff::aggregate::aggregate(&pairs, &unmatched);
         DirectoryReport {
-            schema_version: DIFF_SCHEMA_VERSION,
+            schema_version: DIFF_SCHEMA_VERSION.into(),
             pairs,
             errors: Vec::new(),
             unmatched,

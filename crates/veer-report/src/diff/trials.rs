@@ -55,7 +55,7 @@ fn case_line(c: &CaseBlock) -> String {
     for a in c
         .axes
         .iter()
-        .filter(|a| c.measures.iter().any(|m| m == a.axis))
+        .filter(|a| c.measures.iter().any(|m| *m == a.axis))
     {
         s.push_str(&format!(
             "; {} {:.1} → {:.1} {}",
@@ -196,7 +196,7 @@ pub fn junit(r: &TrialsReport) -> String {
         .trials
         .cases
         .iter()
-        .filter(|c| matches!(c.verdict, "regressed" | "failed"))
+        .filter(|c| matches!(c.verdict.as_ref(), "regressed" | "failed"))
         .count();
     let mut out = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{failures}\">\n  <testsuite name=\"trials\" tests=\"{}\" failures=\"{failures}\">\n",
@@ -208,7 +208,7 @@ pub fn junit(r: &TrialsReport) -> String {
             "    <testcase classname=\"trials\" name=\"{}\"",
             xml(&c.case)
         ));
-        match c.verdict {
+        match c.verdict.as_ref() {
             "regressed" | "failed" => out.push_str(&format!(
                 ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
                 c.verdict,
@@ -233,7 +233,7 @@ pub fn junit(r: &TrialsReport) -> String {
 pub fn github(r: &TrialsReport) -> String {
     let mut out = String::new();
     for c in &r.trials.cases {
-        let level = match c.verdict {
+        let level = match c.verdict.as_ref() {
             "regressed" | "failed" => "error",
             "inconclusive" | "flaky" => "warning",
             _ => continue,
@@ -254,7 +254,7 @@ pub fn sarif(r: &TrialsReport) -> String {
         .trials
         .cases
         .iter()
-        .filter(|c| matches!(c.verdict, "regressed" | "failed"))
+        .filter(|c| matches!(c.verdict.as_ref(), "regressed" | "failed"))
         .map(|c| {
             serde_json::json!({
                 "ruleId": if c.verdict == "failed" { "veer/trials/failed".to_string() } else { format!("veer/trials/{}", c.measures.first().map_or("regressed", String::as_str)) },

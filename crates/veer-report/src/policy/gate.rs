@@ -1,28 +1,29 @@
 //! The `veer gate` report: what the gate saw in a saved diff report and what it decided.
 
 use crate::style::Style;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use veer_policy::{Gate, Level, Violation};
 
 /// Version of the `veer gate` JSON document (added in this version; earlier reports had none).
 pub const GATE_SCHEMA_VERSION: &str = "1";
 
 /// The result of `veer gate`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GateReport {
     /// JSON schema version ([`GATE_SCHEMA_VERSION`]).
-    pub schema_version: &'static str,
+    pub schema_version: Cow<'static, str>,
     /// The report file.
     pub report: String,
     /// Worst axis severity over every pair of the report.
     pub worst_axis: Level,
     /// The behaviour-fingerprint signal: `moderate` when a stored fingerprint test (of a pair,
     /// or a directory's pooled test) is a powered rejection; omitted from JSON when none.
-    #[serde(skip_serializing_if = "is_none")]
+    #[serde(default, skip_serializing_if = "is_none")]
     pub fingerprint: Level,
     /// Where the policy regressions came from: `report` (stored by `veer diff`), `recomputed`
     /// (`--policy`) or `none` (the report has no policy section).
-    pub policy_source: &'static str,
+    pub policy_source: Cow<'static, str>,
     /// The policy regressions that count, each with the trace it came from.
     pub regressions: Vec<GateRegression>,
     /// The decision.
@@ -31,7 +32,7 @@ pub struct GateReport {
 
 /// A policy regression `veer gate` counts, with the trace it came from: the pair's relative
 /// path in a directory report, else the candidate trace's path.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GateRegression {
     /// The trace (pair) the regression is in.
     pub trace: String,
@@ -57,7 +58,7 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
             r.fingerprint.name()
         ));
     }
-    match r.policy_source {
+    match r.policy_source.as_ref() {
         "none" => out.push_str("  policy: not part of this report\n"),
         source => {
             out.push_str(&format!(

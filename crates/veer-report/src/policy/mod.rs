@@ -8,11 +8,11 @@ pub mod junit;
 pub mod markdown;
 pub mod terminal;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use veer_policy::{Gate, Level, Violation};
 
 /// One checked trace and its violations.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CheckedTrace {
     /// The trace path (relative to the directory in directory mode).
     pub trace: String,
@@ -32,7 +32,7 @@ pub struct CheckedTrace {
 
 /// A trace of a directory that could not be read: an error row of `veer check`, a failure of
 /// the gate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TraceFailure {
     /// The trace path relative to the directory.
     pub trace: String,
@@ -47,7 +47,7 @@ pub struct TraceFailure {
 }
 
 /// A rule as listed by the JUnit printer (one test case per rule).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RuleSummary {
     /// Rule id.
     pub id: String,

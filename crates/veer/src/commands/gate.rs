@@ -1,183 +1,377 @@
 //! `veer gate REPORT.json`: re-applies the merge gate to a saved diff report (spec `policy.md`
-//! §12). Without `--policy` the report's stored policy regressions count (the diff computed
-//! them once); with `--policy` both traces are required and the policy diff is recomputed once.
-//! A directory report's error rows (pairs that could not be read) count as `veer diff` counts
-//! them: each trips a set gate (exit 1); with `--fail-on never` they make the exit code 2.
+//! §12). The report is read into its type (a pair, a directory or a repeated-trials report;
+//! Shadow's pair layout is also read), and a malformed one is refused naming the file, the
+//! line, the JSON path and what was expected. The gate then decides through the engine, as
+//! `veer diff` did: a pair's or a directory's [`Verdict`] at `--fail-on` (the trials gate for a
+//! trials report), so the exit code is the one `veer diff --fail-on` gives on the same inputs.
+//!
+//! Without `--policy` the report's stored policy regressions count; with `--policy` (a pair
+//! report only) both traces are required and the policy diff is recomputed once. A directory
+//! report's error rows count as `veer diff` counts them: each trips a set gate (exit 1); with
+//! `--fail-on never` they make the exit code 2.
 
 use crate::cli::{GateArgs, GateFormat};
-use crate::error::{CliError, EXIT_ERROR, EXIT_GATE, EXIT_OK};
+use crate::error::CliError;
 use crate::output::{colour_enabled, emit};
-use serde_json::Value;
-use veer_diff::fingerprint;
-use veer_diff::hotelling::Decision;
-use veer_policy::{compare, Gate, Kind, Level, Severity, Violation};
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::Deserialize;
+use veer_diff::report::{DirectoryReport, DIFF_SCHEMA_VERSION};
+use veer_diff::DiffReport;
+use veer_engine::trials::report::TrialsReport;
+use veer_engine::verdict::{self, Cause, DirectoryVerdict, Trip};
+use veer_engine::Verdict;
+use veer_policy::{compare, Level, Violation};
 use veer_report::policy::gate::{GateRegression, GateReport};
 use veer_report::style::Style;
 
-/// The single-pair reports inside a diff report (a directory report holds one per pair), each
-/// with the trace it is about: the pair's relative path, or the candidate's path.
-fn pair_reports(doc: &Value) -> Vec<(String, &Value)> {
-    let candidate = |r: &Value| {
-        r.get("candidate")
-            .and_then(|c| c.get("path"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    match doc.get("pairs").and_then(Value::as_array) {
-        Some(pairs) => pairs
-            .iter()
-            .filter_map(|p| {
-                let report = p.get("report")?;
-                let name = p.get("baseline").and_then(Value::as_str);
-                Some((
-                    name.map_or_else(|| candidate(report), str::to_string),
-                    report,
-                ))
-            })
-            .collect(),
-        None => vec![(candidate(doc), doc)],
-    }
+/// A saved report as `veer gate` reads it.
+enum Saved {
+    /// `veer diff BASELINE CANDIDATE --format json`.
+    Pair(Box<DiffReport>),
+    /// `veer diff BASELINE_DIR CANDIDATE_DIR --format json`, paired by path.
+    Directory(Box<DirectoryReport>),
+    /// A directory diff of cases with repeated trials.
+    Trials(Box<TrialsReport>),
+    /// Shadow's pair report (the conformance vectors): axis rows and a policy diff.
+    Shadow(ShadowReport),
 }
 
-fn bad_report(file: &str, message: String) -> CliError {
-    CliError::input(format!("{file}: {message}"))
-        .hint("pass a report written by `veer diff --format json`")
+/// The top-level keys that tell the report kinds apart (every other key is skipped unread).
+#[derive(Deserialize)]
+struct Probe {
+    schema_version: Option<serde_json::Value>,
+    pairs: Option<IgnoredAny>,
+    trials: Option<IgnoredAny>,
+    rows: Option<IgnoredAny>,
+    axes: Option<IgnoredAny>,
+    /// `veer check`'s document.
+    traces: Option<IgnoredAny>,
 }
 
-/// The worst axis severity of one pair report (`axes`, or Shadow's `rows`), improvements
-/// left out.
-fn worst_axis(file: &str, report: &Value) -> Result<Level, CliError> {
-    let rows = report
-        .get("axes")
-        .or_else(|| report.get("rows"))
-        .and_then(Value::as_array);
-    let Some(rows) = rows else {
-        return match report.get("worst_severity").and_then(Value::as_str) {
-            Some(s) => Level::parse(s)
-                .ok_or_else(|| bad_report(file, format!("unknown worst_severity '{s}'"))),
-            None => Err(bad_report(file, "no `axes` array".into())),
-        };
-    };
-    let mut worst = Level::None;
-    for (i, row) in rows.iter().enumerate() {
-        // Only worse-direction changes gate (docs/policy.md); older reports have no field.
-        if row.get("direction").and_then(Value::as_str) == Some("improvement") {
-            continue;
-        }
-        let s = row.get("severity").and_then(Value::as_str).ok_or_else(|| {
-            bad_report(
-                file,
-                format!("axes[{i}].severity is missing or not a string"),
-            )
-        })?;
-        let level = Level::parse(s).ok_or_else(|| {
-            bad_report(file, format!("axes[{i}].severity: unknown severity '{s}'"))
-        })?;
-        worst = worst.max(level);
-    }
-    Ok(worst)
+/// Shadow's pair report: what its gate reads.
+#[derive(Deserialize)]
+struct ShadowReport {
+    /// One row per axis.
+    rows: Vec<ShadowRow>,
+    /// With a policy: its regressions.
+    #[serde(default)]
+    policy_diff: Option<ShadowPolicy>,
 }
 
-/// The gate level of a stored `fingerprint` block (a pair's, or a directory's pooled test):
-/// `moderate` for a powered rejection, the rule `veer diff` applies; none when the block is
-/// absent or null.
-fn fingerprint_level(file: &str, block: Option<&Value>) -> Result<Level, CliError> {
-    let Some(block) = block.filter(|b| !b.is_null()) else {
-        return Ok(Level::None);
-    };
-    let bad = |what: &str| bad_report(file, format!("fingerprint.{what}"));
-    let decision = match block.get("decision").and_then(Value::as_str) {
-        Some("reject") => Decision::Reject,
-        Some("fail_to_reject") => Decision::FailToReject,
-        Some("underpowered") => Decision::Underpowered,
-        _ => return Err(bad("decision is missing or unknown")),
-    };
-    let power = match block.get("power") {
-        Some(Value::Null) => None,
-        Some(v) => Some(v.as_f64().ok_or_else(|| bad("power is not a number"))?),
-        None => return Err(bad("power is missing")),
-    };
-    let dims = block
-        .get("dimensions")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("dimensions is missing"))?;
-    let mut largest_shift = 0.0f64;
-    for d in dims {
-        let mean = |k: &str| d.get(k).and_then(Value::as_f64);
-        let (Some(b), Some(c)) = (mean("baseline_mean"), mean("candidate_mean")) else {
-            return Err(bad(
-                "dimensions[].baseline_mean / candidate_mean must be numbers",
-            ));
-        };
-        largest_shift = largest_shift.max((c - b).abs());
-    }
-    Ok(fingerprint::block::gate_level(
-        decision,
-        power,
-        largest_shift,
-    ))
+/// One axis row of a Shadow report.
+#[derive(Deserialize)]
+struct ShadowRow {
+    /// The axis' wire name.
+    axis: String,
+    /// Its severity (`none` … `severe`).
+    severity: Level,
+    /// `regression` or `improvement` (absent in Shadow's own reports: every change counts).
+    #[serde(default)]
+    direction: Option<String>,
 }
 
-/// The stored policy regressions of one pair report (`policy`, or Shadow's `policy_diff`).
-fn stored_regressions(file: &str, report: &Value) -> Result<Option<Vec<Violation>>, CliError> {
-    let Some(policy) = report.get("policy").or_else(|| report.get("policy_diff")) else {
-        return Ok(None);
-    };
-    if policy.is_null() {
-        return Ok(None);
-    }
-    let list = policy
-        .get("regressions")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad_report(file, "policy.regressions is not a list".into()))?;
-    let mut out = Vec::new();
-    for (i, v) in list.iter().enumerate() {
-        let field = |k: &str| v.get(k).and_then(Value::as_str);
-        let severity = field("severity").and_then(Severity::parse).ok_or_else(|| {
-            bad_report(
-                file,
-                format!("policy.regressions[{i}].severity is not a policy severity"),
-            )
-        })?;
-        let kind = field("kind").and_then(Kind::parse).ok_or_else(|| {
-            bad_report(
-                file,
-                format!("policy.regressions[{i}].kind is not a rule kind"),
-            )
-        })?;
-        let index = |k: &str| v.get(k).and_then(Value::as_u64).map(|n| n as usize);
-        out.push(Violation {
-            rule_id: field("rule_id").unwrap_or("").to_string(),
-            kind,
-            severity,
-            session: index("session"),
-            pair_index: index("pair_index"),
-            detail: field("detail").unwrap_or("").to_string(),
-            tags: v
-                .get("tags")
-                .and_then(Value::as_array)
-                .map(|t| {
-                    t.iter()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
+/// The policy block of a Shadow report.
+#[derive(Deserialize)]
+struct ShadowPolicy {
+    /// Candidate violations beyond the baseline's.
+    regressions: Vec<ShadowViolation>,
+}
+
+/// A violation as Shadow writes it: veer's fields, tags optional.
+#[derive(Deserialize)]
+struct ShadowViolation {
+    rule_id: String,
+    kind: veer_policy::Kind,
+    severity: veer_policy::Severity,
+    #[serde(default)]
+    session: Option<usize>,
+    #[serde(default)]
+    pair_index: Option<usize>,
+    detail: String,
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+impl From<&ShadowViolation> for Violation {
+    fn from(v: &ShadowViolation) -> Violation {
+        Violation {
+            rule_id: v.rule_id.clone(),
+            kind: v.kind,
+            severity: v.severity,
+            session: v.session,
+            pair_index: v.pair_index,
+            detail: v.detail.clone(),
+            tags: v.tags.clone(),
             status: None,
-        });
+        }
     }
-    Ok(Some(out))
 }
 
-/// Runs `veer gate`.
-pub fn run(args: &GateArgs) -> Result<u8, CliError> {
-    let file = args.report.display().to_string();
-    if args.policy.is_some() && (args.baseline.is_none() || args.candidate.is_none()) {
-        return Err(
-            CliError::input("--policy requires --baseline and --candidate.")
-                .hint("veer gate report.json --policy P --baseline B --candidate C"),
-        );
+const HINT: &str = "pass a report written by `veer diff --format json` (of this veer version)";
+
+/// Reads `text` (the contents of `file`) into the report type its keys announce.
+fn read_report(file: &str, text: &str) -> Result<Saved, CliError> {
+    let probe: Probe = serde_json::from_str(text).map_err(|e| {
+        let what = if e.is_data() {
+            "not a veer diff report (a JSON object is expected)".to_string()
+        } else {
+            format!("not valid JSON: {e}")
+        };
+        CliError::input(format!("{file}: {what}")).hint(HINT)
+    })?;
+    if probe.rows.is_some() && probe.schema_version.is_none() {
+        return typed(file, text).map(Saved::Shadow);
     }
+    if probe.traces.is_some() && probe.axes.is_none() && probe.pairs.is_none() {
+        return Err(CliError::input(format!(
+            "{file}: this is a `veer check` report; `veer gate` re-applies the gate to diff reports"
+        ))
+        .hint("`veer check TRACE --policy P --fail-on LEVEL` gates a trace on its violations"));
+    }
+    match &probe.schema_version {
+        Some(serde_json::Value::String(v)) if v == DIFF_SCHEMA_VERSION => {}
+        Some(v) => {
+            return Err(CliError::input(format!(
+                "{file}: schema_version {v} is not a diff report of version \"{DIFF_SCHEMA_VERSION}\", the one this veer reads"
+            ))
+            .hint("re-run `veer diff … --format json` with this veer and gate that report"))
+        }
+        None => {
+            return Err(CliError::input(format!(
+                "{file}: no schema_version: not a report written by `veer diff --format json`"
+            ))
+            .hint(HINT))
+        }
+    }
+    Ok(if probe.trials.is_some() {
+        Saved::Trials(Box::new(typed(file, text)?))
+    } else if probe.pairs.is_some() {
+        Saved::Directory(Box::new(typed(file, text)?))
+    } else {
+        Saved::Pair(Box::new(typed(file, text)?))
+    })
+}
+
+/// `text` read into `T`; an error names the file, its line and column, the JSON path and what
+/// was expected there.
+fn typed<T: DeserializeOwned>(file: &str, text: &str) -> Result<T, CliError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.inner();
+        let message = inner.to_string();
+        // serde_json appends the position; it is given up front instead.
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(m, _)| m);
+        let at = if path == "." {
+            String::new()
+        } else {
+            format!(" at .{path}")
+        };
+        CliError::input(format!(
+            "{file}:{}:{}: malformed report{at}: {message}",
+            inner.line(),
+            inner.column()
+        ))
+        .hint(HINT)
+    })
+}
+
+/// What the gate decided on one report and how it prints.
+struct Decided {
+    /// The engine's verdict (None for a trials report, whose gate is the trials gate).
+    verdict: Option<Verdict>,
+    /// The printed report.
+    report: GateReport,
+}
+
+/// The highest level among `signals` whose cause matches `of`.
+fn worst_of(signals: &[Trip], of: fn(&Cause) -> bool) -> Level {
+    signals
+        .iter()
+        .filter(|t| of(&t.cause))
+        .map(|t| t.level)
+        .max()
+        .unwrap_or(Level::None)
+}
+
+fn is_axis(c: &Cause) -> bool {
+    matches!(c, Cause::Axis { .. })
+}
+
+fn is_fingerprint(c: &Cause) -> bool {
+    matches!(c, Cause::Fingerprint { .. })
+}
+
+/// The regressions of one pair report, named by `trace`.
+fn regressions_of(report: &DiffReport, trace: &str) -> Vec<GateRegression> {
+    report
+        .policy
+        .iter()
+        .flat_map(|p| p.regressions.iter())
+        .map(|v| GateRegression {
+            trace: trace.to_string(),
+            violation: v.clone(),
+        })
+        .collect()
+}
+
+/// The gate over a pair report; with `recomputed` (the policy diff of `--policy` and the
+/// candidate trace it was computed on) in place of the stored policy diff.
+fn decide_pair(
+    file: &str,
+    mut report: DiffReport,
+    recomputed: Option<(veer_policy::PolicyDiff, String)>,
+    fail_on: Level,
+) -> Decided {
+    let policy_source = match (&recomputed, &report.policy) {
+        (Some(_), _) => "recomputed",
+        (None, Some(_)) => "report",
+        (None, None) => "none",
+    };
+    // Regressions are named by the candidate trace: the one given with --policy, else the
+    // report's (a report without one names itself).
+    let trace = match recomputed {
+        Some((diff, candidate)) => {
+            report.policy = Some(diff);
+            candidate
+        }
+        None if report.candidate.path.is_empty() => file.to_string(),
+        None => report.candidate.path.clone(),
+    };
+    let signals = verdict::pair_signals(&report);
+    let verdict = verdict::pair_verdict(&report, fail_on);
+    Decided {
+        report: GateReport {
+            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            report: file.to_string(),
+            worst_axis: worst_of(&signals, is_axis),
+            fingerprint: worst_of(&signals, is_fingerprint),
+            policy_source: policy_source.into(),
+            regressions: regressions_of(&report, &trace),
+            gate: verdict.gate(),
+        },
+        verdict: Some(verdict),
+    }
+}
+
+/// The gate over a directory report, folded pair by pair as `veer diff` folds it.
+fn decide_directory(file: &str, report: &DirectoryReport, fail_on: Level) -> Decided {
+    let mut fold = DirectoryVerdict::new(fail_on);
+    let mut signals = Vec::new();
+    let mut regressions = Vec::new();
+    let mut any_policy = false;
+    for pair in &report.pairs {
+        fold.pair(&pair.baseline, &pair.report);
+        signals.extend(verdict::pair_signals(&pair.report));
+        any_policy |= pair.report.policy.is_some();
+        regressions.extend(regressions_of(&pair.report, &pair.baseline));
+    }
+    signals.extend(verdict::fingerprint_signal(
+        report.fingerprint.as_ref(),
+        true,
+    ));
+    let verdict = fold.finish(report.fingerprint.as_ref(), &report.errors);
+    Decided {
+        report: GateReport {
+            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            report: file.to_string(),
+            worst_axis: worst_of(&signals, is_axis),
+            fingerprint: worst_of(&signals, is_fingerprint),
+            policy_source: if any_policy { "report" } else { "none" }.into(),
+            regressions,
+            gate: verdict.gate(),
+        },
+        verdict: Some(verdict),
+    }
+}
+
+/// The gate over a repeated-trials report: the engine's trials gate recomputed at `fail_on`
+/// (inconclusive cases do not count: `veer gate` has no `--fail-on inconclusive`).
+fn decide_trials(file: &str, report: &TrialsReport, fail_on: Level) -> Decided {
+    let tripped = veer_engine::trials::gate::trials_gate(&report.trials, false);
+    let worst = |kinds: &[&str]| {
+        tripped
+            .iter()
+            .filter(|t| kinds.contains(&t.kind.as_ref()))
+            .map(|t| t.level)
+            .max()
+            .unwrap_or(Level::None)
+    };
+    let all = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
+    let has_rules =
+        report.trials.cases.iter().any(|c| !c.rules.is_empty()) || !report.trials.rules.is_empty();
+    Decided {
+        report: GateReport {
+            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            report: file.to_string(),
+            worst_axis: worst(&["axis", "behaviour", "failed"]),
+            fingerprint: Level::None,
+            policy_source: if has_rules { "report" } else { "none" }.into(),
+            regressions: Vec::new(),
+            gate: veer_policy::Gate::decide(fail_on, all),
+        },
+        verdict: None,
+    }
+}
+
+/// The gate over Shadow's pair report: its worse-direction axis rows and policy regressions
+/// (those of `recomputed`, the policy diff of `--policy` and its candidate trace, when given).
+fn decide_shadow(
+    file: &str,
+    report: &ShadowReport,
+    recomputed: Option<(veer_policy::PolicyDiff, String)>,
+    fail_on: Level,
+) -> Decided {
+    let mut signals: Vec<Trip> = report
+        .rows
+        .iter()
+        .filter(|r| r.direction.as_deref() != Some("improvement"))
+        .map(|r| Trip {
+            trace: None,
+            level: r.severity,
+            cause: Cause::Axis {
+                axis: r.axis.clone(),
+            },
+            reason: format!("{} changed: {}", r.axis, r.severity.name()),
+        })
+        .collect();
+    let (policy_source, trace, regressions): (&str, String, Vec<Violation>) = match recomputed {
+        Some((diff, candidate)) => ("recomputed", candidate, diff.regressions),
+        None => match &report.policy_diff {
+            Some(p) => (
+                "report",
+                file.to_string(),
+                p.regressions.iter().map(Violation::from).collect(),
+            ),
+            None => ("none", file.to_string(), Vec::new()),
+        },
+    };
+    signals.extend(regressions.iter().map(|v| verdict::policy_signal(v, true)));
+    let verdict = Verdict::decide(fail_on, signals.clone());
+    Decided {
+        report: GateReport {
+            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            report: file.to_string(),
+            worst_axis: worst_of(&signals, is_axis),
+            fingerprint: Level::None,
+            policy_source: policy_source.into(),
+            regressions: regressions
+                .into_iter()
+                .map(|violation| GateRegression {
+                    trace: trace.clone(),
+                    violation,
+                })
+                .collect(),
+            gate: verdict.gate(),
+        },
+        verdict: Some(verdict),
+    }
+}
+
+/// Reads REPORT within `--max-report-bytes`, as UTF-8.
+fn read_text(args: &GateArgs, file: &str) -> Result<String, CliError> {
     let bytes = veer_trace::limits::read_capped(&args.report, args.max_report_bytes).map_err(
         |e| match e {
             veer_trace::limits::CappedError::Io(e) => {
@@ -191,78 +385,53 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
             }
         },
     )?;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         CliError::input(format!(
             "{file}: cannot read: not valid UTF-8 (byte {})",
             e.utf8_error().valid_up_to()
         ))
         .hint("check the path")
-    })?;
-    let doc: Value = serde_json::from_str(&text)
-        .map_err(|e| bad_report(&file, format!("not valid JSON: {e}")))?;
-    let reports = pair_reports(&doc);
-    let errors = match doc.get("pairs").and(doc.get("errors")) {
-        None => 0,
-        Some(rows) => rows
-            .as_array()
-            .ok_or_else(|| bad_report(&file, "errors is not a list".into()))?
-            .len(),
-    };
-    let mut axis = Level::None;
-    let mut fingerprint = fingerprint_level(&file, doc.get("pairs").and(doc.get("fingerprint")))?;
-    for (_, r) in &reports {
-        axis = axis.max(worst_axis(&file, r)?);
-        fingerprint = fingerprint.max(fingerprint_level(&file, r.get("fingerprint"))?);
+    })
+}
+
+/// Runs `veer gate`.
+pub fn run(args: &GateArgs) -> Result<u8, CliError> {
+    let file = args.report.display().to_string();
+    if args.policy.is_some() && (args.baseline.is_none() || args.candidate.is_none()) {
+        return Err(
+            CliError::input("--policy requires --baseline and --candidate.")
+                .hint("veer gate report.json --policy P --baseline B --candidate C"),
+        );
     }
-    let (policy_source, regressions) = match (&args.policy, &args.baseline, &args.candidate) {
+    let text = read_text(args, &file)?;
+    let saved = read_report(&file, &text)?;
+    drop(text);
+    let recomputed = match (&args.policy, &args.baseline, &args.candidate) {
         (Some(p), Some(b), Some(c)) => {
+            if !matches!(saved, Saved::Pair(_) | Saved::Shadow(_)) {
+                return Err(CliError::input(format!(
+                    "{file}: --policy recomputes the policy diff of one trace pair, but this is a directory report"
+                ))
+                .hint("re-run `veer diff BASELINE_DIR CANDIDATE_DIR --policy FILE --format json` and gate that report"));
+            }
             let policy = super::policy::load(p)?;
             let options = args.read.options();
             let baseline = veer_trace::load_trace(b, &options)?;
             let candidate = veer_trace::load_trace(c, &options)?;
-            let trace = c.display().to_string();
-            (
-                "recomputed",
-                compare(&policy, &baseline, &candidate)
-                    .regressions
-                    .into_iter()
-                    .map(|violation| GateRegression {
-                        trace: trace.clone(),
-                        violation,
-                    })
-                    .collect(),
-            )
+            Some((
+                compare(&policy, &baseline, &candidate),
+                c.display().to_string(),
+            ))
         }
-        _ => {
-            let mut any = false;
-            let mut all = Vec::new();
-            for (trace, r) in &reports {
-                if let Some(list) = stored_regressions(&file, r)? {
-                    any = true;
-                    // A report without the candidate's path (Shadow's) names itself.
-                    let trace = if trace.is_empty() { &file } else { trace };
-                    all.extend(list.into_iter().map(|violation| GateRegression {
-                        trace: trace.clone(),
-                        violation,
-                    }));
-                }
-            }
-            (if any { "report" } else { "none" }, all)
-        }
+        _ => None,
     };
-    let worst = regressions
-        .iter()
-        .map(|v| Level::from(v.violation.severity))
-        .fold(axis.max(fingerprint), Level::max);
-    let report = GateReport {
-        schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION,
-        report: file,
-        worst_axis: axis,
-        fingerprint,
-        policy_source,
-        regressions,
-        gate: Gate::decide_with_errors(args.fail_on, worst, errors),
+    let decided = match saved {
+        Saved::Pair(report) => decide_pair(&file, *report, recomputed, args.fail_on),
+        Saved::Directory(report) => decide_directory(&file, &report, args.fail_on),
+        Saved::Trials(report) => decide_trials(&file, &report, args.fail_on),
+        Saved::Shadow(report) => decide_shadow(&file, &report, recomputed, args.fail_on),
     };
+    let report = decided.report;
     let text = match args.format {
         GateFormat::Terminal => veer_report::policy::gate::terminal(
             &report,
@@ -274,12 +443,20 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     };
     emit(&text, args.out.output.as_deref())?;
     crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
-    if report.gate.errors_without_gate() {
-        return Ok(EXIT_ERROR);
-    }
-    Ok(if report.gate.tripped {
-        EXIT_GATE
-    } else {
-        EXIT_OK
+    Ok(match &decided.verdict {
+        Some(v) => v.exit_code(),
+        None => exit_code(&report.gate),
     })
+}
+
+/// The exit code of a gate decided without a [`Verdict`] (a trials report): 1 when it trips,
+/// 2 for error rows with the gate off, else 0.
+fn exit_code(gate: &veer_policy::Gate) -> u8 {
+    if gate.tripped {
+        crate::error::EXIT_GATE
+    } else if gate.errors_without_gate() {
+        crate::error::EXIT_ERROR
+    } else {
+        crate::error::EXIT_OK
+    }
 }

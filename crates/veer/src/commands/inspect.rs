@@ -5,6 +5,7 @@ use crate::cli::{InspectArgs, InspectFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use veer_report::inspect::{InspectReport, InspectTool, InspectTurn};
 use veer_report::style::Style;
 use veer_trace::Trace;
@@ -66,14 +67,14 @@ pub const INSPECT_SCHEMA_VERSION: &str = "2";
 /// The `veer inspect --format json` document, one shape for every input: `traces` holds every
 /// trace shown (one for a trace file, every run of a traxr results file; empty for an Inspect
 /// AI log), `log` the summary of an Inspect AI log (absent otherwise).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct InspectDocument {
     /// JSON schema version ([`INSPECT_SCHEMA_VERSION`]).
-    pub schema_version: &'static str,
+    pub schema_version: Cow<'static, str>,
     /// One entry per trace, in input order.
     pub traces: Vec<InspectReport>,
     /// An Inspect AI log's samples; absent for other inputs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<super::inspect_log::LogReport>,
 }
 
@@ -81,7 +82,7 @@ pub struct InspectDocument {
 pub fn render(reports: &[InspectReport], format: InspectFormat, colour: bool) -> String {
     match format {
         InspectFormat::Json => veer_report::json::to_json(&InspectDocument {
-            schema_version: INSPECT_SCHEMA_VERSION,
+            schema_version: INSPECT_SCHEMA_VERSION.into(),
             traces: reports.to_vec(),
             log: None,
         }),

@@ -7,7 +7,7 @@ use crate::cli::InspectFormat;
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{emit, emit_data, interrupt, print_warnings};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::Path;
@@ -111,7 +111,7 @@ fn write_new(target: &Path, bytes: &[u8]) -> Result<(), CliError> {
 }
 
 /// One sample-epoch as `veer inspect` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SampleRow {
     /// Sample id.
     pub case: String,
@@ -136,7 +136,7 @@ pub struct SampleRow {
 }
 
 /// `veer inspect LOG`: the whole log.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LogReport {
     /// The log path.
     pub source: String,
@@ -180,7 +180,7 @@ pub fn inspect(
     };
     let text = match format {
         InspectFormat::Json => veer_report::json::to_json(&super::inspect::InspectDocument {
-            schema_version: super::inspect::INSPECT_SCHEMA_VERSION,
+            schema_version: super::inspect::INSPECT_SCHEMA_VERSION.into(),
             traces: Vec::new(),
             log: Some(report),
         }),

@@ -23,3 +23,6 @@ pub mod scan;
 pub mod schema;
 pub mod synth;
 pub mod trials;
+
+#[cfg(test)]
+mod roundtrip_tests;

@@ -6,7 +6,8 @@
 use crate::cli::{ExperimentPerturbArgs, ExperimentPerturbFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbError};
 
@@ -19,9 +20,9 @@ pub(crate) const PERTURB_SCHEMA_VERSION: &str = "2";
 
 /// What the command did, as printed (`--format json`). One shape for one operator and for
 /// `--all`.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub(crate) struct Summary {
-    schema_version: &'static str,
+    schema_version: Cow<'static, str>,
     file: String,
     base_seed: u64,
     bytes_in: usize,
@@ -30,14 +31,14 @@ pub(crate) struct Summary {
 }
 
 /// One operator's result.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[schemars(transform = applied_schema)]
 struct Applied {
-    operator: &'static str,
+    operator: Cow<'static, str>,
     /// The operator's own seed, in `0..2^32`.
     seed: u32,
     /// `applied` or `skipped`.
-    status: &'static str,
+    status: Cow<'static, str>,
     /// Why the operator did not apply (`null` when applied).
     reason: Option<String>,
     /// The file written (`null` when skipped).
@@ -47,7 +48,7 @@ struct Applied {
     /// Set when the operator applied but its copy equals the input byte for byte (traxr
     /// counts such an operator as applied: one column to swap, no numeric column, fewer than 3
     /// paragraphs, …); `null` otherwise.
-    note: Option<&'static str>,
+    note: Option<Cow<'static, str>>,
 }
 
 /// What the field types cannot say: `status` is `applied` or `skipped`; a skipped operator
@@ -116,7 +117,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
     }
     let content = read_text(&args.file)?;
     let mut summary = Summary {
-        schema_version: PERTURB_SCHEMA_VERSION,
+        schema_version: PERTURB_SCHEMA_VERSION.into(),
         file: file.clone(),
         base_seed: args.seed,
         bytes_in: content.len(),
@@ -127,13 +128,13 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
         let outcome =
             perturb(&content, kind, *operator, seed).map_err(|e| perturb_error(&file, kind, e))?;
         let mut applied = Applied {
-            operator: operator.name(),
+            operator: operator.name().into(),
             seed,
-            status: "applied",
+            status: "applied".into(),
             reason: None,
             out: None,
             bytes_out: None,
-            note: outcome.unchanged_note(&content),
+            note: outcome.unchanged_note(&content).map(Cow::Borrowed),
         };
         match outcome {
             Outcome::Applied(text) => {
@@ -146,7 +147,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
                 applied.bytes_out = Some(text.len());
             }
             Outcome::Skipped(reason) => {
-                applied.status = "skipped";
+                applied.status = "skipped".into();
                 applied.reason = Some(reason);
             }
         }
@@ -173,7 +174,10 @@ pub(crate) fn perturb_error(file: &str, kind: FileKind, e: PerturbError) -> CliE
 }
 
 /// The summary as JSON, or one line per operator.
-fn render(summary: &Summary, format: ExperimentPerturbFormat) -> Result<String, CliError> {
+pub(crate) fn render(
+    summary: &Summary,
+    format: ExperimentPerturbFormat,
+) -> Result<String, CliError> {
     Ok(match format {
         ExperimentPerturbFormat::Json => {
             let mut s = serde_json::to_string_pretty(summary)
@@ -191,7 +195,10 @@ fn render(summary: &Summary, format: ExperimentPerturbFormat) -> Result<String, 
                         p.operator,
                         p.seed,
                         p.bytes_out.unwrap_or(0),
-                        p.note.map(|n| format!("; {n}")).unwrap_or_default()
+                        p.note
+                            .as_ref()
+                            .map(|n| format!("; {n}"))
+                            .unwrap_or_default()
                     )),
                     (None, reason) => s.push_str(&format!(
                         "{}: {} skipped (seed {}): {}; nothing written\n",

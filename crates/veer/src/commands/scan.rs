@@ -7,7 +7,8 @@ use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_skipped};
 use crate::progress::Progress;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use veer_report::style::Style;
@@ -15,7 +16,7 @@ use veer_secrets::{Detector, ExtraPattern};
 use veer_trace::agentlog::lines::{Line, LineReader};
 
 /// One finding with its file.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 struct FileFinding {
     file: String,
     line: u64,
@@ -24,7 +25,7 @@ struct FileFinding {
 }
 
 /// A path that could not be scanned: an error row.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 struct ScanError {
     file: String,
     error: String,
@@ -42,9 +43,9 @@ impl ScanError {
 }
 
 /// The scan report.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub(crate) struct ScanReport {
-    schema_version: &'static str,
+    schema_version: Cow<'static, str>,
     files_scanned: usize,
     findings: Vec<FileFinding>,
     errors: Vec<ScanError>,
@@ -134,7 +135,7 @@ pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
         }
     }
     let report = ScanReport {
-        schema_version: veer_report::SCHEMA_VERSION,
+        schema_version: veer_report::SCHEMA_VERSION.into(),
         files_scanned: scanned,
         findings,
         errors,

@@ -17,6 +17,7 @@ mod experiment_run;
 mod fingerprint;
 mod formats_more;
 mod formats_otel;
+mod gate_typed;
 mod golden;
 mod history;
 mod hostile;

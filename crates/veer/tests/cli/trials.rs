@@ -367,3 +367,50 @@ fn trials_plan_says_the_cases_and_trials_needed() {
     let r = veer_ok(&["plan", s(&base), "--mde", "5", "--axis", "speed"], 2);
     assert!(r.stderr.contains("unknown axis"), "{}", r.stderr);
 }
+
+/// `veer gate` on a saved trials report exits as the `veer diff` that wrote it did, at every
+/// `--fail-on` (issue 27: the gate reads the report into its type and re-decides).
+#[test]
+fn gate_on_a_saved_trials_report_exits_as_the_diff_did() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, changed) = (tmp.path().join("base"), tmp.path().join("changed"));
+    write_side(&base, 1, 4, 6, 0, &Script::default());
+    write_side(&changed, 3, 4, 6, 2, &skip_check());
+    let policy = tmp.path().join("p.yaml");
+    std::fs::write(&policy, POLICY).unwrap();
+    let report = tmp.path().join("report.json");
+    let p = s(&policy);
+    veer_ok(
+        &[
+            "diff",
+            s(&base),
+            s(&changed),
+            "--policy",
+            p,
+            "--format",
+            "json",
+            "-o",
+            s(&report),
+        ],
+        0,
+    );
+    for level in ["never", "minor", "moderate", "severe"] {
+        let diff = veer(&[
+            "diff",
+            s(&base),
+            s(&changed),
+            "--policy",
+            p,
+            "--fail-on",
+            level,
+        ]);
+        let gate = veer(&["gate", s(&report), "--fail-on", level]);
+        assert_eq!(
+            gate.code, diff.code,
+            "{level}: {}\n{}",
+            gate.stdout, gate.stderr
+        );
+    }
+    // The planted regression trips a set gate.
+    veer_ok(&["gate", s(&report), "--fail-on", "severe"], 1);
+}
