@@ -579,6 +579,9 @@ pub enum DiffFormat {
     /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
     /// Markdown report is appended to that file.
     Github,
+    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
+    /// `artifacts:reports:codequality`.
+    Gitlab,
 }
 
 /// `veer check`.
@@ -632,6 +635,9 @@ pub enum CheckFormat {
     /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
     /// Markdown report is appended to that file.
     Github,
+    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
+    /// `artifacts:reports:codequality`.
+    Gitlab,
 }
 
 /// `veer policy …`.

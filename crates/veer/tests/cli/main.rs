@@ -14,6 +14,7 @@ mod enforcement;
 mod experiment;
 mod experiment_run;
 mod fingerprint;
+mod gitlab;
 mod formats_more;
 mod formats_otel;
 mod golden;
