@@ -4,7 +4,9 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+mod setup;
 mod standing;
+pub use setup::*;
 pub use standing::*;
 
 /// veer tells you what changed in your agent's behaviour, where it first changed, and whether
@@ -33,6 +35,13 @@ pub struct Cli {
     /// record` writes recordings verbatim unless `--redact`).
     #[arg(long, global = true)]
     pub no_redact: bool,
+    /// Read settings from FILE instead of the veer.toml found by walking up from the working
+    /// directory (also VEER_CONFIG=FILE). Flags given on the command line win over it.
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore veer.toml and VEER_CONFIG: flags and veer's defaults only.
+    #[arg(long, global = true)]
+    pub no_config: bool,
 }
 
 /// The subcommands.
@@ -142,6 +151,19 @@ pub enum Command {
         after_help = "Examples:\n  veer diff runs/main runs/pr --format json -o report.json --history\n  veer history add report.json --commit $SHA --branch main\n  veer history show --axis cost --since 2026-11-01\n  veer history export --format jsonl -o history.jsonl"
     )]
     History(HistoryCommand),
+    /// The settings of veer.toml (docs/config.md): `veer config show` prints the effective
+    /// settings and where each came from.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Set a repository up for veer: a commented veer.toml, a starter policy
+    /// (veer-policy.yaml) and a GitHub workflow (.github/workflows/veer.yml) using veer's
+    /// action. An existing file is never overwritten: it is skipped and named.
+    #[command(after_help = "Examples:
+  veer init
+  veer init path/to/repo
+
+Exit codes: 0 when every file was written or already existed, 2 when one could not be written.")]
+    Init(InitArgs),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -346,7 +368,7 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// The document: diff, diff-directory, check, gate, inspect, scan, perturb,
-    /// experiment-pair, experiment-analyze, experiment-results (`--list` describes each).
+    /// experiment-pair, experiment-analyze, experiment-results, config (`--list` describes each).
     #[arg(value_name = "NAME", required_unless_present_any = ["list", "all_to"])]
     pub name: Option<String>,
     /// List every document name and the command that writes it.

@@ -2,6 +2,7 @@
 
 pub mod baseline;
 pub mod check;
+pub mod config;
 pub mod convert;
 pub mod demo;
 pub mod diff;
@@ -11,6 +12,7 @@ pub mod experiment_run_agent;
 pub mod gate;
 pub mod history;
 pub mod history_html;
+pub mod init;
 pub mod inspect;
 pub mod inspect_log;
 pub mod perturb;

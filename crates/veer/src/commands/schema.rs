@@ -100,6 +100,12 @@ pub const DOCUMENTS: &[Document] = &[
         written_by: "veer experiment run (DIR/results.json, traxr's results layout)",
         schema: generate::<veer_experiment::ExperimentReport>,
     },
+    Document {
+        name: "config",
+        version: super::config::CONFIG_SCHEMA_VERSION,
+        written_by: "veer config show --format json",
+        schema: generate::<super::config::ConfigDocument>,
+    },
 ];
 
 /// The schema of `T` as written (serialisation contract), draft 2020-12, with every object of

@@ -73,8 +73,10 @@ fn a_pair_diff_with_a_tripped_policy_is_critical() {
     let issues = valid(&first.stdout);
     assert!(!issues.is_empty());
     // What tripped the gate is critical; the candidate file is the location.
-    assert!(issues.iter().any(|i| i["severity"] == "critical"
-        && i["check_name"].as_str().unwrap().starts_with("policy/")));
+    assert!(issues
+        .iter()
+        .any(|i| i["severity"] == "critical"
+            && i["check_name"].as_str().unwrap().starts_with("policy/")));
     for i in &issues {
         assert!(i["location"]["path"]
             .as_str()
