@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod action;
 mod bad_input;
 mod bad_inputs;
 mod baseline;
