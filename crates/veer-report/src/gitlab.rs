@@ -4,9 +4,11 @@
 //!
 //! The severity is read from the finding's level, which the engine's verdict decided (a
 //! finding is an `error` exactly when it tripped the gate): `error` → `critical`, `warning` →
-//! `minor`, `note` → `info`. The fingerprint is the SHA-256 of the finding's rule, file, line
-//! and message (plus its occurrence number when the same four repeat), so it is stable across
-//! runs and unique within a report, as GitLab needs to tell new issues from fixed ones.
+//! `minor`, `note` → `info`. The fingerprint is the SHA-256 of the finding's rule, file and
+//! line and its occurrence number among findings with the same three, so it is stable across
+//! runs (and across rewordings of the message) and unique within a report, as GitLab needs to
+//! tell new issues from fixed ones. The message is left out of it: it may hold text of the
+//! trace, which the CLI redacts on output, and a hash must not depend on a secret.
 
 use crate::findings::{Finding, FindingLevel};
 use serde_json::{json, Value};
@@ -24,11 +26,11 @@ pub fn severity(level: FindingLevel) -> &'static str {
     }
 }
 
-/// The fingerprint of one issue: lowercase hex SHA-256 of its identity, with the occurrence
-/// number (0 for the first) so repeated identical findings stay distinct.
-fn fingerprint(check: &str, path: &str, line: u64, description: &str, occurrence: usize) -> String {
+/// The fingerprint of one issue: lowercase hex SHA-256 of its rule, file and line, with the
+/// occurrence number (0 for the first) so findings at the same place stay distinct.
+fn fingerprint(check: &str, path: &str, line: u64, occurrence: usize) -> String {
     let mut h = Sha256::new();
-    for part in [check, path, &line.to_string(), description] {
+    for part in [check, path, &line.to_string()] {
         h.update(part.as_bytes());
         h.update([0u8]);
     }
@@ -40,9 +42,9 @@ fn fingerprint(check: &str, path: &str, line: u64, description: &str, occurrence
 fn issues<'a>(rows: impl Iterator<Item = (String, &'a str, String, u64, String)>) -> Vec<Value> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     rows.map(|(check, severity, path, line, description)| {
-        let key = format!("{check}\0{path}\0{line}\0{description}");
+        let key = format!("{check}\0{path}\0{line}");
         let n = seen.entry(key).or_insert(0);
-        let fp = fingerprint(&check, &path, line, &description, *n);
+        let fp = fingerprint(&check, &path, line, *n);
         *n += 1;
         json!({
             "description": description,
