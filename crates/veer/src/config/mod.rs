@@ -101,8 +101,11 @@ pub fn locate(flag: Option<&Path>, no_config: bool) -> Result<Option<(PathBuf, O
     if let Some(path) = std::env::var_os(ENV).filter(|p| !p.is_empty()) {
         return named(PathBuf::from(path), Origin::Env, ENV);
     }
-    let cwd = std::env::current_dir()
-        .map_err(|e| CliError::input(format!("cannot read the working directory: {e}")))?;
+    // A working directory that cannot be read (removed under the process) has no settings
+    // file above it that veer could name; commands run with flags and defaults.
+    let Ok(cwd) = std::env::current_dir() else {
+        return Ok(None);
+    };
     Ok(find_from(&cwd).map(|p| (p, Origin::Found)))
 }
 
