@@ -301,3 +301,15 @@ fn init_writes_three_files_once_and_never_overwrites() {
     let r = veer_in(root, &["init", "no/such/dir"], &[]);
     expect(&r, 2, "init into a missing directory");
 }
+
+#[test]
+fn config_show_without_a_file_lists_the_defaults() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join(".git")).unwrap();
+    let r = veer_in(tmp.path(), &["config", "show"], &[]);
+    expect(&r, 0, "config show without a file");
+    insta::assert_snapshot!(r.stdout);
+    let r = veer_in(tmp.path(), &["init"], &[]);
+    expect(&r, 0, "init");
+    insta::assert_snapshot!("init_stderr", r.stderr);
+}
