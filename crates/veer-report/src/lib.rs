@@ -8,6 +8,7 @@ pub mod diff;
 pub mod experiment;
 pub mod findings;
 pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod inspect;
 pub mod json;

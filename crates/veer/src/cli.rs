@@ -5,8 +5,10 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 mod bisect;
+mod setup;
 mod standing;
 pub use bisect::*;
+pub use setup::*;
 pub use standing::*;
 
 /// veer tells you what changed in your agent's behaviour, where it first changed, and whether
@@ -35,6 +37,13 @@ pub struct Cli {
     /// record` writes recordings verbatim unless `--redact`).
     #[arg(long, global = true)]
     pub no_redact: bool,
+    /// Read settings from FILE instead of the veer.toml found by walking up from the working
+    /// directory (also VEER_CONFIG=FILE). Flags given on the command line win over it.
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore veer.toml and VEER_CONFIG: flags and veer's defaults only.
+    #[arg(long, global = true)]
+    pub no_config: bool,
 }
 
 /// The subcommands.
@@ -159,6 +168,19 @@ pub enum Command {
         after_help = "Examples:\n  veer bisect --baseline-config a.yaml --candidate-config b.yaml --out bisect/ -- python agent.py --config {config}\n  veer bisect --baseline-config a.json --candidate-config b.json --out bisect/ --plan\n  veer bisect --baseline-config a.toml --candidate-config b.toml --out bisect/ --from-runs traces/\n  veer bisect --baseline-config .env.main --candidate-config .env.pr --out b/ --group PROMPT=prompt --trials 5 --jobs 4 -- ./agent\n\nEach run gets its design point's configuration: {config} in the arguments is replaced by its\npath, and VEER_CONFIG, VEER_RUN_DIR and VEER_RUN_LABEL are set (VEER_TRACE with --trace-from).\nThe agent's model calls go through a recording proxy (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).\n\nExit codes: 0 done, 2 bad input or flags (or more runs than --max-runs),\n130 interrupted (finished runs are kept: run the same command again to resume)."
     )]
     Bisect(BisectArgs),
+    /// The settings of veer.toml (docs/config.md): `veer config show` prints the effective
+    /// settings and where each came from.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Set a repository up for veer: a commented veer.toml, a starter policy
+    /// (veer-policy.yaml) and a GitHub workflow (.github/workflows/veer.yml) using veer's
+    /// action. An existing file is never overwritten: it is skipped and named.
+    #[command(after_help = "Examples:
+  veer init
+  veer init path/to/repo
+
+Exit codes: 0 when every file was written or already existed, 2 when one could not be written.")]
+    Init(InitArgs),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),
@@ -363,7 +385,8 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// The document: diff, diff-directory, check, gate, inspect, scan, perturb,
-    /// experiment-pair, experiment-analyze, experiment-results, bisect (`--list` describes each).
+    /// experiment-pair, experiment-analyze, experiment-results, bisect, config (`--list`
+    /// describes each).
     #[arg(value_name = "NAME", required_unless_present_any = ["list", "all_to"])]
     pub name: Option<String>,
     /// List every document name and the command that writes it.
@@ -598,6 +621,9 @@ pub enum DiffFormat {
     /// GitHub Actions workflow commands (::error/::warning/::notice); with
     /// GITHUB_STEP_SUMMARY set, the Markdown report is appended to that file.
     Github,
+    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
+    /// `artifacts:reports:codequality`.
+    Gitlab,
 }
 
 /// `veer check`.
@@ -651,6 +677,9 @@ pub enum CheckFormat {
     /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
     /// Markdown report is appended to that file.
     Github,
+    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
+    /// `artifacts:reports:codequality`.
+    Gitlab,
 }
 
 /// `veer policy …`.

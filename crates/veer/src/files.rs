@@ -34,7 +34,7 @@ impl Command {
                 a.inputs.iter().map(|p| Some(&**p)).collect(),
                 vec![a.output.as_deref()],
             ),
-            Command::Demo(_) => (vec![], vec![]),
+            Command::Demo(_) | Command::Config(_) | Command::Init(_) => (vec![], vec![]),
             Command::Check(a) => (
                 vec![Some(&a.trace), Some(&a.policy)],
                 vec![a.out.output.as_deref()],

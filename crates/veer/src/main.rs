@@ -4,12 +4,14 @@
 mod alloc_guard;
 mod cli;
 mod commands;
+mod config;
 mod error;
 mod files;
 mod output;
 mod progress;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 // Reading traces is allocation-bound; mimalloc is markedly faster than the system allocator
@@ -19,15 +21,10 @@ use std::process::ExitCode;
 static GLOBAL: alloc_guard::Guarded = alloc_guard::Guarded;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
-                _ => error::EXIT_ERROR,
-            });
-        }
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let (cli, config) = match parse(&argv) {
+        Ok(parsed) => parsed,
+        Err(code) => return code,
     };
     output::set_redaction(!cli.no_redact);
     // `veer record` stops its proxy and agent on SIGINT / SIGTERM itself and leaves a complete
@@ -42,7 +39,8 @@ fn main() -> ExitCode {
     ) {
         output::interrupt::install();
     }
-    let result = refuse_overwriting_inputs(&cli.command).and_then(|()| run(&cli.command));
+    let result =
+        refuse_overwriting_inputs(&cli.command).and_then(|()| run(&cli.command, config.as_ref()));
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -50,6 +48,64 @@ fn main() -> ExitCode {
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// The exit of a command line clap refused (0 for --help and --version, which it printed).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    ExitCode::from(match e.kind() {
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+        _ => error::EXIT_ERROR,
+    })
+}
+
+/// Parses the command line with the settings of veer.toml (docs/config.md): the settings
+/// whose flags were not given are added as flags and the line is parsed again. Returns the
+/// command and the settings file read (for `veer config show`), or the exit code of a refused
+/// command line or a bad settings file.
+fn parse(argv: &[OsString]) -> Result<(cli::Cli, Option<config::Config>), ExitCode> {
+    let matches = cli::Cli::command()
+        .try_get_matches_from(argv)
+        .map_err(|e| clap_exit(&e))?;
+    let cli = cli::Cli::from_arg_matches(&matches).map_err(|e| clap_exit(&e))?;
+    if matches!(cli.command, cli::Command::Init(_)) {
+        return Ok((cli, None));
+    }
+    let fail = |e: error::CliError| {
+        output::diag::error(&e);
+        ExitCode::from(e.exit_code())
+    };
+    let config = match config::locate(cli.config.as_deref(), cli.no_config).map_err(fail)? {
+        Some((path, origin)) => Some(config::load(&path, origin).map_err(fail)?),
+        None => None,
+    };
+    if matches!(cli.command, cli::Command::Config(_)) {
+        return Ok((cli, config));
+    }
+    let Some(settings) = &config else {
+        return Ok((cli, None));
+    };
+    let (extra, _) = config::apply::resolve(&matches, Some(settings));
+    let history = settings.get("history").next().map(|s| s.value.clone());
+    let (path, _) = config::apply::command_path(&matches);
+    let bare_history = path == ["diff"] && argv.iter().any(|a| a == "--history");
+    if extra.is_empty() && !(bare_history && history.is_some()) {
+        return Ok((cli, config));
+    }
+    let argv = config::apply::rewrite(argv, &path, &extra, history.as_deref());
+    let again = cli::Cli::command().try_get_matches_from(&argv).map_err(|e| {
+        let code = clap_exit(&e);
+        output::diag::say(
+            "hint",
+            format!(
+                "settings from {} were added to the command line; `veer config show` lists them, `--no-config` ignores them",
+                settings.path.display()
+            ),
+        );
+        code
+    })?;
+    let cli = cli::Cli::from_arg_matches(&again).map_err(|e| clap_exit(&e))?;
+    Ok((cli, config))
 }
 
 /// Exit 2 before anything runs when an output path is the same file as an input.
@@ -61,8 +117,9 @@ fn refuse_overwriting_inputs(command: &cli::Command) -> Result<(), error::CliErr
     Ok(())
 }
 
-/// Runs one command; its exit code or its error.
-fn run(command: &cli::Command) -> Result<u8, error::CliError> {
+/// Runs one command (with the settings file read, for `veer config show`); its exit code or
+/// its error.
+fn run(command: &cli::Command, config: Option<&config::Config>) -> Result<u8, error::CliError> {
     match command {
         cli::Command::Inspect(a) => commands::inspect::run(a),
         cli::Command::Convert(a) => commands::convert::run(a),
@@ -80,5 +137,7 @@ fn run(command: &cli::Command) -> Result<u8, error::CliError> {
         cli::Command::Record(a) => commands::record::run(a),
         cli::Command::Baseline(c) => commands::baseline::run(c),
         cli::Command::History(c) => commands::history::run(c),
+        cli::Command::Init(a) => commands::init::run(a),
+        cli::Command::Config(cli::ConfigCommand::Show(a)) => commands::config::show(a, config),
     }
 }

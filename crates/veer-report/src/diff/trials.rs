@@ -34,7 +34,7 @@ fn headline(r: &TrialsReport) -> String {
 
 /// What one case shows in a one-line summary: its verdict, trials, measures and where its
 /// trials first diverge.
-fn case_line(c: &CaseBlock) -> String {
+pub(crate) fn case_line(c: &CaseBlock) -> String {
     let mut s = format!(
         "{} — {} ({} vs {} trials)",
         c.case, c.verdict, c.baseline_trials, c.candidate_trials

@@ -143,5 +143,8 @@ pub fn render(
         CheckFormat::Github => {
             veer_report::github::render(&veer_report::findings::check_findings(r, v), v)
         }
+        CheckFormat::Gitlab => {
+            veer_report::gitlab::render(&veer_report::findings::check_findings(r, v))
+        }
     }
 }

@@ -75,7 +75,10 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             }
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
             let step = step_summary_path(args.format);
-            let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
+            let json = matches!(
+                args.format,
+                DiffFormat::Json | DiffFormat::Sarif | DiffFormat::Gitlab
+            );
             let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
             let mut printer = directory_printer(args.format, colour);
             if args.history.is_some() {
@@ -232,6 +235,7 @@ pub fn render(report: &DiffReport, verdict: &Verdict, format: DiffFormat, colour
         DiffFormat::Html => veer_report::html::diff::render(report, verdict),
         DiffFormat::Sarif => veer_report::sarif::render(&diff_findings(report, verdict)),
         DiffFormat::Github => veer_report::github::render(&diff_findings(report, verdict), verdict),
+        DiffFormat::Gitlab => veer_report::gitlab::render(&diff_findings(report, verdict)),
     }
 }
 
@@ -245,6 +249,7 @@ fn directory_printer(format: DiffFormat, colour: bool) -> Box<dyn DirectoryPrint
         DiffFormat::Html => Box::new(DirectoryPage::default()),
         DiffFormat::Sarif => Box::new(DirectoryLog::default()),
         DiffFormat::Github => Box::new(DirectoryCommands),
+        DiffFormat::Gitlab => Box::<veer_report::gitlab::DirectoryReport>::default(),
     }
 }
 

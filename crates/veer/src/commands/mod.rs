@@ -3,6 +3,7 @@
 pub mod baseline;
 pub mod bisect;
 pub mod check;
+pub mod config;
 pub mod convert;
 pub mod demo;
 pub mod diff;
@@ -12,6 +13,7 @@ pub mod experiment_run_agent;
 pub mod gate;
 pub mod history;
 pub mod history_html;
+pub mod init;
 pub mod inspect;
 pub mod inspect_log;
 pub mod perturb;

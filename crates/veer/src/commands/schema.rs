@@ -106,6 +106,12 @@ pub const DOCUMENTS: &[Document] = &[
         written_by: "veer bisect (DIR/bisect.json and --format json)",
         schema: generate::<veer_engine::bisect::report::BisectReport>,
     },
+    Document {
+        name: "config",
+        version: super::config::CONFIG_SCHEMA_VERSION,
+        written_by: "veer config show --format json",
+        schema: generate::<super::config::ConfigDocument>,
+    },
 ];
 
 /// The schema of `T` as written (serialisation contract), draft 2020-12, with every object of

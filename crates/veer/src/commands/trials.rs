@@ -67,7 +67,7 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
 }
 
 /// `--margin AXIS=VALUE`.
-fn parse_margin(s: &str) -> Result<(String, MarginValue), String> {
+pub fn parse_margin(s: &str) -> Result<(String, MarginValue), String> {
     let names: Vec<&str> = AXES.iter().map(|a| a.name).chain(["behaviour"]).collect();
     let (axis, value) = s
         .split_once('=')
@@ -297,6 +297,7 @@ fn render(report: &TrialsReport, format: DiffFormat) -> String {
         DiffFormat::Github => trials::github(report),
         DiffFormat::Html => trials::html(report),
         DiffFormat::Sarif => trials::sarif(report),
+        DiffFormat::Gitlab => veer_report::gitlab::trials(report),
     }
 }
 

@@ -3,11 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod action;
 mod bad_input;
 mod bad_inputs;
 mod baseline;
 mod bisect;
 mod common;
+mod config;
 mod corpus;
 mod diff;
 mod diff_policy;
@@ -18,6 +20,7 @@ mod fingerprint;
 mod formats_more;
 mod formats_otel;
 mod gate_typed;
+mod gitlab;
 mod golden;
 mod history;
 mod hostile;

@@ -1,0 +1,50 @@
+//! The flags of `veer config` and `veer init` (docs/config.md).
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// `veer config …`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective settings and where each came from: veer's default, a line of
+    /// veer.toml, or a flag. After the options, a command line (e.g. `diff runs/main runs/pr
+    /// --fail-on minor`) shows the settings that command would run with.
+    #[command(
+        after_help = "Examples:\n  veer config show\n  veer config show --format json\n  veer config show diff runs/main runs/pr --fail-on minor\n  veer --config ci/veer.toml config show"
+    )]
+    Show(ConfigShowArgs),
+}
+
+/// `veer config show`.
+#[derive(Debug, Args)]
+pub struct ConfigShowArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ConfigFormat::Text)]
+    pub format: ConfigFormat,
+    /// A veer command line to resolve the settings of (without `veer`), e.g. `diff a b
+    /// --fail-on minor`; without one, every key with the file's value or the default.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    pub command: Vec<String>,
+}
+
+/// Formats `veer config show` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConfigFormat {
+    /// One line per setting: key, value, source.
+    Text,
+    /// JSON: {schema_version, file, settings: [{key, axis, value, source, line}]} (`veer
+    /// schema config`).
+    Json,
+}
+
+/// `veer init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The directory to set up (the repository root).
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+}

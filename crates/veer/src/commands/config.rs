@@ -1,0 +1,167 @@
+//! `veer config show`: the effective settings — every key of veer.toml with its value and
+//! where it came from (veer's default, a line of the file, a flag of the given command line).
+
+use crate::cli::{Cli, ConfigFormat, ConfigShowArgs};
+use crate::config::apply::{self, Resolved, Source};
+use crate::config::keys::KEYS;
+use crate::config::Config;
+use crate::error::{CliError, EXIT_OK};
+use crate::output::emit;
+use clap::CommandFactory;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The `schema_version` of `veer config show --format json`.
+pub const CONFIG_SCHEMA_VERSION: &str = "1";
+
+/// `veer config show --format json`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConfigDocument {
+    /// Always "1".
+    pub schema_version: &'static str,
+    /// The settings file in use, or null when none (none found, or --no-config).
+    pub file: Option<ConfigFile>,
+    /// The command line the settings were resolved for (empty: every key).
+    pub command: Vec<String>,
+    /// Every effective setting, in docs/config.md order.
+    pub settings: Vec<SettingRow>,
+}
+
+/// The settings file in use.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConfigFile {
+    /// Its path.
+    pub path: String,
+    /// How it was chosen: "flag --config", "env VEER_CONFIG" or "found from the working
+    /// directory".
+    pub origin: String,
+}
+
+/// One effective setting.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SettingRow {
+    /// The dotted key, e.g. `diff.fail_on`.
+    pub key: String,
+    /// For `trials.margins`, the axis.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub axis: Option<String>,
+    /// The value as the flag takes it (paths resolved against the file's directory; a flag's
+    /// value as typed, repeated values joined by commas).
+    pub value: String,
+    /// "default", "file" or "flag".
+    pub source: &'static str,
+    /// With source "file": the 1-based line of the key in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+}
+
+fn row(r: &Resolved) -> SettingRow {
+    let (source, line) = match r.source {
+        Source::Default => ("default", None),
+        Source::File(l) => ("file", Some(l)),
+        Source::Flag => ("flag", None),
+    };
+    SettingRow {
+        key: r.key.name.to_string(),
+        axis: r.axis.clone(),
+        value: r.value.clone(),
+        source,
+        line,
+    }
+}
+
+/// Every key with the file's value or its default (no command line given).
+fn all_keys(config: Option<&Config>) -> Vec<Resolved> {
+    let mut out = Vec::new();
+    for key in KEYS {
+        let settings: Vec<_> = config
+            .map(|c| c.get(key.name).collect())
+            .unwrap_or_default();
+        if settings.is_empty() {
+            out.push(Resolved {
+                key,
+                axis: None,
+                value: key.default.to_string(),
+                source: Source::Default,
+            });
+        }
+        for s in settings {
+            out.push(Resolved {
+                key,
+                axis: s.axis.clone(),
+                value: s.value.clone(),
+                source: Source::File(s.line),
+            });
+        }
+    }
+    out
+}
+
+/// Runs `veer config show` with the settings file already located and read.
+pub fn show(args: &ConfigShowArgs, config: Option<&Config>) -> Result<u8, CliError> {
+    let resolved = if args.command.is_empty() {
+        all_keys(config)
+    } else {
+        let argv = std::iter::once("veer".to_string()).chain(args.command.iter().cloned());
+        let matches = Cli::command().try_get_matches_from(argv).map_err(|e| {
+            CliError::input(format!(
+                "the command line after `config show` does not parse: {}",
+                e.render().to_string().lines().next().unwrap_or_default()
+            ))
+            .hint("give a veer command without `veer`, e.g. `veer config show diff a b --fail-on minor`")
+        })?;
+        apply::resolve(&matches, config).1
+    };
+    let doc = ConfigDocument {
+        schema_version: CONFIG_SCHEMA_VERSION,
+        file: config.map(|c| ConfigFile {
+            path: c.path.display().to_string(),
+            origin: c.origin.label().to_string(),
+        }),
+        command: args.command.clone(),
+        settings: resolved.iter().map(row).collect(),
+    };
+    let text = match args.format {
+        ConfigFormat::Json => veer_report::json::to_json(&doc),
+        ConfigFormat::Text => text(&doc),
+    };
+    emit(&text, None)?;
+    Ok(EXIT_OK)
+}
+
+/// One line per setting: key, value, source (`veer.toml:LINE` for the file).
+fn text(doc: &ConfigDocument) -> String {
+    let mut out = match &doc.file {
+        Some(f) => format!("settings file: {} ({})\n", f.path, f.origin),
+        None => "settings file: none (veer's defaults and flags only)\n".to_string(),
+    };
+    let name = |r: &SettingRow| match &r.axis {
+        Some(a) => format!("{}.{a}", r.key),
+        None => r.key.clone(),
+    };
+    let width = doc
+        .settings
+        .iter()
+        .map(|r| name(r).len())
+        .max()
+        .unwrap_or(0);
+    let vwidth = doc
+        .settings
+        .iter()
+        .map(|r| r.value.len())
+        .max()
+        .unwrap_or(0)
+        .min(48);
+    for r in &doc.settings {
+        let source = match (r.source, r.line, &doc.file) {
+            ("file", Some(l), Some(f)) => format!("{}:{l}", f.path),
+            (s, _, _) => s.to_string(),
+        };
+        out.push_str(&format!(
+            "{:<width$}  {:<vwidth$}  {source}\n",
+            name(r),
+            r.value
+        ));
+    }
+    out
+}
