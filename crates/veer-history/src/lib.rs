@@ -11,6 +11,7 @@
 //!   hint — never silently recreated.
 //! - [`trend`] turns entries into per-axis and per-case series and sparklines (pure).
 
+pub mod drift;
 pub mod error;
 mod migrations;
 pub mod store;

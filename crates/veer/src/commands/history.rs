@@ -15,7 +15,9 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use veer_history::trend::{axis_trends, case_trends, count_sparkline, level_sparkline, sparkline};
+use veer_history::trend::{
+    axis_trends, case_trends, count_sparkline, level_sparkline, sparkline, verdict_level,
+};
 use veer_history::{Entry, Filter, History, HistoryError, Provenance, Summary};
 use veer_report::diff::stream::DirectoryPrinter;
 
@@ -133,27 +135,6 @@ fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
             })
         })
         .transpose()
-}
-
-/// How strongly a case verdict says "worse": 0 (pass, none, improved) to 3 (regressed,
-/// failed, severe); drawn on the same fixed scale as severities.
-fn verdict_level(v: &str) -> &'static str {
-    let v = v.to_ascii_lowercase();
-    if ["regress", "fail", "severe", "error"]
-        .iter()
-        .any(|w| v.contains(w))
-    {
-        "severe"
-    } else if v.contains("moderate") {
-        "moderate"
-    } else if ["minor", "inconclusive", "flaky", "unknown", "warn"]
-        .iter()
-        .any(|w| v.contains(w))
-    {
-        "minor"
-    } else {
-        "none"
-    }
 }
 
 /// Rule totals over the shown comparisons.
