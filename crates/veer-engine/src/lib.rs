@@ -9,6 +9,7 @@
 pub mod baseline;
 pub mod diff;
 pub mod error;
+pub mod quarantine;
 pub mod trials;
 pub mod verdict;
 

@@ -13,6 +13,7 @@
 
 pub mod drift;
 pub mod error;
+pub mod flaky;
 mod migrations;
 pub mod store;
 pub mod summary;
