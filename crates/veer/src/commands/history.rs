@@ -26,7 +26,7 @@ const MAX_REPORT_BYTES: u64 = 256 << 20;
 /// Cases listed by `history show` before "… and N more" (flippiest first).
 const SHOWN_CASES: usize = 50;
 
-fn err(e: HistoryError) -> CliError {
+pub(crate) fn err(e: HistoryError) -> CliError {
     CliError::input(e.message).hint(e.hint)
 }
 
@@ -37,6 +37,8 @@ pub fn run(command: &HistoryCommand) -> Result<u8, CliError> {
         HistoryCommand::Show(a) => show(a),
         HistoryCommand::Export(a) => export(a),
         HistoryCommand::Report(a) => report(a),
+        HistoryCommand::Drift(a) => super::history_drift::drift(a),
+        HistoryCommand::Flaky(a) => super::history_drift::flaky(a),
     }
 }
 
@@ -126,7 +128,7 @@ fn add(a: &HistoryAddArgs) -> Result<u8, CliError> {
     Ok(EXIT_OK)
 }
 
-fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
+pub(crate) fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
     since
         .map(|s| {
             provenance::parse_time(s).ok_or_else(|| {
