@@ -27,6 +27,7 @@ impl Command {
                     a.policy.as_deref(),
                     a.pricing.as_deref(),
                     a.history.as_deref(),
+                    a.quarantine.as_deref(),
                 ],
                 vec![a.out.output.as_deref()],
             ),

@@ -79,6 +79,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
                 return super::trials::run(args, &layout);
             }
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
+            let quarantine = super::quarantine::load(args.quarantine.as_deref())?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);
             let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
@@ -92,7 +93,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
                     stream_directory(
                         &plan,
                         &read,
-                        (&options, args.fail_on.level),
+                        (&options, args.fail_on.level, &quarantine),
                         printer,
                         comment,
                         out,
@@ -327,7 +328,7 @@ const WINDOW_PER_THREAD: usize = 32;
 fn stream_directory(
     plan: &DirectoryPlan,
     read: &ReadOptions,
-    (options, fail_on): (&DiffOptions, Level),
+    (options, fail_on, quarantine): (&DiffOptions, Level, &super::quarantine::Loaded),
     mut printer: Box<dyn DirectoryPrinter>,
     mut comment: Option<DirectoryComment>,
     out: &mut ReportStream<'_>,
@@ -335,7 +336,7 @@ fn stream_directory(
     out.write(&printer.begin())?;
     let progress = Progress::new(plan.matched.len() as u64, "diffing trace pairs");
     let mut summary = PairSummary::default();
-    let mut verdict = DirectoryVerdict::new(fail_on);
+    let mut verdict = DirectoryVerdict::new(fail_on).with_quarantine(quarantine.cases());
     // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
     let mut pool = Pool::default();
     let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;

@@ -5,14 +5,13 @@
 //! `veer_engine::quarantine`; this file reads, maps errors and prints.
 
 use super::history::{err, since_ms};
-use super::provenance;
 use crate::cli::{DriftFormat, HistoryDriftArgs, HistoryFlakyArgs, StandingFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
-use veer_engine::quarantine::{self, Day, Quarantine, QuarantineEntry};
+use veer_engine::quarantine::{self, Quarantine, QuarantineEntry};
 use veer_history::drift::{self, DriftReport, DriftSettings, DriftStatus, SeriesDrift};
 use veer_history::flaky::{flaky_cases, FlakyCase};
 use veer_history::{Filter, History};
@@ -54,10 +53,6 @@ fn method(s: &DriftSettings) -> Method {
     }
 }
 
-/// Today (UTC) as a calendar day.
-fn today() -> Day {
-    Day::from_unix_days(provenance::now_ms().div_euclid(86_400_000))
-}
 
 /// Runs `veer history drift`.
 pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
@@ -292,30 +287,6 @@ struct FlakyDoc {
     proposed: Vec<Proposed>,
 }
 
-/// Reads the quarantine file at `path`: None when it does not exist.
-pub fn read_quarantine_text(path: &Path) -> Result<Option<String>, CliError> {
-    let shown = path.display().to_string();
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Ok(m) if m.is_dir() => {
-            return Err(CliError::input(format!(
-                "{shown}: is a directory, not a quarantine file"
-            ))
-            .hint("name the YAML file, e.g. .veer/quarantine.yaml"))
-        }
-        _ => {}
-    }
-    let bytes = veer_trace::limits::read_capped(path, veer_trace::limits::MAX_CONFIG_FILE_BYTES)
-        .map_err(|e| match e.too_large_message("quarantine file", None) {
-            Some((m, h)) => CliError::input(format!("{shown}: {m}")).hint(h),
-            None => CliError::input(format!("{shown}: cannot read")).hint("check the path"),
-        })?;
-    String::from_utf8(bytes).map(Some).map_err(|_| {
-        CliError::input(format!("{shown}: not UTF-8 text"))
-            .hint("the quarantine file is YAML text (docs/history.md)")
-    })
-}
-
 fn reason(f: &FlakyCase) -> String {
     let day = veer_trace::timefmt::format_epoch_ms(f.last_flip_at_ms);
     format!(
@@ -334,7 +305,7 @@ fn reason(f: &FlakyCase) -> String {
 pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
     let since = since_ms(a.since.as_deref())?;
     let qpath = a.quarantine.display().to_string();
-    let existing = read_quarantine_text(&a.quarantine)?;
+    let existing = super::quarantine::read_text(&a.quarantine)?;
     let held = match &existing {
         Some(text) => Quarantine::parse(&qpath, text)?,
         None => Quarantine::default(),
@@ -349,7 +320,7 @@ pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
     };
     let entries = history.entries(&filter).map_err(err)?;
     let found = flaky_cases(&entries);
-    let expires = today().plus_days(i64::try_from(a.expires_in).unwrap_or(14));
+    let expires = super::quarantine::today().plus_days(i64::try_from(a.expires_in).unwrap_or(14));
     let rows: Vec<FlakyRow> = found
         .into_iter()
         .map(|case| FlakyRow {

@@ -11,6 +11,7 @@ pub mod experiment_run_agent;
 pub mod gate;
 pub mod history;
 pub mod history_drift;
+pub mod quarantine;
 pub mod history_html;
 pub mod inspect;
 pub mod inspect_log;

@@ -29,6 +29,7 @@ mod near_singular;
 mod no_network;
 mod output_safety;
 mod pairing;
+mod quarantine;
 mod perturb;
 mod policy;
 mod record;
