@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 /// A minimal directory report: one axis delta, case verdicts, the gate.
-fn report(cost: f64, cases: &[(&str, &str)]) -> String {
+pub(crate) fn report(cost: f64, cases: &[(&str, &str)]) -> String {
     let cases: Vec<String> = cases
         .iter()
         .map(|(c, v)| format!(r#"{{"case":"{c}","verdict":"{v}"}}"#))
@@ -19,7 +19,7 @@ fn report(cost: f64, cases: &[(&str, &str)]) -> String {
 }
 
 /// Adds one comparison (commit, branch, day index) to the workspace's history.
-fn add(d: &Path, i: usize, json: &str, commit: &str, branch: &str) {
+pub(crate) fn add(d: &Path, i: usize, json: &str, commit: &str, branch: &str) {
     let file = format!("r{i}.json");
     fs::write(d.join(&file), json).unwrap();
     let time = format!("2026-{:02}-{:02}T00:00:00Z", 1 + i / 28, 1 + i % 28);

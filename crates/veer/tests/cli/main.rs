@@ -18,6 +18,7 @@ mod formats_more;
 mod formats_otel;
 mod golden;
 mod history;
+mod history_browser;
 mod history_drift;
 mod hostile;
 mod html;
