@@ -15,6 +15,7 @@ pub mod drift;
 pub mod error;
 pub mod flaky;
 mod migrations;
+pub mod parquet_export;
 pub mod store;
 pub mod summary;
 pub mod trend;

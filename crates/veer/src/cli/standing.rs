@@ -159,9 +159,11 @@ pub enum HistoryCommand {
         after_help = "Examples:\n  veer history show\n  veer history show --axis cost --since 2026-11-01\n  veer history show --case refund --branch main --format json"
     )]
     Show(HistoryShowArgs),
-    /// Write every stored comparison as JSON Lines (one object per comparison), for
-    /// warehouses.
-    #[command(after_help = "Example:\n  veer history export --format jsonl -o history.jsonl")]
+    /// Write every stored comparison as JSON Lines (one object per comparison) or Parquet
+    /// (one row per gate, axis, rule and case), for warehouses.
+    #[command(
+        after_help = "Examples:\n  veer history export --format jsonl -o history.jsonl\n  veer history export --format parquet -o history.parquet"
+    )]
     Export(HistoryExportArgs),
     /// Draw the trends as one self-contained HTML page (inline SVG charts per axis, verdict
     /// strips per case; no script, nothing fetched).
@@ -356,6 +358,9 @@ pub struct HistoryShowArgs {
 pub enum ExportFormat {
     /// JSON Lines: one comparison per line, oldest first.
     Jsonl,
+    /// Parquet: one row per comparison's gate, axis, rule and case (columns in
+    /// docs/history.md); binary, so give -o FILE.
+    Parquet,
 }
 
 /// `veer history export`.

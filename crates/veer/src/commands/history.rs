@@ -407,6 +407,18 @@ fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
         ..Filter::default()
     };
     let entries = history.entries(&filter).map_err(err)?;
+    if a.format == ExportFormat::Parquet {
+        if a.out.output.is_none() && std::io::stdout().is_terminal() {
+            return Err(CliError::input("a Parquet file is binary: not written to a terminal")
+                .hint("give -o FILE, e.g. -o history.parquet (or pipe stdout)"));
+        }
+        let bytes = veer_history::parquet_export::to_parquet(&entries).map_err(|e| {
+            CliError::input(format!("cannot build the Parquet file: {e}"))
+                .hint("this is a bug in veer; --format jsonl exports the same data")
+        })?;
+        crate::output::emit_data(&bytes, a.out.output.as_deref())?;
+        return Ok(EXIT_OK);
+    }
     let mut text = String::new();
     match a.format {
         ExportFormat::Jsonl => {
@@ -424,6 +436,7 @@ fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
                 text.push('\n');
             }
         }
+        ExportFormat::Parquet => {}
     }
     emit(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)

@@ -20,6 +20,7 @@ mod golden;
 mod history;
 mod history_browser;
 mod history_drift;
+mod history_export;
 mod hostile;
 mod html;
 mod inspect;
