@@ -43,7 +43,20 @@ impl Day {
             return None;
         }
         let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        let days = [
+            31,
+            if leap { 29 } else { 28 },
+            31,
+            30,
+            31,
+            30,
+            31,
+            31,
+            30,
+            31,
+            30,
+            31,
+        ];
         (day <= days[month as usize - 1]).then_some(Day { year, month, day })
     }
 
@@ -324,7 +337,11 @@ pub fn append(
             .collect()
     };
     let mut want = strip(&old);
-    want.extend(added.iter().map(|e| (e.case.clone(), e.reason.clone(), e.expires)));
+    want.extend(
+        added
+            .iter()
+            .map(|e| (e.case.clone(), e.reason.clone(), e.expires)),
+    );
     if check.as_ref().map(strip) != Some(want) {
         return Err(Error::input(format!(
             "{source}: cannot append to this file without changing what it says"

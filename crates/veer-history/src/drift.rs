@@ -333,11 +333,13 @@ impl DriftReport {
 }
 
 fn signal_at(entries: &[&Entry], d: &Detection) -> Option<SignalAt> {
-    d.first_signal.and_then(|i| entries.get(i)).map(|e| SignalAt {
-        id: e.id,
-        recorded_at_ms: e.provenance.recorded_at_ms,
-        commit: e.provenance.commit.clone(),
-    })
+    d.first_signal
+        .and_then(|i| entries.get(i))
+        .map(|e| SignalAt {
+            id: e.id,
+            recorded_at_ms: e.provenance.recorded_at_ms,
+            commit: e.provenance.commit.clone(),
+        })
 }
 
 /// Runs the detectors over `entries` (oldest first): each axis on the comparisons with a

@@ -73,8 +73,7 @@ pub fn flaky_cases(entries: &[Entry]) -> Vec<FlakyCase> {
         f.good += good;
         if bad > 0 && good > 0 {
             f.flipped_commits += 1;
-            if at > f.last_flip_at_ms || (at == f.last_flip_at_ms && commit > f.last_flip_commit)
-            {
+            if at > f.last_flip_at_ms || (at == f.last_flip_at_ms && commit > f.last_flip_commit) {
                 f.last_flip_at_ms = at;
                 f.last_flip_commit = commit;
             }
@@ -172,7 +171,11 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            [("y".to_string(), 2), ("z".to_string(), 2), ("x".to_string(), 1)]
+            [
+                ("y".to_string(), 2),
+                ("z".to_string(), 2),
+                ("x".to_string(), 1)
+            ]
         );
     }
 }

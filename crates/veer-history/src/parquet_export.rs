@@ -158,7 +158,8 @@ pub fn to_parquet(entries: &[Entry]) -> Result<Vec<u8>, parquet::errors::Parquet
                     3 => opt_text(|r| r.e.provenance.branch.as_deref()),
                     _ => opt_text(|r| r.e.provenance.ci_run.as_deref()),
                 };
-                col.typed::<ByteArrayType>().write_batch(&v, Some(&d), None)?;
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, Some(&d), None)?;
             }
             5..=8 => {
                 let v = match index {
@@ -171,7 +172,8 @@ pub fn to_parquet(entries: &[Entry]) -> Result<Vec<u8>, parquet::errors::Parquet
             }
             9 => {
                 let (v, d) = opt_text(|r| r.level);
-                col.typed::<ByteArrayType>().write_batch(&v, Some(&d), None)?;
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, Some(&d), None)?;
             }
             10 => {
                 let (v, d) = optional(rows.iter().map(|r| r.delta));

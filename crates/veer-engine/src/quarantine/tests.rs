@@ -16,7 +16,14 @@ fn days_parse_and_count() {
     assert_eq!(Day::from_unix_days(11_017), day("2000-03-01"));
     assert_eq!(day("2024-02-28").plus_days(1), day("2024-02-29"));
     assert_eq!(day("2026-12-31").plus_days(14), day("2027-01-14"));
-    for bad in ["2026-02-29", "2026-13-01", "2026-1-01", "26-01-01", "2026-00-10", "x"] {
+    for bad in [
+        "2026-02-29",
+        "2026-13-01",
+        "2026-1-01",
+        "26-01-01",
+        "2026-00-10",
+        "x",
+    ] {
         assert_eq!(Day::parse(bad), None, "{bad}");
     }
     for n in [-1000_i64, 0, 59, 60, 10_000, 2_932_896] {
@@ -36,9 +43,13 @@ fn a_file_parses_and_expiry_is_by_day() {
     let a = q.active(day("2026-11-02"));
     assert!(a.holds("refund") && !a.holds("a/b.agentlog"));
     assert_eq!(a.expired.len(), 1);
-    assert!(a.warnings("q.yaml")[0].starts_with("q.yaml:6: quarantine of `a/b.agentlog` expired on 2026-11-01"));
+    assert!(a.warnings("q.yaml")[0]
+        .starts_with("q.yaml:6: quarantine of `a/b.agentlog` expired on 2026-11-01"));
     assert!(Quarantine::parse("q.yaml", "").unwrap().entries.is_empty());
-    assert!(Quarantine::parse("q.yaml", "quarantine:\n").unwrap().entries.is_empty());
+    assert!(Quarantine::parse("q.yaml", "quarantine:\n")
+        .unwrap()
+        .entries
+        .is_empty());
 }
 
 #[test]
@@ -76,7 +87,8 @@ fn entry(case: &str) -> QuarantineEntry {
 
 #[test]
 fn append_keeps_the_file_and_skips_listed_cases() {
-    let (text, added) = append("q.yaml", Some(FILE), &[entry("refund"), entry("new: case")]).unwrap();
+    let (text, added) =
+        append("q.yaml", Some(FILE), &[entry("refund"), entry("new: case")]).unwrap();
     assert!(text.starts_with(FILE), "{text}");
     assert_eq!(added.len(), 1);
     let q = Quarantine::parse("q.yaml", &text).unwrap();

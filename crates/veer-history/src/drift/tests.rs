@@ -96,7 +96,10 @@ fn short_or_flat_series_are_inconclusive() {
     let d = axis_cusum(&[1.0; 40], &s);
     assert_eq!(d.status, DriftStatus::Inconclusive);
     assert!(d.reason.unwrap().contains("all equal"));
-    assert_eq!(case_cusum(&[false; 3], &s).status, DriftStatus::Inconclusive);
+    assert_eq!(
+        case_cusum(&[false; 3], &s).status,
+        DriftStatus::Inconclusive
+    );
     assert_eq!(axis_cusum(&[], &s).status, DriftStatus::Inconclusive);
 }
 
@@ -234,4 +237,3 @@ fn detection_delay_by_simulation() {
     assert!(case[0].0 > 0.95, "{case:?}");
     assert!(case[1].0 > 0.99 && case[1].1 < 20.0, "{case:?}");
 }
-

@@ -376,8 +376,8 @@ fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
         ReportFormat::Html => super::history_html::render(
             &format!("veer history: {}", a.db.db.display()),
             &span,
-            &axis_trends(&entries),
-            &case_trends(&entries),
+            (&axis_trends(&entries), &case_trends(&entries)),
+            &veer_history::drift::drift(&entries, &veer_history::drift::DriftSettings::default()),
             verdict_level,
         ),
     };
@@ -409,8 +409,10 @@ fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
     let entries = history.entries(&filter).map_err(err)?;
     if a.format == ExportFormat::Parquet {
         if a.out.output.is_none() && std::io::stdout().is_terminal() {
-            return Err(CliError::input("a Parquet file is binary: not written to a terminal")
-                .hint("give -o FILE, e.g. -o history.parquet (or pipe stdout)"));
+            return Err(
+                CliError::input("a Parquet file is binary: not written to a terminal")
+                    .hint("give -o FILE, e.g. -o history.parquet (or pipe stdout)"),
+            );
         }
         let bytes = veer_history::parquet_export::to_parquet(&entries).map_err(|e| {
             CliError::input(format!("cannot build the Parquet file: {e}"))

@@ -53,7 +53,6 @@ fn method(s: &DriftSettings) -> Method {
     }
 }
 
-
 /// Runs `veer history drift`.
 pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
     let since = since_ms(a.since.as_deref())?;
@@ -358,11 +357,7 @@ pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
     };
     // Prepare the new file first, so a file that cannot be appended to stops before output.
     let new_text = if a.write && !proposed.is_empty() {
-        Some(quarantine::append(
-            &qpath,
-            existing.as_deref(),
-            &proposed,
-        )?)
+        Some(quarantine::append(&qpath, existing.as_deref(), &proposed)?)
     } else {
         None
     };
@@ -438,10 +433,7 @@ fn render_flaky(doc: &FlakyDoc, db: &Path, proposed: &[QuarantineEntry], propose
         if proposed.is_empty() {
             let _ = writeln!(t, "nothing to propose: every flaky case is quarantined");
         } else {
-            let _ = writeln!(
-                t,
-                "proposed quarantine entries (append with --write):"
-            );
+            let _ = writeln!(t, "proposed quarantine entries (append with --write):");
             let _ = writeln!(t, "quarantine:");
             for e in proposed {
                 let _ = writeln!(

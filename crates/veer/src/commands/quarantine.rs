@@ -21,10 +21,10 @@ pub fn read_text(path: &Path) -> Result<Option<String>, CliError> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Ok(m) if m.is_dir() => {
-            return Err(CliError::input(format!(
-                "{shown}: is a directory, not a quarantine file"
-            ))
-            .hint("name the YAML file, e.g. .veer/quarantine.yaml"))
+            return Err(
+                CliError::input(format!("{shown}: is a directory, not a quarantine file"))
+                    .hint("name the YAML file, e.g. .veer/quarantine.yaml"),
+            )
         }
         _ => {}
     }

@@ -15,10 +15,17 @@ fn the_trend_page_renders_in_a_browser() {
     let d = tmp.path();
     for i in 0..12 {
         let verdict = if i % 4 == 3 { "regressed" } else { "pass" };
-        let json = report(0.1 * i as f64, &[("refund", verdict), ("cancel <b>&", "pass")]);
+        let json = report(
+            0.1 * i as f64,
+            &[("refund", verdict), ("cancel <b>&", "pass")],
+        );
         add(d, i, &json, &format!("c{i}"), "main");
     }
-    ok_in(d, &["history", "report", "--format", "html", "-o", "trend.html"], 0);
+    ok_in(
+        d,
+        &["history", "report", "--format", "html", "-o", "trend.html"],
+        0,
+    );
     let html = std::fs::read_to_string(d.join("trend.html")).unwrap();
     let dir = artifacts();
     let page = dir.join("history-trend.html");
@@ -34,6 +41,9 @@ fn the_trend_page_renders_in_a_browser() {
     // the case name was escaped, not parsed as markup
     assert!(dom.contains("cancel &lt;b&gt;&amp;"), "{dom}");
     assert!(!dom.contains("<b>&amp;"), "{dom}");
-    assert!(dom.contains("<h2>Axes</h2>") && dom.contains("<h2>Cases</h2>"), "{dom}");
+    assert!(
+        dom.contains("<h2>Axes</h2>") && dom.contains("<h2>Cases</h2>"),
+        "{dom}"
+    );
     eprintln!("history trend page and screenshot in {}", dir.display());
 }

@@ -1,6 +1,6 @@
-//! `veer history drift` and `veer history flaky`: a planted shift on main is signalled (exit
-//! 1) and an in-control history is not; a case flipping on re-runs of one commit is listed,
-//! proposed, and appended to the quarantine file without touching what is there.
+//! `veer history drift` and `veer history flaky`: a planted shift on main is signalled with
+//! exit code 1 and an in-control history is not; a case flipping on re-runs of one commit is
+//! listed, proposed, and appended to the quarantine file without touching what is there.
 
 use super::baseline::{ok_in, veer_in};
 use std::fs;
@@ -45,7 +45,13 @@ fn a_planted_shift_on_main_is_drift_and_exit_1() {
         let shifted = i >= 32;
         let cost = wiggle(i) + if shifted { 0.5 } else { 0.0 };
         let verdict = if i >= 32 { "regressed" } else { "pass" };
-        add(d, i, &report(cost, &[("refund", verdict), ("steady", "pass")]), &format!("c{i}"), "main");
+        add(
+            d,
+            i,
+            &report(cost, &[("refund", verdict), ("steady", "pass")]),
+            &format!("c{i}"),
+            "main",
+        );
     }
     // other branches are not main's history
     add(d, 99, &report(9.0, &[("refund", "pass")]), "x", "feature");
@@ -70,15 +76,35 @@ fn a_planted_shift_on_main_is_drift_and_exit_1() {
     assert_eq!(r.stdout, again.stdout);
     let text = ok_in(d, &["history", "drift"], 1);
     insta::assert_snapshot!("history_drift_text", text.stdout);
-    let md = ok_in(d, &["history", "drift", "--format", "markdown", "--axis", "cost"], 1);
+    let md = ok_in(
+        d,
+        &["history", "drift", "--format", "markdown", "--axis", "cost"],
+        1,
+    );
     insta::assert_snapshot!("history_drift_markdown_axis", md.stdout);
+    // the trend page shows the drift of main's series
+    ok_in(d, &["history", "report", "--branch", "main", "-o", "trend.html"], 0);
+    let html = fs::read_to_string(d.join("trend.html")).unwrap();
+    assert!(html.contains("<td>drift ↑ from #36</td>"), "{html}");
+    assert!(html.contains("<td>drift ↑ from #38</td>"), "{html}");
+    assert!(html.contains("<td>in control</td>"), "{html}");
     // only the case
-    let r = ok_in(d, &["history", "drift", "--case", "steady", "--format", "json"], 0);
+    let r = ok_in(
+        d,
+        &["history", "drift", "--case", "steady", "--format", "json"],
+        0,
+    );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["axes"].as_array().unwrap().len(), 0);
     assert_eq!(v["cases"].as_array().unwrap().len(), 1);
     // the feature branch has too few comparisons: inconclusive, exit 0
-    let r = ok_in(d, &["history", "drift", "--branch", "feature", "--format", "json"], 0);
+    let r = ok_in(
+        d,
+        &[
+            "history", "drift", "--branch", "feature", "--format", "json",
+        ],
+        0,
+    );
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["axes"][0]["status"], "inconclusive");
 }
@@ -88,7 +114,13 @@ fn an_in_control_history_is_exit_0_and_bad_flags_are_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     for i in 0..36 {
-        add(d, i, &report(wiggle(i), &[("refund", "pass")]), &format!("c{i}"), "main");
+        add(
+            d,
+            i,
+            &report(wiggle(i), &[("refund", "pass")]),
+            &format!("c{i}"),
+            "main",
+        );
     }
     let r = ok_in(d, &["history", "drift", "--format", "json"], 0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
@@ -106,9 +138,27 @@ fn flaky_cases_are_listed_proposed_and_appended() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     // `flaky` flips on the re-run of c1; `changed` differs only between commits
-    add(d, 0, &report(0.0, &[("flaky", "pass"), ("changed", "pass")]), "c1", "main");
-    add(d, 1, &report(0.0, &[("flaky", "regressed"), ("changed", "pass")]), "c1", "main");
-    add(d, 2, &report(0.0, &[("flaky", "pass"), ("changed", "regressed")]), "c2", "main");
+    add(
+        d,
+        0,
+        &report(0.0, &[("flaky", "pass"), ("changed", "pass")]),
+        "c1",
+        "main",
+    );
+    add(
+        d,
+        1,
+        &report(0.0, &[("flaky", "regressed"), ("changed", "pass")]),
+        "c1",
+        "main",
+    );
+    add(
+        d,
+        2,
+        &report(0.0, &[("flaky", "pass"), ("changed", "regressed")]),
+        "c2",
+        "main",
+    );
     add(d, 3, &report(0.0, &[("held", "pass")]), "c3", "main");
     add(d, 4, &report(0.0, &[("held", "failed")]), "c3", "main");
     let mine = "# team notes stay\nquarantine:\n  - case: held\n    reason: known\n    expires: 2999-12-31\n";
@@ -126,30 +176,43 @@ fn flaky_cases_are_listed_proposed_and_appended() {
     assert_eq!(v["flaky"][1]["quarantined"], true);
     assert_eq!(v["proposed"].as_array().unwrap().len(), 1);
     assert_eq!(v["proposed"][0]["case"], "flaky");
-    assert!(v["proposed"][0]["reason"]
-        .as_str()
-        .unwrap()
-        .starts_with("verdict flipped on 1 of 1 re-run commit (1 bad, 1 good verdicts); last on c1"));
+    assert!(v["proposed"][0]["reason"].as_str().unwrap().starts_with(
+        "verdict flipped on 1 of 1 re-run commit (1 bad, 1 good verdicts); last on c1"
+    ));
     // --propose alone writes nothing
-    assert_eq!(fs::read_to_string(d.join(".veer/quarantine.yaml")).unwrap(), mine);
+    assert_eq!(
+        fs::read_to_string(d.join(".veer/quarantine.yaml")).unwrap(),
+        mine
+    );
     let r = ok_in(d, &["history", "flaky", "--write"], 0);
-    assert!(r.stderr.contains("added 1 quarantine entry"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("added 1 quarantine entry"),
+        "{}",
+        r.stderr
+    );
     let after = fs::read_to_string(d.join(".veer/quarantine.yaml")).unwrap();
     assert!(after.starts_with(mine), "{after}");
     assert!(after.contains("  - case: \"flaky\"\n"), "{after}");
     // again: nothing new, file unchanged
     let r = ok_in(d, &["history", "flaky", "--write"], 0);
     assert!(r.stderr.contains("nothing to add"), "{}", r.stderr);
-    assert_eq!(fs::read_to_string(d.join(".veer/quarantine.yaml")).unwrap(), after);
+    assert_eq!(
+        fs::read_to_string(d.join(".veer/quarantine.yaml")).unwrap(),
+        after
+    );
     // a malformed quarantine file: exit 2 naming line and field, left alone
     let broken = "quarantine:\n  - case: x\n    reason: r\n    expires: tomorrow\n";
     fs::write(d.join(".veer/quarantine.yaml"), broken).unwrap();
     let r = ok_in(d, &["history", "flaky", "--write"], 2);
     assert!(
-        r.stderr.contains(".veer/quarantine.yaml:4: (quarantine[0].expires)"),
+        r.stderr
+            .contains(".veer/quarantine.yaml:4: (quarantine[0].expires)"),
         "{}",
         r.stderr
     );
     assert!(r.stderr.contains("hint:"), "{}", r.stderr);
-    assert_eq!(fs::read_to_string(d.join(".veer/quarantine.yaml")).unwrap(), broken);
+    assert_eq!(
+        fs::read_to_string(d.join(".veer/quarantine.yaml")).unwrap(),
+        broken
+    );
 }

@@ -22,25 +22,40 @@ fn a_quarantined_case_is_shown_but_does_not_gate() {
     let d = ws.path();
     // without a quarantine the changed pair trips the gate
     let r = ok_in(d, &DIFF, 1);
-    assert!(r.stdout.contains("gate tripped by: axis semantic (severe) in refund/t2.agentlog"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("gate tripped by: axis semantic (severe) in refund/t2.agentlog"),
+        "{}",
+        r.stdout
+    );
     let text = quarantine(d, "2999-12-31");
     // the default file is picked up: exit 0, the pair still shown, marked quarantined
     let r = ok_in(d, &DIFF, 0);
     assert!(!r.stdout.contains("gate tripped by"), "{}", r.stdout);
     assert!(r.stdout.contains("refund/t2.agentlog"), "{}", r.stdout);
     assert!(
-        r.stdout.contains("quarantined (measured, not gating): axis semantic (severe) in refund/t2.agentlog"),
+        r.stdout.contains(
+            "quarantined (measured, not gating): axis semantic (severe) in refund/t2.agentlog"
+        ),
         "{}",
         r.stdout
     );
     assert!(!r.stderr.contains("warning"), "{}", r.stderr);
     // Markdown marks it too; JSON's gate agrees with the exit code and keeps the pair
     let md = ok_in(d, &[&DIFF[..], &["--format", "markdown"]].concat(), 0);
-    assert!(md.stdout.contains("Quarantined (measured, not gating):"), "{}", md.stdout);
+    assert!(
+        md.stdout.contains("Quarantined (measured, not gating):"),
+        "{}",
+        md.stdout
+    );
     let js = ok_in(d, &[&DIFF[..], &["--format", "json"]].concat(), 0);
     let v: serde_json::Value = serde_json::from_str(&js.stdout).unwrap();
     assert_eq!(v["gate"]["tripped"], false);
-    assert!(v["pairs"].as_array().unwrap().iter().any(|p| p["baseline"] == "refund/t2.agentlog"));
+    assert!(v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["baseline"] == "refund/t2.agentlog"));
     // an explicit file elsewhere works the same; the file is never changed
     fs::rename(d.join(".veer/quarantine.yaml"), d.join("q.yaml")).unwrap();
     ok_in(d, &DIFF, 1);
@@ -48,7 +63,11 @@ fn a_quarantined_case_is_shown_but_does_not_gate() {
     assert_eq!(fs::read_to_string(d.join("q.yaml")).unwrap(), text);
     // a missing explicit file is an error
     let r = ok_in(d, &[&DIFF[..], &["--quarantine", "nope.yaml"]].concat(), 2);
-    assert!(r.stderr.contains("nope.yaml: no quarantine file here"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("nope.yaml: no quarantine file here"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -64,7 +83,12 @@ fn an_expired_entry_warns_and_gates_again() {
         "{}",
         r.stderr
     );
-    assert!(r.stdout.contains("gate tripped by: axis semantic (severe) in refund/t2.agentlog"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("gate tripped by: axis semantic (severe) in refund/t2.agentlog"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
