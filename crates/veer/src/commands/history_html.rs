@@ -4,8 +4,8 @@
 //! `veer_history::trend`, the statuses from `veer_history::drift`.
 
 use std::fmt::Write as _;
-use veer_history::trend::{level_rank, AxisTrend, CaseTrend};
 use veer_history::drift::{Direction, DriftReport, DriftStatus, SeriesDrift};
+use veer_history::trend::{level_rank, AxisTrend, CaseTrend};
 
 /// Width and height of one chart, in SVG user units (pixels at 100 %).
 const CHART_W: f64 = 480.0;

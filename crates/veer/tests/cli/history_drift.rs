@@ -83,7 +83,11 @@ fn a_planted_shift_on_main_is_drift_and_exit_1() {
     );
     insta::assert_snapshot!("history_drift_markdown_axis", md.stdout);
     // the trend page shows the drift of main's series
-    ok_in(d, &["history", "report", "--branch", "main", "-o", "trend.html"], 0);
+    ok_in(
+        d,
+        &["history", "report", "--branch", "main", "-o", "trend.html"],
+        0,
+    );
     let html = fs::read_to_string(d.join("trend.html")).unwrap();
     assert!(html.contains("<td>drift ↑ from #36</td>"), "{html}");
     assert!(html.contains("<td>drift ↑ from #38</td>"), "{html}");
