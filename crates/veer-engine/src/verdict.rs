@@ -25,6 +25,10 @@ pub struct Verdict {
     pub unreadable: usize,
     /// What tripped the gate, in report order (empty when it did not trip).
     pub trips: Vec<Trip>,
+    /// Signals at or above the threshold of quarantined cases (`.veer/quarantine.yaml`): measured
+    /// and shown, but not tripping the gate. Empty without a quarantine.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quarantined: Vec<Trip>,
 }
 
 /// One signal that tripped the gate.
@@ -111,6 +115,7 @@ impl Verdict {
             tripped: !trips.is_empty(),
             unreadable,
             trips,
+            quarantined: Vec::new(),
         }
     }
 
@@ -155,6 +160,21 @@ impl Verdict {
         let mut parts: Vec<String> = self.trips.iter().take(max).map(Trip::label).collect();
         if self.trips.len() > max {
             parts.push(format!("and {} more", self.trips.len() - max));
+        }
+        Some(parts.join("; "))
+    }
+}
+
+impl Verdict {
+    /// One line naming the quarantined signals that would have tripped the gate (at most
+    /// `max`, then a count), e.g. `axis cost (severe) in refund/t2.agentlog`; None when none.
+    pub fn quarantined_line(&self, max: usize) -> Option<String> {
+        if self.quarantined.is_empty() {
+            return None;
+        }
+        let mut parts: Vec<String> = self.quarantined.iter().take(max).map(Trip::label).collect();
+        if self.quarantined.len() > max {
+            parts.push(format!("and {} more", self.quarantined.len() - max));
         }
         Some(parts.join("; "))
     }
@@ -270,6 +290,8 @@ pub struct DirectoryVerdict {
     fail_on: Level,
     worst: Level,
     signals: Vec<Trip>,
+    quarantine: std::collections::BTreeSet<String>,
+    quarantined: Vec<Trip>,
 }
 
 impl DirectoryVerdict {
@@ -279,7 +301,18 @@ impl DirectoryVerdict {
             fail_on,
             worst: Level::None,
             signals: Vec::new(),
+            quarantine: std::collections::BTreeSet::new(),
+            quarantined: Vec::new(),
         }
+    }
+
+    /// The same fold with quarantined cases (pairs by relative path, from
+    /// [`crate::quarantine::ActiveQuarantine::cases`]): their pairs are measured and their
+    /// signals kept in [`Verdict::quarantined`], but they never trip the gate. A pair that
+    /// cannot be read still trips it: quarantine excuses flaky behaviour, not broken inputs.
+    pub fn with_quarantine(mut self, cases: std::collections::BTreeSet<String>) -> Self {
+        self.quarantine = cases;
+        self
     }
 
     /// Adds one measured pair (by relative path) and returns its own verdict.
@@ -288,9 +321,17 @@ impl DirectoryVerdict {
         for s in &mut signals {
             s.trace = Some(name.to_string());
         }
-        let verdict = Verdict::decide(self.fail_on, signals);
-        self.worst = self.worst.max(verdict.worst);
-        self.signals.extend(verdict.trips.iter().cloned());
+        let mut verdict = Verdict::decide(self.fail_on, signals);
+        if self.quarantine.contains(name) {
+            // The gate's worst leaves quarantined pairs out, so the JSON gate block
+            // (`worst >= fail_on`) agrees with the exit code; the pair keeps its own worst.
+            verdict.quarantined = std::mem::take(&mut verdict.trips);
+            verdict.tripped = false;
+            self.quarantined.extend(verdict.quarantined.iter().cloned());
+        } else {
+            self.worst = self.worst.max(verdict.worst);
+            self.signals.extend(verdict.trips.iter().cloned());
+        }
         verdict
     }
 
@@ -307,6 +348,7 @@ impl DirectoryVerdict {
         }));
         let mut verdict = Verdict::decide(self.fail_on, self.signals);
         verdict.worst = verdict.worst.max(self.worst);
+        verdict.quarantined = self.quarantined;
         verdict
     }
 }

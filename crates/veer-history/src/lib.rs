@@ -11,8 +11,11 @@
 //!   hint — never silently recreated.
 //! - [`trend`] turns entries into per-axis and per-case series and sparklines (pure).
 
+pub mod drift;
 pub mod error;
+pub mod flaky;
 mod migrations;
+pub mod parquet_export;
 pub mod store;
 pub mod summary;
 pub mod trend;

@@ -15,6 +15,28 @@ pub fn level_rank(level: &str) -> u8 {
     }
 }
 
+/// How strongly a case verdict says "worse", as a severity word: `none` (pass, none,
+/// improved, unknown words), `minor` (minor, inconclusive, flaky, unknown, warn), `moderate`,
+/// or `severe` (regressed, failed, severe, error). Matching is by substring, case-insensitive.
+pub fn verdict_level(v: &str) -> &'static str {
+    let v = v.to_ascii_lowercase();
+    if ["regress", "fail", "severe", "error"]
+        .iter()
+        .any(|w| v.contains(w))
+    {
+        "severe"
+    } else if v.contains("moderate") {
+        "moderate"
+    } else if ["minor", "inconclusive", "flaky", "unknown", "warn"]
+        .iter()
+        .any(|w| v.contains(w))
+    {
+        "minor"
+    } else {
+        "none"
+    }
+}
+
 /// One axis over time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AxisTrend {

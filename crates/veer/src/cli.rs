@@ -491,6 +491,12 @@ pub struct DiffArgs {
     /// another path as --history=PATH).
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = DEFAULT_HISTORY_DB)]
     pub history: Option<PathBuf>,
+    /// Quarantined cases (YAML: `case`, `reason`, `expires`): directory pairs by relative path
+    /// are still measured and shown, marked quarantined, but never trip the gate; an expired
+    /// entry is a warning and gates again. Default: .veer/quarantine.yaml when it exists. See
+    /// docs/history.md (Quarantine).
+    #[arg(long, value_name = "FILE")]
+    pub quarantine: Option<PathBuf>,
     /// Model prices for the cost axis: a JSON object mapping model name to
     /// {input, output, cached_input, cached_write_5m, cached_write_1h, reasoning,
     /// batch_discount} in USD per token, or to [input, output]. Without it cost is not

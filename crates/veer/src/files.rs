@@ -27,6 +27,7 @@ impl Command {
                     a.policy.as_deref(),
                     a.pricing.as_deref(),
                     a.history.as_deref(),
+                    a.quarantine.as_deref(),
                 ],
                 vec![a.out.output.as_deref()],
             ),
@@ -97,6 +98,13 @@ impl Command {
             Command::History(HistoryCommand::Report(a)) => {
                 (vec![Some(&*a.db.db)], vec![a.out.output.as_deref()])
             }
+            Command::History(HistoryCommand::Drift(a)) => {
+                (vec![Some(&*a.db.db)], vec![a.out.output.as_deref()])
+            }
+            Command::History(HistoryCommand::Flaky(a)) => (
+                vec![Some(&*a.db.db), Some(&*a.quarantine)],
+                vec![a.out.output.as_deref()],
+            ),
             Command::Record(a) => {
                 let proxy = match &a.serve {
                     Some(RecordCommand::Serve(s)) => &s.proxy,

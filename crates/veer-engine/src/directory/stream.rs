@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::verdict::DirectoryVerdict;
 use crate::Verdict;
 use rayon::prelude::*;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use veer_diff::aggregate::PairSummary;
 use veer_diff::fingerprint;
@@ -23,7 +24,8 @@ use veer_trace::{ReadOptions, Trace};
 /// is diffed, so at most two windows of reports are held at any time.
 pub const WINDOW_PER_THREAD: usize = 32;
 
-/// Diffs every pair of `plan` at the gate's threshold `fail_on`. `render` receives the measured
+/// Diffs every pair of `plan` at the gate's threshold `fail_on`; pairs whose relative path is in
+/// `quarantine` are measured and shown but never trip the gate ([`DirectoryVerdict::with_quarantine`]). `render` receives the measured
 /// pairs with their verdicts in path order, a window at a time (it runs beside the diff of the
 /// next window); `emit` receives what it made, in order, on the calling thread. Returns the
 /// summary (error rows, unmatched files, aggregate, pooled fingerprint test, gate) and the
@@ -32,14 +34,14 @@ pub const WINDOW_PER_THREAD: usize = 32;
 pub fn stream_directory<R: Send>(
     plan: &DirectoryPlan,
     read: &ReadOptions,
-    (options, fail_on): (&DiffOptions, Level),
+    (options, fail_on, quarantine): (&DiffOptions, Level, &BTreeSet<String>),
     progress: &dyn Progress,
     mut render: impl FnMut(Vec<(DirectoryPair, Verdict)>) -> R + Send,
     mut emit: impl FnMut(R) -> Result<(), Error>,
 ) -> Result<(DirectorySummary, Verdict), Error> {
     progress.begin(plan.matched.len() as u64, "diffing trace pairs");
     let mut summary = PairSummary::default();
-    let mut verdict = DirectoryVerdict::new(fail_on);
+    let mut verdict = DirectoryVerdict::new(fail_on).with_quarantine(quarantine.clone());
     // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
     let mut pool = Pool::default();
     let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
@@ -241,7 +243,7 @@ mod tests {
         let (summary, verdict) = stream_directory(
             &plan,
             &ReadOptions::default(),
-            (&options, Level::Severe),
+            (&options, Level::Severe, &BTreeSet::new()),
             &Quiet,
             |pairs: Vec<(DirectoryPair, Verdict)>| {
                 pairs
@@ -289,7 +291,7 @@ mod tests {
         let r = stream_directory(
             &plan,
             &ReadOptions::default(),
-            (&DiffOptions::default(), Level::None),
+            (&DiffOptions::default(), Level::None, &BTreeSet::new()),
             &Quiet,
             |pairs: Vec<(DirectoryPair, Verdict)>| pairs.len(),
             |_| Err(Error::input("the output is gone")),

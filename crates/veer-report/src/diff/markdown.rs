@@ -39,6 +39,18 @@ pub fn verdict_paragraph(v: &Verdict) -> String {
     } else {
         out.push('\n');
     }
+    if !v.quarantined.is_empty() {
+        out.push_str("\nQuarantined (measured, not gating):\n\n");
+        for t in v.quarantined.iter().take(MAX_TABLE_ROWS) {
+            out.push_str(&format!("- {}: {}\n", cell(&t.label()), cell(&t.reason)));
+        }
+        if v.quarantined.len() > MAX_TABLE_ROWS {
+            out.push_str(&format!(
+                "- _{} more_\n",
+                v.quarantined.len() - MAX_TABLE_ROWS
+            ));
+        }
+    }
     out.push('\n');
     out
 }

@@ -19,10 +19,17 @@ use veer_engine::Verdict;
 
 /// The line naming what tripped the gate (nothing when it did not trip).
 pub fn tripped_line(v: &Verdict, style: Style) -> String {
-    match v.tripped_by_line(10) {
+    let mut out = match v.tripped_by_line(10) {
         Some(by) => format!("{}\n", style.bad(&format!("gate tripped by: {by}"))),
         None => String::new(),
+    };
+    if let Some(q) = v.quarantined_line(10) {
+        out.push_str(&format!(
+            "{}\n",
+            style.warn(&format!("quarantined (measured, not gating): {q}"))
+        ));
     }
+    out
 }
 
 /// A row's severity with its direction, coloured by severity (an improvement is never red).

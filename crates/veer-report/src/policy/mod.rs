@@ -258,8 +258,12 @@ pub fn gate_line(g: &Gate) -> String {
 /// trips, then a count).
 pub fn verdict_line(v: &veer_engine::Verdict) -> String {
     let line = gate_line(&v.gate());
-    match v.tripped_by_line(5) {
+    let line = match v.tripped_by_line(5) {
         Some(by) => format!("{line} Tripped by: {by}."),
+        None => line,
+    };
+    match v.quarantined_line(5) {
+        Some(q) => format!("{line} Quarantined (measured, not gating): {q}."),
         None => line,
     }
 }

@@ -10,6 +10,8 @@ use std::path::PathBuf;
 pub const DEFAULT_BASELINE_ROOT: &str = ".veer/baselines";
 /// The history database unless a path is given.
 pub const DEFAULT_HISTORY_DB: &str = ".veer/history.sqlite";
+/// The quarantine file `veer history flaky --write` appends to and `veer diff` honours.
+pub const DEFAULT_QUARANTINE: &str = ".veer/quarantine.yaml";
 
 /// `veer baseline` subcommands.
 #[derive(Debug, Subcommand)]
@@ -157,9 +159,11 @@ pub enum HistoryCommand {
         after_help = "Examples:\n  veer history show\n  veer history show --axis cost --since 2026-11-01\n  veer history show --case refund --branch main --format json"
     )]
     Show(HistoryShowArgs),
-    /// Write every stored comparison as JSON Lines (one object per comparison), for
-    /// warehouses.
-    #[command(after_help = "Example:\n  veer history export --format jsonl -o history.jsonl")]
+    /// Write every stored comparison as JSON Lines (one object per comparison) or Parquet
+    /// (one row per gate, axis, rule and case), for warehouses.
+    #[command(
+        after_help = "Examples:\n  veer history export --format jsonl -o history.jsonl\n  veer history export --format parquet -o history.parquet"
+    )]
     Export(HistoryExportArgs),
     /// Draw the trends as one self-contained HTML page (inline SVG charts per axis, verdict
     /// strips per case; no script, nothing fetched).
@@ -167,6 +171,97 @@ pub enum HistoryCommand {
         after_help = "Example:\n  veer history report --format html -o trend.html --since 2026-11-01"
     )]
     Report(HistoryReportArgs),
+    /// Detect drift over a branch's history (main by default): a CUSUM control chart per axis
+    /// (on the deltas) and per case (on bad verdicts), limits set from a warm-up window.
+    /// Exit 1 when a series is drifting at its latest comparison.
+    #[command(
+        after_help = "Examples:\n  veer history drift\n  veer history drift --axis cost --format json\n  veer history drift --branch release --case refund --format markdown\n\nMethod, false-alarm rates and detection delays: docs/history.md (Drift)."
+    )]
+    Drift(HistoryDriftArgs),
+    /// List flaky cases: verdicts that flip between comparisons of unchanged code (the same
+    /// commit on the same branch), and propose quarantine entries for them.
+    #[command(
+        after_help = "Examples:\n  veer history flaky\n  veer history flaky --propose\n  veer history flaky --write --expires-in 7\n\n--write appends to the quarantine file (never changing its entries); veer diff then\nmeasures and shows those cases but does not let them trip the gate. See docs/history.md."
+    )]
+    Flaky(HistoryFlakyArgs),
+}
+
+/// Formats of `veer history drift`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DriftFormat {
+    /// A table for a terminal.
+    #[value(alias = "terminal")]
+    Text,
+    /// JSON (deterministic: the same history gives the same bytes).
+    Json,
+    /// A Markdown table (for a job summary or a PR comment).
+    Markdown,
+}
+
+/// `veer history drift`.
+#[derive(Debug, Args)]
+pub struct HistoryDriftArgs {
+    /// The branch whose history is monitored.
+    #[arg(long, value_name = "BRANCH", default_value = "main")]
+    pub branch: String,
+    /// Only this axis (and no cases unless --case is given too).
+    #[arg(long, value_name = "AXIS")]
+    pub axis: Option<String>,
+    /// Only this case (and no axes unless --axis is given too).
+    #[arg(long, value_name = "CASE")]
+    pub case: Option<String>,
+    /// Only comparisons recorded at or after this date (YYYY-MM-DD, UTC) or instant.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// At most this many comparisons, the most recent (1 to 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub last: u64,
+    /// Comparisons at the start of each series that set its in-control level (5 to 1,000).
+    /// The documented false-alarm rates are for the default, 30.
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u64).range(5..=1_000))]
+    pub warmup: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DriftFormat::Text)]
+    pub format: DriftFormat,
+    #[command(flatten)]
+    pub db: HistoryDbArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// `veer history flaky`.
+#[derive(Debug, Args)]
+pub struct HistoryFlakyArgs {
+    /// Only comparisons of this branch (default: every branch, each commit grouped per branch).
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
+    /// Only comparisons recorded at or after this date (YYYY-MM-DD, UTC) or instant.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// At most this many comparisons, the most recent (1 to 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub last: u64,
+    /// Also print the quarantine entries proposed for the flaky cases not yet quarantined
+    /// (YAML, ready for the quarantine file). Nothing is written.
+    #[arg(long)]
+    pub propose: bool,
+    /// Append the proposed entries to the quarantine file (existing entries are never
+    /// changed; the file is replaced atomically).
+    #[arg(long)]
+    pub write: bool,
+    /// The quarantine file.
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_QUARANTINE)]
+    pub quarantine: PathBuf,
+    /// Days from today (UTC) until a proposed entry expires (1 to 365).
+    #[arg(long, value_name = "DAYS", default_value_t = 14, value_parser = clap::value_parser!(u64).range(1..=365))]
+    pub expires_in: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = StandingFormat::Terminal)]
+    pub format: StandingFormat,
+    #[command(flatten)]
+    pub db: HistoryDbArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// Formats of `veer history report`.
@@ -263,6 +358,9 @@ pub struct HistoryShowArgs {
 pub enum ExportFormat {
     /// JSON Lines: one comparison per line, oldest first.
     Jsonl,
+    /// Parquet: one row per comparison's gate, axis, rule and case (columns in
+    /// docs/history.md); binary, so give -o FILE.
+    Parquet,
 }
 
 /// `veer history export`.

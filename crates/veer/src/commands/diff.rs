@@ -70,7 +70,13 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         (true, true) => {
             let b_files = super::trials::files_of(&args.baseline)?;
             let c_files = super::trials::files_of(&args.candidate)?;
+            let quarantine = super::quarantine::load(args.quarantine.as_deref())?;
             if let Some(layout) = super::trials::detect(args, b_files.clone(), c_files.clone())? {
+                if !quarantine.active.cases.is_empty() {
+                    crate::output::diag::warn(
+                        "the quarantine is not applied to repeated-trials diffs yet: quarantined cases still gate (docs/history.md)",
+                    );
+                }
                 return super::trials::run(args, &layout);
             }
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
@@ -90,7 +96,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
                     stream_directory_to(
                         &plan,
                         &read,
-                        (&options, args.fail_on.level),
+                        (&options, args.fail_on.level, &quarantine),
                         printer,
                         comment,
                         out,
@@ -303,7 +309,7 @@ impl veer_engine::directory::Progress for Bars {
 fn stream_directory_to(
     plan: &DirectoryPlan,
     read: &ReadOptions,
-    (options, fail_on): (&DiffOptions, Level),
+    (options, fail_on, quarantine): (&DiffOptions, Level, &super::quarantine::Loaded),
     mut printer: Box<dyn DirectoryPrinter>,
     mut comment: Option<DirectoryComment>,
     out: &mut ReportStream<'_>,
@@ -312,7 +318,7 @@ fn stream_directory_to(
     let (summary, verdict) = stream_directory(
         plan,
         read,
-        (options, fail_on),
+        (options, fail_on, &quarantine.cases()),
         &Bars::default(),
         |pairs: Vec<(DirectoryPair, Verdict)>| {
             let mut text = String::new();

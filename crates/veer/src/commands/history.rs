@@ -15,7 +15,9 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use veer_history::trend::{axis_trends, case_trends, count_sparkline, level_sparkline, sparkline};
+use veer_history::trend::{
+    axis_trends, case_trends, count_sparkline, level_sparkline, sparkline, verdict_level,
+};
 use veer_history::{Entry, Filter, History, HistoryError, Provenance, Summary};
 use veer_report::diff::stream::DirectoryPrinter;
 
@@ -24,7 +26,7 @@ const MAX_REPORT_BYTES: u64 = 256 << 20;
 /// Cases listed by `history show` before "… and N more" (flippiest first).
 const SHOWN_CASES: usize = 50;
 
-fn err(e: HistoryError) -> CliError {
+pub(crate) fn err(e: HistoryError) -> CliError {
     CliError::input(e.message).hint(e.hint)
 }
 
@@ -35,6 +37,8 @@ pub fn run(command: &HistoryCommand) -> Result<u8, CliError> {
         HistoryCommand::Show(a) => show(a),
         HistoryCommand::Export(a) => export(a),
         HistoryCommand::Report(a) => report(a),
+        HistoryCommand::Drift(a) => super::history_drift::drift(a),
+        HistoryCommand::Flaky(a) => super::history_drift::flaky(a),
     }
 }
 
@@ -124,7 +128,7 @@ fn add(a: &HistoryAddArgs) -> Result<u8, CliError> {
     Ok(EXIT_OK)
 }
 
-fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
+pub(crate) fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
     since
         .map(|s| {
             provenance::parse_time(s).ok_or_else(|| {
@@ -133,27 +137,6 @@ fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
             })
         })
         .transpose()
-}
-
-/// How strongly a case verdict says "worse": 0 (pass, none, improved) to 3 (regressed,
-/// failed, severe); drawn on the same fixed scale as severities.
-fn verdict_level(v: &str) -> &'static str {
-    let v = v.to_ascii_lowercase();
-    if ["regress", "fail", "severe", "error"]
-        .iter()
-        .any(|w| v.contains(w))
-    {
-        "severe"
-    } else if v.contains("moderate") {
-        "moderate"
-    } else if ["minor", "inconclusive", "flaky", "unknown", "warn"]
-        .iter()
-        .any(|w| v.contains(w))
-    {
-        "minor"
-    } else {
-        "none"
-    }
 }
 
 /// Rule totals over the shown comparisons.
@@ -393,8 +376,8 @@ fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
         ReportFormat::Html => super::history_html::render(
             &format!("veer history: {}", a.db.db.display()),
             &span,
-            &axis_trends(&entries),
-            &case_trends(&entries),
+            (&axis_trends(&entries), &case_trends(&entries)),
+            &veer_history::drift::drift(&entries, &veer_history::drift::DriftSettings::default()),
             verdict_level,
         ),
     };
@@ -424,6 +407,20 @@ fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
         ..Filter::default()
     };
     let entries = history.entries(&filter).map_err(err)?;
+    if a.format == ExportFormat::Parquet {
+        if a.out.output.is_none() && std::io::stdout().is_terminal() {
+            return Err(
+                CliError::input("a Parquet file is binary: not written to a terminal")
+                    .hint("give -o FILE, e.g. -o history.parquet (or pipe stdout)"),
+            );
+        }
+        let bytes = veer_history::parquet_export::to_parquet(&entries).map_err(|e| {
+            CliError::input(format!("cannot build the Parquet file: {e}"))
+                .hint("this is a bug in veer; --format jsonl exports the same data")
+        })?;
+        crate::output::emit_data(&bytes, a.out.output.as_deref())?;
+        return Ok(EXIT_OK);
+    }
     let mut text = String::new();
     match a.format {
         ExportFormat::Jsonl => {
@@ -441,6 +438,7 @@ fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
                 text.push('\n');
             }
         }
+        ExportFormat::Parquet => {}
     }
     emit(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)

@@ -1,8 +1,10 @@
 //! `veer history report --format html`: the trends of `veer history show` as one
 //! self-contained HTML page — inline CSS and SVG, no script, nothing fetched — that opens from
-//! disk. A printer only: the series come from `veer_history::trend`.
+//! disk, with each axis' and case's CUSUM drift status. A printer only: the series come from
+//! `veer_history::trend`, the statuses from `veer_history::drift`.
 
 use std::fmt::Write as _;
+use veer_history::drift::{Direction, DriftReport, DriftStatus, SeriesDrift};
 use veer_history::trend::{level_rank, AxisTrend, CaseTrend};
 
 /// Width and height of one chart, in SVG user units (pixels at 100 %).
@@ -98,12 +100,37 @@ fn level_strip(levels: &[String], label: &str) -> String {
     svg
 }
 
-/// The whole page. `verdict_level` maps a case verdict to a level word.
+/// The drift cell of a series: its CUSUM status (docs/history.md, Drift), with where it first
+/// signalled.
+fn drift_cell(list: &[SeriesDrift], name: &str) -> String {
+    let Some(s) = list.iter().find(|s| s.name == name) else {
+        return "-".into();
+    };
+    let d = &s.detection;
+    let arrow = match d.direction {
+        Some(Direction::Up) => " ↑",
+        Some(Direction::Down) => " ↓",
+        None => "",
+    };
+    let word = match d.status {
+        DriftStatus::InControl => return "in control".into(),
+        DriftStatus::Inconclusive => return "inconclusive".into(),
+        DriftStatus::Drift => "drift",
+        DriftStatus::PastDrift => "past drift",
+    };
+    match &s.signal_at {
+        Some(at) => format!("{word}{arrow} from #{}", at.id),
+        None => format!("{word}{arrow}"),
+    }
+}
+
+/// The whole page. `verdict_level` maps a case verdict to a level word; `drift` is the CUSUM
+/// status of each axis and case over the comparisons shown.
 pub fn render(
     title: &str,
     span: &str,
-    axes: &[AxisTrend],
-    cases: &[CaseTrend],
+    (axes, cases): (&[AxisTrend], &[CaseTrend]),
+    drift: &DriftReport,
     verdict_level: impl Fn(&str) -> &'static str,
 ) -> String {
     let mut h = String::new();
@@ -117,21 +144,22 @@ pub fn render(
         esc(title),
         esc(span)
     );
-    h.push_str("<h2>Axes</h2>\n<table><tr><th>axis</th><th class=\"n\">n</th><th>latest</th><th>delta, oldest → newest</th><th>level</th></tr>\n");
+    h.push_str("<h2>Axes</h2>\n<table><tr><th>axis</th><th class=\"n\">n</th><th>latest</th><th>delta, oldest → newest</th><th>level</th><th>drift</th></tr>\n");
     for a in axes {
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&a.axis),
             a.levels.len(),
             esc(a.levels.last().map_or("-", String::as_str)),
             line_chart(&a.deltas, &format!("{} delta", a.axis)),
-            level_strip(&a.levels, &format!("{} level", a.axis))
+            level_strip(&a.levels, &format!("{} level", a.axis)),
+            esc(&drift_cell(&drift.axes, &a.axis))
         );
     }
     h.push_str("</table>\n");
     if !cases.is_empty() {
-        h.push_str("<h2>Cases</h2>\n<table><tr><th>case</th><th class=\"n\">n</th><th>latest</th><th class=\"n\">flips</th><th>verdicts, oldest → newest</th></tr>\n");
+        h.push_str("<h2>Cases</h2>\n<table><tr><th>case</th><th class=\"n\">n</th><th>latest</th><th class=\"n\">flips</th><th>verdicts, oldest → newest</th><th>drift</th></tr>\n");
         for c in cases {
             let levels: Vec<String> = c
                 .verdicts
@@ -140,12 +168,13 @@ pub fn render(
                 .collect();
             let _ = writeln!(
                 h,
-                "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&c.case),
                 c.verdicts.len(),
                 esc(c.verdicts.last().map_or("-", String::as_str)),
                 c.flips,
-                level_strip(&levels, &format!("{} verdicts", c.case))
+                level_strip(&levels, &format!("{} verdicts", c.case)),
+                esc(&drift_cell(&drift.cases, &c.case))
             );
         }
         h.push_str("</table>\n");

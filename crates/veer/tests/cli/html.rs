@@ -373,7 +373,7 @@ fn github_commands_and_the_step_summary() {
 
 /// The headless browser: `$VEER_CHROMIUM`, else `chromium`, `chromium-browser` or
 /// `google-chrome` on PATH.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("VEER_CHROMIUM") {
         return Some(PathBuf::from(p));
     }
@@ -390,7 +390,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Where the browser test keeps its pages and screenshots (under `target/`).
-fn artifacts() -> PathBuf {
+pub(crate) fn artifacts() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-report");
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -398,7 +398,7 @@ fn artifacts() -> PathBuf {
 
 /// Opens `page` in headless Chromium: (the DOM after scripts ran, console lines on stderr),
 /// and writes `shot` as a screenshot.
-fn open_in_browser(browser: &Path, page: &Path, shot: &Path) -> (String, Vec<String>) {
+pub(crate) fn open_in_browser(browser: &Path, page: &Path, shot: &Path) -> (String, Vec<String>) {
     let url = format!("file://{}", page.display());
     let profile = tempfile::tempdir().unwrap();
     let common = [
@@ -465,7 +465,7 @@ fn assert_renders(browser: &Path, name: &str, html: &str, regression: &str) {
 
 /// Skips (loudly) only when no browser is installed and `VEER_REQUIRE_BROWSER` is unset; CI
 /// installs Chromium and sets it.
-fn browser_or_skip(test: &str) -> Option<PathBuf> {
+pub(crate) fn browser_or_skip(test: &str) -> Option<PathBuf> {
     match chromium() {
         Some(b) => Some(b),
         None if std::env::var_os("VEER_REQUIRE_BROWSER").is_some() => {
