@@ -37,11 +37,16 @@ const CASES_PER_THREAD: usize = 4;
 /// Measures every case of `layout` (a window of cases at a time, in parallel) and composes the
 /// trials report with its gate. `tick` is called once per case measured (progress). A trial
 /// whose outcome the rule cannot read stops the run after its window: that error.
+///
+/// Memory: each window's traces are dropped with it, and so is each case's list of files; what
+/// is kept per case is its [`compose::CaseRaw`] (every trial's axis numbers, which the
+/// suite-level permutation tests need, and the case's test results), about the size of the
+/// case's entry in the report.
 #[allow(clippy::too_many_arguments)]
 pub fn analyse(
     baseline: &str,
     candidate: &str,
-    layout: &Layout,
+    layout: Layout,
     measure: MeasureOptions<'_>,
     options: &TrialsOptions,
     fail_on: Level,
@@ -50,8 +55,20 @@ pub fn analyse(
 ) -> Result<TrialsReport, crate::error::Error> {
     let policy: Option<&Policy> = measure.policy;
     let window = rayon::current_num_threads().max(1) * CASES_PER_THREAD;
+    let (baseline_trials, candidate_trials) = layout.trial_counts();
+    let layout_block = LayoutBlock {
+        sources: layout.sources.iter().copied().collect(),
+        cases: layout.cases.len(),
+        baseline_trials,
+        candidate_trials,
+    };
     let mut raws = Vec::with_capacity(layout.cases.len());
-    for chunk in layout.cases.chunks(window) {
+    let mut cases = layout.cases.into_iter();
+    loop {
+        let chunk: Vec<layout::Case> = cases.by_ref().take(window).collect();
+        if chunk.is_empty() {
+            break;
+        }
         let done: Vec<compose::CaseRaw> = chunk
             .par_iter()
             .map(|case| {
@@ -67,13 +84,6 @@ pub fn analyse(
         }
         raws.extend(done);
     }
-    let (baseline_trials, candidate_trials) = layout.trial_counts();
-    let layout_block = LayoutBlock {
-        sources: layout.sources.iter().copied().collect(),
-        cases: layout.cases.len(),
-        baseline_trials,
-        candidate_trials,
-    };
     let (trials, gate) = decide(
         layout_block,
         &raws,

@@ -234,8 +234,8 @@ pub fn detect(
     Ok((pattern.is_some() || layout.has_trials()).then_some(layout))
 }
 
-/// Runs the trials analysis on `layout` and prints it; the exit code.
-pub fn run(args: &DiffArgs, layout: &Layout) -> Result<u8, CliError> {
+/// Runs the trials analysis on `layout` (consumed case by case) and prints it; the exit code.
+pub fn run(args: &DiffArgs, layout: Layout) -> Result<u8, CliError> {
     let policy = match &args.policy {
         Some(path) => Some(super::policy::load(path)?),
         None => None,
@@ -243,7 +243,7 @@ pub fn run(args: &DiffArgs, layout: &Layout) -> Result<u8, CliError> {
     let read = args.read.options();
     let options = options(args)?;
     warn_unmatched(&veer_engine::trials::check_outcome_file(
-        layout,
+        &layout,
         &options.outcome,
     )?);
     let measure = MeasureOptions {
@@ -356,7 +356,7 @@ fn render(report: &TrialsReport, format: DiffFormat) -> String {
     use veer_report::diff::trials;
     match format {
         DiffFormat::Terminal => trials::terminal(report),
-        DiffFormat::Json => veer_report::json::to_json(report),
+        DiffFormat::Json => veer_report::json::trials_to_json(report),
         DiffFormat::Markdown => trials::markdown(report),
         DiffFormat::Junit => trials::junit(report),
         DiffFormat::Github => trials::github(report),
