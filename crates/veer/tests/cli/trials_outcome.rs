@@ -336,6 +336,15 @@ fn an_outcome_field_by_dotted_path_and_a_missing_one() {
     let c = |_: usize, t: u32| serde_json::json!({"scores": {"accuracy": t != 1}});
     write_side(&base, 1, 2, 3, &b);
     write_side(&cand, 2, 2, 3, &c);
+    let r = veer_ok(
+        &["diff", s(&base), s(&cand), "--outcome", "scores.accuracy"],
+        0,
+    );
+    assert!(
+        r.stdout.contains("pass^k (k = 1..3; outcome: field scores.accuracy): baseline 1.00, 1.00, 1.00 · candidate 0.67, 0.33, 0.00"),
+        "{}",
+        r.stdout
+    );
     let v = run_json(&base, &cand, &["--outcome", "scores.accuracy"]);
     assert_eq!(v["trials"]["pass_hat_k"]["field"], "scores.accuracy");
     assert_eq!(v["trials"]["cases"][0]["passes"]["candidate"], 2);
