@@ -72,7 +72,7 @@ pub fn trials_to_json(report: &veer_engine::trials::report::TrialsReport) -> Str
             verdicts: t.verdicts,
             tripped: t.tripped.clone(),
         },
-        gate: report.gate.clone(),
+        gate: report.gate,
     };
     let text = to_json(&shell);
     const EMPTY: &str = "\n    \"cases\": [],\n";
