@@ -47,12 +47,21 @@ impl DirectoryJson {
 }
 
 /// The report of a diff with repeated trials as JSON: the same bytes as [`to_json`] of the
-/// whole report, but each case is turned into a JSON tree and printed alone, so the document's
-/// tree never holds every case at once (memory grows by the printed text only; issue 28
-/// item 7). The report without its cases is printed first and the cases are put in the place
-/// of its empty `"cases": []` (keys are unique and JSON strings hold no raw newline, so the
-/// place is found exactly).
+/// whole report ([`trials_json_pieces`] joined).
 pub fn trials_to_json(report: &veer_engine::trials::report::TrialsReport) -> String {
+    trials_json_pieces(report).collect()
+}
+
+/// The JSON of a trials report in pieces — the document up to its cases, each case, then the
+/// rest — whose concatenation is [`to_json`] of the whole report. Each case is turned into a
+/// JSON tree and printed alone when its piece is asked for, so neither the document's tree nor
+/// its text need ever be held whole (the CLI writes the pieces as they come; issue 28 item 7).
+/// The report without its cases is printed first and the cases go in the place of its empty
+/// `"cases": []` (keys are unique and JSON strings hold no raw newline, so the place is found
+/// exactly).
+pub fn trials_json_pieces(
+    report: &veer_engine::trials::report::TrialsReport,
+) -> impl Iterator<Item = String> + '_ {
     use veer_engine::trials::report::{TrialsBlock, TrialsReport};
     let t = &report.trials;
     let shell = TrialsReport {
@@ -76,19 +85,21 @@ pub fn trials_to_json(report: &veer_engine::trials::report::TrialsReport) -> Str
     };
     let text = to_json(&shell);
     const EMPTY: &str = "\n    \"cases\": [],\n";
-    let (Some(at), false) = (text.find(EMPTY), t.cases.is_empty()) else {
-        return text;
+    let split = text.find(EMPTY).filter(|_| !t.cases.is_empty());
+    let (head, tail) = match split {
+        Some(at) => (
+            format!("{}\n    \"cases\": [", &text[..at]),
+            format!("\n    ],\n{}", &text[at + EMPTY.len()..]),
+        ),
+        None => (text, String::new()),
     };
-    let mut out = String::with_capacity(text.len() + t.cases.len() * 4096);
-    out.push_str(&text[..at]);
-    out.push_str("\n    \"cases\": [");
-    for (i, case) in t.cases.iter().enumerate() {
-        out.push_str(if i == 0 { "\n      " } else { ",\n      " });
-        out.push_str(&indented(case, "      "));
-    }
-    out.push_str("\n    ],\n");
-    out.push_str(&text[at + EMPTY.len()..]);
-    out
+    let cases = split.map_or(&[][..], |_| &t.cases[..]);
+    std::iter::once(head)
+        .chain(cases.iter().enumerate().map(|(i, case)| {
+            let sep = if i == 0 { "\n      " } else { ",\n      " };
+            format!("{sep}{}", indented(case, "      "))
+        }))
+        .chain(std::iter::once(tail).filter(|s| !s.is_empty()))
 }
 
 /// `text` pretty-printed as `serde_json` does at the top level, each line after the first

@@ -321,8 +321,15 @@ pub fn run_logs(args: &DiffArgs) -> Result<Option<u8>, CliError> {
 
 /// Prints a trials report in the chosen format, the gate lines on stderr; the exit code.
 fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
-    let text = render(report, args.format);
-    emit(&text, args.out.output.as_deref())?;
+    if args.format == DiffFormat::Json {
+        // Case by case: the document's text is never held whole.
+        crate::output::stream::emit_streamed(args.out.output.as_deref(), true, |out| {
+            veer_report::json::trials_json_pieces(report).try_for_each(|piece| out.write(&piece))
+        })?;
+    } else {
+        let text = render(report, args.format);
+        emit(&text, args.out.output.as_deref())?;
+    }
     if args.format == DiffFormat::Github {
         if let Some((path, markdown)) =
             super::diff::step_summary(args.format, || veer_report::diff::trials::markdown(report))
