@@ -75,11 +75,10 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         (true, true) => {
             let b_files = super::trials::files_of(&args.baseline)?;
             let c_files = super::trials::files_of(&args.candidate)?;
-            if let Some(layout) = super::trials::detect(args, b_files.clone(), c_files.clone())? {
-                // The listings live on in the layout; this copy is not kept for the run.
-                drop((b_files, c_files));
-                return super::trials::run(args, layout);
-            }
+            let (b_files, c_files) = match super::trials::detect(args, b_files, c_files)? {
+                super::trials::Detected::Trials(layout) => return super::trials::run(args, layout),
+                super::trials::Detected::Paths(b, c) => (b, c),
+            };
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
             let step = step_summary_path(args.format);
             let json = matches!(args.format, DiffFormat::Json | DiffFormat::Sarif);

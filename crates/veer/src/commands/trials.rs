@@ -207,16 +207,26 @@ fn options(args: &DiffArgs) -> Result<TrialsOptions, CliError> {
     })
 }
 
-/// The layout of two directories' files when the trials report applies to them: `None` with
-/// `--trials off`, or when no case has two or more trials and no `--case-pattern` was given.
-/// A bad `--case-pattern` is exit 2.
+/// What [`detect`] found in two directories.
+pub enum Detected {
+    /// The trials report applies: the cases and their trials.
+    Trials(Layout),
+    /// The path-paired report applies: each side's files as (relative name, path), given back.
+    Paths(Vec<(String, PathBuf)>, Vec<(String, PathBuf)>),
+}
+
+/// Whether the trials report applies to two directories' files: not with `--trials off`, nor
+/// when no case has two or more trials and no `--case-pattern` was given (then the files are
+/// given back for the path-paired report, in an order that report does not depend on). The
+/// listings are moved into the layout, never copied, so a large directory is held once. A bad
+/// `--case-pattern` is exit 2.
 pub fn detect(
     args: &DiffArgs,
     baseline: Vec<(String, PathBuf)>,
     candidate: Vec<(String, PathBuf)>,
-) -> Result<Option<Layout>, CliError> {
+) -> Result<Detected, CliError> {
     if args.trials.trials == TrialsMode::Off {
-        return Ok(None);
+        return Ok(Detected::Paths(baseline, candidate));
     }
     let pattern = match &args.trials.case_pattern {
         Some(p) => Some(CasePattern::new(p).map_err(|e| CliError::input(e.message).hint(e.hint))?),
@@ -227,11 +237,17 @@ pub fn detect(
         .cases
         .iter()
         .any(|c| !c.baseline.is_empty() && !c.candidate.is_empty());
-    if !paired {
-        // The path-paired report says which files have no counterpart.
-        return Ok(None);
+    // Without a case on both sides, the path-paired report says which files have no
+    // counterpart.
+    if paired && (pattern.is_some() || layout.has_trials()) {
+        return Ok(Detected::Trials(layout));
     }
-    Ok((pattern.is_some() || layout.has_trials()).then_some(layout))
+    let (mut b, mut c) = (Vec::new(), Vec::new());
+    for case in layout.cases {
+        b.extend(case.baseline.into_iter().map(|f| (f.name, f.path)));
+        c.extend(case.candidate.into_iter().map(|f| (f.name, f.path)));
+    }
+    Ok(Detected::Paths(b, c))
 }
 
 /// Runs the trials analysis on `layout` (consumed case by case) and prints it; the exit code.
