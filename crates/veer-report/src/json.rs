@@ -63,6 +63,62 @@ impl DirectoryJson {
     }
 }
 
+/// The report of a diff with repeated trials as JSON: the same bytes as [`to_json`] of the
+/// whole report ([`trials_json_pieces`] joined).
+pub fn trials_to_json(report: &veer_engine::trials::report::TrialsReport) -> String {
+    trials_json_pieces(report).collect()
+}
+
+/// The JSON of a trials report in pieces — the document up to its cases, each case, then the
+/// rest — whose concatenation is [`to_json`] of the whole report. Each case is turned into a
+/// JSON tree and printed alone when its piece is asked for, so neither the document's tree nor
+/// its text need ever be held whole (the CLI writes the pieces as they come; issue 28 item 7).
+/// The report without its cases is printed first and the cases go in the place of its empty
+/// `"cases": []` (keys are unique and JSON strings hold no raw newline, so the place is found
+/// exactly).
+pub fn trials_json_pieces(
+    report: &veer_engine::trials::report::TrialsReport,
+) -> impl Iterator<Item = String> + '_ {
+    use veer_engine::trials::report::{TrialsBlock, TrialsReport};
+    let t = &report.trials;
+    let shell = TrialsReport {
+        schema_version: report.schema_version.clone(),
+        baseline: report.baseline.clone(),
+        candidate: report.candidate.clone(),
+        trials: TrialsBlock {
+            layout: t.layout.clone(),
+            alpha: t.alpha,
+            seed: t.seed,
+            margins: t.margins.clone(),
+            cases: Vec::new(),
+            axes: t.axes.clone(),
+            rules: t.rules.clone(),
+            pass_hat_k: t.pass_hat_k.clone(),
+            plan: t.plan.clone(),
+            verdicts: t.verdicts,
+            tripped: t.tripped.clone(),
+        },
+        gate: report.gate,
+    };
+    let text = to_json(&shell);
+    const EMPTY: &str = "\n    \"cases\": [],\n";
+    let split = text.find(EMPTY).filter(|_| !t.cases.is_empty());
+    let (head, tail) = match split {
+        Some(at) => (
+            format!("{}\n    \"cases\": [", &text[..at]),
+            format!("\n    ],\n{}", &text[at + EMPTY.len()..]),
+        ),
+        None => (text, String::new()),
+    };
+    let cases = split.map_or(&[][..], |_| &t.cases[..]);
+    std::iter::once(head)
+        .chain(cases.iter().enumerate().map(|(i, case)| {
+            let sep = if i == 0 { "\n      " } else { ",\n      " };
+            format!("{sep}{}", indented(case, "      "))
+        }))
+        .chain(std::iter::once(tail).filter(|s| !s.is_empty()))
+}
+
 /// `text` pretty-printed as `serde_json` does at the top level, each line after the first
 /// indented by `indent` more spaces (the first line is placed by the caller).
 fn indented<T: Serialize>(value: &T, indent: &str) -> String {
@@ -115,6 +171,59 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A trials report of `cases` scripted cases of 3 trials a side (and one baseline-only
+    /// case), composed by the engine.
+    fn trials_report(cases: usize) -> veer_engine::trials::report::TrialsReport {
+        use veer_engine::trials::scripted::{agentlog, Script};
+        let mut sides = [
+            std::collections::BTreeMap::new(),
+            std::collections::BTreeMap::new(),
+        ];
+        for (s, side) in sides.iter_mut().enumerate() {
+            for c in 0..cases {
+                let key = format!("case \"{c}\"\n");
+                let traces = (1..=3)
+                    .map(|t| {
+                        let text = agentlog(&key, t, s as u64, &Script::default());
+                        veer_trace::agentlog::reader::read_agentlog_bytes(
+                            "t.agentlog",
+                            text.as_bytes(),
+                            &veer_trace::ReadOptions::default(),
+                        )
+                        .unwrap()
+                    })
+                    .collect::<Vec<_>>();
+                side.insert(key, traces);
+            }
+        }
+        let [mut b, c] = sides;
+        if cases > 0 {
+            let one = b.values().next().cloned().unwrap();
+            b.insert("only-baseline".into(), one);
+        }
+        veer_engine::trials::analyse_in_memory(
+            "b",
+            "c",
+            b,
+            c,
+            None,
+            1 << 20,
+            &veer_engine::trials::TrialsOptions::default(),
+            veer_policy::Level::Severe,
+            false,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn trials_json_case_by_case_is_the_same_bytes_as_the_whole_tree() {
+        for cases in [0, 1, 3] {
+            let report = trials_report(cases);
+            assert_eq!(report.trials.cases.len(), cases + usize::from(cases > 0));
+            assert_eq!(trials_to_json(&report), to_json(&report), "{cases} cases");
+        }
+    }
 
     #[test]
     fn indenting_keeps_every_line_but_the_first() {

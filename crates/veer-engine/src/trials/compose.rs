@@ -74,6 +74,8 @@ pub struct TrialsOptions {
     pub margins: [Margin; AXIS_COUNT],
     /// Margin of the excess divergence, d_norm units, ≥ 0.
     pub behaviour_margin: f64,
+    /// Where each trial's pass/fail outcome comes from (pass^k and the per-case pass rates).
+    pub outcome: super::outcome::OutcomeRule,
 }
 
 impl Default for TrialsOptions {
@@ -83,6 +85,7 @@ impl Default for TrialsOptions {
             seed: 42,
             margins: DEFAULT_MARGINS,
             behaviour_margin: DEFAULT_BEHAVIOUR_MARGIN,
+            outcome: super::outcome::OutcomeRule::default(),
         }
     }
 }
@@ -134,6 +137,16 @@ pub struct CaseRaw {
     k_b: usize,
     k_c: usize,
     state: RawState,
+    /// A trial whose outcome could not be read: the run stops with it.
+    outcome_error: Option<crate::error::Error>,
+}
+
+impl CaseRaw {
+    /// The error of the first trial of this case whose outcome the rule could not read
+    /// (`--outcome`, `--outcome-threshold`): the comparison stops with it (exit 2).
+    pub fn outcome_error(&self) -> Option<&crate::error::Error> {
+        self.outcome_error.as_ref()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -199,6 +212,7 @@ pub fn case_raw_of(
     policy: Option<&Policy>,
     options: &TrialsOptions,
 ) -> CaseRaw {
+    let mut outcome_error = None;
     let state = match measured {
         None => RawState::Missing,
         Some(Err(f)) => RawState::Failed(CaseError {
@@ -206,13 +220,17 @@ pub fn case_raw_of(
             error: f.error,
             hint: f.hint,
         }),
-        Some(Ok(m)) => RawState::Measured(Box::new(measured_raw(key, &m, policy, options))),
+        Some(Ok(mut m)) => {
+            outcome_error = m.outcome_error.take();
+            RawState::Measured(Box::new(measured_raw(key, &m, policy, options)))
+        }
     };
     CaseRaw {
         key: key.to_string(),
         k_b,
         k_c,
         state,
+        outcome_error,
     }
 }
 
@@ -307,7 +325,11 @@ fn measured_raw(
         let pass = |side: &[super::measure::TrialNumbers]| {
             side.iter().filter(|t| t.outcome == Some(true)).count() as u32
         };
-        Some((pass(&m.baseline), pass(&m.candidate), "outcome"))
+        Some((
+            pass(&m.baseline),
+            pass(&m.candidate),
+            options.outcome.kind(),
+        ))
     } else {
         policy.map(|_| {
             let clean = |side: &[super::measure::TrialNumbers]| {
@@ -446,7 +468,7 @@ pub fn compose(
         cases,
         axes,
         rules,
-        pass_hat_k: pass_hat(raws),
+        pass_hat_k: pass_hat(raws, &options.outcome),
         plan,
         verdicts: counts,
         tripped: Vec::new(),
@@ -473,6 +495,7 @@ fn case_block(
         behaviour: None,
         rules: Vec::new(),
         first_divergence: None,
+        passes: None,
         error: None,
     };
     let m = match &raw.state {
@@ -484,6 +507,13 @@ fn case_block(
         }
         RawState::Measured(m) => m,
     };
+    block.passes = m.passes.map(|(b, c, outcome)| CasePasses {
+        outcome: outcome.into(),
+        baseline: b,
+        candidate: c,
+        baseline_rate: f64::from(b) / raw.k_b.max(1) as f64,
+        candidate_rate: f64::from(c) / raw.k_c.max(1) as f64,
+    });
     let mut tests = Vec::new();
     let testable_needed = |p: Option<f64>| if p.is_none() { trials_needed } else { None };
     for (a, (axis, r)) in AXES.iter().zip(&m.axes).enumerate() {
@@ -789,8 +819,9 @@ fn suite(
     (axes, rules, plan)
 }
 
-/// pass^k per side over the measured cases (policy-clean outcome; None without a policy).
-fn pass_hat(raws: &[CaseRaw]) -> Option<PassHatKBlock> {
+/// pass^k per side over the measured cases, by the outcome rule's source or policy-clean
+/// (None when neither gives every case an outcome, or the cases mix the two).
+fn pass_hat(raws: &[CaseRaw], rule: &super::outcome::OutcomeRule) -> Option<PassHatKBlock> {
     let mut b = Vec::new();
     let mut c = Vec::new();
     let mut source = None;
@@ -808,8 +839,19 @@ fn pass_hat(raws: &[CaseRaw]) -> Option<PassHatKBlock> {
     if b.is_empty() {
         return None;
     }
+    let outcome = source.unwrap_or("policy-clean");
+    let by_rule = outcome != "policy-clean";
     Some(PassHatKBlock {
-        outcome: source.unwrap_or("policy-clean").into(),
+        outcome: outcome.into(),
+        field: match &rule.source {
+            super::outcome::OutcomeSource::Field(f) if by_rule => Some(f.clone()),
+            _ => None,
+        },
+        file: match &rule.source {
+            super::outcome::OutcomeSource::File(f) if by_rule => Some(f.path.clone()),
+            _ => None,
+        },
+        threshold: rule.threshold.filter(|_| by_rule),
         baseline: pass_hat_k(&b).ok()?,
         candidate: pass_hat_k(&c).ok()?,
     })

@@ -6,6 +6,7 @@
 //! worker thread) at a time whatever the number of cases.
 
 use super::layout::{Case, TrialFile};
+use super::outcome::{OutcomeRule, Side, TrialRef};
 use rayon::prelude::*;
 use veer_experiment::divergence::{structural_parts, PreparedTrace};
 use veer_policy::Policy;
@@ -61,26 +62,19 @@ pub struct TrialNumbers {
     pub outcome: Option<bool>,
 }
 
-/// Pass (true) or fail (false) from a metadata `outcome` value: `pass`, `C`, `correct`,
-/// `true`, `yes`, `1` and `true`/numbers ≥ 1 pass; `fail`, `I`, `incorrect`, `error`, `false`,
-/// `no`, `0` and `false`/numbers below 1 fail; anything else is no outcome.
+/// The trial's pass/fail outcome by the default rule ([`super::outcome`]): the metadata
+/// record's `outcome`, else its `score`, read without a threshold; None when it has neither, or
+/// when the value is not a pass/fail by itself (the case then falls back to policy-clean; the
+/// engine's outcome rule reports such values as errors).
 pub fn trial_outcome(trace: &Trace) -> Option<bool> {
-    let meta = trace
-        .records
-        .iter()
-        .find(|r| r.kind == veer_trace::Kind::Metadata)?;
-    let v = meta.field("outcome")?;
-    if let Some(b) = v.as_bool() {
-        return Some(b);
-    }
-    if let Some(x) = v.as_f64() {
-        return Some(x >= 1.0);
-    }
-    match v.as_str()?.trim().to_ascii_lowercase().as_str() {
-        "pass" | "passed" | "c" | "correct" | "true" | "yes" | "1" => Some(true),
-        "fail" | "failed" | "i" | "incorrect" | "error" | "false" | "no" | "0" => Some(false),
-        _ => None,
-    }
+    let rule = OutcomeRule::default();
+    let at = TrialRef {
+        side: Side::Baseline,
+        case: "",
+        trial: None,
+        name: "",
+    };
+    rule.outcome(at, trace).ok().flatten()
 }
 
 /// One case measured: every trial's numbers and the pooled pairwise tables (baseline trials
@@ -99,6 +93,9 @@ pub struct CaseMeasures {
     /// First structural divergence (t*, the step where the two trials first differ) per pair;
     /// None when the two never diverge.
     pub first_turns: Vec<Option<u32>>,
+    /// The first trial (baseline first) whose outcome the rule could not read: the run stops
+    /// with this error (exit 2).
+    pub outcome_error: Option<crate::error::Error>,
 }
 
 /// A trial that could not be measured: the file and what went wrong.
@@ -121,6 +118,8 @@ pub struct MeasureOptions<'a> {
     pub policy: Option<&'a Policy>,
     /// Work budget of one structural comparison (`--max-align-cells`).
     pub max_align_cells: u64,
+    /// Where each trial's pass/fail outcome comes from (`--outcome`, `--outcome-threshold`).
+    pub outcome: &'a OutcomeRule,
 }
 
 /// Reads one trial; a file that cannot be read, or has no model response, is a failure.
@@ -205,10 +204,73 @@ pub fn measure_case(
         .collect();
     let mut traces: Vec<Trace> = traces.into_iter().collect::<Result<_, _>>()?;
     let candidate = traces.split_off(case.baseline.len());
-    let measured = measure_traces(&traces, &candidate, options.policy, options.max_align_cells);
+    let label = |side, f: &'_ TrialFile| TrialLabel {
+        side,
+        trial: f.trial.clone(),
+        name: f.name.clone(),
+    };
+    let labels: Vec<TrialLabel> = case
+        .baseline
+        .iter()
+        .map(|f| label(Side::Baseline, f))
+        .chain(case.candidate.iter().map(|f| label(Side::Candidate, f)))
+        .collect();
+    let mut measured = measure_traces(&traces, &candidate, options.policy, options.max_align_cells);
+    apply_outcomes(
+        &mut measured,
+        &case.key,
+        &labels,
+        &traces,
+        &candidate,
+        options.outcome,
+    );
     // The traces end with the case: freeing them here keeps memory to one case per thread.
     drop((traces, candidate));
     Ok(measured)
+}
+
+/// How the outcome rule names one trial: its side, trial label and a name for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialLabel {
+    /// Its side.
+    pub side: Side,
+    /// The trial label (file name, pattern or metadata), when there is one.
+    pub trial: Option<String>,
+    /// The file (or `epoch N` of a log) for messages.
+    pub name: String,
+}
+
+/// Replaces every trial's outcome by what `rule` reads (pooled order, baseline first, as in
+/// `labels`); the first trial it cannot read is kept as the case's `outcome_error`.
+pub fn apply_outcomes(
+    measured: &mut CaseMeasures,
+    case: &str,
+    labels: &[TrialLabel],
+    baseline: &[Trace],
+    candidate: &[Trace],
+    rule: &OutcomeRule,
+) {
+    let numbers = measured
+        .baseline
+        .iter_mut()
+        .chain(measured.candidate.iter_mut());
+    for ((numbers, label), trace) in numbers.zip(labels).zip(baseline.iter().chain(candidate)) {
+        let at = TrialRef {
+            side: label.side,
+            case,
+            trial: label.trial.as_deref(),
+            name: &label.name,
+        };
+        match rule.outcome(at, trace) {
+            Ok(o) => numbers.outcome = o,
+            Err(e) => {
+                numbers.outcome = None;
+                if measured.outcome_error.is_none() {
+                    measured.outcome_error = Some(e);
+                }
+            }
+        }
+    }
 }
 
 /// Measures one case's trials held in memory (each with at least one response): every trial's
@@ -260,6 +322,7 @@ pub fn measure_traces(
         d_norm: measured.iter().map(|m| m.0).collect(),
         trajectory: measured.iter().map(|m| m.1).collect(),
         first_turns: measured.iter().map(|m| m.2).collect(),
+        outcome_error: None,
     }
 }
 

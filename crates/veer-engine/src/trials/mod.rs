@@ -6,7 +6,8 @@
 //!   case (the existing measures, computed once per case);
 //! - [`compose`]: the per-case tests and verdicts, the suite-level tests and the `trials`
 //!   block of the report;
-//! - [`gate`]: what trips the gate when the report has trials.
+//! - [`gate`]: what trips the gate when the report has trials;
+//! - [`outcome`]: each trial's pass/fail outcome (`--outcome`, `--outcome-threshold`).
 //!
 //! The statistics themselves live in the `veer-trials` crate (pure functions); this module only
 //! feeds them the measures and turns their answers into verdicts.
@@ -15,6 +16,7 @@ pub mod compose;
 pub mod gate;
 pub mod layout;
 pub mod measure;
+pub mod outcome;
 pub mod plan;
 pub mod report;
 pub mod scripted;
@@ -33,22 +35,40 @@ pub use compose::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGI
 const CASES_PER_THREAD: usize = 4;
 
 /// Measures every case of `layout` (a window of cases at a time, in parallel) and composes the
-/// trials report with its gate. `tick` is called once per case measured (progress).
+/// trials report with its gate. `tick` is called once per case measured (progress). A trial
+/// whose outcome the rule cannot read stops the run after its window: that error.
+///
+/// Memory: each window's traces are dropped with it, and so is each case's list of files; what
+/// is kept per case is its [`compose::CaseRaw`] (every trial's axis numbers, which the
+/// suite-level permutation tests need, and the case's test results), about the size of the
+/// case's entry in the report.
 #[allow(clippy::too_many_arguments)]
 pub fn analyse(
     baseline: &str,
     candidate: &str,
-    layout: &Layout,
+    layout: Layout,
     measure: MeasureOptions<'_>,
     options: &TrialsOptions,
     fail_on: Level,
     fail_on_inconclusive: bool,
     tick: &(dyn Fn() + Sync),
-) -> TrialsReport {
+) -> Result<TrialsReport, crate::error::Error> {
     let policy: Option<&Policy> = measure.policy;
     let window = rayon::current_num_threads().max(1) * CASES_PER_THREAD;
+    let (baseline_trials, candidate_trials) = layout.trial_counts();
+    let layout_block = LayoutBlock {
+        sources: layout.sources.iter().copied().collect(),
+        cases: layout.cases.len(),
+        baseline_trials,
+        candidate_trials,
+    };
     let mut raws = Vec::with_capacity(layout.cases.len());
-    for chunk in layout.cases.chunks(window) {
+    let mut cases = layout.cases.into_iter();
+    loop {
+        let chunk: Vec<layout::Case> = cases.by_ref().take(window).collect();
+        if chunk.is_empty() {
+            break;
+        }
         let done: Vec<compose::CaseRaw> = chunk
             .par_iter()
             .map(|case| {
@@ -59,15 +79,11 @@ pub fn analyse(
                 raw
             })
             .collect();
+        if let Some(e) = done.iter().find_map(compose::CaseRaw::outcome_error) {
+            return Err(e.clone());
+        }
         raws.extend(done);
     }
-    let (baseline_trials, candidate_trials) = layout.trial_counts();
-    let layout_block = LayoutBlock {
-        sources: layout.sources.iter().copied().collect(),
-        cases: layout.cases.len(),
-        baseline_trials,
-        candidate_trials,
-    };
     let (trials, gate) = decide(
         layout_block,
         &raws,
@@ -76,13 +92,90 @@ pub fn analyse(
         fail_on,
         fail_on_inconclusive,
     );
-    TrialsReport {
+    Ok(TrialsReport {
         schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline.to_string(),
         candidate: candidate.to_string(),
         trials,
         gate,
+    })
+}
+
+/// With `--outcome FILE.jsonl`: checks the file against every trial of `layout` before anything
+/// is measured. A trial without a line is the error; the lines matching no trial are returned
+/// for a warning. Other sources: nothing to check.
+pub fn check_outcome_file(
+    layout: &Layout,
+    rule: &outcome::OutcomeRule,
+) -> Result<Vec<String>, crate::error::Error> {
+    let outcome::OutcomeSource::File(file) = &rule.source else {
+        return Ok(Vec::new());
+    };
+    fn side<'a>(
+        side: outcome::Side,
+        case: &'a str,
+        files: &'a [layout::TrialFile],
+    ) -> impl Iterator<Item = outcome::TrialRef<'a>> {
+        files.iter().map(move |f| outcome::TrialRef {
+            side,
+            case,
+            trial: f.trial.as_deref(),
+            name: &f.name,
+        })
     }
+    let trials = layout.cases.iter().flat_map(|case| {
+        side(outcome::Side::Baseline, &case.key, &case.baseline).chain(side(
+            outcome::Side::Candidate,
+            &case.key,
+            &case.candidate,
+        ))
+    });
+    file.check(trials)
+}
+
+/// [`check_outcome_file`] for in-memory cases (e.g. two Inspect AI logs grouped by sample id).
+pub fn check_outcome_file_in_memory(
+    baseline: &std::collections::BTreeMap<String, Vec<veer_trace::Trace>>,
+    candidate: &std::collections::BTreeMap<String, Vec<veer_trace::Trace>>,
+    rule: &outcome::OutcomeRule,
+) -> Result<Vec<String>, crate::error::Error> {
+    let outcome::OutcomeSource::File(file) = &rule.source else {
+        return Ok(Vec::new());
+    };
+    let labels: Vec<(&String, Vec<measure::TrialLabel>)> = baseline
+        .iter()
+        .map(|(k, b)| (k, memory_labels(b, &[])))
+        .chain(candidate.iter().map(|(k, c)| (k, memory_labels(&[], c))))
+        .collect();
+    let trials = labels.iter().flat_map(|(case, ls)| {
+        ls.iter().map(move |l| outcome::TrialRef {
+            side: l.side,
+            case: case.as_str(),
+            trial: l.trial.as_deref(),
+            name: &l.name,
+        })
+    });
+    file.check(trials)
+}
+
+/// The labels of in-memory trials (side, the metadata `trial`, `epoch N` for messages).
+fn memory_labels(
+    baseline: &[veer_trace::Trace],
+    candidate: &[veer_trace::Trace],
+) -> Vec<measure::TrialLabel> {
+    let label = |side, t: &veer_trace::Trace| {
+        let trial = outcome::metadata_trial(t);
+        measure::TrialLabel {
+            side,
+            name: format!("epoch {}", trial.as_deref().unwrap_or("?")),
+            trial,
+        }
+    };
+    baseline
+        .iter()
+        .map(|t| label(outcome::Side::Baseline, t))
+        .chain(candidate.iter().map(|t| label(outcome::Side::Candidate, t)))
+        .collect()
 }
 
 /// The trials block and the gate from every case's raw results (in case-key order): the
@@ -121,7 +214,7 @@ pub fn analyse_in_memory(
     options: &TrialsOptions,
     fail_on: Level,
     fail_on_inconclusive: bool,
-) -> TrialsReport {
+) -> Result<TrialsReport, crate::error::Error> {
     let keys: std::collections::BTreeSet<String> =
         baseline.keys().chain(candidate.keys()).cloned().collect();
     let (nb, nc) = (
@@ -150,12 +243,20 @@ pub fn analyse_in_memory(
                         ),
                         hint: Some("an errored sample cannot be compared; re-run it".to_string()),
                     }),
-                    None => Ok(measure::measure_traces(b, c, policy, max_align_cells)),
+                    None => {
+                        let mut m = measure::measure_traces(b, c, policy, max_align_cells);
+                        let labels = memory_labels(b, c);
+                        measure::apply_outcomes(&mut m, key, &labels, b, c, &options.outcome);
+                        Ok(m)
+                    }
                 }
             });
             compose::case_raw_of(key, (b.len(), c.len()), measured, policy, options)
         })
         .collect();
+    if let Some(e) = raws.iter().find_map(compose::CaseRaw::outcome_error) {
+        return Err(e.clone());
+    }
     let layout = LayoutBlock {
         sources: vec![layout::KeySource::Metadata],
         cases: cases.len(),
@@ -170,11 +271,11 @@ pub fn analyse_in_memory(
         fail_on,
         fail_on_inconclusive,
     );
-    TrialsReport {
+    Ok(TrialsReport {
         schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline_name.to_string(),
         candidate: candidate_name.to_string(),
         trials,
         gate,
-    }
+    })
 }

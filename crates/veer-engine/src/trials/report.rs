@@ -85,9 +85,29 @@ pub struct CaseBlock {
     pub rules: Vec<CaseRule>,
     /// The modal first divergence over cross-side pairs, with its share among within pairs.
     pub first_divergence: Option<FirstDivergenceBlock>,
+    /// Passing trials per side by the suite's outcome (the same source as `pass_hat_k`);
+    /// absent when the case has no outcome (no outcome on every trial and no policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<CasePasses>,
     /// For `failed`: the trial that could not be measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<CaseError>,
+}
+
+/// One case's pass counts and rates.
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CasePasses {
+    /// Where pass/fail came from: `outcome`, `field`, `file` or `policy-clean` (as in
+    /// `pass_hat_k`).
+    pub outcome: Cow<'static, str>,
+    /// Passing baseline trials, 0..=k_B.
+    pub baseline: u32,
+    /// Passing candidate trials, 0..=k_C.
+    pub candidate: u32,
+    /// baseline / k_B, in [0, 1].
+    pub baseline_rate: f64,
+    /// candidate / k_C, in [0, 1].
+    pub candidate_rate: f64,
 }
 
 /// The trial that made a case `failed`.
@@ -235,9 +255,20 @@ pub struct SuiteRule {
 /// pass^k per side.
 #[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PassHatKBlock {
-    /// Where pass/fail came from: `outcome` (every trial's metadata `outcome`, e.g. Inspect AI
-    /// scores) or `policy-clean` (a trial passes when it violates no rule).
+    /// Where pass/fail came from: `outcome` (every trial's metadata `outcome`, else `score`,
+    /// e.g. Inspect AI scores), `field` (`--outcome FIELD`), `file` (`--outcome FILE.jsonl`) or
+    /// `policy-clean` (a trial passes when it violates no rule).
     pub outcome: Cow<'static, str>,
+    /// With `field`: the metadata field's dotted path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// With `file`: the outcome file, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// `--outcome-threshold`: a numeric score ≥ this passes (absent without the flag or with
+    /// `policy-clean`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
     /// The baseline's pass^k, k = 1..K.
     pub baseline: PassHatK,
     /// The candidate's.

@@ -2,7 +2,7 @@
 //! pull-request comment: the gate verdict first, then one line per case that is not
 //! `unchanged`), JUnit (one test case per case, failing when it regressed or could not be
 //! measured) and GitHub annotations (one per regressed case). JSON is
-//! [`crate::json::to_json`] of the report. Every number comes from the engine's block.
+//! [`crate::json::trials_to_json`] of the report. Every number comes from the engine's block.
 
 use veer_engine::trials::gate::describe;
 use veer_engine::trials::report::{CaseBlock, TrialsReport};
@@ -134,7 +134,40 @@ pub fn terminal(r: &TrialsReport) -> String {
             ));
         }
     }
+    if let Some(line) = pass_line(r) {
+        out.push_str(&format!("\n{line}\n"));
+    }
     out
+}
+
+/// pass^k per side with the outcome's source, e.g. `pass^k (k = 1..2; outcome: field
+/// scores.accuracy, score ≥ 0.5): baseline 1.00, 0.67 · candidate 0.50, 0.17`.
+fn pass_line(r: &TrialsReport) -> Option<String> {
+    let p = r.trials.pass_hat_k.as_ref()?;
+    if p.baseline.values.is_empty() {
+        return None;
+    }
+    let source = match (p.outcome.as_ref(), &p.field, &p.file) {
+        ("field", Some(f), _) => format!("field {f}"),
+        ("file", _, Some(f)) => format!("file {f}"),
+        ("outcome", _, _) => "metadata outcome".to_string(),
+        (other, _, _) => other.to_string(),
+    };
+    let threshold = p
+        .threshold
+        .map_or(String::new(), |t| format!(", score ≥ {t}"));
+    let values = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(format!(
+        "pass^k (k = 1..{}; outcome: {source}{threshold}): baseline {} · candidate {}",
+        p.baseline.max_k,
+        values(&p.baseline.values),
+        values(&p.candidate.values)
+    ))
 }
 
 fn opt(v: Option<f64>) -> String {
@@ -174,6 +207,9 @@ pub fn markdown(r: &TrialsReport) -> String {
                 md(detail)
             ));
         }
+    }
+    if let Some(line) = pass_line(r) {
+        out.push_str(&format!("\n{}\n", md(&line)));
     }
     out
 }

@@ -71,14 +71,17 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             let b_files = super::trials::files_of(&args.baseline)?;
             let c_files = super::trials::files_of(&args.candidate)?;
             let quarantine = super::quarantine::load(args.quarantine.as_deref())?;
-            if let Some(layout) = super::trials::detect(args, b_files.clone(), c_files.clone())? {
-                if !quarantine.active.cases.is_empty() {
-                    crate::output::diag::warn(
-                        "the quarantine is not applied to repeated-trials diffs yet: quarantined cases still gate (docs/history.md)",
-                    );
+            let (b_files, c_files) = match super::trials::detect(args, b_files, c_files)? {
+                super::trials::Detected::Trials(layout) => {
+                    if !quarantine.active.cases.is_empty() {
+                        crate::output::diag::warn(
+                            "the quarantine is not applied to repeated-trials diffs yet: quarantined cases still gate (docs/history.md)",
+                        );
+                    }
+                    return super::trials::run(args, layout);
                 }
-                return super::trials::run(args, &layout);
-            }
+                super::trials::Detected::Paths(b, c) => (b, c),
+            };
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
             let step = step_summary_path(args.format);
             let json = matches!(

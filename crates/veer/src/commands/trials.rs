@@ -8,8 +8,10 @@ use crate::output::emit;
 use crate::progress::Progress;
 use clap::Args;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use veer_engine::trials::layout::{self, CasePattern, Layout};
 use veer_engine::trials::measure::{MeasureOptions, AXES};
+use veer_engine::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
 use veer_engine::trials::report::TrialsReport;
 use veer_engine::trials::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
 use veer_policy::Level;
@@ -47,6 +49,55 @@ pub struct TrialsArgs {
     /// behaviour 0.1 (excess event-level d_norm).
     #[arg(long, value_name = "AXIS=VALUE", value_parser = parse_margin)]
     pub margin: Vec<(String, MarginValue)>,
+    /// The pass/fail outcome of each trial, for pass^k and the per-case pass rates: a field
+    /// of the trace's metadata record (a dotted path, e.g. scores.accuracy), or a FILE.jsonl of
+    /// lines {"side": "baseline"|"candidate", "case": "…", "trial": N, "outcome": …}. Default:
+    /// the metadata `outcome` (else `score`, as Inspect AI logs carry), else policy-clean.
+    #[arg(long, value_name = "FIELD|FILE.jsonl")]
+    pub outcome: Option<String>,
+    /// A numeric score passes when it is ≥ X (inclusive). Without it only 0 and 1 (and
+    /// booleans, pass/fail, C/I) are outcomes; any other score is an error.
+    #[arg(long, value_name = "X", value_parser = parse_threshold)]
+    pub outcome_threshold: Option<f64>,
+}
+
+/// `--outcome-threshold`: a finite number.
+fn parse_threshold(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("`{s}` is not a finite number, e.g. 0.5")),
+    }
+}
+
+/// The outcome rule `--outcome` and `--outcome-threshold` select: a value ending in `.jsonl`
+/// is a file (read and checked here, exit 2 on a bad line), anything else a metadata field.
+fn outcome_rule(args: &TrialsArgs) -> Result<OutcomeRule, CliError> {
+    let threshold = args.outcome_threshold;
+    let source = match args.outcome.as_deref().map(str::trim) {
+        None => OutcomeSource::Metadata,
+        Some("") => {
+            return Err(CliError::input("--outcome is empty")
+                .hint("name a metadata field (e.g. --outcome scores.accuracy) or a FILE.jsonl"))
+        }
+        Some(f) if f.to_ascii_lowercase().ends_with(".jsonl") => {
+            OutcomeSource::File(Arc::new(OutcomeFile::load(Path::new(f), threshold)?))
+        }
+        Some(field) => OutcomeSource::Field(field.to_string()),
+    };
+    Ok(OutcomeRule { source, threshold })
+}
+
+/// Warns about the outcome file's lines that match no trial (at most five named).
+fn warn_unmatched(lines: &[String]) {
+    for l in lines.iter().take(5) {
+        crate::output::diag::warn(format!("{l}; ignored"));
+    }
+    if lines.len() > 5 {
+        crate::output::diag::warn(format!(
+            "{} more lines of the outcome file match no trace",
+            lines.len() - 5
+        ));
+    }
 }
 
 /// One `--margin` value.
@@ -129,8 +180,8 @@ pub fn parse_diff_fail_on(s: &str) -> Result<DiffFailOn, String> {
         })
 }
 
-/// The trials options the flags select.
-fn options(args: &DiffArgs) -> TrialsOptions {
+/// The trials options the flags select (an outcome file is read here).
+fn options(args: &DiffArgs) -> Result<TrialsOptions, CliError> {
     let mut margins: [Margin; 4] = DEFAULT_MARGINS;
     let mut behaviour = DEFAULT_BEHAVIOUR_MARGIN;
     for (axis, value) in &args.trials.margin {
@@ -147,24 +198,35 @@ fn options(args: &DiffArgs) -> TrialsOptions {
             }
         }
     }
-    TrialsOptions {
+    Ok(TrialsOptions {
         alpha: args.trials.alpha,
         seed: args.seed,
         margins,
         behaviour_margin: behaviour,
-    }
+        outcome: outcome_rule(&args.trials)?,
+    })
 }
 
-/// The layout of two directories' files when the trials report applies to them: `None` with
-/// `--trials off`, or when no case has two or more trials and no `--case-pattern` was given.
-/// A bad `--case-pattern` is exit 2.
+/// What [`detect`] found in two directories.
+pub enum Detected {
+    /// The trials report applies: the cases and their trials.
+    Trials(Layout),
+    /// The path-paired report applies: each side's files as (relative name, path), given back.
+    Paths(Vec<(String, PathBuf)>, Vec<(String, PathBuf)>),
+}
+
+/// Whether the trials report applies to two directories' files: not with `--trials off`, nor
+/// when no case has two or more trials and no `--case-pattern` was given (then the files are
+/// given back for the path-paired report, in an order that report does not depend on). The
+/// listings are moved into the layout, never copied, so a large directory is held once. A bad
+/// `--case-pattern` is exit 2.
 pub fn detect(
     args: &DiffArgs,
     baseline: Vec<(String, PathBuf)>,
     candidate: Vec<(String, PathBuf)>,
-) -> Result<Option<Layout>, CliError> {
+) -> Result<Detected, CliError> {
     if args.trials.trials == TrialsMode::Off {
-        return Ok(None);
+        return Ok(Detected::Paths(baseline, candidate));
     }
     let pattern = match &args.trials.case_pattern {
         Some(p) => Some(CasePattern::new(p).map_err(|e| CliError::input(e.message).hint(e.hint))?),
@@ -175,24 +237,36 @@ pub fn detect(
         .cases
         .iter()
         .any(|c| !c.baseline.is_empty() && !c.candidate.is_empty());
-    if !paired {
-        // The path-paired report says which files have no counterpart.
-        return Ok(None);
+    // Without a case on both sides, the path-paired report says which files have no
+    // counterpart.
+    if paired && (pattern.is_some() || layout.has_trials()) {
+        return Ok(Detected::Trials(layout));
     }
-    Ok((pattern.is_some() || layout.has_trials()).then_some(layout))
+    let (mut b, mut c) = (Vec::new(), Vec::new());
+    for case in layout.cases {
+        b.extend(case.baseline.into_iter().map(|f| (f.name, f.path)));
+        c.extend(case.candidate.into_iter().map(|f| (f.name, f.path)));
+    }
+    Ok(Detected::Paths(b, c))
 }
 
-/// Runs the trials analysis on `layout` and prints it; the exit code.
-pub fn run(args: &DiffArgs, layout: &Layout) -> Result<u8, CliError> {
+/// Runs the trials analysis on `layout` (consumed case by case) and prints it; the exit code.
+pub fn run(args: &DiffArgs, layout: Layout) -> Result<u8, CliError> {
     let policy = match &args.policy {
         Some(path) => Some(super::policy::load(path)?),
         None => None,
     };
     let read = args.read.options();
+    let options = options(args)?;
+    warn_unmatched(&veer_engine::trials::check_outcome_file(
+        &layout,
+        &options.outcome,
+    )?);
     let measure = MeasureOptions {
         read: &read,
         policy: policy.as_ref(),
         max_align_cells: args.max_align_cells,
+        outcome: &options.outcome,
     };
     let progress = Progress::new(layout.cases.len() as u64, "diffing cases");
     let report = veer_engine::trials::analyse(
@@ -200,12 +274,13 @@ pub fn run(args: &DiffArgs, layout: &Layout) -> Result<u8, CliError> {
         &args.candidate.display().to_string(),
         layout,
         measure,
-        &options(args),
+        &options,
         args.fail_on.level,
         args.fail_on.inconclusive,
         &|| progress.tick(),
     );
     progress.finish();
+    let report = report?;
     print(args, &report)
 }
 
@@ -240,6 +315,12 @@ pub fn run_logs(args: &DiffArgs) -> Result<Option<u8>, CliError> {
         Some(path) => Some(super::policy::load(path)?),
         None => None,
     };
+    let options = options(args)?;
+    warn_unmatched(&veer_engine::trials::check_outcome_file_in_memory(
+        &b,
+        &c,
+        &options.outcome,
+    )?);
     let report = veer_engine::trials::analyse_in_memory(
         &args.baseline.display().to_string(),
         &args.candidate.display().to_string(),
@@ -247,17 +328,24 @@ pub fn run_logs(args: &DiffArgs) -> Result<Option<u8>, CliError> {
         c,
         policy.as_ref(),
         args.max_align_cells,
-        &options(args),
+        &options,
         args.fail_on.level,
         args.fail_on.inconclusive,
-    );
+    )?;
     print(args, &report).map(Some)
 }
 
 /// Prints a trials report in the chosen format, the gate lines on stderr; the exit code.
 fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
-    let text = render(report, args.format);
-    emit(&text, args.out.output.as_deref())?;
+    if args.format == DiffFormat::Json {
+        // Case by case: the document's text is never held whole.
+        crate::output::stream::emit_streamed(args.out.output.as_deref(), true, |out| {
+            veer_report::json::trials_json_pieces(report).try_for_each(|piece| out.write(&piece))
+        })?;
+    } else {
+        let text = render(report, args.format);
+        emit(&text, args.out.output.as_deref())?;
+    }
     if args.format == DiffFormat::Github {
         if let Some((path, markdown)) =
             super::diff::step_summary(args.format, || veer_report::diff::trials::markdown(report))
@@ -291,7 +379,7 @@ fn render(report: &TrialsReport, format: DiffFormat) -> String {
     use veer_report::diff::trials;
     match format {
         DiffFormat::Terminal => trials::terminal(report),
-        DiffFormat::Json => veer_report::json::to_json(report),
+        DiffFormat::Json => veer_report::json::trials_to_json(report),
         DiffFormat::Markdown => trials::markdown(report),
         DiffFormat::Junit => trials::junit(report),
         DiffFormat::Github => trials::github(report),

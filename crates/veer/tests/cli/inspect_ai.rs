@@ -292,7 +292,7 @@ fn single_trace_commands_refuse_a_log_of_several_samples() {
 }
 
 /// The members of a fixture, decompressed, in archive order.
-fn members(name: &str) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn members(name: &str) -> Vec<(String, Vec<u8>)> {
     let bytes = std::fs::read(fixtures().join("inspect").join(name)).unwrap();
     let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
     (0..z.len())

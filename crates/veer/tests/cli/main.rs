@@ -44,4 +44,5 @@ mod redaction_layout;
 mod scan;
 mod secrets_in_messages;
 mod trials;
+mod trials_outcome;
 mod unreadable;

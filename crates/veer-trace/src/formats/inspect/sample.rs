@@ -73,14 +73,22 @@ pub fn score_of(v: &Value) -> Option<f64> {
 }
 
 /// A sample's outcome: `error` when it ended in an error, else `pass` when its first scorer's
-/// value reads as 1 (full marks), `fail` when it reads as less; `None` when it has no score
-/// that reads as a number.
+/// value reads as 1 (full marks: `C`, `true`, 1), `fail` when it reads as 0 (`I`, `N`,
+/// `false`, 0); `None` when it has no score that reads as a number, or a partial one (`P`,
+/// 0.5, …): whether that passes is the user's threshold (`veer diff --outcome-threshold`),
+/// read from the `score` key.
 pub fn outcome_of(first_score: Option<&Value>, errored: bool) -> Option<&'static str> {
     if errored {
         return Some("error");
     }
     let s = score_of(first_score?)?;
-    Some(if s >= 1.0 { "pass" } else { "fail" })
+    if s == 1.0 {
+        Some("pass")
+    } else if s == 0.0 {
+        Some("fail")
+    } else {
+        None
+    }
 }
 
 /// What a `model` event says about one generation.

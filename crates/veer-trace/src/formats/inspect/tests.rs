@@ -231,7 +231,10 @@ fn scores_read_as_inspect_reads_them() {
     assert_eq!(score_of(&json!("0.25")), Some(0.25));
     assert_eq!(score_of(&json!(true)), Some(1.0));
     assert_eq!(score_of(&json!({"a": 1})), None);
-    assert_eq!(outcome_of(Some(&json!(0.5)), false), Some("fail"));
+    // A partial score is no outcome by itself: `veer diff --outcome-threshold` decides.
+    assert_eq!(outcome_of(Some(&json!(0.5)), false), None);
+    assert_eq!(outcome_of(Some(&json!("P")), false), None);
+    assert_eq!(outcome_of(Some(&json!(0)), false), Some("fail"));
     assert_eq!(outcome_of(Some(&json!(1)), false), Some("pass"));
     assert_eq!(outcome_of(None, true), Some("error"));
     assert_eq!(outcome_of(None, false), None);
