@@ -11,6 +11,7 @@ pub mod bisect;
 pub mod diff;
 pub mod directory;
 pub mod error;
+pub mod redact;
 pub mod trials;
 pub mod verdict;
 
