@@ -50,8 +50,8 @@ mod tests {
     use veer_trace::ReadOptions;
 
     fn records(text: &str) -> Vec<Record> {
-        let doc = veer_trace::load_bytes("t.agentlog", text.as_bytes(), &ReadOptions::default())
-            .unwrap();
+        let doc =
+            veer_trace::load_bytes("t.agentlog", text.as_bytes(), &ReadOptions::default()).unwrap();
         records_for_agentlog(&doc.into_traces())
     }
 

@@ -166,10 +166,7 @@ fn fingerprint_rows(
     let (b, c) = py
         .allow_threads(|| api::pooled::fingerprint_rows(&baseline, &candidate))
         .map_err(|e| raise(e, true))?;
-    Ok((
-        PyBytes::new(py, &b).unbind(),
-        PyBytes::new(py, &c).unbind(),
-    ))
+    Ok((PyBytes::new(py, &b).unbind(), PyBytes::new(py, &c).unbind()))
 }
 
 /// Directory mode's pooled fingerprint test (the engine's pool): `push` each pair's rows in
@@ -235,8 +232,7 @@ impl Pool {
                 let mut feed = || -> PyResult<()> {
                     let rows = second_pass.call0(py)?;
                     for item in rows.bind(py).try_iter()? {
-                        let (b, c): (Bound<'_, PyBytes>, Bound<'_, PyBytes>) =
-                            item?.extract()?;
+                        let (b, c): (Bound<'_, PyBytes>, Bound<'_, PyBytes>) = item?.extract()?;
                         take(
                             api::pooled::decode_pair(b.as_bytes(), c.as_bytes())
                                 .map_err(|e| raise(e, true))?,

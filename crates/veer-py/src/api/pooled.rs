@@ -19,7 +19,10 @@ pub const ROW_BYTES: usize = DIM * 8;
 
 /// One side's rows as bytes (see the module doc).
 fn encode(rows: &[[f64; DIM]]) -> Vec<u8> {
-    rows.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
+    rows.iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect()
 }
 
 /// One side's rows from bytes; an input error when the length is not a whole number of rows.
@@ -47,7 +50,10 @@ fn decode(bytes: &[u8], side: &str) -> Result<Vec<[f64; DIM]>, ApiError> {
 
 /// One pair's rows decoded from bytes.
 pub fn decode_pair(baseline: &[u8], candidate: &[u8]) -> Result<PairRows, ApiError> {
-    Ok((decode(baseline, "baseline")?, decode(candidate, "candidate")?))
+    Ok((
+        decode(baseline, "baseline")?,
+        decode(candidate, "candidate")?,
+    ))
 }
 
 /// The response fingerprints of one pair (baseline bytes, candidate bytes), read and checked
