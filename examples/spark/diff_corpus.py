@@ -89,6 +89,8 @@ def pair_row(name: str, bp: str, cp: str, options: Dict[str, Any]) -> tuple:
     """Diffs one pair on an executor: the row of pairs.parquet and the pair's summary."""
     try:
         report, summary = veer.diff_summarized(bp, cp, **options)
+        # The pair's responses as the pooled test takes them (read and checked as the diff).
+        rows = veer.fingerprint_rows(bp, cp)
     except veer.VeerError as e:
         return (name, name, bp, cp) + (None,) * (6 + 2 * len(AXES) + 3) + (str(e), None, None, None, None)
     axes = {a["axis"]: a for a in report["axes"]}
@@ -114,8 +116,7 @@ def pair_row(name: str, bp: str, cp: str, options: Dict[str, Any]) -> tuple:
     regressions = (report.get("policy") or {}).get("regressions") or []
     row += [len(regressions), [r["rule_id"] for r in regressions], report["gate"]["tripped"], None]
     row.append(report["gate"]["worst"])
-    # The pair's responses as the pooled test takes them (the pair was just read and checked).
-    row += list(veer.fingerprint_rows(bp, cp))
+    row += list(rows)
     # The deltas travel in the delta_* columns; the summary keeps only counts and maxima.
     row.append(json.dumps(veer.merge_summaries(veer.empty_summary(), summary, keep_deltas=False)))
     return tuple(row)

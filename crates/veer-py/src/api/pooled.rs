@@ -27,7 +27,7 @@ fn encode(rows: &[[f64; DIM]]) -> Vec<u8> {
 
 /// One side's rows from bytes; an input error when the length is not a whole number of rows.
 fn decode(bytes: &[u8], side: &str) -> Result<Vec<[f64; DIM]>, ApiError> {
-    if bytes.len() % ROW_BYTES != 0 {
+    if !bytes.len().is_multiple_of(ROW_BYTES) {
         return Err(crate::error::input(
             format!(
                 "{side} rows: {} bytes is not a whole number of {ROW_BYTES}-byte fingerprint rows",
