@@ -11,14 +11,21 @@ never reach the driver. The job writes
 - OUT_DIR/pairs.parquet: one row per pair (paths, worst severity, first divergence, the nine
   axis deltas and severities, policy regressions, an error if the pair could not be compared),
   written by Spark itself;
-- OUT_DIR/summary.json: the `aggregate` block of `veer diff BASELINE_DIR CANDIDATE_DIR
-  --format json` on the same corpus. The per-pair summaries are merged with the library's own
-  associative merge (a tree reduce of constant-size summaries); the exact median delta of each
-  axis comes from a distributed sort of the per-pair deltas, which hands the driver only the
-  middle element(s), and the library's own finish step turns those into the block.
+- OUT_DIR/summary.json: the `aggregate`, `fingerprint` and `gate` blocks of `veer diff
+  BASELINE_DIR CANDIDATE_DIR --format json` on the same corpus. The per-pair summaries are
+  merged with the library's own associative merge (a tree reduce of constant-size summaries);
+  the exact median delta of each axis comes from a distributed sort of the per-pair deltas,
+  which hands the driver only the middle element(s), and the library's own finish step turns
+  those into the block. The pooled fingerprint test over every response of every pair is the
+  engine's own (`veer.FingerprintPool`): each pair's response fingerprints are computed on its
+  executor and streamed to the driver in path order, a partition at a time; past 4,096
+  responses a side the pool keeps only sums and streams them a second time, as the CLI reads
+  the pairs twice. The gate trips on what the CLI's trips on: a pair's own verdict (its axes,
+  its fingerprint test, its policy regressions), the pooled test (a powered rejection counts
+  as moderate) and pairs that cannot be compared.
 
-The driver holds the list of file names (to pair them) and constant-size summaries, never a
-trace, a report or the corpus's deltas. BASELINE_DIR, CANDIDATE_DIR and OUT_DIR must be the
+The driver holds the list of file names (to pair them), constant-size summaries and at most
+4,096 fingerprint rows a side (96 bytes each), never a trace, a report or the corpus's deltas. BASELINE_DIR, CANDIDATE_DIR and OUT_DIR must be the
 same path on the driver and on every executor (a shared filesystem); see docs/spark.md.
 Exit codes as veer's: 0 done, 1 the --fail-on gate tripped, 2 an input could not be used.
 """
@@ -64,6 +71,13 @@ def schema():
         # its fingerprint test and its policy regressions.
         T.StructField("gate_tripped", T.BooleanType(), True),
         T.StructField("error", T.StringType(), True),
+        # The engine's worst signal of the pair (its verdict's `worst`); folded into the gate
+        # block of summary.json, not written to pairs.parquet.
+        T.StructField("_gate_worst", T.StringType(), True),
+        # The pair's response fingerprints (veer.fingerprint_rows), for the pooled test; not
+        # written to pairs.parquet.
+        T.StructField("_rows_baseline", T.BinaryType(), True),
+        T.StructField("_rows_candidate", T.BinaryType(), True),
         # The pair's summary (JSON, without its deltas: they are the delta_* columns); merged
         # into summary.json, not written to pairs.parquet.
         T.StructField("_summary", T.StringType(), True),
@@ -75,8 +89,10 @@ def pair_row(name: str, bp: str, cp: str, options: Dict[str, Any]) -> tuple:
     """Diffs one pair on an executor: the row of pairs.parquet and the pair's summary."""
     try:
         report, summary = veer.diff_summarized(bp, cp, **options)
+        # The pair's responses as the pooled test takes them (read and checked as the diff).
+        rows = veer.fingerprint_rows(bp, cp)
     except veer.VeerError as e:
-        return (name, name, bp, cp) + (None,) * (6 + 2 * len(AXES) + 3) + (str(e), None)
+        return (name, name, bp, cp) + (None,) * (6 + 2 * len(AXES) + 3) + (str(e), None, None, None, None)
     axes = {a["axis"]: a for a in report["axes"]}
     unknown = set(axes) - set(AXES)
     if unknown:
@@ -99,6 +115,8 @@ def pair_row(name: str, bp: str, cp: str, options: Dict[str, Any]) -> tuple:
         row.append(axes[a]["severity"] if a in axes else None)
     regressions = (report.get("policy") or {}).get("regressions") or []
     row += [len(regressions), [r["rule_id"] for r in regressions], report["gate"]["tripped"], None]
+    row.append(report["gate"]["worst"])
+    row += list(rows)
     # The deltas travel in the delta_* columns; the summary keeps only counts and maxima.
     row.append(json.dumps(veer.merge_summaries(veer.empty_summary(), summary, keep_deltas=False)))
     return tuple(row)
@@ -158,6 +176,26 @@ def middle_deltas(df, summary: Dict[str, Any]) -> Dict[str, List[float]]:
     return middles
 
 
+def pooled_test(df, fail_on: str) -> Dict[str, Any]:
+    """The pooled fingerprint test of the measured pairs, in path order (the engine's pool):
+    `{"fingerprint": block or None, "verdict": ...}`. The rows reach the driver a partition
+    at a time (toLocalIterator keeps the partitions' order, which is the pairing's)."""
+
+    def rows() -> Iterator[tuple]:
+        measured = df.where(df.error.isNull()).select("_rows_baseline", "_rows_candidate")
+        for r in measured.toLocalIterator():
+            yield bytes(r[0]), bytes(r[1])
+
+    pool = veer.FingerprintPool()
+    for b, c in rows():
+        pool.push(b, c)
+    return pool.finish(rows if pool.needs_second_pass else None, fail_on)
+
+
+# The gate's levels in order (a verdict's `worst`).
+WORST = ["none", "minor", "moderate", "severe"]
+
+
 def run(spark, baseline: str, candidate: str, out: str, options: Dict[str, Any], partitions: Optional[int] = None) -> int:
     """Runs the corpus diff with an existing SparkSession; returns veer's exit code."""
     from pyspark import StorageLevel
@@ -176,7 +214,8 @@ def run(spark, baseline: str, candidate: str, out: str, options: Dict[str, Any],
     df = spark.createDataFrame(rows, schema()).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         os.makedirs(out, exist_ok=True)
-        df.drop("_summary").write.mode("overwrite").parquet(os.path.join(out, "pairs.parquet"))
+        internal = ("_summary", "_gate_worst", "_rows_baseline", "_rows_candidate")
+        df.drop(*internal).write.mode("overwrite").parquet(os.path.join(out, "pairs.parquet"))
         errors = [r[0] for r in df.where(df.error.isNotNull()).select("error").limit(20).collect()]
         if errors:
             n = df.where(df.error.isNotNull()).count()
@@ -191,13 +230,26 @@ def run(spark, baseline: str, candidate: str, out: str, options: Dict[str, Any],
             lambda a, b: veer.merge_summaries(a, b, keep_deltas=False)
         )
         aggregate = veer.finish_summary(summary, unmatched, medians=middle_deltas(df, summary))
-        tripped = df.where(df.gate_tripped).limit(1).count() > 0
+        pair_tripped = df.where(df.gate_tripped).limit(1).count() > 0
+        worsts = {r[0] for r in df.select("_gate_worst").distinct().collect() if r[0] is not None}
+        pooled = pooled_test(df, options.get("fail_on", "never"))
     finally:
         df.unpersist()
-    write_text(os.path.join(out, "summary.json"), json.dumps(aggregate, indent=2) + "\n")
     # The gate trips on what the CLI's verdict trips on: any pair's own verdict (axes, its
-    # fingerprint test, policy regressions) and unreadable pairs (above). The CLI's pooled
-    # fingerprint test over every response is not computed here (docs/spark.md).
+    # fingerprint test, policy regressions), the pooled fingerprint test, and unreadable
+    # pairs (above). Its worst is the worst of every signal, as the CLI's.
+    verdict = pooled["verdict"]
+    tripped = pair_tripped or verdict["tripped"]
+    worst = max(worsts | {verdict["worst"]}, key=WORST.index)
+    summary_json = {
+        "aggregate": aggregate,
+        "fingerprint": pooled["fingerprint"],
+        "gate": {"fail_on": verdict["fail_on"], "worst": worst, "tripped": tripped},
+    }
+    write_text(os.path.join(out, "summary.json"), json.dumps(summary_json, indent=2) + "\n")
+    if tripped:
+        causes = (["a pair's own verdict"] if pair_tripped else []) + ([verdict["tripped_by"]] if verdict["tripped"] else [])
+        print(f"gate tripped by: {'; '.join(causes)}", file=sys.stderr)
     return 1 if tripped else 0
 
 

@@ -5,6 +5,7 @@ what the CLI names after "gate tripped by"."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -117,3 +118,41 @@ def test_check_result_names_the_trace_and_rule_like_the_cli(root, cli):
         assert t["kind"] == "policy"
         assert t["trace"] == d
         assert any(v["rule_id"] == t["rule_id"] for tr in r["traces"] for v in tr["violations"])
+
+
+def test_read_and_convert_redact_like_veer_convert_byte_for_byte(root, cli, tmp_path):
+    # A secret in the session's first record (the parent of every later record) and in an
+    # answer: both records get new content ids and the child's `parent` follows.
+    text = (root / "examples/refund-agent/candidate.agentlog").read_text()
+    assert '"env":"demo"' in text
+    text = text.replace('"env":"demo"', '"env":"AKIAIOSFODNN7EXAMPLE"', 1)
+    text = text.replace(
+        "I'm sorry, I can't help with questions about refund amounts.",
+        "Write to dana.lee@example.com with key AKIAIOSFODNN7EXAMPLE.",
+    )
+    trace = tmp_path / "leaky.agentlog"
+    trace.write_text(text)
+
+    ours, theirs = tmp_path / "ours.agentlog", tmp_path / "theirs.agentlog"
+    veer.convert(trace, ours)
+    cli("convert", str(trace), "-o", str(theirs))
+    assert ours.read_bytes() == theirs.read_bytes()
+    assert not holds_secret(ours.read_text())
+    records = veer.read(trace)
+    assert records == [json.loads(line) for line in theirs.read_text().splitlines()]
+    original = [json.loads(line) for line in text.splitlines()]
+    assert records[0]["id"] != original[0]["id"]
+    assert records[0]["payload"]["tags"]["env"] == "[REDACTED:aws_access_key_id]"
+    assert records[1]["parent"] == records[0]["id"]
+    # Records with nothing to redact keep their ids.
+    assert records[1]["id"] == original[1]["id"]
+    # The redacted output reads back as the same records.
+    assert veer.read(ours.read_bytes(), redact=False) == records
+
+    raw_ours, raw_theirs = tmp_path / "raw-ours.agentlog", tmp_path / "raw-theirs.agentlog"
+    veer.convert(trace, raw_ours, redact=False)
+    cli("--no-redact", "convert", str(trace), "-o", str(raw_theirs))
+    assert raw_ours.read_bytes() == raw_theirs.read_bytes()
+    assert holds_secret(raw_ours.read_text())
+    assert veer.read(trace, redact=False) == [json.loads(line) for line in raw_theirs.read_text().splitlines()]
+    assert veer.read(trace, redact=False)[0]["id"] == original[0]["id"]

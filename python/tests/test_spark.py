@@ -1,5 +1,6 @@
-"""examples/spark/diff_corpus.py on Spark `local[2]`: summary.json equals the `aggregate` block
-of `veer diff DIR DIR --format json` on the same corpus (canonical JSON), pairs.parquet holds
+"""examples/spark/diff_corpus.py on Spark `local[2]`: summary.json's `aggregate`, `fingerprint`
+and `gate` equal those blocks of `veer diff DIR DIR --format json` on the same corpus (canonical
+JSON), the job trips exactly when the CLI trips (the pooled fingerprint test included), pairs.parquet holds
 one row per pair with the report's values, and a pair that cannot be compared fails the job
 with exit 2 and is named. One Spark session serves every test here.
 
@@ -91,7 +92,9 @@ def test_summary_json_equals_the_cli_aggregate(spark, job, cli, corpus, tmp_path
     assert job.run(spark, str(b), str(c), str(out), options, partitions=5) == 0
     expected = cli.json("diff", str(b), str(c), "--format", "json")
     summary = json.loads((out / "summary.json").read_text())
-    assert canonical(summary) == canonical(expected["aggregate"])
+    assert canonical(summary["aggregate"]) == canonical(expected["aggregate"])
+    assert canonical(summary["fingerprint"]) == canonical(expected["fingerprint"])
+    assert summary["gate"] == expected["gate"]
 
     rows = {r["baseline"]: r.asDict() for r in spark.read.parquet(str(out / "pairs.parquet")).collect()}
     assert sorted(rows) == [p["baseline"] for p in expected["pairs"]]
@@ -116,7 +119,9 @@ def test_real_traces_with_a_policy(spark, job, cli, tmp_path):
     code = job.run(spark, b, c, str(out), options)
     expected = cli.json("diff", b, c, "--policy", policy, "--fail-on", "severe", "--format", "json", code=code)
     assert expected["gate"]["tripped"] == (code == 1)
-    assert canonical(json.loads((out / "summary.json").read_text())) == canonical(expected["aggregate"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert canonical(summary["aggregate"]) == canonical(expected["aggregate"])
+    assert summary["gate"] == expected["gate"]
     rows = spark.read.parquet(str(out / "pairs.parquet")).orderBy("baseline").collect()
     for row, p in zip(rows, expected["pairs"]):
         regressions = p["report"]["policy"]["regressions"]
@@ -163,3 +168,63 @@ def test_a_pair_that_cannot_be_compared_trips_a_set_gate(spark, job, corpus, tmp
     sorted(bad_c.glob("*.agentlog"))[1].write_text("{not json\n")
     options = {"policy": None, "pricing": None, "seed": 42, "top_k": 5, "fail_on": "severe"}
     assert job.run(spark, str(bad_b), str(bad_c), str(tmp_path / "out"), options) == 1
+
+
+def shifted_corpus(cli, d: Path, pairs: int, turns: int, seed: int):
+    """`pairs` near-identical synthetic pairs whose candidates all share one small shift: two
+    numbers at the end of every response text. Too small for any pair's own verdict, but it
+    moves every response's numeric-token density the same way, so the pooled test sees it."""
+    cli("synth", "--kind", "near", "--turns", str(turns), "--pairs", str(pairs), "--seed", str(seed), "--out-dir", str(d))
+    for f in sorted((d / "candidate").glob("*.agentlog")):
+        lines = []
+        for line in f.read_text().splitlines():
+            r = json.loads(line)
+            if r["kind"] == "chat_response":
+                for part in r["payload"]["content"]:
+                    if part.get("type") == "text":
+                        part["text"] = part["text"].rstrip(".") + " 12 34."
+            lines.append(json.dumps(r, separators=(",", ":")))
+        f.write_text("\n".join(lines) + "\n")
+    return d / "baseline", d / "candidate"
+
+
+def test_only_the_pooled_test_trips_and_the_job_trips_with_the_cli(spark, job, cli, tmp_path, capsys):
+    b, c = shifted_corpus(cli, tmp_path / "corpus", pairs=60, turns=6, seed=3)
+    # The CLI: exit 1, tripped by the pooled fingerprint test alone.
+    p = cli("diff", str(b), str(c), "--fail-on", "moderate", code=1)
+    assert "gate tripped by: pooled fingerprint test (moderate)" in p.stdout + p.stderr
+    expected = cli.json("diff", str(b), str(c), "--fail-on", "moderate", "--format", "json", code=1)
+    assert not any(pair["report"]["gate"]["tripped"] for pair in expected["pairs"])
+    assert expected["fingerprint"]["decision"] == "reject" and expected["fingerprint"]["n1"] == 360
+
+    out = tmp_path / "out"
+    options = {"policy": None, "pricing": None, "seed": 42, "top_k": 5, "fail_on": "moderate"}
+    assert job.run(spark, str(b), str(c), str(out), options, partitions=7) == 1
+    assert "pooled fingerprint test (moderate)" in capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    # The same doubles: the JSON texts of the two blocks are equal, key by key.
+    assert canonical(summary["fingerprint"]) == canonical(expected["fingerprint"])
+    assert summary["gate"] == expected["gate"]
+    assert canonical(summary["aggregate"]) == canonical(expected["aggregate"])
+    rows = spark.read.parquet(str(out / "pairs.parquet")).collect()
+    assert not any(r["gate_tripped"] for r in rows)
+    assert not any(name.startswith("_") for name in rows[0].asDict())
+
+    # At a gate the pooled test does not reach, neither trips.
+    assert job.run(spark, str(b), str(c), str(tmp_path / "out2"), dict(options, fail_on="severe"), partitions=3) == 0
+    expected = cli.json("diff", str(b), str(c), "--fail-on", "severe", "--format", "json")
+    assert json.loads((tmp_path / "out2" / "summary.json").read_text())["gate"] == expected["gate"]
+
+
+def test_a_pool_past_4096_responses_takes_the_second_pass_with_the_cli_doubles(spark, job, cli, tmp_path):
+    # 45 pairs of 100 responses: 4,500 a side, past the rows the pool holds, so the job streams
+    # the rows twice, as the CLI reads the pairs twice.
+    b, c = shifted_corpus(cli, tmp_path / "corpus", pairs=45, turns=100, seed=11)
+    expected = cli.json("diff", str(b), str(c), "--format", "json")
+    assert expected["fingerprint"]["n1"] > 4096
+    out = tmp_path / "out"
+    options = {"policy": None, "pricing": None, "seed": 42, "top_k": 5, "fail_on": "never"}
+    assert job.run(spark, str(b), str(c), str(out), options, partitions=4) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert canonical(summary["fingerprint"]) == canonical(expected["fingerprint"])
+    assert summary["gate"] == expected["gate"]

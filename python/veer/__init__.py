@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _native
 from ._errors import InputError, PolicyError, PricingError, TraceError, VeerError, from_native
+from ._pooled import FingerprintPool, fingerprint_rows
 
 __version__: str = _native.__version__
 
@@ -33,6 +34,8 @@ __all__ = [
     "empty_summary",
     "merge_summaries",
     "finish_summary",
+    "fingerprint_rows",
+    "FingerprintPool",
     "VeerError",
     "TraceError",
     "PolicyError",
@@ -200,25 +203,35 @@ def experiment_pair(
     )
 
 
-def _converted(inputs: Sequence[TraceInput]) -> bytes:
-    return _call(_native.convert, [_input(v, f"input {i}") for i, v in enumerate(inputs)])
+def _converted(inputs: Sequence[TraceInput], redact: bool) -> bytes:
+    return _call(
+        _native.convert, [_input(v, f"input {i}") for i, v in enumerate(inputs)], bool(redact)
+    )
 
 
-def read(path: TraceInput) -> List[Dict[str, Any]]:
+def read(path: TraceInput, *, redact: bool = True) -> List[Dict[str, Any]]:
     """The records of a trace in veer's model, any format veer reads: the ``.agentlog``
-    records ``veer convert`` would write, one dict per record."""
-    return [json.loads(line) for line in _converted([path]).splitlines() if line]
+    records ``veer convert`` would write, one dict per record.
+
+    Secrets are redacted as ``veer convert`` redacts them (``[REDACTED:<kind>]``; a record
+    whose payload changed gets its new content id and its children's ``parent`` follows);
+    ``redact=False`` is ``veer --no-redact convert``: the records verbatim."""
+    return [json.loads(line) for line in _converted([path], redact).splitlines() if line]
 
 
 def convert(
     path: Union[TraceInput, Sequence[Union[str, "os.PathLike[str]"]]],
     out: Union[str, "os.PathLike[str]"],
+    *,
+    redact: bool = True,
 ) -> None:
-    """``veer convert PATH -o OUT``: any format veer reads, written as one ``.agentlog``.
+    """``veer convert PATH -o OUT``: any format veer reads, written as one ``.agentlog``,
+    byte for byte as the CLI writes it.
 
-    ``path`` may also be a list of paths (read one after the other). ``out`` is replaced
-    atomically (a temporary file in its directory, renamed over it); an ``out`` that is one of
-    the inputs is refused, so nothing a user owns is lost.
+    ``path`` may also be a list of paths (read one after the other). Secrets are redacted
+    unless ``redact=False`` (``veer --no-redact convert``). ``out`` is replaced atomically (a
+    temporary file in its directory, renamed over it); an ``out`` that is one of the inputs
+    is refused, so nothing a user owns is lost.
     """
     inputs: List[TraceInput]
     if isinstance(path, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in path):
@@ -234,7 +247,7 @@ def convert(
                     file=target,
                     hint="write the converted trace to another file",
                 )
-    data = _converted(inputs)
+    data = _converted(inputs, redact)
     directory = os.path.dirname(os.path.abspath(target))
     fd, tmp = tempfile.mkstemp(prefix=".veer-", suffix=".tmp", dir=directory)
     try:

@@ -12,6 +12,7 @@ pub mod diff;
 pub mod directory;
 pub mod error;
 pub mod quarantine;
+pub mod redact;
 pub mod trials;
 pub mod verdict;
 

@@ -253,15 +253,18 @@ pub fn experiment_pair(
 }
 
 /// The records of every input in veer's model, as `veer convert` writes them: `.agentlog`
-/// bytes, one JSON record per line.
-pub fn convert(inputs: &[Input]) -> Result<Vec<u8>, ApiError> {
+/// bytes, one JSON record per line, with secrets redacted unless `redact` is false
+/// (`--no-redact`) by the engine's `redact_records`, as the CLI redacts them.
+pub fn convert(inputs: &[Input], redact: bool) -> Result<Vec<u8>, ApiError> {
     let mut traces = Vec::new();
     for i in inputs {
         traces.extend(i.load()?.into_traces());
     }
     let mut bytes = Vec::new();
     let mut line = Vec::new();
-    for r in &records_for_agentlog(&traces) {
+    let records =
+        veer_engine::redact::redact_records(records_for_agentlog(&traces), redactor(redact));
+    for r in &records {
         write_record(&mut bytes, &mut line, r).map_err(|e| {
             crate::error::input(
                 format!("cannot encode a record: {e}"),
@@ -371,6 +374,8 @@ pub fn pair_directories(baseline: &str, candidate: &str) -> Result<DirectoryPair
         plan.unmatched.candidate_only,
     ))
 }
+
+pub mod pooled;
 
 #[cfg(test)]
 mod tests;

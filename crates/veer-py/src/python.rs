@@ -101,13 +101,13 @@ fn experiment_pair(
         .map_err(|e| raise(e, redact))
 }
 
-/// `veer convert` output (`.agentlog` bytes).
+/// `veer convert` output (`.agentlog` bytes), redacted unless `redact` is false.
 #[pyfunction]
-fn convert(py: Python<'_>, inputs: Vec<InputArg>) -> PyResult<Py<PyBytes>> {
+fn convert(py: Python<'_>, inputs: Vec<InputArg>, redact: bool) -> PyResult<Py<PyBytes>> {
     let inputs: Vec<Input> = inputs.into_iter().map(input).collect();
     let bytes = py
-        .allow_threads(|| api::convert(&inputs))
-        .map_err(|e| raise(e, true))?;
+        .allow_threads(|| api::convert(&inputs, redact))
+        .map_err(|e| raise(e, redact))?;
     Ok(PyBytes::new(py, &bytes).unbind())
 }
 
@@ -152,7 +152,106 @@ fn pair_directories(
     candidate: String,
 ) -> PyResult<api::DirectoryPairing> {
     py.allow_threads(|| api::pair_directories(&baseline, &candidate))
-        .map_err(raise)
+        .map_err(|e| raise(e, true))
+}
+
+/// One pair's response fingerprints as `veer diff DIR DIR` computes them: (baseline bytes,
+/// candidate bytes), each row 12 little-endian doubles.
+#[pyfunction]
+fn fingerprint_rows(
+    py: Python<'_>,
+    baseline: String,
+    candidate: String,
+) -> PyResult<(Py<PyBytes>, Py<PyBytes>)> {
+    let (b, c) = py
+        .allow_threads(|| api::pooled::fingerprint_rows(&baseline, &candidate))
+        .map_err(|e| raise(e, true))?;
+    Ok((PyBytes::new(py, &b).unbind(), PyBytes::new(py, &c).unbind()))
+}
+
+/// Directory mode's pooled fingerprint test (the engine's pool): `push` each pair's rows in
+/// path order, then `finish(second_pass, fail_on)`; `second_pass` is a callable returning an
+/// iterable of the same (baseline, candidate) bytes in the same order, called only when the
+/// pool kept sums (`needs_second_pass`).
+#[pyclass(module = "veer._native")]
+struct Pool {
+    inner: Option<api::pooled::FingerprintPool>,
+}
+
+/// The error of a pool used after `finish`.
+fn finished() -> PyErr {
+    raise(
+        crate::error::input("this pool is finished", "make a new pool for another test"),
+        true,
+    )
+}
+
+impl Pool {
+    fn inner(&mut self) -> PyResult<&mut api::pooled::FingerprintPool> {
+        self.inner.as_mut().ok_or_else(finished)
+    }
+}
+
+#[pymethods]
+impl Pool {
+    #[new]
+    fn new() -> Pool {
+        Pool {
+            inner: Some(api::pooled::FingerprintPool::new()),
+        }
+    }
+
+    /// Adds the next pair's rows.
+    fn push(&mut self, baseline: &[u8], candidate: &[u8]) -> PyResult<()> {
+        self.inner()?
+            .push(baseline, candidate)
+            .map_err(|e| raise(e, true))
+    }
+
+    /// Pairs pushed so far.
+    fn pairs(&mut self) -> PyResult<usize> {
+        Ok(self.inner()?.pairs())
+    }
+
+    /// Whether `finish` will call its second pass.
+    fn needs_second_pass(&mut self) -> PyResult<bool> {
+        Ok(self.inner()?.needs_second_pass())
+    }
+
+    /// The pooled block's JSON (or "null") and the verdict's JSON.
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+        second_pass: PyObject,
+        fail_on: String,
+    ) -> PyResult<(String, String)> {
+        let pool = self.inner.take().ok_or_else(finished)?;
+        let mut failure: Option<PyErr> = None;
+        let result = pool.finish(
+            |take| {
+                let mut feed = || -> PyResult<()> {
+                    let rows = second_pass.call0(py)?;
+                    for item in rows.bind(py).try_iter()? {
+                        let (b, c): (Bound<'_, PyBytes>, Bound<'_, PyBytes>) = item?.extract()?;
+                        take(
+                            api::pooled::decode_pair(b.as_bytes(), c.as_bytes())
+                                .map_err(|e| raise(e, true))?,
+                        );
+                    }
+                    Ok(())
+                };
+                feed().map_err(|e| {
+                    failure = Some(e);
+                    crate::error::input("the second pass failed", "see the Python error")
+                })
+            },
+            &fail_on,
+        );
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        result.map_err(|e| raise(e, true))
+    }
 }
 
 /// The native half of the `veer` package.
@@ -170,5 +269,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(finish_summary, m)?)?;
     m.add_function(wrap_pyfunction!(trace_files, m)?)?;
     m.add_function(wrap_pyfunction!(pair_directories, m)?)?;
+    m.add_function(wrap_pyfunction!(fingerprint_rows, m)?)?;
+    m.add_class::<Pool>()?;
     Ok(())
 }

@@ -1,14 +1,14 @@
 //! The directory diff (docs/corpus.md), composed here for every front end: the pairing of two
 //! directories of traces by relative path ([`pair_directories`]), the stream over the pairs that
 //! diffs them in parallel and hands them on in path order ([`stream_directory`]), and the pooled
-//! fingerprint test over every response (`pooled`). The binary adds its flags, progress bar,
+//! fingerprint test over every response ([`Pool`], fed by [`pair_rows`]). The binary adds its flags, progress bar,
 //! printers and files; the Python package pairs through the same function.
 
 mod pooled;
 mod stream;
 
-pub use pooled::HELD_ROWS;
-pub use stream::{pair_errors_error, stream_directory, WINDOW_PER_THREAD};
+pub use pooled::{PairRows, Pool, HELD_ROWS};
+pub use stream::{pair_errors_error, pair_rows, stream_directory, WINDOW_PER_THREAD};
 
 use crate::error::Error;
 use std::collections::BTreeMap;

@@ -109,6 +109,43 @@ impl Pool {
         options: &FingerprintOptions,
         progress: &dyn Progress,
     ) -> Result<Option<FingerprintBlock>, Error> {
+        self.test_with(
+            |take| {
+                progress.begin(pairs.len() as u64, "pooling fingerprints");
+                for chunk in pairs.chunks(window.max(1)) {
+                    let rows: Vec<Result<PairRows, Error>> = chunk
+                        .par_iter()
+                        .map(|(_, bp, cp)| {
+                            let r = again(bp, cp);
+                            progress.tick();
+                            r
+                        })
+                        .collect();
+                    for r in rows {
+                        take(r?);
+                    }
+                }
+                progress.finish();
+                Ok(())
+            },
+            options,
+        )
+    }
+
+    /// Whether [`Pool::test_with`] will ask for the second pass (the pool holds only sums).
+    pub fn needs_second_pass(&self) -> bool {
+        matches!(self, Pool::Summed { .. })
+    }
+
+    /// The pooled test, for a front end that reads the pairs itself (the Python package's
+    /// Spark job): `second_pass` is called only for summed rows and must hand every pair's
+    /// rows to its argument again, in the order they were pushed. The same doubles as
+    /// [`Pool::test`]; an error when the rows handed again are not those of the first pass.
+    pub fn test_with(
+        self,
+        second_pass: impl FnOnce(&mut dyn FnMut(PairRows)) -> Result<(), Error>,
+        options: &FingerprintOptions,
+    ) -> Result<Option<FingerprintBlock>, Error> {
         let (sb, sc) = match self {
             Pool::Held {
                 baseline,
@@ -129,29 +166,16 @@ impl Pool {
         let (mut xb, mut xc) = (sb.second_pass(), sc.second_pass());
         // The first pass again beside the second: equal sums show the rows were the same.
         let (mut check_b, mut check_c) = (RowSums::new(DIM), RowSums::new(DIM));
-        progress.begin(pairs.len() as u64, "pooling fingerprints");
-        for chunk in pairs.chunks(window.max(1)) {
-            let rows: Vec<Result<PairRows, Error>> = chunk
-                .par_iter()
-                .map(|(_, bp, cp)| {
-                    let r = again(bp, cp);
-                    progress.tick();
-                    r
-                })
-                .collect();
-            for r in rows {
-                let (b, c) = r?;
-                for row in &b {
-                    xb.add(row);
-                    check_b.add(row);
-                }
-                for row in &c {
-                    xc.add(row);
-                    check_c.add(row);
-                }
+        second_pass(&mut |(b, c): PairRows| {
+            for row in &b {
+                xb.add(row);
+                check_b.add(row);
             }
-        }
-        progress.finish();
+            for row in &c {
+                xc.add(row);
+                check_c.add(row);
+            }
+        })?;
         if check_b != sb || check_c != sc {
             return Err(Error::input(
                 "a trace changed while the directory was diffed: its responses differ between the diff and the pooled fingerprint test",
@@ -232,11 +256,48 @@ mod tests {
     }
 
     #[test]
+    fn test_with_gives_the_same_doubles_as_test_and_checks_the_rows() {
+        let (pairs, names, pool) = large_pool();
+        assert!(pool.needs_second_pass());
+        let options = FingerprintOptions::default();
+        let fed = pool
+            .test_with(
+                |take| {
+                    pairs.iter().cloned().for_each(take);
+                    Ok(())
+                },
+                &options,
+            )
+            .unwrap();
+        assert_eq!(fed, held_test(&pairs, &options));
+        let (_, _, pool) = large_pool();
+        let again = |bp: &PathBuf, _: &PathBuf| Ok(pairs[index(bp)].clone());
+        assert_eq!(
+            pool.test(&names, 5, again, &options, &super::super::Quiet)
+                .unwrap(),
+            fed
+        );
+        // A second pass that skips a pair is not the first pass.
+        let (_, _, pool) = large_pool();
+        let e = pool
+            .test_with(
+                |take| {
+                    pairs.iter().skip(1).cloned().for_each(take);
+                    Ok(())
+                },
+                &options,
+            )
+            .unwrap_err();
+        assert!(e.message.contains("changed"), "{}", e.message);
+    }
+
+    #[test]
     fn a_small_pool_is_held_and_tested_as_before() {
         let pairs: Vec<PairRows> = (0..3).map(|k| pair_rows(k, 4, 3)).collect();
         let mut pool = Pool::default();
         pairs.iter().cloned().for_each(|p| pool.push(p));
         assert!(matches!(pool, Pool::Held { .. }));
+        assert!(!pool.needs_second_pass());
         let never = |_: &PathBuf, _: &PathBuf| Err(Error::input("not read again"));
         let options = FingerprintOptions::default();
         assert_eq!(

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use veer_diff::aggregate::PairSummary;
 use veer_diff::fingerprint;
 use veer_diff::report::{DirectoryPair, PairError};
-use veer_diff::{DiffOptions, DirectorySummary, SideFingerprints};
+use veer_diff::{DiffOptions, DirectorySummary, FingerprintOptions, SideFingerprints};
 use veer_policy::Level;
 use veer_trace::{ReadOptions, Trace};
 
@@ -84,14 +84,7 @@ pub fn stream_directory<R: Send>(
     progress.finish();
 
     let unmatched_count = plan.unmatched.baseline_only.len() + plan.unmatched.candidate_only.len();
-    let again = |bp: &PathBuf, cp: &PathBuf| -> Result<PairRows, Error> {
-        let (b, c) = load_pair(bp, cp, read)?;
-        let scales = &options.fingerprint.scales;
-        Ok(rayon::join(
-            || fingerprint::trace_matrix(&b, scales),
-            || fingerprint::trace_matrix(&c, scales),
-        ))
-    };
+    let again = |bp: &PathBuf, cp: &PathBuf| pair_rows(bp, cp, read, &options.fingerprint);
     // The pooled test's second pass reads the measured pairs only (`bad` is in path order).
     let measured: Vec<(String, PathBuf, PathBuf)>;
     let pooled_pairs = if bad.is_empty() {
@@ -118,6 +111,21 @@ pub fn stream_directory<R: Send>(
         fingerprint,
     };
     Ok((summary, verdict))
+}
+
+/// One pair's response fingerprints (baseline rows, candidate rows), read and checked as the
+/// diff reads them: the rows the pooled test takes from this pair, in both of its passes.
+pub fn pair_rows(
+    bp: &Path,
+    cp: &Path,
+    read: &ReadOptions,
+    options: &FingerprintOptions,
+) -> Result<PairRows, Error> {
+    let (b, c) = load_pair(bp, cp, read)?;
+    Ok(rayon::join(
+        || fingerprint::trace_matrix(&b, &options.scales),
+        || fingerprint::trace_matrix(&c, &options.scales),
+    ))
 }
 
 /// Reads, checks and diffs one pair, handing back its response fingerprints too; the pair's

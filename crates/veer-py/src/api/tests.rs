@@ -178,7 +178,7 @@ fn middles_finish_like_the_deltas() {
 #[test]
 fn read_gives_one_record_per_line() {
     let (b, _) = demo();
-    let bytes = convert(std::slice::from_ref(&b)).unwrap_or_default();
+    let bytes = convert(std::slice::from_ref(&b), true).unwrap_or_default();
     let text = String::from_utf8(bytes).unwrap_or_default();
     assert!(text.lines().count() > 3);
     assert!(text.lines().all(|l| json(l)["kind"].is_string()));

@@ -17,7 +17,7 @@ use std::io::Read;
 use std::path::Path;
 use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
 use veer_trace::formats::otel;
-use veer_trace::{Record, RecordId, Trace};
+use veer_trace::{Record, Trace};
 
 /// Runs `veer convert`.
 pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
@@ -76,39 +76,10 @@ pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
     Ok(EXIT_OK)
 }
 
-/// `records` with their secrets replaced (unless `--no-redact`): payload, `meta` and unknown
-/// envelope keys. A record whose payload changed gets the content id of the redacted payload
-/// (computed after redaction), and every `parent` naming an old id names the new one; records
-/// with nothing to redact keep their ids byte for byte.
-pub fn redacted(mut records: Vec<Record>) -> Vec<Record> {
-    let Some(detector) = veer_secrets::display::redactor() else {
-        return records;
-    };
-    let mut renamed: std::collections::HashMap<RecordId, RecordId> =
-        std::collections::HashMap::new();
-    for r in &mut records {
-        if let Some(p) = r.parent.as_ref().and_then(|p| renamed.get(p)) {
-            r.parent = Some(p.clone());
-        }
-        for map in [r.meta.as_mut(), r.extra_envelope.as_mut()]
-            .into_iter()
-            .flatten()
-        {
-            for v in map.values_mut() {
-                detector.redact_json(v);
-            }
-        }
-        let before = r.payload.to_value();
-        let mut after = before.clone();
-        detector.redact_json(&mut after);
-        if after != before {
-            let id = RecordId::from(veer_trace::canonical::content_id(&after));
-            renamed.insert(r.id.clone(), id.clone());
-            r.id = id;
-            r.payload = after.into();
-        }
-    }
-    records
+/// `records` with their secrets replaced unless `--no-redact` (the engine's
+/// [`veer_engine::redact::redact_records`], shared with the Python package).
+pub fn redacted(records: Vec<Record>) -> Vec<Record> {
+    veer_engine::redact::redact_records(records, veer_secrets::display::redactor())
 }
 
 /// Whether every input starts like an OTLP/JSON export.
