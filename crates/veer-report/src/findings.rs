@@ -363,3 +363,34 @@ pub fn check_findings(r: &CheckReport, verdict: &Verdict) -> Vec<Finding> {
     );
     out
 }
+
+/// A CI printer of a streamed directory diff that needs every finding before it writes (SARIF
+/// indexes its rules; GitLab's report is one array): it keeps each pair's findings, then the
+/// error rows', and renders them once at the end with `render`.
+#[derive(Debug)]
+pub struct DirectoryFindings {
+    findings: Vec<Finding>,
+    render: fn(&[Finding]) -> String,
+}
+
+impl DirectoryFindings {
+    /// An empty collection rendered by `render` at the end.
+    pub fn new(render: fn(&[Finding]) -> String) -> DirectoryFindings {
+        DirectoryFindings {
+            findings: Vec::new(),
+            render,
+        }
+    }
+}
+
+impl crate::diff::stream::DirectoryPrinter for DirectoryFindings {
+    fn pair(&mut self, p: &veer_diff::DirectoryPair, verdict: &Verdict) -> String {
+        self.findings.extend(diff_findings(&p.report, verdict));
+        String::new()
+    }
+
+    fn finish(mut self: Box<Self>, summary: &veer_diff::DirectorySummary, _: &Verdict) -> String {
+        self.findings.extend(pair_error_findings(&summary.errors));
+        (self.render)(&self.findings)
+    }
+}

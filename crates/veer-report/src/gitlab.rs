@@ -94,28 +94,9 @@ pub fn trials(r: &TrialsReport) -> String {
 }
 
 /// The Code Quality printer of a streamed directory diff: the array is written whole at the
-/// end (it keeps the findings, like [`crate::sarif::DirectoryLog`]).
-#[derive(Debug, Default)]
-pub struct DirectoryReport {
-    findings: Vec<Finding>,
-}
-
-impl crate::diff::stream::DirectoryPrinter for DirectoryReport {
-    fn pair(&mut self, p: &veer_diff::DirectoryPair, verdict: &veer_engine::Verdict) -> String {
-        self.findings
-            .extend(crate::findings::diff_findings(&p.report, verdict));
-        String::new()
-    }
-
-    fn finish(
-        mut self: Box<Self>,
-        summary: &veer_diff::DirectorySummary,
-        _: &veer_engine::Verdict,
-    ) -> String {
-        self.findings
-            .extend(crate::findings::pair_error_findings(&summary.errors));
-        render(&self.findings)
-    }
+/// end (it keeps the findings, like [`crate::sarif::directory_log`]).
+pub fn directory_report() -> crate::findings::DirectoryFindings {
+    crate::findings::DirectoryFindings::new(render)
 }
 
 #[cfg(test)]

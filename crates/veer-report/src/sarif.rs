@@ -102,27 +102,8 @@ pub fn render(findings: &[Finding]) -> String {
 
 /// The SARIF printer of a streamed directory diff: the log's rule table indexes every result,
 /// so it keeps each pair's findings (only its severe axes and policy regressions) until the end.
-#[derive(Debug, Default)]
-pub struct DirectoryLog {
-    findings: Vec<Finding>,
-}
-
-impl crate::diff::stream::DirectoryPrinter for DirectoryLog {
-    fn pair(&mut self, p: &veer_diff::DirectoryPair, verdict: &veer_engine::Verdict) -> String {
-        self.findings
-            .extend(crate::findings::diff_findings(&p.report, verdict));
-        String::new()
-    }
-
-    fn finish(
-        mut self: Box<Self>,
-        summary: &veer_diff::DirectorySummary,
-        _: &veer_engine::Verdict,
-    ) -> String {
-        self.findings
-            .extend(crate::findings::pair_error_findings(&summary.errors));
-        render(&self.findings)
-    }
+pub fn directory_log() -> crate::findings::DirectoryFindings {
+    crate::findings::DirectoryFindings::new(render)
 }
 
 #[cfg(test)]

@@ -5,9 +5,9 @@
 //! resume, Ctrl-C); the engine measures and attributes; `DIR/bisect.json` is written and the
 //! report printed.
 
-use super::experiment_run::{load, refuse_out_holding_input, trace_pattern, TRACE_EXTENSIONS};
+use super::experiment_run::{load, refuse_out_holding_input, TRACE_EXTENSIONS};
 use super::experiment_run_agent::{
-    cancel_on_signals, finished_marker, run_pool, Shared, Slot, MARKER,
+    cancel_on_signals, check_agent_flags, finished_marker, run_pool, Shared, Slot, MARKER,
 };
 use crate::cli::{BisectArgs, BisectFormat};
 use crate::error::{CliError, ErrorKind, EXIT_OK};
@@ -118,29 +118,13 @@ fn write_points(out: &Path, setup: &Setup) -> Result<(), CliError> {
 
 /// Runs every slot not finished before; the finished runs, or an interrupted error.
 fn run_agents(args: &BisectArgs, setup: &Setup, out: &Path) -> Result<Vec<RunInput>, CliError> {
-    if args.command.is_empty() {
-        return Err(CliError::input("missing the agent command after `--`").hint(
-            "e.g. veer bisect --baseline-config a.yaml --candidate-config b.yaml --out b/ -- python agent.py --config {config}",
-        ));
-    }
-    if args.jobs == 0 {
-        return Err(CliError::input("--jobs: must be at least 1").hint("e.g. --jobs 4"));
-    }
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(CliError::input(format!(
-            "--timeout: must be a positive number of seconds, got {}",
-            args.timeout
-        ))
-        .hint("e.g. --timeout 120"));
-    }
-    let trace_from = match &args.trace_from {
-        Some(p) => Some((p.clone(), trace_pattern(p)?)),
-        None => {
-            super::record::check_url("--openai-upstream", &args.openai_upstream)?;
-            super::record::check_url("--anthropic-upstream", &args.anthropic_upstream)?;
-            None
-        }
-    };
+    let trace_from = check_agent_flags(
+        &args.command,
+        "veer bisect --baseline-config a.yaml --candidate-config b.yaml --out b/ -- python agent.py --config {config}",
+        (args.jobs, args.timeout),
+        args.trace_from.as_ref(),
+        (&args.openai_upstream, &args.anthropic_upstream),
+    )?;
     let cancel = Arc::new(AtomicBool::new(false));
     let shared = Shared {
         out: out.to_path_buf(),

@@ -28,7 +28,6 @@ use veer_report::findings::diff_findings;
 use veer_report::github::DirectoryCommands;
 use veer_report::html::diff::DirectoryPage;
 use veer_report::json::DirectoryJson;
-use veer_report::sarif::DirectoryLog;
 use veer_report::style::Style;
 use veer_trace::{ReadOptions, Trace};
 
@@ -256,9 +255,9 @@ fn directory_printer(format: DiffFormat, colour: bool) -> Box<dyn DirectoryPrint
         DiffFormat::Markdown => Box::new(DirectoryComment::default()),
         DiffFormat::Junit => Box::new(DirectorySuites::default()),
         DiffFormat::Html => Box::new(DirectoryPage::default()),
-        DiffFormat::Sarif => Box::new(DirectoryLog::default()),
+        DiffFormat::Sarif => Box::new(veer_report::sarif::directory_log()),
         DiffFormat::Github => Box::new(DirectoryCommands),
-        DiffFormat::Gitlab => Box::<veer_report::gitlab::DirectoryReport>::default(),
+        DiffFormat::Gitlab => Box::new(veer_report::gitlab::directory_report()),
     }
 }
 

@@ -9,7 +9,7 @@
 //! writes.
 
 use super::experiment_run_agent::{
-    cancel_on_signals, finished_marker, run_pool, Shared, Slot, MARKER,
+    cancel_on_signals, check_agent_flags, finished_marker, run_pool, Shared, Slot, MARKER,
 };
 use crate::cli::{ExperimentAnalyzeFormat, ExperimentRunArgs};
 use crate::error::{CliError, EXIT_OK};
@@ -145,31 +145,13 @@ struct Checked {
 }
 
 fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, CliError> {
-    if args.command.is_empty() {
-        return Err(
-            CliError::input("missing the agent command after `--`").hint(
-                "e.g. veer experiment run --input in.csv --out exp/ -- python agent.py {input}",
-            ),
-        );
-    }
-    if args.jobs == 0 {
-        return Err(CliError::input("--jobs: must be at least 1").hint("e.g. --jobs 4"));
-    }
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(CliError::input(format!(
-            "--timeout: must be a positive number of seconds, got {}",
-            args.timeout
-        ))
-        .hint("e.g. --timeout 120"));
-    }
-    let trace_from = match &args.trace_from {
-        Some(p) => Some((p.clone(), trace_pattern(p)?)),
-        None => {
-            super::record::check_url("--openai-upstream", &args.openai_upstream)?;
-            super::record::check_url("--anthropic-upstream", &args.anthropic_upstream)?;
-            None
-        }
-    };
+    let trace_from = check_agent_flags(
+        &args.command,
+        "veer experiment run --input in.csv --out exp/ -- python agent.py {input}",
+        (args.jobs, args.timeout),
+        args.trace_from.as_ref(),
+        (&args.openai_upstream, &args.anthropic_upstream),
+    )?;
     if let Some(p) = &args.answer_from {
         if !p.contains("{run_dir}") {
             return Err(CliError::input(format!(

@@ -382,3 +382,38 @@ pub fn run_pool(
     }
     Ok(done.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
+
+/// The agent-running flags `experiment run` and `bisect` share, checked before anything runs:
+/// a command after `--` (`example` is the hint's whole command line), `--jobs` ≥ 1, a positive
+/// finite `--timeout`, and either a `--trace-from` pattern (returned with its extension) or
+/// upstream URLs the proxy can use.
+pub fn check_agent_flags(
+    command: &[OsString],
+    example: &str,
+    (jobs, timeout): (usize, f64),
+    trace_from: Option<&String>,
+    (openai, anthropic): (&str, &str),
+) -> Result<Option<(String, &'static str)>, CliError> {
+    if command.is_empty() {
+        return Err(
+            CliError::input("missing the agent command after `--`").hint(format!("e.g. {example}"))
+        );
+    }
+    if jobs == 0 {
+        return Err(CliError::input("--jobs: must be at least 1").hint("e.g. --jobs 4"));
+    }
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(CliError::input(format!(
+            "--timeout: must be a positive number of seconds, got {timeout}"
+        ))
+        .hint("e.g. --timeout 120"));
+    }
+    match trace_from {
+        Some(p) => Ok(Some((p.clone(), super::experiment_run::trace_pattern(p)?))),
+        None => {
+            super::record::check_url("--openai-upstream", openai)?;
+            super::record::check_url("--anthropic-upstream", anthropic)?;
+            Ok(None)
+        }
+    }
+}

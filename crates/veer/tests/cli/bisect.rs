@@ -13,29 +13,7 @@ use std::process::Command;
 /// The agent binary: the `bisect_agent` example of this crate (built here once when a narrow
 /// `cargo test --test cli` did not build it).
 fn agent() -> PathBuf {
-    static BUILT: std::sync::Once = std::sync::Once::new();
-    let exe = std::env::current_exe().unwrap();
-    let debug = exe.parent().unwrap().parent().unwrap();
-    let path = debug.join("examples/bisect_agent");
-    BUILT.call_once(|| {
-        if !path.exists() {
-            let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "veer",
-                    "--example",
-                    "bisect_agent",
-                ])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .unwrap();
-            assert!(status.success(), "cannot build the bisect_agent example");
-        }
-    });
-    assert!(path.exists(), "{} missing", path.display());
-    path
+    crate::common::example_binary("bisect_agent")
 }
 
 const A: &str = r#"{"prompt": "Look up the order, then refund.", "style": "formal", "temperature": 0.0, "cache": false, "fast": false}"#;

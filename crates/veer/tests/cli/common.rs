@@ -80,3 +80,28 @@ pub fn diff_schema_violations(instance: &serde_json::Value) -> Vec<String> {
     };
     schema_violations(file, instance)
 }
+
+/// The binary of this crate's example `name` (crates/veer/examples/), which a whole `cargo
+/// test` builds; a narrower run (`cargo test --test cli`) builds it here, once per example.
+pub fn example_binary(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let exe = std::env::current_exe().unwrap();
+    let debug = exe.parent().unwrap().parent().unwrap();
+    let path = debug.join("examples").join(name);
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !built.iter().any(|b| b == name) {
+        if !path.exists() {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--quiet", "-p", "veer", "--example", name])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .unwrap();
+            assert!(status.success(), "cannot build the {name} example");
+        }
+        built.push(name.to_string());
+    }
+    assert!(path.exists(), "{} missing", path.display());
+    path
+}

@@ -18,29 +18,7 @@ const CSV: &str = "name,amount,date\nalpha,10,2024-01-02\nbeta,20,2024-02-03\nga
 /// The scripted agent binary: the `scripted_agent` example of this crate, which a whole
 /// `cargo test` builds; a narrower run (`cargo test --test cli`) builds it here, once.
 pub(crate) fn agent() -> PathBuf {
-    static BUILT: std::sync::Once = std::sync::Once::new();
-    let exe = std::env::current_exe().unwrap();
-    let debug = exe.parent().unwrap().parent().unwrap();
-    let path = debug.join("examples/scripted_agent");
-    BUILT.call_once(|| {
-        if !path.exists() {
-            let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "veer",
-                    "--example",
-                    "scripted_agent",
-                ])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .unwrap();
-            assert!(status.success(), "cannot build the scripted_agent example");
-        }
-    });
-    assert!(path.exists(), "{} missing", path.display());
-    path
+    crate::common::example_binary("scripted_agent")
 }
 
 /// The tools the scripted model asks for (the same rule as the agent's own traces).
