@@ -5,7 +5,11 @@
 //! ([`rng`]); and Python's string and number rules with the Unicode tables they read
 //! ([`pytext`], [`unicode_tables`]).
 
+pub mod edit_script;
 pub mod fdist;
+pub mod level;
 pub mod pytext;
 pub mod rng;
 pub mod unicode_tables;
+
+pub use level::Level;

@@ -92,7 +92,7 @@ fn bench(c: &mut Criterion) {
                 &cand,
                 "b",
                 "c",
-                &veer_diff::DiffOptions::default(),
+                &veer_diff::BehaviourOptions::default(),
             ))
         })
     });

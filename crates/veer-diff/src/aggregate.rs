@@ -9,7 +9,7 @@
 
 use crate::axes::Axis;
 use crate::report::{Aggregate, AxisAggregate, DiffReport, DirectoryPair, Unmatched};
-use crate::severity::Severity;
+use crate::severity::Level;
 use crate::stats::median_in_place;
 use crate::Direction;
 use serde::{Deserialize, Serialize};
@@ -44,12 +44,12 @@ pub struct AxisSummary {
     /// … severe.
     pub severe: usize,
     /// Highest severity seen (none when no pair reported the axis).
-    pub worst_severity: Severity,
+    pub worst_severity: Level,
     /// Highest severity of a change in the axis's worse direction (none when every change was
     /// an improvement or no pair reported the axis). Absent in summaries written before it
     /// existed, and then none.
     #[serde(default)]
-    pub worst_regression: Severity,
+    pub worst_regression: Level,
     /// The axis delta of every summarised pair that reported the axis (axis unit), in merge
     /// order. The exact median needs them all: 8 bytes per pair and axis. A job that computes
     /// the medians elsewhere drops them ([`PairSummary::without_deltas`]) and passes the
@@ -65,8 +65,8 @@ impl AxisSummary {
             minor: 0,
             moderate: 0,
             severe: 0,
-            worst_severity: Severity::None,
-            worst_regression: Severity::None,
+            worst_severity: Level::None,
+            worst_regression: Level::None,
             deltas: Vec::new(),
         }
     }
@@ -147,10 +147,10 @@ impl PairSummary {
         for a in &mut s.axes {
             if let Some(r) = report.axis(a.axis) {
                 match r.severity {
-                    Severity::None => a.none += 1,
-                    Severity::Minor => a.minor += 1,
-                    Severity::Moderate => a.moderate += 1,
-                    Severity::Severe => a.severe += 1,
+                    Level::None => a.none += 1,
+                    Level::Minor => a.minor += 1,
+                    Level::Moderate => a.moderate += 1,
+                    Level::Severe => a.severe += 1,
                 }
                 a.worst_severity = r.severity;
                 if r.direction == Direction::Regression {
@@ -223,12 +223,12 @@ impl PairSummary {
                 .iter()
                 .map(|a| a.worst_severity)
                 .max()
-                .unwrap_or(Severity::None),
+                .unwrap_or(Level::None),
             worst_regression: axes
                 .iter()
                 .map(|a| a.worst_regression)
                 .max()
-                .unwrap_or(Severity::None),
+                .unwrap_or(Level::None),
             axes,
         }
     }
@@ -249,12 +249,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const SEVERITIES: [Severity; 4] = [
-        Severity::None,
-        Severity::Minor,
-        Severity::Moderate,
-        Severity::Severe,
-    ];
+    const SEVERITIES: [Level; 4] = [Level::None, Level::Minor, Level::Moderate, Level::Severe];
 
     /// One trace pair as (pair count, diverged, per axis: None when the axis was not reported,
     /// else its severity index, delta and whether the change is in the worse direction).
@@ -270,10 +265,10 @@ mod tests {
         for (a, cell) in s.axes.iter_mut().zip(&p.2) {
             if let Some((sev, delta, worse)) = *cell {
                 match SEVERITIES[sev] {
-                    Severity::None => a.none += 1,
-                    Severity::Minor => a.minor += 1,
-                    Severity::Moderate => a.moderate += 1,
-                    Severity::Severe => a.severe += 1,
+                    Level::None => a.none += 1,
+                    Level::Minor => a.minor += 1,
+                    Level::Moderate => a.moderate += 1,
+                    Level::Severe => a.severe += 1,
                 }
                 a.worst_severity = SEVERITIES[sev];
                 if worse {
@@ -312,13 +307,13 @@ mod tests {
                         .iter()
                         .map(|c| SEVERITIES[c.0])
                         .max()
-                        .unwrap_or(Severity::None),
+                        .unwrap_or(Level::None),
                     worst_regression: cells
                         .iter()
                         .filter(|c| c.2)
                         .map(|c| SEVERITIES[c.0])
                         .max()
-                        .unwrap_or(Severity::None),
+                        .unwrap_or(Level::None),
                     median_delta,
                 }
             })

@@ -6,43 +6,11 @@ use crate::levenshtein::{bounded_normalized_levenshtein, EXACT_CELLS};
 use crate::pairing::Pair;
 use crate::pricing::Pricing;
 use crate::turn::DiffTurn;
-use serde::{Deserialize, Serialize};
+pub use veer_contract::recommend::{PairAxisScore, PairDrilldown};
 use veer_trace::features::shingles;
 
 /// Number of pairs kept in the drill-down.
 pub const DRILL_DOWN_K: usize = 5;
-
-/// One axis of one pair.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PairAxisScore {
-    /// The axis.
-    pub axis: Axis,
-    /// Baseline value (axis unit).
-    pub baseline_value: f64,
-    /// Candidate value (axis unit).
-    pub candidate_value: f64,
-    /// `candidate_value − baseline_value`.
-    pub delta: f64,
-    /// The change scaled to a common range, in [0, 4].
-    pub normalized_delta: f64,
-}
-
-/// The drill-down of one pair.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PairDrilldown {
-    /// Index of the pair in the pair list.
-    pub pair_index: usize,
-    /// Baseline turn of the pair.
-    pub baseline_turn: usize,
-    /// Candidate turn of the pair.
-    pub candidate_turn: usize,
-    /// Eight scores in axis order (judge omitted).
-    pub axis_scores: Vec<PairAxisScore>,
-    /// Sum of the normalised deltas, in [0, 32].
-    pub regression_score: f64,
-    /// The axis with the largest normalised delta (the last one on ties).
-    pub dominant_axis: Axis,
-}
 
 fn clamp_norm(v: f64) -> f64 {
     if v.is_nan() {

@@ -49,7 +49,7 @@ pub struct Bounded {
 
 /// [`normalized_levenshtein`] when the part of the table left after setting aside the common
 /// prefix and suffix (which never changes the distance) has at most `max_cells` cells;
-/// otherwise the distance of `veer_experiment::anchored_script` over the interned tokens —
+/// otherwise the distance of `veer_base::edit_script::anchored` over the interned tokens —
 /// an upper bound, never above the longer length — in O((n + m) log(n + m)) time.
 pub fn bounded_normalized_levenshtein<T: Eq + Hash>(a: &[T], b: &[T], max_cells: u64) -> Bounded {
     let longest = a.len().max(b.len());
@@ -59,7 +59,7 @@ pub fn bounded_normalized_levenshtein<T: Eq + Hash>(a: &[T], b: &[T], max_cells:
             exact: true,
         };
     }
-    let (p, s) = veer_experiment::anchored_script::common_affixes(a, b);
+    let (p, s) = veer_base::edit_script::anchored::common_affixes(a, b);
     let (am, bm) = (&a[p..a.len() - s], &b[p..b.len() - s]);
     if (am.len() as u64).saturating_mul(bm.len() as u64) <= max_cells {
         return Bounded {
@@ -70,7 +70,7 @@ pub fn bounded_normalized_levenshtein<T: Eq + Hash>(a: &[T], b: &[T], max_cells:
     let mut ids: HashMap<&T, u32> = HashMap::new();
     let ia = intern(&mut ids, am);
     let ib = intern(&mut ids, bm);
-    let d = veer_experiment::anchored_script::anchored_script(&ia, &ib).distance;
+    let d = veer_base::edit_script::anchored::anchored_script(&ia, &ib).distance;
     Bounded {
         value: d as f64 / longest as f64,
         exact: false,

@@ -22,7 +22,6 @@ pub mod levenshtein;
 pub mod pairing;
 pub mod pricing;
 pub mod recommend;
-pub mod report;
 pub mod severity;
 pub mod stats;
 pub mod turn;
@@ -40,18 +39,19 @@ pub use fingerprint::block::{
 };
 pub use pairing::PairBy;
 pub use pricing::{Pricing, PricingError};
-pub use report::{
+/// The report types, at their historical path (defined in `veer-contract`).
+pub use veer_contract::diff as report;
+pub use veer_contract::diff::{
     DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, PairError, TraceRef, Unmatched,
 };
-pub use severity::Severity;
 
 use align::divergence::{first_and_top_k, Divergence, Sides};
 use align::{anchored, cost::intern, gotoh, Alignment, AlignmentKind};
 use pairing::Pair;
-use report::{StatisticalPower, DIFF_SCHEMA_VERSION};
-use std::sync::Arc;
 use turn::{diff_turn_pair, DiffTurn};
-use veer_policy::{Gate, Level, Policy};
+use veer_base::Level;
+use veer_contract::diff::{StatisticalPower, DIFF_SCHEMA_VERSION};
+use veer_contract::policy::Gate;
 use veer_trace::Trace;
 
 /// Default bootstrap seed.
@@ -63,7 +63,7 @@ pub const DEFAULT_MAX_ALIGN_CELLS: u64 = 1 << 26;
 
 /// Knobs of one diff.
 #[derive(Debug, Clone)]
-pub struct DiffOptions {
+pub struct BehaviourOptions {
     /// Bootstrap seed (default 42).
     pub seed: u64,
     /// Number of ranked divergences kept (default 5; 0 keeps none).
@@ -72,9 +72,6 @@ pub struct DiffOptions {
     pub pair_by: PairBy,
     /// Pricing for the cost axis (empty → every model unpriced).
     pub pricing: Pricing,
-    /// A behaviour policy evaluated on both sides by `veer-engine`'s composer (its regressions
-    /// feed the gate); veer-diff never reads it. None → no `policy` block.
-    pub policy: Option<Arc<Policy>>,
     /// Work budget of the exact turn alignment (in-band cells of one round; beyond it the turn
     /// alignment is anchored) and of the structural block's diagonal fast path (stored
     /// entries × 4; beyond it the exact bit-parallel path). Changes results only through the
@@ -88,14 +85,13 @@ pub struct DiffOptions {
     pub lanes: bool,
 }
 
-impl Default for DiffOptions {
+impl Default for BehaviourOptions {
     fn default() -> Self {
-        DiffOptions {
+        BehaviourOptions {
             seed: DEFAULT_SEED,
             top_k: DEFAULT_TOP_K,
             pair_by: PairBy::Auto,
             pricing: Pricing::none(),
-            policy: None,
             max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
             fingerprint: FingerprintOptions::default(),
             lanes: false,
@@ -182,7 +178,7 @@ pub fn diff(
     candidate: &Trace,
     baseline_path: &str,
     candidate_path: &str,
-    options: &DiffOptions,
+    options: &BehaviourOptions,
 ) -> DiffReport {
     measure(baseline, candidate, baseline_path, candidate_path, options).report
 }
@@ -246,7 +242,7 @@ pub fn measure<'t>(
     candidate: &'t Trace,
     baseline_path: &str,
     candidate_path: &str,
-    options: &DiffOptions,
+    options: &BehaviourOptions,
 ) -> Behaviour<'t> {
     let ((mut report, turns, alignment), rows) = rayon::join(
         || behaviour(baseline, candidate, baseline_path, candidate_path, options),
@@ -284,22 +280,12 @@ pub fn fingerprint_of_traces(
 /// The highest severity over rows whose change is a regression (the axis's worse direction,
 /// [`Axis::worse_when`]); `none` when every change is an improvement or there is none. This
 /// is the axis level the gate reads.
-pub fn worst_regression(rows: &[AxisStat]) -> Severity {
+pub fn worst_regression(rows: &[AxisStat]) -> Level {
     rows.iter()
         .filter(|r| r.direction == Direction::Regression)
         .map(|r| r.severity)
         .max()
-        .unwrap_or(Severity::None)
-}
-
-/// The gate level of an axis severity (the same four steps).
-pub fn gate_level(s: Severity) -> Level {
-    match s {
-        Severity::None => Level::None,
-        Severity::Minor => Level::Minor,
-        Severity::Moderate => Level::Moderate,
-        Severity::Severe => Level::Severe,
-    }
+        .unwrap_or(Level::None)
 }
 
 /// The diff turns of both sides.
@@ -312,7 +298,7 @@ fn behaviour<'t>(
     candidate: &'t Trace,
     baseline_path: &str,
     candidate_path: &str,
-    options: &DiffOptions,
+    options: &BehaviourOptions,
 ) -> (DiffReport, TurnsOf<'t>, Option<Alignment>) {
     let (tb, tc) = diff_turn_pair(baseline, candidate);
     let mut warnings: Vec<String> = baseline
@@ -415,11 +401,7 @@ fn behaviour<'t>(
 
     let evidence = recommend::Evidence::of(&tb, &tc);
     let recommendations = recommend::recommendations_with(&rows, &ranked, &evidence);
-    let worst_severity = rows
-        .iter()
-        .map(|r| r.severity)
-        .max()
-        .unwrap_or(Severity::None);
+    let worst_severity = rows.iter().map(|r| r.severity).max().unwrap_or(Level::None);
     let worst_regression = worst_regression(&rows);
     let headline = changes::headline(first.as_ref(), &rows);
     let power = StatisticalPower::of(pairs.len());

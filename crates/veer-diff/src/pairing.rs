@@ -5,35 +5,7 @@
 
 use crate::align::Step;
 use serde::{Deserialize, Serialize};
-
-/// How responses are paired.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum PairBy {
-    /// Index pairing when the alignment pairs every turn one-to-one in order (then both give
-    /// the same pairs), alignment pairing otherwise. The default; a report never says `auto`
-    /// in `pairing` (it names the pairing used).
-    #[default]
-    Auto,
-    /// The i-th response of baseline session k with the i-th of candidate session k (the
-    /// reference tool's numbers).
-    Index,
-    /// The `Match` steps of the first-divergence alignment, in path order.
-    Alignment,
-}
-
-impl PairBy {
-    /// The wire label (`auto`, `index`, `alignment`).
-    pub fn label(self) -> &'static str {
-        match self {
-            PairBy::Auto => "auto",
-            PairBy::Index => "index",
-            PairBy::Alignment => "alignment",
-        }
-    }
-}
+pub use veer_contract::divergence::PairBy;
 
 /// Whether the alignment pairs every turn one-to-one in order (only `Match(i, i)` steps).
 pub fn one_to_one(steps: &[Step]) -> bool {

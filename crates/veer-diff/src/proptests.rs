@@ -4,7 +4,7 @@
 use crate::axes::{semantic, trajectory, Axis, TurnPair};
 use crate::testing::{build, gen_trace};
 use crate::turn::diff_turn_pair;
-use crate::{diff, DiffOptions, PairBy, Severity};
+use crate::{diff, BehaviourOptions, Level, PairBy};
 use proptest::prelude::*;
 
 proptest! {
@@ -15,14 +15,14 @@ proptest! {
     #[test]
     fn identity(t in gen_trace(8), by in 0u8..3) {
         let tr = build(&t);
-        let options = DiffOptions {
+        let options = BehaviourOptions {
             pair_by: [PairBy::Index, PairBy::Alignment, PairBy::Auto][usize::from(by)],
-            ..DiffOptions::default()
+            ..BehaviourOptions::default()
         };
         let r = diff(&tr, &tr, "a", "a", &options);
         for row in &r.axes {
             prop_assert_eq!(row.delta.to_bits(), 0.0f64.to_bits(), "{:?}", row.axis);
-            prop_assert_eq!(row.severity, Severity::None);
+            prop_assert_eq!(row.severity, Level::None);
             prop_assert!(row.ci95_low == 0.0 && row.ci95_high == 0.0);
             prop_assert_eq!(row.changed_pairs, 0);
         }
@@ -36,7 +36,7 @@ proptest! {
     #[test]
     fn bounds(b in gen_trace(8), c in gen_trace(8), seed in 0u64..1000) {
         let (tb, tc) = (build(&b), build(&c));
-        let r = diff(&tb, &tc, "b", "c", &DiffOptions { seed, ..DiffOptions::default() });
+        let r = diff(&tb, &tc, "b", "c", &BehaviourOptions { seed, ..BehaviourOptions::default() });
         prop_assert_eq!(r.axes.len(), 9);
         for row in &r.axes {
             prop_assert!(row.ci95_low <= row.ci95_high, "{:?}", row);
@@ -53,7 +53,7 @@ proptest! {
             }
             prop_assert!(row.delta.is_finite());
             if row.delta == 0.0 {
-                prop_assert_eq!(row.severity, Severity::None);
+                prop_assert_eq!(row.severity, Level::None);
             }
             match row.axis {
                 Axis::Semantic | Axis::Trajectory | Axis::Safety | Axis::Conformance => {
@@ -103,7 +103,7 @@ proptest! {
     #[test]
     fn rate_deltas_antisymmetric(b in gen_trace(6), c in gen_trace(6)) {
         let (tb, tc) = (build(&b), build(&c));
-        let o = DiffOptions::default();
+        let o = BehaviourOptions::default();
         let f = diff(&tb, &tc, "b", "c", &o);
         let r = diff(&tc, &tb, "c", "b", &o);
         for axis in [Axis::Safety, Axis::Verbosity, Axis::Latency, Axis::Reasoning] {
@@ -135,8 +135,10 @@ fn deterministic_across_threads_and_runs() {
             .num_threads(threads)
             .build()
             .unwrap_or_else(|e| unreachable!("{e}"));
-        pool.install(|| serde_json::to_string(&diff(&b, &c, "b", "c", &DiffOptions::default())))
-            .unwrap_or_default()
+        pool.install(|| {
+            serde_json::to_string(&diff(&b, &c, "b", "c", &BehaviourOptions::default()))
+        })
+        .unwrap_or_default()
     };
     let first = run(1);
     for i in 0..10 {
@@ -178,13 +180,13 @@ proptest! {
         }
     }
 
-    /// Severity: zero change is none; a larger change never lowers severity when the interval
+    /// Level: zero change is none; a larger change never lowers severity when the interval
     /// does not straddle zero; the rules are symmetric in the sign of the change.
     #[test]
     fn severity_properties(d in 0.0f64..10.0, e in 0.0f64..10.0, base in 0.1f64..100.0) {
         use crate::severity::{classify, classify_rate};
-        prop_assert_eq!(classify(0.0, base, 0.0, 0.0), Severity::None);
-        prop_assert_eq!(classify_rate(0.0, 0.0, 0.0), Severity::None);
+        prop_assert_eq!(classify(0.0, base, 0.0, 0.0), Level::None);
+        prop_assert_eq!(classify_rate(0.0, 0.0, 0.0), Level::None);
         let (small, large) = if d <= e { (d, e) } else { (e, d) };
         prop_assert!(classify(small, base, small, small) <= classify(large, base, large, large));
         prop_assert!(classify_rate(small, small, small) <= classify_rate(large, large, large));

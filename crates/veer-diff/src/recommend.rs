@@ -9,9 +9,9 @@
 use crate::align::divergence::{Divergence, DivergenceKind};
 use crate::axes::{Axis, AxisStat};
 use crate::changes::{Direction, Position};
-use crate::severity::Severity;
+use crate::severity::Level;
 use crate::turn::DiffTurn;
-use serde::{Deserialize, Serialize};
+pub use veer_contract::recommend::{Action, RecSeverity, Recommendation};
 
 /// Trace-wide facts the rules check their hints against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -35,65 +35,6 @@ impl Evidence {
 
 /// Most recommendations kept.
 pub const MAX_RECOMMENDATIONS: usize = 8;
-
-/// How urgent a recommendation is.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum RecSeverity {
-    /// Informational.
-    Info,
-    /// Worth a look.
-    Warning,
-    /// Likely a regression.
-    Error,
-}
-
-/// What the recommendation asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    /// Put back something the candidate lost.
-    Restore,
-    /// Remove something the candidate added.
-    Remove,
-    /// Revert a changed value.
-    Revert,
-    /// Look at a change.
-    Review,
-    /// Confirm a change was intended.
-    Verify,
-    /// A likely cause behind several axes.
-    RootCause,
-}
-
-/// One recommendation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Recommendation {
-    /// Urgency.
-    pub severity: RecSeverity,
-    /// What to do.
-    pub action: Action,
-    /// The baseline turn concerned (0 for trace-wide advice).
-    pub turn: usize,
-    /// Baseline turn.
-    pub baseline_turn: usize,
-    /// Candidate turn.
-    pub candidate_turn: usize,
-    /// One sentence for the reader.
-    pub message: String,
-    /// Why.
-    pub rationale: String,
-    /// The axis concerned.
-    pub axis: Axis,
-    /// Confidence in [0, 1].
-    pub confidence: f64,
-    /// The turns the recommendation derives from: the divergence's turns, or the largest
-    /// single-pair change of each axis a root-cause rule reads (one side null for a dropped
-    /// or inserted turn). Empty only when the cited axes report no per-pair change.
-    pub evidence: Vec<Position>,
-}
 
 fn signed(v: f64) -> String {
     format!("{v:+.3}")
@@ -171,10 +112,10 @@ fn axes_of(r: &Recommendation) -> &'static [Axis] {
 /// The cross-axis rules 1–10, in order.
 fn root_causes(rows: &[AxisStat], evidence: &Evidence) -> Vec<Recommendation> {
     let get = |a: Axis| rows.iter().find(|r| r.axis == a);
-    let sev = |a: Axis| get(a).map_or(Severity::None, |r| r.severity);
+    let sev = |a: Axis| get(a).map_or(Level::None, |r| r.severity);
     let d = |a: Axis| get(a).map_or(0.0, |r| r.delta);
-    let moved = |a: Axis| sev(a) >= Severity::Moderate;
-    let severe = |a: Axis| sev(a) == Severity::Severe;
+    let moved = |a: Axis| sev(a) >= Level::Moderate;
+    let severe = |a: Axis| sev(a) == Level::Severe;
     let mut out: Vec<Recommendation> = Vec::new();
     let any = |out: &[Recommendation], f: &dyn Fn(&str) -> bool| out.iter().any(|r| f(&r.message));
     use Axis::*;
@@ -403,7 +344,7 @@ pub fn recommendations_with(
         if let Some(r) = rows
             .iter()
             .rev()
-            .find(|r| r.severity == Severity::Severe && r.direction == Direction::Regression)
+            .find(|r| r.severity == Level::Severe && r.direction == Direction::Regression)
         {
             let label = r.axis.label();
             out.push(Recommendation {

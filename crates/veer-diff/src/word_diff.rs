@@ -2,28 +2,10 @@
 //! words (each with the whitespace after it), shared prefix and suffix trimmed first, adjacent
 //! words of one kind merged into spans.
 
+pub use veer_contract::lanes::{WordChange, WordSpan};
+
 /// Word diffs whose LCS table would exceed this many cells show both texts as replaced.
 pub const WORD_DIFF_CELLS: usize = 1 << 20;
-
-/// A piece of a word diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WordChange {
-    /// In both texts.
-    Same,
-    /// Only in the baseline text.
-    Removed,
-    /// Only in the candidate text.
-    Added,
-}
-
-/// A run of words (with their whitespace) that share one [`WordChange`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct WordSpan {
-    /// What happened to the words.
-    pub change: WordChange,
-    /// The words, whitespace included.
-    pub text: String,
-}
 
 /// Words with the whitespace that follows them.
 fn words(s: &str) -> Vec<&str> {

@@ -8,7 +8,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use veer_diff::pricing::{ModelPrice, Pricing};
-use veer_diff::{diff, DiffOptions, DiffReport, PairBy};
+use veer_diff::{diff, BehaviourOptions, DiffReport, PairBy};
 
 fn shadow(dir: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,7 +50,7 @@ fn run(b: &Path, c: &Path, priced: bool) -> DiffReport {
     let opts = veer_trace::ReadOptions::default();
     let tb = veer_trace::load_trace(b, &opts).unwrap();
     let tc = veer_trace::load_trace(c, &opts).unwrap();
-    let options = DiffOptions {
+    let options = BehaviourOptions {
         pricing: if priced {
             golden_pricing()
         } else {
@@ -58,7 +58,7 @@ fn run(b: &Path, c: &Path, priced: bool) -> DiffReport {
         },
         // The reference pairs by index; auto pairing is veer's default (docs/diff.md).
         pair_by: PairBy::Index,
-        ..DiffOptions::default()
+        ..BehaviourOptions::default()
     };
     diff(&tb, &tc, "b", "c", &options)
 }
@@ -493,7 +493,7 @@ fn style_vector() {
     };
     let b = read("The refund has been issued to your card today.");
     let c = read("The refund has been issued to your card today!");
-    let r = diff(&b, &c, "b", "c", &DiffOptions::default());
+    let r = diff(&b, &c, "b", "c", &BehaviourOptions::default());
     assert_eq!(r.divergences.len(), 1);
     let d = &r.divergences[0];
     assert_eq!(d.kind.label(), "style");

@@ -6,8 +6,9 @@
 //! and its verdict always agree.
 
 use crate::verdict::{pair_verdict, Verdict};
+use crate::DiffOptions;
 use veer_diff::lanes::Named;
-use veer_diff::{DiffOptions, DiffReport, SideFingerprints};
+use veer_diff::{DiffReport, SideFingerprints};
 use veer_policy::Level;
 use veer_trace::Trace;
 
@@ -34,7 +35,15 @@ pub fn diff_keeping_fingerprints(
     fail_on: Level,
 ) -> (DiffReport, Verdict, SideFingerprints) {
     let (behaviour, (structural, policy)) = rayon::join(
-        || veer_diff::measure(baseline, candidate, baseline_path, candidate_path, options),
+        || {
+            veer_diff::measure(
+                baseline,
+                candidate,
+                baseline_path,
+                candidate_path,
+                &options.behaviour,
+            )
+        },
         || {
             rayon::join(
                 || veer_experiment::structural_within(baseline, candidate, options.max_align_cells),
@@ -57,7 +66,7 @@ pub fn diff_keeping_fingerprints(
     let (mut report, rows) = behaviour.into_parts();
     report.structural = Some(structural);
     report.policy = policy;
-    report.enforcement = veer_policy::live::Enforcement::of(baseline, candidate);
+    report.enforcement = veer_policy::live::enforcement(baseline, candidate);
     report.lanes = lanes;
     let verdict = pair_verdict(&report, fail_on);
     report.gate = verdict.gate();

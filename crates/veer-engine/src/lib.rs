@@ -8,13 +8,16 @@
 
 pub mod baseline;
 pub mod bisect;
+pub mod check;
 pub mod diff;
 pub mod directory;
 pub mod error;
+pub mod options;
 pub mod quarantine;
 pub mod redact;
 pub mod trials;
 pub mod verdict;
 
 pub use error::{Error, ErrorKind};
+pub use options::DiffOptions;
 pub use verdict::{Cause, Trip, Verdict};

@@ -213,7 +213,7 @@ pub fn axis_signals(report: &DiffReport) -> Vec<Trip> {
         .filter(|a| a.direction == veer_diff::Direction::Regression)
         .map(|a| Trip {
             trace: None,
-            level: veer_diff::gate_level(a.severity),
+            level: a.severity,
             cause: Cause::Axis {
                 axis: a.axis.wire().to_string(),
             },

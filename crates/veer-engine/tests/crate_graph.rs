@@ -3,13 +3,9 @@
 //! basics (`veer-base`) and the trace model (`veer-trace`), which depend on no veer crate but
 //! each other (trace → base).
 //!
-//! One step is still open and listed here, so the test fails both when a new edge appears and
-//! when a listed one goes away without this list (and docs/architecture.md) following:
-//! `veer-diff`'s report types (`DiffReport`, `DirectoryReport`, …) hold the structural block
-//! (`veer-experiment`), the policy comparison, enforcement and gate (`veer-policy`) as fields,
-//! and its fingerprint reads `veer-experiment`'s Python `str()` and anchored edit script. The
-//! composition itself is in `veer-engine`; the types move with the output contract
-//! (`veer-contract`, docs/architecture.md "Remaining step").
+//! The output contract (`veer-contract`: every report type) sits with them below the
+//! measures, so a measure fills report types without depending on a sibling, and the printers
+//! (`veer-report`) render them without depending on any measure.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -27,13 +23,7 @@ const MEASURES: [&str; 5] = [
 ];
 
 /// The crates below the measures.
-const BELOW: [&str; 2] = ["veer-base", "veer-trace"];
-
-/// Measure-to-measure edges not removed yet (see the module comment), as (from, to).
-const KNOWN_OPEN: [(&str, &str); 2] = [
-    ("veer-diff", "veer-experiment"),
-    ("veer-diff", "veer-policy"),
-];
+const BELOW: [&str; 3] = ["veer-base", "veer-trace", "veer-contract"];
 
 /// Every workspace package's veer dependencies that its library and binaries build with
 /// (normal and build dependencies; dev-dependencies are left out: a measure's tests and
@@ -76,7 +66,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 #[test]
-fn no_measure_crate_depends_on_another_beyond_the_listed_open_step() {
+fn no_measure_crate_depends_on_another() {
     let graph = graph();
     for m in MEASURES.iter().chain(&BELOW) {
         assert!(graph.contains_key(*m), "{m} is not a workspace package");
@@ -93,19 +83,22 @@ fn no_measure_crate_depends_on_another_beyond_the_listed_open_step() {
             }
         }
     }
-    let known: BTreeSet<(String, String)> = KNOWN_OPEN
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
-    let new: Vec<_> = edges.difference(&known).collect();
     assert!(
-        new.is_empty(),
-        "measure crates depend on other measure crates: {new:?} (compose them in veer-engine)"
+        edges.is_empty(),
+        "measure crates depend on other measure crates: {edges:?} (compose them in veer-engine)"
     );
-    let gone: Vec<_> = known.difference(&edges).collect();
+}
+
+#[test]
+fn the_printers_depend_on_no_measure() {
+    let graph = graph();
+    let measures: Vec<&String> = graph["veer-report"]
+        .iter()
+        .filter(|d| MEASURES.contains(&d.as_str()))
+        .collect();
     assert!(
-        gone.is_empty(),
-        "{gone:?} no longer exist: take them off KNOWN_OPEN here and off docs/architecture.md"
+        measures.is_empty(),
+        "veer-report depends on the measure crates {measures:?}: printers read veer-contract's types"
     );
 }
 
@@ -124,6 +117,14 @@ fn only_the_basics_are_below_the_measures() {
     assert!(
         trace.is_empty(),
         "veer-trace may depend only on veer-base: {trace:?}"
+    );
+    let contract: Vec<&String> = graph["veer-contract"]
+        .iter()
+        .filter(|d| d.as_str() != "veer-base")
+        .collect();
+    assert!(
+        contract.is_empty(),
+        "veer-contract may depend only on veer-base: {contract:?}"
     );
 }
 

@@ -6,75 +6,10 @@
 
 use crate::manifestation::ManifestationGroup;
 use crate::pair::PairResult;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// `divergence_summary()`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct DivergenceSummary {
-    /// Pairs with a d_norm.
-    pub pairs_measured: usize,
-    /// Mean d_norm over those pairs, in [0, 1].
-    pub mean_d_norm: Option<f64>,
-    /// Largest d_norm, in [0, 1].
-    pub max_d_norm: Option<f64>,
-    /// Mean t*/T over pairs with a t*, in [0, 1).
-    pub mean_t_star_norm: Option<f64>,
-}
-
-/// `token_overhead_summary()`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TokenOverheadSummary {
-    /// Mean token overhead (ratio, 1.0 = same usage).
-    pub mean: Option<f64>,
-    /// Largest token overhead.
-    pub max: Option<f64>,
-}
-
-/// Aggregates over the pairs of one perturbation (veer).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PerturbationAggregate {
-    /// Perturbation name.
-    pub perturbation: String,
-    /// Number of pairs.
-    pub pairs: usize,
-    /// d_norm summary over these pairs.
-    pub divergence_summary: DivergenceSummary,
-    /// Count per manifestation category, sorted by name.
-    pub manifestations: BTreeMap<String, usize>,
-    /// Mean recovery (true = 1) or null.
-    pub recovery_rate: Option<f64>,
-    /// Token overhead summary.
-    pub token_overhead_summary: TokenOverheadSummary,
-}
-
-/// Share of one manifestation group (veer).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct GroupAggregate {
-    /// Group name.
-    pub group: ManifestationGroup,
-    /// Scored pairs with a manifestation in this group.
-    pub pairs: usize,
-    /// pairs / scored pairs with a manifestation, in [0, 1]; null when there are none.
-    pub fraction: Option<f64>,
-}
-
-/// All aggregates of an experiment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Aggregates {
-    /// Fraction of scored, classified pairs per category, sorted by category name.
-    pub manifestation_prevalence: BTreeMap<String, f64>,
-    /// d_norm and t*/T summary.
-    pub divergence_summary: DivergenceSummary,
-    /// Mean of non-null `recovery` (true = 1), in [0, 1]; null when none.
-    pub recovery_rate: Option<f64>,
-    /// Token overhead summary.
-    pub token_overhead_summary: TokenOverheadSummary,
-    /// veer: the same per perturbation, in first-seen order.
-    pub by_perturbation: Vec<PerturbationAggregate>,
-    /// veer: the share of each manifestation group, in traxr's group order.
-    pub by_manifestation_group: Vec<GroupAggregate>,
-}
+pub use veer_contract::experiment::{
+    Aggregates, DivergenceSummary, GroupAggregate, PerturbationAggregate, TokenOverheadSummary,
+};
 
 fn mean(values: &[f64]) -> Option<f64> {
     if values.is_empty() {

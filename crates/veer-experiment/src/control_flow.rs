@@ -4,7 +4,7 @@
 use crate::events::MetricEvent;
 use crate::pystr::truthy;
 use crate::tstar::AlignedPair;
-use serde::{Deserialize, Serialize};
+pub use veer_contract::structural::ControlFlowChanges;
 
 /// Counts describing one trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,36 +36,6 @@ pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
             .filter(|e| e.event_type() == "tool_invocation")
             .count(),
     }
-}
-
-/// Control-flow changes of the perturbed run against the clean run. Field order is traxr's
-/// `to_dict()` order.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
-)]
-pub struct ControlFlowChanges {
-    /// Aligned substitutions of type `different_agent_routed`; ≥ 0.
-    pub reroutes: usize,
-    /// max(0, perturbed − clean routing turns).
-    pub extra_routing_cycles: usize,
-    /// max(0, clean − perturbed routing turns).
-    pub missing_routing_cycles: usize,
-    /// `tool_success_failure_change` pairs that went from success to failure.
-    pub tool_failures_introduced: usize,
-    /// `tool_success_failure_change` pairs that went from failure to success.
-    pub tool_failures_avoided: usize,
-    /// max(0, perturbed − clean `tool_invocation` count).
-    pub tool_calls_added: usize,
-    /// max(0, clean − perturbed `tool_invocation` count).
-    pub tool_calls_removed: usize,
-    /// The perturbed run has fewer distinct steps.
-    pub early_termination: bool,
-    /// The perturbed run has more distinct steps.
-    pub extended_execution: bool,
-    /// Sum of every count above plus one per true flag.
-    pub total_changes: usize,
-    /// tool_failures_introduced + tool_failures_avoided.
-    pub tool_state_changes: usize,
 }
 
 /// Success of a `tool_invocation` event: absent counts as true, otherwise Python truthiness.

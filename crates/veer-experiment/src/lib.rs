@@ -10,7 +10,7 @@
 //! function of the traces: no I/O, no printing.
 
 pub mod aggregates;
-pub mod anchored_script;
+pub use veer_base::edit_script::anchored as anchored_script;
 pub mod answers;
 pub mod bitparallel;
 pub mod classify;
@@ -19,13 +19,13 @@ pub mod diagonal;
 pub mod divergence;
 pub mod events;
 pub mod export;
-pub mod levenshtein;
+pub use veer_base::edit_script as levenshtein;
 pub mod manifestation;
 pub mod noise;
 pub mod noise_floor;
 pub mod pair;
 pub mod pair_report;
-pub mod pystr;
+pub use veer_trace::pystr;
 pub mod results;
 pub mod signatures;
 pub mod status;
@@ -33,6 +33,8 @@ pub mod structural;
 pub mod token_overhead;
 pub mod tstar;
 
+#[cfg(test)]
+mod budget_tests;
 #[cfg(test)]
 mod events_proptests;
 #[cfg(test)]

@@ -15,18 +15,7 @@
 use crate::answers::check_answer_match;
 use crate::divergence::{analyze, PreparedTrace};
 use crate::pair::PairResult;
-use serde::{Deserialize, Serialize};
-
-/// How far the clean runs differ among themselves.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct NoiseSpread {
-    /// Clean runs compared (the baseline and its re-runs).
-    pub clean_runs: usize,
-    /// The largest d_norm between two clean runs.
-    pub d_norm: f64,
-    /// Whether two clean runs gave different answers.
-    pub answer_changed: bool,
-}
+pub use veer_contract::experiment::{NoiseBlock, NoiseSpread, PairNoise};
 
 /// The spread of `clean` runs (the baseline first, then the re-runs) with their scored
 /// answers; `None` with fewer than two runs (no re-run: the spread is unmeasured).
@@ -58,33 +47,6 @@ pub fn within_noise(pair: &PairResult, spread: Option<&NoiseSpread>) -> Option<b
     let (s, d) = (spread?, pair.d_norm?);
     let answer_ok = pair.answer_changed != Some(true) || s.answer_changed;
     Some(d <= s.d_norm && answer_ok)
-}
-
-/// One pair's noise label, in pair order (veer's own key of the JSON report).
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairNoise {
-    /// The pair's `item_id`.
-    pub item_id: Option<String>,
-    /// The pair's `perturbation`.
-    pub perturbation: Option<String>,
-    /// traxr's class, unchanged.
-    pub manifestation: Option<crate::manifestation::Manifestation>,
-    /// True when the effect lies within the clean runs' spread; null when unknown.
-    pub within_noise: Option<bool>,
-}
-
-/// The noise block of an experiment report: the spread, the label of every pair, and the
-/// counts the summary shows.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NoiseBlock {
-    /// The clean runs' spread.
-    pub spread: NoiseSpread,
-    /// Measured pairs whose effect lies beyond the spread.
-    pub beyond_noise: usize,
-    /// Measured pairs whose effect lies within it.
-    pub within_noise: usize,
-    /// Every pair's label, in pair order.
-    pub pairs: Vec<PairNoise>,
 }
 
 /// Labels every pair of `pairs` (setting [`PairResult::within_noise`]) and builds the block;

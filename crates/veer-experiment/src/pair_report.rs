@@ -1,141 +1,18 @@
 //! The report of `veer experiment pair`: traxr's divergence report of one clean/perturbed pair
 //! (spec `experiment.md` §6) plus the pair result (§7–§10), as one flat serde struct.
 
-use crate::control_flow::ControlFlowChanges;
 use crate::divergence::{analyze, Divergence, PreparedTrace};
 use crate::export::event_object;
 use crate::levenshtein::round4;
-use crate::manifestation::{Manifestation, ManifestationGroup};
+use crate::manifestation::Manifestation;
 use crate::noise_floor::noise_floor;
 use crate::pair::{measure, PairInputs, PairResult};
 use crate::status::{run_status, AgentKind};
 use crate::token_overhead::{cost_from_events, token_overhead};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use std::borrow::Cow;
+pub use veer_contract::experiment::{
+    AlignedPairDetail, EditDistanceDict, PairReport, UNMEASURED_FLOOR_WARNING,
+};
 use veer_trace::Trace;
-
-/// traxr's `EditDistanceResult.to_dict()`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct EditDistanceDict {
-    /// Levenshtein distance over signatures.
-    pub distance: usize,
-    /// d_norm rounded with Python `round(x, 4)` (only here).
-    pub normalized: f64,
-    /// Substitutions.
-    pub substitutions: usize,
-    /// Insertions (only in the perturbed trace).
-    pub insertions: usize,
-    /// Deletions (only in the clean trace).
-    pub deletions: usize,
-    /// Events in the clean trace.
-    pub baseline_length: usize,
-    /// Events in the perturbed trace.
-    pub perturbed_length: usize,
-}
-
-/// One aligned pair with full event objects (`--detail`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct AlignedPairDetail {
-    /// Position in the alignment, 0..L−1.
-    pub index: usize,
-    /// The clean event (traxr event object, timestamp included) or null.
-    pub clean_event: Option<Value>,
-    /// The perturbed event or null.
-    pub perturbed_event: Option<Value>,
-    /// Match, or a substitution with no structural difference.
-    pub is_match: bool,
-    /// Divergence type, null for matches.
-    pub divergence_type: Option<String>,
-}
-
-/// The whole `veer experiment pair` report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PairReport {
-    /// Schema version of veer's JSON.
-    pub schema_version: Cow<'static, str>,
-    /// `--task-id` (or the analyzer case's task id).
-    pub task_id: Option<String>,
-    /// The perturbed trace's run label.
-    pub perturbation_type: Option<String>,
-    /// Edit distance over signatures.
-    pub edit_distance: EditDistanceDict,
-    /// Control-flow changes.
-    pub control_flow_changes: ControlFlowChanges,
-    /// t*: step of the first structural divergence.
-    pub first_divergence_step: Option<i64>,
-    /// Type of the first structural divergence.
-    pub first_divergence_type: Option<String>,
-    /// t*/T, in [0, 1).
-    pub divergence_normalized_position: Option<f64>,
-    /// Distinct steps of the clean trace.
-    pub baseline_steps: usize,
-    /// Distinct steps of the perturbed trace.
-    pub perturbed_steps: usize,
-    /// Events of the clean trace.
-    pub baseline_events: usize,
-    /// Events of the perturbed trace.
-    pub perturbed_events: usize,
-    /// `routing_decision` events of the clean trace.
-    pub baseline_routing_turns: usize,
-    /// `routing_decision` events of the perturbed trace.
-    pub perturbed_routing_turns: usize,
-    /// `tool_invocation` events of the clean trace.
-    pub baseline_tool_calls: usize,
-    /// `tool_invocation` events of the perturbed trace.
-    pub perturbed_tool_calls: usize,
-    /// The clean run's answer (raw, else its hash).
-    pub baseline_answer: Option<Value>,
-    /// The perturbed run's answer (raw, else its hash).
-    pub perturbed_answer: Option<Value>,
-    /// Report-level answer change (§6): raws compared when both known, else hashes.
-    pub answer_changed: bool,
-    /// Unrounded d_norm, in [0, 1]; 0 = identical signatures.
-    pub d_norm: f64,
-    /// = first_divergence_step.
-    pub t_star: Option<i64>,
-    /// = divergence_normalized_position, in [0, 1).
-    pub t_star_norm: Option<f64>,
-    /// = first_divergence_type.
-    pub divergence_type: Option<String>,
-    /// Status of the clean run (`ok`, `empty`, `crashed`).
-    pub status_baseline: String,
-    /// Status of the perturbed run.
-    pub status_perturbed: String,
-    /// Pair-level answer change (§7, traxr's scorer).
-    pub pair_answer_changed: bool,
-    /// The perturbed answer matches `--expected`; null without it.
-    pub task_success: Option<bool>,
-    /// Diverged yet kept the answer; null when nothing diverged.
-    pub recovery: Option<bool>,
-    /// perturbed / baseline tokens; null when either side has no captured usage.
-    pub token_overhead: Option<f64>,
-    /// Manifestation category.
-    pub manifestation: Manifestation,
-    /// Its group.
-    pub manifestation_group: ManifestationGroup,
-    /// max d_norm of the `--rerun` traces against the clean one, in [0, 1]; null without.
-    pub noise_floor: Option<f64>,
-    /// Number of clean re-runs given.
-    pub noise_floor_runs: usize,
-    /// d_norm ≤ noise floor; null when unmeasured.
-    pub within_noise_floor: Option<bool>,
-    /// Warnings (unusual values, unmeasured noise floor).
-    pub warnings: Vec<String>,
-    /// The full alignment (`--detail` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aligned_pairs: Option<Vec<AlignedPairDetail>>,
-    /// `builtin` or `external` (from the clean trace, spec §11.1 **veer:**), for the printers'
-    /// noise-floor line; not part of the JSON.
-    #[serde(skip)]
-    pub agent_kind: &'static str,
-}
-
-/// The warning a pair report carries when the noise floor is unmeasured for an external agent
-/// (printers show it as the noise-floor line).
-pub const UNMEASURED_FLOOR_WARNING: &str =
-    "noise floor UNMEASURED — divergence below the (unknown) sampling-noise floor may be \
-     reported as contamination; pass clean re-runs with --rerun";
 
 /// Options of one pair measurement.
 #[derive(Debug, Clone, Default)]

@@ -115,7 +115,7 @@ proptest! {
         budget in prop_oneof![Just(0u64), Just(64), Just(1 << 26)],
     ) {
         let (ta, tb) = (build(&a, "clean"), build(&b, "perturbed"));
-        let full = crate::structural::StructuralBlock::from_divergence(&analyze_traces(&ta, &tb));
+        let full = crate::structural::block_of_divergence(&analyze_traces(&ta, &tb));
         prop_assert_eq!(crate::structural::structural_within(&ta, &tb, budget), full.clone());
         prop_assert_eq!(crate::structural::structural(&ta, &tb), full);
     }

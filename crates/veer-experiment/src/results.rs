@@ -2,7 +2,7 @@
 //! file from its stored traces and answers, or building results from trace files (baseline,
 //! clean re-runs, perturbed runs). Pairs are measured in parallel; output order is input order.
 
-use crate::aggregates::{aggregates, Aggregates};
+use crate::aggregates::aggregates;
 use crate::divergence::{analyze, PreparedTrace};
 use crate::export::trace_object;
 use crate::noise_floor::noise_floor;
@@ -11,65 +11,11 @@ use crate::pair_report::aligned_detail;
 use crate::status::{run_status, AgentKind};
 use crate::token_overhead::{cost_from_events, token_overhead};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+pub use veer_contract::experiment::{ExperimentReport, SummaryFacts};
 use veer_trace::traxr::ExperimentResults;
 use veer_trace::{Trace, TraceError};
-
-/// Facts the summary printers show that are not part of traxr's export.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SummaryFacts {
-    /// `fingerprint.agent_kind`, when present.
-    pub agent_kind: Option<String>,
-    /// `fingerprint.capture_tier`, when present.
-    pub capture_tier: Option<String>,
-    /// Number of pairs.
-    pub pairs: usize,
-    /// Pairs whose perturbed run was not skipped.
-    pub scored: usize,
-    /// Pairs whose perturbed run was skipped (`pairs − scored`).
-    pub skipped: usize,
-    /// Pairs whose d_norm is known.
-    pub measured: usize,
-    /// Measured pairs within the noise floor.
-    pub within_floor: usize,
-    /// Some pair had concurrent LLM calls.
-    pub order_nondeterministic: bool,
-}
-
-/// An experiment's results: traxr's `to_dict()` layout plus veer's `errors`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ExperimentReport {
-    /// Schema version of veer's JSON.
-    pub schema_version: Cow<'static, str>,
-    /// traxr's fingerprint (stored, or built from the inputs).
-    pub fingerprint: Map<String, Value>,
-    /// max d_norm of the clean re-runs against the baseline, in [0, 1]; null when unmeasured.
-    pub noise_floor: Option<f64>,
-    /// Number of clean re-runs.
-    pub noise_floor_runs: u64,
-    /// One result per perturbed run, in input order.
-    pub pairs: Vec<PairResult>,
-    /// Raw answers by run label.
-    pub answers: BTreeMap<String, Option<String>>,
-    /// Aggregates.
-    pub aggregates: Aggregates,
-    /// Every run's trace as traxr events, by run label (timestamps removed).
-    pub traces: BTreeMap<String, Value>,
-    /// Runs that could not be read or measured (one line each); the other pairs are complete.
-    pub errors: Vec<String>,
-    /// veer's noise-aware labels ([`crate::noise`]): the clean runs' spread, each pair's
-    /// `within_noise` (in pair order) and the counts within and beyond it. Absent without clean
-    /// re-runs. A key of veer's own, beside traxr's layout, whose `pairs` stay as traxr writes
-    /// them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub noise: Option<crate::noise::NoiseBlock>,
-    /// What the summary printers need beyond the export.
-    #[serde(skip)]
-    pub summary: SummaryFacts,
-}
 
 /// An experiment that cannot be analysed at all (no baseline, nothing to compare).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

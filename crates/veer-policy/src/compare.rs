@@ -4,22 +4,9 @@
 use crate::eval::evaluate;
 use crate::model::Policy;
 use crate::violation::{Locus, Violation};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+pub use veer_contract::policy::PolicyDiff;
 use veer_trace::Trace;
-
-/// The policy comparison of two traces (`policy` in JSON reports).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PolicyDiff {
-    /// Violations of the baseline.
-    pub baseline_violations: Vec<Violation>,
-    /// Violations of the candidate.
-    pub candidate_violations: Vec<Violation>,
-    /// Candidate violations beyond the baseline's count for their key, in candidate order.
-    pub regressions: Vec<Violation>,
-    /// Baseline violations beyond the candidate's count for their key, in baseline order.
-    pub fixes: Vec<Violation>,
-}
 
 type Key<'a> = (&'a str, Option<usize>, Locus);
 

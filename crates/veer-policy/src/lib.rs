@@ -71,5 +71,5 @@ pub use compare::{compare, diff_violations, PolicyDiff};
 pub use error::{PolicyError, Problem};
 pub use eval::{evaluate, evaluate_with_warnings, Evaluation};
 pub use gate::{gate, gate_violations, Gate, Level};
-pub use model::{Kind, Policy, Rule, Scope, Severity};
+pub use model::{Policy, Rule, RuleKind, Scope, Severity};
 pub use violation::{Violation, ViolationStatus};

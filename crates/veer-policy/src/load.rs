@@ -5,7 +5,7 @@
 use crate::error::{PolicyError, Problem};
 use crate::hint::did_you_mean;
 use crate::ltl;
-use crate::model::{Check, Kind, Must, Policy, Rule, Scope, Severity};
+use crate::model::{Check, Must, Policy, Rule, RuleKind, Scope, Severity};
 use crate::needle::Needle;
 use crate::node::{parse_json, parse_yaml, Node, NodeValue};
 use crate::path::Path;
@@ -148,7 +148,7 @@ struct Loader<'a> {
 struct RuleRef {
     index: usize,
     id: String,
-    kind: Option<Kind>,
+    kind: Option<RuleKind>,
 }
 
 impl RuleRef {
@@ -199,27 +199,27 @@ enum PType {
 }
 
 /// The parameters of a kind: name, required, type.
-fn param_specs(kind: Kind) -> &'static [(&'static str, bool, PType)] {
+fn param_specs(kind: RuleKind) -> &'static [(&'static str, bool, PType)] {
     use PType::*;
     match kind {
-        Kind::MustCallBefore => &[("first", true, Name), ("then", true, Name)],
-        Kind::MustCallOnce | Kind::NoCall => &[("tool", true, Name)],
-        Kind::MaxTurns => &[("limit", true, Count)],
-        Kind::MaxTotalTokens => &[("limit", true, Number)],
-        Kind::MustIncludeText | Kind::MustIncludeTextEach | Kind::ForbiddenText => &[
+        RuleKind::MustCallBefore => &[("first", true, Name), ("then", true, Name)],
+        RuleKind::MustCallOnce | RuleKind::NoCall => &[("tool", true, Name)],
+        RuleKind::MaxTurns => &[("limit", true, Count)],
+        RuleKind::MaxTotalTokens => &[("limit", true, Number)],
+        RuleKind::MustIncludeText | RuleKind::MustIncludeTextEach | RuleKind::ForbiddenText => &[
             ("text", true, Needle),
             ("ignore_case", false, Bool),
             ("collapse_whitespace", false, Bool),
         ],
-        Kind::RequiredStopReason => &[("allowed", true, StrOrList)],
-        Kind::MustMatchJsonSchema => &[("schema", false, Object), ("schema_path", false, Name)],
-        Kind::MustRemainConsistent => &[("path", true, Path)],
-        Kind::MustFollowup => &[("trigger", false, Conditions), ("must", true, Must)],
-        Kind::MustBeGrounded => &[
+        RuleKind::RequiredStopReason => &[("allowed", true, StrOrList)],
+        RuleKind::MustMatchJsonSchema => &[("schema", false, Object), ("schema_path", false, Name)],
+        RuleKind::MustRemainConsistent => &[("path", true, Path)],
+        RuleKind::MustFollowup => &[("trigger", false, Conditions), ("must", true, Must)],
+        RuleKind::MustBeGrounded => &[
             ("retrieval_path", true, Path),
             ("min_unigram_precision", false, Fraction),
         ],
-        Kind::LtlFormula => &[("formula", true, Formula)],
+        RuleKind::LtlFormula => &[("formula", true, Formula)],
     }
 }
 
@@ -394,23 +394,23 @@ impl Loader<'_> {
                 node,
                 Some(&r),
                 "missing required key 'kind'".into(),
-                Some(format!("expected one of: {}", Kind::names().join(", "))),
+                Some(format!("expected one of: {}", RuleKind::names().join(", "))),
             ),
             Some(k) => match k.as_str() {
-                Some(s) => match Kind::parse(s) {
+                Some(s) => match RuleKind::parse(s) {
                     Some(kind) => r.kind = Some(kind),
                     None => self.problem(
                         k,
                         Some(&r),
                         format!("unknown kind '{s}'"),
-                        Some(did_you_mean(s, &Kind::names())),
+                        Some(did_you_mean(s, &RuleKind::names())),
                     ),
                 },
                 None => self.problem(
                     k,
                     Some(&r),
                     format!("kind must be str; got {}", k.type_name()),
-                    Some(format!("expected one of: {}", Kind::names().join(", "))),
+                    Some(format!("expected one of: {}", RuleKind::names().join(", "))),
                 ),
             },
         }
@@ -677,7 +677,7 @@ impl Loader<'_> {
         out
     }
 
-    fn params(&mut self, kind: Kind, rule: &Node, r: &RuleRef) -> Option<Check> {
+    fn params(&mut self, kind: RuleKind, rule: &Node, r: &RuleRef) -> Option<Check> {
         let specs = param_specs(kind);
         let params_node = rule.get("params");
         let empty: Vec<(Node, Node)> = Vec::new();
@@ -706,7 +706,7 @@ impl Loader<'_> {
         };
         let before = self.problems.len();
         // `second` is Shadow's documented alias of `then`.
-        let then_alias = kind == Kind::MustCallBefore && find("second").is_some();
+        let then_alias = kind == RuleKind::MustCallBefore && find("second").is_some();
         if then_alias && find("then").is_some() {
             let at = find("second").unwrap_or(anchor);
             self.problem(
@@ -719,7 +719,7 @@ impl Loader<'_> {
         let lookup = |name: &str| -> Option<&Node> {
             match find(name) {
                 Some(n) => Some(n),
-                None if name == "then" && kind == Kind::MustCallBefore => find("second"),
+                None if name == "then" && kind == RuleKind::MustCallBefore => find("second"),
                 None => None,
             }
         };
@@ -749,7 +749,7 @@ impl Loader<'_> {
         let known: Vec<&str> = specs
             .iter()
             .map(|s| s.0)
-            .chain((kind == Kind::MustCallBefore).then_some("second"))
+            .chain((kind == RuleKind::MustCallBefore).then_some("second"))
             .collect();
         for (k, _) in entries {
             let name = k.key_text();
@@ -774,7 +774,7 @@ impl Loader<'_> {
         };
         let bool_of = |v: Option<Val>| matches!(v, Some(Val::Bool(true)));
         let check = match kind {
-            Kind::MustCallBefore => {
+            RuleKind::MustCallBefore => {
                 let first = str_of(take(&mut vals, "first"));
                 let then = str_of(take(&mut vals, "then"));
                 match (first, then) {
@@ -791,36 +791,36 @@ impl Loader<'_> {
                     _ => None,
                 }
             }
-            Kind::MustCallOnce => {
+            RuleKind::MustCallOnce => {
                 str_of(take(&mut vals, "tool")).map(|tool| Check::MustCallOnce { tool })
             }
-            Kind::NoCall => str_of(take(&mut vals, "tool")).map(|tool| Check::NoCall { tool }),
-            Kind::MaxTurns => match take(&mut vals, "limit") {
+            RuleKind::NoCall => str_of(take(&mut vals, "tool")).map(|tool| Check::NoCall { tool }),
+            RuleKind::MaxTurns => match take(&mut vals, "limit") {
                 Some(Val::Count(limit)) => Some(Check::MaxTurns { limit }),
                 _ => None,
             },
-            Kind::MaxTotalTokens => match take(&mut vals, "limit") {
+            RuleKind::MaxTotalTokens => match take(&mut vals, "limit") {
                 Some(Val::Number(limit)) => Some(Check::MaxTotalTokens { limit }),
                 _ => None,
             },
-            Kind::MustIncludeText | Kind::MustIncludeTextEach | Kind::ForbiddenText => {
+            RuleKind::MustIncludeText | RuleKind::MustIncludeTextEach | RuleKind::ForbiddenText => {
                 let text = str_of(take(&mut vals, "text"));
                 let ic = bool_of(take(&mut vals, "ignore_case"));
                 let cw = bool_of(take(&mut vals, "collapse_whitespace"));
                 text.map(|t| {
                     let n = Needle::new(&t, ic, cw);
                     match kind {
-                        Kind::MustIncludeText => Check::MustIncludeText(n),
-                        Kind::MustIncludeTextEach => Check::MustIncludeTextEach(n),
+                        RuleKind::MustIncludeText => Check::MustIncludeText(n),
+                        RuleKind::MustIncludeTextEach => Check::MustIncludeTextEach(n),
                         _ => Check::ForbiddenText(n),
                     }
                 })
             }
-            Kind::RequiredStopReason => match take(&mut vals, "allowed") {
+            RuleKind::RequiredStopReason => match take(&mut vals, "allowed") {
                 Some(Val::List(allowed)) => Some(Check::RequiredStopReason { allowed }),
                 _ => None,
             },
-            Kind::MustMatchJsonSchema => {
+            RuleKind::MustMatchJsonSchema => {
                 let inline = find("schema");
                 let file = find("schema_path");
                 match (inline, file) {
@@ -853,11 +853,11 @@ impl Loader<'_> {
                     },
                 }
             }
-            Kind::MustRemainConsistent => match take(&mut vals, "path") {
+            RuleKind::MustRemainConsistent => match take(&mut vals, "path") {
                 Some(Val::Path(path)) => Some(Check::MustRemainConsistent { path }),
                 _ => None,
             },
-            Kind::MustFollowup => {
+            RuleKind::MustFollowup => {
                 let trigger = match take(&mut vals, "trigger") {
                     Some(Val::Conditions(c)) => c,
                     _ => Vec::new(),
@@ -871,7 +871,7 @@ impl Loader<'_> {
                     _ => None,
                 }
             }
-            Kind::MustBeGrounded => {
+            RuleKind::MustBeGrounded => {
                 let path = take(&mut vals, "retrieval_path");
                 let min = match take(&mut vals, "min_unigram_precision") {
                     Some(Val::Number(x)) => x,
@@ -885,7 +885,7 @@ impl Loader<'_> {
                     _ => None,
                 }
             }
-            Kind::LtlFormula => {
+            RuleKind::LtlFormula => {
                 let formula = find("formula").and_then(|n| n.as_str()).unwrap_or("");
                 match take(&mut vals, "formula") {
                     Some(Val::Formula(ast)) => {

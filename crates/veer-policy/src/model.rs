@@ -6,53 +6,7 @@ use crate::path::Path;
 use crate::schema::Schema;
 use crate::when::Condition;
 use serde::{Deserialize, Serialize};
-
-/// A policy severity, ordered `info < warning < error < critical`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// `info` (gate rank minor).
-    Info,
-    /// `warning` (gate rank moderate).
-    Warning,
-    /// `error`, the default (gate rank severe).
-    Error,
-    /// `critical` (gate rank severe).
-    Critical,
-}
-
-impl Severity {
-    /// The four spellings.
-    pub const NAMES: [&'static str; 4] = ["info", "warning", "error", "critical"];
-
-    /// Parses a severity case-insensitively.
-    pub fn parse(s: &str) -> Option<Severity> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "info" => Severity::Info,
-            "warning" => Severity::Warning,
-            "error" => Severity::Error,
-            "critical" => Severity::Critical,
-            _ => return None,
-        })
-    }
-
-    /// The lowercase name.
-    pub fn name(self) -> &'static str {
-        Severity::NAMES[self as usize]
-    }
-}
+pub use veer_contract::policy::{RuleKind, Severity};
 
 /// Where a rule looks: the whole trace or each policy session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -62,90 +16,6 @@ pub enum Scope {
     Trace,
     /// One unit per policy session.
     Session,
-}
-
-/// The fourteen rule kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// Tool A must be called before tool B.
-    MustCallBefore,
-    /// A tool must be called exactly once.
-    MustCallOnce,
-    /// A tool must never be called.
-    NoCall,
-    /// At most N pairs.
-    MaxTurns,
-    /// The final response must stop with an allowed reason.
-    RequiredStopReason,
-    /// A token budget.
-    MaxTotalTokens,
-    /// Some response must contain a text.
-    MustIncludeText,
-    /// Every response must contain a text.
-    MustIncludeTextEach,
-    /// No response may contain a text.
-    ForbiddenText,
-    /// Every response's text must be JSON valid against a schema.
-    MustMatchJsonSchema,
-    /// Once a value is observed at a path, later values must equal it.
-    MustRemainConsistent,
-    /// When a trigger holds at pair N, pair N+1 must satisfy an obligation.
-    MustFollowup,
-    /// Responses must overlap with retrieved chunks.
-    MustBeGrounded,
-    /// An LTLf formula over the pairs.
-    LtlFormula,
-}
-
-impl Kind {
-    /// Every kind, sorted by name.
-    pub const ALL: [Kind; 14] = [
-        Kind::ForbiddenText,
-        Kind::LtlFormula,
-        Kind::MaxTotalTokens,
-        Kind::MaxTurns,
-        Kind::MustBeGrounded,
-        Kind::MustCallBefore,
-        Kind::MustCallOnce,
-        Kind::MustFollowup,
-        Kind::MustIncludeText,
-        Kind::MustIncludeTextEach,
-        Kind::MustMatchJsonSchema,
-        Kind::MustRemainConsistent,
-        Kind::NoCall,
-        Kind::RequiredStopReason,
-    ];
-
-    /// The wire name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::MustCallBefore => "must_call_before",
-            Kind::MustCallOnce => "must_call_once",
-            Kind::NoCall => "no_call",
-            Kind::MaxTurns => "max_turns",
-            Kind::RequiredStopReason => "required_stop_reason",
-            Kind::MaxTotalTokens => "max_total_tokens",
-            Kind::MustIncludeText => "must_include_text",
-            Kind::MustIncludeTextEach => "must_include_text_each",
-            Kind::ForbiddenText => "forbidden_text",
-            Kind::MustMatchJsonSchema => "must_match_json_schema",
-            Kind::MustRemainConsistent => "must_remain_consistent",
-            Kind::MustFollowup => "must_followup",
-            Kind::MustBeGrounded => "must_be_grounded",
-            Kind::LtlFormula => "ltl_formula",
-        }
-    }
-
-    /// The kind for a wire name.
-    pub fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.iter().copied().find(|k| k.name() == s)
-    }
-
-    /// Every wire name, sorted.
-    pub fn names() -> Vec<&'static str> {
-        Kind::ALL.iter().map(|k| k.name()).collect()
-    }
 }
 
 /// What `must_followup` requires of the follow-up pair.
@@ -235,22 +105,22 @@ pub enum Check {
 
 impl Check {
     /// The kind of this check.
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> RuleKind {
         match self {
-            Check::MustCallBefore { .. } => Kind::MustCallBefore,
-            Check::MustCallOnce { .. } => Kind::MustCallOnce,
-            Check::NoCall { .. } => Kind::NoCall,
-            Check::MaxTurns { .. } => Kind::MaxTurns,
-            Check::RequiredStopReason { .. } => Kind::RequiredStopReason,
-            Check::MaxTotalTokens { .. } => Kind::MaxTotalTokens,
-            Check::MustIncludeText(_) => Kind::MustIncludeText,
-            Check::MustIncludeTextEach(_) => Kind::MustIncludeTextEach,
-            Check::ForbiddenText(_) => Kind::ForbiddenText,
-            Check::MustMatchJsonSchema(_) => Kind::MustMatchJsonSchema,
-            Check::MustRemainConsistent { .. } => Kind::MustRemainConsistent,
-            Check::MustFollowup { .. } => Kind::MustFollowup,
-            Check::MustBeGrounded { .. } => Kind::MustBeGrounded,
-            Check::LtlFormula { .. } => Kind::LtlFormula,
+            Check::MustCallBefore { .. } => RuleKind::MustCallBefore,
+            Check::MustCallOnce { .. } => RuleKind::MustCallOnce,
+            Check::NoCall { .. } => RuleKind::NoCall,
+            Check::MaxTurns { .. } => RuleKind::MaxTurns,
+            Check::RequiredStopReason { .. } => RuleKind::RequiredStopReason,
+            Check::MaxTotalTokens { .. } => RuleKind::MaxTotalTokens,
+            Check::MustIncludeText(_) => RuleKind::MustIncludeText,
+            Check::MustIncludeTextEach(_) => RuleKind::MustIncludeTextEach,
+            Check::ForbiddenText(_) => RuleKind::ForbiddenText,
+            Check::MustMatchJsonSchema(_) => RuleKind::MustMatchJsonSchema,
+            Check::MustRemainConsistent { .. } => RuleKind::MustRemainConsistent,
+            Check::MustFollowup { .. } => RuleKind::MustFollowup,
+            Check::MustBeGrounded { .. } => RuleKind::MustBeGrounded,
+            Check::LtlFormula { .. } => RuleKind::LtlFormula,
         }
     }
 }

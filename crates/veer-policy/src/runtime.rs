@@ -10,7 +10,7 @@
 
 use crate::context::TraceView;
 use crate::eval::{evaluate_phase, Judged, Phase};
-use crate::model::{Kind, Policy};
+use crate::model::{Policy, RuleKind};
 use crate::violation::{Locus, Violation};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -143,7 +143,7 @@ impl PolicyEnforcer {
         tool_policy.rules.retain(|r| {
             matches!(
                 r.check.kind(),
-                Kind::NoCall | Kind::MustCallBefore | Kind::MustCallOnce
+                RuleKind::NoCall | RuleKind::MustCallBefore | RuleKind::MustCallOnce
             )
         });
         PolicyEnforcer {

@@ -1,60 +1,6 @@
 //! The violation record (spec `policy.md` §4.3, `cli.md` JSON names).
 
-use crate::model::{Kind, Severity};
-use serde::{Deserialize, Serialize};
-
-/// One broken rule at one place.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Violation {
-    /// The rule's id.
-    pub rule_id: String,
-    /// The rule's kind.
-    pub kind: Kind,
-    /// The rule's severity.
-    pub severity: Severity,
-    /// The policy session (session scope), else null.
-    pub session: Option<usize>,
-    /// Absolute pair index, null for unit-level violations.
-    pub pair_index: Option<usize>,
-    /// What is wrong, for people (never compared).
-    pub detail: String,
-    /// The rule's tags.
-    pub tags: Vec<String>,
-    /// `prevented` for a call the live policy blocked while the run was recorded (`veer check`
-    /// on a recording made with `--enforce replace|raise`); omitted for a violation found in
-    /// the trace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<ViolationStatus>,
-}
-
-/// How a violation stands when it is not simply found in the trace.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ViolationStatus {
-    /// The live policy blocked the offending response (replaced it or refused it) while the
-    /// run was recorded; the agent never acted on it.
-    Prevented,
-}
-
-/// Where a violation sits inside its unit: one pair, or the unit as a whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Locus {
-    /// The unit as a whole (`pair_index` null).
-    Unit,
-    /// One pair.
-    Pair(usize),
-}
-
-impl Violation {
-    /// The identity used to compare baseline and candidate: `(rule_id, session, locus)`.
-    pub fn key(&self) -> (&str, Option<usize>, Locus) {
-        (
-            &self.rule_id,
-            self.session,
-            self.pair_index.map_or(Locus::Unit, Locus::Pair),
-        )
-    }
-}
+pub use veer_contract::policy::{Locus, Violation, ViolationStatus};
 
 /// A violation as a rule's checker reports it, before rule and unit are attached.
 #[derive(Debug, Clone, PartialEq)]

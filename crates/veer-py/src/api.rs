@@ -8,9 +8,9 @@ use crate::error::{ApiError, ErrorKind};
 use std::path::Path;
 use std::sync::Arc;
 use veer_diff::aggregate::PairSummary;
-use veer_diff::{Axis, DiffOptions, PairBy, Pricing};
+use veer_diff::{Axis, PairBy, Pricing};
+use veer_engine::DiffOptions;
 use veer_policy::{Level, Policy};
-use veer_report::policy::CheckReport;
 use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
 use veer_trace::{Document, ReadOptions, Trace};
 
@@ -113,17 +113,19 @@ impl DiffParams {
             None => Pricing::none(),
         };
         Ok(DiffOptions {
-            seed: self.seed,
-            top_k: self.top_k,
-            pair_by: PairBy::Auto,
-            pricing,
+            behaviour: veer_diff::BehaviourOptions {
+                seed: self.seed,
+                top_k: self.top_k,
+                pair_by: PairBy::Auto,
+                pricing,
+                max_align_cells: veer_diff::DEFAULT_MAX_ALIGN_CELLS,
+                fingerprint: veer_diff::FingerprintOptions::default(),
+                lanes: false,
+            },
             policy: match &self.policy {
                 Some(p) => Some(Arc::new(load_policy(p)?)),
                 None => None,
             },
-            max_align_cells: veer_diff::DEFAULT_MAX_ALIGN_CELLS,
-            fingerprint: veer_diff::FingerprintOptions::default(),
-            lanes: false,
         })
     }
 }
@@ -205,12 +207,12 @@ pub fn check(
             (format!("{name} [perturbed]"), c.perturbed),
         ],
     };
-    let named: Vec<veer_report::policy::NamedTrace<'_>> = traces
+    let named: Vec<veer_engine::check::NamedTrace<'_>> = traces
         .iter()
         .map(|(n, t)| (n.clone(), name.clone(), t))
         .collect();
     let (mut report, _warnings) =
-        CheckReport::build(policy.to_string(), &policy_loaded, &named, false, level);
+        veer_engine::check::check(policy.to_string(), &policy_loaded, &named, false, level);
     // The engine decides, as for `veer check`: every violation of every trace counts.
     let verdict = veer_engine::verdict::check_verdict(
         level,

@@ -6,9 +6,12 @@
 
 use crate::diff::format::{axis_meaning, change, interval};
 use crate::policy::{locus, CheckReport};
-use veer_diff::{DiffReport, DirectoryReport, PairError, Severity};
+use veer_contract::diff::DiffReport;
+use veer_contract::diff::DirectoryReport;
+use veer_contract::diff::PairError;
+use veer_contract::policy::Violation;
+use veer_contract::Level;
 use veer_engine::{Cause, Verdict};
-use veer_policy::Violation;
 
 /// How loud a finding is (SARIF `level`, GitHub command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -43,11 +46,13 @@ impl FindingLevel {
 
     /// The level of a policy rule severity: info → note, warning → warning, error and
     /// critical → error.
-    pub fn of_policy(s: veer_policy::Severity) -> FindingLevel {
+    pub fn of_policy(s: veer_contract::policy::Severity) -> FindingLevel {
         match s {
-            veer_policy::Severity::Info => FindingLevel::Note,
-            veer_policy::Severity::Warning => FindingLevel::Warning,
-            veer_policy::Severity::Error | veer_policy::Severity::Critical => FindingLevel::Error,
+            veer_contract::policy::Severity::Info => FindingLevel::Note,
+            veer_contract::policy::Severity::Warning => FindingLevel::Warning,
+            veer_contract::policy::Severity::Error | veer_contract::policy::Severity::Critical => {
+                FindingLevel::Error
+            }
         }
     }
 }
@@ -222,7 +227,7 @@ pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
                 .to_string(),
             level: FindingLevel::Note,
             title: format!("veer: {} blocked live", d.rule_id),
-            message: veer_policy::live::decision_line(d),
+            message: veer_contract::policy::decision_line(d),
             file: file.to_string(),
             line: d.line,
         });
@@ -233,11 +238,11 @@ pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
             axis: wire.to_string(),
         };
         let trips = tripped(verdict, None, &cause);
-        if a.severity != Severity::Severe && !trips {
+        if a.severity != Level::Severe && !trips {
             continue;
         }
         // An improvement (the axis's better direction) is a note, never a merge-blocking error.
-        let improved = a.direction == veer_diff::Direction::Improvement;
+        let improved = a.direction == veer_contract::axis::Direction::Improvement;
         let moved = if improved { "improved" } else { "changed" };
         out.push(Finding {
             rule_id: format!("axis/{wire}"),
@@ -384,12 +389,16 @@ impl DirectoryFindings {
 }
 
 impl crate::diff::stream::DirectoryPrinter for DirectoryFindings {
-    fn pair(&mut self, p: &veer_diff::DirectoryPair, verdict: &Verdict) -> String {
+    fn pair(&mut self, p: &veer_contract::diff::DirectoryPair, verdict: &Verdict) -> String {
         self.findings.extend(diff_findings(&p.report, verdict));
         String::new()
     }
 
-    fn finish(mut self: Box<Self>, summary: &veer_diff::DirectorySummary, _: &Verdict) -> String {
+    fn finish(
+        mut self: Box<Self>,
+        summary: &veer_contract::diff::DirectorySummary,
+        _: &Verdict,
+    ) -> String {
         self.findings.extend(pair_error_findings(&summary.errors));
         (self.render)(&self.findings)
     }

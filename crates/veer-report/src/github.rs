@@ -73,7 +73,7 @@ fn gate_command(verdict: &Verdict) -> String {
 pub struct DirectoryCommands;
 
 impl crate::diff::stream::DirectoryPrinter for DirectoryCommands {
-    fn pair(&mut self, p: &veer_diff::DirectoryPair, verdict: &Verdict) -> String {
+    fn pair(&mut self, p: &veer_contract::diff::DirectoryPair, verdict: &Verdict) -> String {
         let mut out = String::new();
         for f in crate::findings::diff_findings(&p.report, verdict) {
             out.push_str(&line(&f));
@@ -82,7 +82,11 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryCommands {
         out
     }
 
-    fn finish(self: Box<Self>, summary: &veer_diff::DirectorySummary, verdict: &Verdict) -> String {
+    fn finish(
+        self: Box<Self>,
+        summary: &veer_contract::diff::DirectorySummary,
+        verdict: &Verdict,
+    ) -> String {
         let mut out = String::new();
         for f in crate::findings::pair_error_findings(&summary.errors) {
             out.push_str(&line(&f));

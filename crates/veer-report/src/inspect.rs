@@ -60,7 +60,7 @@ pub struct InspectReport {
     /// blocked (replaced, raised) and warned calls with their rule ids and turns, in file
     /// order; omitted when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub enforcement: Vec<veer_policy::live::LiveDecision>,
+    pub enforcement: Vec<veer_contract::policy::LiveDecision>,
     /// Reader warnings.
     pub warnings: Vec<String>,
 }
@@ -127,7 +127,7 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
 }
 
 /// The live-policy section: one line per decision, blocked ones marked.
-fn enforcement(out: &mut String, decisions: &[veer_policy::live::LiveDecision], style: Style) {
+fn enforcement(out: &mut String, decisions: &[veer_contract::policy::LiveDecision], style: Style) {
     if decisions.is_empty() {
         return;
     }
@@ -138,7 +138,7 @@ fn enforcement(out: &mut String, decisions: &[veer_policy::live::LiveDecision], 
     )));
     out.push('\n');
     for d in decisions {
-        let line = format!("  {}", veer_policy::live::decision_line(d));
+        let line = format!("  {}", veer_contract::policy::decision_line(d));
         out.push_str(&match d.blocked {
             true => style.bad(&line),
             false => line,

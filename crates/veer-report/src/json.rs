@@ -48,7 +48,7 @@ pub fn to_json_with<T: Serialize>(report: &T, redactor: Option<&veer_secrets::De
 }
 
 /// The directory diff as JSON, written pair by pair: the same bytes as [`to_json`] of the whole
-/// [`veer_diff::DirectoryReport`] (each pair is pretty-printed alone and indented to its depth;
+/// [`veer_contract::diff::DirectoryReport`] (each pair is pretty-printed alone and indented to its depth;
 /// JSON strings hold no raw newline, so indenting line by line is exact).
 #[derive(Debug, Default)]
 pub struct DirectoryJson {
@@ -141,11 +141,15 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
     fn begin(&mut self) -> String {
         format!(
             "{{\n  \"schema_version\": {},\n  \"pairs\": [",
-            indented(&veer_diff::report::DIFF_SCHEMA_VERSION, "")
+            indented(&veer_contract::diff::DIFF_SCHEMA_VERSION, "")
         )
     }
 
-    fn pair(&mut self, pair: &veer_diff::DirectoryPair, _: &veer_engine::Verdict) -> String {
+    fn pair(
+        &mut self,
+        pair: &veer_contract::diff::DirectoryPair,
+        _: &veer_engine::Verdict,
+    ) -> String {
         let sep = if self.written == 0 {
             "\n    "
         } else {
@@ -157,7 +161,7 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
 
     fn finish(
         self: Box<Self>,
-        summary: &veer_diff::DirectorySummary,
+        summary: &veer_contract::diff::DirectorySummary,
         _: &veer_engine::Verdict,
     ) -> String {
         // The summary's own object, opened by "{\n" and closed by "\n}", continues this one.
@@ -210,7 +214,7 @@ mod tests {
             None,
             1 << 20,
             &veer_engine::trials::TrialsOptions::default(),
-            veer_policy::Level::Severe,
+            veer_contract::Level::Severe,
             false,
         )
         .unwrap()

@@ -6,59 +6,9 @@ use super::cost::{pair_cost, AlignTurn};
 use super::{Step, NOISE_FLOOR, STYLE_MIN_SIMILARITY};
 use crate::axes::Axis;
 use crate::turn::DiffTurn;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
+pub use veer_contract::divergence::{Divergence, DivergenceKind};
 use veer_trace::Json;
-
-/// What kind of behaviour change an event is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum DivergenceKind {
-    /// Tool calls changed: added, dropped, reshaped, repeated; or whole turns inserted/dropped.
-    Structural,
-    /// Same tools, different decision: stop reason, an argument value, or the text's content.
-    Decision,
-    /// Cosmetic wording change only.
-    Style,
-}
-
-impl DivergenceKind {
-    /// Ranking weight: structural 3, decision 2, style 1.
-    pub fn rank(self) -> u8 {
-        match self {
-            DivergenceKind::Structural => 3,
-            DivergenceKind::Decision => 2,
-            DivergenceKind::Style => 1,
-        }
-    }
-
-    /// The wire label (`structural`, `decision`, `style`).
-    pub fn label(self) -> &'static str {
-        match self {
-            DivergenceKind::Structural => "structural",
-            DivergenceKind::Decision => "decision",
-            DivergenceKind::Style => "style",
-        }
-    }
-}
-
-/// One divergence event between the traces.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Divergence {
-    /// Baseline turn (0-based; may equal the baseline length for insertions at the end).
-    pub baseline_turn: usize,
-    /// Candidate turn (0-based; may equal the candidate length for deletions at the end).
-    pub candidate_turn: usize,
-    /// Kind of change.
-    pub kind: DivergenceKind,
-    /// The axis the change shows on (`trajectory`, `safety` or `semantic`).
-    pub primary_axis: Axis,
-    /// One sentence naming what changed.
-    pub explanation: String,
-    /// Confidence in [0, 1]: 1.0 for gaps, `(cost − 0.12) / 0.88` for pairs, `1 − sim` for
-    /// style events.
-    pub confidence: f64,
-}
 
 fn tool_detail(k: usize, none: &str, one: &str, many: &str) -> String {
     match k {

@@ -4,6 +4,8 @@
 //! shapes in `band`), and the walk that turns the alignment into classified divergence events
 //! ([`divergence`]).
 
+pub use veer_contract::divergence::AlignmentKind;
+
 pub mod anchored;
 mod band;
 pub mod cost;
@@ -14,35 +16,6 @@ mod proptests;
 #[cfg(test)]
 pub(crate) mod reference;
 pub mod shingle_index;
-
-/// How the turn alignment behind `first_divergence` and `divergences` was computed.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum AlignmentKind {
-    /// veer's exact Gotoh optimum (or no alignment: a side is empty).
-    #[default]
-    Exact,
-    /// Past `--max-align-cells`: anchored on turns identical on both sides, exact between
-    /// them ([`anchored`]).
-    Anchored,
-}
-
-impl AlignmentKind {
-    /// True for [`AlignmentKind::Exact`] (the report omits the field then).
-    pub fn is_exact(&self) -> bool {
-        *self == AlignmentKind::Exact
-    }
-}
 
 /// One step of an alignment path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,8 +8,8 @@ pub mod block;
 pub mod fuzzing;
 
 use veer_base::pytext::{self, is_py_space, lowercase, py_float, py_int};
-use veer_experiment::pystr::{py_str, truthy};
 use veer_trace::json::{Json, Object};
+use veer_trace::pystr::{py_str, truthy};
 use veer_trace::{Kind, Trace};
 
 /// Fingerprint width.

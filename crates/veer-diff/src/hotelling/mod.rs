@@ -16,8 +16,8 @@ pub mod moments;
 
 use linalg::{solve, Matrix};
 use moments::{moments, SampleMoments};
-use serde::{Deserialize, Serialize};
 use veer_base::rng::ChaCha12;
+pub use veer_contract::fingerprint::{Decision, Method};
 
 /// Largest number of label permutations `C(n1 + n2, n1)` enumerated exactly (the reference's
 /// `EXACT_PERM_LIMIT`).
@@ -26,18 +26,6 @@ pub const EXACT_PERM_LIMIT: u64 = 13_000;
 pub const UNDERPOWERED_BELOW: f64 = 0.5;
 /// Default significance level.
 pub const DEFAULT_ALPHA: f64 = 0.05;
-
-/// How the p-value is obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Method {
-    /// `F(D, n1 + n2 − D − 1)` survival function of the F transform of T².
-    FDistribution,
-    /// Every one of the `C(n1 + n2, n1)` relabellings enumerated.
-    ExactPermutation,
-    /// Seeded random relabellings, Phipson–Smyth corrected `(b + 1) / (B + 1)`.
-    MonteCarloPermutation,
-}
 
 /// Which p-value to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,29 +42,6 @@ pub enum PValue {
         /// Seed of the generator.
         seed: u64,
     },
-}
-
-/// The three-state verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    /// `p < α`: the two samples differ jointly.
-    Reject,
-    /// `p ≥ α` with post-hoc power ≥ 0.5: looked carefully, saw nothing.
-    FailToReject,
-    /// `p ≥ α` with power < 0.5, or `n1 + n2 ≤ D + 1` (the F approximation is undefined).
-    Underpowered,
-}
-
-impl Decision {
-    /// The wire label.
-    pub fn label(self) -> &'static str {
-        match self {
-            Decision::Reject => "reject",
-            Decision::FailToReject => "fail_to_reject",
-            Decision::Underpowered => "underpowered",
-        }
-    }
 }
 
 /// The result of one two-sample test.

@@ -8,6 +8,7 @@ use super::pooled::{PairRows, Pool};
 use super::{DirectoryPlan, Progress};
 use crate::error::Error;
 use crate::verdict::DirectoryVerdict;
+use crate::DiffOptions;
 use crate::Verdict;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 use veer_diff::aggregate::PairSummary;
 use veer_diff::fingerprint;
 use veer_diff::report::{DirectoryPair, PairError};
-use veer_diff::{DiffOptions, DirectorySummary, FingerprintOptions, SideFingerprints};
+use veer_diff::{DirectorySummary, FingerprintOptions, SideFingerprints};
 use veer_policy::Level;
 use veer_trace::{ReadOptions, Trace};
 

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+/// The suite-level outcome of an axis or rule (defined with the statistics in `veer-trials`).
+pub use veer_trials::SuiteOutcome;
 use veer_trials::{FirstDivergence, PassHatK, PermutationMethod};
 
 /// The trials block.

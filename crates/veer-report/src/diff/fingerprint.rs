@@ -1,8 +1,8 @@
 //! The few lines every diff printer shows for the behaviour-fingerprint test: the verdict with
 //! its p-value, T², power and sample sizes, and the dimensions that moved most.
 
-use veer_diff::hotelling::{Decision, Method};
-use veer_diff::FingerprintBlock;
+use veer_contract::fingerprint::FingerprintBlock;
+use veer_contract::fingerprint::{Decision, Method};
 
 /// How many moving dimensions the printers name.
 pub const SHOWN_DIMENSIONS: usize = 3;

@@ -1,7 +1,11 @@
 //! Number and label formatting shared by the diff printers.
 
-use veer_diff::align::divergence::Divergence;
-use veer_diff::{Axis, AxisStat, Direction, Flag, Severity};
+use veer_contract::axis::Axis;
+use veer_contract::axis::AxisStat;
+use veer_contract::axis::Direction;
+use veer_contract::axis::Flag;
+use veer_contract::divergence::Divergence;
+use veer_contract::Level;
 
 /// What an axis measures, in a few words. The semantic axis is lexical (veer has no semantic
 /// backend), so it measures wording, not meaning.
@@ -67,7 +71,7 @@ fn position(b: Option<usize>, c: Option<usize>) -> String {
 
 /// The turns a recommendation cites: ` (evidence: turn 2; baseline turn 0 (dropped))`, or
 /// nothing when it cites none.
-pub fn evidence(rec: &veer_diff::recommend::Recommendation) -> String {
+pub fn evidence(rec: &veer_contract::recommend::Recommendation) -> String {
     if rec.evidence.is_empty() {
         return String::new();
     }
@@ -151,18 +155,18 @@ pub fn turns(d: &Divergence) -> String {
 }
 
 /// A Markdown severity badge.
-pub fn badge(s: Severity) -> &'static str {
+pub fn badge(s: Level) -> &'static str {
     match s {
-        Severity::None => "🟢 none",
-        Severity::Minor => "🟡 minor",
-        Severity::Moderate => "🟠 moderate",
-        Severity::Severe => "🔴 severe",
+        Level::None => "🟢 none",
+        Level::Minor => "🟡 minor",
+        Level::Moderate => "🟠 moderate",
+        Level::Severe => "🔴 severe",
     }
 }
 
 /// The structural block in one line: d_norm, the edit decomposition, t* and t*/T with the
 /// divergence type, and the non-zero control-flow changes.
-pub fn structural(s: &veer_experiment::StructuralBlock) -> String {
+pub fn structural(s: &veer_contract::structural::StructuralBlock) -> String {
     let e = &s.edit_distance;
     let mut line = format!(
         "d_norm {:.4} · edit distance {} ({} substituted, {} inserted, {} deleted)",

@@ -7,7 +7,9 @@
 
 use super::format::{change, interval};
 use super::stream::DirectoryPrinter;
-use veer_diff::{DiffReport, DirectoryPair, DirectorySummary};
+use veer_contract::diff::DiffReport;
+use veer_contract::diff::DirectoryPair;
+use veer_contract::diff::DirectorySummary;
 use veer_engine::{Cause, Verdict};
 
 fn escape(s: &str) -> String {
@@ -200,7 +202,7 @@ impl DirectorySuites {
 /// The live-policy decisions of both recordings: one passing test case per decision (class
 /// `veer.live`, named `<side> <action> <rule> @ turn #i`), its line in `<system-out>`. They are
 /// shown, not gated: the agent never acted on a blocked response.
-fn live_suite(name: &str, e: &veer_policy::live::Enforcement, out: &mut String) {
+fn live_suite(name: &str, e: &veer_contract::policy::Enforcement, out: &mut String) {
     let n = e.baseline.len() + e.candidate.len();
     out.push_str(&format!(
         "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"0\" skipped=\"0\" errors=\"0\">\n",
@@ -214,7 +216,7 @@ fn live_suite(name: &str, e: &veer_policy::live::Enforcement, out: &mut String) 
             out.push_str(&format!(
                 "    <testcase classname=\"veer.live\" name=\"{}\">\n      <system-out>{}</system-out>\n    </testcase>\n",
                 escape(&format!("{side} {} {} @ {place}", d.action.name(), d.rule_id)),
-                escape(&veer_policy::live::decision_line(d))
+                escape(&veer_contract::policy::decision_line(d))
             ));
         }
     }

@@ -7,8 +7,12 @@ use super::format::{
 use super::meaning::what_this_means;
 use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
-use veer_diff::recommend::RecSeverity;
-use veer_diff::{DiffReport, DirectoryPair, DirectorySummary, FingerprintBlock, Severity};
+use veer_contract::diff::DiffReport;
+use veer_contract::diff::DirectoryPair;
+use veer_contract::diff::DirectorySummary;
+use veer_contract::fingerprint::FingerprintBlock;
+use veer_contract::recommend::RecSeverity;
+use veer_contract::Level;
 use veer_engine::Verdict;
 
 /// The headline's verdict paragraph: whether the gate failed, passed or is off, and what
@@ -19,7 +23,7 @@ pub fn verdict_paragraph(v: &Verdict) -> String {
         format!("**Gate: \u{274c} failed** (`--fail-on {threshold}`)")
     } else if v.unreadable > 0 {
         format!("**Gate: \u{274c} incomplete** (`--fail-on {threshold}`)")
-    } else if v.fail_on == veer_policy::Level::None {
+    } else if v.fail_on == veer_contract::Level::None {
         "**Gate: off** (`--fail-on never`)".to_string()
     } else {
         format!("**Gate: \u{2705} passed** (`--fail-on {threshold}`)")
@@ -68,7 +72,7 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
         r.candidate.path,
         r.pair_count,
         r.pairing.label(),
-        if r.pairing_requested == veer_diff::PairBy::Auto {
+        if r.pairing_requested == veer_contract::divergence::PairBy::Auto {
             " (auto)"
         } else {
             ""
@@ -101,7 +105,7 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
             change(a.axis, a.delta),
             interval(a),
             badge(a.severity),
-            if a.direction == veer_diff::Direction::Improvement {
+            if a.direction == veer_contract::axis::Direction::Improvement {
                 " improvement"
             } else {
                 ""
@@ -262,7 +266,7 @@ impl DirectoryPrinter for DirectoryComment {
             let moved: Vec<&str> = r
                 .axes
                 .iter()
-                .filter(|a| a.severity >= Severity::Moderate)
+                .filter(|a| a.severity >= Level::Moderate)
                 .map(|a| a.axis.wire())
                 .collect();
             self.policy.push(r.policy.as_ref().map(|d| {
@@ -299,7 +303,7 @@ impl DirectoryPrinter for DirectoryComment {
             ));
         }
         // Details for the pairs that changed, capped so the comment stays postable.
-        if r.worst_severity >= Severity::Moderate || r.first_divergence.is_some() {
+        if r.worst_severity >= Level::Moderate || r.first_divergence.is_some() {
             self.changed += 1;
             if self.changed <= MAX_DETAILED_PAIRS {
                 self.details.push_str(&format!(

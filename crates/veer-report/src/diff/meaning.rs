@@ -3,9 +3,12 @@
 
 use super::fingerprint;
 use super::format::{change, pair_changes, turns};
-use veer_diff::hotelling::Decision;
-use veer_diff::report::StatisticalPower;
-use veer_diff::{Axis, DiffReport, Flag, Severity};
+use veer_contract::axis::Axis;
+use veer_contract::axis::Flag;
+use veer_contract::diff::DiffReport;
+use veer_contract::diff::StatisticalPower;
+use veer_contract::fingerprint::Decision;
+use veer_contract::Level;
 
 /// Sentences summarising one diff, most important first.
 pub fn what_this_means(r: &DiffReport) -> Vec<String> {
@@ -17,14 +20,14 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
     let moved: Vec<String> = r
         .axes
         .iter()
-        .filter(|a| a.severity >= Severity::Moderate)
+        .filter(|a| a.severity >= Level::Moderate)
         .map(|a| {
             format!(
                 "{} {} ({}{})",
                 a.axis.wire(),
                 change(a.axis, a.delta),
                 a.severity.label(),
-                if a.direction == veer_diff::Direction::Improvement {
+                if a.direction == veer_contract::axis::Direction::Improvement {
                     ", an improvement"
                 } else {
                     ""
@@ -56,7 +59,7 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
     let hidden: Vec<String> = r
         .axes
         .iter()
-        .filter(|a| a.severity == Severity::None && a.changed_pairs > 0)
+        .filter(|a| a.severity == Level::None && a.changed_pairs > 0)
         .map(|a| format!("{} {}", a.axis.wire(), pair_changes(a)))
         .collect();
     if !hidden.is_empty() {
@@ -86,7 +89,7 @@ pub fn what_this_means(r: &DiffReport) -> Vec<String> {
         ));
     }
     if let Some(p) = &r.policy {
-        let rules = |vs: &[veer_policy::Violation]| {
+        let rules = |vs: &[veer_contract::policy::Violation]| {
             let mut ids: Vec<&str> = vs.iter().map(|v| v.rule_id.as_str()).collect();
             ids.dedup();
             ids.join(", ")

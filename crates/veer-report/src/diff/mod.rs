@@ -1,5 +1,5 @@
 //! Printers for `veer diff`: terminal, Markdown (a pull-request comment) and JUnit XML, for one
-//! trace pair ([`veer_diff::DiffReport`]) or a directory diff ([`veer_diff::DirectoryReport`]).
+//! trace pair ([`veer_contract::diff::DiffReport`]) or a directory diff ([`veer_contract::diff::DirectoryReport`]).
 //! JSON goes through [`crate::json::to_json`]. Printers only format numbers the report holds.
 
 pub mod fingerprint;

@@ -10,7 +10,9 @@
 //! header carries totals) and HTML (a page with every pair) hold their rendered pair rows until
 //! the end.
 
-use veer_diff::{DirectoryPair, DirectoryReport, DirectorySummary};
+use veer_contract::diff::DirectoryPair;
+use veer_contract::diff::DirectoryReport;
+use veer_contract::diff::DirectorySummary;
 use veer_engine::Verdict;
 
 /// A printer fed one trace pair at a time, in path order, then the summary. Each pair comes
@@ -49,9 +51,10 @@ pub fn render_all(
 mod tests {
     use super::*;
     use std::path::PathBuf;
-    use veer_diff::report::DIFF_SCHEMA_VERSION;
-    use veer_diff::{DiffOptions, Unmatched};
-    use veer_policy::Gate;
+    use veer_contract::diff::Unmatched;
+    use veer_contract::diff::DIFF_SCHEMA_VERSION;
+    use veer_contract::policy::Gate;
+    use veer_engine::DiffOptions;
 
     fn pair(name: &str) -> DirectoryPair {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/shadow");
@@ -64,8 +67,14 @@ mod tests {
         DirectoryPair {
             baseline: format!("{name}.agentlog"),
             candidate: format!("{name}.agentlog"),
-            report: veer_engine::diff::diff(&b, &c, ("b", "c"), &options, veer_policy::Level::None)
-                .0,
+            report: veer_engine::diff::diff(
+                &b,
+                &c,
+                ("b", "c"),
+                &options,
+                veer_contract::Level::None,
+            )
+            .0,
         }
     }
 
@@ -84,13 +93,13 @@ mod tests {
             unmatched,
             aggregate,
             fingerprint: None,
-            gate: Gate::decide(veer_policy::Level::None, veer_policy::Level::None),
+            gate: Gate::decide(veer_contract::Level::None, veer_contract::Level::None),
         }
     }
 
     /// Each pair's verdict and the run's, as the CLI folds them (gate off).
     fn verdicts(r: &DirectoryReport) -> (Vec<Verdict>, Verdict) {
-        let mut fold = veer_engine::verdict::DirectoryVerdict::new(veer_policy::Level::None);
+        let mut fold = veer_engine::verdict::DirectoryVerdict::new(veer_contract::Level::None);
         let each = r
             .pairs
             .iter()
@@ -122,7 +131,7 @@ mod tests {
     fn streamed_json_with_error_rows_is_the_whole_report_byte_for_byte() {
         for names in [&[][..], &["demo", "er-triage"]] {
             let mut r = report(names);
-            r.errors = vec![veer_diff::PairError {
+            r.errors = vec![veer_contract::diff::PairError {
                 baseline: "bad.agentlog".into(),
                 candidate: "bad.agentlog".into(),
                 file: Some("b/bad.agentlog".into()),
@@ -131,7 +140,7 @@ mod tests {
                 hint: None,
             }];
             r.aggregate.error_pairs = 1;
-            r.gate = Gate::decide_with_errors(veer_policy::Level::Minor, r.gate.worst, 1);
+            r.gate = Gate::decide_with_errors(veer_contract::Level::Minor, r.gate.worst, 1);
             let (verdicts, verdict) = verdicts(&r);
             let streamed = render_all(
                 Box::new(crate::json::DirectoryJson::new()),

@@ -10,11 +10,14 @@ use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
-use veer_diff::hotelling::Decision;
-use veer_diff::recommend::RecSeverity;
-use veer_diff::{
-    DiffReport, DirectoryPair, DirectorySummary, FingerprintBlock, PairError, Severity,
-};
+use veer_contract::diff::DiffReport;
+use veer_contract::diff::DirectoryPair;
+use veer_contract::diff::DirectorySummary;
+use veer_contract::diff::PairError;
+use veer_contract::fingerprint::Decision;
+use veer_contract::fingerprint::FingerprintBlock;
+use veer_contract::recommend::RecSeverity;
+use veer_contract::Level;
 use veer_engine::Verdict;
 
 /// The line naming what tripped the gate (nothing when it did not trip).
@@ -33,20 +36,20 @@ pub fn tripped_line(v: &Verdict, style: Style) -> String {
 }
 
 /// A row's severity with its direction, coloured by severity (an improvement is never red).
-fn row_severity(style: Style, a: &veer_diff::AxisStat) -> String {
-    if a.direction == veer_diff::Direction::Improvement {
+fn row_severity(style: Style, a: &veer_contract::axis::AxisStat) -> String {
+    if a.direction == veer_contract::axis::Direction::Improvement {
         style.good(&severity_label(a))
     } else {
         severity(style, a.severity)
     }
 }
 
-fn severity(style: Style, s: Severity) -> String {
+fn severity(style: Style, s: Level) -> String {
     match s {
-        Severity::None => style.good(s.label()),
-        Severity::Minor => style.dim(s.label()),
-        Severity::Moderate => style.warn(s.label()),
-        Severity::Severe => style.bad(s.label()),
+        Level::None => style.good(s.label()),
+        Level::Minor => style.dim(s.label()),
+        Level::Moderate => style.warn(s.label()),
+        Level::Severe => style.bad(s.label()),
     }
 }
 
@@ -68,7 +71,7 @@ fn render_report(r: &DiffReport, style: Style) -> String {
         "veer diff — {} response pair(s), pairing by {}{}, seed {}",
         r.pair_count,
         r.pairing.label(),
-        if r.pairing_requested == veer_diff::PairBy::Auto {
+        if r.pairing_requested == veer_contract::divergence::PairBy::Auto {
             " (auto)"
         } else {
             ""
@@ -217,8 +220,8 @@ fn render_report(r: &DiffReport, style: Style) -> String {
 }
 
 /// The live-policy decisions the recordings hold, side by side.
-fn live_section(e: &veer_policy::live::Enforcement, style: Style) -> String {
-    use veer_policy::live::{decision_line, Enforcement};
+fn live_section(e: &veer_contract::policy::Enforcement, style: Style) -> String {
+    use veer_contract::policy::{decision_line, Enforcement};
     let mut out = format!(
         "{}\n",
         style.heading("live policy (enforced while recording)")
@@ -315,7 +318,7 @@ impl DirectoryPrinter for DirectoryTable {
         let moved: Vec<&str> = r
             .axes
             .iter()
-            .filter(|a| a.severity >= Severity::Moderate)
+            .filter(|a| a.severity >= Level::Moderate)
             .map(|a| a.axis.wire())
             .collect();
         let first = r.first_divergence.as_ref().map_or("-".to_string(), |f| {

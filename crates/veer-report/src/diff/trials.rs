@@ -12,7 +12,7 @@ fn headline(r: &TrialsReport) -> String {
     let v = &r.trials.verdicts;
     let verdict = if r.gate.tripped {
         "FAIL"
-    } else if r.gate.fail_on == veer_policy::Level::None {
+    } else if r.gate.fail_on == veer_contract::Level::None {
         "no gate"
     } else {
         "pass"
@@ -174,11 +174,11 @@ fn opt(v: Option<f64>) -> String {
     v.map_or("n/a".to_string(), |x| format!("{x:.3}"))
 }
 
-fn outcome(o: veer_trials::SuiteOutcome) -> &'static str {
+fn outcome(o: veer_engine::trials::report::SuiteOutcome) -> &'static str {
     match o {
-        veer_trials::SuiteOutcome::Regressed => "regressed",
-        veer_trials::SuiteOutcome::Improved => "improved",
-        veer_trials::SuiteOutcome::NoSupportedChange => "no supported change",
+        veer_engine::trials::report::SuiteOutcome::Regressed => "regressed",
+        veer_engine::trials::report::SuiteOutcome::Improved => "improved",
+        veer_engine::trials::report::SuiteOutcome::NoSupportedChange => "no supported change",
     }
 }
 

@@ -3,9 +3,9 @@
 //! `experiment.md` §11.4): fixed decimals, `—` for unknown, yes/no, the floor mark, the t* cell
 //! and the compact control-flow summary.
 
-use veer_experiment::aggregates::PerturbationAggregate;
-use veer_experiment::control_flow::ControlFlowChanges;
-use veer_experiment::pair::PairResult;
+use veer_contract::experiment::PairResult;
+use veer_contract::experiment::PerturbationAggregate;
+use veer_contract::structural::ControlFlowChanges;
 
 /// What a cell shows for an unknown value.
 pub const UNKNOWN: &str = "—";

@@ -5,8 +5,8 @@
 //! booleans `true`/`false`, `control_flow_changes` as a compact JSON object and `warnings`
 //! joined with `; `.
 
-use veer_experiment::pair::PairResult;
-use veer_experiment::ExperimentReport;
+use veer_contract::experiment::ExperimentReport;
+use veer_contract::experiment::PairResult;
 use veer_trace::pyjson::py_float_repr;
 
 /// The header, in §11.2 order.

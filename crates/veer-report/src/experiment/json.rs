@@ -5,7 +5,7 @@
 //! experiment export that diffs cleanly against traxr's needs this writer.
 
 use serde::Serialize;
-use veer_experiment::ExperimentReport;
+use veer_contract::experiment::ExperimentReport;
 use veer_trace::pyjson::dumps_sorted_indented;
 
 /// The experiment report in traxr's `to_json` layout (with veer's extra keys `schema_version`,

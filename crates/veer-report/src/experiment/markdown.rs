@@ -9,9 +9,9 @@ use super::cells::{
     tristate, PERTURBATION_COLUMNS, UNKNOWN,
 };
 use super::summary::summary_text;
-use veer_experiment::manifestation::Manifestation;
-use veer_experiment::pystr::py_str;
-use veer_experiment::ExperimentReport;
+use veer_contract::experiment::ExperimentReport;
+use veer_contract::experiment::Manifestation;
+use veer_trace::pystr::py_str;
 
 /// Escapes what would break a table cell.
 fn cell(s: &str) -> String {
@@ -27,7 +27,7 @@ pub const PAIRS_HEADER: &str = "| item | perturbation | status | d_norm | <=floo
      manifestation | answer_changed | recovery | control flow | tokens |";
 
 /// One row of the Pairs table.
-pub fn pair_row(p: &veer_experiment::pair::PairResult) -> String {
+pub fn pair_row(p: &veer_contract::experiment::PairResult) -> String {
     format!(
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         opt_cell(p.item_id.as_deref()),

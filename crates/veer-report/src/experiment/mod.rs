@@ -3,7 +3,7 @@
 //!
 //! They exist apart from the measuring crate (`veer-experiment`) so that the numbers are
 //! computed once, there, and only formatted here: every printer is a pure function from
-//! [`veer_experiment::PairReport`] or [`veer_experiment::ExperimentReport`] to a `String`.
+//! [`veer_contract::experiment::PairReport`] or [`veer_contract::experiment::ExperimentReport`] to a `String`.
 
 pub mod cells;
 pub mod csv;

@@ -4,7 +4,7 @@
 //! embed it unchanged.
 
 use super::cells::percent;
-use veer_experiment::ExperimentReport;
+use veer_contract::experiment::ExperimentReport;
 
 /// Line 1 of the summary.
 pub const SUMMARY_TITLE: &str = "veer experiment summary";

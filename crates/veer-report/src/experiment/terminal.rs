@@ -13,8 +13,9 @@ use crate::style::Style;
 use crate::text::preview;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::Value;
-use veer_experiment::pair_report::UNMEASURED_FLOOR_WARNING;
-use veer_experiment::{ExperimentReport, PairReport};
+use veer_contract::experiment::ExperimentReport;
+use veer_contract::experiment::PairReport;
+use veer_contract::experiment::UNMEASURED_FLOOR_WARNING;
 
 fn right(s: String) -> Cell {
     Cell::new(s).set_alignment(CellAlignment::Right)
@@ -75,7 +76,7 @@ pub fn render_experiment(r: &ExperimentReport, style: Style) -> String {
             Cell::new(p.divergence_type.as_deref().unwrap_or(UNKNOWN)),
             Cell::new(match (p.manifestation, p.within_noise) {
                 (Some(m), Some(true))
-                    if m != veer_experiment::manifestation::Manifestation::NoObservableEffect =>
+                    if m != veer_contract::experiment::Manifestation::NoObservableEffect =>
                 {
                     format!("{} (within noise)", m.name())
                 }

@@ -51,7 +51,7 @@ pub fn render(r: &CheckReport, v: &veer_engine::Verdict) -> String {
                             thead { tr { th { "severity" } th { "rule" } th { "where" } th { "line" } th { "detail" } } }
                             tbody {
                                 @for v in &t.violations {
-                                    tr { td { (badge(match v.severity { veer_policy::Severity::Info => "minor", veer_policy::Severity::Warning => "moderate", _ => "severe" })) " " (v.severity.name()) }
+                                    tr { td { (badge(match v.severity { veer_contract::policy::Severity::Info => "minor", veer_contract::policy::Severity::Warning => "moderate", _ => "severe" })) " " (v.severity.name()) }
                                          td { code { (v.rule_id) } } td { (locus(v)) }
                                          td class="num" { @if let Some(l) = v.pair_index.and_then(|i| t.lines.get(i).copied().flatten()) { (l) } }
                                          td { (v.detail) } }

@@ -13,12 +13,16 @@ use crate::diff::meaning::what_this_means;
 use crate::diff::stream::DirectoryPrinter;
 use maud::{html, Markup, PreEscaped};
 use std::collections::BTreeMap;
-use veer_diff::align::divergence::Divergence;
-use veer_diff::lanes::{LaneCell, LaneRow, Lanes, TurnDetail, TurnSide, WordChange};
-use veer_diff::Direction;
-use veer_diff::{DiffReport, DirectoryPair, DirectorySummary, FingerprintBlock, Flag};
+use veer_contract::axis::Direction;
+use veer_contract::axis::Flag;
+use veer_contract::diff::DiffReport;
+use veer_contract::diff::DirectoryPair;
+use veer_contract::diff::DirectorySummary;
+use veer_contract::divergence::Divergence;
+use veer_contract::fingerprint::FingerprintBlock;
+use veer_contract::lanes::{LaneCell, LaneRow, Lanes, TurnDetail, TurnSide, WordChange};
+use veer_contract::policy::Violation;
 use veer_engine::Verdict;
-use veer_policy::Violation;
 
 /// The page of one pair diff, its banner the verdict's.
 pub fn render(r: &DiffReport, v: &Verdict) -> String {
@@ -221,7 +225,7 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
         }
         @if let Some(e) = &r.enforcement {
             h2 { "Live policy (enforced while recording)" }
-            p { "Baseline: " (veer_policy::live::Enforcement::count(&e.baseline)) ". Candidate: " (veer_policy::live::Enforcement::count(&e.candidate)) "." }
+            p { "Baseline: " (veer_contract::policy::Enforcement::count(&e.baseline)) ". Candidate: " (veer_contract::policy::Enforcement::count(&e.candidate)) "." }
             (live_table("Baseline", &e.baseline, |i| rows.baseline(i).map(href)))
             (live_table("Candidate", &e.candidate, |i| rows.candidate(i).map(href)))
         }
@@ -285,7 +289,7 @@ fn violations(
 
 fn live_table(
     heading: &str,
-    ds: &[veer_policy::live::LiveDecision],
+    ds: &[veer_contract::policy::LiveDecision],
     link: impl Fn(usize) -> Option<String>,
 ) -> Markup {
     html! {
@@ -352,10 +356,10 @@ fn lanes(l: &Lanes, r: &DiffReport, prefix: &str) -> Markup {
     html! {
         p class="muted" {
             @if l.aligned { "Rows follow the turn alignment." } @else { "The alignment was over its work budget; rows pair turns by index." }
-            " Runs of more than " (veer_diff::lanes::COLLAPSE_AFTER) " unchanged turns are collapsed. "
+            " Runs of more than " (veer_contract::lanes::COLLAPSE_AFTER) " unchanged turns are collapsed. "
             (l.detailed) " row(s) have a drill-down"
             @if l.undetailed > 0 { "; " (l.undetailed) " more changed row(s) are listed without one" } "."
-            @if l.not_drawn > 0 { " Past " (veer_diff::lanes::DRAWN_ROWS) " rows, " (l.not_drawn) " alignment step(s) are summarised instead of drawn (the rows the report names are always drawn); --format json has every number." }
+            @if l.not_drawn > 0 { " Past " (veer_contract::lanes::DRAWN_ROWS) " rows, " (l.not_drawn) " alignment step(s) are summarised instead of drawn (the rows the report names are always drawn); --format json has every number." }
         }
         table class="lanes turns" {
             thead { tr { th { "baseline: " (r.baseline.path) } th { "" } th { "candidate: " (r.candidate.path) } } }

@@ -5,8 +5,8 @@
 use super::page;
 use super::svg::{bars, scatter, Bar, Point};
 use maud::{html, Markup};
-use veer_experiment::pair_report::{AlignedPairDetail, PairReport};
-use veer_experiment::ExperimentReport;
+use veer_contract::experiment::ExperimentReport;
+use veer_contract::experiment::{AlignedPairDetail, PairReport};
 
 fn opt(v: Option<f64>) -> String {
     v.map_or("—".to_string(), |v| format!("{v:.3}"))

@@ -77,7 +77,7 @@ pub fn gate_box(v: &veer_engine::Verdict, detail: &str) -> Markup {
         ("verdict tripped", "Gate tripped")
     } else if v.unreadable > 0 {
         ("verdict tripped", "Incomplete")
-    } else if v.fail_on == veer_policy::Level::None {
+    } else if v.fail_on == veer_contract::Level::None {
         ("verdict", "Gate off")
     } else {
         ("verdict passed", "Gate passed")

@@ -2,8 +2,8 @@
 //! diff can link to it and mark it. A lookup over the rows already built; nothing is measured.
 
 use std::collections::{BTreeMap, BTreeSet};
-use veer_diff::align::divergence::Divergence;
-use veer_diff::lanes::{LaneRow, Lanes};
+use veer_contract::divergence::Divergence;
+use veer_contract::lanes::{LaneRow, Lanes};
 
 /// One step row, named by its turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -3,7 +3,9 @@
 use crate::style::Style;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use veer_policy::{Gate, Level, Violation};
+use veer_contract::policy::Gate;
+use veer_contract::policy::Violation;
+use veer_contract::Level;
 
 /// Version of the `veer gate` JSON document (added in this version; earlier reports had none).
 pub const GATE_SCHEMA_VERSION: &str = "1";

@@ -6,7 +6,7 @@
 use super::{CheckReport, CheckedTrace, TraceFailure};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use veer_policy::Gate;
+use veer_contract::policy::Gate;
 
 /// Version of the `veer check` JSON document: "2" since one trace is printed in the `traces`
 /// array like a directory's (version "1" printed a single trace under `trace`/`violations`).

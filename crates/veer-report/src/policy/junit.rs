@@ -113,7 +113,7 @@ pub fn check(r: &CheckReport, verdict: &veer_engine::Verdict) -> String {
 }
 
 /// The verdict's cause for a policy violation.
-fn cause(v: &veer_policy::Violation) -> veer_engine::Cause {
+fn cause(v: &veer_contract::policy::Violation) -> veer_engine::Cause {
     veer_engine::Cause::Policy {
         rule_id: v.rule_id.clone(),
         pair_index: v.pair_index,
@@ -127,7 +127,7 @@ fn cause(v: &veer_policy::Violation) -> veer_engine::Cause {
 /// a single passing case when nothing changed. Also returns its tests and failures.
 pub fn diff_suite(
     name: &str,
-    d: &veer_policy::PolicyDiff,
+    d: &veer_contract::policy::PolicyDiff,
     verdict: &veer_engine::Verdict,
 ) -> (String, usize, usize) {
     let tests = (d.regressions.len() + d.fixes.len()).max(1);
@@ -176,12 +176,15 @@ pub fn diff_suite(
 
 #[cfg(test)]
 mod tests {
-    use veer_policy::{diff_violations, Kind, Severity, Violation};
+    use veer_contract::policy::RuleKind;
+    use veer_contract::policy::Severity;
+    use veer_contract::policy::Violation;
+    use veer_policy::diff_violations;
 
     fn v(rule: &str, pair: Option<usize>) -> Violation {
         Violation {
             rule_id: rule.into(),
-            kind: Kind::NoCall,
+            kind: RuleKind::NoCall,
             severity: Severity::Error,
             session: None,
             pair_index: pair,
@@ -195,13 +198,13 @@ mod tests {
     fn diff_suite_lists_regressions_and_fixes() {
         let d = diff_violations(vec![v("a", Some(0))], vec![v("b", Some(1))]);
         let gate = veer_engine::Verdict::decide(
-            veer_policy::Level::Minor,
+            veer_contract::Level::Minor,
             vec![veer_engine::verdict::policy_signal(&d.regressions[0], true)],
         );
         let (s, tests, failures) = super::diff_suite("base vs cand", &d, &gate);
         assert_eq!((tests, failures), (2, 1));
         assert!(s.contains("tests=\"2\" failures=\"1\""), "{s}");
-        let off = veer_engine::Verdict::decide(veer_policy::Level::None, Vec::new());
+        let off = veer_engine::Verdict::decide(veer_contract::Level::None, Vec::new());
         let (s, _, failures) = super::diff_suite("base vs cand", &d, &off);
         assert_eq!(failures, 0, "{s}");
         assert!(s.contains("name=\"regression: b\""), "{s}");

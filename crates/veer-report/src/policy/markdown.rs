@@ -2,7 +2,8 @@
 //! comments.
 
 use super::{locus, CheckReport};
-use veer_policy::{PolicyDiff, Violation};
+use veer_contract::policy::PolicyDiff;
+use veer_contract::policy::Violation;
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -24,8 +25,8 @@ fn table(vs: &[Violation], out: &mut String) {
 
 /// The live-policy decisions of both sides of a diff: a count per side and one table row per
 /// decision (`level` is the heading prefix, e.g. `###`).
-pub fn live_section(e: &veer_policy::live::Enforcement, level: &str) -> String {
-    use veer_policy::live::Enforcement;
+pub fn live_section(e: &veer_contract::policy::Enforcement, level: &str) -> String {
+    use veer_contract::policy::Enforcement;
     let mut out = format!(
         "{level} Live policy (enforced while recording)\n\nBaseline: {}. Candidate: {}.\n\n",
         Enforcement::count(&e.baseline),

@@ -3,7 +3,9 @@
 
 use super::{violation_line, CheckReport};
 use crate::style::Style;
-use veer_policy::{PolicyDiff, Severity, Violation};
+use veer_contract::policy::PolicyDiff;
+use veer_contract::policy::Severity;
+use veer_contract::policy::Violation;
 
 fn styled(v: &Violation, style: Style) -> String {
     let line = violation_line(v);
@@ -89,12 +91,15 @@ pub fn diff_section(d: &PolicyDiff, style: Style) -> String {
 
 #[cfg(test)]
 mod tests {
-    use veer_policy::{diff_violations, Kind, Severity, Violation};
+    use veer_contract::policy::RuleKind;
+    use veer_contract::policy::Severity;
+    use veer_contract::policy::Violation;
+    use veer_policy::diff_violations;
 
     fn v(rule: &str, session: Option<usize>, pair: Option<usize>) -> Violation {
         Violation {
             rule_id: rule.into(),
-            kind: Kind::MustCallBefore,
+            kind: RuleKind::MustCallBefore,
             severity: Severity::Error,
             session,
             pair_index: pair,

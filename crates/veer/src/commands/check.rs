@@ -63,11 +63,11 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     for (_, _, t) in &traces {
         print_warnings(&t.warnings);
     }
-    let named: Vec<veer_report::policy::NamedTrace<'_>> = traces
+    let named: Vec<veer_engine::check::NamedTrace<'_>> = traces
         .iter()
         .map(|(name, path, t)| (name.clone(), path.clone(), t))
         .collect();
-    let (report, warnings) = CheckReport::build(
+    let (report, warnings) = veer_engine::check::check(
         args.policy.display().to_string(),
         &policy,
         &named,

@@ -38,11 +38,11 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         std::path::Path::new("examples/refund-agent"),
     )
     .map_err(|e| super::policy::policy_error(&e))?;
-    let options = veer_diff::DiffOptions {
+    let mut options = veer_engine::DiffOptions {
         policy: Some(std::sync::Arc::new(policy)),
-        lanes: args.format == DiffFormat::Html,
-        ..veer_diff::DiffOptions::default()
+        ..veer_engine::DiffOptions::default()
     };
+    options.lanes = args.format == DiffFormat::Html;
     let (report, verdict) = veer_engine::diff::diff(
         &b,
         &c,

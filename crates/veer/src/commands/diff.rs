@@ -14,10 +14,11 @@ use crate::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use veer_diff::report::{DirectoryPair, PairError};
-use veer_diff::{DiffOptions, DiffReport, PairBy, Pricing};
+use veer_diff::{DiffReport, PairBy, Pricing};
 use veer_engine::directory::{
     pair_directories, pair_errors_error, stream_directory, DirectoryPlan,
 };
+use veer_engine::DiffOptions;
 use veer_engine::Verdict;
 use veer_policy::Level;
 use veer_report::diff::junit::DirectorySuites;
@@ -47,21 +48,23 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         None => Pricing::none(),
     };
     let options = DiffOptions {
-        seed: args.seed,
-        top_k: args.top_k,
-        pair_by: match args.pair_by {
-            PairByArg::Auto => PairBy::Auto,
-            PairByArg::Index => PairBy::Index,
-            PairByArg::Alignment => PairBy::Alignment,
+        behaviour: veer_diff::BehaviourOptions {
+            seed: args.seed,
+            top_k: args.top_k,
+            pair_by: match args.pair_by {
+                PairByArg::Auto => PairBy::Auto,
+                PairByArg::Index => PairBy::Index,
+                PairByArg::Alignment => PairBy::Alignment,
+            },
+            pricing,
+            max_align_cells: args.max_align_cells,
+            fingerprint: fingerprint_options(args),
+            lanes: args.format == DiffFormat::Html,
         },
-        pricing,
         policy: match &args.policy {
             Some(path) => Some(Arc::new(super::policy::load(path)?)),
             None => None,
         },
-        max_align_cells: args.max_align_cells,
-        fingerprint: fingerprint_options(args),
-        lanes: args.format == DiffFormat::Html,
     };
     let read = args.read.options();
     let colour = colour_enabled(args.out.output.is_some());

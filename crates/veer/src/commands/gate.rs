@@ -81,7 +81,7 @@ struct ShadowPolicy {
 #[derive(Deserialize)]
 struct ShadowViolation {
     rule_id: String,
-    kind: veer_policy::Kind,
+    kind: veer_policy::RuleKind,
     severity: veer_policy::Severity,
     #[serde(default)]
     session: Option<usize>,

@@ -5,18 +5,16 @@
 //! alignment budget), the `fingerprint` block (the joint Hotelling T² test), with `--policy`
 //! the `policy` comparison, and the `gate` verdict.
 
-use crate::align::divergence::Divergence;
-use crate::align::AlignmentKind;
-use crate::axes::{Axis, AxisStat};
-use crate::drill_down::PairDrilldown;
-use crate::fingerprint::block::FingerprintBlock;
-use crate::pairing::PairBy;
-use crate::recommend::Recommendation;
-use crate::severity::Severity;
+use crate::axis::{Axis, AxisStat};
+use crate::divergence::{AlignmentKind, Divergence, PairBy};
+use crate::fingerprint::FingerprintBlock;
+use crate::lanes::Lanes;
+use crate::policy::{Enforcement, Gate, PolicyDiff};
+use crate::recommend::{PairDrilldown, Recommendation};
+use crate::structural::StructuralBlock;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use veer_experiment::StructuralBlock;
-use veer_policy::{Gate, PolicyDiff};
+use veer_base::Level;
 
 /// Version of the diff report JSON schema (`veer schema diff`, `docs/json-schema/diff.schema.json`).
 pub const DIFF_SCHEMA_VERSION: &str = "2";
@@ -105,10 +103,10 @@ pub struct DiffReport {
     /// Nine rows in axis order.
     pub axes: Vec<AxisStat>,
     /// Highest severity over all axes, improvements included.
-    pub worst_severity: Severity,
+    pub worst_severity: Level,
     /// Highest severity over axes whose change is a regression (worse direction); what the
     /// gate reads.
-    pub worst_regression: Severity,
+    pub worst_regression: Level,
     /// One line naming the first divergence (whenever there is one) and the regressed and
     /// improved axes; every format leads with it.
     pub headline: String,
@@ -137,7 +135,7 @@ pub struct DiffReport {
     /// --enforce`): blocked (replaced, raised) and warned calls with their rule ids and turns;
     /// omitted when neither trace holds any. Shown only; the gate does not count them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enforcement: Option<veer_policy::live::Enforcement>,
+    pub enforcement: Option<Enforcement>,
     /// The merge gate over the worst axis severity and the policy regressions.
     pub gate: Gate,
     /// Things the reader should know (unpaired responses or sessions, reader warnings).
@@ -154,7 +152,7 @@ pub struct DiffReport {
     /// The side-by-side view, when `DiffOptions::lanes` asked for it. Not part of the JSON
     /// report.
     #[serde(skip)]
-    pub lanes: Option<crate::lanes::Lanes>,
+    pub lanes: Option<Lanes>,
 }
 
 impl DiffReport {
@@ -210,7 +208,7 @@ pub struct Unmatched {
     pub candidate_only: Vec<String>,
 }
 
-/// Severity counts of one axis across the trace pairs of a directory diff.
+/// Level counts of one axis across the trace pairs of a directory diff.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AxisAggregate {
     /// The axis.
@@ -224,10 +222,10 @@ pub struct AxisAggregate {
     /// … severe.
     pub severe: usize,
     /// Highest severity over the trace pairs, improvements included.
-    pub worst_severity: Severity,
+    pub worst_severity: Level,
     /// Highest severity of a change in the axis's worse direction over the trace pairs (what
     /// the gate reads; none when every change was an improvement).
-    pub worst_regression: Severity,
+    pub worst_regression: Level,
     /// Median over the trace pairs of the axis delta (axis unit); 0 with no pair.
     pub median_delta: f64,
 }
@@ -248,10 +246,10 @@ pub struct Aggregate {
     /// Trace pairs whose first divergence is not null.
     pub traces_with_divergence: usize,
     /// Highest severity over every axis of every trace pair, improvements included.
-    pub worst_severity: Severity,
+    pub worst_severity: Level,
     /// Highest severity of a worse-direction change over every axis of every trace pair (what
     /// the gate reads).
-    pub worst_regression: Severity,
+    pub worst_regression: Level,
     /// One entry per axis, in axis order.
     pub axes: Vec<AxisAggregate>,
 }

@@ -8,6 +8,8 @@
 //! of 10,000-event traces needs about 100 MB; traces with millions of events per side are out
 //! of scope.
 
+pub mod anchored;
+
 /// One step of the alignment, in forward order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EditOp {

@@ -13,7 +13,7 @@
 //! distance stays ≤ max(m, n)). Work: O((m + n) · PIECE) comparisons plus O((m + n) log(m + n))
 //! for the anchors; memory O(m + n) plus one piece's table.
 
-use crate::levenshtein::{edit_script, EditOp, EditScript};
+use super::{edit_script, EditOp, EditScript};
 use std::collections::HashMap;
 
 /// Table cells ((la + 1)·(lb + 1)) up to which a gap between two anchors is aligned exactly.
@@ -326,37 +326,6 @@ mod tests {
                 prop_assert_eq!(b.iter().filter(|&&y| y == b[j]).count(), 1);
             }
         }
-    }
-
-    proptest! {
-        /// Within its budget the structural block's script is the exact one of every route.
-        #[test]
-        fn budgeted_script_is_the_bounded_script_within_the_budget(
-            a in proptest::collection::vec(0u32..4, 0..400),
-            b in proptest::collection::vec(0u32..4, 0..400),
-            max_cells in prop_oneof![Just(0u64), Just(64), Just(1 << 26)],
-        ) {
-            let (script, exact) = crate::divergence::budgeted_script(&a, &b, max_cells);
-            prop_assert!(exact);
-            prop_assert_eq!(script, crate::divergence::bounded_script(&a, &b, max_cells));
-        }
-    }
-
-    #[test]
-    fn the_structural_fallback_engages_past_the_bit_parallel_budget() {
-        // 140,000 events a side, every 3rd changed: 140,000² / 64 > 2^28 word operations.
-        let a: Vec<u32> = (0..140_000u32).map(|k| k % 50).collect();
-        let b: Vec<u32> = a
-            .iter()
-            .enumerate()
-            .map(|(k, &x)| if k % 3 == 1 { 77 } else { x })
-            .collect();
-        assert!((a.len() as u64 * b.len() as u64) / 64 > crate::divergence::BITPARALLEL_WORDS);
-        let (script, exact) = crate::divergence::budgeted_script(&a, &b, 1 << 26);
-        assert!(!exact);
-        check_valid(&a, &b, &script).unwrap();
-        // The index-wise alignment is one of the candidates: never worse than it.
-        assert!(script.distance <= 140_000 / 3 + 1, "{}", script.distance);
     }
 
     #[test]

@@ -6,12 +6,12 @@
 //! [`PyValue`], for both `serde_json::Value` (reports, the diff's fingerprints) and the compact
 //! [`Json`] the event payloads are held as.
 
+use crate::json::Object;
+use crate::pyjson::py_float_repr;
+use crate::Json;
 use serde_json::{Map, Number, Value};
 use std::fmt::Write as _;
 use veer_base::unicode_tables::NON_PRINTABLE;
-use veer_trace::json::Object;
-use veer_trace::pyjson::py_float_repr;
-use veer_trace::Json;
 
 /// One level of a JSON value, borrowed: what the Python rules look at.
 pub enum Node<'a, V: PyValue> {

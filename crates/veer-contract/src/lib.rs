@@ -1,0 +1,18 @@
+//! veer's output contract: the types every report is made of, as plain data with
+//! `Serialize + Deserialize` and a JSON Schema (`veer schema NAME`). The measures fill them,
+//! `veer-engine` composes them into whole reports and decides the verdict, and the printers in
+//! `veer-report` render them — so a printer never needs a measure crate, and no measure needs
+//! another for a type. Nothing here measures, reads files or prints.
+
+pub mod axis;
+pub mod diff;
+pub mod divergence;
+pub mod fingerprint;
+pub mod lanes;
+pub mod policy;
+pub mod recommend;
+
+pub use veer_base::Level;
+pub mod check;
+pub mod experiment;
+pub mod structural;

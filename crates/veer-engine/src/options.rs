@@ -1,0 +1,34 @@
+//! The knobs of a composed diff: the behaviour measure's own options plus the policy the
+//! composer evaluates on both sides. `veer-diff` never sees the policy (no measure depends on
+//! another), so the two are joined here, where the measures are composed.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+use veer_diff::BehaviourOptions;
+use veer_policy::Policy;
+
+/// Options of one pair or directory diff. Reads and writes of the behaviour knobs (`seed`,
+/// `top_k`, `pair_by`, `pricing`, `max_align_cells`, `fingerprint`, `lanes`) go straight to
+/// [`DiffOptions::behaviour`] through `Deref`.
+#[derive(Debug, Clone, Default)]
+pub struct DiffOptions {
+    /// What the behaviour measure reads.
+    pub behaviour: BehaviourOptions,
+    /// A behaviour policy evaluated on both sides (its regressions feed the gate). None → no
+    /// `policy` block.
+    pub policy: Option<Arc<Policy>>,
+}
+
+impl Deref for DiffOptions {
+    type Target = BehaviourOptions;
+
+    fn deref(&self) -> &BehaviourOptions {
+        &self.behaviour
+    }
+}
+
+impl DerefMut for DiffOptions {
+    fn deref_mut(&mut self) -> &mut BehaviourOptions {
+        &mut self.behaviour
+    }
+}
