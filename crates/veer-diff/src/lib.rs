@@ -23,6 +23,7 @@ pub mod pairing;
 pub mod pricing;
 pub mod recommend;
 pub mod report;
+pub mod report_quarantine;
 pub mod severity;
 pub mod stats;
 pub mod turn;
@@ -43,6 +44,7 @@ pub use pricing::{Pricing, PricingError};
 pub use report::{
     DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, PairError, TraceRef, Unmatched,
 };
+pub use report_quarantine::{ExcusedPair, ExpiredEntry, QuarantineMark, QuarantineSummary};
 pub use severity::Severity;
 
 use align::divergence::{first_and_top_k, Divergence, Sides};

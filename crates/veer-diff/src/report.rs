@@ -173,6 +173,10 @@ pub struct DirectoryPair {
     pub candidate: String,
     /// Their diff.
     pub report: DiffReport,
+    /// Set when the pair's relative path is quarantined (`--quarantine`): the pair is measured
+    /// and shown but does not trip the gate. Omitted otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quarantined: Option<crate::report_quarantine::QuarantineMark>,
 }
 
 /// A matched pair of a directory diff that could not be measured: a file that cannot be read
@@ -276,6 +280,10 @@ pub struct DirectoryReport {
     pub fingerprint: Option<FingerprintBlock>,
     /// The merge gate over every pair (worst axis severity and policy regressions).
     pub gate: Gate,
+    /// The quarantine that applied (`--quarantine`): pairs it excused, entries that expired.
+    /// Omitted when no quarantine file with entries applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quarantine: Option<crate::report_quarantine::QuarantineSummary>,
 }
 
 /// Everything of a [`DirectoryReport`] but its pairs: what a streaming printer receives once
@@ -296,6 +304,10 @@ pub struct DirectorySummary {
     pub fingerprint: Option<FingerprintBlock>,
     /// The merge gate over every pair.
     pub gate: Gate,
+    /// The quarantine that applied: pairs it excused, entries that expired; omitted when no
+    /// quarantine file with entries applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quarantine: Option<crate::report_quarantine::QuarantineSummary>,
 }
 
 impl DirectoryReport {
@@ -307,6 +319,7 @@ impl DirectoryReport {
             aggregate: self.aggregate.clone(),
             fingerprint: self.fingerprint.clone(),
             gate: self.gate,
+            quarantine: self.quarantine.clone(),
         }
     }
 }

@@ -66,6 +66,7 @@ mod tests {
             candidate: format!("{name}.agentlog"),
             report: veer_engine::diff::diff(&b, &c, ("b", "c"), &options, veer_policy::Level::None)
                 .0,
+            quarantined: None,
         }
     }
 
@@ -85,6 +86,7 @@ mod tests {
             aggregate,
             fingerprint: None,
             gate: Gate::decide(veer_policy::Level::None, veer_policy::Level::None),
+            quarantine: None,
         }
     }
 
