@@ -140,7 +140,10 @@ impl ActiveQuarantine {
 
     /// One warning line per expired entry.
     pub fn warnings(&self, source: &str) -> Vec<String> {
-        self.expired.iter().map(|e| expired_warning(source, e)).collect()
+        self.expired
+            .iter()
+            .map(|e| expired_warning(source, e))
+            .collect()
     }
 
     /// The same quarantine, its entries read from `source` (as shown to the user).

@@ -304,7 +304,11 @@ mod tests {
         let r = stream_directory(
             &plan,
             &ReadOptions::default(),
-            (&DiffOptions::default(), Level::None, &ActiveQuarantine::default()),
+            (
+                &DiffOptions::default(),
+                Level::None,
+                &ActiveQuarantine::default(),
+            ),
             &Quiet,
             |pairs: Vec<(DirectoryPair, Verdict)>| pairs.len(),
             |_| Err(Error::input("the output is gone")),

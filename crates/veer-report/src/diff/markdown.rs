@@ -281,9 +281,10 @@ impl DirectoryPrinter for DirectoryComment {
             self.rows.push(format!(
                 "| `{}`{} | {} | {} | {} | {} |",
                 p.baseline,
-                p.quarantined
-                    .as_ref()
-                    .map_or(String::new(), |m| format!(" ({})", cell(&quarantine::tag(m)))),
+                p.quarantined.as_ref().map_or(String::new(), |m| format!(
+                    " ({})",
+                    cell(&quarantine::tag(m))
+                )),
                 r.pair_count,
                 badge(r.worst_regression),
                 if moved.is_empty() {

@@ -17,9 +17,8 @@ pub fn tag(mark: &QuarantineMark) -> String {
 /// pairs it excused, e.g. `quarantine .veer/quarantine.yaml: 2 entries honoured, 1 tripping
 /// pair excused (measured and shown, not gating)`.
 pub fn summary_line(q: &QuarantineSummary) -> String {
-    let plural = |n: usize, one: &str, many: &str| {
-        format!("{n} {}", if n == 1 { one } else { many })
-    };
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
         "quarantine {}: {} honoured, {} excused (measured and shown, not gating)",
         q.file,

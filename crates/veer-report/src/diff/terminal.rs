@@ -341,7 +341,9 @@ impl DirectoryPrinter for DirectoryTable {
                 },
                 first,
             ],
-            p.quarantined.as_ref().map(|m| style.warn(&quarantine::tag(m))),
+            p.quarantined
+                .as_ref()
+                .map(|m| style.warn(&crate::text::preview(&quarantine::tag(m), 60))),
         ));
         for w in &r.warnings {
             self.warnings

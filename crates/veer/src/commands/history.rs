@@ -16,10 +16,10 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use veer_history::drift::DriftSettings;
 use veer_history::trend::{
     axis_trends, case_trends, count_sparkline, level_sparkline, sparkline, verdict_level,
 };
-use veer_history::drift::DriftSettings;
 use veer_history::{Entry, Filter, History, HistoryError, Provenance, Summary};
 use veer_report::diff::stream::DirectoryPrinter;
 
@@ -218,20 +218,29 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
     };
     // The drift detector of `veer history drift`, over the comparisons shown.
     let drift = veer_history::drift::drift(&entries, &DriftSettings::default());
-    let mark = |list: &[veer_history::drift::SeriesDrift], name: &str| {
-        DriftMark::of(list.iter().find(|s| s.name == name))
-    };
+    let by_name =
+        |list: &[veer_history::drift::SeriesDrift]| -> std::collections::BTreeMap<String, usize> {
+            list.iter()
+                .enumerate()
+                .map(|(i, s)| (s.name.clone(), i))
+                .collect()
+        };
+    let (axis_at, case_at) = (by_name(&drift.axes), by_name(&drift.cases));
+    let mark =
+        |list: &[veer_history::drift::SeriesDrift],
+         at: &std::collections::BTreeMap<String, usize>,
+         name: &str| { DriftMark::of(at.get(name).and_then(|&i| list.get(i))) };
     let cases = case_trends(&entries)
         .into_iter()
         .map(|trend| Row {
-            drift: mark(&drift.cases, &trend.case),
+            drift: mark(&drift.cases, &case_at, &trend.case),
             trend,
         })
         .collect();
     let axes = axis_trends(&entries)
         .into_iter()
         .map(|trend| Row {
-            drift: mark(&drift.axes, &trend.axis),
+            drift: mark(&drift.axes, &axis_at, &trend.axis),
             trend,
         })
         .collect();
@@ -302,11 +311,21 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
             .cloned()
             .unwrap_or_else(|| "none".into())
     };
+    // The drift column is as wide as its widest cell.
+    let dw = doc
+        .axes
+        .iter()
+        .map(|r| &r.drift)
+        .chain(doc.cases.iter().map(|r| &r.drift))
+        .map(|m| m.cell().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("drift".len());
     if !doc.axes.is_empty() {
         let _ = writeln!(t);
         let _ = writeln!(
             t,
-            "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<28}  trend of Δ (oldest → newest)",
+            "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<dw$}  trend of Δ (oldest → newest)",
             "axis", "n", "latest", "worst", "latest Δ", "drift"
         );
         for Row { trend: a, drift } in &doc.axes {
@@ -316,7 +335,7 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
             };
             let _ = writeln!(
                 t,
-                "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<28}  {}",
+                "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<dw$}  {}",
                 a.axis,
                 a.levels.len(),
                 a.levels.last().map_or("-", String::as_str),
@@ -352,7 +371,7 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
         let _ = writeln!(t);
         let _ = writeln!(
             t,
-            "{:<40} {:>6}  {:<12} {:>5}  {:<28}  verdicts (oldest → newest)",
+            "{:<40} {:>6}  {:<12} {:>5}  {:<dw$}  verdicts (oldest → newest)",
             "case", "n", "latest", "flips", "drift"
         );
         for Row { trend: c, drift } in cases.iter().take(SHOWN_CASES).copied() {
@@ -363,7 +382,7 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
                 .collect();
             let _ = writeln!(
                 t,
-                "{:<40} {:>6}  {:<12} {:>5}  {:<28}  {}",
+                "{:<40} {:>6}  {:<12} {:>5}  {:<dw$}  {}",
                 c.case,
                 c.verdicts.len(),
                 c.verdicts.last().map_or("-", String::as_str),
