@@ -171,6 +171,10 @@ pub struct DirectoryPair {
     pub candidate: String,
     /// Their diff.
     pub report: DiffReport,
+    /// Set when the pair's relative path is quarantined (`--quarantine`): the pair is measured
+    /// and shown but does not trip the gate. Omitted otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quarantined: Option<crate::quarantine::QuarantineMark>,
 }
 
 /// A matched pair of a directory diff that could not be measured: a file that cannot be read
@@ -274,6 +278,10 @@ pub struct DirectoryReport {
     pub fingerprint: Option<FingerprintBlock>,
     /// The merge gate over every pair (worst axis severity and policy regressions).
     pub gate: Gate,
+    /// The quarantine that applied (`--quarantine`): pairs it excused, entries that expired.
+    /// Omitted when no quarantine file with entries applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quarantine: Option<crate::quarantine::QuarantineSummary>,
 }
 
 /// Everything of a [`DirectoryReport`] but its pairs: what a streaming printer receives once
@@ -294,6 +302,10 @@ pub struct DirectorySummary {
     pub fingerprint: Option<FingerprintBlock>,
     /// The merge gate over every pair.
     pub gate: Gate,
+    /// The quarantine that applied: pairs it excused, entries that expired; omitted when no
+    /// quarantine file with entries applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quarantine: Option<crate::quarantine::QuarantineSummary>,
 }
 
 impl DirectoryReport {
@@ -305,6 +317,7 @@ impl DirectoryReport {
             aggregate: self.aggregate.clone(),
             fingerprint: self.fingerprint.clone(),
             gate: self.gate,
+            quarantine: self.quarantine.clone(),
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod divergence;
 pub mod fingerprint;
 pub mod lanes;
 pub mod policy;
+pub mod quarantine;
 pub mod recommend;
 
 pub use veer_base::Level;

@@ -44,6 +44,7 @@ pub use veer_contract::diff as report;
 pub use veer_contract::diff::{
     DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, PairError, TraceRef, Unmatched,
 };
+pub use veer_contract::quarantine::{ExcusedPair, ExpiredEntry, QuarantineMark, QuarantineSummary};
 
 use align::divergence::{first_and_top_k, Divergence, Sides};
 use align::{anchored, cost::intern, gotoh, Alignment, AlignmentKind};

@@ -14,6 +14,7 @@
 //! file's text without touching what is there, and checks its own result by parsing it again.
 
 use crate::error::Error;
+use crate::verdict::Trip;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::collections::BTreeSet;
@@ -124,6 +125,11 @@ pub struct ActiveQuarantine {
     pub cases: BTreeSet<String>,
     /// Entries past their expiry: not honoured, reported as warnings.
     pub expired: Vec<QuarantineEntry>,
+    /// The entries honoured (those of [`ActiveQuarantine::cases`]), in file order.
+    pub honoured: Vec<QuarantineEntry>,
+    /// The file the entries came from, as shown to the user (empty when not from a file):
+    /// names it in warnings and in the report's quarantine block.
+    pub source: String,
 }
 
 impl ActiveQuarantine {
@@ -136,14 +142,75 @@ impl ActiveQuarantine {
     pub fn warnings(&self, source: &str) -> Vec<String> {
         self.expired
             .iter()
-            .map(|e| {
-                format!(
-                    "{source}:{}: quarantine of `{}` expired on {}; it gates again (renew or remove the entry)",
-                    e.line, e.case, e.expires
-                )
-            })
+            .map(|e| expired_warning(source, e))
             .collect()
     }
+
+    /// The same quarantine, its entries read from `source` (as shown to the user).
+    pub fn from_source(mut self, source: &str) -> Self {
+        self.source = source.to_string();
+        self
+    }
+
+    /// The mark of a directory pair (by relative path) when it is quarantined.
+    pub fn mark(&self, case: &str) -> Option<veer_diff::QuarantineMark> {
+        self.honoured
+            .iter()
+            .find(|e| e.case == case)
+            .map(|e| veer_diff::QuarantineMark {
+                reason: e.reason.clone(),
+                expires: e.expires.to_string(),
+            })
+    }
+
+    /// The report's quarantine block given the run's verdict (whose
+    /// [`crate::Verdict::quarantined`] signals are the excused ones, grouped by pair in the
+    /// order they came): None when the quarantine has no entry at all.
+    pub fn summary(&self, verdict: &crate::Verdict) -> Option<veer_diff::QuarantineSummary> {
+        if self.honoured.is_empty() && self.expired.is_empty() {
+            return None;
+        }
+        let mut excused: Vec<veer_diff::ExcusedPair> = Vec::new();
+        for t in &verdict.quarantined {
+            let pair = t.trace.clone().unwrap_or_default();
+            let label = Trip {
+                trace: None,
+                ..t.clone()
+            }
+            .label();
+            match excused.last_mut() {
+                Some(last) if last.pair == pair => last.signals.push(label),
+                _ => excused.push(veer_diff::ExcusedPair {
+                    pair,
+                    signals: vec![label],
+                }),
+            }
+        }
+        Some(veer_diff::QuarantineSummary {
+            file: self.source.clone(),
+            honoured: self.honoured.len(),
+            excused,
+            expired: self
+                .expired
+                .iter()
+                .map(|e| veer_diff::ExpiredEntry {
+                    case: e.case.clone(),
+                    reason: e.reason.clone(),
+                    expires: e.expires.to_string(),
+                    line: e.line,
+                    warning: expired_warning(&self.source, e),
+                })
+                .collect(),
+        })
+    }
+}
+
+/// The warning of an expired entry of the file `source`.
+fn expired_warning(source: &str, e: &QuarantineEntry) -> String {
+    format!(
+        "{source}:{}: quarantine of `{}` expired on {}; it gates again (renew or remove the entry)",
+        e.line, e.case, e.expires
+    )
 }
 
 #[derive(Deserialize)]
@@ -252,6 +319,7 @@ impl Quarantine {
         for e in &self.entries {
             if e.expires >= today {
                 a.cases.insert(e.case.clone());
+                a.honoured.push(e.clone());
             } else {
                 a.expired.push(e.clone());
             }

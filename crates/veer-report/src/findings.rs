@@ -293,6 +293,20 @@ pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
     out
 }
 
+/// The findings of one pair of a directory diff: its [`diff_findings`], but for a pair the
+/// engine marked quarantined each is a note saying so (measured and shown, never gating).
+pub fn pair_findings(p: &veer_contract::diff::DirectoryPair, verdict: &Verdict) -> Vec<Finding> {
+    let mut out = diff_findings(&p.report, verdict);
+    if let Some(m) = &p.quarantined {
+        let tag = crate::diff::quarantine::tag(m);
+        for f in &mut out {
+            f.level = FindingLevel::Note;
+            f.message = format!("[{tag}] {}", f.message);
+        }
+    }
+    out
+}
+
 /// The findings of every pair of a directory diff (with each pair's verdict, in pair order),
 /// in pair order, then one per error row.
 pub fn directory_findings(r: &DirectoryReport, pair_verdicts: &[Verdict]) -> Vec<Finding> {
@@ -300,7 +314,7 @@ pub fn directory_findings(r: &DirectoryReport, pair_verdicts: &[Verdict]) -> Vec
         .pairs
         .iter()
         .zip(pair_verdicts)
-        .flat_map(|(p, v)| diff_findings(&p.report, v))
+        .flat_map(|(p, v)| pair_findings(p, v))
         .collect();
     out.extend(pair_error_findings(&r.errors));
     out
@@ -390,7 +404,7 @@ impl DirectoryFindings {
 
 impl crate::diff::stream::DirectoryPrinter for DirectoryFindings {
     fn pair(&mut self, p: &veer_contract::diff::DirectoryPair, verdict: &Verdict) -> String {
-        self.findings.extend(diff_findings(&p.report, verdict));
+        self.findings.extend(pair_findings(p, verdict));
         String::new()
     }
 

@@ -75,7 +75,7 @@ pub struct DirectoryCommands;
 impl crate::diff::stream::DirectoryPrinter for DirectoryCommands {
     fn pair(&mut self, p: &veer_contract::diff::DirectoryPair, verdict: &Verdict) -> String {
         let mut out = String::new();
-        for f in crate::findings::diff_findings(&p.report, verdict) {
+        for f in crate::findings::pair_findings(p, verdict) {
             out.push_str(&line(&f));
             out.push('\n');
         }

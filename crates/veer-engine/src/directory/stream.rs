@@ -7,11 +7,11 @@
 use super::pooled::{PairRows, Pool};
 use super::{DirectoryPlan, Progress};
 use crate::error::Error;
+use crate::quarantine::ActiveQuarantine;
 use crate::verdict::DirectoryVerdict;
 use crate::DiffOptions;
 use crate::Verdict;
 use rayon::prelude::*;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use veer_diff::aggregate::PairSummary;
 use veer_diff::fingerprint;
@@ -25,8 +25,10 @@ use veer_trace::{ReadOptions, Trace};
 /// is diffed, so at most two windows of reports are held at any time.
 pub const WINDOW_PER_THREAD: usize = 32;
 
-/// Diffs every pair of `plan` at the gate's threshold `fail_on`; pairs whose relative path is in
-/// `quarantine` are measured and shown but never trip the gate ([`DirectoryVerdict::with_quarantine`]). `render` receives the measured
+/// Diffs every pair of `plan` at the gate's threshold `fail_on`; pairs whose relative path is
+/// honoured by `quarantine` are measured, shown and marked quarantined but never trip the gate
+/// ([`DirectoryVerdict::with_quarantine`]); the summary's quarantine block names the pairs it
+/// excused and the expired entries. `render` receives the measured
 /// pairs with their verdicts in path order, a window at a time (it runs beside the diff of the
 /// next window); `emit` receives what it made, in order, on the calling thread. Returns the
 /// summary (error rows, unmatched files, aggregate, pooled fingerprint test, gate) and the
@@ -35,14 +37,14 @@ pub const WINDOW_PER_THREAD: usize = 32;
 pub fn stream_directory<R: Send>(
     plan: &DirectoryPlan,
     read: &ReadOptions,
-    (options, fail_on, quarantine): (&DiffOptions, Level, &BTreeSet<String>),
+    (options, fail_on, quarantine): (&DiffOptions, Level, &ActiveQuarantine),
     progress: &dyn Progress,
     mut render: impl FnMut(Vec<(DirectoryPair, Verdict)>) -> R + Send,
     mut emit: impl FnMut(R) -> Result<(), Error>,
 ) -> Result<(DirectorySummary, Verdict), Error> {
     progress.begin(plan.matched.len() as u64, "diffing trace pairs");
     let mut summary = PairSummary::default();
-    let mut verdict = DirectoryVerdict::new(fail_on).with_quarantine(quarantine.clone());
+    let mut verdict = DirectoryVerdict::new(fail_on).with_quarantine(quarantine.cases.clone());
     // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
     let mut pool = Pool::default();
     let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
@@ -68,7 +70,8 @@ pub fn stream_directory<R: Send>(
         emit(rendered)?;
         for (k, r) in results.into_iter().enumerate() {
             match r {
-                Ok((pair, rows)) => {
+                Ok((mut pair, rows)) => {
+                    pair.quarantined = quarantine.mark(&pair.baseline);
                     summary.merge(PairSummary::of_pair(&pair.report));
                     let pair_verdict = verdict.pair(&pair.baseline, &pair.report);
                     pool.push(rows);
@@ -110,6 +113,7 @@ pub fn stream_directory<R: Send>(
         unmatched: plan.unmatched.clone(),
         aggregate,
         fingerprint,
+        quarantine: quarantine.summary(&verdict),
     };
     Ok((summary, verdict))
 }
@@ -151,6 +155,7 @@ fn diff_pair(
             baseline: name.to_string(),
             candidate: name.to_string(),
             report,
+            quarantined: None,
         },
         rows,
     ))
@@ -252,7 +257,7 @@ mod tests {
         let (summary, verdict) = stream_directory(
             &plan,
             &ReadOptions::default(),
-            (&options, Level::Severe, &BTreeSet::new()),
+            (&options, Level::Severe, &ActiveQuarantine::default()),
             &Quiet,
             |pairs: Vec<(DirectoryPair, Verdict)>| {
                 pairs
@@ -300,7 +305,11 @@ mod tests {
         let r = stream_directory(
             &plan,
             &ReadOptions::default(),
-            (&DiffOptions::default(), Level::None, &BTreeSet::new()),
+            (
+                &DiffOptions::default(),
+                Level::None,
+                &ActiveQuarantine::default(),
+            ),
             &Quiet,
             |pairs: Vec<(DirectoryPair, Verdict)>| pairs.len(),
             |_| Err(Error::input("the output is gone")),

@@ -111,3 +111,48 @@ fn append_keeps_the_file_and_skips_listed_cases() {
     let e = append("q.yaml", Some("quarantine:\n  - case: a\n"), &[entry("x")]).unwrap_err();
     assert!(e.message.contains("reason"), "{}", e.message);
 }
+
+#[test]
+fn marks_and_the_report_block() {
+    use crate::verdict::{Cause, Trip};
+    let q = Quarantine::parse("q.yaml", FILE).unwrap();
+    let a = q.active(day("2026-11-15")).from_source("q.yaml");
+    assert_eq!(a.source, "q.yaml");
+    assert_eq!(
+        a.mark("refund"),
+        Some(veer_diff::QuarantineMark {
+            reason: "flips on main".into(),
+            expires: "2026-12-11".into(),
+        })
+    );
+    // expired and unknown cases carry no mark
+    assert_eq!(a.mark("a/b.agentlog"), None);
+    assert_eq!(a.mark("other"), None);
+    let trip = |trace: &str, axis: &str| Trip {
+        trace: Some(trace.into()),
+        level: veer_policy::Level::Severe,
+        cause: Cause::Axis { axis: axis.into() },
+        reason: "r".into(),
+    };
+    let mut v = crate::Verdict::decide(veer_policy::Level::Moderate, Vec::new());
+    v.quarantined = vec![trip("refund", "cost"), trip("refund", "semantic")];
+    let block = a.summary(&v).unwrap();
+    assert_eq!(block.file, "q.yaml");
+    assert_eq!(block.honoured, 1);
+    assert_eq!(block.excused.len(), 1);
+    assert_eq!(block.excused[0].pair, "refund");
+    assert_eq!(
+        block.excused[0].signals,
+        ["axis cost (severe)", "axis semantic (severe)"]
+    );
+    assert_eq!(block.expired.len(), 1);
+    assert_eq!(block.expired[0].case, "a/b.agentlog");
+    assert_eq!(block.expired[0].line, 6);
+    assert_eq!(block.expired[0].warning, a.warnings("q.yaml")[0]);
+    // no entries: no block, so reports without a quarantine are unchanged
+    assert_eq!(ActiveQuarantine::default().summary(&v), None);
+    assert_eq!(
+        Quarantine::default().active(day("2026-11-15")).summary(&v),
+        None
+    );
+}

@@ -7,9 +7,8 @@
 
 use super::format::{change, interval};
 use super::stream::DirectoryPrinter;
-use veer_contract::diff::DiffReport;
-use veer_contract::diff::DirectoryPair;
-use veer_contract::diff::DirectorySummary;
+use veer_contract::diff::{DiffReport, DirectoryPair, DirectorySummary};
+use veer_contract::quarantine::QuarantineMark;
 use veer_engine::{Cause, Verdict};
 
 fn escape(s: &str) -> String {
@@ -75,7 +74,7 @@ fn fingerprint_trips(v: &Verdict) -> bool {
     trips(v, &Cause::Fingerprint { pooled: false })
 }
 
-fn suite(name: &str, r: &DiffReport, v: &Verdict, out: &mut String) {
+fn suite(name: &str, r: &DiffReport, v: &Verdict, mark: Option<&QuarantineMark>, out: &mut String) {
     let fingerprint = usize::from(fingerprint_trips(v));
     let failures = r
         .axes
@@ -90,8 +89,15 @@ fn suite(name: &str, r: &DiffReport, v: &Verdict, out: &mut String) {
         r.axes.len() + fingerprint
     ));
     // The headline every format leads with (the first divergence whenever there is one).
+    // A quarantined pair (measured, never a failure) says so in a property too.
+    let quarantined = mark.map_or(String::new(), |m| {
+        format!(
+            "      <property name=\"quarantined\" value=\"{}\"/>\n",
+            escape(&super::quarantine::tag(m))
+        )
+    });
     out.push_str(&format!(
-        "    <properties>\n      <property name=\"headline\" value=\"{}\"/>\n    </properties>\n",
+        "    <properties>\n      <property name=\"headline\" value=\"{}\"/>\n{quarantined}    </properties>\n",
         escape(&r.headline)
     ));
     for a in &r.axes {
@@ -127,8 +133,19 @@ fn suite(name: &str, r: &DiffReport, v: &Verdict, out: &mut String) {
                 escape(&detail)
             ));
         } else {
+            let excused = v.quarantined.iter().any(|t| {
+                t.cause
+                    == Cause::Axis {
+                        axis: a.axis.wire().to_string(),
+                    }
+            });
             out.push_str(&format!(
-                "      <system-out>{}</system-out>\n",
+                "      <system-out>{}{}</system-out>\n",
+                if excused {
+                    "quarantined, not gating: "
+                } else {
+                    ""
+                },
                 escape(&summary)
             ));
         }
@@ -156,7 +173,7 @@ pub struct DirectorySuites {
 impl DirectorySuites {
     /// Adds the suite of one trace pair (and its policy suite, if any), failing the cases the
     /// pair's verdict lists.
-    fn add(&mut self, name: &str, r: &DiffReport, v: &Verdict) {
+    fn add(&mut self, name: &str, r: &DiffReport, v: &Verdict, mark: Option<&QuarantineMark>) {
         let fingerprint = usize::from(fingerprint_trips(v));
         self.tests += r.axes.len() + fingerprint;
         self.failures += r
@@ -165,7 +182,7 @@ impl DirectorySuites {
             .filter(|a| axis_trips(v, a.axis.wire()))
             .count()
             + fingerprint;
-        suite(name, r, v, &mut self.body);
+        suite(name, r, v, mark, &mut self.body);
         if let Some(p) = &r.policy {
             let (text, tests, failures) =
                 crate::policy::junit::diff_suite(&format!("{name} policy"), p, v);
@@ -230,6 +247,7 @@ pub fn render(r: &DiffReport, verdict: &Verdict) -> String {
         &format!("{} vs {}", r.baseline.path, r.candidate.path),
         r,
         verdict,
+        None,
     );
     suites.document()
 }
@@ -238,7 +256,7 @@ pub fn render(r: &DiffReport, verdict: &Verdict) -> String {
 /// holds every rendered suite until the end, because the document's header carries the totals.
 impl DirectoryPrinter for DirectorySuites {
     fn pair(&mut self, p: &DirectoryPair, verdict: &Verdict) -> String {
-        self.add(&p.baseline, &p.report, verdict);
+        self.add(&p.baseline, &p.report, verdict, p.quarantined.as_ref());
         String::new()
     }
 

@@ -5,6 +5,7 @@ use super::format::{
     axis_meaning, badge, change, flags, interval, pair_changes, percent, structural, value,
 };
 use super::meaning::what_this_means;
+use super::quarantine;
 use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
 use veer_contract::diff::DiffReport;
@@ -282,8 +283,12 @@ impl DirectoryPrinter for DirectoryComment {
                 }
             }));
             self.rows.push(format!(
-                "| `{}` | {} | {} | {} | {} |",
+                "| `{}`{} | {} | {} | {} | {} |",
                 p.baseline,
+                p.quarantined.as_ref().map_or(String::new(), |m| format!(
+                    " ({})",
+                    cell(&quarantine::tag(m))
+                )),
                 r.pair_count,
                 badge(r.worst_regression),
                 if moved.is_empty() {
@@ -307,9 +312,14 @@ impl DirectoryPrinter for DirectoryComment {
             self.changed += 1;
             if self.changed <= MAX_DETAILED_PAIRS {
                 self.details.push_str(&format!(
-                    "\n<details><summary><code>{}</code> — {}</summary>\n\n",
+                    "\n<details><summary><code>{}</code> — {}{}</summary>\n\n",
                     p.baseline,
-                    badge(r.worst_regression)
+                    badge(r.worst_regression),
+                    if p.quarantined.is_some() {
+                        " (quarantined)"
+                    } else {
+                        ""
+                    }
                 ));
                 body(r, "####", &mut self.details);
                 self.details.push_str("\n</details>\n");
@@ -325,6 +335,16 @@ impl DirectoryPrinter for DirectoryComment {
             badge(d.aggregate.worst_regression)
         );
         out.push_str(&verdict_paragraph(verdict));
+        if let Some(q) = &d.quarantine {
+            out.push_str(&format!("_{}._\n\n", cell(&quarantine::summary_line(q))));
+        }
+        let mut expired = quarantine::expired_warnings(d.quarantine.as_ref()).peekable();
+        if expired.peek().is_some() {
+            for w in expired {
+                out.push_str(&format!("- ⚠️ {}\n", cell(w)));
+            }
+            out.push('\n');
+        }
         // The policy column appears when a pair was checked against a policy.
         let with_policy = self.policy.iter().any(Option::is_some);
         if with_policy {

@@ -7,6 +7,7 @@ pub mod format;
 pub mod junit;
 pub mod markdown;
 pub mod meaning;
+pub mod quarantine;
 pub mod stream;
 pub mod terminal;
 pub mod trials;

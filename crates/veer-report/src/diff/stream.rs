@@ -75,6 +75,7 @@ mod tests {
                 veer_contract::Level::None,
             )
             .0,
+            quarantined: None,
         }
     }
 
@@ -94,6 +95,7 @@ mod tests {
             aggregate,
             fingerprint: None,
             gate: Gate::decide(veer_contract::Level::None, veer_contract::Level::None),
+            quarantine: None,
         }
     }
 
@@ -125,6 +127,40 @@ mod tests {
             );
             assert_eq!(streamed, crate::json::to_json(&r), "{names:?}");
         }
+    }
+
+    #[test]
+    fn streamed_json_with_a_quarantine_is_the_whole_report_byte_for_byte() {
+        let mut r = report(&["demo", "er-triage"]);
+        r.pairs[1].quarantined = Some(veer_contract::quarantine::QuarantineMark {
+            reason: "flaky".into(),
+            expires: "2999-12-31".into(),
+        });
+        r.quarantine = Some(veer_contract::quarantine::QuarantineSummary {
+            file: ".veer/quarantine.yaml".into(),
+            honoured: 1,
+            excused: vec![veer_contract::quarantine::ExcusedPair {
+                pair: "er-triage.agentlog".into(),
+                signals: vec!["axis cost (severe)".into()],
+            }],
+            expired: Vec::new(),
+        });
+        let (verdicts, verdict) = verdicts(&r);
+        let streamed = render_all(
+            Box::new(crate::json::DirectoryJson::new()),
+            &r,
+            &verdicts,
+            &verdict,
+        );
+        assert_eq!(streamed, crate::json::to_json(&r));
+        let v: serde_json::Value = serde_json::from_str(&streamed).unwrap();
+        assert_eq!(v["pairs"][1]["quarantined"]["reason"], "flaky");
+        assert!(v["pairs"][0].get("quarantined").is_none());
+        assert_eq!(v["quarantine"]["excused"][0]["pair"], "er-triage.agentlog");
+        // the round trip reads the marks back
+        let back: DirectoryReport = serde_json::from_str(&streamed).unwrap();
+        assert_eq!(back.pairs[1].quarantined, r.pairs[1].quarantined);
+        assert_eq!(back.quarantine, r.quarantine);
     }
 
     #[test]

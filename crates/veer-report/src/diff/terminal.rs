@@ -6,6 +6,7 @@ use super::format::{
     change, flags, interval, pair_changes, percent, severity_label, structural, turns, value,
 };
 use super::meaning::what_this_means;
+use super::quarantine;
 use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
@@ -285,8 +286,9 @@ fn error_row(style: Style, e: &PairError) -> Vec<Cell> {
 #[derive(Debug)]
 pub struct DirectoryTable {
     style: Style,
-    /// Per pair: trace, response pairs, worst regression, moved axes, first divergence.
-    rows: Vec<[String; 5]>,
+    /// Per pair: trace, response pairs, worst regression, moved axes, first divergence; and
+    /// the pair's quarantine tag, when it is quarantined.
+    rows: Vec<([String; 5], Option<String>)>,
     /// Styled warning lines, in pair order.
     warnings: Vec<String>,
     /// Styled policy-regression lines, in pair order.
@@ -330,17 +332,22 @@ impl DirectoryPrinter for DirectoryTable {
                 crate::text::preview(&f.explanation, 60)
             )
         });
-        self.rows.push([
-            p.baseline.clone(),
-            r.pair_count.to_string(),
-            severity(style, r.worst_regression),
-            if moved.is_empty() {
-                "-".to_string()
-            } else {
-                moved.join(", ")
-            },
-            first,
-        ]);
+        self.rows.push((
+            [
+                p.baseline.clone(),
+                r.pair_count.to_string(),
+                severity(style, r.worst_regression),
+                if moved.is_empty() {
+                    "-".to_string()
+                } else {
+                    moved.join(", ")
+                },
+                first,
+            ],
+            p.quarantined
+                .as_ref()
+                .map(|m| style.warn(&crate::text::preview(&quarantine::tag(m), 60))),
+        ));
         for w in &r.warnings {
             self.warnings
                 .push(style.warn(&format!("warning: {}: {w}", p.baseline)));
@@ -377,10 +384,14 @@ impl DirectoryPrinter for DirectoryTable {
             ]);
         // Error rows take their place in path order among the measured pairs.
         let mut errors = d.errors.iter().peekable();
-        for [trace, pairs, worst, moved, first] in self.rows {
+        for ([trace, pairs, worst, moved, first], tag) in self.rows {
             while let Some(e) = errors.next_if(|e| e.baseline.as_bytes() < trace.as_bytes()) {
                 table.add_row(error_row(style, e));
             }
+            let trace = match tag {
+                Some(tag) => format!("{trace}\n{tag}"),
+                None => trace,
+            };
             table.add_row(vec![
                 Cell::new(trace),
                 right(pairs),
@@ -460,6 +471,14 @@ impl DirectoryPrinter for DirectoryTable {
         }
         for w in &self.warnings {
             out.push_str(w);
+            out.push('\n');
+        }
+        if let Some(q) = &d.quarantine {
+            out.push_str(&style.dim(&quarantine::summary_line(q)));
+            out.push('\n');
+        }
+        for w in quarantine::expired_warnings(d.quarantine.as_ref()) {
+            out.push_str(&style.warn(&format!("warning: {w}")));
             out.push('\n');
         }
         out.push_str(&tripped_line(verdict, style));

@@ -10,6 +10,7 @@ use crate::diff::format::{
     axis_meaning, change, flags, interval, pair_changes, percent, turns, value,
 };
 use crate::diff::meaning::what_this_means;
+use crate::diff::quarantine;
 use crate::diff::stream::DirectoryPrinter;
 use maud::{html, Markup, PreEscaped};
 use std::collections::BTreeMap;
@@ -58,7 +59,8 @@ impl DirectoryPrinter for DirectoryPage {
         self.rows.push_str(
             &html! {
                 tr {
-                    td { a href={ "#pair-" (k) } { (p.baseline) } }
+                    td { a href={ "#pair-" (k) } { (p.baseline) }
+                         @if let Some(m) = &p.quarantined { br; span class="muted" { (quarantine::tag(m)) } } }
                     td data-sort=(p.report.worst_regression as u8) { (badge(p.report.worst_regression.label())) }
                     td class="num" { (p.report.pair_count) }
                     td { @match &p.report.first_divergence { Some(f) => (turns(f)), None => span class="muted" { "none" } } }
@@ -71,6 +73,7 @@ impl DirectoryPrinter for DirectoryPage {
             &html! {
                 section id={ "pair-" (k) } {
                     h2 { (p.baseline) " " (badge(p.report.worst_regression.label())) }
+                    @if let Some(m) = &p.quarantined { p class="muted" { (quarantine::tag(m)) " — measured and shown, not gating." } }
                     (body(&p.report, &format!("p{k}-")))
                 }
             }
@@ -99,6 +102,14 @@ impl DirectoryPrinter for DirectoryPage {
                 (gate_box(v, &format!("worst regression {} over {} response pairs; {} of {} trace pairs diverge",
                     d.aggregate.worst_regression.label(), d.aggregate.pair_count,
                     d.aggregate.traces_with_divergence, d.aggregate.trace_pairs)))
+                @if let Some(q) = &d.quarantine {
+                    p class="muted" id="quarantine" { (quarantine::summary_line(q)) }
+                    @if !q.expired.is_empty() {
+                        ul class="warnings" {
+                            @for w in quarantine::expired_warnings(Some(q)) { li { "warning: " (w) } }
+                        }
+                    }
+                }
                 h2 { "Pairs" }
                 p class="muted" { "Click a column heading to sort (rows are in the directory's order)." }
                 table class="sortable" id="pairs" {

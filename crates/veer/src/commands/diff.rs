@@ -323,7 +323,7 @@ fn stream_directory_to(
     let (summary, verdict) = stream_directory(
         plan,
         read,
-        (options, fail_on, &quarantine.cases()),
+        (options, fail_on, &quarantine.active),
         &Bars::default(),
         |pairs: Vec<(DirectoryPair, Verdict)>| {
             let mut text = String::new();

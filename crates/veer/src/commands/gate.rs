@@ -258,7 +258,14 @@ fn decide_pair(
 
 /// The gate over a directory report, folded pair by pair as `veer diff` folds it.
 fn decide_directory(file: &str, report: &DirectoryReport, fail_on: Level) -> Decided {
-    let mut fold = DirectoryVerdict::new(fail_on);
+    // Pairs the diff marked quarantined stay excused (docs/history.md, "Quarantine").
+    let quarantined = report
+        .pairs
+        .iter()
+        .filter(|p| p.quarantined.is_some())
+        .map(|p| p.baseline.clone())
+        .collect();
+    let mut fold = DirectoryVerdict::new(fail_on).with_quarantine(quarantined);
     let mut signals = Vec::new();
     let mut regressions = Vec::new();
     let mut any_policy = false;

@@ -3,6 +3,7 @@
 //! the report reading and the trend series are in `veer_history`; this file gathers
 //! provenance, maps errors and prints.
 
+use super::history_drift::DriftMark;
 use super::provenance;
 use crate::cli::{
     ExportFormat, HistoryAddArgs, HistoryCommand, HistoryExportArgs, HistoryReportArgs,
@@ -15,6 +16,7 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use veer_history::drift::DriftSettings;
 use veer_history::trend::{
     axis_trends, case_trends, count_sparkline, level_sparkline, sparkline, verdict_level,
 };
@@ -156,9 +158,17 @@ struct ShowDoc<'a> {
     last: Option<String>,
     gate_tripped: usize,
     gate_worst: Vec<&'a str>,
-    axes: Vec<veer_history::trend::AxisTrend>,
+    axes: Vec<Row<veer_history::trend::AxisTrend>>,
     rules: Vec<RuleTrend>,
-    cases: Vec<veer_history::trend::CaseTrend>,
+    cases: Vec<Row<veer_history::trend::CaseTrend>>,
+}
+
+/// An axis or case trend with the drift detector's mark over the comparisons shown.
+#[derive(Serialize)]
+struct Row<T> {
+    #[serde(flatten)]
+    trend: T,
+    drift: DriftMark,
 }
 
 fn rule_trends(entries: &[Entry]) -> Vec<RuleTrend> {
@@ -206,7 +216,34 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
     let time = |e: Option<&Entry>| {
         e.map(|e| veer_trace::timefmt::format_epoch_ms(e.provenance.recorded_at_ms))
     };
-    let cases = case_trends(&entries);
+    // The drift detector of `veer history drift`, over the comparisons shown.
+    let drift = veer_history::drift::drift(&entries, &DriftSettings::default());
+    let by_name =
+        |list: &[veer_history::drift::SeriesDrift]| -> std::collections::BTreeMap<String, usize> {
+            list.iter()
+                .enumerate()
+                .map(|(i, s)| (s.name.clone(), i))
+                .collect()
+        };
+    let (axis_at, case_at) = (by_name(&drift.axes), by_name(&drift.cases));
+    let mark =
+        |list: &[veer_history::drift::SeriesDrift],
+         at: &std::collections::BTreeMap<String, usize>,
+         name: &str| { DriftMark::of(at.get(name).and_then(|&i| list.get(i))) };
+    let cases = case_trends(&entries)
+        .into_iter()
+        .map(|trend| Row {
+            drift: mark(&drift.cases, &case_at, &trend.case),
+            trend,
+        })
+        .collect();
+    let axes = axis_trends(&entries)
+        .into_iter()
+        .map(|trend| Row {
+            drift: mark(&drift.axes, &axis_at, &trend.axis),
+            trend,
+        })
+        .collect();
     let doc = ShowDoc {
         schema_version: 1,
         comparisons: entries.len(),
@@ -217,7 +254,7 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
             .iter()
             .map(|e| e.summary.gate.worst.as_str())
             .collect(),
-        axes: axis_trends(&entries),
+        axes,
         rules: if a.axis.is_some() || a.case.is_some() {
             Vec::new()
         } else {
@@ -274,26 +311,37 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
             .cloned()
             .unwrap_or_else(|| "none".into())
     };
+    // The drift column is as wide as its widest cell.
+    let dw = doc
+        .axes
+        .iter()
+        .map(|r| &r.drift)
+        .chain(doc.cases.iter().map(|r| &r.drift))
+        .map(|m| m.cell().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("drift".len());
     if !doc.axes.is_empty() {
         let _ = writeln!(t);
         let _ = writeln!(
             t,
-            "{:<12} {:>6}  {:<9} {:<9} {:>12}  trend of Δ (oldest → newest)",
-            "axis", "n", "latest", "worst", "latest Δ"
+            "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<dw$}  trend of Δ (oldest → newest)",
+            "axis", "n", "latest", "worst", "latest Δ", "drift"
         );
-        for a in &doc.axes {
+        for Row { trend: a, drift } in &doc.axes {
             let delta = match a.deltas.last().copied().flatten() {
                 Some(d) => format!("{d:+.4}"),
                 None => "-".into(),
             };
             let _ = writeln!(
                 t,
-                "{:<12} {:>6}  {:<9} {:<9} {:>12}  {}",
+                "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<dw$}  {}",
                 a.axis,
                 a.levels.len(),
                 a.levels.last().map_or("-", String::as_str),
                 rank_max(&a.levels),
                 delta,
+                drift.cell(),
                 sparkline(&a.deltas, width, unicode)
             );
         }
@@ -316,15 +364,17 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
         }
     }
     if !doc.cases.is_empty() {
-        let mut cases: Vec<&veer_history::trend::CaseTrend> = doc.cases.iter().collect();
-        cases.sort_by(|a, b| b.flips.cmp(&a.flips).then_with(|| a.case.cmp(&b.case)));
+        let mut cases: Vec<&Row<veer_history::trend::CaseTrend>> = doc.cases.iter().collect();
+        cases.sort_by(|a, b| {
+            (b.trend.flips.cmp(&a.trend.flips)).then_with(|| a.trend.case.cmp(&b.trend.case))
+        });
         let _ = writeln!(t);
         let _ = writeln!(
             t,
-            "{:<40} {:>6}  {:<12} {:>5}  verdicts (oldest → newest)",
-            "case", "n", "latest", "flips"
+            "{:<40} {:>6}  {:<12} {:>5}  {:<dw$}  verdicts (oldest → newest)",
+            "case", "n", "latest", "flips", "drift"
         );
-        for c in cases.iter().take(SHOWN_CASES) {
+        for Row { trend: c, drift } in cases.iter().take(SHOWN_CASES).copied() {
             let levels: Vec<String> = c
                 .verdicts
                 .iter()
@@ -332,11 +382,12 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
                 .collect();
             let _ = writeln!(
                 t,
-                "{:<40} {:>6}  {:<12} {:>5}  {}",
+                "{:<40} {:>6}  {:<12} {:>5}  {:<dw$}  {}",
                 c.case,
                 c.verdicts.len(),
                 c.verdicts.last().map_or("-", String::as_str),
                 c.flips,
+                drift.cell(),
                 level_sparkline(&levels, width, unicode)
             );
         }
@@ -347,6 +398,17 @@ fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> Str
                 cases.len() - SHOWN_CASES
             );
         }
+    }
+    let marks = doc.axes.iter().map(|r| &r.drift);
+    if marks
+        .chain(doc.cases.iter().map(|r| &r.drift))
+        .any(DriftMark::inconclusive)
+    {
+        let _ = writeln!(
+            t,
+            "\ndrift: CUSUM over the comparisons shown (docs/history.md); ? = inconclusive (fewer than {} comparisons, or no spread in them; `veer history drift` says which)",
+            DriftSettings::default().warmup
+        );
     }
     t
 }

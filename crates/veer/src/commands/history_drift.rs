@@ -12,7 +12,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 use veer_engine::quarantine::{self, Quarantine, QuarantineEntry};
-use veer_history::drift::{self, DriftReport, DriftSettings, DriftStatus, SeriesDrift};
+use veer_history::drift::{self, DriftReport, DriftSettings, DriftStatus, SeriesDrift, SignalAt};
 use veer_history::flaky::{flaky_cases, FlakyCase};
 use veer_history::{Filter, History};
 
@@ -94,6 +94,69 @@ pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
     };
     emit(&text, a.out.output.as_deref())?;
     Ok(if doc.drifting { EXIT_DRIFT } else { EXIT_OK })
+}
+
+/// One series' drift as `veer history show` prints it (its `drift` column and JSON field): the
+/// detector's status over the comparisons shown, its direction, and the comparison where it
+/// first signalled.
+#[derive(Serialize)]
+pub(crate) struct DriftMark {
+    status: DriftStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    direction: Option<drift::Direction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    since: Option<SignalAt>,
+}
+
+impl DriftMark {
+    /// The mark of `series` (None: a series the detector had no value of, inconclusive).
+    pub(crate) fn of(series: Option<&SeriesDrift>) -> DriftMark {
+        match series {
+            Some(s) => DriftMark {
+                status: s.detection.status,
+                direction: match s.detection.status {
+                    DriftStatus::Drift | DriftStatus::PastDrift => s.detection.direction,
+                    _ => None,
+                },
+                since: s.signal_at.clone(),
+            },
+            None => DriftMark {
+                status: DriftStatus::Inconclusive,
+                direction: None,
+                since: None,
+            },
+        }
+    }
+
+    /// Whether the detector could not judge the series.
+    pub(crate) fn inconclusive(&self) -> bool {
+        self.status == DriftStatus::Inconclusive
+    }
+
+    /// The column's cell: `↑ since 2026-11-20 3f2a1b9c` while drifting, `was ↑ 2026-11-20 …`
+    /// after a drift that ended, `-` in control, `?` inconclusive.
+    pub(crate) fn cell(&self) -> String {
+        let arrow = match self.direction {
+            Some(drift::Direction::Up) => "↑",
+            Some(drift::Direction::Down) => "↓",
+            None => "",
+        };
+        let at = self.since.as_ref().map_or(String::new(), |at| {
+            let day = veer_trace::timefmt::format_epoch_ms(at.recorded_at_ms);
+            let commit = at
+                .commit
+                .as_deref()
+                .map(|c| format!(" {}", &c[..c.len().min(10)]))
+                .unwrap_or_default();
+            format!("{}{commit}", &day[..day.len().min(10)])
+        });
+        match self.status {
+            DriftStatus::Drift => format!("{arrow} since {at}"),
+            DriftStatus::PastDrift => format!("was {arrow} {at}"),
+            DriftStatus::InControl => "-".into(),
+            DriftStatus::Inconclusive => "?".into(),
+        }
+    }
 }
 
 fn status_word(s: &SeriesDrift) -> String {

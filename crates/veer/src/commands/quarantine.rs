@@ -5,7 +5,6 @@
 use super::provenance;
 use crate::cli::DEFAULT_QUARANTINE;
 use crate::error::CliError;
-use std::collections::BTreeSet;
 use std::path::Path;
 use veer_engine::quarantine::{ActiveQuarantine, Day, Quarantine};
 
@@ -46,13 +45,6 @@ pub struct Loaded {
     pub active: ActiveQuarantine,
 }
 
-impl Loaded {
-    /// The quarantined cases, for the engine's fold.
-    pub fn cases(&self) -> BTreeSet<String> {
-        self.active.cases.clone()
-    }
-}
-
 /// Loads `--quarantine FILE` (which must exist), or the default file when it exists; warns
 /// on stderr about every expired entry. A malformed file is exit 2 naming line and field.
 pub fn load(explicit: Option<&Path>) -> Result<Loaded, CliError> {
@@ -65,7 +57,9 @@ pub fn load(explicit: Option<&Path>) -> Result<Loaded, CliError> {
         }
         return Ok(Loaded::default());
     };
-    let active = Quarantine::parse(&shown, &text)?.active(today());
+    let active = Quarantine::parse(&shown, &text)?
+        .active(today())
+        .from_source(&shown);
     for w in active.warnings(&shown) {
         crate::output::diag::warn(w);
     }

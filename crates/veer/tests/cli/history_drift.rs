@@ -220,3 +220,109 @@ fn flaky_cases_are_listed_proposed_and_appended() {
         broken
     );
 }
+
+/// The cells of `row`'s line of a `history show` table (the line starting with `row `).
+fn show_line<'a>(text: &'a str, row: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{row} ")))
+        .unwrap_or_else(|| panic!("no row {row} in\n{text}"))
+}
+
+#[test]
+fn history_show_has_a_drift_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // the shift of the drift test above: cost signals at c35, the case `refund` at c37
+    for i in 0..40 {
+        let shifted = i >= 32;
+        let cost = wiggle(i) + if shifted { 0.5 } else { 0.0 };
+        let verdict = if shifted { "regressed" } else { "pass" };
+        add(
+            d,
+            i,
+            &report(cost, &[("refund", verdict), ("steady", "pass")]),
+            &format!("c{i}"),
+            "main",
+        );
+    }
+    let text = ok_in(d, &["history", "show"], 0).stdout;
+    assert!(text.contains("  drift  "), "{text}");
+    let cost = show_line(&text, "cost");
+    assert!(cost.contains("↑ since 2026-02-08 c35"), "{cost}");
+    let refund = show_line(&text, "refund");
+    assert!(refund.contains("↑ since 2026-02-10 c37"), "{refund}");
+    let steady = show_line(&text, "steady");
+    assert!(steady.contains("  -  "), "{steady}");
+    assert!(!text.contains("? = inconclusive"), "{text}");
+    let json = ok_in(d, &["history", "show", "--format", "json"], 0).stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["axes"][0]["axis"], "cost");
+    assert_eq!(v["axes"][0]["drift"]["status"], "drift");
+    assert_eq!(v["axes"][0]["drift"]["direction"], "up");
+    assert_eq!(v["axes"][0]["drift"]["since"]["commit"], "c35");
+    assert_eq!(v["cases"][1]["case"], "steady");
+    assert_eq!(
+        v["cases"][1]["drift"],
+        serde_json::json!({"status": "in_control"})
+    );
+    // per case: the case's own row
+    let one = ok_in(d, &["history", "show", "--case", "refund"], 0).stdout;
+    assert!(
+        show_line(&one, "refund").contains("↑ since 2026-02-10 c37"),
+        "{one}"
+    );
+    // over the last comparisons only, the detector has too few to judge
+    let before = ok_in(
+        d,
+        &[
+            "history",
+            "show",
+            "--format",
+            "json",
+            "--since",
+            "2026-02-09",
+        ],
+        0,
+    )
+    .stdout;
+    let v: serde_json::Value = serde_json::from_str(&before).unwrap();
+    // 8 comparisons shown: too few for the 30-comparison warm-up
+    assert_eq!(v["axes"][0]["drift"]["status"], "inconclusive");
+    let text = ok_in(d, &["history", "show", "--since", "2026-02-09"], 0).stdout;
+    assert!(show_line(&text, "cost").contains("  ?  "), "{text}");
+    assert!(
+        text.contains("? = inconclusive (fewer than 30 comparisons"),
+        "{text}"
+    );
+}
+
+#[test]
+fn history_show_without_drift_shows_a_dash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    for i in 0..36 {
+        add(
+            d,
+            i,
+            &report(wiggle(i), &[("refund", "pass")]),
+            &format!("c{i}"),
+            "main",
+        );
+    }
+    let text = ok_in(d, &["history", "show"], 0).stdout;
+    for row in ["cost", "refund"] {
+        let line = show_line(&text, row);
+        assert!(line.contains("  -  "), "{line}");
+        assert!(!line.contains('↑') && !line.contains('↓'), "{line}");
+    }
+    let json = ok_in(d, &["history", "show", "--format", "json"], 0).stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["axes"][0]["drift"],
+        serde_json::json!({"status": "in_control"})
+    );
+    assert_eq!(
+        v["cases"][0]["drift"],
+        serde_json::json!({"status": "in_control"})
+    );
+}

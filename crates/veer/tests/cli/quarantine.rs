@@ -114,3 +114,184 @@ fn a_malformed_quarantine_file_is_exit_2() {
         assert!(r.stdout.is_empty(), "{}", r.stdout);
     }
 }
+
+/// The formats of a directory diff with the quarantined pair `refund/t2.agentlog`: JSON marks
+/// the pair and names it excused; Markdown, terminal and HTML tag it; JUnit counts no failure;
+/// SARIF, GitHub and GitLab report its findings as notes.
+#[test]
+fn every_format_marks_the_quarantined_pair() {
+    let ws = workspace();
+    let d = ws.path();
+    quarantine(d, "2999-12-31");
+    let json = ok_in(d, &[&DIFF[..], &["--format", "json"]].concat(), 0).stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let pairs = v["pairs"].as_array().unwrap();
+    for p in pairs {
+        if p["baseline"] == "refund/t2.agentlog" {
+            assert_eq!(
+                p["quarantined"],
+                serde_json::json!({"reason": "flips on re-runs of main", "expires": "2999-12-31"})
+            );
+        } else {
+            assert!(p.get("quarantined").is_none(), "{p}");
+        }
+    }
+    assert_eq!(
+        v["quarantine"],
+        serde_json::json!({
+            "file": ".veer/quarantine.yaml",
+            "honoured": 1,
+            "excused": [{"pair": "refund/t2.agentlog", "signals": ["axis semantic (severe)"]}]
+        })
+    );
+    assert_eq!(v["gate"]["tripped"], false);
+    // the JSON report re-gated by `veer gate` keeps the pair excused
+    fs::write(d.join("report.json"), &json).unwrap();
+    ok_in(d, &["gate", "report.json", "--fail-on", "moderate"], 0);
+
+    let md = ok_in(d, &[&DIFF[..], &["--format", "markdown"]].concat(), 0).stdout;
+    assert!(
+        md.contains(
+            "| `refund/t2.agentlog` (quarantined until 2999-12-31: flips on re-runs of main) |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("_quarantine .veer/quarantine.yaml: 1 entry honoured, 1 tripping pair excused"),
+        "{md}"
+    );
+    let term = ok_in(d, &DIFF, 0).stdout;
+    assert!(
+        term.contains("quarantined until 2999-12-31: flips on re-runs of main"),
+        "{term}"
+    );
+    assert!(
+        term.contains(
+            "quarantine .veer/quarantine.yaml: 1 entry honoured, 1 tripping pair excused"
+        ),
+        "{term}"
+    );
+    let html = ok_in(d, &[&DIFF[..], &["--format", "html"]].concat(), 0).stdout;
+    assert!(
+        html.contains("quarantined until 2999-12-31: flips on re-runs of main"),
+        "{html}"
+    );
+
+    // JUnit: the pair's suite has no failure and says it is quarantined; without the
+    // quarantine the same suite fails.
+    let junit = ok_in(d, &[&DIFF[..], &["--format", "junit"]].concat(), 0).stdout;
+    let suite = |xml: &str| -> String {
+        let at = xml.find("<testsuite name=\"refund/t2.agentlog\"").unwrap();
+        let end = at + xml[at..].find("</testsuite>").unwrap();
+        xml[at..end].to_string()
+    };
+    let s = suite(&junit);
+    assert!(s.contains("failures=\"0\""), "{s}");
+    assert!(!s.contains("<failure"), "{s}");
+    assert!(
+        s.contains("<property name=\"quarantined\" value=\"quarantined until 2999-12-31: flips on re-runs of main\"/>"),
+        "{s}"
+    );
+    assert!(s.contains("quarantined, not gating: semantic"), "{s}");
+    assert!(
+        junit.contains("<testsuites name=\"veer diff\" tests=\"27\" failures=\"0\">"),
+        "{junit}"
+    );
+
+    // CI formats: the pair's findings are notes (GitLab: info), tagged quarantined.
+    let sarif = ok_in(d, &[&DIFF[..], &["--format", "sarif"]].concat(), 0).stdout;
+    let s: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let results = s["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|r| r["level"] == "note"
+            && r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("[quarantined until 2999-12-31")),
+        "{sarif}"
+    );
+    for r in results {
+        let msg = r["message"]["text"].as_str().unwrap();
+        if msg.contains("quarantined") {
+            assert_eq!(r["level"], "note", "{r}");
+        }
+        assert_ne!(r["level"], "error", "{r}");
+    }
+    let gitlab = ok_in(d, &[&DIFF[..], &["--format", "gitlab"]].concat(), 0).stdout;
+    let g: serde_json::Value = serde_json::from_str(&gitlab).unwrap();
+    let quarantined: Vec<&serde_json::Value> = g
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| {
+            i["description"]
+                .as_str()
+                .unwrap()
+                .contains("quarantined until")
+        })
+        .collect();
+    assert!(!quarantined.is_empty(), "{gitlab}");
+    assert!(
+        quarantined.iter().all(|i| i["severity"] == "info"),
+        "{gitlab}"
+    );
+    let github = ok_in(d, &[&DIFF[..], &["--format", "github"]].concat(), 0).stdout;
+    for line in github.lines().filter(|l| l.contains("quarantined until")) {
+        assert!(line.starts_with("::notice "), "{line}");
+    }
+    assert!(github.contains("quarantined until"), "{github}");
+}
+
+/// Without the quarantine the same pair's SARIF result is an error: the note above is the
+/// quarantine's doing, not the fixture's.
+#[test]
+fn without_a_quarantine_the_pair_is_an_error_and_the_json_has_no_quarantine_fields() {
+    let ws = workspace();
+    let d = ws.path();
+    let sarif = ok_in(d, &[&DIFF[..], &["--format", "sarif"]].concat(), 1).stdout;
+    assert!(sarif.contains("\"level\": \"error\""), "{sarif}");
+    assert!(!sarif.contains("quarantined"), "{sarif}");
+    let json = ok_in(d, &[&DIFF[..], &["--format", "json"]].concat(), 1).stdout;
+    assert!(!json.contains("quarantine"), "{json}");
+}
+
+#[test]
+fn an_expired_entry_is_a_warning_in_the_reports() {
+    let ws = workspace();
+    let d = ws.path();
+    quarantine(d, "2001-01-01");
+    let warning = ".veer/quarantine.yaml:2: quarantine of `refund/t2.agentlog` expired on 2001-01-01; it gates again (renew or remove the entry)";
+    let json = ok_in(d, &[&DIFF[..], &["--format", "json"]].concat(), 1).stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["quarantine"],
+        serde_json::json!({
+            "file": ".veer/quarantine.yaml",
+            "honoured": 0,
+            "excused": [],
+            "expired": [{
+                "case": "refund/t2.agentlog",
+                "reason": "flips on re-runs of main",
+                "expires": "2001-01-01",
+                "line": 2,
+                "warning": warning
+            }]
+        })
+    );
+    assert_eq!(v["gate"]["tripped"], true);
+    assert!(v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p.get("quarantined").is_none()));
+    let md = ok_in(d, &[&DIFF[..], &["--format", "markdown"]].concat(), 1).stdout;
+    assert!(md.contains(&format!("- ⚠️ {warning}")), "{md}");
+    assert!(md.contains("**Gate: \u{274c} failed**"), "{md}");
+    let term = ok_in(d, &DIFF, 1).stdout;
+    assert!(term.contains(&format!("warning: {warning}")), "{term}");
+    let html = ok_in(d, &[&DIFF[..], &["--format", "html"]].concat(), 1).stdout;
+    assert!(
+        html.contains("quarantine of `refund/t2.agentlog` expired on 2001-01-01"),
+        "{html}"
+    );
+}
