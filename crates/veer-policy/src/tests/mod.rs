@@ -2,11 +2,15 @@
 //! refund-causal-diagnosis conformance vectors and properties.
 
 mod cases;
+mod cases_conditions;
+mod cases_sessions;
 mod conformance;
 mod fuzz_replay;
 mod kinds;
+mod kinds_structured;
 mod loading;
 mod properties;
+mod rule_scope;
 
 use crate::{evaluate, Policy, Violation};
 use serde_json::{json, Value};

@@ -4,15 +4,17 @@
 //! when `cache` and `fast` are both on; one run in four adds a noise call. Covers the
 //! attribution, the policy measure, the interaction, determinism across --jobs, resume,
 //! --from-runs, --plan, --max-runs, the formats and bad inputs.
+//!
+//! Bad inputs and help are in `bisect_errors.rs`; runs through the recording proxy, the real
+//! SDK and Ctrl-C in `bisect_proxy.rs`.
 
-use crate::common::{schema_violations, veer, veer_ok};
+use crate::common::{schema_violations, veer_ok};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The agent binary: the `bisect_agent` example of this crate (built here once when a narrow
 /// `cargo test --test cli` did not build it).
-fn agent() -> PathBuf {
+pub(crate) fn agent() -> PathBuf {
     crate::common::example_binary("bisect_agent")
 }
 
@@ -20,12 +22,12 @@ const A: &str = r#"{"prompt": "Look up the order, then refund.", "style": "forma
 const B: &str = r#"{"prompt": "Refund quickly.", "style": "casual", "temperature": 0.7, "cache": true, "fast": true}"#;
 const POLICY: &str = "apiVersion: shadow.dev/v1alpha1\nrules:\n  - id: lookup-before-refund\n    kind: must_call_before\n    params: {first: lookup_order, then: refund}\n";
 
-struct Case {
+pub(crate) struct Case {
     dir: tempfile::TempDir,
 }
 
 impl Case {
-    fn new() -> Case {
+    pub(crate) fn new() -> Case {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.json"), A).unwrap();
         std::fs::write(dir.path().join("b.json"), B).unwrap();
@@ -33,12 +35,12 @@ impl Case {
         Case { dir }
     }
 
-    fn path(&self, name: &str) -> String {
+    pub(crate) fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()
     }
 
     /// `veer bisect` on a.json → b.json into `out` with `extra` flags, the agent after `--`.
-    fn bisect(&self, out: &str, extra: &[&str], code: i32) -> crate::common::Run {
+    pub(crate) fn bisect(&self, out: &str, extra: &[&str], code: i32) -> crate::common::Run {
         let a = self.path("a.json");
         let b = self.path("b.json");
         let o = self.path(out);
@@ -62,14 +64,14 @@ impl Case {
         veer_ok(&args, code)
     }
 
-    fn report(&self, out: &str) -> (String, Value) {
+    pub(crate) fn report(&self, out: &str) -> (String, Value) {
         let text = std::fs::read_to_string(self.dir.path().join(out).join("bisect.json")).unwrap();
         let v = serde_json::from_str(&text).unwrap();
         (text, v)
     }
 }
 
-fn effect<'a>(v: &'a Value, factor: &str, measure: &str) -> &'a Value {
+pub(crate) fn effect<'a>(v: &'a Value, factor: &str, measure: &str) -> &'a Value {
     let f = v["factors"]
         .as_array()
         .unwrap()
@@ -243,127 +245,6 @@ fn plan_prints_the_design_and_writes_the_points_in_the_input_format() {
 }
 
 #[test]
-fn bad_inputs_are_clear_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).display().to_string();
-    std::fs::write(p("a.json"), "{\"a\": 1}").unwrap();
-    std::fs::write(p("same.json"), "{\"a\": 1}").unwrap();
-    std::fs::write(p("bad.json"), "{\n\"a\": }").unwrap();
-    std::fs::write(p("b.toml"), "a = 2\n").unwrap();
-    std::fs::write(p("b.json"), "{\"a\": 2}").unwrap();
-    let run = |a: &str, b: &str, extra: &[&str]| {
-        let (a, b, o) = (p(a), p(b), p("out"));
-        let mut args = vec![
-            "bisect",
-            "--baseline-config",
-            &a,
-            "--candidate-config",
-            &b,
-            "--out",
-            &o,
-            "--plan",
-        ];
-        args.extend_from_slice(extra);
-        veer(&args)
-    };
-    let r = run("a.json", "same.json", &[]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("nothing to bisect"), "{}", r.stderr);
-    let r = run("a.json", "bad.json", &[]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains("bad.json:2: not valid JSON"),
-        "{}",
-        r.stderr
-    );
-    let r = run("a.json", "b.toml", &[]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains("must have the same format"),
-        "{}",
-        r.stderr
-    );
-    let r = run("a.json", "b.json", &["--group", "nope"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("not PATH=NAME"), "{}", r.stderr);
-    let r = run("a.json", "b.json", &["--group", "zz=x"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("the deltas between the two configurations are: a"),
-        "{}",
-        r.stderr
-    );
-    // --from-runs with a point missing names it.
-    std::fs::create_dir_all(p("runs/p001")).unwrap();
-    let (a, b, o, runs) = (p("a.json"), p("b.json"), p("out"), p("runs"));
-    let r = veer(&[
-        "bisect",
-        "--baseline-config",
-        &a,
-        "--candidate-config",
-        &b,
-        "--out",
-        &o,
-        "--from-runs",
-        &runs,
-    ]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("no finished run for design point(s) p001, p002"),
-        "{}",
-        r.stderr
-    );
-    // Output safety: -o never replaces an input, --out is never a file or holds an input.
-    let r = run("a.json", "b.json", &["-o", &p("a.json")]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert_eq!(std::fs::read_to_string(p("a.json")).unwrap(), "{\"a\": 1}");
-    let (a, b) = (p("a.json"), p("b.json"));
-    for out in [p("a.json"), dir.path().display().to_string()] {
-        let r = veer(&[
-            "bisect",
-            "--baseline-config",
-            &a,
-            "--candidate-config",
-            &b,
-            "--out",
-            &out,
-            "--plan",
-        ]);
-        assert_eq!(r.code, 2, "{out}: {}", r.stderr);
-        assert!(r.stderr.contains("hint:"), "{}", r.stderr);
-    }
-    assert_eq!(std::fs::read_to_string(p("a.json")).unwrap(), "{\"a\": 1}");
-    // Extreme numbers: refused before anything runs.
-    for extra in [
-        &["--trials", "0"][..],
-        &["--max-runs", "0"][..],
-        &["--trials", "18446744073709551615"][..],
-    ] {
-        let r = run("a.json", "b.json", extra);
-        assert_eq!(r.code, 2, "{extra:?}: {}", r.stderr);
-        assert!(r.stderr.contains("hint:"), "{}", r.stderr);
-    }
-    // No agent command.
-    let r = veer(&[
-        "bisect",
-        "--baseline-config",
-        &a,
-        "--candidate-config",
-        &b,
-        "--out",
-        &o,
-    ]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains("missing the agent command"),
-        "{}",
-        r.stderr
-    );
-}
-
-#[test]
 fn env_and_toml_points_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).display().to_string();
@@ -398,192 +279,5 @@ fn env_and_toml_points_round_trip() {
         let last = std::fs::read_to_string(dir.path().join(ext).join(format!("points/p004.{ext}")))
             .unwrap();
         assert_eq!(last, want);
-    }
-}
-
-/// `veer bisect` through the recording proxy against the scripted upstream of
-/// `experiment_run`'s tests, whose tool calls follow the request's content: `read_rows`
-/// always, `flag_anomaly` when it holds `#`. The agent sends its configuration file as the
-/// prompt, so the `marker` delta (adding a `#`) is the culprit and `t` is inert.
-fn through_the_proxy(agent: &[String], env: &[(&str, &str)]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).display().to_string();
-    std::fs::write(p("a.json"), r#"{"marker": "none", "t": 0}"#).unwrap();
-    std::fs::write(p("b.json"), r##"{"marker": "#flag", "t": 1}"##).unwrap();
-    let mut args: Vec<String> = [
-        "bisect",
-        "--baseline-config",
-        &p("a.json"),
-        "--candidate-config",
-        &p("b.json"),
-        "--out",
-        &p("out"),
-        "--trials",
-        "2",
-        "--openai-upstream",
-        &crate::experiment_run::upstream(),
-        "--",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(agent.iter().cloned());
-    args.push("{config}".into());
-    let out = Command::new(env!("CARGO_BIN_EXE_veer"))
-        .args(&args)
-        .envs(env.iter().copied())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/bisect.json")).unwrap())
-            .unwrap();
-    assert!(dir
-        .path()
-        .join("out/traces/p001/trial-001.agentlog")
-        .is_file());
-    assert!(v["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|r| r["status"] == "ok"));
-    let marker = effect(&v, "marker", "trajectory");
-    assert_eq!(marker["implicated"], true, "{marker}");
-    assert_eq!(marker["estimate"], 0.5);
-    assert_eq!(marker["share"], 1.0);
-    assert_eq!(effect(&v, "marker", "tool_calls")["estimate"], 1.0);
-    for m in ["trajectory", "tool_calls"] {
-        let e = effect(&v, "t", m);
-        assert_eq!(e["implicated"], false, "{e}");
-        assert_eq!(e["estimate"], 0.0, "{e}");
-    }
-    v
-}
-
-#[test]
-fn a_recorded_agent_through_the_proxy() {
-    let agent = crate::experiment_run::agent().display().to_string();
-    through_the_proxy(&[agent], &[]);
-}
-
-#[test]
-fn the_real_openai_python_sdk_as_the_agent() {
-    let Some(py) = crate::experiment_run::python() else {
-        eprintln!("SKIPPED bisect::the_real_openai_python_sdk_as_the_agent: no Python with the openai SDK (run .ci/run, or set VEER_TEST_PYTHON)");
-        return;
-    };
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/sdk/experiment_agent.py");
-    through_the_proxy(
-        &[py.display().to_string(), script.display().to_string()],
-        &[("OPENAI_API_KEY", "sk-test-not-a-secret")],
-    );
-}
-
-#[test]
-fn ctrl_c_keeps_finished_runs_and_a_rerun_resumes() {
-    use std::io::Read;
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
-    let c = Case::new();
-    std::fs::write(c.path("b.json"), r#"{"prompt": "Refund quickly.", "style": "formal", "temperature": 0.0, "cache": false, "fast": false}"#).unwrap();
-    let counter = c.path("starts");
-    let starts = || {
-        std::fs::read_to_string(&counter)
-            .map(|s| s.lines().count())
-            .unwrap_or(0)
-    };
-    // Each run takes a second; interrupt during the third. One factor: 2 points × 2 trials.
-    let script = format!(
-        "echo x >> '{counter}'; sleep 1; exec '{}' \"$@\"",
-        agent().display()
-    );
-    let (a, b, o) = (c.path("a.json"), c.path("b.json"), c.path("out"));
-    let args: Vec<&str> = vec![
-        "bisect",
-        "--baseline-config",
-        &a,
-        "--candidate-config",
-        &b,
-        "--out",
-        &o,
-        "--trials",
-        "2",
-        "--trace-from",
-        "{run_dir}/trace.json",
-        "--",
-        "sh",
-        "-c",
-        &script,
-        "sh",
-        "{config}",
-    ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_veer"))
-        .args(&args)
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while starts() < 3 && t.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(
-        stderr.contains("interrupted: 2 of 4 runs finished"),
-        "{stderr}"
-    );
-    assert!(!Path::new(&c.path("out/bisect.json")).exists());
-    assert!(!Path::new(&c.path("out/runs/p002/trial-001/run.json")).exists());
-    let before = starts();
-    let r = veer_ok(&args, 0);
-    assert!(
-        r.stderr.contains("reusing 2 finished run(s) of 4"),
-        "{}",
-        r.stderr
-    );
-    assert_eq!(starts() - before, 2);
-    assert!(
-        r.stdout
-            .contains("The `prompt` change explains 1 [1, 1] of the trajectory change"),
-        "{}",
-        r.stdout
-    );
-}
-
-#[test]
-fn help_explains_with_examples() {
-    let r = veer(&["bisect", "--help"]);
-    assert_eq!(r.code, 0);
-    for needle in [
-        "{config}",
-        "VEER_CONFIG",
-        "--plan",
-        "--from-runs",
-        "--max-runs",
-        "130",
-    ] {
-        assert!(r.stdout.contains(needle), "{needle}");
     }
 }

@@ -1,6 +1,7 @@
 //! `veer diff`: snapshots of the four formats on the six Shadow conformance pairs, parity of
-//! the JSON through the binary (unpriced and priced), directory mode, determinism, and every
-//! bad input of issue 3 (exit 2, clear message, no panic).
+//! the JSON through the binary (unpriced and priced), key order, flags, determinism and the
+//! schema. Directory mode is in `diff_directory.rs`, bad input in `diff_bad_input.rs`,
+//! per-session pairing and traxr input in `diff_inputs.rs`.
 
 use crate::common::{fixtures, veer, veer_ok};
 use serde_json::Value;
@@ -16,14 +17,14 @@ const EXAMPLES: [&str; 6] = [
     "refund-agent-audit",
 ];
 
-fn pair(name: &str) -> (String, String) {
+pub(crate) fn pair(name: &str) -> (String, String) {
     (
         format!("tests/fixtures/shadow/{name}/baseline.agentlog"),
         format!("tests/fixtures/shadow/{name}/candidate.agentlog"),
     )
 }
 
-fn diff_of(name: &str, format: &str) -> String {
+pub(crate) fn diff_of(name: &str, format: &str) -> String {
     let (b, c) = pair(name);
     veer_ok(&["diff", &b, &c, "--format", format], 0).stdout
 }
@@ -247,7 +248,7 @@ fn pair_by_alignment_pairs_the_matched_turns() {
     assert_eq!(v["pair_count"], 4);
 }
 
-fn run_with_threads(args: &[&str], threads: &str) -> String {
+pub(crate) fn run_with_threads(args: &[&str], threads: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new(env!("CARGO_BIN_EXE_veer"))
         .args(args)
@@ -291,12 +292,12 @@ fn output_file_is_written_and_stdout_stays_empty() {
     assert!(text.starts_with("## veer diff"), "{text}");
 }
 
-fn copy(from: &str, to: &Path) {
+pub(crate) fn copy(from: &str, to: &Path) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
     std::fs::copy(fixtures().join("shadow").join(from), to).unwrap();
 }
 
-fn directories() -> (tempfile::TempDir, PathBuf, PathBuf) {
+pub(crate) fn directories() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("base"), dir.path().join("cand"));
     copy("demo/baseline.agentlog", &a.join("demo.agentlog"));
@@ -315,57 +316,6 @@ fn directories() -> (tempfile::TempDir, PathBuf, PathBuf) {
 }
 
 #[test]
-fn directory_mode_pairs_by_relative_path() {
-    let (_keep, a, b) = directories();
-    let (a, b) = (a.display().to_string(), b.display().to_string());
-    let v: Value =
-        serde_json::from_str(&veer_ok(&["diff", &a, &b, "--format", "json"], 0).stdout).unwrap();
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "schema_version",
-            "pairs",
-            "unmatched",
-            "aggregate",
-            "fingerprint",
-            "gate"
-        ]
-    );
-    let pairs = v["pairs"].as_array().unwrap();
-    assert_eq!(pairs.len(), 2);
-    assert_eq!(pairs[0]["baseline"], "demo.agentlog");
-    assert_eq!(pairs[1]["candidate"], "team/er.agentlog");
-    assert_eq!(v["unmatched"]["baseline_only"][0], "only-baseline.agentlog");
-    assert_eq!(
-        v["unmatched"]["candidate_only"][0],
-        "only-candidate.agentlog"
-    );
-    assert_eq!(v["aggregate"]["trace_pairs"], 2);
-    assert_eq!(v["aggregate"]["pair_count"], 8);
-    assert_eq!(v["aggregate"]["worst_severity"], "severe");
-    // Each pair's report equals the single-file diff (paths aside).
-    let single: Value = serde_json::from_str(&diff_of("demo", "json")).unwrap();
-    assert_eq!(pairs[0]["report"]["axes"], single["axes"]);
-    assert_eq!(pairs[0]["report"]["divergences"], single["divergences"]);
-
-    let t = veer_ok(&["diff", &a, &b], 0).stdout;
-    assert!(t.contains("2 trace pair(s)"), "{t}");
-    assert!(
-        t.contains("only-candidate.agentlog exists only in the candidate directory"),
-        "{t}"
-    );
-    let m = veer_ok(&["diff", &a, &b, "--format", "markdown"], 0).stdout;
-    assert!(
-        m.contains("<details><summary><code>team/er.agentlog</code>"),
-        "{m}"
-    );
-    let j = veer_ok(&["diff", &a, &b, "--format", "junit"], 0).stdout;
-    assert_eq!(j.matches("<testsuite ").count(), 2);
-    assert_eq!(j.matches("<testcase ").count(), 18);
-}
-
-#[test]
 fn identical_traces_show_no_change() {
     let (b, _) = pair("customer-support");
     let v: Value =
@@ -380,9 +330,8 @@ fn identical_traces_show_no_change() {
     assert!(t.contains("the candidate behaves like the baseline"), "{t}");
 }
 
-// ---- bad input: exit 2, a clear message, a hint, never a panic ----
-
-fn fails(args: &[&str], needle: &str) -> String {
+/// Runs a `veer` command that must fail with exit 2, a message holding `needle` and no panic.
+pub(crate) fn fails(args: &[&str], needle: &str) -> String {
     let r = veer(args);
     assert_eq!(
         r.code, 2,
@@ -393,146 +342,6 @@ fn fails(args: &[&str], needle: &str) -> String {
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     r.stderr
-}
-
-#[test]
-fn top_k_zero_is_rejected() {
-    let (b, c) = pair("demo");
-    fails(&["diff", &b, &c, "--top-k", "0"], "must be at least 1");
-    fails(&["diff", &b, &c, "--top-k", "many"], "not a whole number");
-}
-
-#[test]
-fn mismatched_formats_are_rejected() {
-    let dir = tempfile::tempdir().unwrap();
-    let case: Value = serde_json::from_str(
-        &std::fs::read_to_string(fixtures().join("traxr/analyzer_goldens/single_edit.json"))
-            .unwrap(),
-    )
-    .unwrap();
-    let traxr = dir.path().join("run.json");
-    std::fs::write(
-        &traxr,
-        serde_json::to_string(&case["input"]["clean_trace"]).unwrap(),
-    )
-    .unwrap();
-    let (b, _) = pair("demo");
-    let e = fails(&["diff", &b, traxr.to_str().unwrap()], "mismatched formats");
-    assert!(
-        e.contains("is agentlog but") && e.contains("is traxr"),
-        "{e}"
-    );
-    assert!(e.contains("hint:"), "{e}");
-}
-
-#[test]
-fn file_against_directory_is_rejected() {
-    let (b, _) = pair("demo");
-    fails(
-        &["diff", &b, "tests/fixtures/shadow/demo"],
-        "mismatched inputs",
-    );
-}
-
-#[test]
-fn an_empty_side_is_rejected() {
-    let dir = tempfile::tempdir().unwrap();
-    let only_metadata = dir.path().join("empty.agentlog");
-    let first = std::fs::read_to_string(fixtures().join("shadow/demo/baseline.agentlog")).unwrap();
-    std::fs::write(
-        &only_metadata,
-        format!("{}\n", first.lines().next().unwrap()),
-    )
-    .unwrap();
-    let (b, _) = pair("demo");
-    fails(
-        &["diff", &b, only_metadata.to_str().unwrap()],
-        "has no responses",
-    );
-    let zero = dir.path().join("zero.agentlog");
-    std::fs::write(&zero, "").unwrap();
-    let r = veer(&["diff", zero.to_str().unwrap(), &b]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-}
-
-#[test]
-fn bad_pricing_files_name_file_and_field() {
-    let dir = tempfile::tempdir().unwrap();
-    let (b, c) = pair("demo");
-    for (body, needle) in [
-        (
-            r#"{"claude-opus-4-7": {"input": "cheap", "output": 0.1}}"#,
-            "claude-opus-4-7.input: must be a non-negative number",
-        ),
-        (
-            r#"{"m": {"input": 1e-6, "ouput": 2e-6}}"#,
-            "m.ouput: unknown price field",
-        ),
-        (r#"{"m": [1e-6]}"#, "m: must be [input, output]"),
-        (
-            r#"{"m": {"input": -1}}"#,
-            "m.input: must be a non-negative number",
-        ),
-        (
-            r#"["not", "an", "object"]"#,
-            "(file): must be a JSON object",
-        ),
-        ("{ not json", "(file): not valid JSON"),
-    ] {
-        let p = dir.path().join("pricing.json");
-        std::fs::write(&p, body).unwrap();
-        let e = fails(&["diff", &b, &c, "--pricing", p.to_str().unwrap()], needle);
-        assert!(e.contains("pricing.json"), "{e}");
-        assert!(e.contains("hint:"), "{e}");
-    }
-    fails(
-        &["diff", &b, &c, "--pricing", "/no/such/pricing.json"],
-        "cannot read pricing file",
-    );
-}
-
-#[test]
-fn unreadable_traces_are_rejected() {
-    let (b, _) = pair("demo");
-    fails(&["diff", &b, "/no/such/trace.agentlog"], "no such file");
-}
-
-#[test]
-fn directory_with_a_broken_trace_reports_it_and_diffs_the_rest() {
-    let (_keep, a, b) = directories();
-    std::fs::write(b.join("demo.agentlog"), b"{oops\n").unwrap();
-    let r = veer(&[
-        "diff",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("demo.agentlog:1:"), "{}", r.stderr);
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["pairs"][0]["baseline"], "team/er.agentlog");
-    assert_eq!(v["errors"][0]["baseline"], "demo.agentlog");
-}
-
-#[test]
-fn directories_without_common_files_are_rejected() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    copy("demo/baseline.agentlog", &a.join("x.agentlog"));
-    copy("demo/candidate.agentlog", &b.join("y.agentlog"));
-    fails(
-        &["diff", a.to_str().unwrap(), b.to_str().unwrap()],
-        "no trace in",
-    );
-}
-
-#[test]
-fn help_shows_an_example() {
-    let r = veer_ok(&["diff", "--help"], 0);
-    assert!(r
-        .stdout
-        .contains("veer diff baseline.agentlog candidate.agentlog"));
 }
 
 pub(crate) fn schema_errors(instance: &Value) -> Vec<String> {
@@ -578,141 +387,6 @@ fn json_output_validates_against_the_schema() {
     assert!(!schema_errors(&broken).is_empty());
 }
 
-fn concat(parts: &[&str], to: &Path) {
-    let mut text = String::new();
-    for p in parts {
-        text.push_str(&std::fs::read_to_string(fixtures().join("shadow").join(p)).unwrap());
-    }
-    std::fs::write(to, text).unwrap();
-}
-
-/// diff.md §8: index pairing restarts in every recorded session, so a surplus response in
-/// session 0 does not shift the pairs of session 1 (Shadow pairs across the whole file).
-#[test]
-fn index_pairing_is_per_recorded_session() {
-    let dir = tempfile::tempdir().unwrap();
-    let (b, c) = (dir.path().join("b.agentlog"), dir.path().join("c.agentlog"));
-    concat(
-        &[
-            "refund-causal-diagnosis/baseline_traces/s1.agentlog",
-            "demo/baseline.agentlog",
-        ],
-        &b,
-    );
-    concat(
-        &[
-            "refund-causal-diagnosis/candidate_traces/s1.agentlog",
-            "demo/candidate.agentlog",
-        ],
-        &c,
-    );
-    let r = veer_ok(
-        &[
-            "diff",
-            b.to_str().unwrap(),
-            c.to_str().unwrap(),
-            "--format",
-            "json",
-            "--pair-by",
-            "index",
-        ],
-        0,
-    );
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["pair_count"], 4);
-    let warnings = v["warnings"].as_array().unwrap();
-    assert!(
-        warnings.iter().any(|w| w
-            .as_str()
-            .unwrap()
-            .contains("session 0: baseline has 1 more response")),
-        "{warnings:?}"
-    );
-    assert!(r.stderr.contains("warning: session 0"), "{}", r.stderr);
-    // Session 1's pairs are demo's pairs: baseline turn k+2 with candidate turn k+1.
-    let turns: Vec<(u64, u64)> = v["drill_down"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["baseline_turn"].as_u64().unwrap(),
-                d["candidate_turn"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    for t in [(2, 1), (3, 2), (4, 3), (0, 0)] {
-        assert!(turns.contains(&t), "{turns:?}");
-    }
-}
-
-/// Two traxr traces (llm_call events become responses) diff like two .agentlog traces; a
-/// traxr trace without llm_call events is a clear input error.
-#[test]
-fn traxr_traces_can_be_diffed() {
-    let dir = tempfile::tempdir().unwrap();
-    let results: Value = serde_json::from_str(
-        &std::fs::read_to_string(fixtures().join("traxr/goldens/external_mock.json")).unwrap(),
-    )
-    .unwrap();
-    let (b, c) = (dir.path().join("base.json"), dir.path().join("pert.json"));
-    std::fs::write(
-        &b,
-        serde_json::to_string(&results["traces"]["baseline"]).unwrap(),
-    )
-    .unwrap();
-    std::fs::write(
-        &c,
-        serde_json::to_string(&results["traces"]["sample.csv::column_swap"]).unwrap(),
-    )
-    .unwrap();
-    let r = veer_ok(
-        &[
-            "diff",
-            b.to_str().unwrap(),
-            c.to_str().unwrap(),
-            "--format",
-            "json",
-        ],
-        0,
-    );
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["axes"].as_array().unwrap().len(), 9);
-    assert!(v["pair_count"].as_u64().unwrap() > 0, "{v}");
-
-    let case: Value = serde_json::from_str(
-        &std::fs::read_to_string(fixtures().join("traxr/analyzer_goldens/single_edit.json"))
-            .unwrap(),
-    )
-    .unwrap();
-    let routing = dir.path().join("routing.json");
-    std::fs::write(
-        &routing,
-        serde_json::to_string(&case["input"]["clean_trace"]).unwrap(),
-    )
-    .unwrap();
-    fails(
-        &["diff", routing.to_str().unwrap(), b.to_str().unwrap()],
-        "has no responses",
-    );
-}
-
-/// Directory-mode renderings show relative paths only, so they snapshot.
-#[test]
-fn directory_mode_snapshots() {
-    let (_keep, a, b) = directories();
-    let (a, b) = (a.display().to_string(), b.display().to_string());
-    let t = veer_ok(&["diff", &a, &b], 0).stdout;
-    insta::assert_snapshot!("directory_terminal", t);
-    let j = veer_ok(&["diff", &a, &b, "--format", "junit"], 0).stdout;
-    insta::assert_snapshot!("directory_junit", j);
-    let root = Path::new(&a).parent().unwrap().display().to_string();
-    let m = veer_ok(&["diff", &a, &b, "--format", "markdown"], 0)
-        .stdout
-        .replace(&root, "<tmp>");
-    insta::assert_snapshot!("directory_markdown", m);
-}
-
 /// `veer demo` is the diff of the bundled refund-agent traces.
 #[test]
 fn demo_shows_the_diff_report() {
@@ -724,15 +398,4 @@ fn demo_shows_the_diff_report() {
         "examples/refund-agent/baseline.agentlog"
     );
     assert_eq!(v["axes"].as_array().unwrap().len(), 9);
-}
-
-#[test]
-fn directory_json_is_byte_identical_across_thread_counts() {
-    let (_keep, a, b) = directories();
-    let (a, b) = (a.display().to_string(), b.display().to_string());
-    let args = ["diff", a.as_str(), b.as_str(), "--format", "json"];
-    let first = run_with_threads(&args, "1");
-    for threads in ["2", "4", "1"] {
-        assert_eq!(first, run_with_threads(&args, threads));
-    }
 }

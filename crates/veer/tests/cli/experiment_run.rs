@@ -1,19 +1,19 @@
 //! `veer experiment run` end to end with a deterministic agent: the Rust `scripted_agent`
-//! example (crates/veer/examples/) talking through veer's recording proxy to a scripted
-//! upstream on 127.0.0.1 whose tool calls follow the input; and the real `openai` Python SDK as
-//! the agent where the pinned SDK is installed. Covers the layout, results.json (re-derived
-//! identically by `experiment analyze`), --jobs determinism, faults (crash, hang, silence, no
-//! trace), skipped operators, bad inputs, resume, --fresh, Ctrl-C and the unmeasured floor.
+//! example (crates/veer/examples/) talking through veer's recording proxy to the scripted
+//! upstream of `scripted_upstream.rs`, whose tool calls follow the input; and the real `openai`
+//! Python SDK as the agent where the pinned SDK is installed. Covers the layout, results.json
+//! (re-derived identically by `experiment analyze`), --jobs determinism, faults (crash, hang,
+//! silence, no trace) and skipped operators; resume, --fresh and Ctrl-C are in
+//! `experiment_run_resume.rs`, bad inputs and the input/answer flags in
+//! `experiment_run_inputs.rs`.
 
-use crate::common::{veer, veer_ok, Run};
+use crate::common::{veer_ok, Run};
+use crate::scripted_upstream::upstream;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::Command;
 
-const CSV: &str = "name,amount,date\nalpha,10,2024-01-02\nbeta,20,2024-02-03\ngamma,30,2024-03-04\ndelta,40,2024-04-05\n";
+pub(crate) const CSV: &str = "name,amount,date\nalpha,10,2024-01-02\nbeta,20,2024-02-03\ngamma,30,2024-03-04\ndelta,40,2024-04-05\n";
 
 /// The scripted agent binary: the `scripted_agent` example of this crate, which a whole
 /// `cargo test` builds; a narrower run (`cargo test --test cli`) builds it here, once.
@@ -21,118 +21,14 @@ pub(crate) fn agent() -> PathBuf {
     crate::common::example_binary("scripted_agent")
 }
 
-/// The tools the scripted model asks for (the same rule as the agent's own traces).
-fn tools_for(content: &str) -> Vec<&'static str> {
-    if content.trim().is_empty() {
-        return vec![];
-    }
-    let mut t = vec!["read_rows"];
-    if content.contains(['~', '*', '?', '\u{FFFD}', '#']) {
-        t.push("flag_anomaly");
-    }
-    t
-}
-
-fn read_request(s: &mut TcpStream) -> Option<Value> {
-    let mut r = BufReader::new(s.try_clone().ok()?);
-    let mut len = 0usize;
-    let mut chunked = false;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let l = line.trim_end().to_ascii_lowercase();
-        if l.is_empty() {
-            break;
-        }
-        if let Some(v) = l.strip_prefix("content-length:") {
-            len = v.trim().parse().ok()?;
-        }
-        if l.starts_with("transfer-encoding:") && l.contains("chunked") {
-            chunked = true;
-        }
-    }
-    let mut body = Vec::new();
-    if chunked {
-        loop {
-            let mut size = String::new();
-            r.read_line(&mut size).ok()?;
-            let n = usize::from_str_radix(size.trim(), 16).ok()?;
-            let mut chunk = vec![0; n + 2];
-            r.read_exact(&mut chunk).ok()?;
-            if n == 0 {
-                break;
-            }
-            body.extend_from_slice(&chunk[..n]);
-        }
-    } else {
-        body.resize(len, 0);
-        r.read_exact(&mut body).ok()?;
-    }
-    serde_json::from_slice(&body).ok()
-}
-
-/// The scripted model's answer to a chat request.
-fn answer(req: &Value) -> Value {
-    let messages = req["messages"].as_array().cloned().unwrap_or_default();
-    let content = messages
-        .first()
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("")
-        .to_string();
-    let after_tools = messages.last().is_some_and(|m| m["role"] == "tool");
-    let tools = if after_tools {
-        vec![]
-    } else {
-        tools_for(&content)
-    };
-    let usage = json!({"prompt_tokens": 10 + content.len() / 10, "completion_tokens": 5,
-                       "total_tokens": 15 + content.len() / 10});
-    let message = if tools.is_empty() {
-        json!({"role": "assistant", "content": "done"})
-    } else {
-        json!({"role": "assistant", "content": null, "tool_calls": tools.iter().map(|t| json!({
-            "id": format!("call_{t}"), "type": "function",
-            "function": {"name": t, "arguments": "{}"}})).collect::<Vec<_>>()})
-    };
-    json!({"id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
-           "model": "scripted-1",
-           "choices": [{"index": 0, "message": message,
-                        "finish_reason": if tools.is_empty() { "stop" } else { "tool_calls" }}],
-           "usage": usage})
-}
-
-/// A scripted OpenAI upstream on 127.0.0.1; its base URL (ending in /v1).
-pub(crate) fn upstream() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            std::thread::spawn(move || {
-                while let Some(req) = read_request(&mut s) {
-                    let body = answer(&req).to_string();
-                    let _ = write!(
-                        s,
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-                        body.len()
-                    );
-                }
-            });
-        }
-    });
-    format!("http://{addr}/v1")
-}
-
-struct Exp {
-    dir: tempfile::TempDir,
-    input: PathBuf,
-    upstream: String,
+pub(crate) struct Exp {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) input: PathBuf,
+    pub(crate) upstream: String,
 }
 
 impl Exp {
-    fn new(name: &str, content: &str) -> Exp {
+    pub(crate) fn new(name: &str, content: &str) -> Exp {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join(name);
         std::fs::write(&input, content).unwrap();
@@ -143,12 +39,12 @@ impl Exp {
         }
     }
 
-    fn out(&self, name: &str) -> PathBuf {
+    pub(crate) fn out(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
     /// `veer experiment run --input … --out <out> <flags> -- scripted_agent <agent args> {input}`.
-    fn args(&self, out: &str, flags: &[&str], agent_args: &[&str]) -> Vec<String> {
+    pub(crate) fn args(&self, out: &str, flags: &[&str], agent_args: &[&str]) -> Vec<String> {
         let mut a: Vec<String> = vec![
             "experiment".into(),
             "run".into(),
@@ -167,20 +63,20 @@ impl Exp {
         a
     }
 
-    fn run(&self, out: &str, flags: &[&str], agent_args: &[&str], code: i32) -> Run {
+    pub(crate) fn run(&self, out: &str, flags: &[&str], agent_args: &[&str], code: i32) -> Run {
         let args = self.args(out, flags, agent_args);
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         veer_ok(&refs, code)
     }
 
-    fn results(&self, out: &str) -> (String, Value) {
+    pub(crate) fn results(&self, out: &str) -> (String, Value) {
         let text = std::fs::read_to_string(self.out(out).join("results.json")).unwrap();
         let v = serde_json::from_str(&text).unwrap();
         (text, v)
     }
 }
 
-fn pair<'a>(results: &'a Value, op: &str) -> &'a Value {
+pub(crate) fn pair<'a>(results: &'a Value, op: &str) -> &'a Value {
     results["pairs"]
         .as_array()
         .unwrap()
@@ -388,247 +284,6 @@ fn operators_that_do_not_apply_are_skipped_with_the_reason() {
     assert_eq!(v["noise_floor"], Value::Null);
 }
 
-#[test]
-fn bad_input_is_exit_2_before_anything_runs() {
-    let e = Exp::new("sales.csv", CSV);
-    let cases: Vec<(Vec<String>, &str)> = vec![
-        (
-            {
-                let mut a = e.args("o1", &[], &[]);
-                a[3] = e.out("missing.csv").display().to_string();
-                a
-            },
-            "no such file",
-        ),
-        (
-            {
-                std::fs::write(e.out("doc.pdf"), "%PDF").unwrap();
-                let mut a = e.args("o1", &[], &[]);
-                a[3] = e.out("doc.pdf").display().to_string();
-                a
-            },
-            "no perturbation operators",
-        ),
-        (
-            {
-                std::fs::write(e.out("rows.json"), "{\"not\": \"an array\"}").unwrap();
-                let mut a = e.args("o1", &[], &[]);
-                a[3] = e.out("rows.json").display().to_string();
-                a
-            },
-            "rows.json",
-        ),
-        (
-            e.args("o1", &["--operators", "ocr_noise"], &[]),
-            "does not apply",
-        ),
-        (
-            e.args("o1", &["--operators", "nope"], &[]),
-            "unknown operator",
-        ),
-        (
-            e.args("o1", &["--trace-from", "trace.jsonl"], &[]),
-            "{run_dir}",
-        ),
-        (
-            e.args("o1", &["--trace-from", "{run_dir}/trace.txt"], &[]),
-            "trace extension",
-        ),
-        (e.args("o1", &["--timeout", "0"], &[]), "--timeout"),
-        (e.args("o1", &["--jobs", "0"], &[]), "--jobs"),
-        (
-            {
-                let mut a = e.args("o1", &[], &[]);
-                a[7] = "not a url".into();
-                a
-            },
-            "--openai-upstream",
-        ),
-    ];
-    for (args, needle) in cases {
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let r = veer_ok(&refs, 2);
-        assert!(r.stderr.contains(needle), "{needle}: {}", r.stderr);
-        assert!(r.stderr.contains("hint:"), "{}", r.stderr);
-        assert!(!e.out("o1").exists(), "nothing ran for {needle}");
-    }
-    // An --out that holds the input is refused too.
-    let mut a = e.args("o1", &[], &[]);
-    a[5] = e.dir.path().display().to_string();
-    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
-    let r = veer_ok(&refs, 2);
-    assert!(r.stderr.contains("holds the input"), "{}", r.stderr);
-    assert!(!e.dir.path().join("runs").exists());
-}
-
-/// The agent wrapped so that each start is counted in `counter`.
-fn counted(e: &Exp, counter: &Path, flags: &[&str], code: i32) -> Run {
-    let script = format!(
-        "echo x >> '{}'; exec '{}' \"$@\"",
-        counter.display(),
-        agent().display()
-    );
-    let mut args = e.args("exp", flags, &[]);
-    let at = args.iter().position(|a| a == "--").unwrap();
-    args.truncate(at + 1);
-    args.extend(["sh", "-c", &script, "sh", "{input}"].map(String::from));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    veer_ok(&refs, code)
-}
-
-fn starts(counter: &Path) -> usize {
-    std::fs::read_to_string(counter).map_or(0, |s| s.lines().count())
-}
-
-#[test]
-fn a_rerun_resumes_and_fresh_redoes_everything() {
-    let e = Exp::new("sales.csv", CSV);
-    let counter = e.out("starts");
-    counted(
-        &e,
-        &counter,
-        &["--operators", "column_swap,null_content"],
-        0,
-    );
-    assert_eq!(starts(&counter), 4, "baseline, 1 re-run, 2 operators");
-    let (first, _) = e.results("exp");
-    let r = counted(
-        &e,
-        &counter,
-        &["--operators", "column_swap,null_content"],
-        0,
-    );
-    assert_eq!(starts(&counter), 4, "every run reused");
-    assert!(
-        r.stderr.contains("reusing 4 finished run(s)"),
-        "{}",
-        r.stderr
-    );
-    assert_eq!(e.results("exp").0, first);
-    // An unfinished run (no marker) is redone, alone.
-    std::fs::remove_file(e.out("exp/runs/perturbed/null_content/run.json")).unwrap();
-    counted(
-        &e,
-        &counter,
-        &["--operators", "column_swap,null_content"],
-        0,
-    );
-    assert_eq!(starts(&counter), 5);
-    assert_eq!(e.results("exp").0, first);
-    counted(
-        &e,
-        &counter,
-        &["--operators", "column_swap,null_content", "--fresh"],
-        0,
-    );
-    assert_eq!(starts(&counter), 9);
-    assert_eq!(e.results("exp").0, first);
-}
-
-#[test]
-fn ctrl_c_leaves_the_directory_consistent_and_a_rerun_resumes() {
-    let e = Exp::new("sales.csv", CSV);
-    let counter = e.out("starts");
-    // Each run takes a second; interrupt during the third.
-    let script = format!(
-        "echo x >> '{}'; sleep 1; exec '{}' \"$@\"",
-        counter.display(),
-        agent().display()
-    );
-    let mut args = e.args("exp", &["--jobs", "1"], &[]);
-    let at = args.iter().position(|a| a == "--").unwrap();
-    args.truncate(at + 1);
-    args.extend(["sh", "-c", &script, "sh", "{input}"].map(String::from));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_veer"))
-        .args(&args)
-        .current_dir(root)
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while starts(&counter) < 3 && t.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(
-        stderr.contains("interrupted: 2 of 9 runs finished"),
-        "{stderr}"
-    );
-    assert!(!e.out("exp/results.json").exists());
-    let out = e.out("exp");
-    let markers = ["runs/baseline", "runs/reruns/rerun-001"]
-        .iter()
-        .filter(|d| out.join(d).join("run.json").is_file())
-        .count();
-    assert_eq!(markers, 2);
-    assert!(!out.join("runs/perturbed/column_swap/run.json").exists());
-    // The rerun starts only the 7 unfinished runs and completes.
-    let before = starts(&counter);
-    let r = veer_ok(&args.iter().map(String::as_str).collect::<Vec<_>>(), 0);
-    assert!(
-        r.stderr.contains("reusing 2 finished run(s) of 9"),
-        "{}",
-        r.stderr
-    );
-    assert_eq!(starts(&counter) - before, 7);
-    let (_, v) = e.results("exp");
-    assert_eq!(pair(&v, "column_swap")["status_perturbed"], "ok");
-}
-
-#[test]
-fn trace_from_reads_the_agents_own_trace() {
-    let e = Exp::new("sales.csv", CSV);
-    let r = e.run(
-        "exp",
-        &["--trace-from", "{run_dir}/trace.json"],
-        &["--no-trace-if", "*"],
-        0,
-    );
-    let out = e.out("exp");
-    assert!(out.join("baseline.json").is_file());
-    let (text, v) = e.results("exp");
-    let dtc = pair(&v, "data_type_corrupt");
-    // The marked copy wrote no trace: an empty run, said so.
-    assert_eq!(dtc["status_perturbed"], "empty");
-    assert!(dtc["warnings"]
-        .to_string()
-        .contains("wrote no trace (expected {run_dir}/trace.json)"));
-    assert_eq!(dtc["d_norm"], 1.0);
-    let swap = pair(&v, "column_swap");
-    assert_eq!(swap["status_perturbed"], "ok");
-    assert_eq!(swap["d_norm"], 0.0);
-    assert_eq!(swap["token_overhead"], 1.0);
-    assert!(r.stderr.contains("wrote no trace"), "{}", r.stderr);
-    let again = veer_ok(
-        &[
-            "experiment",
-            "analyze",
-            out.join("results.json").to_str().unwrap(),
-            "--format",
-            "json",
-        ],
-        0,
-    );
-    assert_eq!(again.stdout, text);
-}
-
 pub(crate) fn python() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let candidates = [
@@ -689,91 +344,4 @@ fn the_real_openai_python_sdk_as_the_agent() {
     )
     .unwrap();
     assert_eq!(t.count(&veer_trace::Kind::ChatResponse), 2);
-}
-
-#[test]
-fn help_explains_with_examples() {
-    let r = veer(&["experiment", "run", "--help"]);
-    assert_eq!(r.code, 0);
-    for needle in [
-        "--trace-from",
-        "{input}",
-        "VEER_INPUT",
-        "results.json",
-        "130",
-    ] {
-        assert!(r.stdout.contains(needle), "{needle}");
-    }
-}
-
-#[test]
-fn answer_from_reads_each_runs_answer_file() {
-    let e = Exp::new("sales.csv", CSV);
-    let mut args = e.args(
-        "exp",
-        &[
-            "--operators",
-            "column_swap,null_content",
-            "--answer-from",
-            "{run_dir}/answer.txt",
-        ],
-        &[],
-    );
-    let at = args.iter().position(|a| a == "--").unwrap();
-    args.truncate(at + 1);
-    // Writes an answer only for a non-empty input; prints something else on stdout.
-    args.extend(
-        [
-            "sh",
-            "-c",
-            "if [ -s \"$VEER_INPUT\" ]; then echo ' 42 ' > \"$VEER_RUN_DIR/answer.txt\"; fi; echo ignored",
-        ]
-        .map(String::from),
-    );
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    veer_ok(&refs, 0);
-    let (_, v) = e.results("exp");
-    assert_eq!(v["answers"]["baseline"], "42");
-    assert_eq!(v["answers"]["sales.csv::column_swap"], "42");
-    assert_eq!(v["answers"]["sales.csv::null_content"], Value::Null);
-    let null = pair(&v, "null_content");
-    assert!(null["warnings"]
-        .to_string()
-        .contains("wrote no answer file (expected {run_dir}/answer.txt)"));
-    // No model call was made: empty runs, and no token overhead without tokens.
-    assert_eq!(null["status_perturbed"], "empty");
-    assert_eq!(null["token_overhead"], Value::Null);
-}
-
-#[test]
-fn a_secret_in_an_answer_is_redacted_in_the_results() {
-    let e = Exp::new("sales.csv", CSV);
-    let mut args = e.args("exp", &["--operators", "column_swap", "--reruns", "0"], &[]);
-    let at = args.iter().position(|a| a == "--").unwrap();
-    args.truncate(at + 1);
-    args.extend(["sh", "-c", "echo key=sk-proj-EXPSECRET0123456789abcdefghij"].map(String::from));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let r = veer_ok(&refs, 0);
-    let (text, v) = e.results("exp");
-    assert!(!text.contains("EXPSECRET"), "{text}");
-    assert!(!r.stdout.contains("EXPSECRET"));
-    assert!(v["answers"]["baseline"]
-        .as_str()
-        .unwrap()
-        .contains("[REDACTED:"));
-}
-
-#[test]
-fn a_command_that_cannot_start_stops_the_experiment_with_exit_2() {
-    let e = Exp::new("sales.csv", CSV);
-    let mut args = e.args("exp", &[], &[]);
-    let at = args.iter().position(|a| a == "--").unwrap();
-    args.truncate(at + 1);
-    args.push(e.out("no-such-agent").display().to_string());
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let r = veer_ok(&refs, 2);
-    assert!(r.stderr.contains("cannot run"), "{}", r.stderr);
-    assert!(r.stderr.contains("hint: check the command"), "{}", r.stderr);
-    assert!(!e.out("exp/results.json").exists());
-    assert!(!e.out("exp/runs/baseline/run.json").exists());
 }

@@ -4,8 +4,11 @@
 //! of hanging); a malformed pair, or a candidate without responses, is an error row in every
 //! format of `diff DIR DIR`, `check DIR` and `scan DIR` while the others are measured, and
 //! fails the gate (exit 1), or ends the run with exit 2 when no gate is set.
+//!
+//! This file holds the shared setup and `diff DIR DIR`; `check DIR` and `scan DIR` are in
+//! `unreadable_check_scan.rs`, the other directory walks and symlinks in `unreadable_walk.rs`.
 
-use crate::common::{fixtures, schema_violations};
+use crate::common::fixtures;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -15,10 +18,10 @@ use std::time::{Duration, Instant};
 const TIME_LIMIT: Duration = Duration::from_secs(120);
 
 /// What one run of `veer` gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 /// Runs `veer args` in `cwd` (so reports name `a/…`, `b/…`), killed after [`TIME_LIMIT`].
@@ -56,7 +59,7 @@ fn veer_in(cwd: &Path, args: &[&str]) -> Run {
 }
 
 /// [`veer_in`], asserting the exit code.
-fn veer_code(cwd: &Path, args: &[&str], code: i32) -> Run {
+pub(crate) fn veer_code(cwd: &Path, args: &[&str], code: i32) -> Run {
     let r = veer_in(cwd, args);
     assert_eq!(
         r.code, code,
@@ -66,17 +69,17 @@ fn veer_code(cwd: &Path, args: &[&str], code: i32) -> Run {
     r
 }
 
-fn copy(from: &str, to: &Path) {
+pub(crate) fn copy(from: &str, to: &Path) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
     std::fs::copy(fixtures().join("shadow").join(from), to).unwrap();
 }
 
-fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let ok = Command::new("mkfifo").arg(path).status().unwrap().success();
     assert!(ok, "mkfifo {}", path.display());
 }
 
-fn socket(path: &Path) {
+pub(crate) fn socket(path: &Path) {
     // The socket file stays after the listener is dropped; nobody accepts on it.
     drop(std::os::unix::net::UnixListener::bind(path).unwrap());
 }
@@ -84,7 +87,7 @@ fn socket(path: &Path) {
 /// `<tmp>/a` and `<tmp>/b`: two good pairs (`demo`, `er`), a pair whose candidate is malformed
 /// (`broken`), a pair whose candidate crashed before its first model call (`crashed`: only a
 /// metadata record), a FIFO named like a trace on both sides and a socket on the candidate side.
-fn directories() -> tempfile::TempDir {
+pub(crate) fn directories() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     copy("demo/baseline.agentlog", &a.join("demo.agentlog"));
@@ -116,7 +119,7 @@ fn assert_skipped_named(stderr: &str) {
 }
 
 /// The SARIF log validates against the vendored schema and holds the unreadable-input rule.
-fn assert_valid_sarif(text: &str) {
+pub(crate) fn assert_valid_sarif(text: &str) {
     let log: Value = serde_json::from_str(text).unwrap();
     let errors: Vec<String> = crate::html::sarif_validator()
         .iter_errors(&log)
@@ -126,7 +129,7 @@ fn assert_valid_sarif(text: &str) {
     assert!(text.contains("\"ruleId\": \"input/unreadable\""), "{text}");
 }
 
-const FORMATS: [&str; 6] = ["terminal", "json", "markdown", "junit", "sarif", "github"];
+pub(crate) const FORMATS: [&str; 6] = ["terminal", "json", "markdown", "junit", "sarif", "github"];
 
 #[test]
 fn diff_directory_with_bad_pairs_reports_them_as_error_rows_in_every_format() {
@@ -331,265 +334,4 @@ fn gate_on_a_saved_directory_report_with_error_rows_exits_as_the_diff_did() {
     let j = veer_code(tmp.path(), &["gate", "report.json", "--format", "json"], 1).stdout;
     let v: Value = serde_json::from_str(&j).unwrap();
     assert_eq!(v["gate"]["errors"], 2);
-}
-
-/// `<tmp>/c`: the three refund-causal candidate traces, a malformed one, a FIFO and a socket.
-fn check_directory() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    let c = tmp.path().join("c");
-    for s in ["s1", "s2", "s3"] {
-        copy(
-            &format!("refund-causal-diagnosis/candidate_traces/{s}.agentlog"),
-            &c.join(format!("{s}.agentlog")),
-        );
-    }
-    std::fs::write(c.join("broken.agentlog"), "{\"version\": \"0.1\"\n").unwrap();
-    mkfifo(&c.join("pipe.agentlog"));
-    socket(&c.join("sock.agentlog"));
-    std::fs::copy(
-        fixtures().join("shadow/refund-causal-diagnosis/policy.yaml"),
-        tmp.path().join("policy.yaml"),
-    )
-    .unwrap();
-    tmp
-}
-
-#[test]
-fn check_directory_with_a_bad_trace_reports_it_in_every_format() {
-    let tmp = check_directory();
-    for format in FORMATS {
-        // The default gate (severe) counts the error row: exit 1.
-        let args = ["check", "c", "--policy", "policy.yaml", "--format", format];
-        let r = veer_code(tmp.path(), &args, 1);
-        for needle in [
-            "warning: c/pipe.agentlog: skipped: a FIFO is not a trace file",
-            "warning: c/sock.agentlog: skipped: a socket is not a trace file",
-            "error: c/broken.agentlog:",
-            "fail: 1 input could not be read or compared;",
-        ] {
-            assert!(r.stderr.contains(needle), "{needle}\n{}", r.stderr);
-        }
-        if format == "sarif" {
-            assert_valid_sarif(&r.stdout);
-        }
-        insta::assert_snapshot!(format!("check_dir_errors_{format}"), r.stdout);
-    }
-    let html = veer_code(
-        tmp.path(),
-        &["check", "c", "--policy", "policy.yaml", "--format", "html"],
-        1,
-    )
-    .stdout;
-    assert!(html.contains("<section id=\"errors\"><h2>Traces that could not be read</h2>"));
-    assert!(html.contains("c/broken.agentlog"));
-    // No gate: the report, then exit 2.
-    let r = veer_code(
-        tmp.path(),
-        &[
-            "check",
-            "c",
-            "--policy",
-            "policy.yaml",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-        ],
-        2,
-    );
-    assert!(
-        r.stderr.contains("incomplete: 1 input could not be read"),
-        "{}",
-        r.stderr
-    );
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(
-        schema_violations("check.schema.json", &v),
-        Vec::<String>::new()
-    );
-    assert_eq!(v["traces"].as_array().unwrap().len(), 3);
-    assert_eq!(v["errors"][0]["trace"], "broken.agentlog");
-    assert_eq!(v["errors"][0]["file"], "c/broken.agentlog");
-    assert_eq!(v["gate"]["errors"], 1);
-}
-
-#[test]
-fn check_json_without_errors_validates_and_is_unchanged() {
-    let tmp = check_directory();
-    std::fs::remove_file(tmp.path().join("c/broken.agentlog")).unwrap();
-    let args = [
-        "check",
-        "c",
-        "--policy",
-        "policy.yaml",
-        "--format",
-        "json",
-        "--fail-on",
-        "never",
-    ];
-    let v: Value = serde_json::from_str(&veer_code(tmp.path(), &args, 0).stdout).unwrap();
-    assert_eq!(
-        schema_violations("check.schema.json", &v),
-        Vec::<String>::new()
-    );
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["schema_version", "policy", "traces", "gate"]);
-    assert_eq!(v["gate"].as_object().unwrap().len(), 3);
-    let one = veer_code(
-        tmp.path(),
-        &[
-            "check",
-            "c/s1.agentlog",
-            "--policy",
-            "policy.yaml",
-            "--format",
-            "json",
-        ],
-        1,
-    );
-    let v: Value = serde_json::from_str(&one.stdout).unwrap();
-    assert_eq!(
-        schema_violations("check.schema.json", &v),
-        Vec::<String>::new()
-    );
-}
-
-#[test]
-fn scan_directory_skips_fifos_and_lists_unscannable_files_as_rows() {
-    let tmp = check_directory();
-    let long = format!("{{\"k\": \"{}\"}}\n", "x".repeat(3000));
-    std::fs::write(tmp.path().join("c/long.agentlog"), long).unwrap();
-    let r = veer_code(tmp.path(), &["scan", "c", "--max-line-bytes", "2000"], 2);
-    assert!(
-        r.stderr.contains("warning: c/pipe.agentlog: skipped"),
-        "{}",
-        r.stderr
-    );
-    assert!(
-        r.stderr
-            .contains("hint: raise the limit with --max-line-bytes"),
-        "{}",
-        r.stderr
-    );
-    insta::assert_snapshot!("scan_dir_errors_terminal", r.stdout);
-    let r = veer_code(
-        tmp.path(),
-        &["scan", "c", "--max-line-bytes", "2000", "--format", "json"],
-        2,
-    );
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["files_scanned"], 4);
-    assert_eq!(
-        v["errors"],
-        serde_json::json!([{
-            "file": "c/long.agentlog",
-            "error": "c/long.agentlog:1: (line): line is longer than the limit of 2000 bytes",
-            "hint": "raise the limit with --max-line-bytes"
-        }])
-    );
-    // Without the long file every file is scanned; the FIFO and the socket are only named.
-    std::fs::remove_file(tmp.path().join("c/long.agentlog")).unwrap();
-    let r = veer_code(tmp.path(), &["scan", "c", "--format", "json"], 0);
-    assert!(
-        r.stderr.contains("warning: c/sock.agentlog: skipped"),
-        "{}",
-        r.stderr
-    );
-}
-
-#[test]
-fn inspect_and_experiment_directories_skip_fifos() {
-    let tmp = directories();
-    let r = veer_code(tmp.path(), &["inspect", "a", "--format", "json"], 0);
-    assert!(
-        r.stderr.contains("warning: a/pipe.agentlog: skipped"),
-        "{}",
-        r.stderr
-    );
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["traces"].as_array().unwrap().len(), 4);
-
-    let exp = tmp.path().join("exp");
-    copy("demo/baseline.agentlog", &exp.join("baseline.agentlog"));
-    copy(
-        "demo/candidate.agentlog",
-        &exp.join("perturbed/changed.agentlog"),
-    );
-    mkfifo(&exp.join("perturbed/pipe.agentlog"));
-    socket(&exp.join("perturbed/sock.agentlog"));
-    mkfifo(&exp.join("reruns.agentlog"));
-    let r = veer_code(
-        tmp.path(),
-        &["experiment", "analyze", "exp", "--format", "json"],
-        0,
-    );
-    assert!(
-        r.stderr
-            .contains("warning: exp/perturbed/pipe.agentlog: skipped: not a regular file"),
-        "{}",
-        r.stderr
-    );
-    assert!(
-        r.stderr.contains("exp/perturbed/sock.agentlog: skipped"),
-        "{}",
-        r.stderr
-    );
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["pairs"].as_array().unwrap().len(), 1);
-}
-
-#[test]
-fn symlinks_are_followed_to_regular_files_and_skipped_otherwise() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path().join("d");
-    copy("demo/baseline.agentlog", &d.join("real.agentlog"));
-    std::os::unix::fs::symlink("real.agentlog", d.join("link.agentlog")).unwrap();
-    std::os::unix::fs::symlink("nowhere.agentlog", d.join("dangling.agentlog")).unwrap();
-    mkfifo(&tmp.path().join("fifo"));
-    std::os::unix::fs::symlink("../fifo", d.join("to-fifo.agentlog")).unwrap();
-    let r = veer_code(tmp.path(), &["inspect", "d", "--format", "json"], 0);
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    let sources: Vec<&str> = v["traces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["source"].as_str().unwrap())
-        .collect();
-    assert_eq!(sources, ["d/link.agentlog", "d/real.agentlog"]);
-    assert!(
-        r.stderr.contains(
-            "warning: d/dangling.agentlog: skipped: a dangling symlink is not a trace file"
-        ),
-        "{}",
-        r.stderr
-    );
-    assert!(
-        r.stderr.contains(
-            "warning: d/to-fifo.agentlog: skipped: a symlink to a FIFO is not a trace file"
-        ),
-        "{}",
-        r.stderr
-    );
-}
-
-#[test]
-fn a_fifo_named_as_an_argument_is_read_as_a_stream() {
-    let tmp = tempfile::tempdir().unwrap();
-    let fifo = tmp.path().join("run.agentlog");
-    mkfifo(&fifo);
-    let text = std::fs::read(fixtures().join("shadow/demo/baseline.agentlog")).unwrap();
-    let writer = {
-        let fifo = fifo.clone();
-        // Opening a FIFO for writing waits for its reader: veer.
-        std::thread::spawn(move || std::fs::write(fifo, text))
-    };
-    let r = veer_code(
-        tmp.path(),
-        &["inspect", "run.agentlog", "--format", "json"],
-        0,
-    );
-    writer.join().unwrap().unwrap();
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["traces"][0]["source"], "run.agentlog");
-    assert!(!v["traces"][0]["turns"].as_array().unwrap().is_empty());
 }

@@ -11,18 +11,19 @@
 //! * the same call recorded twice (same trace and `gen_ai.response.id`, e.g. by a provider SDK's
 //!   own tracing and an instrumentation) is kept once: the recording with content wins.
 
+mod emit;
+mod span_tree;
+
+use emit::Emitter;
+use span_tree::{attach_tools, drop_duplicate_calls, sessions_of};
+
 use super::attrs::Attrs;
-use super::calls::{
-    model_call, own_session, role_of, tool_run, with_tool_blocks, ModelCall, Role, ToolRun,
-};
+use super::calls::{model_call, own_session, role_of, tool_run, ModelCall, Role, ToolRun};
 use super::wire::{id_hex, Span};
-use crate::canonical::content_id;
 use crate::error::{TraceError, Warning};
-use crate::json::{Json, JsonScratch, Object};
-use crate::model::{Format, Kind, Record, Trace};
-use crate::timefmt::format_epoch_ms;
+use crate::json::JsonScratch;
+use crate::model::{Format, Trace};
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
 /// The metadata tag that carries "N of M" model calls without captured content into a
@@ -50,14 +51,14 @@ pub struct SpanAt<'s, 'a> {
 
 /// A span with normalised ids and its role.
 struct Node {
-    trace: String,
-    id: String,
-    parent: Option<String>,
-    start: u64,
-    end: u64,
-    line: Option<u64>,
-    role: Role,
-    own_session: Option<String>,
+    pub(super) trace: String,
+    pub(super) id: String,
+    pub(super) parent: Option<String>,
+    pub(super) start: u64,
+    pub(super) end: u64,
+    pub(super) line: Option<u64>,
+    pub(super) role: Role,
+    pub(super) own_session: Option<String>,
 }
 
 /// What a relevant span contributes, computed in parallel.
@@ -355,299 +356,4 @@ fn node(source: &str, s: &SpanAt<'_, '_>) -> Result<Node, TraceError> {
         role: role_of(a),
         own_session: own_session(a),
     })
-}
-
-/// The session key of every span (its own or nearest ancestor's session id, else
-/// `trace:<id>`), and how many spans sat on a parent cycle.
-fn sessions_of(nodes: &[Node], parent_of: &[Option<usize>]) -> (Vec<String>, usize) {
-    let mut memo: Vec<Option<Option<String>>> = vec![None; nodes.len()];
-    let mut visiting = vec![false; nodes.len()];
-    let mut cycles = 0usize;
-    for start in 0..nodes.len() {
-        let mut path = Vec::new();
-        let mut cur = start;
-        let found: Option<String> = loop {
-            if let Some(v) = &memo[cur] {
-                break v.clone();
-            }
-            if visiting[cur] {
-                cycles += path.len();
-                break None;
-            }
-            visiting[cur] = true;
-            path.push(cur);
-            if let Some(s) = &nodes[cur].own_session {
-                break Some(s.clone());
-            }
-            match parent_of[cur] {
-                Some(p) => cur = p,
-                None => break None,
-            }
-        };
-        for p in path {
-            visiting[p] = false;
-            memo[p] = Some(found.clone());
-        }
-    }
-    let keys = memo
-        .into_iter()
-        .zip(nodes)
-        .map(|(m, n)| m.flatten().unwrap_or_else(|| format!("trace:{}", n.trace)))
-        .collect();
-    (keys, cycles)
-}
-
-/// Marks model calls recorded twice (same trace and response id): the one with captured
-/// output, then more attributes, then the earlier start, then the smaller span id, is kept.
-fn drop_duplicate_calls(nodes: &[Node], pieces: &[Piece]) -> Vec<bool> {
-    let mut dropped = vec![false; nodes.len()];
-    let mut best: HashMap<(&str, &str), usize> = HashMap::new();
-    let rank = |i: usize| match &pieces[i] {
-        Piece::Model(c) => (
-            !c.output_captured,
-            usize::MAX - c.attribute_count,
-            nodes[i].start,
-            nodes[i].id.clone(),
-        ),
-        _ => (true, usize::MAX, u64::MAX, String::new()),
-    };
-    for (i, p) in pieces.iter().enumerate() {
-        let Piece::Model(c) = p else { continue };
-        let Some(rid) = c.response_id.as_deref() else {
-            continue;
-        };
-        match best.get(&(nodes[i].trace.as_str(), rid)).copied() {
-            None => {
-                best.insert((&nodes[i].trace, rid), i);
-            }
-            Some(j) => {
-                if rank(i) < rank(j) {
-                    dropped[j] = true;
-                    best.insert((&nodes[i].trace, rid), i);
-                } else {
-                    dropped[i] = true;
-                }
-            }
-        }
-    }
-    dropped
-}
-
-/// For each member (by position), the positions of the tool spans that belong to it when it
-/// is a model call: tool spans whose parent is the call, or that follow it under the same
-/// parent before the next call there.
-fn attach_tools(
-    members: &[usize],
-    nodes: &[Node],
-    parent_of: &[Option<usize>],
-    pieces: &[Piece],
-) -> Vec<Vec<usize>> {
-    let mut out: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-    let mut last_model_under: HashMap<Option<usize>, usize> = HashMap::new();
-    let mut position_of: HashMap<usize, usize> = HashMap::new();
-    for (pos, &i) in members.iter().enumerate() {
-        match pieces[i] {
-            Piece::Model(_) => {
-                last_model_under.insert(parent_of[i], pos);
-                position_of.insert(i, pos);
-            }
-            Piece::Tool(_) => {
-                let owner = parent_of[i]
-                    .and_then(|p| position_of.get(&p).copied())
-                    .or_else(|| {
-                        nodes[i]
-                            .parent
-                            .as_ref()
-                            .and(last_model_under.get(&parent_of[i]).copied())
-                    });
-                if let Some(o) = owner {
-                    out[o].push(pos);
-                }
-            }
-            Piece::None => {}
-        }
-    }
-    out
-}
-
-/// Writes records with content ids and a parent chain, timestamps never decreasing.
-#[derive(Default)]
-struct Emitter {
-    records: Vec<Record>,
-    /// Shares the object keys of the payloads built here.
-    keys: JsonScratch,
-    last_ms: i64,
-}
-
-impl Emitter {
-    /// Appends a record; its content id and parent are filled in by [`Emitter::into_records`].
-    fn push(
-        &mut self,
-        kind: Kind,
-        at_ns: u64,
-        line: Option<u64>,
-        payload: Json,
-        meta: Option<Map<String, Value>>,
-    ) {
-        let ms = i64::try_from(at_ns / 1_000_000)
-            .unwrap_or(i64::MAX / 2)
-            .max(self.last_ms);
-        self.last_ms = ms;
-        self.records.push(Record {
-            line,
-            kind,
-            version: "0.1".into(),
-            id: "".into(),
-            ts: format_epoch_ms(ms).into(),
-            parent: None,
-            meta: meta.map(Box::new),
-            payload,
-            extra_envelope: None,
-            origin: None,
-        });
-    }
-
-    /// The records with content ids (computed on all cores) and the parent chain.
-    fn into_records(self) -> Vec<Record> {
-        let mut records = self.records;
-        records
-            .par_iter_mut()
-            .for_each(|r| r.id = content_id(&r.payload).into());
-        for i in 1..records.len() {
-            records[i].parent = Some(records[i - 1].id.clone());
-        }
-        records
-    }
-
-    fn metadata(&mut self, session: &str, first: &Node, not_captured: Option<&str>) {
-        let mut tags = Map::new();
-        tags.insert("source_format".into(), json!(Format::Otel.name()));
-        tags.insert("session".into(), json!(session));
-        if let Some(count) = not_captured {
-            tags.insert(NOT_CAPTURED_TAG.into(), json!(count));
-        }
-        let payload = json!({
-            "sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
-            "tags": tags,
-        });
-        let mut meta = Map::new();
-        meta.insert("trace_id".into(), Value::String(first.trace.clone()));
-        let payload = self.keys.adopt(payload);
-        self.push(Kind::Metadata, first.start, first.line, payload, Some(meta));
-    }
-
-    fn model_turn(
-        &mut self,
-        n: &Node,
-        call: ModelCall,
-        tools: Vec<(usize, ToolRun)>,
-        nodes: &[Node],
-    ) {
-        let ModelCall {
-            request,
-            response,
-            tool_blocks,
-            output_captured,
-            finish_reason,
-            error,
-            ..
-        } = call;
-        self.push(Kind::ChatRequest, n.start, n.line, request, None);
-        // Which tool_use block each tool span answers: by id, else the next unmatched block of
-        // that name; a span with no block adds one (content not captured).
-        let mut used = vec![false; tool_blocks.len()];
-        let mut added: Vec<Value> = Vec::new();
-        let mut ids: Vec<String> = Vec::with_capacity(tools.len());
-        for (span_index, run) in &tools {
-            let block = tool_blocks.iter().enumerate().position(|(b, p)| {
-                !used[b]
-                    && match &run.call_id {
-                        Some(id) => p.id.as_deref() == Some(id),
-                        None => p.name.as_deref() == Some(&run.name),
-                    }
-            });
-            let id = match block {
-                Some(b) => {
-                    used[b] = true;
-                    tool_blocks[b].id.clone()
-                }
-                None => {
-                    let id = run
-                        .call_id
-                        .clone()
-                        .unwrap_or_else(|| format!("span:{}", nodes[*span_index].id));
-                    added.push(json!({"type": "tool_use", "id": id, "name": run.name, "input": run.arguments.to_value()}));
-                    Some(id)
-                }
-            };
-            ids.push(id.or_else(|| run.call_id.clone()).unwrap_or_default());
-        }
-        match &error {
-            Some((code, message)) if !output_captured => {
-                self.push(
-                    Kind::Error,
-                    n.end,
-                    n.line,
-                    json!({"source": "llm", "code": code, "message": message, "retriable": false})
-                        .into(),
-                    None,
-                );
-            }
-            _ => {
-                let payload = if added.is_empty() {
-                    response
-                } else {
-                    with_tool_blocks(&response, added, finish_reason.as_deref(), &mut self.keys)
-                };
-                self.push(Kind::ChatResponse, n.end, n.line, payload, None);
-            }
-        }
-        for ((span_index, run), id) in tools.into_iter().zip(ids) {
-            let t = &nodes[span_index];
-            self.tool_records(t.start, t.line, run, id);
-        }
-    }
-
-    fn tool(&mut self, n: &Node, run: ToolRun, id: Option<String>) {
-        let id = id
-            .or_else(|| run.call_id.clone())
-            .unwrap_or_else(|| format!("span:{}", n.id));
-        self.tool_records(n.start, n.line, run, id);
-    }
-
-    fn tool_records(&mut self, at: u64, line: Option<u64>, run: ToolRun, id: String) {
-        let ToolRun {
-            name,
-            arguments,
-            result,
-            is_error,
-            latency_ms,
-            ..
-        } = run;
-        let arguments = match arguments {
-            Json::Object(_) => arguments,
-            _ => Json::empty_object(),
-        };
-        let keys = &mut self.keys;
-        let call = Json::Object(Object::from_entries(vec![
-            (keys.key("tool_name"), Json::from(name)),
-            (keys.key("tool_call_id"), Json::from(id.as_str())),
-            (keys.key("arguments"), arguments),
-        ]));
-        self.push(Kind::ToolCall, at, line, call, None);
-        let keys = &mut self.keys;
-        let result = Json::Object(Object::from_entries(vec![
-            (keys.key("tool_call_id"), Json::from(id)),
-            (keys.key("output"), result),
-            (keys.key("is_error"), Json::from(is_error)),
-            (keys.key("latency_ms"), Json::Number(latency_ms.into())),
-        ]));
-        self.push(
-            Kind::ToolResult,
-            at + latency_ms * 1_000_000,
-            line,
-            result,
-            None,
-        );
-    }
 }

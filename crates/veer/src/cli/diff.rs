@@ -1,0 +1,171 @@
+//! `clap` definitions of `veer diff`: inputs, pairing, policy, gate, fingerprint and output
+//! flags, and the formats it offers.
+
+use super::{OutputArgs, ReadArgs, DEFAULT_HISTORY_DB};
+use clap::Args;
+use std::path::PathBuf;
+
+/// `veer diff`.
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// The baseline: a trace file (.agentlog, optionally .gz, or traxr JSON), or a directory of
+    /// traces. With `--baseline NAME`, the only path given: the candidate directory.
+    pub baseline: PathBuf,
+    /// The candidate: a trace file of the same format, or a directory whose traces are paired
+    /// with the baseline's by relative path.
+    #[arg(
+        required_unless_present = "stored_baseline",
+        default_value = "",
+        hide_default_value = true,
+        value_parser = clap::builder::TypedValueParser::map(clap::builder::OsStringValueParser::new(), PathBuf::from)
+    )]
+    pub candidate: PathBuf,
+    /// Compare against a stored baseline (`veer baseline create`): NAME under .veer/baselines,
+    /// or a path to one, `@N` for version N. Every file is verified first; a changed baseline
+    /// is exit 2 naming the file. Give only the candidate directory.
+    #[arg(long = "baseline", id = "stored_baseline", value_name = "NAME")]
+    pub stored_baseline: Option<String>,
+    /// Add this comparison's summary to the history database (default .veer/history.sqlite;
+    /// another path as --history=PATH).
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = DEFAULT_HISTORY_DB)]
+    pub history: Option<PathBuf>,
+    /// Quarantined cases (YAML: `case`, `reason`, `expires`): directory pairs by relative path
+    /// are still measured and shown, marked quarantined, but never trip the gate; an expired
+    /// entry is a warning and gates again. Default: .veer/quarantine.yaml when it exists. See
+    /// docs/history.md (Quarantine).
+    #[arg(long, value_name = "FILE")]
+    pub quarantine: Option<PathBuf>,
+    /// Model prices for the cost axis: a JSON object mapping model name to
+    /// {input, output, cached_input, cached_write_5m, cached_write_1h, reasoning,
+    /// batch_discount} in USD per token, or to [input, output]. Without it cost is not
+    /// compared.
+    #[arg(long, value_name = "FILE")]
+    pub pricing: Option<PathBuf>,
+    /// Seed of the bootstrap confidence intervals (same seed, same bytes).
+    #[arg(long, value_name = "N", default_value_t = 42)]
+    pub seed: u64,
+    /// Number of ranked divergences in the report (terminal and Markdown show the first 3;
+    /// at least 1).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = parse_top_k)]
+    pub top_k: usize,
+    /// How responses are paired: `auto` (index where the alignment pairs every turn
+    /// one-to-one in order, alignment otherwise), `index` (i-th with i-th, within each
+    /// recorded session: the reference tool's numbers) or `alignment` (the turns the
+    /// first-divergence alignment pairs). With auto and alignment a dropped or added tool call
+    /// counts as a trajectory change of 1 at its turn. The report names the pairing used.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = PairByArg::Auto)]
+    pub pair_by: PairByArg,
+    /// A behaviour policy (.yaml/.yml or .json) evaluated on both sides: violations the
+    /// candidate introduced are regressions, those it cleared are fixes.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Exit 1 when the worst signal (the severity of an axis that changed in its worse
+    /// direction — an improvement never counts —, a powered rejection of the behaviour-
+    /// fingerprint test → moderate, or policy regression: info → minor, warning → moderate,
+    /// error and critical → severe) reaches this level; `never` (or `none`) never trips.
+    /// With repeated trials (docs/trials.md): a statistically supported regression beyond its
+    /// margin, a deterministic rule break or an unmeasurable case trips any level, and
+    /// `inconclusive` also trips on inconclusive cases (acts as `minor` without trials).
+    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = crate::commands::trials::parse_diff_fail_on)]
+    pub fail_on: crate::commands::trials::DiffFailOn,
+    /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
+    /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
+    /// The structural block is the same at every budget; its own, fixed, budget and the
+    /// other comparisons' are in docs/limits.md ("Work per input dimension").
+    #[arg(long, value_name = "N", default_value_t = veer_diff::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_align_cells: u64,
+    /// Saturation point of a log-scaled fingerprint dimension, as KEY=VALUE (repeatable):
+    /// output_tokens (default 4096), latency_ms (30000), tool_calls (8), text_chars (16384),
+    /// arg_keys (32). Raise them for long-context or slow thinking models.
+    #[arg(long, value_name = "KEY=VALUE", value_parser = parse_fingerprint_scale)]
+    pub fingerprint_scale: Vec<(FingerprintScaleKey, f64)>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
+    pub format: DiffFormat,
+    #[command(flatten)]
+    pub trials: crate::commands::trials::TrialsArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// The scales `--fingerprint-scale` sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FingerprintScaleKey {
+    /// Output tokens.
+    OutputTokens,
+    /// Latency in milliseconds.
+    LatencyMs,
+    /// Tool calls in one response.
+    ToolCalls,
+    /// Characters of response text.
+    TextChars,
+    /// Argument keys over a response's tool calls.
+    ArgKeys,
+}
+
+/// `--fingerprint-scale KEY=VALUE`: a known key and a positive finite number.
+fn parse_fingerprint_scale(s: &str) -> Result<(FingerprintScaleKey, f64), String> {
+    const KEYS: &str = "output_tokens, latency_ms, tool_calls, text_chars, arg_keys";
+    let (key, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not KEY=VALUE (keys: {KEYS})"))?;
+    let key = match key.trim() {
+        "output_tokens" => FingerprintScaleKey::OutputTokens,
+        "latency_ms" => FingerprintScaleKey::LatencyMs,
+        "tool_calls" => FingerprintScaleKey::ToolCalls,
+        "text_chars" => FingerprintScaleKey::TextChars,
+        "arg_keys" => FingerprintScaleKey::ArgKeys,
+        other => return Err(format!("unknown scale `{other}` (keys: {KEYS})")),
+    };
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok((key, v)),
+        _ => Err(format!("`{value}` is not a positive number")),
+    }
+}
+
+/// `--top-k`: a whole number of at least 1.
+fn parse_top_k(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (the number of ranked divergences to report)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+/// `--pair-by` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PairByArg {
+    /// Index where the alignment pairs every turn one-to-one in order, alignment otherwise.
+    Auto,
+    /// The i-th response with the i-th, within each recorded session.
+    Index,
+    /// The turns paired by the first-divergence alignment.
+    Alignment,
+}
+
+/// Formats `veer diff` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    /// Tables and text for a terminal.
+    Terminal,
+    /// JSON (`veer schema diff`, `veer schema diff-directory`).
+    Json,
+    /// A Markdown report for a pull-request comment.
+    Markdown,
+    /// JUnit XML: one test case per trace pair and axis.
+    Junit,
+    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
+    /// JavaScript off).
+    Html,
+    /// SARIF 2.1.0: the first divergence (a note), policy findings and severe axes at the
+    /// candidate file and line; `error` exactly for what tripped the gate.
+    Sarif,
+    /// GitHub Actions workflow commands (::error/::warning/::notice); with
+    /// GITHUB_STEP_SUMMARY set, the Markdown report is appended to that file.
+    Github,
+    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
+    /// `artifacts:reports:codequality`.
+    Gitlab,
+}

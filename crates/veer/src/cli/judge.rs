@@ -1,0 +1,122 @@
+//! `clap` definitions of the commands that judge traces against rules: `veer check`,
+//! `veer policy validate` and `veer gate`, with the shared `--fail-on` parser.
+
+use super::{OutputArgs, ReadArgs};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// `veer check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The trace: a file (.agentlog, optionally .gz, or traxr JSON) or a directory of traces.
+    pub trace: PathBuf,
+    /// The policy file (.yaml/.yml, or .json); Shadow policy files load unchanged.
+    #[arg(long, value_name = "FILE")]
+    pub policy: PathBuf,
+    /// Exit 1 when the worst violation reaches this level (info → minor, warning → moderate,
+    /// error and critical → severe); `never` (or `none`) never trips.
+    #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
+    pub fail_on: veer_policy::Level,
+    /// Do not fail the gate on calls the live policy blocked while the run was recorded
+    /// (`veer record --enforce replace|raise`); they are still listed, with status
+    /// `prevented`.
+    #[arg(long)]
+    pub allow_prevented: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Terminal)]
+    pub format: CheckFormat,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// `--fail-on`: never (none), minor, moderate or severe.
+pub fn parse_fail_on(s: &str) -> Result<veer_policy::Level, String> {
+    veer_policy::Level::parse_fail_on(s)
+        .ok_or_else(|| format!("`{s}` is not a level; use never, minor, moderate or severe"))
+}
+
+/// Formats `veer check` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    /// One line per violation.
+    Terminal,
+    /// JSON: {schema_version, policy, traces: [{trace, violations}], gate} (`veer schema check`).
+    Json,
+    /// A Markdown table for a pull-request comment.
+    Markdown,
+    /// JUnit XML: one test case per rule and trace.
+    Junit,
+    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
+    /// JavaScript off).
+    Html,
+    /// SARIF 2.1.0: every violation at its trace file and line.
+    Sarif,
+    /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
+    /// Markdown report is appended to that file.
+    Github,
+    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
+    /// `artifacts:reports:codequality`.
+    Gitlab,
+}
+
+/// `veer policy …`.
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Load and validate a policy file: every problem with file, line, column, rule id and a
+    /// hint. Exit 0 when valid, 2 otherwise.
+    #[command(
+        after_help = "Examples:\n  veer policy validate policy.yaml\n  veer policy validate policies/pii.json"
+    )]
+    Validate(PolicyValidateArgs),
+}
+
+/// `veer policy validate`.
+#[derive(Debug, Args)]
+pub struct PolicyValidateArgs {
+    /// The policy file.
+    pub file: PathBuf,
+}
+
+/// `veer gate`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// A report written by `veer diff --format json` (one pair or a directory).
+    pub report: PathBuf,
+    /// Exit 1 when the worst signal (the severity of an axis that changed in its worse
+    /// direction — an improvement never counts —, a powered rejection of a stored
+    /// behaviour-fingerprint test → moderate, policy regression) reaches this level; `never`
+    /// (or `none`) never trips.
+    #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
+    pub fail_on: veer_policy::Level,
+    /// Recompute the policy diff with this policy instead of using the report's.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// The baseline trace (with --policy).
+    #[arg(long, value_name = "TRACE")]
+    pub baseline: Option<PathBuf>,
+    /// The candidate trace (with --policy).
+    #[arg(long, value_name = "TRACE")]
+    pub candidate: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GateFormat::Terminal)]
+    pub format: GateFormat,
+    /// Largest accepted REPORT in bytes.
+    #[arg(long, value_name = "N", default_value_t = veer_trace::limits::DEFAULT_MAX_REPORT_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_report_bytes: u64,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Formats `veer gate` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GateFormat {
+    /// A short summary.
+    Terminal,
+    /// JSON: {schema_version, report, worst_axis, fingerprint (when it counts), policy_source,
+    /// regressions, gate} (`veer schema gate`).
+    Json,
+}
