@@ -17,3 +17,4 @@ pub use veer_base::Level;
 pub mod check;
 pub mod experiment;
 pub mod structural;
+pub mod verdict;

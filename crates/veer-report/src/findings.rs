@@ -10,8 +10,8 @@ use veer_contract::diff::DiffReport;
 use veer_contract::diff::DirectoryReport;
 use veer_contract::diff::PairError;
 use veer_contract::policy::Violation;
+use veer_contract::verdict::{Cause, Verdict};
 use veer_contract::Level;
-use veer_engine::{Cause, Verdict};
 
 /// How loud a finding is (SARIF `level`, GitHub command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -4,7 +4,7 @@
 //! report to `$GITHUB_STEP_SUMMARY` is the CLI's I/O.
 
 use crate::findings::{Finding, FindingLevel};
-use veer_engine::Verdict;
+use veer_contract::verdict::Verdict;
 
 /// Escapes a command's message: `%`, `\r`, `\n`.
 pub fn escape_data(s: &str) -> String {

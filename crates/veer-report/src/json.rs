@@ -148,7 +148,7 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
     fn pair(
         &mut self,
         pair: &veer_contract::diff::DirectoryPair,
-        _: &veer_engine::Verdict,
+        _: &veer_contract::verdict::Verdict,
     ) -> String {
         let sep = if self.written == 0 {
             "\n    "
@@ -162,7 +162,7 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryJson {
     fn finish(
         self: Box<Self>,
         summary: &veer_contract::diff::DirectorySummary,
-        _: &veer_engine::Verdict,
+        _: &veer_contract::verdict::Verdict,
     ) -> String {
         // The summary's own object, opened by "{\n" and closed by "\n}", continues this one.
         let rest = indented(summary, "");

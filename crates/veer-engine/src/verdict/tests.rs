@@ -1,6 +1,7 @@
 //! The verdict's rules on hand-made signals.
 
 use super::*;
+use veer_policy::Gate;
 
 fn axis(name: &str, level: Level) -> Trip {
     Trip {

@@ -9,7 +9,7 @@ use super::format::{change, interval};
 use super::stream::DirectoryPrinter;
 use veer_contract::diff::{DiffReport, DirectoryPair, DirectorySummary};
 use veer_contract::quarantine::QuarantineMark;
-use veer_engine::{Cause, Verdict};
+use veer_contract::verdict::{Cause, Verdict};
 
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

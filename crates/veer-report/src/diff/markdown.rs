@@ -13,8 +13,8 @@ use veer_contract::diff::DirectoryPair;
 use veer_contract::diff::DirectorySummary;
 use veer_contract::fingerprint::FingerprintBlock;
 use veer_contract::recommend::RecSeverity;
+use veer_contract::verdict::Verdict;
 use veer_contract::Level;
-use veer_engine::Verdict;
 
 /// The headline's verdict paragraph: whether the gate failed, passed or is off, and what
 /// tripped it (naming the traces in directory mode).

@@ -13,7 +13,7 @@
 use veer_contract::diff::DirectoryPair;
 use veer_contract::diff::DirectoryReport;
 use veer_contract::diff::DirectorySummary;
-use veer_engine::Verdict;
+use veer_contract::verdict::Verdict;
 
 /// A printer fed one trace pair at a time, in path order, then the summary. Each pair comes
 /// with its own verdict and the summary with the run's (decided by `veer-engine`).

@@ -18,8 +18,8 @@ use veer_contract::diff::PairError;
 use veer_contract::fingerprint::Decision;
 use veer_contract::fingerprint::FingerprintBlock;
 use veer_contract::recommend::RecSeverity;
+use veer_contract::verdict::Verdict;
 use veer_contract::Level;
-use veer_engine::Verdict;
 
 /// The line naming what tripped the gate (nothing when it did not trip).
 pub fn tripped_line(v: &Verdict, style: Style) -> String {

@@ -6,7 +6,7 @@ use crate::policy::{locus, CheckReport};
 use maud::html;
 
 /// Renders the check report as one HTML page.
-pub fn render(r: &CheckReport, v: &veer_engine::Verdict) -> String {
+pub fn render(r: &CheckReport, v: &veer_contract::verdict::Verdict) -> String {
     let total: usize = r.traces.iter().map(|t| t.violations.len()).sum();
     let errors: Vec<ErrorRow<'_>> = r
         .errors

@@ -23,7 +23,7 @@ use veer_contract::divergence::Divergence;
 use veer_contract::fingerprint::FingerprintBlock;
 use veer_contract::lanes::{LaneCell, LaneRow, Lanes, TurnDetail, TurnSide, WordChange};
 use veer_contract::policy::Violation;
-use veer_engine::Verdict;
+use veer_contract::verdict::Verdict;
 
 /// The page of one pair diff, its banner the verdict's.
 pub fn render(r: &DiffReport, v: &Verdict) -> String {

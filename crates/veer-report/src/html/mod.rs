@@ -72,7 +72,7 @@ pub fn badge(label: &str) -> Markup {
 
 /// The verdict box: whether the gate tripped, passed or is off (`--fail-on never`), a detail
 /// line and the verdict's line (the gate line the CLI prints on stderr, then what tripped it).
-pub fn gate_box(v: &veer_engine::Verdict, detail: &str) -> Markup {
+pub fn gate_box(v: &veer_contract::verdict::Verdict, detail: &str) -> Markup {
     let (class, head) = if v.tripped {
         ("verdict tripped", "Gate tripped")
     } else if v.unreadable > 0 {

@@ -1,5 +1,5 @@
 //! JUnit XML for `veer check`: one test suite per trace, one test case per rule; a rule whose
-//! violations tripped the gate (the [`veer_engine::Verdict`] lists them) is a failure listing
+//! violations tripped the gate (the [`veer_contract::verdict::Verdict`] lists them) is a failure listing
 //! them, a rule with violations under the threshold passes with them in `system-out`.
 
 use super::{violation_line, CheckReport};
@@ -21,7 +21,11 @@ fn escape(s: &str) -> String {
 }
 
 /// Whether a violation of `rule` in trace `t` tripped the gate.
-fn rule_trips(verdict: &veer_engine::Verdict, t: &super::CheckedTrace, rule: &str) -> bool {
+fn rule_trips(
+    verdict: &veer_contract::verdict::Verdict,
+    t: &super::CheckedTrace,
+    rule: &str,
+) -> bool {
     t.violations
         .iter()
         .filter(|v| v.rule_id == rule)
@@ -29,7 +33,7 @@ fn rule_trips(verdict: &veer_engine::Verdict, t: &super::CheckedTrace, rule: &st
 }
 
 /// The `veer check` report as JUnit XML, its failures those of `verdict`.
-pub fn check(r: &CheckReport, verdict: &veer_engine::Verdict) -> String {
+pub fn check(r: &CheckReport, verdict: &veer_contract::verdict::Verdict) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let failed_reads = if verdict.tripped { r.errors.len() } else { 0 };
     let tests = r.rules.len() * r.traces.len();
@@ -113,8 +117,8 @@ pub fn check(r: &CheckReport, verdict: &veer_engine::Verdict) -> String {
 }
 
 /// The verdict's cause for a policy violation.
-fn cause(v: &veer_contract::policy::Violation) -> veer_engine::Cause {
-    veer_engine::Cause::Policy {
+fn cause(v: &veer_contract::policy::Violation) -> veer_contract::verdict::Cause {
+    veer_contract::verdict::Cause::Policy {
         rule_id: v.rule_id.clone(),
         pair_index: v.pair_index,
         session: v.session,
@@ -128,7 +132,7 @@ fn cause(v: &veer_contract::policy::Violation) -> veer_engine::Cause {
 pub fn diff_suite(
     name: &str,
     d: &veer_contract::policy::PolicyDiff,
-    verdict: &veer_engine::Verdict,
+    verdict: &veer_contract::verdict::Verdict,
 ) -> (String, usize, usize) {
     let tests = (d.regressions.len() + d.fixes.len()).max(1);
     let failures = d
@@ -197,14 +201,14 @@ mod tests {
     #[test]
     fn diff_suite_lists_regressions_and_fixes() {
         let d = diff_violations(vec![v("a", Some(0))], vec![v("b", Some(1))]);
-        let gate = veer_engine::Verdict::decide(
+        let gate = veer_contract::verdict::Verdict::decide(
             veer_contract::Level::Minor,
             vec![veer_engine::verdict::policy_signal(&d.regressions[0], true)],
         );
         let (s, tests, failures) = super::diff_suite("base vs cand", &d, &gate);
         assert_eq!((tests, failures), (2, 1));
         assert!(s.contains("tests=\"2\" failures=\"1\""), "{s}");
-        let off = veer_engine::Verdict::decide(veer_contract::Level::None, Vec::new());
+        let off = veer_contract::verdict::Verdict::decide(veer_contract::Level::None, Vec::new());
         let (s, _, failures) = super::diff_suite("base vs cand", &d, &off);
         assert_eq!(failures, 0, "{s}");
         assert!(s.contains("name=\"regression: b\""), "{s}");

@@ -91,7 +91,7 @@ pub fn gate_line(g: &Gate) -> String {
 
 /// The verdict's line for reports: the [`gate_line`], then what tripped the gate (up to five
 /// trips, then a count).
-pub fn verdict_line(v: &veer_engine::Verdict) -> String {
+pub fn verdict_line(v: &veer_contract::verdict::Verdict) -> String {
     let line = gate_line(&v.gate());
     let line = match v.tripped_by_line(5) {
         Some(by) => format!("{line} Tripped by: {by}."),
