@@ -45,4 +45,5 @@ mod scan;
 mod secrets_in_messages;
 mod trials;
 mod trials_outcome;
+mod trials_quarantine;
 mod unreadable;
