@@ -49,7 +49,7 @@ fn compare(seed: u64, cases: usize, k: u32, planted: usize, changed: &Script) ->
         baseline_trials: cases * k as usize,
         candidate_trials: cases * k as usize,
     };
-    let (block, gate) = decide(layout, &raws, None, &options, Level::Severe, false);
+    let (block, gate) = decide(layout, raws, None, &options, Level::Severe, false).unwrap();
     (gate.tripped, block.verdicts.regressed)
 }
 

@@ -73,12 +73,15 @@ pub fn render(findings: &[Finding]) -> String {
 }
 
 /// The Code Quality report of a repeated-trials comparison: one issue per case the engine
-/// judged `regressed` or `failed` (`critical`: these trip the gate) or `inconclusive` or
-/// `flaky` (`minor`), at the case under the candidate directory, line 1.
+/// judged `regressed` or `failed` (`critical`: these trip the gate; `info` for a quarantined
+/// regressed case, which does not) or `inconclusive` or `flaky` (`minor`), at the case under the
+/// candidate directory, line 1.
 pub fn trials(r: &TrialsReport) -> String {
     let rows = r.trials.cases.iter().filter_map(|c| {
         let severity = match c.verdict.as_ref() {
-            "regressed" | "failed" => "critical",
+            "failed" => "critical",
+            "regressed" if c.quarantined => "info",
+            "regressed" => "critical",
             "inconclusive" | "flaky" => "minor",
             _ => return None,
         };
@@ -87,7 +90,7 @@ pub fn trials(r: &TrialsReport) -> String {
             severity,
             format!("{}/{}", r.candidate.trim_end_matches('/'), c.case),
             1,
-            crate::diff::trials::case_line(c),
+            crate::diff::trials::case_line(&c),
         ))
     });
     crate::json::to_json(&Value::Array(issues(rows)))

@@ -90,13 +90,14 @@ pub fn trials_json_pieces(
             alpha: t.alpha,
             seed: t.seed,
             margins: t.margins.clone(),
-            cases: Vec::new(),
+            cases: Default::default(),
             axes: t.axes.clone(),
             rules: t.rules.clone(),
             pass_hat_k: t.pass_hat_k.clone(),
             plan: t.plan.clone(),
             verdicts: t.verdicts,
             tripped: t.tripped.clone(),
+            warnings: t.warnings.clone(),
         },
         gate: report.gate,
     };
@@ -110,11 +111,11 @@ pub fn trials_json_pieces(
         ),
         None => (text, String::new()),
     };
-    let cases = split.map_or(&[][..], |_| &t.cases[..]);
+    let cases = split.map(|_| t.cases.iter()).into_iter().flatten();
     std::iter::once(head)
-        .chain(cases.iter().enumerate().map(|(i, case)| {
+        .chain(cases.enumerate().map(|(i, case)| {
             let sep = if i == 0 { "\n      " } else { ",\n      " };
-            format!("{sep}{}", indented(case, "      "))
+            format!("{sep}{}", indented(&*case, "      "))
         }))
         .chain(std::iter::once(tail).filter(|s| !s.is_empty()))
 }

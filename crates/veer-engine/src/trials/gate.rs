@@ -25,17 +25,49 @@ fn rule_level(severity: &str) -> Level {
 }
 
 /// One regressed case of a measure: (case, effect, adjusted p).
-type CaseEvidence<'a> = (&'a str, Option<f64>, Option<f64>);
+type CaseEvidence = (String, Option<f64>, Option<f64>);
 
 /// Everything that counts against the candidate in `block`, in a fixed order: suite axes,
 /// suite rules, then per-measure case regressions not already named, failed cases, and (with
 /// `inconclusive`) inconclusive cases. Axes and the behaviour are `severe`; rules take their
-/// severity's level.
+/// severity's level. Quarantined cases never count, except a case that could not be measured
+/// (quarantine excuses flaky behaviour, not broken inputs). The cases are read in one pass (a
+/// spilled report reads its file once).
 pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
     let mut out = Vec::new();
     // Cases per measure that regressed, for naming them.
-    let mut regressed: BTreeMap<&str, Vec<CaseEvidence<'_>>> = BTreeMap::new();
-    for case in block.cases.iter().filter(|c| c.verdict == "regressed") {
+    let mut regressed: BTreeMap<String, Vec<CaseEvidence>> = BTreeMap::new();
+    // Per regressed suite axis, the cases whose own change lies beyond its margin, worse.
+    let suite_axes: Vec<&str> = block
+        .axes
+        .iter()
+        .filter(|a| a.outcome == SuiteOutcome::Regressed)
+        .map(|a| a.axis.as_ref())
+        .collect();
+    let mut beyond: Vec<Vec<String>> = vec![Vec::new(); suite_axes.len()];
+    let (mut failed, mut undecided) = (Vec::new(), Vec::new());
+    for case in block.cases.iter() {
+        if case.verdict == "failed" {
+            failed.push(case.case.clone());
+        }
+        if case.quarantined {
+            continue;
+        }
+        if inconclusive && case.verdict == "inconclusive" {
+            undecided.push(case.case.clone());
+        }
+        for (axis, cases) in suite_axes.iter().zip(&mut beyond) {
+            if case
+                .axes
+                .iter()
+                .any(|x| x.axis == *axis && x.effect > x.margin)
+            {
+                cases.push(case.case.clone());
+            }
+        }
+        if case.verdict != "regressed" {
+            continue;
+        }
         for measure in &case.measures {
             let (effect, p) = if let Some(a) = case.axes.iter().find(|a| a.axis == measure.as_str())
             {
@@ -58,9 +90,9 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
                 (None, None)
             };
             regressed
-                .entry(measure.as_str())
+                .entry(measure.clone())
                 .or_default()
-                .push((case.case.as_str(), effect, p));
+                .push((case.case.clone(), effect, p));
         }
     }
     let cases_of = |m: &str| -> Vec<String> {
@@ -69,22 +101,12 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             .map(|v| v.iter().map(|(c, _, _)| c.to_string()).collect())
             .unwrap_or_default()
     };
-    for a in block
+    for (a, cases) in block
         .axes
         .iter()
         .filter(|a| a.outcome == SuiteOutcome::Regressed)
+        .zip(beyond)
     {
-        // The cases whose own change on the axis lies beyond its margin, worse.
-        let cases = block
-            .cases
-            .iter()
-            .filter(|c| {
-                c.axes
-                    .iter()
-                    .any(|x| x.axis == a.axis && x.effect > x.margin)
-            })
-            .map(|c| c.case.clone())
-            .collect();
         out.push(Tripped {
             kind: "axis".into(),
             measure: a.axis.to_string(),
@@ -143,12 +165,6 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             level: severity.map_or(Level::Severe, rule_level),
         });
     }
-    let failed: Vec<String> = block
-        .cases
-        .iter()
-        .filter(|c| c.verdict == "failed")
-        .map(|c| c.case.clone())
-        .collect();
     if !failed.is_empty() {
         out.push(Tripped {
             kind: "failed".into(),
@@ -159,23 +175,15 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             level: Level::Severe,
         });
     }
-    if inconclusive {
-        let cases: Vec<String> = block
-            .cases
-            .iter()
-            .filter(|c| c.verdict == "inconclusive")
-            .map(|c| c.case.clone())
-            .collect();
-        if !cases.is_empty() {
-            out.push(Tripped {
-                kind: "inconclusive".into(),
-                measure: String::new(),
-                cases,
-                effect: None,
-                p: None,
-                level: Level::Severe,
-            });
-        }
+    if !undecided.is_empty() {
+        out.push(Tripped {
+            kind: "inconclusive".into(),
+            measure: String::new(),
+            cases: undecided,
+            effect: None,
+            p: None,
+            level: Level::Severe,
+        });
     }
     out
 }

@@ -4,22 +4,33 @@
 //! - [`layout`]: which files are trials of which case;
 //! - [`measure`]: each trial's per-axis numbers and the pairwise behaviour distances within a
 //!   case (the existing measures, computed once per case);
-//! - [`compose`]: the per-case tests and verdicts, the suite-level tests and the `trials`
-//!   block of the report;
-//! - [`gate`]: what trips the gate when the report has trials;
-//! - [`outcome`]: each trial's pass/fail outcome (`--outcome`, `--outcome-threshold`).
+//! - [`raw`]: each case's raw tests as it is measured, and the compact row the suite tests keep;
+//! - [`compose`]: the multiplicity adjustments over all cases and the `trials` block, from
+//!   [`case_block`] (one case's entry and verdict) and [`suite`] (the suite-level tests);
+//! - [`spill`]: past a few hundred cases, case results go to a temporary file and are read
+//!   back case by case, so memory stays flat in the number of cases;
+//! - [`gate`]: what trips the gate when the report has trials (quarantined cases never do);
+//! - [`options`]: α, seed, margins, outcome rule, quarantine;
+//! - [`outcome`] and [`outcome_file`]: each trial's pass/fail outcome (`--outcome`,
+//!   `--outcome-threshold`).
 //!
 //! The statistics themselves live in the `veer-trials` crate (pure functions); this module only
 //! feeds them the measures and turns their answers into verdicts.
 
+pub mod case_block;
 pub mod compose;
 pub mod gate;
 pub mod layout;
 pub mod measure;
+pub mod options;
 pub mod outcome;
+pub mod outcome_file;
 pub mod plan;
+pub mod raw;
 pub mod report;
 pub mod scripted;
+pub mod spill;
+pub mod suite;
 
 use layout::Layout;
 use measure::MeasureOptions;
@@ -27,7 +38,9 @@ use rayon::prelude::*;
 use report::{LayoutBlock, TrialsReport};
 use veer_policy::{Gate, Level, Policy};
 
-pub use compose::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
+pub use options::{
+    Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS, DEFAULT_SPILL_AFTER,
+};
 
 /// Cases measured at once per worker thread: each case's traces live only while it is
 /// measured, and only the small per-case results are kept, so memory stays flat in the number
@@ -39,9 +52,9 @@ const CASES_PER_THREAD: usize = 4;
 /// whose outcome the rule cannot read stops the run after its window: that error.
 ///
 /// Memory: each window's traces are dropped with it, and so is each case's list of files; what
-/// is kept per case is its [`compose::CaseRaw`] (every trial's axis numbers, which the
-/// suite-level permutation tests need, and the case's test results), about the size of the
-/// case's entry in the report.
+/// is kept per case is its [`raw::SuiteRow`] (every trial's axis numbers, which the suite-level
+/// permutation tests need, and the p-values of its tests); past `options.spill_after` cases its
+/// full results and its entry in the report live in a temporary file ([`spill`]).
 #[allow(clippy::too_many_arguments)]
 pub fn analyse(
     baseline: &str,
@@ -62,36 +75,38 @@ pub fn analyse(
         baseline_trials,
         candidate_trials,
     };
-    let mut raws = Vec::with_capacity(layout.cases.len());
+    let mut raws = spill::RawStore::new(options.spill_after);
     let mut cases = layout.cases.into_iter();
     loop {
         let chunk: Vec<layout::Case> = cases.by_ref().take(window).collect();
         if chunk.is_empty() {
             break;
         }
-        let done: Vec<compose::CaseRaw> = chunk
+        let done: Vec<raw::CaseRaw> = chunk
             .par_iter()
             .map(|case| {
                 let measured = (!case.baseline.is_empty() && !case.candidate.is_empty())
                     .then(|| measure::measure_case(case, measure));
-                let raw = compose::case_raw(case, measured, policy, options);
+                let raw = raw::case_raw(case, measured, policy, options);
                 tick();
                 raw
             })
             .collect();
-        if let Some(e) = done.iter().find_map(compose::CaseRaw::outcome_error) {
+        if let Some(e) = done.iter().find_map(raw::CaseRaw::outcome_error) {
             return Err(e.clone());
         }
-        raws.extend(done);
+        for raw in done {
+            raws.push(raw)?;
+        }
     }
-    let (trials, gate) = decide(
+    let (trials, gate) = decide_store(
         layout_block,
-        &raws,
+        raws,
         policy,
         options,
         fail_on,
         fail_on_inconclusive,
-    );
+    )?;
     Ok(TrialsReport {
         schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline.to_string(),
@@ -180,23 +195,50 @@ fn memory_labels(
 
 /// The trials block and the gate from every case's raw results (in case-key order): the
 /// multiplicity adjustments, verdicts and suite tests ([`compose::compose`]), then what trips
-/// the gate at `fail_on` ([`gate::trials_gate`]; `Level::None` never trips).
+/// the gate at `fail_on` ([`gate::trials_gate`]; `Level::None` never trips). An error is a
+/// temporary file of spilled results that could not be written or read back.
 pub fn decide(
     layout: LayoutBlock,
-    raws: &[compose::CaseRaw],
+    raws: Vec<raw::CaseRaw>,
     policy: Option<&Policy>,
     options: &TrialsOptions,
     fail_on: Level,
     fail_on_inconclusive: bool,
-) -> (report::TrialsBlock, Gate) {
-    let mut trials = compose::compose(layout, raws, policy, options);
+) -> Result<(report::TrialsBlock, Gate), crate::error::Error> {
+    let mut store = spill::RawStore::new(options.spill_after);
+    for raw in raws {
+        store.push(raw)?;
+    }
+    decide_store(
+        layout,
+        store,
+        policy,
+        options,
+        fail_on,
+        fail_on_inconclusive,
+    )
+}
+
+/// [`decide`] over results already in a [`spill::RawStore`].
+pub fn decide_store(
+    layout: LayoutBlock,
+    raws: spill::RawStore,
+    policy: Option<&Policy>,
+    options: &TrialsOptions,
+    fail_on: Level,
+    fail_on_inconclusive: bool,
+) -> Result<(report::TrialsBlock, Gate), crate::error::Error> {
+    let mut trials = compose::compose(layout, raws, policy, options)?;
     let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
+    if let Some(e) = trials.cases.read_error() {
+        return Err(e);
+    }
     let worst = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
     let gate = Gate::decide(fail_on, worst);
     if fail_on != Level::None {
         trials.tripped = tripped.into_iter().filter(|t| t.level >= fail_on).collect();
     }
-    (trials, gate)
+    Ok((trials, gate))
 }
 
 /// Compares two sets of in-memory cases (e.g. the sample-epochs of two Inspect AI logs grouped
@@ -229,7 +271,7 @@ pub fn analyse_in_memory(
             (k, b, c)
         })
         .collect();
-    let raws: Vec<compose::CaseRaw> = cases
+    let raws: Vec<raw::CaseRaw> = cases
         .par_iter()
         .map(|(key, b, c)| {
             let measured = (!b.is_empty() && !c.is_empty()).then(|| {
@@ -254,23 +296,18 @@ pub fn analyse_in_memory(
             compose::case_raw_of(key, (b.len(), c.len()), measured, policy, options)
         })
         .collect();
-    if let Some(e) = raws.iter().find_map(compose::CaseRaw::outcome_error) {
+    if let Some(e) = raws.iter().find_map(raw::CaseRaw::outcome_error) {
         return Err(e.clone());
     }
+    let n_cases = cases.len();
+    drop(cases);
     let layout = LayoutBlock {
         sources: vec![layout::KeySource::Metadata],
-        cases: cases.len(),
+        cases: n_cases,
         baseline_trials: nb,
         candidate_trials: nc,
     };
-    let (trials, gate) = decide(
-        layout,
-        &raws,
-        policy,
-        options,
-        fail_on,
-        fail_on_inconclusive,
-    );
+    let (trials, gate) = decide(layout, raws, policy, options, fail_on, fail_on_inconclusive)?;
     Ok(TrialsReport {
         schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline_name.to_string(),

@@ -20,7 +20,10 @@ pub struct TrialsBlock {
     /// The practical margins applied.
     pub margins: Vec<MarginRow>,
     /// One entry per case, in case-key byte order.
-    pub cases: Vec<CaseBlock>,
+    // Held in memory, or for a large suite in a temporary file read back case by case
+    // (`super::spill::CaseList`); serialised as the array either way.
+    #[schemars(with = "Vec<CaseBlock>")]
+    pub cases: super::spill::CaseList,
     /// Suite-level test per axis.
     pub axes: Vec<SuiteAxis>,
     /// Suite-level test per policy rule that some trial violated.
@@ -34,6 +37,10 @@ pub struct TrialsBlock {
     pub verdicts: VerdictCounts,
     /// What tripped the gate (empty when nothing did or no gate is set).
     pub tripped: Vec<Tripped>,
+    /// Warnings about the comparison, e.g. an expired quarantine entry (not honoured); absent
+    /// when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// How cases and trials were found.
@@ -72,6 +79,10 @@ pub struct CaseBlock {
     pub candidate_trials: usize,
     /// `regressed`, `improved`, `unchanged`, `inconclusive`, `flaky`, `missing` or `failed`.
     pub verdict: Cow<'static, str>,
+    /// True when the case is quarantined (`.veer/quarantine.yaml`, entry not expired): measured
+    /// and shown with its verdict, but never tripping the gate; absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quarantined: bool,
     /// The measures behind a `regressed`, `improved` or `inconclusive` verdict.
     pub measures: Vec<String>,
     /// For `inconclusive`: the balanced trials per side that would make the case testable.

@@ -3,6 +3,10 @@
 //! `unchanged`), JUnit (one test case per case, failing when it regressed or could not be
 //! measured) and GitHub annotations (one per regressed case). JSON is
 //! [`crate::json::trials_to_json`] of the report. Every number comes from the engine's block.
+//!
+//! A quarantined case (the engine's `quarantined` mark) is shown with its verdict and the word
+//! `quarantined`; it never fails a JUnit test case and is at most a note in SARIF and GitHub
+//! annotations (a case that could not be measured still fails: it still gates).
 
 use veer_engine::trials::gate::describe;
 use veer_engine::trials::report::{CaseBlock, TrialsReport};
@@ -36,8 +40,12 @@ fn headline(r: &TrialsReport) -> String {
 /// trials first diverge.
 pub(crate) fn case_line(c: &CaseBlock) -> String {
     let mut s = format!(
-        "{} — {} ({} vs {} trials)",
-        c.case, c.verdict, c.baseline_trials, c.candidate_trials
+        "{} — {}{} ({} vs {} trials)",
+        c.case,
+        c.verdict,
+        if c.quarantined { ", quarantined" } else { "" },
+        c.baseline_trials,
+        c.candidate_trials
     );
     if !c.measures.is_empty() {
         s.push_str(&format!(": {}", c.measures.join(", ")));
@@ -93,9 +101,14 @@ pub fn terminal(r: &TrialsReport) -> String {
     for t in &r.trials.tripped {
         out.push_str(&format!("  tripped: {}\n", describe(t)));
     }
+    for w in &r.trials.warnings {
+        out.push_str(&format!("  warning: {w}\n"));
+    }
     out.push_str("\ncases:\n");
-    for c in &r.trials.cases {
-        out.push_str(&format!("  {}\n", case_line(c)));
+    let mut quarantined = false;
+    for c in r.trials.cases.iter() {
+        quarantined |= c.quarantined;
+        out.push_str(&format!("  {}\n", case_line(&c)));
         if let Some(b) = &c.behaviour {
             out.push_str(&format!(
                 "      behaviour: within baseline {}, within candidate {}, across {:.3}, excess {:+.3} (p {:.4})\n",
@@ -108,7 +121,11 @@ pub fn terminal(r: &TrialsReport) -> String {
         }
     }
     if !r.trials.axes.is_empty() {
-        out.push_str("\nsuite (all cases):\n");
+        out.push_str(if quarantined {
+            "\nsuite (all cases but the quarantined):\n"
+        } else {
+            "\nsuite (all cases):\n"
+        });
         for a in &r.trials.axes {
             out.push_str(&format!(
                 "  {:<14} effect {:+.2} {} (95% {}), margin {:.2}, adjusted p {:.4}, {}{}\n",
@@ -189,24 +206,24 @@ pub fn markdown(r: &TrialsReport) -> String {
     for t in &r.trials.tripped {
         out.push_str(&format!("- **tripped**: {}\n", md(&describe(t))));
     }
-    let shown: Vec<&CaseBlock> = r
-        .trials
-        .cases
-        .iter()
-        .filter(|c| c.verdict != "unchanged")
-        .collect();
-    if !shown.is_empty() {
-        out.push_str("\n| case | verdict | detail |\n|---|---|---|\n");
-        for c in shown {
-            let line = case_line(c);
-            let detail = line.split_once(": ").map_or("", |(_, d)| d);
-            out.push_str(&format!(
-                "| `{}` | {} | {} |\n",
-                md(&c.case),
-                c.verdict,
-                md(detail)
-            ));
+    for w in &r.trials.warnings {
+        out.push_str(&format!("- **warning**: {}\n", md(w)));
+    }
+    let mut header = false;
+    for c in r.trials.cases.iter().filter(|c| c.verdict != "unchanged") {
+        if !header {
+            out.push_str("\n| case | verdict | detail |\n|---|---|---|\n");
+            header = true;
         }
+        let line = case_line(&c);
+        let detail = line.split_once(": ").map_or("", |(_, d)| d);
+        out.push_str(&format!(
+            "| `{}` | {}{} | {} |\n",
+            md(&c.case),
+            c.verdict,
+            if c.quarantined { " (quarantined)" } else { "" },
+            md(detail)
+        ));
     }
     if let Some(line) = pass_line(r) {
         out.push_str(&format!("\n{}\n", md(&line)));
@@ -226,37 +243,39 @@ fn xml(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// JUnit XML: one test case per case, failing when it regressed or could not be measured.
+/// Whether a case fails its JUnit test case (and is an error annotation): it could not be
+/// measured, or it regressed and is not quarantined.
+fn failing(c: &CaseBlock) -> bool {
+    c.verdict == "failed" || (c.verdict == "regressed" && !c.quarantined)
+}
+
+/// JUnit XML: one test case per case, failing when it regressed (unless quarantined) or could
+/// not be measured.
 pub fn junit(r: &TrialsReport) -> String {
-    let failures = r
-        .trials
-        .cases
-        .iter()
-        .filter(|c| matches!(c.verdict.as_ref(), "regressed" | "failed"))
-        .count();
+    let failures = r.trials.cases.iter().filter(|c| failing(c)).count();
     let mut out = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{failures}\">\n  <testsuite name=\"trials\" tests=\"{}\" failures=\"{failures}\">\n",
         r.trials.cases.len(),
         r.trials.cases.len()
     );
-    for c in &r.trials.cases {
+    for c in r.trials.cases.iter() {
         out.push_str(&format!(
             "    <testcase classname=\"trials\" name=\"{}\"",
             xml(&c.case)
         ));
         match c.verdict.as_ref() {
-            "regressed" | "failed" => out.push_str(&format!(
+            _ if failing(&c) => out.push_str(&format!(
                 ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
                 c.verdict,
-                xml(&case_line(c))
+                xml(&case_line(&c))
             )),
             "missing" => out.push_str(&format!(
                 ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                xml(&case_line(c))
+                xml(&case_line(&c))
             )),
             _ => out.push_str(&format!(
                 ">\n      <system-out>{}</system-out>\n    </testcase>\n",
-                xml(&case_line(c))
+                xml(&case_line(&c))
             )),
         }
     }
@@ -265,26 +284,27 @@ pub fn junit(r: &TrialsReport) -> String {
 }
 
 /// GitHub Actions workflow commands: one `::error` per regressed or failed case, a
-/// `::warning` per inconclusive or flaky one.
+/// `::warning` per inconclusive or flaky one; a quarantined case is at most a `::notice`.
 pub fn github(r: &TrialsReport) -> String {
     let mut out = String::new();
-    for c in &r.trials.cases {
+    for c in r.trials.cases.iter() {
         let level = match c.verdict.as_ref() {
-            "regressed" | "failed" => "error",
+            _ if failing(&c) => "error",
+            "regressed" | "inconclusive" | "flaky" if c.quarantined => "notice",
             "inconclusive" | "flaky" => "warning",
             _ => continue,
         };
         out.push_str(&format!(
             "::{level} title={}::{}\n",
             crate::github::escape_property(&format!("veer: case {} {}", c.case, c.verdict)),
-            crate::github::escape_data(&case_line(c))
+            crate::github::escape_data(&case_line(&c))
         ));
     }
     out
 }
 
-/// SARIF 2.1.0: one result per regressed or failed case (level `error`), at the case under the
-/// candidate directory.
+/// SARIF 2.1.0: one result per regressed or failed case (level `error`; `note` for a
+/// quarantined regressed case), at the case under the candidate directory.
 pub fn sarif(r: &TrialsReport) -> String {
     let results: Vec<serde_json::Value> = r
         .trials
@@ -294,8 +314,8 @@ pub fn sarif(r: &TrialsReport) -> String {
         .map(|c| {
             serde_json::json!({
                 "ruleId": if c.verdict == "failed" { "veer/trials/failed".to_string() } else { format!("veer/trials/{}", c.measures.first().map_or("regressed", String::as_str)) },
-                "level": "error",
-                "message": {"text": case_line(c)},
+                "level": if failing(&c) { "error" } else { "note" },
+                "message": {"text": case_line(&c)},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": format!("{}/{}", r.candidate.trim_end_matches('/'), c.case)}}}],
             })
         })
@@ -324,15 +344,19 @@ pub fn html(r: &TrialsReport) -> String {
             html_escape(&describe(t))
         ));
     }
+    for w in &r.trials.warnings {
+        out.push_str(&format!("<li>warning: {}</li>\n", html_escape(w)));
+    }
     out.push_str("</ul>\n");
     let sd = |v: Option<f64>| v.map_or(String::new(), |x| format!(" ± {x:.1}"));
-    for c in &r.trials.cases {
+    for c in r.trials.cases.iter() {
         out.push_str(&format!(
-            "<h2>{} <span class=\"{}\">{}</span></h2>\n<p>{}</p>\n",
+            "<h2>{} <span class=\"{}\">{}</span>{}</h2>\n<p>{}</p>\n",
             html_escape(&c.case),
             c.verdict,
             c.verdict,
-            html_escape(&case_line(c))
+            if c.quarantined { " (quarantined)" } else { "" },
+            html_escape(&case_line(&c))
         ));
         if c.axes.is_empty() {
             continue;

@@ -30,7 +30,8 @@ pub struct DiffArgs {
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = DEFAULT_HISTORY_DB)]
     pub history: Option<PathBuf>,
     /// Quarantined cases (YAML: `case`, `reason`, `expires`): directory pairs by relative path
-    /// are still measured and shown, marked quarantined, but never trip the gate; an expired
+    /// and repeated-trials cases by case key are still measured and shown, marked quarantined,
+    /// but never trip the gate; an expired
     /// entry is a warning and gates again. Default: .veer/quarantine.yaml when it exists. See
     /// docs/history.md (Quarantine).
     #[arg(long, value_name = "FILE")]

@@ -75,12 +75,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             let quarantine = super::quarantine::load(args.quarantine.as_deref())?;
             let (b_files, c_files) = match super::trials::detect(args, b_files, c_files)? {
                 super::trials::Detected::Trials(layout) => {
-                    if !quarantine.active.cases.is_empty() {
-                        crate::output::diag::warn(
-                            "the quarantine is not applied to repeated-trials diffs yet: quarantined cases still gate (docs/history.md)",
-                        );
-                    }
-                    return super::trials::run(args, layout);
+                    return super::trials::run(args, layout, &quarantine);
                 }
                 super::trials::Detected::Paths(b, c) => (b, c),
             };

@@ -180,8 +180,12 @@ pub fn parse_diff_fail_on(s: &str) -> Result<DiffFailOn, String> {
         })
 }
 
-/// The trials options the flags select (an outcome file is read here).
-fn options(args: &DiffArgs) -> Result<TrialsOptions, CliError> {
+/// The trials options the flags select (an outcome file is read here), with the quarantine's
+/// honoured cases and its expired entries as the report's warnings.
+fn options(
+    args: &DiffArgs,
+    quarantine: &super::quarantine::Loaded,
+) -> Result<TrialsOptions, CliError> {
     let mut margins: [Margin; 4] = DEFAULT_MARGINS;
     let mut behaviour = DEFAULT_BEHAVIOUR_MARGIN;
     for (axis, value) in &args.trials.margin {
@@ -204,6 +208,16 @@ fn options(args: &DiffArgs) -> Result<TrialsOptions, CliError> {
         margins,
         behaviour_margin: behaviour,
         outcome: outcome_rule(&args.trials)?,
+        quarantine: quarantine.active.cases.clone(),
+        warnings: quarantine.active.warnings(
+            &args
+                .quarantine
+                .as_deref()
+                .unwrap_or(Path::new(crate::cli::DEFAULT_QUARANTINE))
+                .display()
+                .to_string(),
+        ),
+        ..TrialsOptions::default()
     })
 }
 
@@ -251,13 +265,19 @@ pub fn detect(
 }
 
 /// Runs the trials analysis on `layout` (consumed case by case) and prints it; the exit code.
-pub fn run(args: &DiffArgs, layout: Layout) -> Result<u8, CliError> {
+/// Quarantined cases are measured and shown but never trip the gate (expired entries were
+/// warned about when the file was loaded and are in the report's warnings).
+pub fn run(
+    args: &DiffArgs,
+    layout: Layout,
+    quarantine: &super::quarantine::Loaded,
+) -> Result<u8, CliError> {
     let policy = match &args.policy {
         Some(path) => Some(super::policy::load(path)?),
         None => None,
     };
     let read = args.read.options();
-    let options = options(args)?;
+    let options = options(args, quarantine)?;
     warn_unmatched(&veer_engine::trials::check_outcome_file(
         &layout,
         &options.outcome,
@@ -315,7 +335,8 @@ pub fn run_logs(args: &DiffArgs) -> Result<Option<u8>, CliError> {
         Some(path) => Some(super::policy::load(path)?),
         None => None,
     };
-    let options = options(args)?;
+    let quarantine = super::quarantine::load(args.quarantine.as_deref())?;
+    let options = options(args, &quarantine)?;
     warn_unmatched(&veer_engine::trials::check_outcome_file_in_memory(
         &b,
         &c,
@@ -340,10 +361,16 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
     if args.format == DiffFormat::Json {
         // Case by case: the document's text is never held whole.
         crate::output::stream::emit_streamed(args.out.output.as_deref(), true, |out| {
-            veer_report::json::trials_json_pieces(report).try_for_each(|piece| out.write(&piece))
+            veer_report::json::trials_json_pieces(report)
+                .try_for_each(|piece| out.write(&piece))?;
+            // A spilled report that could not be read back is not written as if complete.
+            report.trials.cases.read_error().map_or(Ok(()), Err)
         })?;
     } else {
         let text = render(report, args.format);
+        if let Some(e) = report.trials.cases.read_error() {
+            return Err(e);
+        }
         emit(&text, args.out.output.as_deref())?;
     }
     if args.format == DiffFormat::Github {
@@ -353,16 +380,38 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
             crate::output::append_step_summary(&path, &markdown)?;
         }
     }
-    for c in report.trials.cases.iter().filter(|c| c.verdict == "failed") {
-        if let Some(e) = &c.error {
-            crate::output::diag::warn(format!("case {}: {}", c.case, e.error));
+    let mut quarantined = Vec::new();
+    for c in report.trials.cases.iter() {
+        if c.verdict == "failed" {
+            if let Some(e) = &c.error {
+                crate::output::diag::warn(format!("case {}: {}", c.case, e.error));
+            }
+        } else if c.quarantined && matches!(c.verdict.as_ref(), "regressed" | "inconclusive") {
+            quarantined.push(format!("{} {}", c.case, c.verdict));
         }
+    }
+    if let Some(e) = report.trials.cases.read_error() {
+        return Err(e);
     }
     if report.gate.fail_on != Level::None {
         for t in &report.trials.tripped {
             crate::output::diag::say(
                 "",
                 format!("tripped: {}", veer_engine::trials::gate::describe(t)),
+            );
+        }
+        if !quarantined.is_empty() {
+            let more = quarantined.len().saturating_sub(5);
+            quarantined.truncate(5);
+            if more > 0 {
+                quarantined.push(format!("and {more} more"));
+            }
+            crate::output::diag::say(
+                "",
+                format!(
+                    "quarantined (measured, not gating): {}",
+                    quarantined.join(", ")
+                ),
             );
         }
         crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));

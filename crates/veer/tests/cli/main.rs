@@ -56,6 +56,7 @@ mod scripted_upstream;
 mod secrets_in_messages;
 mod trials;
 mod trials_outcome;
+mod trials_quarantine;
 mod unreadable;
 mod unreadable_check_scan;
 mod unreadable_walk;

@@ -1,0 +1,201 @@
+//! One case's entry in the report (issue 28 item 2): its raw tests with their adjusted
+//! p-values, the per-axis spreads, the behaviour, the rules and the first divergence, and the
+//! verdict `veer-trials` gives it.
+
+use super::measure::{AXES, AXIS_COUNT};
+use super::raw::{mean, sd, CaseRaw, RawState};
+use super::report::*;
+use super::TrialsOptions;
+use veer_policy::Policy;
+use veer_trials::{case_verdict, CaseEvidence, CaseVerdict, MeasureTest, Presence, WorseWhen};
+
+/// The report's name of a severity.
+pub(super) fn severity_name(s: veer_policy::Severity) -> &'static str {
+    match s {
+        veer_policy::Severity::Info => "info",
+        veer_policy::Severity::Warning => "warning",
+        veer_policy::Severity::Error => "error",
+        veer_policy::Severity::Critical => "critical",
+    }
+}
+
+/// A rule's id and severity by its index in the policy (`rule-N`, error, without one).
+pub(super) fn rule_of(policy: Option<&Policy>, index: usize) -> (String, veer_policy::Severity) {
+    policy.and_then(|p| p.rules.get(index)).map_or(
+        (format!("rule-{index}"), veer_policy::Severity::Error),
+        |r| (r.id.clone(), r.severity),
+    )
+}
+
+/// One case's block; `adjusted(slot, worse)` is its adjusted p for a slot and direction.
+pub(super) fn case_block(
+    raw: &CaseRaw,
+    policy: Option<&Policy>,
+    options: &TrialsOptions,
+    adjusted: &dyn Fn(usize, bool) -> Option<f64>,
+    trials_needed: Option<u32>,
+) -> CaseBlock {
+    let mut block = CaseBlock {
+        case: raw.key.clone(),
+        baseline_trials: raw.k_b,
+        candidate_trials: raw.k_c,
+        verdict: "missing".into(),
+        quarantined: raw.quarantined,
+        measures: Vec::new(),
+        trials_needed: None,
+        noise_estimated: raw.k_b >= 2 || raw.k_c >= 2,
+        axes: Vec::new(),
+        behaviour: None,
+        rules: Vec::new(),
+        first_divergence: None,
+        passes: None,
+        error: None,
+    };
+    let m = match &raw.state {
+        RawState::Missing => return block,
+        RawState::Failed(e) => {
+            block.verdict = "failed".into();
+            block.error = Some(e.clone());
+            return block;
+        }
+        RawState::Measured(m) => m,
+    };
+    block.passes = m.passes.clone().map(|(b, c, outcome)| CasePasses {
+        outcome,
+        baseline: b,
+        candidate: c,
+        baseline_rate: f64::from(b) / raw.k_b.max(1) as f64,
+        candidate_rate: f64::from(c) / raw.k_c.max(1) as f64,
+    });
+    let mut tests = Vec::new();
+    let testable_needed = |p: Option<f64>| if p.is_none() { trials_needed } else { None };
+    for (a, (axis, r)) in AXES.iter().zip(&m.axes).enumerate() {
+        let effect = mean(&r.candidate) - mean(&r.baseline);
+        let p_adjusted = adjusted(a, true);
+        tests.push(MeasureTest {
+            measure: axis.name.to_string(),
+            worse_when: WorseWhen::Higher,
+            effect,
+            margin: r.margin,
+            p_worse: p_adjusted,
+            p_better: adjusted(a, false),
+            p_equivalence: r.p_equivalence,
+            // Decided at suite level (see `case_family`); here only equivalence can settle it.
+            testable: r.min_p >= 1.0,
+            trials_needed: None,
+        });
+        block.axes.push(CaseAxis {
+            axis: axis.name.into(),
+            unit: axis.unit.into(),
+            baseline_mean: mean(&r.baseline),
+            candidate_mean: mean(&r.candidate),
+            baseline_sd: sd(&r.baseline),
+            candidate_sd: sd(&r.candidate),
+            effect,
+            margin: r.margin,
+            p_worse: r.p_worse,
+            p_adjusted,
+        });
+    }
+    if let Some((t, within, across)) = &m.behaviour {
+        let p_adjusted = adjusted(AXIS_COUNT, true);
+        tests.push(MeasureTest {
+            measure: "behaviour".to_string(),
+            worse_when: WorseWhen::AnyChange,
+            effect: t.excess,
+            margin: options.behaviour_margin,
+            p_worse: p_adjusted,
+            p_better: None,
+            // Trials that cannot be told apart at all are equivalent within any margin.
+            p_equivalence: m.identical.then_some(0.0),
+            testable: p_adjusted.is_some(),
+            trials_needed: testable_needed(p_adjusted),
+        });
+        block.behaviour = Some(CaseBehaviour {
+            d_bb: t.d_bb,
+            d_cc: t.d_cc,
+            d_bc: t.d_bc,
+            excess: t.excess,
+            trajectory_within_baseline: *within,
+            trajectory_across: *across,
+            p_value: t.p_value,
+            p_adjusted,
+            method: t.method,
+        });
+    }
+    let mut breaks = Vec::new();
+    for (r, rule) in m.rules.iter().enumerate() {
+        let (id, severity) = rule_of(policy, rule.index);
+        let slot = AXIS_COUNT + 1 + r;
+        let p_adjusted = adjusted(slot, true);
+        let deterministic = matches!(
+            severity,
+            veer_policy::Severity::Error | veer_policy::Severity::Critical
+        ) && veer_trials::is_deterministic_break(
+            rule.baseline,
+            raw.k_b as u32,
+            rule.candidate,
+            raw.k_c as u32,
+        );
+        if deterministic {
+            breaks.push(id.clone());
+        }
+        tests.push(MeasureTest {
+            measure: id.clone(),
+            worse_when: WorseWhen::Higher,
+            effect: f64::from(rule.candidate) / raw.k_c as f64
+                - f64::from(rule.baseline) / raw.k_b as f64,
+            margin: 0.0,
+            p_worse: p_adjusted,
+            p_better: adjusted(slot, false),
+            // Every trial of both sides violated it: no change is possible to see.
+            p_equivalence: (rule.baseline as usize == raw.k_b
+                && rule.candidate as usize == raw.k_c)
+                .then_some(0.0),
+            testable: p_adjusted.is_some(),
+            trials_needed: testable_needed(p_adjusted),
+        });
+        block.rules.push(CaseRule {
+            rule: id,
+            severity: severity_name(severity).into(),
+            baseline_violations: rule.baseline,
+            candidate_violations: rule.candidate,
+            p_worse: rule.p_worse,
+            p_adjusted,
+            deterministic_break: deterministic,
+        });
+    }
+    block.first_divergence = m.first.clone().map(|f| FirstDivergenceBlock {
+        turn: f.turn,
+        cross: format!("{}/{}", f.cross_at_turn, f.cross_pairs),
+        within: format!("{}/{}", f.within_at_turn, f.within_pairs),
+        counts: f,
+    });
+    let evidence = CaseEvidence {
+        presence: Presence::Both,
+        failed: false,
+        deterministic_breaks: breaks,
+        baseline_flaky: m.baseline_flaky,
+        tests,
+    };
+    let verdict = case_verdict(&evidence, options.alpha).unwrap_or(CaseVerdict::Inconclusive {
+        trials_needed: None,
+        measures: Vec::new(),
+    });
+    (block.verdict, block.measures, block.trials_needed) = match verdict {
+        CaseVerdict::Regressed { measures } => ("regressed".into(), measures, None),
+        CaseVerdict::Improved { measures } => ("improved".into(), measures, None),
+        CaseVerdict::Unchanged => ("unchanged".into(), Vec::new(), None),
+        CaseVerdict::Inconclusive {
+            trials_needed,
+            measures,
+        } => ("inconclusive".into(), measures, trials_needed),
+        CaseVerdict::Flaky => ("flaky".into(), Vec::new(), None),
+        CaseVerdict::Missing => ("missing".into(), Vec::new(), None),
+        CaseVerdict::Failed => ("failed".into(), Vec::new(), None),
+    };
+    // A deterministic break is also a supported change: name each measure once.
+    let mut seen = std::collections::BTreeSet::new();
+    block.measures.retain(|m| seen.insert(m.clone()));
+    block
+}
