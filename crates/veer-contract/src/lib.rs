@@ -14,7 +14,9 @@ pub mod quarantine;
 pub mod recommend;
 
 pub use veer_base::Level;
+pub mod bisect;
 pub mod check;
 pub mod experiment;
 pub mod structural;
+pub mod trials;
 pub mod verdict;

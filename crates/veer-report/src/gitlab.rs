@@ -14,7 +14,7 @@ use crate::findings::{Finding, FindingLevel};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use veer_engine::trials::report::TrialsReport;
+use veer_contract::trials::TrialsReport;
 
 /// The Code Quality `severity` of a finding level (one of GitLab's info, minor, major,
 /// critical, blocker).

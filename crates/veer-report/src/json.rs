@@ -65,7 +65,7 @@ impl DirectoryJson {
 
 /// The report of a diff with repeated trials as JSON: the same bytes as [`to_json`] of the
 /// whole report ([`trials_json_pieces`] joined).
-pub fn trials_to_json(report: &veer_engine::trials::report::TrialsReport) -> String {
+pub fn trials_to_json(report: &veer_contract::trials::TrialsReport) -> String {
     trials_json_pieces(report).collect()
 }
 
@@ -77,9 +77,9 @@ pub fn trials_to_json(report: &veer_engine::trials::report::TrialsReport) -> Str
 /// `"cases": []` (keys are unique and JSON strings hold no raw newline, so the place is found
 /// exactly).
 pub fn trials_json_pieces(
-    report: &veer_engine::trials::report::TrialsReport,
+    report: &veer_contract::trials::TrialsReport,
 ) -> impl Iterator<Item = String> + '_ {
-    use veer_engine::trials::report::{TrialsBlock, TrialsReport};
+    use veer_contract::trials::{TrialsBlock, TrialsReport};
     let t = &report.trials;
     let shell = TrialsReport {
         schema_version: report.schema_version.clone(),
@@ -179,7 +179,7 @@ mod tests {
 
     /// A trials report of `cases` scripted cases of 3 trials a side (and one baseline-only
     /// case), composed by the engine.
-    fn trials_report(cases: usize) -> veer_engine::trials::report::TrialsReport {
+    fn trials_report(cases: usize) -> veer_contract::trials::TrialsReport {
         use veer_engine::trials::scripted::{agentlog, Script};
         let mut sides = [
             std::collections::BTreeMap::new(),

@@ -4,44 +4,9 @@
 //! cross pairs diverge and within pairs do not.
 
 use std::collections::BTreeMap;
-use std::fmt;
-
-use serde::{Deserialize, Serialize};
+pub use veer_contract::trials::stats::ModalDivergence;
 
 use crate::error::TrialsError;
-
-/// The modal first-divergence turn of a case.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FirstDivergence {
-    /// The turn most cross-side pairs first diverge at (the earliest on a tie); None when no
-    /// cross pair diverges.
-    pub turn: Option<u32>,
-    /// Cross pairs diverging first at `turn`.
-    pub cross_at_turn: u32,
-    /// All cross pairs (k_B·k_C).
-    pub cross_pairs: u32,
-    /// Within-side pairs (baseline–baseline and candidate–candidate) diverging first at `turn`.
-    pub within_at_turn: u32,
-    /// All within-side pairs.
-    pub within_pairs: u32,
-    /// Cross pairs that never diverge.
-    pub cross_identical: u32,
-    /// Within pairs that never diverge.
-    pub within_identical: u32,
-}
-
-impl fmt::Display for FirstDivergence {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.turn {
-            Some(turn) => write!(
-                f,
-                "turn {turn}: {}/{} cross, {}/{} within",
-                self.cross_at_turn, self.cross_pairs, self.within_at_turn, self.within_pairs
-            ),
-            None => write!(f, "no cross pair diverges ({} pairs)", self.cross_pairs),
-        }
-    }
-}
 
 /// The modal first divergence from a condensed table of first-divergence turns over the pooled
 /// trials (`k_b` baseline first, then `k_c` candidate; pair order as in
@@ -50,7 +15,7 @@ pub fn first_divergence(
     turns: &[Option<u32>],
     k_b: usize,
     k_c: usize,
-) -> Result<FirstDivergence, TrialsError> {
+) -> Result<ModalDivergence, TrialsError> {
     let n = k_b + k_c;
     if n > crate::MAX_POOLED_TRIALS_FOR_DISTANCES {
         return Err(TrialsError::TooManyTrials {
@@ -91,7 +56,7 @@ pub fn first_divergence(
     let cross_pairs = (k_b * k_c) as u32;
     let within_pairs = (expected - k_b * k_c) as u32;
     Ok(match best {
-        Some((turn, count)) => FirstDivergence {
+        Some((turn, count)) => ModalDivergence {
             turn: Some(turn),
             cross_at_turn: count,
             cross_pairs,
@@ -100,7 +65,7 @@ pub fn first_divergence(
             cross_identical,
             within_identical,
         },
-        None => FirstDivergence {
+        None => ModalDivergence {
             turn: None,
             cross_at_turn: 0,
             cross_pairs,

@@ -23,7 +23,7 @@ mod suite;
 mod verdict;
 
 pub use axis::{axis_case_test, AxisCaseTest};
-pub use divergence::{first_divergence, FirstDivergence};
+pub use divergence::{first_divergence, ModalDivergence};
 pub use error::{TrialsError, MAX_CASES, MAX_POOLED_TRIALS_FOR_DISTANCES, MAX_TRIALS_PER_SIDE};
 pub use flakiness::{
     behaviour_flakiness, is_behaviour_flaky, is_rate_flaky, rate_flakiness, SideFlakiness,

@@ -2,21 +2,10 @@
 //! estimated without bias per case by C(c, k)/C(n, k) for c passes of n trials and averaged
 //! over cases, for k = 1..K with K the smallest trial count among the cases.
 
-use serde::{Deserialize, Serialize};
+pub use veer_contract::trials::stats::PassHatK;
 
 use crate::error::TrialsError;
 use crate::rates::Count;
-
-/// pass^k for one side.
-#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PassHatK {
-    /// Cases averaged over.
-    pub cases: u32,
-    /// K: the smallest trial count among the cases (pass^k is reported for k = 1..K).
-    pub max_k: u32,
-    /// `values[k − 1]` = pass^k, each in [0, 1], non-increasing in k.
-    pub values: Vec<f64>,
-}
 
 /// pass^k for k = 1..K over the cases' pass counts (an empty list gives K = 0 and no values).
 pub fn pass_hat_k(cases: &[Count]) -> Result<PassHatK, TrialsError> {

@@ -5,6 +5,7 @@
 //! [`PermutationOptions::exact_limit`] relabellings, seeded Monte Carlo `(b+1)/(B+1)` beyond.
 
 use serde::{Deserialize, Serialize};
+pub use veer_contract::trials::stats::PermutationMethod;
 
 use crate::error::{TrialsError, MAX_POOLED_TRIALS_FOR_DISTANCES};
 use crate::special::{choose_u64, ln_choose};
@@ -43,24 +44,6 @@ impl Default for PermutationOptions {
             seed: 0,
         }
     }
-}
-
-/// How a permutation p-value was computed.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "snake_case")]
-pub enum PermutationMethod {
-    /// Every relabelling enumerated.
-    Exact {
-        /// Their number.
-        relabellings: u64,
-    },
-    /// Seeded Monte Carlo: p = (b+1)/(B+1).
-    MonteCarlo {
-        /// B.
-        draws: u32,
-        /// The seed.
-        seed: u64,
-    },
 }
 
 /// A symmetric table of distances between the pooled trials of one case, baseline first

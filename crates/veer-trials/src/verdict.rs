@@ -14,6 +14,7 @@
 //!   testable.
 
 use serde::{Deserialize, Serialize};
+pub use veer_contract::trials::stats::SuiteOutcome;
 
 use crate::error::{check_open_unit, TrialsError};
 use crate::special::{normal_cdf, t_cdf};
@@ -288,18 +289,6 @@ pub struct SuiteTest {
     pub p_worse: f64,
     /// Raw one-sided p in the better direction, in [0, 1].
     pub p_better: f64,
-}
-
-/// The outcome of one suite-level test after Holm.
-#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SuiteOutcome {
-    /// Holm-adjusted p < α in the worse direction and effect beyond the margin.
-    Regressed,
-    /// Likewise in the better direction.
-    Improved,
-    /// Neither.
-    NoSupportedChange,
 }
 
 /// The suite-level decision.

@@ -14,7 +14,8 @@ pub mod deltas;
 pub mod design;
 pub mod estimate;
 pub mod measure;
-pub mod report;
+/// The `bisect.json` document types, at their historical path (defined in `veer-contract`).
+pub use veer_contract::bisect as report;
 
 use crate::error::Error;
 use config::ConfigFormat;

@@ -11,6 +11,7 @@
 use super::measure::AXES;
 use super::report::{TrialsBlock, Tripped};
 use std::collections::BTreeMap;
+pub use veer_contract::trials::describe;
 use veer_policy::Level;
 use veer_trials::SuiteOutcome;
 
@@ -186,40 +187,4 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         });
     }
     out
-}
-
-/// One line naming what tripped: `rule no-refund-without-lookup in refund, cancel (+3 more):
-/// effect +1.00, p 0.004`.
-pub fn describe(t: &Tripped) -> String {
-    let mut cases = t
-        .cases
-        .iter()
-        .take(3)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if t.cases.len() > 3 {
-        cases.push_str(&format!(" (+{} more)", t.cases.len() - 3));
-    }
-    let head = match t.kind.as_ref() {
-        "failed" => format!("cases that could not be measured: {cases}"),
-        "inconclusive" => format!("inconclusive cases: {cases}"),
-        "behaviour" => format!("behaviour in {cases}"),
-        kind if cases.is_empty() => format!("{kind} {}", t.measure),
-        kind => format!("{kind} {} in {cases}", t.measure),
-    };
-    let mut tail = Vec::new();
-    if let Some(e) = t.effect {
-        tail.push(format!("effect {e:+.3}"));
-    }
-    match (t.p, t.kind.as_ref()) {
-        (Some(p), _) => tail.push(format!("adjusted p {p:.4}")),
-        (None, "rule") => tail.push("deterministic break".to_string()),
-        _ => {}
-    }
-    if tail.is_empty() {
-        head
-    } else {
-        format!("{head}: {}", tail.join(", "))
-    }
 }

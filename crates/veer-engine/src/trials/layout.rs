@@ -19,10 +19,10 @@
 //! caller keeps the path-paired report.
 
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+pub use veer_contract::trials::KeySource;
 
 /// Words before a trailing number that name a run of the same case (`run-3` is trial 3).
 const TRIAL_WORDS: &[&str] = &[
@@ -46,26 +46,6 @@ const CASE_WORDS: &[&str] = &[
     "pair", "case", "sample", "task", "example", "item", "test", "scenario", "ticket", "question",
     "q", "id", "prompt", "instance", "problem",
 ];
-
-/// How a file's case key was found.
-#[derive(
-    schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum KeySource {
-    /// `--case-pattern`.
-    Pattern,
-    /// The metadata record's `case` (and `trial`).
-    Metadata,
-    /// A subdirectory per case holding `trial-N`/`run-N`/`N` files.
-    Subdirectory,
-    /// Siblings `NAME.N.EXT`.
-    Siblings,
-    /// A trailing number after `-` or `_`.
-    TrailingNumber,
-    /// No trial marker: the file is a case of its own, keyed by its path.
-    Path,
-}
 
 /// One trial: a trace file and the trial label its name or metadata gave (for the report).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,7 +27,8 @@ pub mod outcome;
 pub mod outcome_file;
 pub mod plan;
 pub mod raw;
-pub mod report;
+/// The trials report types, at their historical path (defined in `veer-contract`).
+pub use veer_contract::trials as report;
 pub mod scripted;
 pub mod spill;
 pub mod suite;
@@ -230,7 +231,7 @@ pub fn decide_store(
 ) -> Result<(report::TrialsBlock, Gate), crate::error::Error> {
     let mut trials = compose::compose(layout, raws, policy, options)?;
     let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
-    if let Some(e) = trials.cases.read_error() {
+    if let Some(e) = spill::case_read_error(&trials.cases) {
         return Err(e);
     }
     let worst = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);

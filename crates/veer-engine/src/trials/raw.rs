@@ -50,7 +50,7 @@ pub(super) struct MeasuredRaw {
     /// True when every pairwise distance is 0: the trials cannot be told apart at all.
     pub(super) identical: bool,
     pub(super) rules: Vec<RuleRaw>,
-    pub(super) first: Option<veer_trials::FirstDivergence>,
+    pub(super) first: Option<veer_trials::ModalDivergence>,
     /// Passing trials per side (pass^k): by the trials' `outcome` when every trial has one,
     /// else policy-clean when a policy was given; with where it came from.
     pub(super) passes: Option<(u32, u32, Cow<'static, str>)>,

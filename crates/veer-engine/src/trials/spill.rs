@@ -12,13 +12,12 @@
 //! memory.
 
 use super::raw::{CaseRaw, SuiteRow};
-use super::report::CaseBlock;
 use crate::error::{Error, ErrorKind};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::borrow::Cow;
+use serde::Serialize;
 use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use veer_contract::trials::{CaseBlock, CaseList, CaseSource};
 
 /// The error of a temporary file that cannot be written or read back.
 fn spill_error(what: &str, e: impl std::fmt::Display) -> Error {
@@ -182,126 +181,38 @@ impl Iterator for RawIter {
     }
 }
 
-/// The cases of a trials report, in case-key order: held in memory, or (past the spill
-/// threshold) in a temporary file read back on every pass. Serialises as a JSON array of
-/// [`CaseBlock`], exactly as a `Vec<CaseBlock>` would.
-#[derive(Debug, Clone, Default)]
-pub struct CaseList {
-    inner: Inner,
-}
-
-#[derive(Debug, Clone)]
-enum Inner {
-    Memory(Vec<CaseBlock>),
-    Spilled(Arc<Spilled>),
-}
-
-impl Default for Inner {
-    fn default() -> Inner {
-        Inner::Memory(Vec::new())
-    }
-}
-
+/// A spilled list's cases: the temporary file of JSON lines they were written to.
 #[derive(Debug)]
-struct Spilled {
+struct SpilledCases {
     file: LineFile,
     len: usize,
-    /// The first error met reading the file back (a pass stops there).
-    error: Mutex<Option<Error>>,
 }
 
-impl From<Vec<CaseBlock>> for CaseList {
-    fn from(cases: Vec<CaseBlock>) -> CaseList {
-        CaseList {
-            inner: Inner::Memory(cases),
-        }
+impl CaseSource for SpilledCases {
+    fn len(&self) -> usize {
+        self.len
     }
-}
 
-impl CaseList {
-    /// The number of cases.
-    pub fn len(&self) -> usize {
-        match &self.inner {
-            Inner::Memory(v) => v.len(),
-            Inner::Spilled(s) => s.len,
+    fn cases(&self) -> Box<dyn Iterator<Item = Result<CaseBlock, String>> + '_> {
+        match self.file.read::<CaseBlock>() {
+            Ok(lines) => Box::new(lines.map(|r| r.map_err(|e| e.message))),
+            Err(e) => Box::new(std::iter::once(Err(e.message))),
         }
     }
 
-    /// Whether there is no case.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether the cases are in a temporary file.
-    pub fn spilled(&self) -> bool {
-        matches!(self.inner, Inner::Spilled(_))
-    }
-
-    /// The temporary file of a spilled list (removed when the list and its clones are
-    /// dropped); None in memory.
-    pub fn spill_path(&self) -> Option<&std::path::Path> {
-        match &self.inner {
-            Inner::Memory(_) => None,
-            Inner::Spilled(s) => Some(s.file.file.path()),
-        }
-    }
-
-    /// The cases in order. Reading a spilled list back can fail (the temporary file vanished
-    /// or the disk failed): the pass then ends early and [`CaseList::read_error`] says why.
-    pub fn iter(&self) -> CaseIter<'_> {
-        match &self.inner {
-            Inner::Memory(v) => CaseIter(IterInner::Memory(v.iter())),
-            Inner::Spilled(s) => match s.file.read() {
-                Ok(lines) => CaseIter(IterInner::Spilled(s, lines)),
-                Err(e) => {
-                    s.fail(e);
-                    CaseIter(IterInner::Memory([].iter()))
-                }
-            },
-        }
-    }
-
-    /// The first error met reading a spilled list back, if any: a report printed while it
-    /// happened is incomplete and must not be trusted.
-    pub fn read_error(&self) -> Option<Error> {
-        match &self.inner {
-            Inner::Memory(_) => None,
-            Inner::Spilled(s) => s.error.lock().ok().and_then(|e| e.clone()),
-        }
+    fn path(&self) -> Option<&std::path::Path> {
+        Some(self.file.file.path())
     }
 }
 
-impl Spilled {
-    fn fail(&self, e: Error) {
-        if let Ok(mut slot) = self.error.lock() {
-            slot.get_or_insert(e);
-        }
-    }
-}
-
-/// The cases of a [`CaseList`], borrowed from memory or read back from its file.
-pub struct CaseIter<'a>(IterInner<'a>);
-
-enum IterInner<'a> {
-    Memory(std::slice::Iter<'a, CaseBlock>),
-    Spilled(&'a Spilled, Lines<CaseBlock>),
-}
-
-impl<'a> Iterator for CaseIter<'a> {
-    type Item = Cow<'a, CaseBlock>;
-
-    fn next(&mut self) -> Option<Cow<'a, CaseBlock>> {
-        match &mut self.0 {
-            IterInner::Memory(it) => it.next().map(Cow::Borrowed),
-            IterInner::Spilled(s, lines) => match lines.next()? {
-                Ok(case) => Some(Cow::Owned(case)),
-                Err(e) => {
-                    s.fail(e);
-                    None
-                }
-            },
-        }
-    }
+/// The first error met reading a spilled case list back, as the engine's error (exit 2 with
+/// a hint): a report printed while it happened is incomplete and must not be written as if
+/// complete.
+pub fn case_read_error(cases: &CaseList) -> Option<Error> {
+    cases.read_error().map(|message| {
+        Error::new(ErrorKind::Output, message)
+            .hint("veer keeps the results of large suites in the system's temporary directory (TMPDIR): check that it exists, is writable and has free space")
+    })
 }
 
 /// Builds a [`CaseList`] case by case: in memory for the first `spill_after` cases, in a
@@ -347,40 +258,8 @@ impl CaseListBuilder {
             None => CaseList::from(self.held),
             Some((mut file, len)) => {
                 file.close()?;
-                CaseList {
-                    inner: Inner::Spilled(Arc::new(Spilled {
-                        file,
-                        len,
-                        error: Mutex::new(None),
-                    })),
-                }
+                CaseList::from_source(Arc::new(SpilledCases { file, len }))
             }
         })
-    }
-}
-
-impl Serialize for CaseList {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeSeq};
-        let mut seq = serializer.serialize_seq(Some(self.len()))?;
-        for case in self.iter() {
-            seq.serialize_element(&*case)?;
-        }
-        if let Some(e) = self.read_error() {
-            return Err(S::Error::custom(e.message));
-        }
-        seq.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for CaseList {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CaseList, D::Error> {
-        Vec::<CaseBlock>::deserialize(deserializer).map(CaseList::from)
-    }
-}
-
-impl PartialEq for CaseList {
-    fn eq(&self, other: &CaseList) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }

@@ -4,7 +4,7 @@
 use super::{answer, design_line, interval, is_plan, num};
 use crate::html::page;
 use maud::{html, Markup};
-use veer_engine::bisect::report::{BisectReport, Effect};
+use veer_contract::bisect::{BisectReport, Effect};
 
 fn effects_table(effects: &[Effect]) -> Markup {
     html! {

@@ -2,7 +2,7 @@
 //! measure and of each factor's effects (for a pull-request comment).
 
 use super::{answer, design_line, interval, is_plan, num};
-use veer_engine::bisect::report::{BisectReport, Effect};
+use veer_contract::bisect::{BisectReport, Effect};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")

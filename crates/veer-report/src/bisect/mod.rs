@@ -6,7 +6,7 @@ pub mod html;
 pub mod markdown;
 pub mod terminal;
 
-use veer_engine::bisect::report::{BisectReport, Effect};
+use veer_contract::bisect::{BisectReport, Effect};
 
 /// The report as JSON (bisect.json), strings redacted.
 pub fn json(report: &BisectReport) -> String {

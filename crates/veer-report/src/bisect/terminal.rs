@@ -4,7 +4,7 @@
 use super::{answer, design_line, interval, is_plan, num};
 use crate::style::Style;
 use std::collections::BTreeMap;
-use veer_engine::bisect::report::{BisectReport, Effect};
+use veer_contract::bisect::{BisectReport, Effect};
 
 fn pad(s: &str, w: usize) -> String {
     let n = s.chars().count();

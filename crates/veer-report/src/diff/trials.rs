@@ -8,8 +8,8 @@
 //! `quarantined`; it never fails a JUnit test case and is at most a note in SARIF and GitHub
 //! annotations (a case that could not be measured still fails: it still gates).
 
-use veer_engine::trials::gate::describe;
-use veer_engine::trials::report::{CaseBlock, TrialsReport};
+use veer_contract::trials::describe;
+use veer_contract::trials::{CaseBlock, TrialsReport};
 
 /// The headline: the gate's verdict and the verdict counts.
 fn headline(r: &TrialsReport) -> String {
@@ -191,11 +191,11 @@ fn opt(v: Option<f64>) -> String {
     v.map_or("n/a".to_string(), |x| format!("{x:.3}"))
 }
 
-fn outcome(o: veer_engine::trials::report::SuiteOutcome) -> &'static str {
+fn outcome(o: veer_contract::trials::SuiteOutcome) -> &'static str {
     match o {
-        veer_engine::trials::report::SuiteOutcome::Regressed => "regressed",
-        veer_engine::trials::report::SuiteOutcome::Improved => "improved",
-        veer_engine::trials::report::SuiteOutcome::NoSupportedChange => "no supported change",
+        veer_contract::trials::SuiteOutcome::Regressed => "regressed",
+        veer_contract::trials::SuiteOutcome::Improved => "improved",
+        veer_contract::trials::SuiteOutcome::NoSupportedChange => "no supported change",
     }
 }
 

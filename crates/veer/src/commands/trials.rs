@@ -364,11 +364,11 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
             veer_report::json::trials_json_pieces(report)
                 .try_for_each(|piece| out.write(&piece))?;
             // A spilled report that could not be read back is not written as if complete.
-            report.trials.cases.read_error().map_or(Ok(()), Err)
+            veer_engine::trials::spill::case_read_error(&report.trials.cases).map_or(Ok(()), Err)
         })?;
     } else {
         let text = render(report, args.format);
-        if let Some(e) = report.trials.cases.read_error() {
+        if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases) {
             return Err(e);
         }
         emit(&text, args.out.output.as_deref())?;
@@ -390,7 +390,7 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
             quarantined.push(format!("{} {}", c.case, c.verdict));
         }
     }
-    if let Some(e) = report.trials.cases.read_error() {
+    if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases) {
         return Err(e);
     }
     if report.gate.fail_on != Level::None {

@@ -3,9 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-/// The suite-level outcome of an axis or rule (defined with the statistics in `veer-trials`).
-pub use veer_trials::SuiteOutcome;
-use veer_trials::{FirstDivergence, PassHatK, PermutationMethod};
+pub mod case_list;
+pub mod stats;
+
+pub use case_list::{CaseList, CaseSource};
+pub use stats::{ModalDivergence, PassHatK, PermutationMethod, SuiteOutcome};
 
 /// The trials block.
 #[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,10 +22,10 @@ pub struct TrialsBlock {
     /// The practical margins applied.
     pub margins: Vec<MarginRow>,
     /// One entry per case, in case-key byte order.
-    // Held in memory, or for a large suite in a temporary file read back case by case
-    // (`super::spill::CaseList`); serialised as the array either way.
+    // Held in memory, or for a large suite in the engine's temporary file read back case by
+    // case ([`CaseList`]); serialised as the array either way.
     #[schemars(with = "Vec<CaseBlock>")]
-    pub cases: super::spill::CaseList,
+    pub cases: CaseList,
     /// Suite-level test per axis.
     pub axes: Vec<SuiteAxis>,
     /// Suite-level test per policy rule that some trial violated.
@@ -48,7 +50,7 @@ pub struct TrialsBlock {
 pub struct LayoutBlock {
     /// The rules that gave case keys (`pattern`, `metadata`, `subdirectory`, `siblings`,
     /// `trailing-number`, `path`).
-    pub sources: Vec<super::layout::KeySource>,
+    pub sources: Vec<KeySource>,
     /// Cases on either side.
     pub cases: usize,
     /// Baseline trial files.
@@ -212,7 +214,7 @@ pub struct FirstDivergenceBlock {
     /// Within pairs diverging there / all within pairs.
     pub within: String,
     /// The statistics crate's counts.
-    pub counts: FirstDivergence,
+    pub counts: ModalDivergence,
 }
 
 /// A suite-level axis test.
@@ -237,7 +239,7 @@ pub struct SuiteAxis {
     /// Holm across axes and rules, doubled for the split with the case tests, in [0, 1].
     pub p_adjusted: f64,
     /// `regressed`, `improved` or `no_supported_change`.
-    pub outcome: veer_trials::SuiteOutcome,
+    pub outcome: SuiteOutcome,
     /// Minimum detectable effect at 80% power and two-sided α (null when not estimable).
     pub mde: Option<f64>,
 }
@@ -260,7 +262,7 @@ pub struct SuiteRule {
     /// Holm-adjusted as for the axes.
     pub p_adjusted: f64,
     /// The outcome.
-    pub outcome: veer_trials::SuiteOutcome,
+    pub outcome: SuiteOutcome,
     /// Cases broken deterministically.
     pub deterministic_breaks: Vec<String>,
 }
@@ -337,7 +339,7 @@ pub struct Tripped {
     /// The adjusted p; null for deterministic breaks, inconclusive and failed cases.
     pub p: Option<f64>,
     /// Its gate level (`minor`, `moderate`, `severe`).
-    pub level: veer_policy::Level,
+    pub level: veer_base::Level,
 }
 
 /// The directory report of a diff with repeated trials.
@@ -352,5 +354,61 @@ pub struct TrialsReport {
     /// The trials block.
     pub trials: TrialsBlock,
     /// The merge gate.
-    pub gate: veer_policy::Gate,
+    pub gate: crate::policy::Gate,
+}
+
+/// How a file's case key was found.
+#[derive(
+    schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeySource {
+    /// `--case-pattern`.
+    Pattern,
+    /// The metadata record's `case` (and `trial`).
+    Metadata,
+    /// A subdirectory per case holding `trial-N`/`run-N`/`N` files.
+    Subdirectory,
+    /// Siblings `NAME.N.EXT`.
+    Siblings,
+    /// A trailing number after `-` or `_`.
+    TrailingNumber,
+    /// No trial marker: the file is a case of its own, keyed by its path.
+    Path,
+}
+
+/// One line naming what tripped: `rule no-refund-without-lookup in refund, cancel (+3 more):
+/// effect +1.00, p 0.004`.
+pub fn describe(t: &Tripped) -> String {
+    let mut cases = t
+        .cases
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if t.cases.len() > 3 {
+        cases.push_str(&format!(" (+{} more)", t.cases.len() - 3));
+    }
+    let head = match t.kind.as_ref() {
+        "failed" => format!("cases that could not be measured: {cases}"),
+        "inconclusive" => format!("inconclusive cases: {cases}"),
+        "behaviour" => format!("behaviour in {cases}"),
+        kind if cases.is_empty() => format!("{kind} {}", t.measure),
+        kind => format!("{kind} {} in {cases}", t.measure),
+    };
+    let mut tail = Vec::new();
+    if let Some(e) = t.effect {
+        tail.push(format!("effect {e:+.3}"));
+    }
+    match (t.p, t.kind.as_ref()) {
+        (Some(p), _) => tail.push(format!("adjusted p {p:.4}")),
+        (None, "rule") => tail.push("deterministic break".to_string()),
+        _ => {}
+    }
+    if tail.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", tail.join(", "))
+    }
 }
