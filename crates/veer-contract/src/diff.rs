@@ -321,3 +321,16 @@ impl DirectoryReport {
         }
     }
 }
+
+/// What `veer diff DIR DIR` writes: the path-paired report, or — when a case has repeated
+/// trials (docs/trials.md) — the report compared case by case. Writers write one of the two
+/// directly; this is their common schema (`veer schema diff-directory`) and the type a reader
+/// of either reads into.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum DirectoryDiffDocument {
+    /// Traces paired by path.
+    Paths(DirectoryReport),
+    /// Cases with repeated trials.
+    Trials(crate::trials::TrialsReport),
+}

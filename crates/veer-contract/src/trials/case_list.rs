@@ -14,6 +14,11 @@ pub trait CaseSource: std::fmt::Debug + Send + Sync {
     /// The number of cases.
     fn len(&self) -> usize;
 
+    /// Whether there is no case.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The cases in order; an item is `Err(message)` when one cannot be read back.
     fn cases(&self) -> Box<dyn Iterator<Item = Result<CaseBlock, String>> + '_>;
 

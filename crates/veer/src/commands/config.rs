@@ -8,52 +8,7 @@ use crate::config::Config;
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
 use clap::CommandFactory;
-use schemars::JsonSchema;
-use serde::Serialize;
-
-/// The `schema_version` of `veer config show --format json`.
-pub const CONFIG_SCHEMA_VERSION: &str = "1";
-
-/// `veer config show --format json`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ConfigDocument {
-    /// Always "1".
-    pub schema_version: &'static str,
-    /// The settings file in use, or null when none (none found, or --no-config).
-    pub file: Option<ConfigFile>,
-    /// The command line the settings were resolved for (empty: every key).
-    pub command: Vec<String>,
-    /// Every effective setting, in docs/config.md order.
-    pub settings: Vec<SettingRow>,
-}
-
-/// The settings file in use.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ConfigFile {
-    /// Its path.
-    pub path: String,
-    /// How it was chosen: "flag --config", "env VEER_CONFIG" or "found from the working
-    /// directory".
-    pub origin: String,
-}
-
-/// One effective setting.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SettingRow {
-    /// The dotted key, e.g. `diff.fail_on`.
-    pub key: String,
-    /// For `trials.margins`, the axis.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub axis: Option<String>,
-    /// The value as the flag takes it (paths resolved against the file's directory; a flag's
-    /// value as typed, repeated values joined by commas).
-    pub value: String,
-    /// "default", "file" or "flag".
-    pub source: &'static str,
-    /// With source "file": the 1-based line of the key in the file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u64>,
-}
+use veer_contract::config::{ConfigDocument, ConfigFile, SettingRow, CONFIG_SCHEMA_VERSION};
 
 fn row(r: &Resolved) -> SettingRow {
     let (source, line) = match r.source {
@@ -65,7 +20,7 @@ fn row(r: &Resolved) -> SettingRow {
         key: r.key.name.to_string(),
         axis: r.axis.clone(),
         value: r.value.clone(),
-        source,
+        source: source.into(),
         line,
     }
 }
@@ -113,7 +68,7 @@ pub fn show(args: &ConfigShowArgs, config: Option<&Config>) -> Result<u8, CliErr
         apply::resolve(&matches, config).1
     };
     let doc = ConfigDocument {
-        schema_version: CONFIG_SCHEMA_VERSION,
+        schema_version: CONFIG_SCHEMA_VERSION.into(),
         file: config.map(|c| ConfigFile {
             path: c.path.display().to_string(),
             origin: c.origin.label().to_string(),
@@ -153,7 +108,7 @@ fn text(doc: &ConfigDocument) -> String {
         .unwrap_or(0)
         .min(48);
     for r in &doc.settings {
-        let source = match (r.source, r.line, &doc.file) {
+        let source = match (r.source.as_ref(), r.line, &doc.file) {
             ("file", Some(l), Some(f)) => format!("{}:{l}", f.path),
             (s, _, _) => s.to_string(),
         };

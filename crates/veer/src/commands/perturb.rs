@@ -6,74 +6,13 @@
 use crate::cli::{ExperimentPerturbArgs, ExperimentPerturbFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
-use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use veer_contract::perturb::{Applied, Summary, PERTURB_SCHEMA_VERSION};
 use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbError};
 
 /// Largest input read (documents, not traces): 256 MiB.
 const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
-
-/// Version of the summary's JSON document: "2" since it is a string like every other
-/// document's (version 1 was the integer 1).
-pub(crate) const PERTURB_SCHEMA_VERSION: &str = "2";
-
-/// What the command did, as printed (`--format json`). One shape for one operator and for
-/// `--all`.
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub(crate) struct Summary {
-    schema_version: Cow<'static, str>,
-    file: String,
-    base_seed: u64,
-    bytes_in: usize,
-    /// One entry per operator applied, in matrix order.
-    perturbations: Vec<Applied>,
-}
-
-/// One operator's result.
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(transform = applied_schema)]
-struct Applied {
-    operator: Cow<'static, str>,
-    /// The operator's own seed, in `0..2^32`.
-    seed: u32,
-    /// `applied` or `skipped`.
-    status: Cow<'static, str>,
-    /// Why the operator did not apply (`null` when applied).
-    reason: Option<String>,
-    /// The file written (`null` when skipped).
-    out: Option<String>,
-    /// Size of the perturbed copy (`null` when skipped).
-    bytes_out: Option<usize>,
-    /// Set when the operator applied but its copy equals the input byte for byte (traxr
-    /// counts such an operator as applied: one column to swap, no numeric column, fewer than 3
-    /// paragraphs, …); `null` otherwise.
-    note: Option<Cow<'static, str>>,
-}
-
-/// What the field types cannot say: `status` is `applied` or `skipped`; a skipped operator
-/// wrote no file (`out` and `bytes_out` null), an applied one has no `reason`.
-fn applied_schema(schema: &mut schemars::Schema) {
-    if let Some(status) = schema
-        .get_mut("properties")
-        .and_then(|p| p.get_mut("status"))
-        .and_then(|s| s.as_object_mut())
-    {
-        status.insert("enum".into(), serde_json::json!(["applied", "skipped"]));
-    }
-    schema.insert(
-        "if".into(),
-        serde_json::json!({"properties": {"status": {"const": "skipped"}}}),
-    );
-    schema.insert(
-        "then".into(),
-        serde_json::json!({"properties": {"out": {"type": "null"}, "bytes_out": {"type": "null"}}}),
-    );
-    schema.insert(
-        "else".into(),
-        serde_json::json!({"properties": {"reason": {"type": "null"}}}),
-    );
-}
 
 /// Runs `veer experiment perturb`.
 pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {

@@ -38,8 +38,8 @@ fn rewrite(command: &str, file: &Path, text: &str) -> String {
             veer_report::policy::gate::json,
         ),
         "inspect" => round_trip::<super::inspect::InspectDocument>(file, text, to_json),
-        "scan" => round_trip::<super::scan::ScanReport>(file, text, to_json),
-        "perturb" => round_trip::<super::perturb::Summary>(file, text, |s| {
+        "scan" => round_trip::<veer_contract::scan::ScanReport>(file, text, to_json),
+        "perturb" => round_trip::<veer_contract::perturb::Summary>(file, text, |s| {
             super::perturb::render(s, crate::cli::ExperimentPerturbFormat::Json)
                 .unwrap_or_else(|e| panic!("cannot render the summary: {e:?}"))
         }),

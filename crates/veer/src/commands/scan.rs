@@ -7,49 +7,12 @@ use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_skipped};
 use crate::progress::Progress;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use veer_contract::scan::{FileFinding, ScanError, ScanReport};
 use veer_report::style::Style;
 use veer_secrets::{Detector, ExtraPattern};
 use veer_trace::agentlog::lines::{Line, LineReader};
-
-/// One finding with its file.
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-struct FileFinding {
-    file: String,
-    line: u64,
-    column: u64,
-    kind: String,
-}
-
-/// A path that could not be scanned: an error row.
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-struct ScanError {
-    file: String,
-    error: String,
-    hint: Option<String>,
-}
-
-impl ScanError {
-    fn new(file: &Path, error: String, hint: &str) -> ScanError {
-        ScanError {
-            file: file.display().to_string(),
-            error,
-            hint: Some(hint.to_string()),
-        }
-    }
-}
-
-/// The scan report.
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub(crate) struct ScanReport {
-    schema_version: Cow<'static, str>,
-    files_scanned: usize,
-    findings: Vec<FileFinding>,
-    errors: Vec<ScanError>,
-}
 
 /// The extra patterns file: `{patterns: [{name, regex}, …]}` in YAML or JSON.
 #[derive(serde::Deserialize)]

@@ -26,18 +26,6 @@ pub struct Document {
 /// writes the literal).
 const EXPERIMENT_SCHEMA_VERSION: &str = "1";
 
-/// What `veer diff DIR DIR` writes: the path-paired report, or — when a case has repeated
-/// trials (docs/trials.md) — the report compared case by case.
-#[derive(JsonSchema)]
-#[serde(untagged)]
-#[allow(dead_code)]
-enum DirectoryDiffDocument {
-    /// Traces paired by path.
-    Paths(veer_diff::report::DirectoryReport),
-    /// Cases with repeated trials.
-    Trials(veer_engine::trials::report::TrialsReport),
-}
-
 /// Every document veer writes as JSON, in `veer schema --list` order.
 pub const DOCUMENTS: &[Document] = &[
     Document {
@@ -50,7 +38,7 @@ pub const DOCUMENTS: &[Document] = &[
         name: "diff-directory",
         version: veer_diff::report::DIFF_SCHEMA_VERSION,
         written_by: "veer diff BASELINE_DIR CANDIDATE_DIR (two directories)",
-        schema: generate::<DirectoryDiffDocument>,
+        schema: generate::<veer_contract::diff::DirectoryDiffDocument>,
     },
     Document {
         name: "check",
@@ -74,13 +62,13 @@ pub const DOCUMENTS: &[Document] = &[
         name: "scan",
         version: veer_report::SCHEMA_VERSION,
         written_by: "veer scan",
-        schema: generate::<super::scan::ScanReport>,
+        schema: generate::<veer_contract::scan::ScanReport>,
     },
     Document {
         name: "perturb",
-        version: super::perturb::PERTURB_SCHEMA_VERSION,
+        version: veer_contract::perturb::PERTURB_SCHEMA_VERSION,
         written_by: "veer experiment perturb (the summary on stdout)",
-        schema: generate::<super::perturb::Summary>,
+        schema: generate::<veer_contract::perturb::Summary>,
     },
     Document {
         name: "experiment-pair",
@@ -108,9 +96,9 @@ pub const DOCUMENTS: &[Document] = &[
     },
     Document {
         name: "config",
-        version: super::config::CONFIG_SCHEMA_VERSION,
+        version: veer_contract::config::CONFIG_SCHEMA_VERSION,
         written_by: "veer config show --format json",
-        schema: generate::<super::config::ConfigDocument>,
+        schema: generate::<veer_contract::config::ConfigDocument>,
     },
 ];
 
