@@ -158,9 +158,23 @@ pub fn lowercase(text: &str) -> String {
     }
 }
 
+/// Python's `str.strip()` without arguments: trims [`is_py_space`] characters (which include
+/// the information separators U+001C..U+001F that Rust's `str::trim` keeps).
+pub fn py_strip(text: &str) -> &str {
+    text.trim_matches(is_py_space)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strips_what_python_strips() {
+        // " \x1c\x1fa b\u3000\t".strip() == "a b" in CPython.
+        assert_eq!(py_strip(" \u{1c}\u{1f}a b\u{3000}\t"), "a b");
+        assert!(is_py_space('\u{85}') && is_py_space('\u{1d}'));
+        assert!(!is_py_space('\u{200b}') && !is_py_space('_'));
+    }
 
     /// Each case checked by hand against CPython 3.11's `float(s)`.
     #[test]

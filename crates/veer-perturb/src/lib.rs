@@ -9,7 +9,6 @@
 
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod pystr;
 pub mod rng;
 pub mod tabular;
 pub mod text;

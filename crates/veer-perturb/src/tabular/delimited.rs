@@ -3,8 +3,8 @@
 //! state machine (and fails where it raises), and the writer's minimal quoting.
 
 use super::{Cell, Table};
-use crate::pystr::py_strip;
 use crate::PerturbError;
+use veer_base::pytext::py_strip;
 
 /// Python's `csv.field_size_limit()` default: a longer field makes the reader raise.
 pub(super) const FIELD_SIZE_LIMIT: usize = 131_072;

@@ -79,8 +79,8 @@ use veer_trace::pyjson::py_float_repr;
 use delimited::{detect_delimiter, read_delimited, write_table, ReadError};
 use json::{read_json, write_json};
 
-use crate::pystr::py_strip;
 use crate::{Operator, Outcome, PerturbError, PerturbRng};
+use veer_base::pytext::py_strip;
 
 /// Why an operator is skipped when the content has no data row.
 pub(crate) const INSUFFICIENT_DATA: &str = "Insufficient data (need header + at least 1 row)";

@@ -27,8 +27,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::pystr::{is_py_space, py_strip};
 use crate::{Operator, Outcome, PerturbRng};
+use veer_base::pytext::{is_py_space, py_strip};
 
 /// Content whose stripped form has fewer characters than this is skipped (all but
 /// `null_content`).
