@@ -107,6 +107,23 @@ fn bench(c: &mut Criterion) {
             black_box((axis_trends(&entries), case_trends(&entries)));
         })
     });
+    // The same with the drift column `history show` prints since the drift detector joined it:
+    // the CUSUM over every axis and case series of the entries shown.
+    g.bench_function("show_10000_entries_with_drift", |b| {
+        b.iter(|| {
+            let h = History::open(&path, false).expect("open");
+            let filter = Filter {
+                last: Some(10_000),
+                ..Filter::default()
+            };
+            let entries = h.entries(&filter).expect("entries");
+            let drift = veer_history::drift::drift(
+                &entries,
+                &veer_history::drift::DriftSettings::default(),
+            );
+            black_box((axis_trends(&entries), case_trends(&entries), drift));
+        })
+    });
     g.finish();
 }
 
