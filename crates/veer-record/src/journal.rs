@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-use veer_policy::runtime::{Mode, PolicyEnforcer, ProposedCall, Verdict};
+use veer_policy::runtime::{Mode, PolicyEnforcer, ProposedCall, EnforcerVerdict};
 use veer_policy::Violation;
 use veer_trace::agentlog::writer::write_record;
 use veer_trace::canonical::content_id;
@@ -220,7 +220,7 @@ impl State {
         }
     }
 
-    fn judge(&mut self, response: &Record) -> Option<(Verdict, Mode)> {
+    fn judge(&mut self, response: &Record) -> Option<(EnforcerVerdict, Mode)> {
         let (enforcer, trace) = (self.enforcer.as_mut()?, self.trace.as_ref()?);
         let mut verdict = enforcer.evaluate(trace);
         let blocks = response
