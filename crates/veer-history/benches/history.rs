@@ -9,7 +9,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use veer_history::trend::{axis_trends, case_trends};
 use veer_history::{
-    ComparisonAxis, CaseSummary, Filter, GateSummary, History, Provenance, RuleSummary, ComparisonSummary,
+    CaseSummary, ComparisonAxis, ComparisonSummary, Filter, GateSummary, History, Provenance,
+    RuleSummary,
 };
 
 const AXES: [&str; 9] = [

@@ -95,7 +95,7 @@ pub fn flaky_cases(entries: &[Entry]) -> Vec<FlakyCase> {
 mod tests {
     use super::*;
     use crate::store::Provenance;
-    use crate::summary::{CaseSummary, GateSummary, ComparisonSummary};
+    use crate::summary::{CaseSummary, ComparisonSummary, GateSummary};
 
     fn entry(id: i64, commit: Option<&str>, branch: &str, cases: &[(&str, &str)]) -> Entry {
         Entry {

@@ -8,7 +8,7 @@
 
 use crate::error::{HistoryError, HistoryErrorKind};
 use crate::migrations::{self, State, CURRENT};
-use crate::summary::{ComparisonAxis, CaseSummary, GateSummary, RuleSummary, ComparisonSummary};
+use crate::summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use std::collections::HashMap;

@@ -363,10 +363,12 @@ mod tests {
             "{}",
             e.message
         );
-        let e = ComparisonSummary::from_report_json("r.json", br#"{"schema_version":"1"}"#).unwrap_err();
-        assert!(e.message.contains("(gate)"), "{}", e.message);
-        let e = ComparisonSummary::from_report_json("r.json", br#"{"schema_version":"1","gate":{}}"#)
+        let e = ComparisonSummary::from_report_json("r.json", br#"{"schema_version":"1"}"#)
             .unwrap_err();
+        assert!(e.message.contains("(gate)"), "{}", e.message);
+        let e =
+            ComparisonSummary::from_report_json("r.json", br#"{"schema_version":"1","gate":{}}"#)
+                .unwrap_err();
         assert!(e.message.contains("(axes)"), "{}", e.message);
         let e = ComparisonSummary::from_report_json("r.json", br#"[1]"#).unwrap_err();
         assert_eq!(e.kind, HistoryErrorKind::BadReport);

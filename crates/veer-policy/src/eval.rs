@@ -3,7 +3,7 @@
 
 use crate::context::TraceView;
 use crate::model::{Policy, Rule, Scope};
-use crate::session::{units, WhenSelection, Scene, Unit};
+use crate::session::{units, Scene, Unit, WhenSelection};
 use crate::violation::Violation;
 use crate::when::{all_match, Condition};
 use rayon::prelude::*;

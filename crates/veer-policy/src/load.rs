@@ -11,7 +11,7 @@ mod values;
 use crate::error::{PolicyError, Problem};
 use crate::hint::did_you_mean;
 use crate::model::{Policy, Rule, RuleKind};
-use crate::node::{parse_json, parse_yaml, PolicyNode, NodeValue};
+use crate::node::{parse_json, parse_yaml, NodeValue, PolicyNode};
 use std::collections::HashSet;
 use std::path::{Path as FsPath, PathBuf};
 

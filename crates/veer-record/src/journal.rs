@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-use veer_policy::runtime::{Mode, PolicyEnforcer, ProposedCall, EnforcerVerdict};
+use veer_policy::runtime::{EnforcerVerdict, Mode, PolicyEnforcer, ProposedCall};
 use veer_policy::Violation;
 use veer_trace::agentlog::writer::write_record;
 use veer_trace::canonical::content_id;

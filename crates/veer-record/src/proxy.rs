@@ -5,7 +5,7 @@
 
 use crate::api::{route, Api, Provider, Route};
 use crate::body::ProxyBody;
-use crate::journal::{error_payload, ProxyDecision, Journal, CallOutcome};
+use crate::journal::{error_payload, CallOutcome, Journal, ProxyDecision};
 use crate::payload::RequestRecord;
 use crate::sse::EventReader;
 use crate::upstream::UpstreamClient;

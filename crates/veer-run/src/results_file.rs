@@ -1,7 +1,7 @@
 //! The traxr results file of a finished experiment, built from its runs in plan order and
 //! measured by the same function `veer experiment analyze` runs on that file.
 
-use crate::{status, RunPlan, PlannedRun, RunRole, RunMarker};
+use crate::{status, PlannedRun, RunMarker, RunPlan, RunRole};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use veer_experiment::divergence::PreparedTrace;

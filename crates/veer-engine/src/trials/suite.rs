@@ -13,8 +13,8 @@ use veer_policy::Policy;
 use veer_trials::{
     case_differences, derive_seed, mde_floor, minimum_detectable_effect, pass_hat_k,
     population_estimate, stratified_exact_test, suite_decision, suite_permutation_test,
-    variance_components, CaseSample, Count, PermutationOptions, PowerInputs, SuiteTest, TrialWorseWhen,
-    DEFAULT_POWER, DEFAULT_SUITE_DRAWS,
+    variance_components, CaseSample, Count, PermutationOptions, PowerInputs, SuiteTest,
+    TrialWorseWhen, DEFAULT_POWER, DEFAULT_SUITE_DRAWS,
 };
 
 /// Doubles an adjusted p (the α split between case and suite tests), capped at 1.

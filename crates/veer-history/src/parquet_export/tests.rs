@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::store::Provenance;
-use crate::summary::{ComparisonAxis, CaseSummary, GateSummary, RuleSummary, ComparisonSummary};
+use crate::summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
 use parquet::basic::{LogicalType, Type as Physical};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;

@@ -75,7 +75,12 @@ fn param_specs(kind: RuleKind) -> &'static [(&'static str, bool, PType)] {
 }
 
 impl Loader<'_> {
-    pub(super) fn params(&mut self, kind: RuleKind, rule: &PolicyNode, r: &RuleRef) -> Option<Check> {
+    pub(super) fn params(
+        &mut self,
+        kind: RuleKind,
+        rule: &PolicyNode,
+        r: &RuleRef,
+    ) -> Option<Check> {
         let specs = param_specs(kind);
         let params_node = rule.get("params");
         let empty: Vec<(PolicyNode, PolicyNode)> = Vec::new();

@@ -5,7 +5,7 @@
 use super::{Loader, RuleRef};
 use crate::hint::did_you_mean;
 use crate::model::{Rule, RuleKind, Scope, Severity};
-use crate::node::{PolicyNode, NodeValue};
+use crate::node::{NodeValue, PolicyNode};
 use std::collections::HashSet;
 
 const RULE_KEYS: [&str; 8] = [

@@ -8,7 +8,7 @@ use crate::hint::did_you_mean;
 use crate::ltl;
 use crate::model::Must;
 use crate::needle::Needle;
-use crate::node::{PolicyNode, NodeValue};
+use crate::node::{NodeValue, PolicyNode};
 use crate::path::Path;
 
 impl Loader<'_> {

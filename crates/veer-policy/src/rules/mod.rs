@@ -29,7 +29,10 @@ pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
         check,
         Check::RequiredStopReason { .. } | Check::MustIncludeText(_) | Check::LtlFormula { .. }
     ) {
-        return findings.into_iter().map(RuleFinding::at_end_of_unit).collect();
+        return findings
+            .into_iter()
+            .map(RuleFinding::at_end_of_unit)
+            .collect();
     }
     findings
 }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use veer_engine::bisect::deltas::Group;
 use veer_engine::bisect::report::BisectReport;
-use veer_engine::bisect::{self, point_id, ComposeOptions, BisectRunInput, Setup};
+use veer_engine::bisect::{self, point_id, BisectRunInput, ComposeOptions, Setup};
 use veer_experiment::status::AgentKind;
 use veer_record::Settings;
 use veer_report::style::Style;
@@ -117,7 +117,11 @@ fn write_points(out: &Path, setup: &Setup) -> Result<(), CliError> {
 }
 
 /// Runs every slot not finished before; the finished runs, or an interrupted error.
-fn run_agents(args: &BisectArgs, setup: &Setup, out: &Path) -> Result<Vec<BisectRunInput>, CliError> {
+fn run_agents(
+    args: &BisectArgs,
+    setup: &Setup,
+    out: &Path,
+) -> Result<Vec<BisectRunInput>, CliError> {
     let trace_from = check_agent_flags(
         &args.command,
         "veer bisect --baseline-config a.yaml --candidate-config b.yaml --out b/ -- python agent.py --config {config}",

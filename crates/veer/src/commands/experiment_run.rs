@@ -21,7 +21,7 @@ use std::time::Duration;
 use veer_perturb::{FileKind, Operator};
 use veer_record::Settings;
 use veer_report::style::Style;
-use veer_run::{FinishedRun, RunPlan, ResultsOptions, RunRole, RunMarker};
+use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};
 use veer_trace::{Format, Trace};
 
 /// Trace file endings an experiment directory may hold (longest first).

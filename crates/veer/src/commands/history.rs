@@ -20,7 +20,7 @@ use veer_history::drift::DriftSettings;
 use veer_history::trend::{
     axis_trends, case_trends, count_sparkline, level_sparkline, sparkline, verdict_level,
 };
-use veer_history::{Entry, Filter, History, HistoryError, Provenance, ComparisonSummary};
+use veer_history::{ComparisonSummary, Entry, Filter, History, HistoryError, Provenance};
 use veer_report::diff::stream::DirectoryPrinter;
 
 /// Largest report read by `history add`: 256 MiB (as `veer gate`).

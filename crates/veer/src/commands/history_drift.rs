@@ -168,8 +168,12 @@ fn status_word(s: &SeriesDrift) -> String {
         DriftStatus::Inconclusive => "inconclusive",
     };
     match d.direction {
-        Some(drift::DriftDirection::Up) if d.status != DriftStatus::InControl => format!("{word} ↑"),
-        Some(drift::DriftDirection::Down) if d.status != DriftStatus::InControl => format!("{word} ↓"),
+        Some(drift::DriftDirection::Up) if d.status != DriftStatus::InControl => {
+            format!("{word} ↑")
+        }
+        Some(drift::DriftDirection::Down) if d.status != DriftStatus::InControl => {
+            format!("{word} ↓")
+        }
         _ => word.to_string(),
     }
 }

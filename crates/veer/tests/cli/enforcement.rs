@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 use veer_policy::runtime::Mode;
 use veer_record::payload::RequestRecord;
-use veer_record::{Journal, CallOutcome};
+use veer_record::{CallOutcome, Journal};
 
 const POLICY: &str = "rules:\n  - {id: no-refund, kind: no_call, severity: error, params: {tool: refund_order}}\n  - {id: no-wire, kind: forbidden_text, severity: warning, params: {text: wire transfer}}\n";
 

@@ -10,7 +10,7 @@
 //! its JSON path) is the one reported, so errors are those of the whole-request read.
 
 use super::assemble::{prepare_part, Part, SpanAt};
-use super::wire::{Resource, InstrumentationScope, Span};
+use super::wire::{InstrumentationScope, Resource, Span};
 use crate::error::TraceError;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
