@@ -52,7 +52,7 @@ impl<'t> PreparedTrace<'t> {
 
 /// Everything traxr's analyzer reports about one pair.
 #[derive(Debug, Clone)]
-pub struct Divergence {
+pub struct DivergenceAnalysis {
     /// Distance, decomposition and alignment over signatures.
     pub script: EditScript,
     /// The aligned pairs, in forward order.
@@ -75,7 +75,7 @@ pub struct Divergence {
     pub warnings: Vec<String>,
 }
 
-impl Divergence {
+impl DivergenceAnalysis {
     /// d_norm = distance / max(m, n), unrounded, in [0, 1]; 0 = identical signatures.
     pub fn d_norm(&self) -> f64 {
         self.script.normalized()
@@ -129,7 +129,7 @@ pub fn budgeted_script(a: &[u32], b: &[u32], max_cells: u64) -> (EditScript, boo
 }
 
 /// Analyses a prepared clean trace against a prepared perturbed trace.
-pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> Divergence {
+pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> DivergenceAnalysis {
     analyze_within(clean, perturbed, DIAGONAL_BUDGET)
 }
 
@@ -142,7 +142,7 @@ pub fn analyze_within(
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,
     max_cells: u64,
-) -> Divergence {
+) -> DivergenceAnalysis {
     let (a, b) = shared_ids(&clean.signatures, &perturbed.signatures);
     let script = bounded_script(a, &b, max_cells);
     drop(b);
@@ -183,7 +183,7 @@ fn finish(
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,
     script: EditScript,
-) -> Divergence {
+) -> DivergenceAnalysis {
     let aligned = aligned_pairs(&script, &clean.events, &perturbed.events);
     let first = first_divergence(&aligned, &clean.events, &perturbed.events);
     let (clean_stats, perturbed_stats) = (clean.stats, perturbed.stats);
@@ -199,7 +199,7 @@ fn finish(
     let answer_changed = report_answer_changed(&clean_answer, &perturbed_answer);
     let mut warnings = clean.warnings.clone();
     warnings.extend(perturbed.warnings.iter().cloned());
-    Divergence {
+    DivergenceAnalysis {
         script,
         aligned,
         first,
@@ -214,6 +214,6 @@ fn finish(
 }
 
 /// Analyses two traces (events and signatures derived on the spot).
-pub fn analyze_traces(clean: &Trace, perturbed: &Trace) -> Divergence {
+pub fn analyze_traces(clean: &Trace, perturbed: &Trace) -> DivergenceAnalysis {
     analyze(&PreparedTrace::new(clean), &PreparedTrace::new(perturbed))
 }

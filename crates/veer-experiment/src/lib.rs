@@ -44,7 +44,7 @@ mod proptests;
 #[cfg(test)]
 mod spec_cases;
 
-pub use divergence::{analyze, analyze_traces, analyze_within, Divergence, PreparedTrace};
+pub use divergence::{analyze, analyze_traces, analyze_within, DivergenceAnalysis, PreparedTrace};
 pub use pair_report::{pair_report, PairOptions, PairReport};
 pub use results::{from_traces, from_traxr_results, ExperimentError, ExperimentReport};
 pub use structural::{structural, structural_within, EditDistance, StructuralBlock};

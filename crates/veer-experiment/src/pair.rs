@@ -3,7 +3,7 @@
 //! the noise-floor flag.
 
 use crate::answers::{check_answer_match, normalize_answer};
-use crate::divergence::{Divergence, PreparedTrace};
+use crate::divergence::{DivergenceAnalysis, PreparedTrace};
 use crate::manifestation::{classify, PairMetrics};
 use crate::noise_floor::within_noise_floor;
 pub use veer_contract::experiment::{PairResult, Status};
@@ -26,7 +26,7 @@ pub struct PairInputs<'a> {
 /// Fills the measured fields of `result` from a divergence analysis (§7, §9, §10).
 pub fn measure(
     result: &mut PairResult,
-    divergence: &Divergence,
+    divergence: &DivergenceAnalysis,
     perturbed: &PreparedTrace<'_>,
     inputs: &PairInputs<'_>,
 ) {

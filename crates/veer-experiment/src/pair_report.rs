@@ -1,7 +1,7 @@
 //! The report of `veer experiment pair`: traxr's divergence report of one clean/perturbed pair
 //! (spec `experiment.md` §6) plus the pair result (§7–§10), as one flat serde struct.
 
-use crate::divergence::{analyze, Divergence, PreparedTrace};
+use crate::divergence::{analyze, DivergenceAnalysis, PreparedTrace};
 use crate::export::event_object;
 use crate::levenshtein::round4;
 use crate::manifestation::Manifestation;
@@ -27,7 +27,7 @@ pub struct PairOptions {
 
 /// The aligned event pairs of a divergence, each event as traxr's exported event object.
 pub fn aligned_detail(
-    d: &Divergence,
+    d: &DivergenceAnalysis,
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,
 ) -> Vec<AlignedPairDetail> {

@@ -2,14 +2,14 @@
 //! metrics of one baseline/candidate pair as a plain serde struct.
 
 use crate::control_flow::ControlFlowChanges;
-use crate::divergence::{structural_parts, Divergence, PreparedTrace, DIAGONAL_BUDGET};
+use crate::divergence::{structural_parts, DivergenceAnalysis, PreparedTrace, DIAGONAL_BUDGET};
 use crate::levenshtein::EditScript;
 use crate::tstar::FirstDivergence;
 pub use veer_contract::structural::{EditDistance, StructuralBlock};
 use veer_trace::Trace;
 
 /// The block of an already computed divergence.
-pub fn block_of_divergence(d: &Divergence) -> StructuralBlock {
+pub fn block_of_divergence(d: &DivergenceAnalysis) -> StructuralBlock {
     block_of_parts(&d.script, d.first, d.control_flow)
 }
 

@@ -9,7 +9,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use veer_history::trend::{axis_trends, case_trends};
 use veer_history::{
-    AxisSummary, CaseSummary, Filter, GateSummary, History, Provenance, RuleSummary, Summary,
+    CaseSummary, ComparisonAxis, ComparisonSummary, Filter, GateSummary, History, Provenance,
+    RuleSummary,
 };
 
 const AXES: [&str; 9] = [
@@ -24,13 +25,13 @@ const AXES: [&str; 9] = [
     "conformance",
 ];
 
-fn summary(i: u64) -> Summary {
-    Summary {
+fn summary(i: u64) -> ComparisonSummary {
+    ComparisonSummary {
         report_kind: "directory".into(),
         pairs: 50,
         axes: AXES
             .iter()
-            .map(|a| AxisSummary {
+            .map(|a| ComparisonAxis {
                 axis: a.to_string(),
                 level: ["none", "minor"][(i % 2) as usize].into(),
                 delta: Some(i as f64 * 0.01),

@@ -76,7 +76,7 @@ pub enum DriftStatus {
 /// Which way a series moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Direction {
+pub enum DriftDirection {
     /// Deltas (or the bad-verdict rate) went up.
     Up,
     /// Deltas went down.
@@ -89,7 +89,7 @@ pub struct Detection {
     /// The state at the latest comparison.
     pub status: DriftStatus,
     /// The direction of the drift (of the latest exceedance, else of the first signal).
-    pub direction: Option<Direction>,
+    pub direction: Option<DriftDirection>,
     /// Values in the series.
     pub n: usize,
     /// The in-control level: the warm-up median (axes) or smoothed bad rate p₀ (cases).
@@ -185,9 +185,9 @@ fn too_few(n: usize, warmup: usize, limit: f64) -> Detection {
 
 /// The status from the first signal and the exceedance at the latest comparison.
 fn finish(
-    first: Option<(usize, Direction)>,
-    last: Option<Direction>,
-) -> (DriftStatus, Option<Direction>) {
+    first: Option<(usize, DriftDirection)>,
+    last: Option<DriftDirection>,
+) -> (DriftStatus, Option<DriftDirection>) {
     match (last, first) {
         (Some(d), _) => (DriftStatus::Drift, Some(d)),
         (None, Some((_, d))) => (DriftStatus::PastDrift, Some(d)),
@@ -222,9 +222,9 @@ pub fn axis_cusum(values: &[f64], s: &DriftSettings) -> Detection {
         hi = (hi + z - s.k).max(0.0);
         lo = (lo - z - s.k).max(0.0);
         last_exceed = if hi > s.h {
-            Some(Direction::Up)
+            Some(DriftDirection::Up)
         } else if lo > s.h {
-            Some(Direction::Down)
+            Some(DriftDirection::Down)
         } else {
             None
         };
@@ -267,10 +267,10 @@ pub fn case_cusum(bad: &[bool], s: &DriftSettings) -> Detection {
         b = (b + if *is_bad { w_bad } else { w_good }).max(0.0);
         above = b > s.case_h;
         if above && first.is_none() {
-            first = Some((i, Direction::Up));
+            first = Some((i, DriftDirection::Up));
         }
     }
-    let (status, direction) = finish(first, above.then_some(Direction::Up));
+    let (status, direction) = finish(first, above.then_some(DriftDirection::Up));
     Detection {
         status,
         direction,

@@ -95,7 +95,7 @@ pub fn flaky_cases(entries: &[Entry]) -> Vec<FlakyCase> {
 mod tests {
     use super::*;
     use crate::store::Provenance;
-    use crate::summary::{CaseSummary, GateSummary, Summary};
+    use crate::summary::{CaseSummary, ComparisonSummary, GateSummary};
 
     fn entry(id: i64, commit: Option<&str>, branch: &str, cases: &[(&str, &str)]) -> Entry {
         Entry {
@@ -107,7 +107,7 @@ mod tests {
                 ci_run: None,
                 veer_version: "0".into(),
             },
-            summary: Summary {
+            summary: ComparisonSummary {
                 report_kind: "directory".into(),
                 pairs: 1,
                 axes: vec![],

@@ -22,4 +22,4 @@ pub mod trend;
 
 pub use error::{HistoryError, HistoryErrorKind};
 pub use store::{Entry, Filter, History, Provenance};
-pub use summary::{AxisSummary, CaseSummary, GateSummary, RuleSummary, Summary};
+pub use summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};

@@ -60,7 +60,7 @@ pub const CURRENT: i64 = MIGRATIONS.len() as i64;
 
 /// What a database's header says before any migration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     /// A new, empty database (version 0, no tables).
     Empty,
     /// A veer history at this version.
@@ -70,7 +70,7 @@ pub enum State {
 }
 
 /// Reads the version and application id.
-pub fn state(conn: &Connection) -> rusqlite::Result<State> {
+pub(crate) fn state(conn: &Connection) -> rusqlite::Result<State> {
     // One statement, so one snapshot: read as three, another process's first migration could
     // commit between them (version 0 and no application id read before it, its tables after)
     // and a fresh history would look foreign.

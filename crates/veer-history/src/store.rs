@@ -8,7 +8,7 @@
 
 use crate::error::{HistoryError, HistoryErrorKind};
 use crate::migrations::{self, State, CURRENT};
-use crate::summary::{AxisSummary, CaseSummary, GateSummary, RuleSummary, Summary};
+use crate::summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -41,7 +41,7 @@ pub struct Entry {
     /// When and where.
     pub provenance: Provenance,
     /// What it found (axes, rules and cases narrowed by the [`Filter`] it was read with).
-    pub summary: Summary,
+    pub summary: ComparisonSummary,
 }
 
 /// Which comparisons to read.
@@ -140,7 +140,7 @@ impl History {
     }
 
     /// Adds one comparison in a single immediate transaction; its row id.
-    pub fn add(&mut self, p: &Provenance, s: &Summary) -> Result<i64, HistoryError> {
+    pub fn add(&mut self, p: &Provenance, s: &ComparisonSummary) -> Result<i64, HistoryError> {
         let path = self.path.clone();
         let sql = |e: rusqlite::Error| HistoryError::sqlite(&path, &e);
         let tx = self
@@ -251,7 +251,7 @@ impl History {
                             ci_run: r.get(4)?,
                             veer_version: r.get(5)?,
                         },
-                        summary: Summary {
+                        summary: ComparisonSummary {
                             report_kind: r.get(6)?,
                             pairs: u64::try_from(r.get::<_, i64>(7)?).unwrap_or(0),
                             axes: Vec::new(),
@@ -284,7 +284,7 @@ impl History {
         let mut rows = axes.query(params![first, filter.axis]).map_err(sql)?;
         while let Some(r) = rows.next().map_err(sql)? {
             if let Some(&i) = at.get(&r.get::<_, i64>(0).map_err(sql)?) {
-                entries[i].summary.axes.push(AxisSummary {
+                entries[i].summary.axes.push(ComparisonAxis {
                     axis: r.get(1).map_err(sql)?,
                     level: r.get(2).map_err(sql)?,
                     delta: r.get(3).map_err(sql)?,

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// One behaviour axis of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AxisSummary {
+pub struct ComparisonAxis {
     /// The axis name (`semantic`, `trajectory`, …).
     pub axis: String,
     /// Its worst severity: `none`, `minor`, `moderate` or `severe`.
@@ -65,13 +65,13 @@ pub struct GateSummary {
 
 /// Everything history keeps of one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
+pub struct ComparisonSummary {
     /// `pair` or `directory`.
     pub report_kind: String,
     /// Trace pairs measured (1 for a pair report).
     pub pairs: u64,
     /// Per axis, in report order.
-    pub axes: Vec<AxisSummary>,
+    pub axes: Vec<ComparisonAxis>,
     /// Per policy rule, sorted by rule id.
     pub rules: Vec<RuleSummary>,
     /// Per case, sorted by case.
@@ -174,10 +174,10 @@ fn verdict_word(v: &serde_json::Value) -> Option<String> {
     }
 }
 
-impl Summary {
+impl ComparisonSummary {
     /// Reads the summary of a saved `veer diff --format json` report; `source` names the file
     /// in errors. Fields history does not use are ignored.
-    pub fn from_report_json(source: &str, bytes: &[u8]) -> Result<Summary, HistoryError> {
+    pub fn from_report_json(source: &str, bytes: &[u8]) -> Result<ComparisonSummary, HistoryError> {
         let report: Report = serde_json::from_slice(bytes).map_err(|e| {
             bad(
                 source,
@@ -221,7 +221,7 @@ impl Summary {
             count(&p.baseline_violations, |r| &mut r.baseline_violations);
             count(&p.candidate_violations, |r| &mut r.candidate_violations);
         };
-        let axes_of = |axes: &[Axis], at: &str| -> Result<Vec<AxisSummary>, HistoryError> {
+        let axes_of = |axes: &[Axis], at: &str| -> Result<Vec<ComparisonAxis>, HistoryError> {
             axes.iter()
                 .enumerate()
                 .map(|(i, a)| {
@@ -229,7 +229,7 @@ impl Summary {
                         .axis
                         .clone()
                         .ok_or_else(|| bad(source, format!("({at}[{i}].axis): missing")))?;
-                    Ok(AxisSummary {
+                    Ok(ComparisonAxis {
                         axis,
                         level: a
                             .worst_severity
@@ -297,7 +297,7 @@ impl Summary {
             }
         }
         cases.sort_by(|a, b| a.case.cmp(&b.case));
-        Ok(Summary {
+        Ok(ComparisonSummary {
             report_kind: report_kind.into(),
             pairs,
             axes,
@@ -317,7 +317,7 @@ mod tests {
         let json = br#"{"schema_version":"1","axes":[{"axis":"semantic","severity":"minor","delta":0.25,"extra":1}],
             "policy":{"baseline_violations":[],"candidate_violations":[{"rule_id":"r1"}],"regressions":[{"rule_id":"r1"}],"fixes":[]},
             "gate":{"fail_on":"moderate","worst":"minor","tripped":false},"new_field":{"x":1}}"#;
-        let s = Summary::from_report_json("r.json", json).unwrap();
+        let s = ComparisonSummary::from_report_json("r.json", json).unwrap();
         assert_eq!(s.report_kind, "pair");
         assert_eq!(s.axes[0].level, "minor");
         assert_eq!(s.axes[0].delta, Some(0.25));
@@ -332,7 +332,7 @@ mod tests {
             "aggregate":{"trace_pairs":1,"axes":[{"axis":"cost","worst_severity":"severe","median_delta":2.0}]},
             "trials":{"cases":[{"case":"b","verdict":"regressed"},{"name":"a","verdict":{"verdict":"pass"}}]},
             "gate":{"fail_on":"never","worst":"severe","tripped":false,"errors":0}}"#;
-        let s = Summary::from_report_json("d.json", json).unwrap();
+        let s = ComparisonSummary::from_report_json("d.json", json).unwrap();
         assert_eq!(s.report_kind, "directory");
         assert_eq!(s.axes[0].axis, "cost");
         assert_eq!(s.axes[0].level, "severe");
@@ -349,7 +349,7 @@ mod tests {
     fn a_directory_report_without_trials_has_pair_cases() {
         let json = br#"{"schema_version":"1","pairs":[{"baseline":"x.agentlog","report":{"worst_severity":"minor"}}],
             "aggregate":{"axes":[]},"gate":{"fail_on":"never","worst":"minor","tripped":false}}"#;
-        let s = Summary::from_report_json("d.json", json).unwrap();
+        let s = ComparisonSummary::from_report_json("d.json", json).unwrap();
         assert_eq!(s.cases[0].case, "x.agentlog");
         assert_eq!(s.cases[0].verdict, "minor");
         assert_eq!(s.cases[0].source, "pair");
@@ -357,18 +357,20 @@ mod tests {
 
     #[test]
     fn bad_reports_name_the_field() {
-        let e = Summary::from_report_json("r.json", b"{").unwrap_err();
+        let e = ComparisonSummary::from_report_json("r.json", b"{").unwrap_err();
         assert!(
             e.message.starts_with("r.json: not a veer diff JSON report"),
             "{}",
             e.message
         );
-        let e = Summary::from_report_json("r.json", br#"{"schema_version":"1"}"#).unwrap_err();
-        assert!(e.message.contains("(gate)"), "{}", e.message);
-        let e = Summary::from_report_json("r.json", br#"{"schema_version":"1","gate":{}}"#)
+        let e = ComparisonSummary::from_report_json("r.json", br#"{"schema_version":"1"}"#)
             .unwrap_err();
+        assert!(e.message.contains("(gate)"), "{}", e.message);
+        let e =
+            ComparisonSummary::from_report_json("r.json", br#"{"schema_version":"1","gate":{}}"#)
+                .unwrap_err();
         assert!(e.message.contains("(axes)"), "{}", e.message);
-        let e = Summary::from_report_json("r.json", br#"[1]"#).unwrap_err();
+        let e = ComparisonSummary::from_report_json("r.json", br#"[1]"#).unwrap_err();
         assert_eq!(e.kind, HistoryErrorKind::BadReport);
     }
 }

@@ -77,7 +77,7 @@ fn truthy(v: &Json) -> bool {
 
 /// One pair of the trace.
 #[derive(Debug, Clone)]
-pub struct Pair<'a> {
+pub struct PairView<'a> {
     /// Absolute 0-based pair index.
     pub index: usize,
     /// The context `when:` and paths read.
@@ -131,7 +131,7 @@ fn usage_tokens(response: &Json) -> ([f64; 3], Vec<(&'static str, String)>) {
 #[derive(Debug, Clone)]
 pub struct TraceView<'a> {
     /// The pairs, in order.
-    pub pairs: Vec<Pair<'a>>,
+    pub pairs: Vec<PairView<'a>>,
     /// Every tool call of the trace (spec §2.3), in call order.
     pub calls: Vec<ToolCall>,
 }
@@ -148,7 +148,7 @@ impl<'a> TraceView<'a> {
             || trace.policy_sessions(),
         );
         // Each pair's context is built on its own; in parallel, gathered in turn order.
-        let pairs: Vec<Pair<'a>> = turns
+        let pairs: Vec<PairView<'a>> = turns
             .par_iter()
             .map(|turn| {
                 let response_record = &trace.records[turn.response];
@@ -178,7 +178,7 @@ impl<'a> TraceView<'a> {
                         .collect(),
                 );
                 let (usage_tokens, usage_problems) = usage_tokens(response);
-                Pair {
+                PairView {
                     index: turn.index,
                     context: PairContext {
                         request,

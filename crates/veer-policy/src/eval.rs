@@ -3,7 +3,7 @@
 
 use crate::context::TraceView;
 use crate::model::{Policy, Rule, Scope};
-use crate::session::{units, Gate, Scene, Unit};
+use crate::session::{units, Scene, Unit, WhenSelection};
 use crate::violation::Violation;
 use crate::when::{all_match, Condition};
 use rayon::prelude::*;
@@ -114,7 +114,7 @@ pub fn evaluate_phase(
                 Scope::Trace => &trace_units,
                 Scope::Session => &session_units,
             };
-            let gate = Gate {
+            let gate = WhenSelection {
                 active: mask.is_some(),
                 mask: mask.map_or(all.as_slice(), |i| masks[i].as_slice()),
             };
@@ -136,7 +136,7 @@ fn evaluate_rule(
     rule: &Rule,
     view: &TraceView<'_>,
     unit_list: &[Unit],
-    gate: Gate<'_>,
+    gate: WhenSelection<'_>,
     phase: Phase,
     last_session: Option<usize>,
 ) -> (Vec<Judged>, Vec<String>) {

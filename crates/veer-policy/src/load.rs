@@ -11,7 +11,7 @@ mod values;
 use crate::error::{PolicyError, Problem};
 use crate::hint::did_you_mean;
 use crate::model::{Policy, Rule, RuleKind};
-use crate::node::{parse_json, parse_yaml, Node, NodeValue};
+use crate::node::{parse_json, parse_yaml, NodeValue, PolicyNode};
 use std::collections::HashSet;
 use std::path::{Path as FsPath, PathBuf};
 
@@ -152,7 +152,7 @@ impl RuleRef {
 impl Loader<'_> {
     fn problem(
         &mut self,
-        at: &Node,
+        at: &PolicyNode,
         rule: Option<&RuleRef>,
         message: String,
         hint: Option<String>,
@@ -170,7 +170,7 @@ impl Loader<'_> {
         self.warnings.push(format!("{}: {message}", self.file));
     }
 
-    fn document(&mut self, root: &Node) -> Vec<Rule> {
+    fn document(&mut self, root: &PolicyNode) -> Vec<Rule> {
         let rules_node = match &root.value {
             NodeValue::Seq(_) => {
                 self.warn(format!(
@@ -212,7 +212,7 @@ impl Loader<'_> {
                 }
                 match root.get("rules") {
                     Some(
-                        r @ Node {
+                        r @ PolicyNode {
                             value: NodeValue::Seq(_),
                             ..
                         },

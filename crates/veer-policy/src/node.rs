@@ -10,7 +10,7 @@ use std::fmt;
 
 /// A value of the policy document with its source position.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub struct PolicyNode {
     /// The value.
     pub value: NodeValue,
     /// 1-based line (0 when unknown).
@@ -19,7 +19,7 @@ pub struct Node {
     pub column: u64,
 }
 
-/// The value held by a [`Node`].
+/// The value held by a [`PolicyNode`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeValue {
     /// `null` / `~` / an empty value.
@@ -31,12 +31,12 @@ pub enum NodeValue {
     /// A string.
     Str(String),
     /// A sequence.
-    Seq(Vec<Node>),
+    Seq(Vec<PolicyNode>),
     /// A mapping, in document order; keys are nodes too.
-    Map(Vec<(Node, Node)>),
+    Map(Vec<(PolicyNode, PolicyNode)>),
 }
 
-impl Node {
+impl PolicyNode {
     /// The YAML-style type name used in messages: `int`, `float`, `bool`, `str`, `list`,
     /// `mapping`, `null`.
     pub fn type_name(&self) -> &'static str {
@@ -60,7 +60,7 @@ impl Node {
     }
 
     /// The entries, when this is a mapping.
-    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+    pub fn as_map(&self) -> Option<&[(PolicyNode, PolicyNode)]> {
         match &self.value {
             NodeValue::Map(m) => Some(m),
             _ => None,
@@ -68,7 +68,7 @@ impl Node {
     }
 
     /// The value under `key`, when this is a mapping with a string key `key`.
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub fn get(&self, key: &str) -> Option<&PolicyNode> {
         self.as_map()?
             .iter()
             .find(|(k, _)| k.as_str() == Some(key))
@@ -87,7 +87,7 @@ impl Node {
             NodeValue::Bool(b) => Value::Bool(*b),
             NodeValue::Number(n) => Value::Number(n.clone()),
             NodeValue::Str(s) => Value::String(s.clone()),
-            NodeValue::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
+            NodeValue::Seq(items) => Value::Array(items.iter().map(PolicyNode::to_json).collect()),
             NodeValue::Map(entries) => {
                 let mut m = Map::new();
                 for (k, v) in entries {
@@ -121,20 +121,20 @@ pub struct SyntaxError {
 }
 
 /// Parses a YAML 1.2 document (anchors and aliases allowed, duplicate keys rejected).
-pub fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
+pub fn parse_yaml(text: &str) -> Result<PolicyNode, SyntaxError> {
     let options = serde_saphyr::options! {
         strict_booleans: true,
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
         with_snippet: false,
     };
     if text.trim().is_empty() {
-        return Ok(Node {
+        return Ok(PolicyNode {
             value: NodeValue::Null,
             line: 1,
             column: 1,
         });
     }
-    serde_saphyr::from_str_with_options::<Node>(text, options).map_err(|e| {
+    serde_saphyr::from_str_with_options::<PolicyNode>(text, options).map_err(|e| {
         let (line, column) = e
             .location()
             .map(|l| (l.line(), l.column()))
@@ -193,7 +193,7 @@ fn budget_message(breach: &str) -> String {
 }
 
 /// Parses a strict JSON document (RFC 8259 syntax), keeping positions.
-pub fn parse_json(text: &str) -> Result<Node, SyntaxError> {
+pub fn parse_json(text: &str) -> Result<PolicyNode, SyntaxError> {
     if let Err(e) = serde_json::from_str::<de::IgnoredAny>(text) {
         let full = e.to_string();
         let message = match full.rfind(" at line ") {
@@ -210,10 +210,10 @@ pub fn parse_json(text: &str) -> Result<Node, SyntaxError> {
     parse_yaml(text)
 }
 
-impl<'de> Deserialize<'de> for Node {
+impl<'de> Deserialize<'de> for PolicyNode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let spanned = serde_saphyr::Spanned::<NodeValue>::deserialize(deserializer)?;
-        Ok(Node {
+        Ok(PolicyNode {
             value: spanned.value,
             line: spanned.referenced.line(),
             column: spanned.referenced.column(),
@@ -290,7 +290,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NodeValue, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<Node>()? {
+        while let Some(item) = seq.next_element::<PolicyNode>()? {
             items.push(item);
         }
         Ok(NodeValue::Seq(items))
@@ -298,8 +298,8 @@ impl<'de> Visitor<'de> for NodeVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NodeValue, A::Error> {
         let mut entries = Vec::new();
-        while let Some(key) = map.next_key::<Node>()? {
-            let value = map.next_value::<Node>()?;
+        while let Some(key) = map.next_key::<PolicyNode>()? {
+            let value = map.next_value::<PolicyNode>()?;
             entries.push((key, value));
         }
         Ok(NodeValue::Map(entries))

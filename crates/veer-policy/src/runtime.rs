@@ -5,7 +5,7 @@
 //! unit as a whole wait until the unit ends (a later session starts, or
 //! [`PolicyEnforcer::finish`]). [`PolicyEnforcer::probe`] judges a proposed tool call before
 //! it is dispatched, using only the tool rules and never changing state. The enforcer never
-//! edits the caller's trace: it returns a [`Verdict`] with the replacement to record (replace
+//! edits the caller's trace: it returns an [`EnforcerVerdict`] with the replacement to record (replace
 //! mode) or the error to raise (raise mode).
 
 use crate::context::TraceView;
@@ -40,7 +40,7 @@ pub struct ProposedCall {
 
 /// The enforcer's answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub struct EnforcerVerdict {
     /// Whether the response (or call) may go ahead.
     pub allow: bool,
     /// New violations caused by the latest response (or by the proposed call).
@@ -58,14 +58,14 @@ pub struct Verdict {
 /// Text of a blocked tool call's result.
 pub const BLOCKED_TOOL_RESULT: &str = "[veer policy_runtime] tool call blocked by policy";
 
-impl Verdict {
-    fn new(violations: Vec<Violation>, late: Vec<Violation>) -> Verdict {
+impl EnforcerVerdict {
+    fn new(violations: Vec<Violation>, late: Vec<Violation>) -> EnforcerVerdict {
         let reason = violations
             .iter()
             .map(|v| v.detail.as_str())
             .collect::<Vec<_>>()
             .join("; ");
-        Verdict {
+        EnforcerVerdict {
             allow: violations.is_empty(),
             violations,
             late,
@@ -161,7 +161,7 @@ impl PolicyEnforcer {
     }
 
     /// Judges `trace` after a response was recorded.
-    pub fn evaluate(&mut self, trace: &Trace) -> Verdict {
+    pub fn evaluate(&mut self, trace: &Trace) -> EnforcerVerdict {
         let view = TraceView::new(trace);
         let latest = view.pairs.len().checked_sub(1);
         let (judged, _) = evaluate_phase(&self.policy, &view, Phase::Running);
@@ -183,7 +183,7 @@ impl PolicyEnforcer {
             // and an identical retried violation is reported again.
             self.remember(&blocking);
         }
-        let mut verdict = Verdict::new(blocking, late);
+        let mut verdict = EnforcerVerdict::new(blocking, late);
         if self.mode == Mode::Replace && !verdict.allow {
             let response = latest
                 .and_then(|_| {
@@ -203,7 +203,7 @@ impl PolicyEnforcer {
     /// Judges a proposed tool call before dispatch, with the tool rules only; never changes
     /// state. The call belongs to the response whose `tool_use` block has its id, else to the
     /// latest response.
-    pub fn probe(&self, trace: &Trace, call: &ProposedCall) -> Verdict {
+    pub fn probe(&self, trace: &Trace, call: &ProposedCall) -> EnforcerVerdict {
         let (with, without) = match call.id.as_deref().and_then(|id| without_block(trace, id)) {
             Some(stripped) => (trace.clone(), stripped),
             None => {
@@ -219,7 +219,7 @@ impl PolicyEnforcer {
             .into_iter()
             .map(|j| j.violation)
             .collect();
-        let mut verdict = Verdict::new(new, Vec::new());
+        let mut verdict = EnforcerVerdict::new(new, Vec::new());
         if self.mode == Mode::Replace && !verdict.allow {
             verdict.replacement = Some(Value::String(BLOCKED_TOOL_RESULT.into()));
         }
@@ -228,7 +228,7 @@ impl PolicyEnforcer {
 
     /// Judges `trace` when the run ends: the end-of-unit checks of the trace unit and every
     /// open session, plus anything not reported yet.
-    pub fn finish(&mut self, trace: &Trace) -> Verdict {
+    pub fn finish(&mut self, trace: &Trace) -> EnforcerVerdict {
         let view = TraceView::new(trace);
         let (judged, _) = evaluate_phase(&self.policy, &view, Phase::Complete);
         let new: Vec<Violation> = minus(judged, &self.reported)
@@ -236,7 +236,7 @@ impl PolicyEnforcer {
             .map(|j| j.violation)
             .collect();
         self.remember(&new);
-        Verdict::new(new, Vec::new())
+        EnforcerVerdict::new(new, Vec::new())
     }
 }
 

@@ -55,14 +55,14 @@ pub fn units(view: &TraceView<'_>, scope: Scope) -> Vec<Unit> {
 
 /// Which pairs a rule's `when:` selects.
 #[derive(Debug, Clone, Copy)]
-pub struct Gate<'a> {
+pub struct WhenSelection<'a> {
     /// Whether the rule has a non-empty `when:`.
     pub active: bool,
     /// Per absolute pair index: selected or not.
     pub mask: &'a [bool],
 }
 
-impl Gate<'_> {
+impl WhenSelection<'_> {
     /// Whether pair `p` is in G.
     pub fn pair(&self, p: usize) -> bool {
         self.mask.get(p).copied().unwrap_or(false)
@@ -86,7 +86,7 @@ pub struct Scene<'a, 'v> {
     /// The unit being checked.
     pub unit: &'a Unit,
     /// The rule's gate.
-    pub gate: Gate<'a>,
+    pub gate: WhenSelection<'a>,
     /// Where checkers note input problems that do not stop the check.
     pub warnings: &'a std::cell::RefCell<Vec<String>>,
 }

@@ -4,7 +4,7 @@ pub use veer_contract::policy::{Locus, Violation, ViolationStatus};
 
 /// A violation as a rule's checker reports it, before rule and unit are attached.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
+pub struct RuleFinding {
     /// Absolute pair index, or `None` for a unit-level finding.
     pub pair_index: Option<usize>,
     /// The detail text.
@@ -15,11 +15,11 @@ pub struct Finding {
     pub end_of_unit: bool,
 }
 
-impl Finding {
+impl RuleFinding {
     /// A finding at one pair (or unit-level when `pair_index` is `None`), final as soon as
     /// it appears.
-    pub fn new(pair_index: Option<usize>, detail: impl Into<String>) -> Finding {
-        Finding {
+    pub fn new(pair_index: Option<usize>, detail: impl Into<String>) -> RuleFinding {
+        RuleFinding {
             pair_index,
             detail: detail.into(),
             end_of_unit: false,
@@ -27,17 +27,17 @@ impl Finding {
     }
 
     /// A finding at one pair.
-    pub fn at(pair_index: usize, detail: impl Into<String>) -> Finding {
-        Finding::new(Some(pair_index), detail)
+    pub fn at(pair_index: usize, detail: impl Into<String>) -> RuleFinding {
+        RuleFinding::new(Some(pair_index), detail)
     }
 
     /// A unit-level finding.
-    pub fn unit(detail: impl Into<String>) -> Finding {
-        Finding::new(None, detail)
+    pub fn unit(detail: impl Into<String>) -> RuleFinding {
+        RuleFinding::new(None, detail)
     }
 
     /// The same finding, judged only at the end of its unit.
-    pub fn at_end_of_unit(mut self) -> Finding {
+    pub fn at_end_of_unit(mut self) -> RuleFinding {
         self.end_of_unit = true;
         self
     }

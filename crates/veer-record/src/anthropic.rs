@@ -4,7 +4,7 @@
 //! model is Anthropic's, so most of a body maps over unchanged.
 
 use crate::payload::{int, params_of, response_payload, text_part, RequestRecord, ToolResult};
-use crate::sse::Event;
+use crate::sse::SseEvent;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -112,7 +112,7 @@ struct Block {
 
 /// Reassembles a streamed message from its events.
 #[derive(Debug, Default)]
-pub struct Assembler {
+pub(crate) struct Assembler {
     message: Option<Value>,
     blocks: BTreeMap<u64, Block>,
     stop_reason: Option<Value>,
@@ -123,7 +123,7 @@ pub struct Assembler {
 
 impl Assembler {
     /// Takes one event; an error names what was malformed.
-    pub fn event(&mut self, ev: &Event) -> Result<(), String> {
+    pub fn event(&mut self, ev: &SseEvent) -> Result<(), String> {
         let data: Value =
             serde_json::from_str(&ev.data).map_err(|e| format!("event is not JSON: {e}"))?;
         let kind = data.get("type").and_then(Value::as_str).unwrap_or("");

@@ -2,7 +2,7 @@
 //! its bodies map into the record, and the shapes of the answers the proxy makes itself.
 
 use crate::payload::RequestRecord;
-use crate::sse::Event;
+use crate::sse::SseEvent;
 use crate::{anthropic, openai_chat, openai_responses};
 use serde_json::{Map, Value};
 
@@ -83,7 +83,7 @@ pub fn route(method: &str, path_and_query: &str) -> Option<Route> {
 
 /// A stream reassembler for one endpoint.
 #[derive(Debug)]
-pub enum Assembler {
+pub(crate) enum Assembler {
     /// Chat Completions chunks.
     Chat(openai_chat::Assembler),
     /// Responses events.
@@ -94,7 +94,7 @@ pub enum Assembler {
 
 impl Assembler {
     /// Takes one event.
-    pub fn event(&mut self, ev: &Event) -> Result<(), String> {
+    pub fn event(&mut self, ev: &SseEvent) -> Result<(), String> {
         match self {
             Assembler::Chat(a) => a.event(ev),
             Assembler::Responses(a) => a.event(ev),
@@ -140,7 +140,7 @@ impl Api {
     }
 
     /// A fresh stream reassembler.
-    pub fn assembler(self) -> Assembler {
+    pub(crate) fn assembler(self) -> Assembler {
         match self {
             Api::ChatCompletions => Assembler::Chat(Default::default()),
             Api::Responses => Assembler::Responses(Default::default()),

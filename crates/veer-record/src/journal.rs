@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-use veer_policy::runtime::{Mode, PolicyEnforcer, ProposedCall, Verdict};
+use veer_policy::runtime::{EnforcerVerdict, Mode, PolicyEnforcer, ProposedCall};
 use veer_policy::Violation;
 use veer_trace::agentlog::writer::write_record;
 use veer_trace::canonical::content_id;
@@ -23,7 +23,7 @@ use veer_trace::{Format, Json, Kind, Record, Trace};
 
 /// How a call ended, as far as the record is concerned.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum CallOutcome {
     /// The model answered: the `chat_response` payload, `latency_ms` included.
     Response(Value),
     /// The call failed: the `error` payload.
@@ -32,7 +32,7 @@ pub enum Outcome {
 
 /// What the proxy must do with a response after the policy judged it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Decision {
+pub enum ProxyDecision {
     /// Pass the upstream's answer unchanged.
     Pass,
     /// Pass it, and tell the user (warn mode).
@@ -84,7 +84,7 @@ pub struct Journal {
 
 /// Counts for the end-of-run summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Summary {
+pub struct RecordingSummary {
     /// Calls recorded (answered or failed).
     pub calls: u64,
     /// Of which failed: the upstream's failures and the calls the live policy refused
@@ -96,7 +96,7 @@ pub struct Summary {
     pub replaced: u64,
 }
 
-impl Summary {
+impl RecordingSummary {
     /// What the run recorded, for the end-of-run line: `N call(s) recorded to OUT (F failed)`,
     /// with the refused ones named among the failures and the replaced responses counted.
     pub fn line(&self, output: &str) -> String {
@@ -220,7 +220,7 @@ impl State {
         }
     }
 
-    fn judge(&mut self, response: &Record) -> Option<(Verdict, Mode)> {
+    fn judge(&mut self, response: &Record) -> Option<(EnforcerVerdict, Mode)> {
         let (enforcer, trace) = (self.enforcer.as_mut()?, self.trace.as_ref()?);
         let mut verdict = enforcer.evaluate(trace);
         let blocks = response
@@ -352,28 +352,28 @@ impl Journal {
     }
 
     /// Records one completed call and judges it; returns what to tell the agent.
-    pub fn complete(&self, request: &RequestRecord, outcome: Outcome) -> Decision {
+    pub fn complete(&self, request: &RequestRecord, outcome: CallOutcome) -> ProxyDecision {
         let mut s = self.lock();
         s.calls += 1;
         s.tool_results(request);
         let req = s.push(Kind::ChatRequest, request.payload.clone(), None);
         let decision = match outcome {
-            Outcome::Failed(err) => {
+            CallOutcome::Failed(err) => {
                 s.failed += 1;
                 s.push(Kind::Error, err, Some(req.id.to_string()));
-                Decision::Pass
+                ProxyDecision::Pass
             }
-            Outcome::Response(payload) => self.respond(&mut s, &req, payload),
+            CallOutcome::Response(payload) => self.respond(&mut s, &req, payload),
         };
         s.flush();
         decision
     }
 
-    fn respond(&self, s: &mut State, req: &Record, payload: Value) -> Decision {
+    fn respond(&self, s: &mut State, req: &Record, payload: Value) -> ProxyDecision {
         let resp = s.push(Kind::ChatResponse, payload, Some(req.id.to_string()));
         let Some((verdict, mode)) = s.judge(&resp) else {
             s.note_tool_uses(&resp);
-            return Decision::Pass;
+            return ProxyDecision::Pass;
         };
         if !verdict.late.is_empty() {
             let attrs = json!({"mode": mode_name(mode), "violations": describe(&verdict.late)});
@@ -386,8 +386,8 @@ impl Journal {
         if verdict.allow {
             s.note_tool_uses(&resp);
             return match verdict.late.is_empty() {
-                true => Decision::Pass,
-                false => Decision::Warn(late_message(&verdict.late)),
+                true => ProxyDecision::Pass,
+                false => ProxyDecision::Warn(late_message(&verdict.late)),
             };
         }
         let message = verdict.error_message().unwrap_or_default();
@@ -407,7 +407,7 @@ impl Journal {
                     None,
                 );
                 s.replaced += 1;
-                Decision::Replace(text)
+                ProxyDecision::Replace(text)
             }
             (Mode::Raise, _) => {
                 attrs["original_response"] = resp.payload.to_value();
@@ -428,7 +428,7 @@ impl Journal {
                 s.trace = saved;
                 s.failed += 1;
                 s.refused += 1;
-                Decision::Raise(message)
+                ProxyDecision::Raise(message)
             }
             _ => {
                 s.push(
@@ -437,7 +437,7 @@ impl Journal {
                     None,
                 );
                 s.note_tool_uses(&resp);
-                Decision::Warn(message)
+                ProxyDecision::Warn(message)
             }
         }
     }
@@ -471,9 +471,9 @@ impl Journal {
     }
 
     /// Counts so far.
-    pub fn summary(&self) -> Summary {
+    pub fn summary(&self) -> RecordingSummary {
         let s = self.lock();
-        Summary {
+        RecordingSummary {
             calls: s.calls,
             failed: s.failed,
             refused: s.refused,

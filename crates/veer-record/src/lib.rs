@@ -29,7 +29,7 @@ pub mod sse;
 pub mod upstream;
 
 pub use agent::{run_agent, AgentExit, AgentRun, Recording};
-pub use journal::{Decision, Identity, Journal, Outcome, Summary};
+pub use journal::{CallOutcome, Identity, Journal, ProxyDecision, RecordingSummary};
 pub use proxy::{Notify, Settings};
 pub use runner::{run_command, serve, RunError};
 pub use server::Server;

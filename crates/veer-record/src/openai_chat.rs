@@ -5,7 +5,7 @@
 use crate::payload::{
     int, params_of, response_payload, text_part, tool_use_part, RequestRecord, ToolResult,
 };
-use crate::sse::Event;
+use crate::sse::SseEvent;
 use serde_json::{json, Map, Value};
 
 /// The request record of a Chat Completions body.
@@ -176,7 +176,7 @@ struct StreamedCall {
 
 /// Reassembles a streamed completion from its chunks.
 #[derive(Debug, Default)]
-pub struct Assembler {
+pub(crate) struct Assembler {
     model: String,
     text: String,
     calls: Vec<StreamedCall>,
@@ -187,7 +187,7 @@ pub struct Assembler {
 
 impl Assembler {
     /// Takes one event; an error names what was malformed.
-    pub fn event(&mut self, ev: &Event) -> Result<(), String> {
+    pub fn event(&mut self, ev: &SseEvent) -> Result<(), String> {
         if ev.data == "[DONE]" {
             self.done = true;
             return Ok(());
@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn a_cut_or_garbled_stream_is_an_error() {
         let mut a = Assembler::default();
-        a.event(&Event {
+        a.event(&SseEvent {
             name: String::new(),
             data: "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}".into(),
         })
@@ -374,7 +374,7 @@ mod tests {
         assert!(a.finish().is_err());
         let mut b = Assembler::default();
         assert!(b
-            .event(&Event {
+            .event(&SseEvent {
                 name: String::new(),
                 data: "{not json".into()
             })

@@ -6,7 +6,7 @@
 use crate::payload::{
     int, params_of, response_payload, text_part, tool_use_part, RequestRecord, ToolResult,
 };
-use crate::sse::Event;
+use crate::sse::SseEvent;
 use serde_json::{json, Map, Value};
 
 fn item_text(content: &Value) -> Value {
@@ -183,13 +183,13 @@ pub fn response(body: &Value) -> Value {
 
 /// Reassembles a streamed response from its `response.completed` event.
 #[derive(Debug, Default)]
-pub struct Assembler {
+pub(crate) struct Assembler {
     completed: Option<Value>,
 }
 
 impl Assembler {
     /// Takes one event; an error names what was malformed.
-    pub fn event(&mut self, ev: &Event) -> Result<(), String> {
+    pub fn event(&mut self, ev: &SseEvent) -> Result<(), String> {
         let data: Value =
             serde_json::from_str(&ev.data).map_err(|e| format!("event is not JSON: {e}"))?;
         match data.get("type").and_then(Value::as_str) {

@@ -5,7 +5,7 @@
 
 use crate::api::{route, Api, Provider, Route};
 use crate::body::ProxyBody;
-use crate::journal::{error_payload, Decision, Journal, Outcome};
+use crate::journal::{error_payload, CallOutcome, Journal, ProxyDecision};
 use crate::payload::RequestRecord;
 use crate::sse::EventReader;
 use crate::upstream::UpstreamClient;
@@ -185,7 +185,7 @@ pub async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Pro
     let fail = |status: StatusCode, code: &str, msg: String, retriable: bool| {
         if let Some((_, rec)) = &recorded {
             let err = error_payload("llm", code, &msg, retriable, None);
-            shared.journal.complete(rec, Outcome::Failed(err));
+            shared.journal.complete(rec, CallOutcome::Failed(err));
         }
         error_answer(route.provider, status, code, &msg)
     };
@@ -283,13 +283,13 @@ async fn answer(
         Ok(Err(e)) => {
             let msg = format!("veer record: reading the upstream's answer failed: {e}");
             let err = error_payload("llm", "upstream_body", &msg, true, Some(status.as_u16()));
-            shared.journal.complete(&rec, Outcome::Failed(err));
+            shared.journal.complete(&rec, CallOutcome::Failed(err));
             return error_answer(route.provider, StatusCode::BAD_GATEWAY, "api_error", &msg);
         }
         Err(_) => {
             let msg = "veer record: the upstream's answer timed out (--timeout)".to_string();
             let err = error_payload("llm", "upstream_timeout", &msg, true, Some(status.as_u16()));
-            shared.journal.complete(&rec, Outcome::Failed(err));
+            shared.journal.complete(&rec, CallOutcome::Failed(err));
             return error_answer(
                 route.provider,
                 StatusCode::GATEWAY_TIMEOUT,
@@ -309,13 +309,13 @@ async fn answer(
             retriable,
             Some(status.as_u16()),
         );
-        shared.journal.complete(&rec, Outcome::Failed(err));
+        shared.journal.complete(&rec, CallOutcome::Failed(err));
         *out.body_mut() = ProxyBody::full(bytes);
         return out;
     }
     let outcome = match serde_json::from_slice::<Value>(&bytes) {
-        Ok(v) => Outcome::Response(with_latency(api.response(&v), latency)),
-        Err(e) => Outcome::Failed(error_payload(
+        Ok(v) => CallOutcome::Response(with_latency(api.response(&v), latency)),
+        Err(e) => CallOutcome::Failed(error_payload(
             "llm",
             "malformed_response",
             &format!("the upstream's answer is not JSON: {e}"),
@@ -334,10 +334,10 @@ async fn answer(
     }
 }
 
-fn model_of(outcome: &Outcome) -> String {
+fn model_of(outcome: &CallOutcome) -> String {
     match outcome {
-        Outcome::Response(p) => p.get("model").and_then(Value::as_str).unwrap_or(""),
-        Outcome::Failed(_) => "",
+        CallOutcome::Response(p) => p.get("model").and_then(Value::as_str).unwrap_or(""),
+        CallOutcome::Failed(_) => "",
     }
     .to_string()
 }
@@ -356,15 +356,15 @@ fn decided(
     api: Api,
     model: &str,
     stream: bool,
-    decision: Decision,
+    decision: ProxyDecision,
 ) -> Option<Response<ProxyBody>> {
     match decision {
-        Decision::Pass => None,
-        Decision::Warn(msg) => {
+        ProxyDecision::Pass => None,
+        ProxyDecision::Warn(msg) => {
             (shared.notify)(&format!("warning: {msg}"));
             None
         }
-        Decision::Replace(text) => {
+        ProxyDecision::Replace(text) => {
             (shared.notify)(&format!("policy: response replaced: {text}"));
             let mut r = Response::new(ProxyBody::full(api.replacement(model, &text, stream)));
             let ct = if stream {
@@ -376,7 +376,7 @@ fn decided(
                 .insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static(ct));
             Some(r)
         }
-        Decision::Raise(msg) => {
+        ProxyDecision::Raise(msg) => {
             (shared.notify)(&format!("policy: request refused: {msg}"));
             Some(error_answer(
                 provider,
@@ -450,7 +450,7 @@ fn live_stream(
         drop(incoming);
         let latency = elapsed_ms(started);
         let outcome = match (cut, broken) {
-            (Some((code, msg)), _) => Outcome::Failed(error_payload(
+            (Some((code, msg)), _) => CallOutcome::Failed(error_payload(
                 "llm",
                 code,
                 &msg,
@@ -458,9 +458,9 @@ fn live_stream(
                 None,
             )),
             (None, Some(e)) => {
-                Outcome::Failed(error_payload("llm", "malformed_stream", &e, false, None))
+                CallOutcome::Failed(error_payload("llm", "malformed_stream", &e, false, None))
             }
-            (None, None) if reader.has_pending() => Outcome::Failed(error_payload(
+            (None, None) if reader.has_pending() => CallOutcome::Failed(error_payload(
                 "llm",
                 "malformed_stream",
                 "the stream ended inside an event",
@@ -468,14 +468,14 @@ fn live_stream(
                 None,
             )),
             (None, None) => match asm.finish() {
-                Ok(p) => Outcome::Response(with_latency(p, latency)),
+                Ok(p) => CallOutcome::Response(with_latency(p, latency)),
                 Err(e) => {
-                    Outcome::Failed(error_payload("llm", "malformed_stream", &e, false, None))
+                    CallOutcome::Failed(error_payload("llm", "malformed_stream", &e, false, None))
                 }
             },
         };
         // Too late to change what the agent saw: every decision is at most a warning here.
-        if let Decision::Warn(m) | Decision::Replace(m) | Decision::Raise(m) =
+        if let ProxyDecision::Warn(m) | ProxyDecision::Replace(m) | ProxyDecision::Raise(m) =
             shared.journal.complete(&rec, outcome)
         {
             (shared.notify)(&format!("warning: {m}"));
@@ -502,13 +502,13 @@ async fn held_stream(
         Ok(Err(e)) => {
             let msg = format!("veer record: reading the upstream's stream failed: {e}");
             let err = error_payload("llm", "upstream_stream", &msg, true, None);
-            shared.journal.complete(&rec, Outcome::Failed(err));
+            shared.journal.complete(&rec, CallOutcome::Failed(err));
             return error_answer(provider, StatusCode::BAD_GATEWAY, "api_error", &msg);
         }
         Err(_) => {
             let msg = "veer record: the upstream's stream timed out (--timeout)".to_string();
             let err = error_payload("llm", "upstream_timeout", &msg, true, None);
-            shared.journal.complete(&rec, Outcome::Failed(err));
+            shared.journal.complete(&rec, CallOutcome::Failed(err));
             return error_answer(provider, StatusCode::GATEWAY_TIMEOUT, "api_error", &msg);
         }
     };
@@ -525,8 +525,8 @@ async fn held_stream(
                 false => asm.finish(),
             });
     let outcome = match assembled {
-        Ok(p) => Outcome::Response(with_latency(p, elapsed_ms(started))),
-        Err(e) => Outcome::Failed(error_payload("llm", "malformed_stream", &e, false, None)),
+        Ok(p) => CallOutcome::Response(with_latency(p, elapsed_ms(started))),
+        Err(e) => CallOutcome::Failed(error_payload("llm", "malformed_stream", &e, false, None)),
     };
     let model = model_of(&outcome);
     let decision = shared.journal.complete(&rec, outcome);

@@ -6,7 +6,7 @@
 /// One complete event: its `event:` name (empty when absent) and its `data:` lines joined
 /// with `\n`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Event {
+pub struct SseEvent {
     /// The `event:` field, `""` when the event had none.
     pub name: String,
     /// The `data:` fields joined with `\n`.
@@ -31,7 +31,7 @@ impl EventReader {
     }
 
     /// Feeds `bytes`, appending every event they complete to `out`.
-    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) {
         for &b in bytes {
             if b == b'\n' && self.last_was_cr {
                 self.last_was_cr = false;
@@ -51,11 +51,11 @@ impl EventReader {
         !self.line.is_empty() || self.has_data
     }
 
-    fn end_line(&mut self, out: &mut Vec<Event>) {
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) {
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
             if self.has_data {
-                out.push(Event {
+                out.push(SseEvent {
                     name: std::mem::take(&mut self.name),
                     data: std::mem::take(&mut self.data).join("\n"),
                 });
@@ -90,7 +90,7 @@ impl EventReader {
 mod tests {
     use super::*;
 
-    fn all(chunks: &[&[u8]]) -> Vec<Event> {
+    fn all(chunks: &[&[u8]]) -> Vec<SseEvent> {
         let mut r = EventReader::new();
         let mut out = Vec::new();
         for c in chunks {
@@ -104,15 +104,15 @@ mod tests {
         let whole: &[u8] =
             b"event: a\ndata: {\"x\":1}\n\n: comment\r\ndata:two\r\ndata: lines\r\n\r\ndata: [DONE]\n\n";
         let expect = vec![
-            Event {
+            SseEvent {
                 name: "a".into(),
                 data: "{\"x\":1}".into(),
             },
-            Event {
+            SseEvent {
                 name: String::new(),
                 data: "two\nlines".into(),
             },
-            Event {
+            SseEvent {
                 name: String::new(),
                 data: "[DONE]".into(),
             },
@@ -144,7 +144,7 @@ mod proptests {
     use proptest::prelude::*;
 
     /// The slow definition: split the whole text into lines, then blocks at blank lines.
-    fn slow(text: &str) -> Vec<Event> {
+    fn slow(text: &str) -> Vec<SseEvent> {
         let mut out = Vec::new();
         let (mut name, mut data, mut has) = (String::new(), Vec::<String>::new(), false);
         let normalised = text.replace("\r\n", "\n").replace('\r', "\n");
@@ -153,7 +153,7 @@ mod proptests {
         for line in lines {
             if line.is_empty() {
                 if has {
-                    out.push(Event {
+                    out.push(SseEvent {
                         name: std::mem::take(&mut name),
                         data: data.join("\n"),
                     });

@@ -1,7 +1,7 @@
 //! The traxr results file of a finished experiment, built from its runs in plan order and
 //! measured by the same function `veer experiment analyze` runs on that file.
 
-use crate::{status, Plan, PlannedRun, Role, RunMarker};
+use crate::{status, PlannedRun, RunMarker, RunPlan, RunRole};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use veer_experiment::divergence::PreparedTrace;
@@ -39,12 +39,12 @@ pub struct ResultsOptions {
 /// stored here, exactly as `veer experiment analyze` re-derives them from the written file.
 /// No wall-clock time and no path outside the experiment directory enters the results.
 pub fn results(
-    plan: &Plan,
+    plan: &RunPlan,
     runs: Vec<FinishedRun<'_>>,
     options: &ResultsOptions,
 ) -> Result<ExperimentReport, ExperimentError> {
     let source = format!("experiment on {}", plan.file_name);
-    let baseline = runs.iter().find(|r| r.run.role == Role::Baseline);
+    let baseline = runs.iter().find(|r| r.run.role == RunRole::Baseline);
     let kind = baseline.map_or(AgentKind::External, |b| {
         AgentKind::of_baseline(&PreparedTrace::new(&b.trace).events)
     });
@@ -52,7 +52,7 @@ pub fn results(
         .iter()
         .map(|r| status(r.marker.exit, r.trace_readable, kind, &r.trace))
         .collect();
-    let base_index = runs.iter().position(|r| r.run.role == Role::Baseline);
+    let base_index = runs.iter().position(|r| r.run.role == RunRole::Baseline);
     let base_status = base_index
         .and_then(|i| statuses.get(i).cloned())
         .unwrap_or_else(|| "error".into());
@@ -84,9 +84,9 @@ pub fn results(
     for (r, status) in runs.iter().zip(&statuses) {
         answers.insert(r.run.label.clone(), r.marker.answer.clone());
         match r.run.role {
-            Role::Baseline => {}
-            Role::Rerun(_) => reruns += 1,
-            Role::Perturbed(op) => {
+            RunRole::Baseline => {}
+            RunRole::Rerun(_) => reruns += 1,
+            RunRole::Perturbed(op) => {
                 let mut warnings = base_warnings.clone();
                 warnings.extend(r.run.note.map(|n| format!("{}: {n}", op.name())));
                 warnings.extend(

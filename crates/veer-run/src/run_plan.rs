@@ -7,7 +7,7 @@ use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbErr
 
 /// What a run is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub enum RunRole {
     /// The clean input, compared with every other run.
     Baseline,
     /// A clean re-run (1-based); the noise floor.
@@ -20,7 +20,7 @@ pub enum Role {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedRun {
     /// What the run is for.
-    pub role: Role,
+    pub role: RunRole,
     /// traxr's run label: `baseline`, `noise_floor_<i>`, `<item_id>::<operator>`.
     pub label: String,
     /// Where its trace goes, relative to the experiment directory and without extension:
@@ -55,7 +55,7 @@ pub struct SkippedOperator {
 
 /// The runs of one experiment, in the order they are started.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
+pub struct RunPlan {
     /// The input's file name: `item_id` of every pair, and part of each operator's seed.
     pub file_name: String,
     /// The experiment's base seed.
@@ -83,7 +83,7 @@ pub fn rerun_name(i: usize) -> String {
 }
 
 fn planned(
-    role: Role,
+    role: RunRole,
     label: String,
     stem: String,
     seed: Option<u32>,
@@ -105,7 +105,7 @@ fn planned(
 /// baseline, `reruns` clean re-runs, and one run per operator of `operators` that applies, with
 /// the seed [`derive_seed`]`(base_seed, file_name, operator)` — exactly what `veer experiment
 /// perturb` writes. Operators of another kind of file are an error; operators that do not apply
-/// to this content are listed in [`Plan::skipped`].
+/// to this content are listed in [`RunPlan::skipped`].
 pub fn plan(
     file_name: &str,
     content: &str,
@@ -113,9 +113,9 @@ pub fn plan(
     operators: &[Operator],
     reruns: usize,
     base_seed: u64,
-) -> Result<Plan, PerturbError> {
+) -> Result<RunPlan, PerturbError> {
     let mut runs = vec![planned(
-        Role::Baseline,
+        RunRole::Baseline,
         "baseline".into(),
         "baseline".into(),
         None,
@@ -123,7 +123,7 @@ pub fn plan(
     )];
     for i in 1..=reruns {
         runs.push(planned(
-            Role::Rerun(i),
+            RunRole::Rerun(i),
             format!("noise_floor_{i}"),
             format!("reruns/{}", rerun_name(i)),
             None,
@@ -139,7 +139,7 @@ pub fn plan(
             Outcome::Applied(text) => runs.push(PlannedRun {
                 note,
                 ..planned(
-                    Role::Perturbed(op),
+                    RunRole::Perturbed(op),
                     format!("{file_name}::{}", op.name()),
                     format!("perturbed/{}", op.name()),
                     Some(seed),
@@ -153,7 +153,7 @@ pub fn plan(
             }),
         }
     }
-    Ok(Plan {
+    Ok(RunPlan {
         file_name: file_name.to_string(),
         base_seed,
         operators: operators.to_vec(),

@@ -27,7 +27,7 @@ fn the_plan_uses_perturbs_seeds_and_outputs() {
     assert_eq!(p.runs[1].trace_stem, "reruns/rerun-001");
     assert_eq!(p.runs[1].input, CSV);
     for r in &p.runs[3..] {
-        let Role::Perturbed(op) = r.role else {
+        let RunRole::Perturbed(op) = r.role else {
             panic!("perturbed")
         };
         let seed = derive_seed(42, "sales.csv", op.name());
@@ -192,7 +192,7 @@ fn results_keep_matrix_order_statuses_warnings_and_recorded_tokens() {
     ];
     let p = plan("t.csv", csv, FileKind::Delimited, &ops, 1, 42).unwrap();
     assert!(p.skipped.is_empty(), "{:?}", p.skipped);
-    assert_eq!(p.runs[3].role, Role::Perturbed(Operator::UnitChange));
+    assert_eq!(p.runs[3].role, RunRole::Perturbed(Operator::UnitChange));
     assert_eq!(p.runs[3].input, csv);
     assert_eq!(p.runs[3].note, Some(veer_perturb::UNCHANGED_NOTE));
     assert_eq!(p.runs[2].note, None);

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 #[derive(
     Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
-pub struct Finding {
+pub struct SecretFinding {
     /// 1-based line.
     pub line: u64,
     /// 1-based column, in characters.
@@ -23,7 +23,7 @@ pub struct Finding {
 
 /// A pattern file problem.
 #[derive(Debug, thiserror::Error)]
-pub enum PatternError {
+pub enum PatternFileError {
     /// The pattern name is empty or has characters other than letters, digits and `_`.
     #[error("pattern {index}: name {name:?} must be letters, digits and '_'")]
     BadName {
@@ -82,7 +82,7 @@ impl Detector {
     }
 
     /// The built-in patterns followed by `extra`.
-    pub fn with_extra(extra: &[ExtraPattern]) -> Result<Detector, PatternError> {
+    pub fn with_extra(extra: &[ExtraPattern]) -> Result<Detector, PatternFileError> {
         let mut d = Detector::builtin();
         for (index, p) in extra.iter().enumerate() {
             if p.name.is_empty()
@@ -91,7 +91,7 @@ impl Detector {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
-                return Err(PatternError::BadName {
+                return Err(PatternFileError::BadName {
                     index,
                     name: p.name.clone(),
                 });
@@ -99,7 +99,7 @@ impl Detector {
             let regex = regex::RegexBuilder::new(&p.regex)
                 .size_limit(REGEX_SIZE_LIMIT)
                 .build()
-                .map_err(|e| PatternError::BadRegex {
+                .map_err(|e| PatternFileError::BadRegex {
                     index,
                     name: p.name.clone(),
                     message: e.to_string(),
@@ -162,10 +162,10 @@ impl Detector {
     }
 
     /// Findings in one line of text (line number `line`).
-    pub fn scan_line(&self, line: u64, text: &str) -> Vec<Finding> {
+    pub fn scan_line(&self, line: u64, text: &str) -> Vec<SecretFinding> {
         self.spans(text)
             .into_iter()
-            .map(|(start, _, kind)| Finding {
+            .map(|(start, _, kind)| SecretFinding {
                 line,
                 column: text[..start].chars().count() as u64 + 1,
                 kind: kind.to_string(),
@@ -482,7 +482,7 @@ mod tests {
         let f = Detector::builtin().scan_line(7, "é dana@example.com");
         assert_eq!(
             f,
-            [Finding {
+            [SecretFinding {
                 line: 7,
                 column: 3,
                 kind: "email".into()

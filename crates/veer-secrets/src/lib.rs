@@ -12,5 +12,5 @@ pub mod display;
 mod luhn;
 mod patterns;
 
-pub use detector::{Detector, Finding, PatternError};
+pub use detector::{Detector, PatternFileError, SecretFinding};
 pub use patterns::{ExtraPattern, BUILTIN_KINDS};

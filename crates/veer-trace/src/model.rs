@@ -46,7 +46,7 @@ pub enum Format {
 
 impl Format {
     /// Every format veer reads, in the order messages list them.
-    pub const ALL: [Format; 9] = [
+    pub(crate) const ALL: [Format; 9] = [
         Format::Agentlog,
         Format::Traxr,
         Format::Otel,

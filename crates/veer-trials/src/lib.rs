@@ -53,5 +53,5 @@ pub use suite::{
 pub use veer_base::rng::{derive_seed, TrialRng};
 pub use verdict::{
     case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseEvidence, CaseVerdict,
-    MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteOutcome, SuiteTest, WorseWhen,
+    MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteOutcome, SuiteTest, TrialWorseWhen,
 };

@@ -22,7 +22,7 @@ use crate::special::{normal_cdf, t_cdf};
 /// Which direction of a measure is worse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum WorseWhen {
+pub enum TrialWorseWhen {
     /// Higher is worse (latency, cost, violations, behaviour divergence).
     Higher,
     /// Lower is worse (pass rate, score).
@@ -32,22 +32,22 @@ pub enum WorseWhen {
     AnyChange,
 }
 
-impl WorseWhen {
+impl TrialWorseWhen {
     /// Whether `effect` (candidate − baseline) lies beyond `margin` (≥ 0) in the worse direction.
     pub fn is_worse_beyond(self, effect: f64, margin: f64) -> bool {
         match self {
-            WorseWhen::Higher => effect > margin,
-            WorseWhen::Lower => effect < -margin,
-            WorseWhen::AnyChange => effect.abs() > margin,
+            TrialWorseWhen::Higher => effect > margin,
+            TrialWorseWhen::Lower => effect < -margin,
+            TrialWorseWhen::AnyChange => effect.abs() > margin,
         }
     }
 
     /// Whether `effect` lies beyond `margin` in the better direction (never for `AnyChange`).
     pub fn is_better_beyond(self, effect: f64, margin: f64) -> bool {
         match self {
-            WorseWhen::Higher => effect < -margin,
-            WorseWhen::Lower => effect > margin,
-            WorseWhen::AnyChange => false,
+            TrialWorseWhen::Higher => effect < -margin,
+            TrialWorseWhen::Lower => effect > margin,
+            TrialWorseWhen::AnyChange => false,
         }
     }
 }
@@ -58,7 +58,7 @@ pub struct MeasureTest {
     /// The measure's name (axis, rule, `behaviour`).
     pub measure: String,
     /// Its worse direction.
-    pub worse_when: WorseWhen,
+    pub worse_when: TrialWorseWhen,
     /// Candidate − baseline in the measure's units (for `AnyChange`, the change statistic).
     pub effect: f64,
     /// The practical margin, ≥ 0, in the same units.
@@ -280,7 +280,7 @@ pub struct SuiteTest {
     /// The axis or rule.
     pub measure: String,
     /// Its worse direction.
-    pub worse_when: WorseWhen,
+    pub worse_when: TrialWorseWhen,
     /// The effect (candidate − baseline) in the measure's units.
     pub effect: f64,
     /// The practical margin, ≥ 0.
@@ -343,7 +343,7 @@ mod tests {
     fn test(p_worse: f64, effect: f64, testable: bool) -> MeasureTest {
         MeasureTest {
             measure: "latency".to_string(),
-            worse_when: WorseWhen::Higher,
+            worse_when: TrialWorseWhen::Higher,
             effect,
             margin: 50.0,
             p_worse: testable.then_some(p_worse),
@@ -426,7 +426,7 @@ mod tests {
         let tests = vec![
             SuiteTest {
                 measure: "latency".to_string(),
-                worse_when: WorseWhen::Higher,
+                worse_when: TrialWorseWhen::Higher,
                 effect: 100.0,
                 margin: 50.0,
                 p_worse: 0.01,
@@ -434,7 +434,7 @@ mod tests {
             },
             SuiteTest {
                 measure: "cost".to_string(),
-                worse_when: WorseWhen::Higher,
+                worse_when: TrialWorseWhen::Higher,
                 effect: 1.0,
                 margin: 0.0,
                 p_worse: 0.03,

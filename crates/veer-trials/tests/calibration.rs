@@ -108,7 +108,7 @@ fn trips(cases: &[SimCase], seed: u64, draws: u32) -> bool {
         let t = suite_permutation_test(&samples, &options).unwrap();
         SuiteTest {
             measure: name.to_string(),
-            worse_when: WorseWhen::Higher,
+            worse_when: TrialWorseWhen::Higher,
             effect: t.effect,
             margin: 0.0,
             p_worse: t.p_higher,
@@ -120,7 +120,7 @@ fn trips(cases: &[SimCase], seed: u64, draws: u32) -> bool {
         let t = stratified_exact_test(&pairs).unwrap();
         SuiteTest {
             measure: name.to_string(),
-            worse_when: WorseWhen::Higher,
+            worse_when: TrialWorseWhen::Higher,
             effect: t.effect,
             margin: 0.0,
             p_worse: t.p_higher,

@@ -54,7 +54,7 @@ fn results_round_trip() {
         &suite_decision(
             &[SuiteTest {
                 measure: "latency".to_string(),
-                worse_when: WorseWhen::Higher,
+                worse_when: TrialWorseWhen::Higher,
                 effect: 1.0,
                 margin: 0.5,
                 p_worse: 0.01,

@@ -31,7 +31,7 @@ use veer_policy::Policy;
 use veer_trace::Trace;
 
 /// Default seed of the bootstrap.
-pub const DEFAULT_SEED: u64 = 31;
+pub const BISECT_DEFAULT_SEED: u64 = 31;
 
 /// A bisect ready to run: the configurations, the factors and the design.
 #[derive(Debug, Clone)]
@@ -183,7 +183,7 @@ pub fn planned(setup: &Setup, configs: (&str, &str), seed: u64) -> BisectReport 
 
 /// One run as the report is composed from it.
 #[derive(Debug)]
-pub struct RunInput {
+pub struct BisectRunInput {
     /// Index of its design point.
     pub point: usize,
     /// Its trial (1-based).
@@ -238,7 +238,7 @@ fn mean(v: &[f64]) -> f64 {
 /// without). The same runs give the same report, byte for byte, whatever the thread count.
 pub fn compose(
     setup: &Setup,
-    runs: &[RunInput],
+    runs: &[BisectRunInput],
     options: ComposeOptions<'_>,
 ) -> Result<BisectReport, Error> {
     let points = setup.design.points.len();
@@ -253,7 +253,7 @@ pub fn compose(
         ))
         .hint("every point of the design needs at least one run; run them (or put their traces under --from-runs DIR/<point>/)"));
     }
-    let finished: Vec<&RunInput> = runs.iter().filter(|r| r.trace.is_some()).collect();
+    let finished: Vec<&BisectRunInput> = runs.iter().filter(|r| r.trace.is_some()).collect();
     let traces: Vec<&Trace> = finished.iter().filter_map(|r| r.trace.as_ref()).collect();
     let reference: Vec<usize> = finished
         .iter()
@@ -432,7 +432,7 @@ mod tests {
         .unwrap()
     }
 
-    fn runs(setup: &Setup, tokens: f64) -> Vec<RunInput> {
+    fn runs(setup: &Setup, tokens: f64) -> Vec<BisectRunInput> {
         let mut out = Vec::new();
         for (p, levels) in setup.design.points.iter().enumerate() {
             for t in 1..=2u32 {
@@ -441,7 +441,7 @@ mod tests {
                 } else {
                     &["lookup", "refund"]
                 };
-                out.push(RunInput {
+                out.push(BisectRunInput {
                     point: p,
                     trial: t,
                     status: "ok".into(),

@@ -7,7 +7,7 @@ use super::raw::{mean, sd, CaseRaw, RawState};
 use super::report::*;
 use super::TrialsOptions;
 use veer_policy::Policy;
-use veer_trials::{case_verdict, CaseEvidence, CaseVerdict, MeasureTest, Presence, WorseWhen};
+use veer_trials::{case_verdict, CaseEvidence, CaseVerdict, MeasureTest, Presence, TrialWorseWhen};
 
 /// The report's name of a severity.
 pub(super) fn severity_name(s: veer_policy::Severity) -> &'static str {
@@ -74,7 +74,7 @@ pub(super) fn case_block(
         let p_adjusted = adjusted(a, true);
         tests.push(MeasureTest {
             measure: axis.name.to_string(),
-            worse_when: WorseWhen::Higher,
+            worse_when: TrialWorseWhen::Higher,
             effect,
             margin: r.margin,
             p_worse: p_adjusted,
@@ -101,7 +101,7 @@ pub(super) fn case_block(
         let p_adjusted = adjusted(AXIS_COUNT, true);
         tests.push(MeasureTest {
             measure: "behaviour".to_string(),
-            worse_when: WorseWhen::AnyChange,
+            worse_when: TrialWorseWhen::AnyChange,
             effect: t.excess,
             margin: options.behaviour_margin,
             p_worse: p_adjusted,
@@ -142,7 +142,7 @@ pub(super) fn case_block(
         }
         tests.push(MeasureTest {
             measure: id.clone(),
-            worse_when: WorseWhen::Higher,
+            worse_when: TrialWorseWhen::Higher,
             effect: f64::from(rule.candidate) / raw.k_c as f64
                 - f64::from(rule.baseline) / raw.k_b as f64,
             margin: 0.0,

@@ -13,8 +13,8 @@ use veer_policy::Policy;
 use veer_trials::{
     case_differences, derive_seed, mde_floor, minimum_detectable_effect, pass_hat_k,
     population_estimate, stratified_exact_test, suite_decision, suite_permutation_test,
-    variance_components, CaseSample, Count, PermutationOptions, PowerInputs, SuiteTest, WorseWhen,
-    DEFAULT_POWER, DEFAULT_SUITE_DRAWS,
+    variance_components, CaseSample, Count, PermutationOptions, PowerInputs, SuiteTest,
+    TrialWorseWhen, DEFAULT_POWER, DEFAULT_SUITE_DRAWS,
 };
 
 /// Doubles an adjusted p (the α split between case and suite tests), capped at 1.
@@ -96,7 +96,7 @@ pub(super) fn suite(
         }
         tests.push(SuiteTest {
             measure: axis.name.to_string(),
-            worse_when: WorseWhen::Higher,
+            worse_when: TrialWorseWhen::Higher,
             effect: within.effect,
             margin,
             p_worse: within.p_higher,
@@ -154,7 +154,7 @@ pub(super) fn suite(
         let (id, severity) = rule_of(policy, index);
         tests.push(SuiteTest {
             measure: id.clone(),
-            worse_when: WorseWhen::Higher,
+            worse_when: TrialWorseWhen::Higher,
             effect: test.effect,
             margin: 0.0,
             p_worse: test.p_higher,

@@ -66,14 +66,14 @@ fn a_step_signals_at_the_step_computed_by_hand() {
     v.extend([3.0 + 3.0 * sd; 3]);
     let d = axis_cusum(&v, &s);
     assert_eq!(d.status, DriftStatus::Drift);
-    assert_eq!(d.direction, Some(Direction::Up));
+    assert_eq!(d.direction, Some(DriftDirection::Up));
     assert_eq!(d.first_signal, Some(6));
     assert!((d.statistic - 7.5).abs() < 1e-9, "{}", d.statistic);
     // downward too
     let mut w = vec![1.0, 2.0, 3.0, 4.0, 5.0];
     w.extend([3.0 - 3.0 * sd; 3]);
     let d = axis_cusum(&w, &s);
-    assert_eq!(d.direction, Some(Direction::Down));
+    assert_eq!(d.direction, Some(DriftDirection::Down));
     // a shift that went away: past drift
     let mut p = v.clone();
     p.extend([3.0; 40]);

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::store::Provenance;
-use crate::summary::{AxisSummary, CaseSummary, GateSummary, RuleSummary, Summary};
+use crate::summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
 use parquet::basic::{LogicalType, Type as Physical};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
@@ -17,16 +17,16 @@ fn entries() -> Vec<Entry> {
             ci_run: None,
             veer_version: "0.1.0".into(),
         },
-        summary: Summary {
+        summary: ComparisonSummary {
             report_kind: "directory".into(),
             pairs: 3,
             axes: vec![
-                AxisSummary {
+                ComparisonAxis {
                     axis: "cost".into(),
                     level: "minor".into(),
                     delta: Some(0.25),
                 },
-                AxisSummary {
+                ComparisonAxis {
                     axis: "semantic".into(),
                     level: "none".into(),
                     delta: None,

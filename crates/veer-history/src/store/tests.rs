@@ -1,17 +1,17 @@
 use super::*;
-use crate::summary::Summary;
+use crate::summary::ComparisonSummary;
 
-fn summary(level: &str, delta: f64) -> Summary {
-    Summary {
+fn summary(level: &str, delta: f64) -> ComparisonSummary {
+    ComparisonSummary {
         report_kind: "pair".into(),
         pairs: 1,
         axes: vec![
-            AxisSummary {
+            ComparisonAxis {
                 axis: "semantic".into(),
                 level: level.into(),
                 delta: Some(delta),
             },
-            AxisSummary {
+            ComparisonAxis {
                 axis: "cost".into(),
                 level: "none".into(),
                 delta: None,

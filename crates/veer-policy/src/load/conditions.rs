@@ -3,7 +3,7 @@
 
 use super::{Loader, RuleRef};
 use crate::hint::did_you_mean;
-use crate::node::{Node, NodeValue};
+use crate::node::{NodeValue, PolicyNode};
 use crate::path::Path;
 use crate::when::{Condition, Op, OPS};
 
@@ -11,8 +11,13 @@ const CONDITION_KEYS: [&str; 3] = ["path", "op", "value"];
 
 impl Loader<'_> {
     /// Parses a `when:` / `trigger:` clause: null, one condition mapping, or a list of them.
-    pub(super) fn conditions(&mut self, node: &Node, label: &str, r: &RuleRef) -> Vec<Condition> {
-        let items: Vec<&Node> = match &node.value {
+    pub(super) fn conditions(
+        &mut self,
+        node: &PolicyNode,
+        label: &str,
+        r: &RuleRef,
+    ) -> Vec<Condition> {
+        let items: Vec<&PolicyNode> = match &node.value {
             NodeValue::Null => return Vec::new(),
             NodeValue::Seq(items) => items.iter().collect(),
             _ => vec![node],

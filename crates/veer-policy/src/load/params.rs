@@ -6,7 +6,7 @@ use crate::hint::did_you_mean;
 use crate::ltl;
 use crate::model::{Check, Must, RuleKind};
 use crate::needle::Needle;
-use crate::node::Node;
+use crate::node::PolicyNode;
 use crate::path::Path;
 use crate::when::Condition;
 use serde_json::Value;
@@ -75,11 +75,16 @@ fn param_specs(kind: RuleKind) -> &'static [(&'static str, bool, PType)] {
 }
 
 impl Loader<'_> {
-    pub(super) fn params(&mut self, kind: RuleKind, rule: &Node, r: &RuleRef) -> Option<Check> {
+    pub(super) fn params(
+        &mut self,
+        kind: RuleKind,
+        rule: &PolicyNode,
+        r: &RuleRef,
+    ) -> Option<Check> {
         let specs = param_specs(kind);
         let params_node = rule.get("params");
-        let empty: Vec<(Node, Node)> = Vec::new();
-        let entries: &[(Node, Node)] = match params_node {
+        let empty: Vec<(PolicyNode, PolicyNode)> = Vec::new();
+        let entries: &[(PolicyNode, PolicyNode)] = match params_node {
             None => &empty,
             Some(n) if n.is_null() => &empty,
             Some(n) => match n.as_map() {
@@ -96,7 +101,7 @@ impl Loader<'_> {
             },
         };
         let anchor = params_node.unwrap_or(rule);
-        let find = |name: &str| -> Option<&Node> {
+        let find = |name: &str| -> Option<&PolicyNode> {
             entries
                 .iter()
                 .find(|(k, _)| k.as_str() == Some(name))
@@ -114,7 +119,7 @@ impl Loader<'_> {
                 Some("keep only 'then'".into()),
             );
         }
-        let lookup = |name: &str| -> Option<&Node> {
+        let lookup = |name: &str| -> Option<&PolicyNode> {
             match find(name) {
                 Some(n) => Some(n),
                 None if name == "then" && kind == RuleKind::MustCallBefore => find("second"),
@@ -136,7 +141,7 @@ impl Loader<'_> {
                 );
             }
         }
-        let mut vals: Vec<(&str, Val, &Node)> = Vec::new();
+        let mut vals: Vec<(&str, Val, &PolicyNode)> = Vec::new();
         for (name, _, ty) in specs {
             if let Some(n) = lookup(name) {
                 if let Some(v) = self.param_value(name, *ty, n, r) {
@@ -161,7 +166,7 @@ impl Loader<'_> {
                 );
             }
         }
-        let take = |vals: &mut Vec<(&str, Val, &Node)>, name: &str| -> Option<Val> {
+        let take = |vals: &mut Vec<(&str, Val, &PolicyNode)>, name: &str| -> Option<Val> {
             let i = vals.iter().position(|v| v.0 == name)?;
             Some(vals.remove(i).1)
         };

@@ -5,7 +5,7 @@
 use super::{Loader, RuleRef};
 use crate::hint::did_you_mean;
 use crate::model::{Rule, RuleKind, Scope, Severity};
-use crate::node::{Node, NodeValue};
+use crate::node::{NodeValue, PolicyNode};
 use std::collections::HashSet;
 
 const RULE_KEYS: [&str; 8] = [
@@ -23,7 +23,7 @@ impl Loader<'_> {
     pub(super) fn rule(
         &mut self,
         index: usize,
-        node: &Node,
+        node: &PolicyNode,
         ids: &mut HashSet<String>,
     ) -> Option<Rule> {
         let mut r = RuleRef {

@@ -3,7 +3,7 @@
 
 use super::{Loader, RuleRef};
 use crate::model::Check;
-use crate::node::Node;
+use crate::node::PolicyNode;
 use crate::schema::Schema;
 use serde_json::Value;
 use std::path::{Path as FsPath, PathBuf};
@@ -13,7 +13,7 @@ impl Loader<'_> {
         &mut self,
         v: &Value,
         origin: &str,
-        at: &Node,
+        at: &PolicyNode,
         r: &RuleRef,
     ) -> Option<Check> {
         match Schema::compile(v, origin) {
@@ -35,7 +35,7 @@ impl Loader<'_> {
         }
     }
 
-    pub(super) fn schema_file(&mut self, p: &str, at: &Node, r: &RuleRef) -> Option<Check> {
+    pub(super) fn schema_file(&mut self, p: &str, at: &PolicyNode, r: &RuleRef) -> Option<Check> {
         let beside = self.base_dir.join(p);
         let path = if beside.is_file() {
             beside

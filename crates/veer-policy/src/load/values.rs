@@ -8,11 +8,11 @@ use crate::hint::did_you_mean;
 use crate::ltl;
 use crate::model::Must;
 use crate::needle::Needle;
-use crate::node::{Node, NodeValue};
+use crate::node::{NodeValue, PolicyNode};
 use crate::path::Path;
 
 impl Loader<'_> {
-    fn type_error(&mut self, name: &str, expected: &str, n: &Node, r: &RuleRef) {
+    fn type_error(&mut self, name: &str, expected: &str, n: &PolicyNode, r: &RuleRef) {
         let short = name.rsplit('.').next().unwrap_or(name);
         let hint = match expected {
             "str" => format!(
@@ -36,7 +36,7 @@ impl Loader<'_> {
         &mut self,
         name: &str,
         ty: PType,
-        n: &Node,
+        n: &PolicyNode,
         r: &RuleRef,
     ) -> Option<Val> {
         match ty {
@@ -229,7 +229,7 @@ impl Loader<'_> {
         }
     }
 
-    pub(super) fn must(&mut self, name: &str, n: &Node, r: &RuleRef) -> Option<Val> {
+    pub(super) fn must(&mut self, name: &str, n: &PolicyNode, r: &RuleRef) -> Option<Val> {
         let Some(entries) = n.as_map() else {
             self.type_error(name, "mapping", n, r);
             return None;

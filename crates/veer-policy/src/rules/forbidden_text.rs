@@ -2,14 +2,14 @@
 
 use crate::needle::Needle;
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 
 /// Checks one unit.
-pub fn check(needle: &Needle, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(needle: &Needle, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     s.gated_pairs()
         .filter(|&p| needle.found_in(s.view.pairs[p].context.text()))
         .map(|p| {
-            Finding::at(
+            RuleFinding::at(
                 p,
                 format!("forbidden text {} present in response", needle.quoted()),
             )

@@ -4,10 +4,10 @@
 
 use crate::ltl::{evaluate, Formula, State};
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 
 /// Checks one unit.
-pub fn check(formula: &str, ast: &Formula, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(formula: &str, ast: &Formula, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let pairs = &s.unit.pairs;
     if pairs.is_empty() {
         return Vec::new();
@@ -45,7 +45,7 @@ pub fn check(formula: &str, ast: &Formula, s: &Scene<'_, '_>) -> Vec<Finding> {
         .filter(|&k| !truth[k])
         .map(|k| pairs[k])
         .collect();
-    vec![Finding::unit(format!(
+    vec![RuleFinding::unit(format!(
         "LTL formula violated: {formula} (false at pairs {})",
         ranges(&false_at)
     ))]

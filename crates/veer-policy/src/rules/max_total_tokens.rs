@@ -4,10 +4,10 @@
 
 use super::number_text;
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 
 /// Checks one unit.
-pub fn check(limit: f64, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(limit: f64, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let mut total = 0.0;
     for p in s.gated_pairs() {
         let pair = &s.view.pairs[p];
@@ -24,7 +24,7 @@ pub fn check(limit: f64, s: &Scene<'_, '_>) -> Vec<Finding> {
     if total <= limit {
         return Vec::new();
     }
-    vec![Finding::unit(format!(
+    vec![RuleFinding::unit(format!(
         "total token usage {} exceeds max {}",
         number_text(total),
         number_text(limit)

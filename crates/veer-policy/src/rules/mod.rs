@@ -19,22 +19,25 @@ pub mod required_stop_reason;
 
 use crate::model::Check;
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 
 /// Runs the checker of `check` on one unit.
-pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let findings = run_checker(check, scene);
     // These kinds judge the unit as a whole: a running trace may still satisfy them.
     if matches!(
         check,
         Check::RequiredStopReason { .. } | Check::MustIncludeText(_) | Check::LtlFormula { .. }
     ) {
-        return findings.into_iter().map(Finding::at_end_of_unit).collect();
+        return findings
+            .into_iter()
+            .map(RuleFinding::at_end_of_unit)
+            .collect();
     }
     findings
 }
 
-fn run_checker(check: &Check, scene: &Scene<'_, '_>) -> Vec<Finding> {
+fn run_checker(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
     match check {
         Check::MustCallBefore { first, then } => must_call_before::check(first, then, scene),
         Check::MustCallOnce { tool } => must_call_once::check(tool, scene),

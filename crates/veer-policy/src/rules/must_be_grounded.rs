@@ -5,7 +5,7 @@
 
 use crate::path::Path;
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization;
 use veer_trace::Json;
@@ -105,7 +105,7 @@ fn precision_of(p: &HashMap<String, usize>, chunks: &[&str]) -> f64 {
 }
 
 /// Checks one unit.
-pub fn check(retrieval_path: &Path, min: f64, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(retrieval_path: &Path, min: f64, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let mut out = Vec::new();
     for p in s.gated_pairs() {
         let pair = &s.view.pairs[p];
@@ -128,7 +128,7 @@ pub fn check(retrieval_path: &Path, min: f64, s: &Scene<'_, '_>) -> Vec<Finding>
         }
         let score = precision_of(pair.text_tokens.get_or_init(|| tokens(text)), &chunks);
         if score < min {
-            out.push(Finding::at(
+            out.push(RuleFinding::at(
                 p,
                 format!(
                     "response unigram precision {score:.2} < {min:.2} threshold; likely hallucinated past retrieved context"

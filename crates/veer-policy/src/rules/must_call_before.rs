@@ -2,10 +2,10 @@
 //! `first` anywhere in the unit (a confirmation in a non-matching pair still counts).
 
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 
 /// Checks one unit.
-pub fn check(first: &str, then: &str, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(first: &str, then: &str, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let Some((ti, then_call)) = s.calls().find(|(_, c)| c.name == then && s.gate.call(c)) else {
         return Vec::new();
     };
@@ -14,7 +14,7 @@ pub fn check(first: &str, then: &str, s: &Scene<'_, '_>) -> Vec<Finding> {
         return Vec::new();
     }
     let fi_text = fi.map_or("-1".to_string(), |f| f.to_string());
-    vec![Finding::new(
+    vec![RuleFinding::new(
         then_call.pair_index,
         format!(
             "`{first}` must be called before `{then}` (was: first_idx={fi_text}, then_idx={ti})"

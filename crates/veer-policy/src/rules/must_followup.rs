@@ -3,7 +3,7 @@
 
 use crate::model::Must;
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 use crate::when::{all_match, Condition};
 
 /// Checks one unit.
@@ -12,7 +12,7 @@ pub fn check(
     must: &Must,
     must_json: &str,
     s: &Scene<'_, '_>,
-) -> Vec<Finding> {
+) -> Vec<RuleFinding> {
     let mut out = Vec::new();
     let pairs = &s.unit.pairs;
     for (k, &i) in pairs.iter().enumerate() {
@@ -21,7 +21,7 @@ pub fn check(
         }
         let Some(&next) = pairs.get(k + 1) else {
             out.push(
-                Finding::at(
+                RuleFinding::at(
                 i,
                 "trigger fired on the final pair \u{2014} no follow-up pair exists to satisfy the obligation",
                 )
@@ -43,7 +43,7 @@ pub fn check(
                 Must::ToolCall { .. } => "tool_call",
                 Must::TextIncludes(_) => "text_includes",
             };
-            out.push(Finding::at(
+            out.push(RuleFinding::at(
                 next,
                 format!("trigger fired at pair {i}; pair {next} did not satisfy must={kind} {must_json}"),
             ));

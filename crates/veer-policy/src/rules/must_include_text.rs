@@ -3,10 +3,10 @@
 
 use crate::needle::Needle;
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 
 /// Checks one unit.
-pub fn check(needle: &Needle, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(needle: &Needle, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let mut any = false;
     for p in s.gated_pairs() {
         any = true;
@@ -17,7 +17,7 @@ pub fn check(needle: &Needle, s: &Scene<'_, '_>) -> Vec<Finding> {
     if !any {
         return Vec::new();
     }
-    vec![Finding::unit(format!(
+    vec![RuleFinding::unit(format!(
         "required text {} not found in any response",
         needle.quoted()
     ))]

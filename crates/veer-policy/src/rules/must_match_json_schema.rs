@@ -3,10 +3,10 @@
 
 use crate::schema::{parse_text, Schema};
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 
 /// Checks one unit.
-pub fn check(schema: &Schema, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(schema: &Schema, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     s.gated_pairs()
         .filter_map(|p| {
             let pair = &s.view.pairs[p];
@@ -17,7 +17,7 @@ pub fn check(schema: &Schema, s: &Scene<'_, '_>) -> Vec<Finding> {
                 Ok(v) => schema.check_value(v),
                 Err(detail) => Some(detail.clone()),
             }
-            .map(|d| Finding::at(p, d))
+            .map(|d| RuleFinding::at(p, d))
         })
         .collect()
 }

@@ -4,11 +4,11 @@
 
 use crate::path::Path;
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 use crate::when::json_eq;
 
 /// Checks one unit.
-pub fn check(path: &Path, s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(path: &Path, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let mut anchor = None;
     let mut out = Vec::new();
     for p in s.gated_pairs() {
@@ -20,7 +20,7 @@ pub fn check(path: &Path, s: &Scene<'_, '_>) -> Vec<Finding> {
         }
         match anchor {
             None => anchor = Some(v),
-            Some(a) if !json_eq(a, v) => out.push(Finding::at(
+            Some(a) if !json_eq(a, v) => out.push(RuleFinding::at(
                 p,
                 format!(
                     "`{}` changed from {a} to {v} at pair {p}; must remain consistent once observed",

@@ -1,16 +1,16 @@
 //! `required_stop_reason` (spec §5.5): the last gated pair stops with an allowed reason.
 
 use crate::session::Scene;
-use crate::violation::Finding;
+use crate::violation::RuleFinding;
 use serde_json::Value;
 
 /// Checks one unit.
-pub fn check(allowed: &[String], s: &Scene<'_, '_>) -> Vec<Finding> {
+pub fn check(allowed: &[String], s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let Some(last) = s.gated_pairs().last() else {
         if s.gate.active {
             return Vec::new();
         }
-        return vec![Finding::unit("trace has no responses")];
+        return vec![RuleFinding::unit("trace has no responses")];
     };
     let stop = &s.view.pairs[last].context.stop_reason;
     if stop
@@ -20,7 +20,7 @@ pub fn check(allowed: &[String], s: &Scene<'_, '_>) -> Vec<Finding> {
         return Vec::new();
     }
     let allowed_json = Value::Array(allowed.iter().cloned().map(Value::String).collect());
-    vec![Finding::unit(format!(
+    vec![RuleFinding::unit(format!(
         "final stop_reason {stop} not in allowed set {allowed_json}"
     ))]
 }

@@ -36,7 +36,7 @@ pub struct BisectArgs {
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
     /// Seed of the bootstrap intervals.
-    #[arg(long, value_name = "S", default_value_t = veer_engine::bisect::DEFAULT_SEED)]
+    #[arg(long, value_name = "S", default_value_t = veer_engine::bisect::BISECT_DEFAULT_SEED)]
     pub seed: u64,
     /// Agent processes run at the same time.
     #[arg(long, value_name = "J", default_value_t = 1)]

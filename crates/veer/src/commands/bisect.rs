@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use veer_engine::bisect::deltas::Group;
 use veer_engine::bisect::report::BisectReport;
-use veer_engine::bisect::{self, point_id, ComposeOptions, RunInput, Setup};
+use veer_engine::bisect::{self, point_id, BisectRunInput, ComposeOptions, Setup};
 use veer_experiment::status::AgentKind;
 use veer_record::Settings;
 use veer_report::style::Style;
@@ -117,7 +117,11 @@ fn write_points(out: &Path, setup: &Setup) -> Result<(), CliError> {
 }
 
 /// Runs every slot not finished before; the finished runs, or an interrupted error.
-fn run_agents(args: &BisectArgs, setup: &Setup, out: &Path) -> Result<Vec<RunInput>, CliError> {
+fn run_agents(
+    args: &BisectArgs,
+    setup: &Setup,
+    out: &Path,
+) -> Result<Vec<BisectRunInput>, CliError> {
     let trace_from = check_agent_flags(
         &args.command,
         "veer bisect --baseline-config a.yaml --candidate-config b.yaml --out b/ -- python agent.py --config {config}",
@@ -188,7 +192,7 @@ fn run_agents(args: &BisectArgs, setup: &Setup, out: &Path) -> Result<Vec<RunInp
         .zip(markers.iter().flatten())
         .map(|((point, trial, _), marker)| {
             let (trace, readable) = load(out, marker);
-            RunInput {
+            BisectRunInput {
                 point: *point,
                 trial: *trial,
                 status: veer_run::status(marker.exit, readable, AgentKind::External, &trace),
@@ -206,7 +210,7 @@ fn read_runs(
     runs: &Path,
     setup: &Setup,
     read: &veer_trace::ReadOptions,
-) -> Result<Vec<RunInput>, CliError> {
+) -> Result<Vec<BisectRunInput>, CliError> {
     if !runs.is_dir() {
         return Err(CliError::input(format!(
             "--from-runs {}: not a directory",
@@ -246,7 +250,7 @@ fn read_runs(
                 .unwrap_or(f)
                 .to_string_lossy()
                 .replace('\\', "/");
-            out.push(RunInput {
+            out.push(BisectRunInput {
                 point: p,
                 trial: t as u32 + 1,
                 status: veer_run::status(Exit::Exited(0), true, AgentKind::External, &trace),

@@ -21,7 +21,7 @@ use std::time::Duration;
 use veer_perturb::{FileKind, Operator};
 use veer_record::Settings;
 use veer_report::style::Style;
-use veer_run::{FinishedRun, Plan, ResultsOptions, Role, RunMarker};
+use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};
 use veer_trace::{Format, Trace};
 
 /// Trace file endings an experiment directory may hold (longest first).
@@ -140,7 +140,7 @@ fn settings_hash(args: &ExperimentRunArgs) -> String {
 
 /// Everything checked before any run starts.
 struct Checked {
-    plan: Plan,
+    plan: RunPlan,
     shared: Shared,
 }
 
@@ -227,7 +227,7 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
         say(&format!("{} skipped: {}", s.operator.name(), s.reason));
     }
     for r in &plan.runs {
-        if let (Role::Perturbed(op), Some(note)) = (r.role, r.note) {
+        if let (RunRole::Perturbed(op), Some(note)) = (r.role, r.note) {
             say(&format!("{} applied: {note}", op.name()));
         }
     }

@@ -20,7 +20,7 @@ use veer_history::drift::DriftSettings;
 use veer_history::trend::{
     axis_trends, case_trends, count_sparkline, level_sparkline, sparkline, verdict_level,
 };
-use veer_history::{Entry, Filter, History, HistoryError, Provenance, Summary};
+use veer_history::{ComparisonSummary, Entry, Filter, History, HistoryError, Provenance};
 use veer_report::diff::stream::DirectoryPrinter;
 
 /// Largest report read by `history add`: 256 MiB (as `veer gate`).
@@ -86,7 +86,7 @@ fn open_for_write(db: &Path) -> Result<History, CliError> {
 /// Adds the summary of the JSON report `json` (named `source`) to the history at `db`, with
 /// provenance from the environment. Used by `veer diff … --history`.
 pub fn record_report(json: &[u8], source: &str, db: &Path) -> Result<i64, CliError> {
-    let summary = Summary::from_report_json(source, json).map_err(err)?;
+    let summary = ComparisonSummary::from_report_json(source, json).map_err(err)?;
     let p = provenance_of(None, None, None, None)?;
     open_for_write(db)?.add(&p, &summary).map_err(err)
 }
@@ -106,7 +106,7 @@ fn add(a: &HistoryAddArgs) -> Result<u8, CliError> {
                 },
             }
         })?;
-    let summary = Summary::from_report_json(&source, &bytes).map_err(err)?;
+    let summary = ComparisonSummary::from_report_json(&source, &bytes).map_err(err)?;
     let p = provenance_of(
         a.commit.as_deref(),
         a.branch.as_deref(),
@@ -457,7 +457,7 @@ struct ExportLine<'a> {
     ci_run: Option<&'a str>,
     veer_version: &'a str,
     #[serde(flatten)]
-    summary: &'a Summary,
+    summary: &'a ComparisonSummary,
 }
 
 fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {

@@ -103,7 +103,7 @@ pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
 pub(crate) struct DriftMark {
     status: DriftStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
-    direction: Option<drift::Direction>,
+    direction: Option<drift::DriftDirection>,
     #[serde(skip_serializing_if = "Option::is_none")]
     since: Option<SignalAt>,
 }
@@ -137,8 +137,8 @@ impl DriftMark {
     /// after a drift that ended, `-` in control, `?` inconclusive.
     pub(crate) fn cell(&self) -> String {
         let arrow = match self.direction {
-            Some(drift::Direction::Up) => "↑",
-            Some(drift::Direction::Down) => "↓",
+            Some(drift::DriftDirection::Up) => "↑",
+            Some(drift::DriftDirection::Down) => "↓",
             None => "",
         };
         let at = self.since.as_ref().map_or(String::new(), |at| {
@@ -168,8 +168,12 @@ fn status_word(s: &SeriesDrift) -> String {
         DriftStatus::Inconclusive => "inconclusive",
     };
     match d.direction {
-        Some(drift::Direction::Up) if d.status != DriftStatus::InControl => format!("{word} ↑"),
-        Some(drift::Direction::Down) if d.status != DriftStatus::InControl => format!("{word} ↓"),
+        Some(drift::DriftDirection::Up) if d.status != DriftStatus::InControl => {
+            format!("{word} ↑")
+        }
+        Some(drift::DriftDirection::Down) if d.status != DriftStatus::InControl => {
+            format!("{word} ↓")
+        }
         _ => word.to_string(),
     }
 }

@@ -4,7 +4,7 @@
 //! `veer_history::trend`, the statuses from `veer_history::drift`.
 
 use std::fmt::Write as _;
-use veer_history::drift::{Direction, DriftReport, DriftStatus, SeriesDrift};
+use veer_history::drift::{DriftDirection, DriftReport, DriftStatus, SeriesDrift};
 use veer_history::trend::{level_rank, AxisTrend, CaseTrend};
 
 /// Width and height of one chart, in SVG user units (pixels at 100 %).
@@ -108,8 +108,8 @@ fn drift_cell(list: &[SeriesDrift], name: &str) -> String {
     };
     let d = &s.detection;
     let arrow = match d.direction {
-        Some(Direction::Up) => " ↑",
-        Some(Direction::Down) => " ↓",
+        Some(DriftDirection::Up) => " ↑",
+        Some(DriftDirection::Down) => " ↓",
         None => "",
     };
     let word = match d.status {

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 use veer_policy::runtime::Mode;
 use veer_record::payload::RequestRecord;
-use veer_record::{Journal, Outcome};
+use veer_record::{CallOutcome, Journal};
 
 const POLICY: &str = "rules:\n  - {id: no-refund, kind: no_call, severity: error, params: {tool: refund_order}}\n  - {id: no-wire, kind: forbidden_text, severity: warning, params: {text: wire transfer}}\n";
 
@@ -19,8 +19,8 @@ fn request(say: &str) -> RequestRecord {
     }
 }
 
-fn response(content: Value, stop: &str) -> Outcome {
-    Outcome::Response(
+fn response(content: Value, stop: &str) -> CallOutcome {
+    CallOutcome::Response(
         json!({"model": "m", "content": content, "stop_reason": stop,
                              "usage": {"input_tokens": 10, "output_tokens": 5}, "latency_ms": 100}),
     )

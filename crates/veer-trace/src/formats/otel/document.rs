@@ -10,7 +10,7 @@
 //! its JSON path) is the one reported, so errors are those of the whole-request read.
 
 use super::assemble::{prepare_part, Part, SpanAt};
-use super::wire::{Resource, Scope, Span};
+use super::wire::{InstrumentationScope, Resource, Span};
 use crate::error::TraceError;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -299,7 +299,7 @@ impl<'a> Visitor<'a> for ScopeSpansSeed<'_, 'a, '_> {
             match key {
                 Some(0) => {
                     once(&mut seen, 0, SCOPE_SPANS_FIELDS)?;
-                    map.next_value::<Option<Scope<'a>>>()?;
+                    map.next_value::<Option<InstrumentationScope<'a>>>()?;
                 }
                 Some(f) => {
                     once(&mut seen, f, SCOPE_SPANS_FIELDS)?;

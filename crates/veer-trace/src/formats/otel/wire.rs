@@ -49,7 +49,7 @@ pub struct Resource<'a> {
 pub struct ScopeSpans<'a> {
     /// The instrumentation scope (library name and version).
     #[serde(default, borrow, alias = "instrumentationLibrary")]
-    pub scope: Option<Scope<'a>>,
+    pub scope: Option<InstrumentationScope<'a>>,
     /// The spans.
     #[serde(default, borrow)]
     pub spans: Vec<Span<'a>>,
@@ -57,7 +57,7 @@ pub struct ScopeSpans<'a> {
 
 /// An instrumentation scope.
 #[derive(Debug, Default, Deserialize)]
-pub struct Scope<'a> {
+pub struct InstrumentationScope<'a> {
     /// Library name, e.g. `opentelemetry.instrumentation.openai_v2`.
     #[serde(default, borrow)]
     pub name: Cow<'a, str>,
@@ -98,7 +98,7 @@ pub struct Span<'a> {
     pub events: Vec<Event<'a>>,
     /// Status (an error status marks a failed call).
     #[serde(default, borrow)]
-    pub status: Option<Status<'a>>,
+    pub status: Option<SpanStatus<'a>>,
 }
 
 /// A span event.
@@ -114,7 +114,7 @@ pub struct Event<'a> {
 
 /// A span status.
 #[derive(Debug, Default, Deserialize)]
-pub struct Status<'a> {
+pub struct SpanStatus<'a> {
     /// `STATUS_CODE_ERROR` / `2` is an error.
     #[serde(default)]
     pub code: StatusCode,
@@ -364,7 +364,7 @@ mod tests {
         assert!(s.status.unwrap().code.is_error);
         assert_eq!(s.attributes[0].value.int_value, Some(Int64(5)));
         assert!(s.attributes[1].value.double_value.unwrap().0.is_nan());
-        let s: Status = serde_json::from_str(r#"{"code":2}"#).unwrap();
+        let s: SpanStatus = serde_json::from_str(r#"{"code":2}"#).unwrap();
         assert!(s.code.is_error);
         assert!(serde_json::from_str::<Span>(r#"{"startTimeUnixNano":"-1"}"#).is_err());
     }
