@@ -19,6 +19,10 @@ pub enum Origin {
     Whole(Arc<Path>),
 }
 
+/// One listed file: its relative name, and its own path only when the name cannot be joined
+/// back to it (not valid UTF-8).
+pub(crate) type ListedFile = (Box<str>, Option<Arc<Path>>);
+
 /// One side's trace files, listed compactly (issue 28, item 7): the directory root once and
 /// each file's relative name (`/`-separated) as a boxed string, in byte order of the name.
 /// Per file this holds the name's bytes, a 16-byte box and, only for a file whose name is not
@@ -28,7 +32,7 @@ pub struct Listing {
     /// The directory the names are relative to (`None`: an empty listing).
     root: Option<Arc<Path>>,
     /// Relative names in byte order, and the rare file that keeps its own path.
-    files: Vec<(Box<str>, Option<Arc<Path>>)>,
+    files: Vec<ListedFile>,
 }
 
 impl Listing {
@@ -36,7 +40,7 @@ impl Listing {
     /// gives them), named relative to `root` and sorted by name.
     pub fn new(root: &Path, paths: Vec<PathBuf>) -> Listing {
         let root: Arc<Path> = Arc::from(root);
-        let mut files: Vec<(Box<str>, Option<Arc<Path>>)> = paths
+        let mut files: Vec<ListedFile> = paths
             .into_iter()
             .map(|p| {
                 let name = veer_trace::load::relative_name(&root, &p);
@@ -68,7 +72,7 @@ impl Listing {
     }
 
     /// The root and the files (relative name, own path when the name is lossy), for grouping.
-    pub(crate) fn into_parts(self) -> (Option<Arc<Path>>, Vec<(Box<str>, Option<Arc<Path>>)>) {
+    pub(crate) fn into_parts(self) -> (Option<Arc<Path>>, Vec<ListedFile>) {
         (self.root, self.files)
     }
 
@@ -127,7 +131,8 @@ mod tests {
             assert_eq!(path, &root.join(name));
         }
         let l = super::super::layout::group(listing, Listing::default(), None, |_| None);
-        let shape: Vec<(&str, Vec<&str>, Vec<Option<&str>>)> = l
+        type Shape<'a> = (&'a str, Vec<&'a str>, Vec<Option<&'a str>>);
+        let shape: Vec<Shape> = l
             .cases
             .iter()
             .map(|c| {
