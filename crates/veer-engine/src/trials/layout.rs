@@ -22,6 +22,9 @@ use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use super::listing::{Listing, Origin};
 pub use veer_contract::trials::KeySource;
 
 /// Words before a trailing number that name a run of the same case (`run-3` is trial 3).
@@ -51,11 +54,22 @@ const CASE_WORDS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrialFile {
     /// Relative path inside its directory (`/`-separated).
-    pub name: String,
-    /// The file.
-    pub path: PathBuf,
+    pub name: Box<str>,
+    /// Where the file is: its side's root (joined with `name` when the file is opened), or its
+    /// own path.
+    pub origin: Origin,
     /// The trial id from the pattern, metadata or file name, when there is one.
-    pub trial: Option<String>,
+    pub trial: Option<Box<str>>,
+}
+
+impl TrialFile {
+    /// The file's path (built when the file is opened, never held per file).
+    pub fn path(&self) -> PathBuf {
+        match &self.origin {
+            Origin::Joined(root) => root.join(&*self.name),
+            Origin::Whole(path) => path.to_path_buf(),
+        }
+    }
 }
 
 /// One case: its key and each side's trials (sorted by relative path; trials are exchangeable,
@@ -251,36 +265,54 @@ fn trim_number(s: &str) -> String {
     if t.is_empty() { "0" } else { t }.to_string()
 }
 
-/// Groups both sides' files (relative name, path) into cases. `peek` reads a file's own
-/// identity (normally [`peek_identity`]); it is asked only when no pattern is given.
+/// Groups both sides' listings into cases. `peek` reads a file's own identity (normally
+/// [`peek_identity`]); it is asked only when no pattern is given. The listings are consumed:
+/// each name moves into its trial, and no per-file key is kept past its case.
 pub fn group(
-    baseline: Vec<(String, PathBuf)>,
-    candidate: Vec<(String, PathBuf)>,
+    baseline: Listing,
+    candidate: Listing,
     pattern: Option<&CasePattern>,
     peek: impl Fn(&Path) -> Option<TraceIdentity> + Sync,
 ) -> Layout {
     use rayon::prelude::*;
     let mut sources = BTreeSet::new();
     let mut cases: BTreeMap<String, Case> = BTreeMap::new();
-    for (side, files) in [(0, baseline), (1, candidate)] {
+    for (side, listing) in [(0, baseline), (1, candidate)] {
+        let (root, files) = listing.into_parts();
+        let root = root.unwrap_or_else(|| Arc::from(Path::new("")));
         let keyed: Vec<(String, TrialFile, KeySource)> = files
             .into_par_iter()
-            .map(|(name, path)| {
-                let (key, trial, source) = key_of(&name, &path, pattern, &peek);
-                (key, TrialFile { name, path, trial }, source)
+            .map(|(name, whole)| {
+                let origin = match whole {
+                    Some(p) => Origin::Whole(p),
+                    None => Origin::Joined(root.clone()),
+                };
+                let mut file = TrialFile {
+                    name,
+                    origin,
+                    trial: None,
+                };
+                let (key, trial, source) = key_of(&file, pattern, &peek);
+                file.trial = trial.map(String::into_boxed_str);
+                (key, file, source)
             })
             .collect();
         for (key, file, source) in keyed {
             sources.insert(source);
-            let case = cases.entry(key.clone()).or_insert_with(|| Case {
-                key,
-                baseline: Vec::new(),
-                candidate: Vec::new(),
-            });
-            if side == 0 {
-                case.baseline.push(file);
-            } else {
-                case.candidate.push(file);
+            if !cases.contains_key(&key) {
+                let case = Case {
+                    key: key.clone(),
+                    baseline: Vec::new(),
+                    candidate: Vec::new(),
+                };
+                cases.insert(key.clone(), case);
+            }
+            if let Some(case) = cases.get_mut(&key) {
+                if side == 0 {
+                    case.baseline.push(file);
+                } else {
+                    case.candidate.push(file);
+                }
             }
         }
     }
@@ -288,24 +320,26 @@ pub fn group(
     for c in &mut cases {
         c.baseline.sort_by(|a, b| a.name.cmp(&b.name));
         c.candidate.sort_by(|a, b| a.name.cmp(&b.name));
+        c.baseline.shrink_to_fit();
+        c.candidate.shrink_to_fit();
     }
     Layout { cases, sources }
 }
 
 /// One file's key by the rules in order (module docs).
 fn key_of(
-    name: &str,
-    path: &Path,
+    file: &TrialFile,
     pattern: Option<&CasePattern>,
     peek: &(impl Fn(&Path) -> Option<TraceIdentity> + Sync),
 ) -> (String, Option<String>, KeySource) {
+    let name: &str = &file.name;
     if let Some(p) = pattern {
         return match p.key(name) {
             Some((case, trial)) => (case, trial, KeySource::Pattern),
             None => (split_extension(name).0.to_string(), None, KeySource::Path),
         };
     }
-    if let Some(id) = peek(path) {
+    if let Some(id) = peek(&file.path()) {
         let (_, trial, _) = key_of_name(name);
         return (id.case, id.trial.or(trial), KeySource::Metadata);
     }
@@ -369,11 +403,11 @@ mod tests {
         assert_eq!(key("case_7.json"), ("case_7".into(), None, Path));
     }
 
-    fn files(names: &[&str]) -> Vec<(String, PathBuf)> {
-        names
-            .iter()
-            .map(|n| (n.to_string(), PathBuf::from(n)))
-            .collect()
+    fn files(names: &[&str]) -> Listing {
+        Listing::new(
+            Path::new("/root"),
+            names.iter().map(|n| Path::new("/root").join(n)).collect(),
+        )
     }
 
     #[test]

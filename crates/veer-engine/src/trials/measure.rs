@@ -124,15 +124,15 @@ pub struct MeasureOptions<'a> {
 
 /// Reads one trial; a file that cannot be read, or has no model response, is a failure.
 fn read_trial(file: &TrialFile, read: &ReadOptions) -> Result<Trace, TrialFailure> {
-    let trace = veer_trace::load_trace(&file.path, read).map_err(|e| TrialFailure {
-        file: file.name.clone(),
+    let trace = veer_trace::load_trace(&file.path(), read).map_err(|e| TrialFailure {
+        file: file.name.to_string(),
         error: e.to_string(),
         hint: e.hint.clone(),
     })?;
     if trace.responses().is_empty() {
         return Err(TrialFailure {
-            file: file.name.clone(),
-            error: format!("{}: no model response in this trial", file.path.display()),
+            file: file.name.to_string(),
+            error: format!("{}: no model response in this trial", file.path().display()),
             hint: Some(
                 "a trial whose agent stopped before its first model call cannot be compared; re-run it or remove the file"
                     .to_string(),
@@ -206,8 +206,8 @@ pub fn measure_case(
     let candidate = traces.split_off(case.baseline.len());
     let label = |side, f: &'_ TrialFile| TrialLabel {
         side,
-        trial: f.trial.clone(),
-        name: f.name.clone(),
+        trial: f.trial.as_deref().map(str::to_string),
+        name: f.name.to_string(),
     };
     let labels: Vec<TrialLabel> = case
         .baseline

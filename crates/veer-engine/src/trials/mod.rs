@@ -21,6 +21,7 @@ pub mod case_block;
 pub mod compose;
 pub mod gate;
 pub mod layout;
+pub mod listing;
 pub mod measure;
 pub mod options;
 pub mod outcome;

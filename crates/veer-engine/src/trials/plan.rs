@@ -53,7 +53,7 @@ pub fn plan_directory(
             let mut values = Vec::new();
             let mut bad = 0;
             for f in &case.baseline {
-                match veer_trace::load_trace(&f.path, read) {
+                match veer_trace::load_trace(&f.path(), read) {
                     Ok(t) if !t.responses().is_empty() => {
                         values.push(trial_numbers(&t, None).axes[axis])
                     }

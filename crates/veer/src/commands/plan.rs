@@ -81,7 +81,12 @@ pub fn run(args: &PlanArgs) -> Result<u8, CliError> {
         None => None,
     };
     let files = super::trials::files_of(&args.dir)?;
-    let layout = layout::group(files, Vec::new(), pattern.as_ref(), layout::peek_identity);
+    let layout = layout::group(
+        files,
+        layout::Listing::default(),
+        pattern.as_ref(),
+        layout::peek_identity,
+    );
     let plan = veer_engine::trials::plan::plan_directory(
         &layout,
         &args.read.options(),

@@ -9,7 +9,7 @@ use crate::progress::Progress;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use veer_engine::trials::layout::{self, CasePattern, Layout};
+use veer_engine::trials::layout::{self, CasePattern, Layout, Listing};
 use veer_engine::trials::measure::{MeasureOptions, AXES};
 use veer_engine::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
 use veer_engine::trials::report::TrialsReport;
@@ -236,11 +236,14 @@ pub enum Detected {
 /// `--case-pattern` is exit 2.
 pub fn detect(
     args: &DiffArgs,
-    baseline: Vec<(String, PathBuf)>,
-    candidate: Vec<(String, PathBuf)>,
+    baseline: Listing,
+    candidate: Listing,
 ) -> Result<Detected, CliError> {
     if args.trials.trials == TrialsMode::Off {
-        return Ok(Detected::Paths(baseline, candidate));
+        return Ok(Detected::Paths(
+            baseline.into_pairs(),
+            candidate.into_pairs(),
+        ));
     }
     let pattern = match &args.trials.case_pattern {
         Some(p) => Some(CasePattern::new(p).map_err(|e| CliError::input(e.message).hint(e.hint))?),
@@ -258,8 +261,14 @@ pub fn detect(
     }
     let (mut b, mut c) = (Vec::new(), Vec::new());
     for case in layout.cases {
-        b.extend(case.baseline.into_iter().map(|f| (f.name, f.path)));
-        c.extend(case.candidate.into_iter().map(|f| (f.name, f.path)));
+        b.extend(case.baseline.into_iter().map(|f| {
+            let path = f.path();
+            (f.name.into_string(), path)
+        }));
+        c.extend(case.candidate.into_iter().map(|f| {
+            let path = f.path();
+            (f.name.into_string(), path)
+        }));
     }
     Ok(Detected::Paths(b, c))
 }
@@ -438,13 +447,10 @@ fn render(report: &TrialsReport, format: DiffFormat) -> String {
     }
 }
 
-/// The directory's trace files as (relative name, path), with skipped files reported.
-pub fn files_of(dir: &Path) -> Result<Vec<(String, PathBuf)>, CliError> {
+/// The directory's trace files as a compact [`Listing`] (relative names, the root once), with
+/// skipped files reported.
+pub fn files_of(dir: &Path) -> Result<Listing, CliError> {
     let listing = veer_trace::load::list_trace_files(dir)?;
     crate::output::print_skipped(&listing.skipped);
-    Ok(listing
-        .files
-        .into_iter()
-        .map(|p| (veer_trace::load::relative_name(dir, &p), p))
-        .collect())
+    Ok(Listing::new(dir, listing.files))
 }
