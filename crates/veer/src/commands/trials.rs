@@ -236,12 +236,9 @@ pub fn detect(args: &DiffArgs) -> Result<Detected, CliError> {
         pattern: pattern.as_ref(),
         run_files: RUN_FILES,
     };
-    Ok(veer_engine::trials::detect::detect(
-        &args.baseline,
-        &args.candidate,
-        options,
-        &mut |skipped| crate::output::print_skipped(skipped),
-    )?)
+    veer_engine::trials::detect::detect(&args.baseline, &args.candidate, options, &mut |skipped| {
+        crate::output::print_skipped(skipped)
+    })
 }
 
 /// Runs the trials analysis on `layout` (consumed case by case) and prints it; the exit code.
