@@ -194,12 +194,40 @@ pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, TraceError> {
 /// it is listed; dangling or to anything else, it is skipped. Hidden entries are skipped
 /// silently; unreadable directories are errors.
 pub fn list_trace_files(dir: &Path) -> Result<TraceFiles, TraceError> {
+    let mut files = Vec::new();
+    let skipped = walk_trace_files(dir, |path| {
+        files.push(path);
+        Ok::<(), TraceError>(())
+    })?;
+    let relative = |p: &PathBuf| -> Vec<u8> {
+        p.strip_prefix(dir)
+            .unwrap_or(p)
+            .as_os_str()
+            .as_encoded_bytes()
+            .to_vec()
+    };
+    files.sort_by_cached_key(relative);
+    Ok(TraceFiles { files, skipped })
+}
+
+/// [`list_trace_files`] without holding the list: each trace file's path is handed to `visit`
+/// as it is found, in directory order (not sorted), so a caller that groups or spills the files
+/// holds none of them here. Returns the skipped entries, sorted by relative path. Errors as
+/// [`list_trace_files`] (an unreadable directory, more than [`MAX_DIRECTORY_FILES`] files, no
+/// trace file at all), or the first error `visit` returns (the walk stops there).
+///
+/// Memory: the directories still to walk (one path each) and the skipped entries; never the
+/// files.
+pub fn walk_trace_files<E: From<TraceError>>(
+    dir: &Path,
+    mut visit: impl FnMut(PathBuf) -> Result<(), E>,
+) -> Result<Vec<SkippedEntry>, E> {
     let source = dir.display().to_string();
     let meta = std::fs::metadata(dir).map_err(|e| open_error(&source, &e))?;
     if !meta.is_dir() {
-        return Err(TraceError::new(&source, None, "(file)", "not a directory"));
+        return Err(TraceError::new(&source, None, "(file)", "not a directory").into());
     }
-    let mut out = Vec::new();
+    let mut found = 0usize;
     let mut skipped = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -229,7 +257,20 @@ pub fn list_trace_files(dir: &Path) -> Result<TraceFiles, TraceError> {
                 continue;
             }
             match target {
-                Some(t) if t.is_file() => out.push(path),
+                Some(t) if t.is_file() => {
+                    found += 1;
+                    if found > MAX_DIRECTORY_FILES {
+                        return Err(TraceError::new(
+                            &source,
+                            None,
+                            "(file)",
+                            format!("more than {MAX_DIRECTORY_FILES} trace files"),
+                        )
+                        .with_hint("point veer at a smaller directory")
+                        .into());
+                    }
+                    visit(path)?;
+                }
                 Some(t) if ft.is_symlink() => skipped.push(SkippedEntry {
                     path,
                     kind: format!("symlink to a {}", kind_name(t)),
@@ -243,27 +284,17 @@ pub fn list_trace_files(dir: &Path) -> Result<TraceFiles, TraceError> {
                     kind: "dangling symlink".to_string(),
                 }),
             }
-            if out.len() > MAX_DIRECTORY_FILES {
-                return Err(TraceError::new(
-                    &source,
-                    None,
-                    "(file)",
-                    format!("more than {MAX_DIRECTORY_FILES} trace files"),
-                )
-                .with_hint("point veer at a smaller directory"));
-            }
         }
     }
-    let relative = |p: &PathBuf| -> Vec<u8> {
-        p.strip_prefix(dir)
-            .unwrap_or(p)
+    skipped.sort_by_cached_key(|s: &SkippedEntry| {
+        s.path
+            .strip_prefix(dir)
+            .unwrap_or(&s.path)
             .as_os_str()
             .as_encoded_bytes()
             .to_vec()
-    };
-    out.sort_by_cached_key(relative);
-    skipped.sort_by_cached_key(|s| relative(&s.path));
-    if out.is_empty() {
+    });
+    if found == 0 {
         let hint = if skipped.is_empty() {
             "veer reads *.agentlog, *.agentlog.gz, *.jsonl and *.json files".to_string()
         } else {
@@ -275,13 +306,12 @@ pub fn list_trace_files(dir: &Path) -> Result<TraceFiles, TraceError> {
             )
         };
         return Err(
-            TraceError::new(&source, None, "(file)", "directory holds no traces").with_hint(hint),
+            TraceError::new(&source, None, "(file)", "directory holds no traces")
+                .with_hint(hint)
+                .into(),
         );
     }
-    Ok(TraceFiles {
-        files: out,
-        skipped,
-    })
+    Ok(skipped)
 }
 
 /// One file of a directory read: its path relative to the directory and what came of it.

@@ -19,12 +19,11 @@
 //! caller keeps the path-paired report.
 
 use regex::Regex;
-use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use super::listing::{Listing, Origin};
+pub use super::listing::{group_names, list_cases, CaseIter, Layout};
 pub use veer_contract::trials::KeySource;
 
 /// Words before a trailing number that name a run of the same case (`run-3` is trial 3).
@@ -49,6 +48,17 @@ const CASE_WORDS: &[&str] = &[
     "pair", "case", "sample", "task", "example", "item", "test", "scenario", "ticket", "question",
     "q", "id", "prompt", "instance", "problem",
 ];
+
+/// Where a listed file is on disk, without a full path per file: most files are their
+/// directory root (shared by every file of the side) joined with their relative name; a file
+/// whose name is not valid UTF-8 (its relative name is lossy) keeps its own path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// `root.join(name)` is the file; the root is shared by the whole side.
+    Joined(Arc<Path>),
+    /// The file's own path (its relative name cannot be joined back to it).
+    Whole(Arc<Path>),
+}
 
 /// One trial: a trace file and the trial label its name or metadata gave (for the report).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,32 +92,6 @@ pub struct Case {
     pub baseline: Vec<TrialFile>,
     /// Candidate trials (empty: the case is on the baseline side only).
     pub candidate: Vec<TrialFile>,
-}
-
-/// The cases of a directory diff, in key byte order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Layout {
-    /// Every case of either side.
-    pub cases: Vec<Case>,
-    /// The rules that gave the keys, each once.
-    pub sources: BTreeSet<KeySource>,
-}
-
-impl Layout {
-    /// True when some case has more than one trial on either side: the directory holds
-    /// repeated trials and the trials report applies.
-    pub fn has_trials(&self) -> bool {
-        self.cases
-            .iter()
-            .any(|c| c.baseline.len() > 1 || c.candidate.len() > 1)
-    }
-
-    /// `(baseline, candidate)` trial counts over all cases.
-    pub fn trial_counts(&self) -> (usize, usize) {
-        self.cases.iter().fold((0, 0), |(b, c), case| {
-            (b + case.baseline.len(), c + case.candidate.len())
-        })
-    }
 }
 
 /// A validated `--case-pattern`: a regular expression with a named group `case` (and
@@ -265,81 +249,20 @@ fn trim_number(s: &str) -> String {
     if t.is_empty() { "0" } else { t }.to_string()
 }
 
-/// Groups both sides' listings into cases. `peek` reads a file's own identity (normally
-/// [`peek_identity`]); it is asked only when no pattern is given. The listings are consumed:
-/// each name moves into its trial, and no per-file key is kept past its case.
-pub fn group(
-    baseline: Listing,
-    candidate: Listing,
-    pattern: Option<&CasePattern>,
-    peek: impl Fn(&Path) -> Option<TraceIdentity> + Sync,
-) -> Layout {
-    use rayon::prelude::*;
-    let mut sources = BTreeSet::new();
-    let mut cases: BTreeMap<String, Case> = BTreeMap::new();
-    for (side, listing) in [(0, baseline), (1, candidate)] {
-        let (root, files) = listing.into_parts();
-        let root = root.unwrap_or_else(|| Arc::from(Path::new("")));
-        let keyed: Vec<(String, TrialFile, KeySource)> = files
-            .into_par_iter()
-            .map(|(name, whole)| {
-                let origin = match whole {
-                    Some(p) => Origin::Whole(p),
-                    None => Origin::Joined(root.clone()),
-                };
-                let mut file = TrialFile {
-                    name,
-                    origin,
-                    trial: None,
-                };
-                let (key, trial, source) = key_of(&file, pattern, &peek);
-                file.trial = trial.map(String::into_boxed_str);
-                (key, file, source)
-            })
-            .collect();
-        for (key, file, source) in keyed {
-            sources.insert(source);
-            if !cases.contains_key(&key) {
-                let case = Case {
-                    key: key.clone(),
-                    baseline: Vec::new(),
-                    candidate: Vec::new(),
-                };
-                cases.insert(key.clone(), case);
-            }
-            if let Some(case) = cases.get_mut(&key) {
-                if side == 0 {
-                    case.baseline.push(file);
-                } else {
-                    case.candidate.push(file);
-                }
-            }
-        }
-    }
-    let mut cases: Vec<Case> = cases.into_values().collect();
-    for c in &mut cases {
-        c.baseline.sort_by(|a, b| a.name.cmp(&b.name));
-        c.candidate.sort_by(|a, b| a.name.cmp(&b.name));
-        c.baseline.shrink_to_fit();
-        c.candidate.shrink_to_fit();
-    }
-    Layout { cases, sources }
-}
-
 /// One file's key by the rules in order (module docs).
-fn key_of(
-    file: &TrialFile,
+pub(super) fn key_of(
+    name: &str,
+    path: impl FnOnce() -> PathBuf,
     pattern: Option<&CasePattern>,
     peek: &(impl Fn(&Path) -> Option<TraceIdentity> + Sync),
 ) -> (String, Option<String>, KeySource) {
-    let name: &str = &file.name;
     if let Some(p) = pattern {
         return match p.key(name) {
             Some((case, trial)) => (case, trial, KeySource::Pattern),
             None => (split_extension(name).0.to_string(), None, KeySource::Path),
         };
     }
-    if let Some(id) = peek(&file.path()) {
+    if let Some(id) = peek(&path()) {
         let (_, trial, _) = key_of_name(name);
         return (id.case, id.trial.or(trial), KeySource::Metadata);
     }
@@ -403,24 +326,32 @@ mod tests {
         assert_eq!(key("case_7.json"), ("case_7".into(), None, Path));
     }
 
-    fn files(names: &[&str]) -> Listing {
-        Listing::new(
-            Path::new("/root"),
-            names.iter().map(|n| Path::new("/root").join(n)).collect(),
-        )
+    /// Groups names under `/root` (baseline) and `/root` (candidate), in memory.
+    fn group(
+        baseline: &[&str],
+        candidate: &[&str],
+        pattern: Option<&CasePattern>,
+        peek: impl Fn(&std::path::Path) -> Option<TraceIdentity> + Sync,
+    ) -> Layout {
+        let root = std::path::Path::new("/root");
+        group_names([root, root], baseline, candidate, pattern, peek, usize::MAX).unwrap()
+    }
+
+    fn cases(l: &Layout) -> Vec<Case> {
+        l.cases().unwrap().map(Result::unwrap).collect()
     }
 
     #[test]
     fn cases_pair_by_key_and_k_may_differ() {
         let l = group(
-            files(&["a/run-1.agentlog", "a/run-2.agentlog", "b/run-1.agentlog"]),
-            files(&["a/run-7.agentlog", "c/run-1.agentlog", "c/run-2.agentlog"]),
+            &["a/run-1.agentlog", "a/run-2.agentlog", "b/run-1.agentlog"],
+            &["a/run-7.agentlog", "c/run-1.agentlog", "c/run-2.agentlog"],
             None,
             |_| None,
         );
         assert!(l.has_trials());
-        let shape: Vec<(&str, usize, usize)> = l
-            .cases
+        let cs = cases(&l);
+        let shape: Vec<(&str, usize, usize)> = cs
             .iter()
             .map(|c| (c.key.as_str(), c.baseline.len(), c.candidate.len()))
             .collect();
@@ -431,8 +362,8 @@ mod tests {
     #[test]
     fn one_trial_per_case_is_not_a_trials_layout() {
         let l = group(
-            files(&["demo.agentlog", "team/er.agentlog"]),
-            files(&["demo.agentlog", "team/er.agentlog"]),
+            &["demo.agentlog", "team/er.agentlog"],
+            &["demo.agentlog", "team/er.agentlog"],
             None,
             |_| None,
         );
@@ -447,23 +378,21 @@ mod tests {
                 trial: None,
             })
         };
-        let l = group(
-            files(&["x.agentlog", "yy.agentlog"]),
-            files(&["x.agentlog"]),
-            None,
-            peek,
+        let l = group(&["x.agentlog", "yy.agentlog"], &["x.agentlog"], None, peek);
+        assert_eq!(
+            l.sources,
+            std::collections::BTreeSet::from([KeySource::Metadata])
         );
-        assert_eq!(l.sources, BTreeSet::from([KeySource::Metadata]));
-        assert_eq!(l.cases.len(), 2);
+        assert_eq!(l.len(), 2);
         let p = CasePattern::new("^(?P<case>[a-z])").unwrap();
         let l = group(
-            files(&["x1.agentlog", "x2.agentlog"]),
-            files(&["x3.agentlog"]),
+            &["x1.agentlog", "x2.agentlog"],
+            &["x3.agentlog"],
             Some(&p),
             peek,
         );
-        assert_eq!(l.cases.len(), 1);
-        assert_eq!(l.cases[0].key, "x");
+        assert_eq!(l.len(), 1);
+        assert_eq!(cases(&l)[0].key, "x");
         assert!(l.has_trials());
     }
 

@@ -1,174 +1,383 @@
-//! A directory's trace files held compactly for grouping into cases (issue 28, item 7).
+//! Two directories' trace files grouped into cases, streamed (issue 28, items 1 and 7).
 //!
-//! With 10,000 cases of 10 trials a side the listing is 200,000 files, and it is alive while
-//! every case is grouped, before any is measured: it sets the peak memory of a trials diff. So a
-//! side is held as its root once and each file's relative name, and a file's full path is built
-//! only when the file is opened ([`super::layout::TrialFile::path`]).
+//! With 10,000 cases of 10 trials a side a diff lists 200,000 files, and every file's case key
+//! must be known before the first case is measured (a key can come from the file's metadata, so
+//! a case's files may be anywhere). So the directories are walked without holding their
+//! listings ([`veer_trace::load::walk_trace_files`]), the files are keyed a batch at a time (in
+//! parallel: keying may read a file's first line), and the keyed files are kept in memory only
+//! up to [`RUN_FILES`]; past that they go to sorted runs on disk ([`super::case_runs`]) and the
+//! cases are read back one at a time. The rules that give the keys are in [`super::layout`].
 
+use super::case_runs::{self, Keyed, RunCases, Runs, SideIndex};
+use super::layout::{key_of, Case, CasePattern, KeySource, TraceIdentity};
+use crate::error::Error;
+use rayon::prelude::*;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use veer_trace::load::SkippedEntry;
 
-/// Where a listed file is on disk, without a full path per file: most files are their
-/// directory root (shared by every file of the side) joined with their relative name; a file
-/// whose name is not valid UTF-8 (its relative name is lossy) keeps its own path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// `root.join(name)` is the file; the root is shared by the whole side.
-    Joined(Arc<Path>),
-    /// The file's own path (its relative name cannot be joined back to it).
-    Whole(Arc<Path>),
+/// Keyed files held in memory before they are sorted and written out as a run (about 150 bytes
+/// each: a few MB at most). A directory diff with fewer files never touches the disk.
+pub const RUN_FILES: usize = 16_384;
+
+/// Files keyed at once (in parallel).
+const KEY_BATCH: usize = 4_096;
+
+/// The cases of a directory diff, in key byte order: held in memory, or in sorted runs on disk
+/// read back one case at a time.
+#[derive(Debug)]
+pub struct Layout {
+    store: Store,
+    /// The rules that gave the keys, each once.
+    pub sources: BTreeSet<KeySource>,
+    shape: Shape,
 }
 
-/// One listed file: its relative name, and its own path only when the name cannot be joined
-/// back to it (not valid UTF-8).
-pub(crate) type ListedFile = (Box<str>, Option<Arc<Path>>);
-
-/// One side's trace files, listed compactly (issue 28, item 7): the directory root once and
-/// each file's relative name (`/`-separated) as a boxed string, in byte order of the name.
-/// Per file this holds the name's bytes, a 16-byte box and, only for a file whose name is not
-/// valid UTF-8, its own path; never a full `PathBuf` per file.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Listing {
-    /// The directory the names are relative to (`None`: an empty listing).
-    root: Option<Arc<Path>>,
-    /// Relative names in byte order, and the rare file that keeps its own path.
-    files: Vec<ListedFile>,
+#[derive(Debug)]
+enum Store {
+    Held(Vec<Case>),
+    Runs {
+        runs: Arc<Runs>,
+        roots: [Arc<Path>; 2],
+    },
 }
 
-impl Listing {
-    /// The listing of `paths`, files found under `root` (as `veer_trace::load::list_trace_files`
-    /// gives them), named relative to `root` and sorted by name.
-    pub fn new(root: &Path, paths: Vec<PathBuf>) -> Listing {
-        let root: Arc<Path> = Arc::from(root);
-        let mut files: Vec<ListedFile> = paths
-            .into_iter()
-            .map(|p| {
-                let name = veer_trace::load::relative_name(&root, &p);
-                let whole = (root.join(&name) != p).then(|| Arc::from(p.as_path()));
-                (name.into_boxed_str(), whole)
-            })
-            .collect();
-        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        files.shrink_to_fit();
-        Listing {
-            root: Some(root),
-            files,
+/// Counts over every case, taken once when the layout is built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Shape {
+    cases: usize,
+    baseline_trials: usize,
+    candidate_trials: usize,
+    /// Some case has two or more trials on a side.
+    repeated: bool,
+    /// Some case has trials on both sides.
+    paired: bool,
+}
+
+impl Shape {
+    fn add(&mut self, c: &Case) {
+        self.cases += 1;
+        self.baseline_trials += c.baseline.len();
+        self.candidate_trials += c.candidate.len();
+        self.repeated |= c.baseline.len() > 1 || c.candidate.len() > 1;
+        self.paired |= !c.baseline.is_empty() && !c.candidate.is_empty();
+    }
+}
+
+impl Layout {
+    /// A layout of cases already grouped (each case's files sorted by name, cases by key).
+    pub fn from_cases(mut cases: Vec<Case>, sources: BTreeSet<KeySource>) -> Layout {
+        cases.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut shape = Shape::default();
+        for c in &mut cases {
+            c.baseline.sort_by(|a, b| a.name.cmp(&b.name));
+            c.candidate.sort_by(|a, b| a.name.cmp(&b.name));
+            shape.add(c);
+        }
+        Layout {
+            store: Store::Held(cases),
+            sources,
+            shape,
         }
     }
 
-    /// Number of files.
+    /// True when some case has more than one trial on either side: the directory holds
+    /// repeated trials and the trials report applies.
+    pub fn has_trials(&self) -> bool {
+        self.shape.repeated
+    }
+
+    /// True when some case has trials on both sides.
+    pub fn has_pairs(&self) -> bool {
+        self.shape.paired
+    }
+
+    /// Number of cases.
     pub fn len(&self) -> usize {
-        self.files.len()
+        self.shape.cases
     }
 
-    /// True when there is no file.
+    /// True when there is no case.
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.shape.cases == 0
     }
 
-    /// The relative names, in byte order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.files.iter().map(|f| &*f.0)
+    /// `(baseline, candidate)` trial counts over all cases.
+    pub fn trial_counts(&self) -> (usize, usize) {
+        (self.shape.baseline_trials, self.shape.candidate_trials)
     }
 
-    /// The root and the files (relative name, own path when the name is lossy), for grouping.
-    pub(crate) fn into_parts(self) -> (Option<Arc<Path>>, Vec<ListedFile>) {
-        (self.root, self.files)
+    /// True when the cases are in sorted runs on disk rather than in memory.
+    pub fn spilled(&self) -> bool {
+        matches!(self.store, Store::Runs { .. })
     }
 
-    /// Each file as (relative name, full path), in byte order of the name (the path-paired
-    /// report's input).
-    pub fn into_pairs(self) -> Vec<(String, PathBuf)> {
-        let root = self.root;
-        self.files
-            .into_iter()
-            .map(|(name, whole)| {
-                let path = match (&whole, &root) {
-                    (Some(p), _) => p.to_path_buf(),
-                    (None, Some(r)) => r.join(&*name),
-                    (None, None) => PathBuf::from(&*name),
+    /// The cases in key order, each built as it is read (from memory: a copy). An error is a
+    /// run file that cannot be read back (exit 2; never a shorter list).
+    pub fn cases(&self) -> Result<CaseIter<'_>, Error> {
+        Ok(CaseIter(match &self.store {
+            Store::Held(cases) => Inner::Borrowed(cases.iter()),
+            Store::Runs { runs, roots } => Inner::Runs(RunCases::new(runs.clone(), roots.clone())?),
+        }))
+    }
+
+    /// [`Layout::cases`], consuming the layout (held cases are moved, not copied).
+    pub fn into_cases(self) -> Result<CaseIter<'static>, Error> {
+        Ok(CaseIter(match self.store {
+            Store::Held(cases) => Inner::Owned(cases.into_iter()),
+            Store::Runs { runs, roots } => Inner::Runs(RunCases::new(runs, roots)?),
+        }))
+    }
+}
+
+/// The cases of a [`Layout`], in key order.
+pub struct CaseIter<'a>(Inner<'a>);
+
+enum Inner<'a> {
+    Borrowed(std::slice::Iter<'a, Case>),
+    Owned(std::vec::IntoIter<Case>),
+    Runs(RunCases),
+}
+
+impl Iterator for CaseIter<'_> {
+    type Item = Result<Case, Error>;
+
+    fn next(&mut self) -> Option<Result<Case, Error>> {
+        match &mut self.0 {
+            Inner::Borrowed(it) => it.next().cloned().map(Ok),
+            Inner::Owned(it) => it.next().map(Ok),
+            Inner::Runs(it) => it.next(),
+        }
+    }
+}
+
+/// Groups trace files into cases as they are found: keys a batch at a time and, past
+/// `run_files` keyed files, writes sorted runs to disk.
+struct Grouper<'a, P> {
+    pattern: Option<&'a CasePattern>,
+    peek: P,
+    run_files: usize,
+    roots: [Arc<Path>; 2],
+    /// Found, not yet keyed: side, relative name, own path when the name is lossy.
+    pending: Vec<(SideIndex, Box<str>, Option<Arc<Path>>)>,
+    keyed: Vec<Keyed>,
+    runs: Runs,
+    sources: BTreeSet<KeySource>,
+}
+
+impl<'a, P: Fn(&Path) -> Option<TraceIdentity> + Sync> Grouper<'a, P> {
+    fn new(pattern: Option<&'a CasePattern>, peek: P, run_files: usize) -> Self {
+        let empty: Arc<Path> = Arc::from(Path::new(""));
+        Grouper {
+            pattern,
+            peek,
+            run_files: run_files.max(1),
+            roots: [empty.clone(), empty],
+            pending: Vec::new(),
+            keyed: Vec::new(),
+            runs: Runs::default(),
+            sources: BTreeSet::new(),
+        }
+    }
+
+    /// Sets the directory `side`'s relative names are relative to.
+    fn root(&mut self, side: SideIndex, root: &Path) {
+        self.roots[usize::from(side)] = Arc::from(root);
+    }
+
+    /// One file found under the side's root.
+    fn push(&mut self, side: SideIndex, path: &Path) -> Result<(), Error> {
+        let root = &self.roots[usize::from(side)];
+        let name = veer_trace::load::relative_name(root, path);
+        let whole = (root.join(&name) != path).then(|| Arc::from(path));
+        self.pending.push((side, name.into_boxed_str(), whole));
+        if self.pending.len() >= KEY_BATCH {
+            self.key_pending()?;
+        }
+        Ok(())
+    }
+
+    /// Keys the pending files (in parallel) and spills a run when enough are held.
+    fn key_pending(&mut self) -> Result<(), Error> {
+        let roots = &self.roots;
+        let (pattern, peek) = (self.pattern, &self.peek);
+        let keyed: Vec<(Keyed, KeySource)> = std::mem::take(&mut self.pending)
+            .into_par_iter()
+            .map(|(side, name, whole)| {
+                let path = || match &whole {
+                    Some(p) => p.to_path_buf(),
+                    None => roots[usize::from(side)].join(&*name),
                 };
-                (name.into_string(), path)
+                let (key, trial, source) = key_of(&name, path, pattern, peek);
+                let k = Keyed {
+                    key,
+                    side,
+                    name,
+                    trial: trial.map(String::into_boxed_str),
+                    whole,
+                };
+                (k, source)
             })
-            .collect()
+            .collect();
+        for (k, source) in keyed {
+            self.sources.insert(source);
+            self.keyed.push(k);
+        }
+        if self.keyed.len() >= self.run_files {
+            self.runs.spill(std::mem::take(&mut self.keyed))?;
+        }
+        Ok(())
     }
+
+    /// The layout of every file pushed.
+    fn finish(mut self) -> Result<Layout, Error> {
+        self.key_pending()?;
+        if self.runs.len() == 0 {
+            let mut keyed = std::mem::take(&mut self.keyed);
+            case_runs::sort(&mut keyed);
+            let mut cases = Vec::new();
+            for k in keyed {
+                case_runs::push_case_file(&mut cases, k, &self.roots);
+            }
+            let mut shape = Shape::default();
+            for c in &mut cases {
+                c.baseline.shrink_to_fit();
+                c.candidate.shrink_to_fit();
+                shape.add(c);
+            }
+            cases.shrink_to_fit();
+            return Ok(Layout {
+                store: Store::Held(cases),
+                sources: self.sources,
+                shape,
+            });
+        }
+        if !self.keyed.is_empty() {
+            self.runs.spill(std::mem::take(&mut self.keyed))?;
+        }
+        let runs = Arc::new(self.runs);
+        let mut shape = Shape::default();
+        for case in RunCases::new(runs.clone(), self.roots.clone())? {
+            shape.add(&case?);
+        }
+        Ok(Layout {
+            store: Store::Runs {
+                runs,
+                roots: self.roots,
+            },
+            sources: self.sources,
+            shape,
+        })
+    }
+}
+
+/// The cases of `baseline` and (when given) `candidate`, walked without holding either
+/// listing: each trace file's key by `pattern`, else `peek` (normally
+/// [`super::layout::peek_identity`]), else its name. `on_skipped` is told each side's entries
+/// that are not regular files, after that side's walk. Past `run_files` files, the keyed files
+/// go to sorted runs in the system's temporary directory. Errors: a directory that cannot be
+/// read or holds no trace (as [`veer_trace::load::list_trace_files`]), a temporary file that
+/// cannot be written.
+pub fn list_cases(
+    baseline: &Path,
+    candidate: Option<&Path>,
+    pattern: Option<&CasePattern>,
+    peek: impl Fn(&Path) -> Option<TraceIdentity> + Sync,
+    run_files: usize,
+    on_skipped: &mut dyn FnMut(&[SkippedEntry]),
+) -> Result<Layout, Error> {
+    let mut grouper = Grouper::new(pattern, peek, run_files);
+    for (side, dir) in [(0, Some(baseline)), (1, candidate)] {
+        let Some(dir) = dir else { continue };
+        grouper.root(side, dir);
+        let skipped = veer_trace::load::walk_trace_files(dir, |p: PathBuf| grouper.push(side, &p))?;
+        on_skipped(&skipped);
+    }
+    grouper.finish()
+}
+
+/// The cases of relative names under two roots (no file system walk; `peek` still sees each
+/// full path). For tests and callers that list files themselves.
+#[allow(clippy::too_many_arguments)]
+pub fn group_names(
+    roots: [&Path; 2],
+    baseline: &[&str],
+    candidate: &[&str],
+    pattern: Option<&CasePattern>,
+    peek: impl Fn(&Path) -> Option<TraceIdentity> + Sync,
+    run_files: usize,
+) -> Result<Layout, Error> {
+    let mut grouper = Grouper::new(pattern, peek, run_files);
+    for (side, names) in [(0, baseline), (1, candidate)] {
+        grouper.root(side, roots[usize::from(side)]);
+        for n in names {
+            grouper.push(side, &roots[usize::from(side)].join(n))?;
+        }
+    }
+    grouper.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trials::layout::Origin;
 
-    #[test]
-    fn a_compact_listing_sorts_groups_and_joins_unicode_and_nested_names() {
-        let root = Path::new("/data/base");
-        // Given out of order: the listing sorts by name (byte order).
-        let paths = [
-            "zeta/run-2.agentlog",
-            "café/Ωmega/run-1.agentlog",
-            "zeta/run-1.agentlog",
-            "café/Ωmega/run-2.agentlog",
-            "a/b/c/d.1.agentlog",
-            "a/b/c/d.2.agentlog",
-        ];
-        let listing = Listing::new(root, paths.iter().map(|p| root.join(p)).collect());
-        assert_eq!(listing.len(), 6);
-        let names: Vec<&str> = listing.names().collect();
-        assert_eq!(
-            names,
-            [
-                "a/b/c/d.1.agentlog",
-                "a/b/c/d.2.agentlog",
-                "café/Ωmega/run-1.agentlog",
-                "café/Ωmega/run-2.agentlog",
-                "zeta/run-1.agentlog",
-                "zeta/run-2.agentlog",
-            ]
-        );
-        // Every file joins back to the path it was listed at; no path is held per file.
-        assert!(listing.files.iter().all(|f| f.1.is_none()));
-        let pairs = listing.clone().into_pairs();
-        for (name, path) in &pairs {
-            assert_eq!(path, &root.join(name));
-        }
-        let l = super::super::layout::group(listing, Listing::default(), None, |_| None);
-        type Shape<'a> = (&'a str, Vec<&'a str>, Vec<Option<&'a str>>);
-        let shape: Vec<Shape> = l
-            .cases
-            .iter()
+    const NAMES: [&str; 6] = [
+        "zeta/run-2.agentlog",
+        "café/Ωmega/run-1.agentlog",
+        "zeta/run-1.agentlog",
+        "café/Ωmega/run-2.agentlog",
+        "a/b/c/d.1.agentlog",
+        "a/b/c/d.2.agentlog",
+    ];
+
+    type Shape<'a> = (String, Vec<String>, Vec<Option<String>>, usize);
+
+    fn shape(l: &Layout) -> Vec<Shape<'_>> {
+        l.cases()
+            .unwrap()
             .map(|c| {
+                let c = c.unwrap();
                 (
-                    c.key.as_str(),
-                    c.baseline.iter().map(|f| &*f.name).collect(),
-                    c.baseline.iter().map(|f| f.trial.as_deref()).collect(),
+                    c.key.clone(),
+                    c.baseline.iter().map(|f| f.name.to_string()).collect(),
+                    c.baseline
+                        .iter()
+                        .map(|f| f.trial.as_deref().map(str::to_string))
+                        .collect(),
+                    c.candidate.len(),
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn names_group_in_key_order_and_join_onto_one_shared_root() {
+        let root = Path::new("/data/base");
+        let l = group_names(
+            [root, Path::new("/c")],
+            &NAMES,
+            &[],
+            None,
+            |_| None,
+            RUN_FILES,
+        )
+        .unwrap();
+        assert!(!l.spilled());
+        let s = shape(&l);
+        let keys: Vec<&str> = s.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(keys, ["a/b/c/d", "café/Ωmega", "zeta"]);
         assert_eq!(
-            shape,
-            [
-                (
-                    "a/b/c/d",
-                    vec!["a/b/c/d.1.agentlog", "a/b/c/d.2.agentlog"],
-                    vec![Some("1"), Some("2")]
-                ),
-                (
-                    "café/Ωmega",
-                    vec!["café/Ωmega/run-1.agentlog", "café/Ωmega/run-2.agentlog"],
-                    vec![Some("1"), Some("2")]
-                ),
-                (
-                    "zeta",
-                    vec!["zeta/run-1.agentlog", "zeta/run-2.agentlog"],
-                    vec![Some("1"), Some("2")]
-                ),
-            ]
+            s[1].1,
+            ["café/Ωmega/run-1.agentlog", "café/Ωmega/run-2.agentlog"]
         );
-        let f = &l.cases[1].baseline[1];
+        assert_eq!(s[0].2, [Some("1".to_string()), Some("2".to_string())]);
+        let cases: Vec<Case> = l.into_cases().unwrap().map(Result::unwrap).collect();
+        let f = &cases[1].baseline[1];
         assert_eq!(f.path(), root.join("café/Ωmega/run-2.agentlog"));
-        assert!(matches!(f.origin, Origin::Joined(_)));
         // The root is shared by every file of the side, not copied.
-        let roots: Vec<*const u8> = l
-            .cases
+        let roots: Vec<*const u8> = cases
             .iter()
             .flat_map(|c| &c.baseline)
             .map(|f| match &f.origin {
@@ -179,19 +388,89 @@ mod tests {
         assert!(roots.windows(2).all(|w| w[0] == w[1]) && !roots[0].is_null());
     }
 
+    #[test]
+    fn spilled_runs_give_the_same_cases_as_memory_at_every_run_size() {
+        let b: Vec<String> = (0..40)
+            .map(|i| format!("case{:02}/run-{}.agentlog", (i * 7) % 13, i % 3 + 1))
+            .collect();
+        let c: Vec<String> = (0..31)
+            .map(|i| format!("case{:02}/trial_{}.agentlog", (i * 5) % 11, i % 4))
+            .collect();
+        let (b, c): (Vec<&str>, Vec<&str>) = (
+            b.iter().map(String::as_str).collect(),
+            c.iter().map(String::as_str).collect(),
+        );
+        let roots = [Path::new("/b"), Path::new("/c")];
+        let held = group_names(roots, &b, &c, None, |_| None, usize::MAX).unwrap();
+        assert!(!held.spilled());
+        for run in [1, 2, 3, 7, 50] {
+            let spilled = group_names(roots, &b, &c, None, |_| None, run).unwrap();
+            assert!(spilled.spilled(), "run size {run}");
+            assert_eq!(shape(&spilled), shape(&held), "run size {run}");
+            assert_eq!(spilled.len(), held.len());
+            assert_eq!(spilled.trial_counts(), held.trial_counts());
+            assert_eq!(spilled.has_trials(), held.has_trials());
+            assert_eq!(spilled.sources, held.sources);
+            // Read twice: each reading is independent.
+            assert_eq!(shape(&spilled), shape(&held));
+        }
+        assert_eq!(held.trial_counts(), (40, 31));
+    }
+
+    #[test]
+    fn a_walk_groups_a_real_directory_and_reports_skipped_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        for (side, k) in [("b", 3), ("c", 2)] {
+            for case in ["x", "y"] {
+                let d = dir.path().join(side).join(case);
+                std::fs::create_dir_all(&d).unwrap();
+                for t in 1..=k {
+                    std::fs::write(d.join(format!("run-{t}.agentlog")), "").unwrap();
+                }
+            }
+        }
+        std::fs::create_dir_all(dir.path().join("b/z/run-1.agentlog")).unwrap();
+        let (b, c) = (dir.path().join("b"), dir.path().join("c"));
+        let mut skipped = Vec::new();
+        let l = list_cases(&b, Some(&c), None, |_| None, 2, &mut |s| {
+            skipped.push(s.len())
+        })
+        .unwrap();
+        assert_eq!(skipped, [0, 0]);
+        assert!(l.spilled());
+        assert_eq!(
+            (l.len(), l.trial_counts(), l.has_trials()),
+            (2, (6, 4), true)
+        );
+        let x = l.cases().unwrap().next().unwrap().unwrap();
+        assert_eq!(x.candidate[1].path(), c.join("x/run-2.agentlog"));
+        // No trace at all: the walk's error, with its hint.
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let e = list_cases(&empty, None, None, |_| None, 2, &mut |_| {}).unwrap_err();
+        assert!(e.message.contains("holds no traces"), "{e:?}");
+    }
+
     #[cfg(unix)]
     #[test]
-    fn a_name_that_is_not_utf8_keeps_its_own_path() {
+    fn a_name_that_is_not_utf8_keeps_its_own_path_in_memory_and_on_disk() {
         use std::os::unix::ffi::OsStrExt;
-        let root = Path::new("/r");
-        let bytes = [b"/r/case/run-".as_slice(), &[0xff], b".agentlog"].concat();
-        let odd = PathBuf::from(std::ffi::OsStr::from_bytes(&bytes));
-        let listing = Listing::new(root, vec![odd.clone(), root.join("case/run-2.agentlog")]);
-        let pairs = listing.into_pairs();
-        assert_eq!(pairs.len(), 2);
-        assert!(pairs.iter().any(|(_, p)| p == &odd), "{pairs:?}");
-        assert!(pairs
-            .iter()
-            .all(|(n, p)| n.contains('\u{fffd}') == (p == &odd)));
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("case");
+        std::fs::create_dir(&case).unwrap();
+        let odd = case.join(std::ffi::OsStr::from_bytes(b"run-\xff.agentlog"));
+        std::fs::write(&odd, "").unwrap();
+        std::fs::write(case.join("run-2.agentlog"), "").unwrap();
+        for run in [1, RUN_FILES] {
+            let l = list_cases(dir.path(), None, None, |_| None, run, &mut |_| {}).unwrap();
+            let files: Vec<PathBuf> = l
+                .cases()
+                .unwrap()
+                .flat_map(|c| c.unwrap().baseline)
+                .map(|f| f.path())
+                .collect();
+            assert!(files.contains(&odd), "{files:?}");
+            assert!(files.contains(&case.join("run-2.agentlog")));
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Repeated trials (issue 28): a directory diff whose cases were each run several times is
 //! compared case by case, so the gate tells a behaviour change from agent noise.
 //!
-//! - [`layout`]: which files are trials of which case;
+//! - [`layout`]: which files are trials of which case; [`listing`] groups two directories'
+//!   files into cases as they are walked (sorted runs on disk past a few thousand files), and
+//!   [`detect`] decides between the trials report and the path-paired one;
 //! - [`measure`]: each trial's per-axis numbers and the pairwise behaviour distances within a
 //!   case (the existing measures, computed once per case);
 //! - [`raw`]: each case's raw tests as it is measured, and the compact row the suite tests keep;
@@ -18,7 +20,9 @@
 //! feeds them the measures and turns their answers into verdicts.
 
 pub mod case_block;
+mod case_runs;
 pub mod compose;
+pub mod detect;
 pub mod gate;
 pub mod layout;
 pub mod listing;
@@ -73,14 +77,14 @@ pub fn analyse(
     let (baseline_trials, candidate_trials) = layout.trial_counts();
     let layout_block = LayoutBlock {
         sources: layout.sources.iter().copied().collect(),
-        cases: layout.cases.len(),
+        cases: layout.len(),
         baseline_trials,
         candidate_trials,
     };
     let mut raws = spill::RawStore::new(options.spill_after);
-    let mut cases = layout.cases.into_iter();
+    let mut cases = layout.into_cases()?;
     loop {
-        let chunk: Vec<layout::Case> = cases.by_ref().take(window).collect();
+        let chunk: Vec<layout::Case> = cases.by_ref().take(window).collect::<Result<_, _>>()?;
         if chunk.is_empty() {
             break;
         }
@@ -128,26 +132,24 @@ pub fn check_outcome_file(
     let outcome::OutcomeSource::File(file) = &rule.source else {
         return Ok(Vec::new());
     };
-    fn side<'a>(
-        side: outcome::Side,
-        case: &'a str,
-        files: &'a [layout::TrialFile],
-    ) -> impl Iterator<Item = outcome::TrialRef<'a>> {
-        files.iter().map(move |f| outcome::TrialRef {
-            side,
-            case,
-            trial: f.trial.as_deref(),
-            name: &f.name,
-        })
+    let mut check = file.check_each();
+    for case in layout.cases()? {
+        let case = case?;
+        for (side, files) in [
+            (outcome::Side::Baseline, &case.baseline),
+            (outcome::Side::Candidate, &case.candidate),
+        ] {
+            for f in files {
+                check.visit(outcome::TrialRef {
+                    side,
+                    case: &case.key,
+                    trial: f.trial.as_deref(),
+                    name: &f.name,
+                })?;
+            }
+        }
     }
-    let trials = layout.cases.iter().flat_map(|case| {
-        side(outcome::Side::Baseline, &case.key, &case.baseline).chain(side(
-            outcome::Side::Candidate,
-            &case.key,
-            &case.candidate,
-        ))
-    });
-    file.check(trials)
+    Ok(check.unmatched())
 }
 
 /// [`check_outcome_file`] for in-memory cases (e.g. two Inspect AI logs grouped by sample id).

@@ -176,23 +176,56 @@ impl OutcomeFile {
         &self,
         trials: impl IntoIterator<Item = TrialRef<'a>>,
     ) -> Result<Vec<String>, Error> {
-        let mut used = std::collections::BTreeSet::new();
+        let mut check = self.check_each();
         for t in trials {
-            self.get(t)?;
-            if let Some(label) = t.trial {
-                used.insert((t.side, t.case.to_string(), label.to_string()));
+            check.visit(t)?;
+        }
+        Ok(check.unmatched())
+    }
+
+    /// [`OutcomeFile::check`] one trial at a time (for cases read one at a time): holds a
+    /// reference to each line used, never the trials.
+    pub fn check_each(&self) -> OutcomeCheck<'_> {
+        OutcomeCheck {
+            file: self,
+            used: std::collections::BTreeSet::new(),
+        }
+    }
+}
+
+/// An [`OutcomeFile`] being checked trial by trial ([`OutcomeFile::check_each`]).
+#[derive(Debug)]
+pub struct OutcomeCheck<'f> {
+    file: &'f OutcomeFile,
+    used: std::collections::BTreeSet<&'f (Side, String, String)>,
+}
+
+impl OutcomeCheck<'_> {
+    /// One trial compared: an error when the file has no line for it.
+    pub fn visit(&mut self, t: TrialRef<'_>) -> Result<(), Error> {
+        self.file.get(t)?;
+        if let Some(label) = t.trial {
+            let key = (t.side, t.case.to_string(), label.to_string());
+            if let Some((k, _)) = self.file.entries.get_key_value(&key) {
+                self.used.insert(k);
             }
         }
-        let mut unused: Vec<(usize, String)> = self
+        Ok(())
+    }
+
+    /// The lines that matched no trial visited (`file:line: what`, in line order).
+    pub fn unmatched(self) -> Vec<String> {
+        let file = self.file;
+        let mut unused: Vec<(usize, String)> = file
             .entries
             .iter()
-            .filter(|(k, _)| !used.contains(*k))
+            .filter(|(k, _)| !self.used.contains(k))
             .map(|((side, case, trial), e)| {
                 (
                     e.line,
                     format!(
                         "{}:{}: {} case `{case}` trial {trial} matches no trace",
-                        self.path,
+                        file.path,
                         e.line,
                         side.name()
                     ),
@@ -200,7 +233,7 @@ impl OutcomeFile {
             })
             .collect();
         unused.sort();
-        Ok(unused.into_iter().map(|(_, s)| s).collect())
+        unused.into_iter().map(|(_, s)| s).collect()
     }
 }
 

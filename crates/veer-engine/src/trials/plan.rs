@@ -46,10 +46,20 @@ pub fn plan_directory(
     let Some(spec) = AXES.get(axis) else {
         return Err(format!("no axis number {axis}"));
     };
-    let per_case: Vec<(Vec<f64>, usize)> = layout
-        .cases
-        .par_iter()
-        .map(|case| {
+    // A window of cases at a time: only each case's values are kept.
+    let window = rayon::current_num_threads().max(1) * 4;
+    let mut per_case: Vec<(Vec<f64>, usize)> = Vec::with_capacity(layout.len());
+    let mut cases = layout.cases().map_err(|e| e.message)?;
+    loop {
+        let chunk: Vec<super::layout::Case> = cases
+            .by_ref()
+            .take(window)
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.message)?;
+        if chunk.is_empty() {
+            break;
+        }
+        per_case.par_extend(chunk.par_iter().map(|case| {
             let mut values = Vec::new();
             let mut bad = 0;
             for f in &case.baseline {
@@ -61,8 +71,8 @@ pub fn plan_directory(
                 }
             }
             (values, bad)
-        })
-        .collect();
+        }));
+    }
     let unreadable = per_case.iter().map(|c| c.1).sum();
     let cases: Vec<&Vec<f64>> = per_case
         .iter()
@@ -95,7 +105,7 @@ pub fn plan_directory(
     Ok(DirectoryPlan {
         axis: spec.name,
         unit: spec.unit,
-        cases: layout.cases.len(),
+        cases: layout.len(),
         cases_with_noise: variances.len(),
         trials_per_case: k,
         within_variance: within,

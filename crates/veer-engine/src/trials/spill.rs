@@ -36,7 +36,7 @@ pub(super) struct LineFile {
 }
 
 impl LineFile {
-    fn new() -> Result<LineFile, Error> {
+    pub(super) fn new() -> Result<LineFile, Error> {
         let file = tempfile::Builder::new()
             .prefix("veer-trials-")
             .suffix(".jsonl")
@@ -52,7 +52,7 @@ impl LineFile {
         })
     }
 
-    fn push<T: Serialize>(&mut self, value: &T) -> Result<(), Error> {
+    pub(super) fn push<T: Serialize>(&mut self, value: &T) -> Result<(), Error> {
         let Some(w) = self.writer.as_mut() else {
             return Err(spill_error("write", "it is already closed"));
         };
@@ -61,15 +61,21 @@ impl LineFile {
     }
 
     /// Flushes and closes the writer; the file can be read from now on.
-    fn close(&mut self) -> Result<(), Error> {
+    pub(super) fn close(&mut self) -> Result<(), Error> {
         if let Some(mut w) = self.writer.take() {
             w.flush().map_err(|e| spill_error("write", e))?;
         }
         Ok(())
     }
 
+    /// Where the file is (for tests that corrupt it).
+    #[cfg(test)]
+    pub(super) fn path(&self) -> &std::path::Path {
+        self.file.path()
+    }
+
     /// The lines in order, each parsed; a handle of its own, so readings are independent.
-    fn read<T: DeserializeOwned>(&self) -> Result<Lines<T>, Error> {
+    pub(super) fn read<T: DeserializeOwned>(&self) -> Result<Lines<T>, Error> {
         let file = self.file.reopen().map_err(|e| spill_error("read", e))?;
         Ok(Lines {
             reader: BufReader::new(file),

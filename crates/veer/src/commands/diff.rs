@@ -70,14 +70,13 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
     let colour = colour_enabled(args.out.output.is_some());
     let (text, summary, verdict) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
         (true, true) => {
-            let b_files = super::trials::files_of(&args.baseline)?;
-            let c_files = super::trials::files_of(&args.candidate)?;
+            let detected = super::trials::detect(args)?;
             let quarantine = super::quarantine::load(args.quarantine.as_deref())?;
-            let (b_files, c_files) = match super::trials::detect(args, b_files, c_files)? {
-                super::trials::Detected::Trials(layout) => {
+            let (b_files, c_files) = match detected {
+                veer_engine::trials::detect::Detected::Trials(layout) => {
                     return super::trials::run(args, layout, &quarantine);
                 }
-                super::trials::Detected::Paths(b, c) => (b, c),
+                veer_engine::trials::detect::Detected::Paths(b, c) => (b, c),
             };
             let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
             let step = step_summary_path(args.format);

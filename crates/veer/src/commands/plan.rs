@@ -80,13 +80,14 @@ pub fn run(args: &PlanArgs) -> Result<u8, CliError> {
         Some(p) => Some(CasePattern::new(p).map_err(|e| CliError::input(e.message).hint(e.hint))?),
         None => None,
     };
-    let files = super::trials::files_of(&args.dir)?;
-    let layout = layout::group(
-        files,
-        layout::Listing::default(),
+    let layout = layout::list_cases(
+        &args.dir,
+        None,
         pattern.as_ref(),
         layout::peek_identity,
-    );
+        veer_engine::trials::listing::RUN_FILES,
+        &mut |skipped| crate::output::print_skipped(skipped),
+    )?;
     let plan = veer_engine::trials::plan::plan_directory(
         &layout,
         &args.read.options(),

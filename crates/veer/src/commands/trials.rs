@@ -7,9 +7,11 @@ use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::emit;
 use crate::progress::Progress;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use veer_engine::trials::layout::{self, CasePattern, Layout, Listing};
+use veer_engine::trials::detect::{DetectOptions, Detected};
+use veer_engine::trials::layout::{CasePattern, Layout};
+use veer_engine::trials::listing::RUN_FILES;
 use veer_engine::trials::measure::{MeasureOptions, AXES};
 use veer_engine::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
 use veer_engine::trials::report::TrialsReport;
@@ -221,56 +223,22 @@ fn options(
     })
 }
 
-/// What [`detect`] found in two directories.
-pub enum Detected {
-    /// The trials report applies: the cases and their trials.
-    Trials(Layout),
-    /// The path-paired report applies: each side's files as (relative name, path), given back.
-    Paths(Vec<(String, PathBuf)>, Vec<(String, PathBuf)>),
-}
-
-/// Whether the trials report applies to two directories' files: not with `--trials off`, nor
-/// when no case has two or more trials and no `--case-pattern` was given (then the files are
-/// given back for the path-paired report, in an order that report does not depend on). The
-/// listings are moved into the layout, never copied, so a large directory is held once. A bad
-/// `--case-pattern` is exit 2.
-pub fn detect(
-    args: &DiffArgs,
-    baseline: Listing,
-    candidate: Listing,
-) -> Result<Detected, CliError> {
-    if args.trials.trials == TrialsMode::Off {
-        return Ok(Detected::Paths(
-            baseline.into_pairs(),
-            candidate.into_pairs(),
-        ));
-    }
+/// Whether the trials report applies to two directories (`veer_engine::trials::detect`): the
+/// cases, or each side's files for the path-paired report. Skipped entries are warned about as
+/// each side is walked; a bad `--case-pattern` is exit 2.
+pub fn detect(args: &DiffArgs) -> Result<Detected, CliError> {
     let pattern = match &args.trials.case_pattern {
         Some(p) => Some(CasePattern::new(p).map_err(|e| CliError::input(e.message).hint(e.hint))?),
         None => None,
     };
-    let layout = layout::group(baseline, candidate, pattern.as_ref(), layout::peek_identity);
-    let paired = layout
-        .cases
-        .iter()
-        .any(|c| !c.baseline.is_empty() && !c.candidate.is_empty());
-    // Without a case on both sides, the path-paired report says which files have no
-    // counterpart.
-    if paired && (pattern.is_some() || layout.has_trials()) {
-        return Ok(Detected::Trials(layout));
-    }
-    let (mut b, mut c) = (Vec::new(), Vec::new());
-    for case in layout.cases {
-        b.extend(case.baseline.into_iter().map(|f| {
-            let path = f.path();
-            (f.name.into_string(), path)
-        }));
-        c.extend(case.candidate.into_iter().map(|f| {
-            let path = f.path();
-            (f.name.into_string(), path)
-        }));
-    }
-    Ok(Detected::Paths(b, c))
+    let options = DetectOptions {
+        trials: args.trials.trials != TrialsMode::Off,
+        pattern: pattern.as_ref(),
+        run_files: RUN_FILES,
+    };
+    veer_engine::trials::detect::detect(&args.baseline, &args.candidate, options, &mut |skipped| {
+        crate::output::print_skipped(skipped)
+    })
 }
 
 /// Runs the trials analysis on `layout` (consumed case by case) and prints it; the exit code.
@@ -297,7 +265,7 @@ pub fn run(
         max_align_cells: args.max_align_cells,
         outcome: &options.outcome,
     };
-    let progress = Progress::new(layout.cases.len() as u64, "diffing cases");
+    let progress = Progress::new(layout.len() as u64, "diffing cases");
     let report = veer_engine::trials::analyse(
         &args.baseline.display().to_string(),
         &args.candidate.display().to_string(),
@@ -445,12 +413,4 @@ fn render(report: &TrialsReport, format: DiffFormat) -> String {
         DiffFormat::Sarif => trials::sarif(report),
         DiffFormat::Gitlab => veer_report::gitlab::trials(report),
     }
-}
-
-/// The directory's trace files as a compact [`Listing`] (relative names, the root once), with
-/// skipped files reported.
-pub fn files_of(dir: &Path) -> Result<Listing, CliError> {
-    let listing = veer_trace::load::list_trace_files(dir)?;
-    crate::output::print_skipped(&listing.skipped);
-    Ok(Listing::new(dir, listing.files))
 }
