@@ -12,7 +12,10 @@ pub mod check;
 pub mod diff;
 pub mod directory;
 pub mod error;
+pub mod experiment;
 pub mod options;
+pub mod perturb;
+pub mod policy;
 pub mod quarantine;
 pub mod redact;
 pub mod trials;
@@ -20,4 +23,7 @@ pub mod verdict;
 
 pub use error::{Error, ErrorKind};
 pub use options::DiffOptions;
+/// The trials planner's answer (already met, this many trials a side, or add cases), named
+/// here for the binary's `veer trials plan` printer.
+pub use veer_trials::TrialsAnswer;
 pub use verdict::{Cause, Trip, Verdict};

@@ -12,8 +12,8 @@ use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_warnings};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
-use veer_experiment::results::{RunInput, TraceExperiment};
-use veer_experiment::{ExperimentReport, PairOptions};
+use veer_contract::experiment::ExperimentReport;
+use veer_engine::experiment::{PairOptions, RunInput, TraceExperiment};
 use veer_report::experiment::summary::floor_unmeasured_for_external;
 use veer_report::style::Style;
 use veer_trace::{Document, ReadOptions, Trace};
@@ -103,7 +103,7 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
         // The HTML page draws the event alignment, which --detail carries.
         detail: args.detail || args.format == ExperimentPairFormat::Html,
     };
-    let report = veer_experiment::pair_report(&clean, &perturbed, &reruns, &options);
+    let report = veer_engine::experiment::pair_report(&clean, &perturbed, &reruns, &options);
     if report.noise_floor.is_none() && report.agent_kind == "external" {
         warn(
             "noise floor unmeasured: without clean re-runs (--rerun FILE) divergence below the \
@@ -228,12 +228,12 @@ fn results_file(
             m.insert("expected_answer".into(), Value::String(answer.to_string()));
         }
     }
-    Ok(veer_experiment::from_traxr_results(
+    veer_engine::experiment::analyze_traxr_results(
         &source,
         &results,
         include_traces,
         include_alignment,
-    )?)
+    )
 }
 
 /// The name of a trace file without its trace extension (`None` when it has none).
@@ -395,5 +395,5 @@ fn directory(
         include_traces,
         include_alignment,
     };
-    Ok(veer_experiment::from_traces(&exp)?)
+    veer_engine::experiment::analyze_traces(&exp)
 }

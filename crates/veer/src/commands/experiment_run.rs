@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use veer_perturb::{FileKind, Operator};
+use veer_engine::perturb::{FileKind, Operator};
 use veer_record::Settings;
 use veer_report::style::Style;
 use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};

@@ -146,7 +146,7 @@ pub fn report(trace: &Trace) -> InspectReport {
         record_count: trace.records.len(),
         session_count,
         turns,
-        enforcement: veer_policy::live::decisions(trace),
+        enforcement: veer_engine::policy::live_decisions(trace),
         warnings: trace.warnings.iter().map(ToString::to_string).collect(),
     }
 }
