@@ -37,7 +37,7 @@ fn rewrite(command: &str, file: &Path, text: &str) -> String {
             text,
             veer_report::policy::gate::json,
         ),
-        "inspect" => round_trip::<super::inspect::InspectDocument>(file, text, to_json),
+        "inspect" => round_trip::<veer_contract::inspect::InspectDocument>(file, text, to_json),
         "scan" => round_trip::<veer_contract::scan::ScanReport>(file, text, to_json),
         "perturb" => round_trip::<veer_contract::perturb::Summary>(file, text, |s| {
             super::perturb::render(s, crate::cli::ExperimentPerturbFormat::Json)

@@ -54,9 +54,9 @@ pub const DOCUMENTS: &[Document] = &[
     },
     Document {
         name: "inspect",
-        version: super::inspect::INSPECT_SCHEMA_VERSION,
+        version: veer_contract::inspect::INSPECT_SCHEMA_VERSION,
         written_by: "veer inspect",
-        schema: generate::<super::inspect::InspectDocument>,
+        schema: generate::<veer_contract::inspect::InspectDocument>,
     },
     Document {
         name: "scan",
