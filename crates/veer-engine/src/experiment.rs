@@ -3,6 +3,8 @@
 //! report from its traces or from traxr's results file. The binary and the Python package call
 //! these and name the inputs through this module, so neither depends on `veer-experiment`.
 
+pub mod layout;
+
 use crate::Error;
 use veer_contract::experiment::{ExperimentReport, PairReport};
 use veer_trace::traxr::ExperimentResults;
