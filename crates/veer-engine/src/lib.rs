@@ -4,7 +4,10 @@
 //! runner) asks this crate, so a report says the same thing and the gate trips on the same
 //! evidence wherever it is computed. Measures (`veer-diff`, `veer-experiment`, `veer-policy`,
 //! `veer-perturb`, `veer-trials`) stay pure and independent; printers (`veer-report`) only
-//! format what this crate decides. See docs/architecture.md.
+//! format what this crate decides. The binary and the Python package depend on no measure crate:
+//! they call the functions here and name the option and input types re-exported by
+//! [`options`], [`policy`], [`perturb`] and [`experiment`] (report types are `veer-contract`'s).
+//! See docs/architecture.md.
 
 pub mod baseline;
 pub mod bisect;
