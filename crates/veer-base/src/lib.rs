@@ -2,11 +2,13 @@
 //! functions of the statistics (`ln Γ`, the regularized incomplete beta, the central and
 //! non-central F), each with a documented bound on its work whatever values it is given
 //! (docs/limits.md, "Numeric routines: work bounds"); the seeded random-number generators
-//! ([`rng`]); and Python's string and number rules with the Unicode tables they read
-//! ([`pytext`], [`unicode_tables`]).
+//! ([`rng`]); Python's string and number rules with the Unicode tables they read
+//! ([`pytext`], [`unicode_tables`]); the severity [`Level`]; and the trace-format identity
+//! ([`format::Format`]) that reports name.
 
 pub mod edit_script;
 pub mod fdist;
+pub mod format;
 pub mod level;
 pub mod pytext;
 pub mod rng;

@@ -19,6 +19,7 @@ pub mod check;
 pub mod config;
 pub mod experiment;
 pub mod gate;
+pub mod inspect;
 pub mod perturb;
 pub mod scan;
 pub mod structural;

@@ -6,11 +6,24 @@
 //! and its verdict always agree.
 
 use crate::verdict::{pair_verdict, Verdict};
-use crate::DiffOptions;
+use crate::{DiffOptions, Error};
+use std::path::Path;
 use veer_diff::lanes::Named;
-use veer_diff::{DiffReport, SideFingerprints};
+use veer_diff::{DiffReport, Pricing, SideFingerprints};
 use veer_policy::Level;
 use veer_trace::Trace;
+
+/// Reads and validates a pricing table (USD per million tokens, by model) for the cost axis;
+/// an input error naming the file, line and field otherwise.
+pub fn load_pricing(path: &Path) -> Result<Pricing, Error> {
+    Ok(veer_diff::inputs::load_pricing(path)?)
+}
+
+/// Both sides of a pair diff must hold at least one response, in comparable formats; an input
+/// error with a hint otherwise.
+pub fn check_pair(baseline: &Trace, candidate: &Trace) -> Result<(), Error> {
+    Ok(veer_diff::inputs::check_pair(baseline, candidate)?)
+}
 
 /// Diffs two traces and decides the verdict at `fail_on` (the report's `gate` block is the
 /// verdict's).

@@ -4,7 +4,10 @@
 //! runner) asks this crate, so a report says the same thing and the gate trips on the same
 //! evidence wherever it is computed. Measures (`veer-diff`, `veer-experiment`, `veer-policy`,
 //! `veer-perturb`, `veer-trials`) stay pure and independent; printers (`veer-report`) only
-//! format what this crate decides. See docs/architecture.md.
+//! format what this crate decides. The binary and the Python package depend on no measure crate:
+//! they call the functions here and name the option and input types re-exported by
+//! [`options`], [`policy`], [`perturb`] and [`experiment`] (report types are `veer-contract`'s).
+//! See docs/architecture.md.
 
 pub mod baseline;
 pub mod bisect;
@@ -12,7 +15,10 @@ pub mod check;
 pub mod diff;
 pub mod directory;
 pub mod error;
+pub mod experiment;
 pub mod options;
+pub mod perturb;
+pub mod policy;
 pub mod quarantine;
 pub mod redact;
 pub mod trials;
@@ -20,4 +26,7 @@ pub mod verdict;
 
 pub use error::{Error, ErrorKind};
 pub use options::DiffOptions;
+/// The trials planner's answer (already met, this many trials a side, or add cases), named
+/// here for the binary's `veer trials plan` printer.
+pub use veer_trials::TrialsAnswer;
 pub use verdict::{Cause, Trip, Verdict};

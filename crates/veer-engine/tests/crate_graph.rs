@@ -127,6 +127,31 @@ fn the_printers_depend_on_no_measure_and_not_on_the_engine() {
 }
 
 #[test]
+fn the_front_ends_depend_on_no_measure() {
+    // The binary and the Python package reach every measure through the engine (issue 27,
+    // item 1): flags or arguments in, engine calls, printers, files out.
+    let graph = graph();
+    for front in ["veer", "veer-py"] {
+        assert!(
+            graph.contains_key(front),
+            "{front} is not a workspace package"
+        );
+        let measures: Vec<&String> = graph[front]
+            .iter()
+            .filter(|d| MEASURES.contains(&d.as_str()))
+            .collect();
+        assert!(
+            measures.is_empty(),
+            "{front} depends on the measures {measures:?}: call them through veer-engine"
+        );
+        assert!(
+            graph[front].contains("veer-engine"),
+            "{front} does not depend on veer-engine"
+        );
+    }
+}
+
+#[test]
 fn only_the_basics_are_below_the_measures() {
     let graph = graph();
     assert!(

@@ -7,10 +7,14 @@
 use crate::error::{ApiError, ErrorKind};
 use std::path::Path;
 use std::sync::Arc;
-use veer_diff::aggregate::PairSummary;
-use veer_diff::{Axis, PairBy, Pricing};
+use veer_base::Level;
+use veer_contract::axis::Axis;
+use veer_engine::directory::summary::PairSummary;
+use veer_engine::options::{
+    BehaviourOptions, FingerprintOptions, PairBy, Pricing, DEFAULT_MAX_ALIGN_CELLS,
+};
+use veer_engine::policy::Policy;
 use veer_engine::DiffOptions;
-use veer_policy::{Level, Policy};
 use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
 use veer_trace::{Document, ReadOptions, Trace};
 
@@ -92,7 +96,7 @@ fn fail_on(s: &str) -> Result<Level, ApiError> {
 }
 
 fn load_policy(path: &str) -> Result<Policy, ApiError> {
-    Ok(Policy::load(Path::new(path))?)
+    Ok(veer_engine::policy::load(Path::new(path))?)
 }
 
 impl DiffParams {
@@ -106,20 +110,20 @@ impl DiffParams {
             ));
         }
         let pricing = match &self.pricing {
-            Some(p) => veer_diff::inputs::load_pricing(Path::new(p)).map_err(|e| ApiError {
+            Some(p) => veer_engine::diff::load_pricing(Path::new(p)).map_err(|e| ApiError {
                 kind: ErrorKind::Pricing,
-                ..ApiError::from(e)
+                ..e
             })?,
             None => Pricing::none(),
         };
         Ok(DiffOptions {
-            behaviour: veer_diff::BehaviourOptions {
+            behaviour: BehaviourOptions {
                 seed: self.seed,
                 top_k: self.top_k,
                 pair_by: PairBy::Auto,
                 pricing,
-                max_align_cells: veer_diff::DEFAULT_MAX_ALIGN_CELLS,
-                fingerprint: veer_diff::FingerprintOptions::default(),
+                max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
+                fingerprint: FingerprintOptions::default(),
                 lanes: false,
             },
             policy: match &self.policy {
@@ -172,7 +176,7 @@ pub fn diff(
     let level = fail_on(&params.fail_on)?;
     let b = baseline.load_trace()?;
     let c = candidate.load_trace()?;
-    veer_diff::inputs::check_pair(&b, &c)?;
+    veer_engine::diff::check_pair(&b, &c)?;
     // The engine decides the verdict, as for `veer diff`: the report's `gate` block is it.
     let (report, verdict) =
         veer_engine::diff::diff(&b, &c, (baseline.name(), candidate.name()), &options, level);
@@ -245,12 +249,12 @@ pub fn experiment_pair(
         .iter()
         .map(Input::load_trace)
         .collect::<Result<Vec<Trace>, ApiError>>()?;
-    let options = veer_experiment::PairOptions {
+    let options = veer_engine::experiment::PairOptions {
         task_id: None,
         expected_answer: None,
         detail: false,
     };
-    let report = veer_experiment::pair_report(&clean, &perturbed, &reruns, &options);
+    let report = veer_engine::experiment::pair_report(&clean, &perturbed, &reruns, &options);
     Ok(veer_report::json::to_json_with(&report, redactor(redact)))
 }
 
@@ -321,22 +325,19 @@ pub fn finish_summary(
     let aggregate = match middles {
         None => s.finish(unmatched),
         Some(m) => {
+            let mut by_axis = Vec::with_capacity(m.len());
             for (name, values) in m {
-                if axis_by_name(name).is_none() || values.len() > 2 {
-                    return Err(crate::error::input(
-                        format!("medians: {name:?}: not an axis name with one or two middle values"),
-                        "key the middle values by axis name (semantic, trajectory, …), each a list of 0–2 numbers",
-                    ));
+                match axis_by_name(name) {
+                    Some(axis) if values.len() <= 2 => by_axis.push((axis, values.clone())),
+                    _ => {
+                        return Err(crate::error::input(
+                            format!("medians: {name:?}: not an axis name with one or two middle values"),
+                            "key the middle values by axis name (semantic, trajectory, …), each a list of 0–2 numbers",
+                        ))
+                    }
                 }
             }
-            s.finish_with_medians(unmatched, |axis, _| {
-                let mut values = m
-                    .iter()
-                    .find(|(n, _)| axis_by_name(n) == Some(axis))
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default();
-                veer_diff::stats::median_in_place(&mut values)
-            })
+            veer_engine::directory::summary::finish_with_middles(s, unmatched, &by_axis)
         }
     };
     Ok(veer_report::json::to_json(&aggregate))

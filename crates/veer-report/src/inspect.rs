@@ -1,69 +1,12 @@
-//! `veer inspect`: one row per turn of one trace.
+//! `veer inspect`'s terminal printers: one row per turn of one trace ([`terminal`]), or one
+//! row per sample-epoch of an Inspect AI log ([`log_terminal`]). The document types are the
+//! contract's (`veer_contract::inspect`).
 
 use crate::style::Style;
 use crate::text::{num, preview};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
-use serde::{Deserialize, Serialize};
-
-/// One tool call of a turn, as shown by `inspect`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct InspectTool {
-    /// Tool name.
-    pub name: String,
-    /// Argument keys, sorted by bytes.
-    pub arg_keys: Vec<String>,
-}
-
-/// One turn (response) of the trace.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct InspectTurn {
-    /// Recorded session (split at metadata records), 0-based.
-    pub session: usize,
-    /// Turn index, 0-based.
-    pub turn: usize,
-    /// 1-based source line of the response (or event index + 1 for traxr).
-    pub line: Option<u64>,
-    /// Response model.
-    pub model: Option<String>,
-    /// Tool calls attached to the turn, in call order.
-    pub tools: Vec<InspectTool>,
-    /// `usage.input_tokens`.
-    pub input_tokens: Option<f64>,
-    /// `usage.output_tokens`.
-    pub output_tokens: Option<f64>,
-    /// `latency_ms`, in milliseconds.
-    pub latency_ms: Option<f64>,
-    /// `stop_reason` (`null` when missing).
-    pub stop_reason: Option<String>,
-    /// The response text (space-joined text parts).
-    pub text: String,
-}
-
-/// The `inspect` report of one trace (an entry of the JSON document's `traces`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct InspectReport {
-    /// The trace path.
-    pub source: String,
-    /// traxr run label, or the `.agentlog` file stem.
-    pub run_label: Option<String>,
-    /// `agentlog` or `traxr`.
-    pub format: veer_trace::Format,
-    /// Trace id (meta.trace_id or the first record's id).
-    pub trace_id: String,
-    /// Number of records (events for traxr).
-    pub record_count: usize,
-    /// Number of recorded sessions.
-    pub session_count: usize,
-    /// One entry per turn.
-    pub turns: Vec<InspectTurn>,
-    /// The live-policy decisions the recording holds (`veer record --policy … --enforce`):
-    /// blocked (replaced, raised) and warned calls with their rule ids and turns, in file
-    /// order; omitted when there are none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub enforcement: Vec<veer_contract::policy::LiveDecision>,
-    /// Reader warnings.
-    pub warnings: Vec<String>,
-}
+use veer_contract::inspect::{InspectReport, InspectTool, LogReport};
+use veer_trace::Format;
 
 /// Renders the report as a terminal table.
 pub fn terminal(r: &InspectReport, style: Style) -> String {
@@ -72,7 +15,7 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
         "{}{}  ({}, {} records, {} turns, {} session{})",
         r.source,
         match (&r.format, &r.run_label) {
-            (veer_trace::Format::Traxr, Some(l)) => format!(" [{l}]"),
+            (Format::Traxr, Some(l)) => format!(" [{l}]"),
             _ => String::new(),
         },
         r.format.name(),
@@ -185,6 +128,63 @@ fn tools_cell(tools: &[InspectTool]) -> String {
             break;
         }
     }
+    out
+}
+
+/// Renders an Inspect AI log's report as a terminal table: a heading naming the task, model,
+/// status and counts, then one row per sample-epoch.
+pub fn log_terminal(r: &LogReport, style: Style) -> String {
+    let mut out = style.heading(&format!(
+        "{}  (inspect-ai, task {}, model {}, {}, {} sample-epoch{}, {} epoch{})",
+        r.source,
+        r.task,
+        r.model,
+        r.status,
+        r.samples.len(),
+        if r.samples.len() == 1 { "" } else { "s" },
+        r.epochs,
+        if r.epochs == 1 { "" } else { "s" },
+    ));
+    out.push('\n');
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "sample", "epoch", "outcome", "scores", "turns", "tools", "tok in", "tok out", "error",
+        ]);
+    for s in &r.samples {
+        let scores = match &s.scores {
+            serde_json::Value::Object(o) => o
+                .iter()
+                .map(|(k, v)| match v {
+                    serde_json::Value::String(t) => format!("{k}={t}"),
+                    other => format!("{k}={other}"),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => String::new(),
+        };
+        let dash = |t: String| if t.is_empty() { "-".to_string() } else { t };
+        table.add_row(vec![
+            Cell::new(&s.case),
+            Cell::new(s.trial),
+            Cell::new(s.outcome.as_deref().unwrap_or("-")),
+            Cell::new(dash(scores)),
+            Cell::new(s.turns),
+            Cell::new(dash(s.tools.join(" "))),
+            Cell::new(s.input_tokens),
+            Cell::new(s.output_tokens),
+            Cell::new(dash(
+                s.error
+                    .as_deref()
+                    .map(|e| preview(e, 40))
+                    .unwrap_or_default(),
+            )),
+        ]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
     out
 }
 

@@ -6,9 +6,12 @@
 
 mod pooled;
 mod stream;
+pub mod summary;
 
 pub use pooled::{PairRows, Pool, HELD_ROWS};
 pub use stream::{pair_errors_error, pair_rows, stream_directory, WINDOW_PER_THREAD};
+/// The number of features in one response fingerprint row (a row is `[f64; DIM]`).
+pub use veer_diff::fingerprint::DIM;
 
 use crate::error::Error;
 use std::collections::BTreeMap;

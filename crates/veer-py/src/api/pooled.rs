@@ -9,9 +9,8 @@
 
 use crate::error::ApiError;
 use std::path::Path;
-use veer_diff::fingerprint::DIM;
-use veer_diff::FingerprintOptions;
-use veer_engine::directory::{PairRows, Pool};
+use veer_engine::directory::{PairRows, Pool, DIM};
+use veer_engine::options::FingerprintOptions;
 use veer_trace::ReadOptions;
 
 /// Bytes of one fingerprint row: `DIM` little-endian `f64`s (96 bytes).

@@ -82,7 +82,7 @@ fn read_otel(source: &str, bytes: Vec<u8>, _options: &ReadOptions) -> Result<Doc
 
 /// The formats veer reads, for messages: one line each.
 pub fn supported_formats() -> String {
-    Format::ALL
+    Format::LISTED
         .iter()
         .map(|f| format!("{} ({})", f.name(), f.description()))
         .collect::<Vec<_>>()

@@ -66,7 +66,7 @@ pub struct BisectArgs {
     #[arg(long)]
     pub fresh: bool,
     /// Most cells of one structural alignment (each run against each baseline run).
-    #[arg(long, value_name = "N", default_value_t = veer_diff::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = veer_engine::options::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_align_cells: u64,
     /// Output format of the report.
     #[arg(long, value_enum, default_value_t = BisectFormat::Terminal)]

@@ -73,7 +73,7 @@ pub struct DiffArgs {
     /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
     /// The structural block is the same at every budget; its own, fixed, budget and the
     /// other comparisons' are in docs/limits.md ("Work per input dimension").
-    #[arg(long, value_name = "N", default_value_t = veer_diff::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = veer_engine::options::DEFAULT_MAX_ALIGN_CELLS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_align_cells: u64,
     /// Saturation point of a log-scaled fingerprint dimension, as KEY=VALUE (repeatable):
     /// output_tokens (default 4096), latency_ms (30000), tool_calls (8), text_chars (16384),

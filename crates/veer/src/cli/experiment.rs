@@ -61,7 +61,7 @@ pub struct ExperimentRunArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub reruns: usize,
     /// The experiment's base seed (each operator's seed is derived from it, as in `perturb`).
-    #[arg(long, value_name = "S", default_value_t = veer_perturb::DEFAULT_BASE_SEED)]
+    #[arg(long, value_name = "S", default_value_t = veer_engine::perturb::DEFAULT_BASE_SEED)]
     pub seed: u64,
     /// The expected answer: enables task_success.
     #[arg(long, value_name = "ANSWER")]
@@ -108,7 +108,7 @@ pub struct ExperimentPerturbArgs {
     /// objects), .txt or .md.
     pub file: PathBuf,
     /// The operator to apply (see the list below).
-    #[arg(long, value_name = "OP", value_parser = clap::builder::PossibleValuesParser::new(veer_perturb::Operator::all_names()))]
+    #[arg(long, value_name = "OP", value_parser = clap::builder::PossibleValuesParser::new(veer_engine::perturb::Operator::all_names()))]
     pub operator: Option<String>,
     /// Apply every operator of the file's kind, in traxr's matrix order; --out is then a
     /// directory and each copy is written to <out>/<operator>/<file name>.
@@ -116,7 +116,7 @@ pub struct ExperimentPerturbArgs {
     pub all: bool,
     /// The experiment's base seed; the operator's own seed is derived from it, the file name and
     /// the operator.
-    #[arg(long, value_name = "N", default_value_t = veer_perturb::DEFAULT_BASE_SEED)]
+    #[arg(long, value_name = "N", default_value_t = veer_engine::perturb::DEFAULT_BASE_SEED)]
     pub seed: u64,
     /// Where to write the perturbed copy (atomically; never the input file itself); with --all,
     /// the directory to write the copies under (created when missing).

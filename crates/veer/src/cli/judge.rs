@@ -16,7 +16,7 @@ pub struct CheckArgs {
     /// Exit 1 when the worst violation reaches this level (info → minor, warning → moderate,
     /// error and critical → severe); `never` (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
-    pub fail_on: veer_policy::Level,
+    pub fail_on: veer_base::Level,
     /// Do not fail the gate on calls the live policy blocked while the run was recorded
     /// (`veer record --enforce replace|raise`); they are still listed, with status
     /// `prevented`.
@@ -32,8 +32,8 @@ pub struct CheckArgs {
 }
 
 /// `--fail-on`: never (none), minor, moderate or severe.
-pub fn parse_fail_on(s: &str) -> Result<veer_policy::Level, String> {
-    veer_policy::Level::parse_fail_on(s)
+pub fn parse_fail_on(s: &str) -> Result<veer_base::Level, String> {
+    veer_base::Level::parse_fail_on(s)
         .ok_or_else(|| format!("`{s}` is not a level; use never, minor, moderate or severe"))
 }
 
@@ -89,7 +89,7 @@ pub struct GateArgs {
     /// behaviour-fingerprint test → moderate, policy regression) reaches this level; `never`
     /// (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]
-    pub fail_on: veer_policy::Level,
+    pub fail_on: veer_base::Level,
     /// Recompute the policy diff with this policy instead of using the report's.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,

@@ -19,7 +19,7 @@ use std::time::Duration;
 use veer_engine::bisect::deltas::Group;
 use veer_engine::bisect::report::BisectReport;
 use veer_engine::bisect::{self, point_id, BisectRunInput, ComposeOptions, Setup};
-use veer_experiment::status::AgentKind;
+use veer_engine::experiment::AgentKind;
 use veer_record::Settings;
 use veer_report::style::Style;
 use veer_run::{Exit, RunMarker};

@@ -76,7 +76,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     );
     let mut report = report.with_errors(failures);
     // `--allow-prevented`: calls the live policy blocked stay in the report but do not gate.
-    let counted: Vec<Vec<veer_policy::Violation>> = report
+    let counted: Vec<Vec<veer_contract::policy::Violation>> = report
         .traces
         .iter()
         .map(|t| {

@@ -31,7 +31,7 @@ pub fn traces() -> Result<(Trace, Trace), CliError> {
 /// Runs `veer demo`.
 pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
     let (b, c) = traces()?;
-    let policy = veer_policy::Policy::load_str(
+    let policy = veer_engine::policy::load_str(
         POLICY,
         "examples/refund-agent/policy.yaml",
         false,
@@ -51,7 +51,7 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
             "examples/refund-agent/candidate.agentlog",
         ),
         &options,
-        veer_policy::Level::None,
+        veer_base::Level::None,
     );
     let mut text = super::diff::render(&report, &verdict, args.format, colour_enabled(false));
     if args.format == DiffFormat::Terminal {

@@ -13,14 +13,14 @@ use crate::output::{append_step_summary, colour_enabled, emit};
 use crate::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use veer_diff::report::{DirectoryPair, PairError};
-use veer_diff::{DiffReport, PairBy, Pricing};
+use veer_base::Level;
+use veer_contract::diff::{DiffReport, DirectoryPair, PairError};
 use veer_engine::directory::{
     pair_directories, pair_errors_error, stream_directory, DirectoryPlan,
 };
+use veer_engine::options::{BehaviourOptions, FingerprintOptions, PairBy, Pricing};
 use veer_engine::DiffOptions;
 use veer_engine::Verdict;
-use veer_policy::Level;
 use veer_report::diff::junit::DirectorySuites;
 use veer_report::diff::markdown::DirectoryComment;
 use veer_report::diff::stream::DirectoryPrinter;
@@ -48,7 +48,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         None => Pricing::none(),
     };
     let options = DiffOptions {
-        behaviour: veer_diff::BehaviourOptions {
+        behaviour: BehaviourOptions {
             seed: args.seed,
             top_k: args.top_k,
             pair_by: match args.pair_by {
@@ -213,8 +213,8 @@ fn step_summary_path(format: DiffFormat) -> Option<PathBuf> {
 }
 
 /// The fingerprint test's options: the default scales with each `--fingerprint-scale` applied.
-fn fingerprint_options(args: &DiffArgs) -> veer_diff::FingerprintOptions {
-    let mut options = veer_diff::FingerprintOptions::default();
+fn fingerprint_options(args: &DiffArgs) -> FingerprintOptions {
+    let mut options = FingerprintOptions::default();
     for &(key, value) in &args.fingerprint_scale {
         let scale = &mut options.scales;
         match key {
@@ -266,7 +266,7 @@ fn print_report_warnings(report: &DiffReport) {
 
 /// Reads and validates a pricing file.
 fn load_pricing(path: &Path) -> Result<Pricing, CliError> {
-    Ok(veer_diff::inputs::load_pricing(path)?)
+    veer_engine::diff::load_pricing(path)
 }
 
 fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
@@ -274,9 +274,9 @@ fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
 }
 
 /// Both sides must hold at least one response, of comparable formats
-/// ([`veer_diff::inputs::check_pair`]).
+/// ([`veer_engine::diff::check_pair`]).
 fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
-    Ok(veer_diff::inputs::check_pair(b, c)?)
+    veer_engine::diff::check_pair(b, c)
 }
 
 /// The binary's progress bars for the engine's directory stream: one bar per stage.

@@ -18,15 +18,15 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use veer_perturb::{FileKind, Operator};
+use veer_engine::perturb::{FileKind, Operator};
 use veer_record::Settings;
 use veer_report::style::Style;
 use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};
 use veer_trace::{Format, Trace};
 
-/// Trace file endings an experiment directory may hold (longest first).
-pub const TRACE_EXTENSIONS: [&str; 5] =
-    [".agentlog.gz", ".agentlog", ".jsonl.gz", ".jsonl", ".json"];
+/// Trace file endings an experiment directory may hold (longest first): the engine's, which
+/// reads the layout this command writes.
+pub use veer_engine::experiment::layout::TRACE_EXTENSIONS;
 
 fn say(line: &str) {
     crate::output::diag::say("veer experiment run", line);

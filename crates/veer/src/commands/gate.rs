@@ -15,12 +15,12 @@ use crate::error::CliError;
 use crate::output::{colour_enabled, emit};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
-use veer_diff::report::{DirectoryReport, DIFF_SCHEMA_VERSION};
-use veer_diff::DiffReport;
+use veer_base::Level;
+use veer_contract::diff::{DiffReport, DirectoryReport, DIFF_SCHEMA_VERSION};
+use veer_contract::policy::{Gate, PolicyDiff, RuleKind, Severity, Violation};
 use veer_engine::trials::report::TrialsReport;
 use veer_engine::verdict::{self, Cause, DirectoryVerdict, Trip};
 use veer_engine::Verdict;
-use veer_policy::{compare, Level, Violation};
 use veer_report::policy::gate::{GateRegression, GateReport};
 use veer_report::style::Style;
 
@@ -81,8 +81,8 @@ struct ShadowPolicy {
 #[derive(Deserialize)]
 struct ShadowViolation {
     rule_id: String,
-    kind: veer_policy::RuleKind,
-    severity: veer_policy::Severity,
+    kind: RuleKind,
+    severity: Severity,
     #[serde(default)]
     session: Option<usize>,
     #[serde(default)]
@@ -222,7 +222,7 @@ fn regressions_of(report: &DiffReport, trace: &str) -> Vec<GateRegression> {
 fn decide_pair(
     file: &str,
     mut report: DiffReport,
-    recomputed: Option<(veer_policy::PolicyDiff, String)>,
+    recomputed: Option<(PolicyDiff, String)>,
     fail_on: Level,
 ) -> Decided {
     let policy_source = match (&recomputed, &report.policy) {
@@ -317,7 +317,7 @@ fn decide_trials(file: &str, report: &TrialsReport, fail_on: Level) -> Decided {
             fingerprint: Level::None,
             policy_source: if has_rules { "report" } else { "none" }.into(),
             regressions: Vec::new(),
-            gate: veer_policy::Gate::decide(fail_on, all),
+            gate: Gate::decide(fail_on, all),
         },
         verdict: None,
     }
@@ -328,7 +328,7 @@ fn decide_trials(file: &str, report: &TrialsReport, fail_on: Level) -> Decided {
 fn decide_shadow(
     file: &str,
     report: &ShadowReport,
-    recomputed: Option<(veer_policy::PolicyDiff, String)>,
+    recomputed: Option<(PolicyDiff, String)>,
     fail_on: Level,
 ) -> Decided {
     let mut signals: Vec<Trip> = report
@@ -426,7 +426,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
             let baseline = veer_trace::load_trace(b, &options)?;
             let candidate = veer_trace::load_trace(c, &options)?;
             Some((
-                compare(&policy, &baseline, &candidate),
+                veer_engine::policy::compare(&policy, &baseline, &candidate),
                 c.display().to_string(),
             ))
         }
@@ -458,7 +458,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
 
 /// The exit code of a gate decided without a [`Verdict`] (a trials report): 1 when it trips,
 /// 2 for error rows with the gate off, else 0.
-fn exit_code(gate: &veer_policy::Gate) -> u8 {
+fn exit_code(gate: &Gate) -> u8 {
     if gate.tripped {
         crate::error::EXIT_GATE
     } else if gate.errors_without_gate() {

@@ -541,7 +541,7 @@ impl DirectoryPrinter for KeepJson {
 
     fn pair(
         &mut self,
-        pair: &veer_diff::report::DirectoryPair,
+        pair: &veer_contract::diff::DirectoryPair,
         verdict: &veer_engine::Verdict,
     ) -> String {
         let j = self.json.pair(pair, verdict);
@@ -551,7 +551,7 @@ impl DirectoryPrinter for KeepJson {
 
     fn finish(
         self: Box<Self>,
-        summary: &veer_diff::DirectorySummary,
+        summary: &veer_contract::diff::DirectorySummary,
         verdict: &veer_engine::Verdict,
     ) -> String {
         let KeepJson { inner, json, kept } = *self;

@@ -5,8 +5,9 @@ use crate::cli::{InspectArgs, InspectFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
 use rayon::prelude::*;
-use std::borrow::Cow;
-use veer_report::inspect::{InspectReport, InspectTool, InspectTurn};
+use veer_contract::inspect::{
+    InspectDocument, InspectReport, InspectTool, InspectTurn, INSPECT_SCHEMA_VERSION,
+};
 use veer_report::style::Style;
 use veer_trace::Trace;
 
@@ -57,25 +58,6 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         error.message
     );
     Err(error)
-}
-
-/// Version of the `veer inspect` JSON document: "2" since every input gives the same shape
-/// (version "1" printed one trace as an object, several as an array, an Inspect AI log as
-/// another object).
-pub const INSPECT_SCHEMA_VERSION: &str = "2";
-
-/// The `veer inspect --format json` document, one shape for every input: `traces` holds every
-/// trace shown (one for a trace file, every run of a traxr results file; empty for an Inspect
-/// AI log), `log` the summary of an Inspect AI log (absent otherwise).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
-pub struct InspectDocument {
-    /// JSON schema version ([`INSPECT_SCHEMA_VERSION`]).
-    pub schema_version: Cow<'static, str>,
-    /// One entry per trace, in input order.
-    pub traces: Vec<InspectReport>,
-    /// An Inspect AI log's samples; absent for other inputs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub log: Option<super::inspect_log::LogReport>,
 }
 
 /// Renders one or more inspect reports (a results file holds several runs).
@@ -146,7 +128,7 @@ pub fn report(trace: &Trace) -> InspectReport {
         record_count: trace.records.len(),
         session_count,
         turns,
-        enforcement: veer_policy::live::decisions(trace),
+        enforcement: veer_engine::policy::live_decisions(trace),
         warnings: trace.warnings.iter().map(ToString::to_string).collect(),
     }
 }

@@ -6,11 +6,10 @@
 use crate::cli::InspectFormat;
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{emit, emit_data, interrupt, print_warnings};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
-use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::Path;
+use veer_contract::inspect::{InspectDocument, LogReport, SampleRow, INSPECT_SCHEMA_VERSION};
 use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
 use veer_trace::formats::inspect::{case_file_name, InspectLog, InspectSample, OUTCOME_KEY};
 use veer_trace::{Kind, Trace};
@@ -110,50 +109,6 @@ fn write_new(target: &Path, bytes: &[u8]) -> Result<(), CliError> {
     }
 }
 
-/// One sample-epoch as `veer inspect` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct SampleRow {
-    /// Sample id.
-    pub case: String,
-    /// Epoch (1-based).
-    pub trial: u64,
-    /// `pass`, `fail`, `error`, or `null` when no score reads as one.
-    pub outcome: Option<String>,
-    /// Every scorer's value, by scorer name.
-    pub scores: serde_json::Value,
-    /// Number of turns (assistant messages).
-    pub turns: usize,
-    /// Tool names called, in order.
-    pub tools: Vec<String>,
-    /// Input tokens over all turns.
-    pub input_tokens: u64,
-    /// Output tokens over all turns.
-    pub output_tokens: u64,
-    /// The sample's error, when it ended in one.
-    pub error: Option<String>,
-    /// The file `veer convert -o DIR/` writes it to, relative to `DIR`.
-    pub converts_to: String,
-}
-
-/// `veer inspect LOG`: the whole log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct LogReport {
-    /// The log path.
-    pub source: String,
-    /// Always `inspect-ai`.
-    pub format: veer_trace::Format,
-    /// `eval.task`.
-    pub task: String,
-    /// `eval.model`.
-    pub model: String,
-    /// The log's `status`.
-    pub status: String,
-    /// `eval.config.epochs`.
-    pub epochs: u64,
-    /// One row per sample-epoch, by sample id then epoch.
-    pub samples: Vec<SampleRow>,
-}
-
 /// Runs `veer inspect` on an Inspect log.
 pub fn inspect(
     log: FileLog,
@@ -179,12 +134,14 @@ pub fn inspect(
         samples,
     };
     let text = match format {
-        InspectFormat::Json => veer_report::json::to_json(&super::inspect::InspectDocument {
-            schema_version: super::inspect::INSPECT_SCHEMA_VERSION.into(),
+        InspectFormat::Json => veer_report::json::to_json(&InspectDocument {
+            schema_version: INSPECT_SCHEMA_VERSION.into(),
             traces: Vec::new(),
             log: Some(report),
         }),
-        InspectFormat::Terminal => terminal(&report, colour),
+        InspectFormat::Terminal => {
+            veer_report::inspect::log_terminal(&report, veer_report::style::Style { colour })
+        }
     };
     emit(&text, output)?;
     Ok(EXIT_OK)
@@ -216,62 +173,6 @@ fn row(s: &InspectSample) -> SampleRow {
         error: meta.str_field("error").map(str::to_string),
         converts_to: format!("{}/trial-{}.agentlog", case_file_name(&s.case), s.trial),
     }
-}
-
-fn terminal(r: &LogReport, colour: bool) -> String {
-    let style = veer_report::style::Style { colour };
-    let mut out = style.heading(&format!(
-        "{}  (inspect-ai, task {}, model {}, {}, {} sample-epoch{}, {} epoch{})",
-        r.source,
-        r.task,
-        r.model,
-        r.status,
-        r.samples.len(),
-        if r.samples.len() == 1 { "" } else { "s" },
-        r.epochs,
-        if r.epochs == 1 { "" } else { "s" },
-    ));
-    out.push('\n');
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "sample", "epoch", "outcome", "scores", "turns", "tools", "tok in", "tok out", "error",
-        ]);
-    for s in &r.samples {
-        let scores = match &s.scores {
-            serde_json::Value::Object(o) => o
-                .iter()
-                .map(|(k, v)| match v {
-                    serde_json::Value::String(t) => format!("{k}={t}"),
-                    other => format!("{k}={other}"),
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-            _ => String::new(),
-        };
-        let dash = |t: String| if t.is_empty() { "-".to_string() } else { t };
-        table.add_row(vec![
-            Cell::new(&s.case),
-            Cell::new(s.trial),
-            Cell::new(s.outcome.as_deref().unwrap_or("-")),
-            Cell::new(dash(scores)),
-            Cell::new(s.turns),
-            Cell::new(dash(s.tools.join(" "))),
-            Cell::new(s.input_tokens),
-            Cell::new(s.output_tokens),
-            Cell::new(dash(
-                s.error
-                    .as_deref()
-                    .map(|e| veer_report::text::preview(e, 40))
-                    .unwrap_or_default(),
-            )),
-        ]);
-    }
-    out.push_str(&table.to_string());
-    out.push('\n');
-    out
 }
 
 /// The Inspect log at `path`, when it is one (by content).

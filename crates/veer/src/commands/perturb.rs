@@ -1,5 +1,5 @@
 //! `veer experiment perturb` (spec `experiment.md` §13.6): read one input file, apply one
-//! operator from `veer-perturb` (or, with `--all`, every operator of the file's kind) with the
+//! operator (the engine's `perturb::apply`) (or, with `--all`, every operator of the file's kind) with the
 //! seed derived for (base seed, file name, operator), and write each perturbed copy atomically.
 //! The input file is never written.
 
@@ -9,7 +9,7 @@ use crate::output::emit;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use veer_contract::perturb::{Applied, Summary, PERTURB_SCHEMA_VERSION};
-use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbError};
+use veer_engine::perturb::{FileKind, Operator, Outcome, PerturbError};
 
 /// Largest input read (documents, not traces): 256 MiB.
 const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
@@ -63,9 +63,9 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
         perturbations: Vec::new(),
     };
     for (operator, target) in operators.iter().zip(&targets) {
-        let seed = derive_seed(args.seed, &name, operator.name());
-        let outcome =
-            perturb(&content, kind, *operator, seed).map_err(|e| perturb_error(&file, kind, e))?;
+        let (seed, outcome) =
+            veer_engine::perturb::apply(&content, kind, *operator, args.seed, &name)
+                .map_err(|e| perturb_error(&file, kind, e))?;
         let mut applied = Applied {
             operator: operator.name().into(),
             seed,

@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use veer_engine::trials::layout::{self, CasePattern};
 use veer_engine::trials::measure::AXES;
-use veer_trials::TrialsAnswer;
+use veer_engine::TrialsAnswer;
 
 /// Formats `veer plan` offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -4,7 +4,7 @@
 use crate::cli::PolicyValidateArgs;
 use crate::error::{CliError, ErrorKind, EXIT_OK};
 use crate::output::emit;
-use veer_policy::{Policy, PolicyError};
+use veer_engine::policy::{Policy, PolicyError};
 
 /// A policy load error as a CLI error: the first problem as the message, the others as
 /// further lines (each carries its own hint), exit 2.
@@ -21,7 +21,7 @@ pub fn policy_error(e: &PolicyError) -> CliError {
 
 /// Loads a policy, printing its load warnings to stderr.
 pub fn load(path: &std::path::Path) -> Result<Policy, CliError> {
-    let policy = Policy::load(path).map_err(|e| policy_error(&e))?;
+    let policy = veer_engine::policy::load(path).map_err(|e| policy_error(&e))?;
     for w in &policy.warnings {
         crate::output::diag::warn(w);
     }

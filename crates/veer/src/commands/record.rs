@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use veer_policy::runtime::Mode;
+use veer_engine::policy::Mode;
 use veer_record::{Journal, Notify, Settings};
 
 /// Runs `veer record`.
@@ -52,7 +52,7 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
     }
     let policy = match &p.policy {
         Some(path) => {
-            let policy = veer_policy::Policy::load(path)
+            let policy = veer_engine::policy::load(path)
                 .map_err(|e| crate::commands::policy::policy_error(&e))?;
             let mode = match p.enforce {
                 Enforce::Warn => Mode::Warn,

@@ -24,27 +24,29 @@ fn round_trip<T: DeserializeOwned>(file: &Path, text: &str, write: fn(&T) -> Str
 fn rewrite(command: &str, file: &Path, text: &str) -> String {
     use veer_report::json::to_json;
     match command {
-        "diff" => round_trip::<veer_diff::DiffReport>(file, text, to_json),
+        "diff" => round_trip::<veer_contract::diff::DiffReport>(file, text, to_json),
         // A directory diff is the path-paired report, or the trials report when cases have
         // repeated trials (its `trials` block).
         "diff-directory" if text.contains("\n  \"trials\": {") => {
             round_trip::<veer_engine::trials::report::TrialsReport>(file, text, to_json)
         }
-        "diff-directory" => round_trip::<veer_diff::report::DirectoryReport>(file, text, to_json),
+        "diff-directory" => round_trip::<veer_contract::diff::DirectoryReport>(file, text, to_json),
         "check" => round_trip::<veer_report::policy::json::CheckDocument>(file, text, to_json),
         "gate" => round_trip::<veer_report::policy::gate::GateReport>(
             file,
             text,
             veer_report::policy::gate::json,
         ),
-        "inspect" => round_trip::<super::inspect::InspectDocument>(file, text, to_json),
+        "inspect" => round_trip::<veer_contract::inspect::InspectDocument>(file, text, to_json),
         "scan" => round_trip::<veer_contract::scan::ScanReport>(file, text, to_json),
         "perturb" => round_trip::<veer_contract::perturb::Summary>(file, text, |s| {
             super::perturb::render(s, crate::cli::ExperimentPerturbFormat::Json)
                 .unwrap_or_else(|e| panic!("cannot render the summary: {e:?}"))
         }),
-        "experiment-pair" => round_trip::<veer_experiment::PairReport>(file, text, to_json),
-        "experiment-analyze" => round_trip::<veer_experiment::ExperimentReport>(
+        "experiment-pair" => {
+            round_trip::<veer_contract::experiment::PairReport>(file, text, to_json)
+        }
+        "experiment-analyze" => round_trip::<veer_contract::experiment::ExperimentReport>(
             file,
             text,
             veer_report::experiment::json::render,
@@ -105,7 +107,7 @@ fn a_report_of_another_shape_is_refused_with_its_json_path() {
     let text = std::fs::read_to_string(&file).expect("golden");
     let bad = text.replacen("\"severity\": \"", "\"severity\": \"catastrophic-", 1);
     let de = &mut serde_json::Deserializer::from_str(&bad);
-    let err = serde_path_to_error::deserialize::<_, veer_diff::DiffReport>(de)
+    let err = serde_path_to_error::deserialize::<_, veer_contract::diff::DiffReport>(de)
         .expect_err("an unknown severity must not read");
     assert!(
         err.path().to_string().starts_with("axes[0]."),

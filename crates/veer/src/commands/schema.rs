@@ -30,13 +30,13 @@ const EXPERIMENT_SCHEMA_VERSION: &str = "1";
 pub const DOCUMENTS: &[Document] = &[
     Document {
         name: "diff",
-        version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        version: veer_contract::diff::DIFF_SCHEMA_VERSION,
         written_by: "veer diff BASELINE CANDIDATE (two trace files)",
-        schema: generate::<veer_diff::report::DiffReport>,
+        schema: generate::<veer_contract::diff::DiffReport>,
     },
     Document {
         name: "diff-directory",
-        version: veer_diff::report::DIFF_SCHEMA_VERSION,
+        version: veer_contract::diff::DIFF_SCHEMA_VERSION,
         written_by: "veer diff BASELINE_DIR CANDIDATE_DIR (two directories)",
         schema: generate::<veer_contract::diff::DirectoryDiffDocument>,
     },
@@ -54,9 +54,9 @@ pub const DOCUMENTS: &[Document] = &[
     },
     Document {
         name: "inspect",
-        version: super::inspect::INSPECT_SCHEMA_VERSION,
+        version: veer_contract::inspect::INSPECT_SCHEMA_VERSION,
         written_by: "veer inspect",
-        schema: generate::<super::inspect::InspectDocument>,
+        schema: generate::<veer_contract::inspect::InspectDocument>,
     },
     Document {
         name: "scan",
@@ -74,19 +74,19 @@ pub const DOCUMENTS: &[Document] = &[
         name: "experiment-pair",
         version: EXPERIMENT_SCHEMA_VERSION,
         written_by: "veer experiment pair",
-        schema: generate::<veer_experiment::PairReport>,
+        schema: generate::<veer_contract::experiment::PairReport>,
     },
     Document {
         name: "experiment-analyze",
         version: EXPERIMENT_SCHEMA_VERSION,
         written_by: "veer experiment analyze (and veer experiment run's printed analysis)",
-        schema: generate::<veer_experiment::ExperimentReport>,
+        schema: generate::<veer_contract::experiment::ExperimentReport>,
     },
     Document {
         name: "experiment-results",
         version: EXPERIMENT_SCHEMA_VERSION,
         written_by: "veer experiment run (DIR/results.json, traxr's results layout)",
-        schema: generate::<veer_experiment::ExperimentReport>,
+        schema: generate::<veer_contract::experiment::ExperimentReport>,
     },
     Document {
         name: "bisect",

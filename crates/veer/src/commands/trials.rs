@@ -9,6 +9,7 @@ use crate::progress::Progress;
 use clap::Args;
 use std::path::Path;
 use std::sync::Arc;
+use veer_base::Level;
 use veer_engine::trials::detect::{DetectOptions, Detected};
 use veer_engine::trials::layout::{CasePattern, Layout};
 use veer_engine::trials::listing::RUN_FILES;
@@ -16,7 +17,6 @@ use veer_engine::trials::measure::{MeasureOptions, AXES};
 use veer_engine::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
 use veer_engine::trials::report::TrialsReport;
 use veer_engine::trials::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
-use veer_policy::Level;
 
 /// `--trials`: whether a directory's repeated trials are detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

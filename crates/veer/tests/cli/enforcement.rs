@@ -5,7 +5,7 @@
 use crate::common::{diff_schema_violations, schema_violations, veer, veer_ok};
 use serde_json::{json, Value};
 use std::path::Path;
-use veer_policy::runtime::Mode;
+use veer_engine::policy::Mode;
 use veer_record::payload::RequestRecord;
 use veer_record::{CallOutcome, Journal};
 
@@ -32,7 +32,7 @@ fn record(path: &Path, refund: bool, mode: Option<Mode>) {
     let file = std::fs::File::create(path).unwrap();
     let policy = mode.map(|m| {
         (
-            veer_policy::Policy::load_str(POLICY, "policy.yaml", false, Path::new(".")).unwrap(),
+            veer_engine::policy::load_str(POLICY, "policy.yaml", false, Path::new(".")).unwrap(),
             m,
         )
     });
