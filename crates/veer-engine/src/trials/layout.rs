@@ -23,7 +23,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use super::listing::{group_names, list_cases, CaseIter, Layout};
+pub use super::listing::{group_names, list_cases, Layout, LayoutCases};
 pub use veer_contract::trials::KeySource;
 
 /// Words before a trailing number that name a run of the same case (`run-3` is trial 3).

@@ -115,16 +115,16 @@ impl Layout {
 
     /// The cases in key order, each built as it is read (from memory: a copy). An error is a
     /// run file that cannot be read back (exit 2; never a shorter list).
-    pub fn cases(&self) -> Result<CaseIter<'_>, Error> {
-        Ok(CaseIter(match &self.store {
+    pub fn cases(&self) -> Result<LayoutCases<'_>, Error> {
+        Ok(LayoutCases(match &self.store {
             Store::Held(cases) => Inner::Borrowed(cases.iter()),
             Store::Runs { runs, roots } => Inner::Runs(RunCases::new(runs.clone(), roots.clone())?),
         }))
     }
 
     /// [`Layout::cases`], consuming the layout (held cases are moved, not copied).
-    pub fn into_cases(self) -> Result<CaseIter<'static>, Error> {
-        Ok(CaseIter(match self.store {
+    pub fn into_cases(self) -> Result<LayoutCases<'static>, Error> {
+        Ok(LayoutCases(match self.store {
             Store::Held(cases) => Inner::Owned(cases.into_iter()),
             Store::Runs { runs, roots } => Inner::Runs(RunCases::new(runs, roots)?),
         }))
@@ -132,7 +132,7 @@ impl Layout {
 }
 
 /// The cases of a [`Layout`], in key order.
-pub struct CaseIter<'a>(Inner<'a>);
+pub struct LayoutCases<'a>(Inner<'a>);
 
 enum Inner<'a> {
     Borrowed(std::slice::Iter<'a, Case>),
@@ -140,7 +140,7 @@ enum Inner<'a> {
     Runs(RunCases),
 }
 
-impl Iterator for CaseIter<'_> {
+impl Iterator for LayoutCases<'_> {
     type Item = Result<Case, Error>;
 
     fn next(&mut self) -> Option<Result<Case, Error>> {
