@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 
 /// `json.dumps(value, sort_keys=True)` as Python writes it.
-pub fn dumps_sorted(value: &Value) -> String {
+pub(crate) fn dumps_sorted(value: &Value) -> String {
     let mut out = String::new();
     write(&mut out, value, None);
     out

@@ -35,7 +35,7 @@ pub fn read_agentlog<R: Read + Send>(
 /// [`read_agentlog`], told the input's length in bytes when it is known (`size_hint`, of the
 /// file as stored: compressed input ignores it). The hint only sizes the record list up front,
 /// so that growing it never holds an old and a new copy at once; the trace read is the same.
-pub fn read_agentlog_sized<R: Read + Send>(
+pub(crate) fn read_agentlog_sized<R: Read + Send>(
     source: &str,
     input: R,
     options: &ReadOptions,
@@ -201,7 +201,7 @@ pub(crate) fn read_lines<R: BufRead + Send>(
 }
 
 /// The file name without directories and without `.agentlog` / `.jsonl` / `.json` / `.gz`.
-pub fn file_stem(source: &str) -> String {
+pub(crate) fn file_stem(source: &str) -> String {
     let name = source.rsplit(['/', '\\']).next().unwrap_or(source);
     let mut stem = name;
     for suffix in [".gz", ".agentlog", ".jsonl", ".json"] {

@@ -1,6 +1,7 @@
 //! The Inspect reader on logs written by inspect-ai itself (tests/fixtures/inspect/, made by
 //! its generate.py) and on damaged copies of them made here.
 
+use super::sample::{outcome_of, score_of};
 use super::*;
 use crate::model::Kind;
 use serde_json::json;
