@@ -41,7 +41,7 @@ pub use noncentral::{ncf_cdf, ncf_cdf_work, NCF_BETA_CALLS, NCF_TERMS, NCF_WORK_
 /// Largest number of continued-fraction iterations of one incomplete beta.
 pub const CF_CAP: u64 = 100_000;
 /// Largest number of bisection steps of [`f_ppf`].
-pub const PPF_STEPS: u64 = 1_100;
+pub(crate) const PPF_STEPS: u64 = 1_100;
 /// Largest number of iterations of one [`f_ppf`]: each step evaluates one incomplete beta.
 pub const PPF_WORK_BOUND: u64 = 2 * PPF_STEPS * (CF_CAP + 1);
 

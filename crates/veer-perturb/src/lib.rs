@@ -9,11 +9,11 @@
 
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod rng;
-pub mod tabular;
-pub mod text;
+pub(crate) mod rng;
+pub(crate) mod tabular;
+pub(crate) mod text;
 
-pub use rng::PerturbRng;
+pub(crate) use rng::PerturbRng;
 use sha2::{Digest, Sha256};
 
 /// The default base seed of an experiment (traxr's `seed=42`).
