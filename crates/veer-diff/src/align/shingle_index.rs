@@ -145,7 +145,7 @@ impl ShingleIndex {
 
     /// `counts[k]` = shingles `turn` shares with candidate turn `first + k`, for the
     /// `counts.len()` turns from `first`.
-    pub fn shared_row(&self, turn: &AlignTurn<'_>, first: usize, counts: &mut [u32]) {
+    pub(crate) fn shared_row(&self, turn: &AlignTurn<'_>, first: usize, counts: &mut [u32]) {
         counts.fill(0);
         let end = first + counts.len();
         let mut mine = [0u64; FREQUENT_WORDS];

@@ -1,15 +1,15 @@
 //! The nine axes of the behaviour diff, one file each, in the fixed report order (spec
 //! `diff.md` §5). Every axis is a pure function of the paired turns and the seed.
 
-pub mod conformance;
+pub(crate) mod conformance;
 pub mod cost;
-pub mod judge;
-pub mod latency;
-pub mod reasoning;
-pub mod safety;
-pub mod semantic;
+pub(crate) mod judge;
+pub(crate) mod latency;
+pub(crate) mod reasoning;
+pub(crate) mod safety;
+pub(crate) mod semantic;
 pub mod trajectory;
-pub mod verbosity;
+pub(crate) mod verbosity;
 
 use crate::changes::{pair_changes, Direction, Position};
 use crate::pricing::Pricing;
@@ -209,7 +209,7 @@ pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec
 /// pairing left unpaired (`unpaired`: the trajectory observations of 1 per dropped or
 /// inserted turn with tool calls, after the pairs). Each row also reports its changed pairs
 /// and largest single-pair change.
-pub fn compute_axes_at(
+pub(crate) fn compute_axes_at(
     pairs: &[TurnPair<'_>],
     at: &[Position],
     unpaired: &[Position],
