@@ -42,27 +42,27 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod compare;
-pub mod context;
-pub mod error;
-pub mod eval;
+pub(crate) mod context;
+pub(crate) mod error;
+pub(crate) mod eval;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod gate;
-pub mod hint;
+pub(crate) mod gate;
+pub(crate) mod hint;
 pub mod live;
 pub mod load;
-pub mod ltl;
-pub mod model;
-pub mod needle;
-pub mod node;
-pub mod path;
-pub mod rules;
+pub(crate) mod ltl;
+pub(crate) mod model;
+pub(crate) mod needle;
+pub(crate) mod node;
+pub(crate) mod path;
+pub(crate) mod rules;
 pub mod runtime;
-pub mod schema;
-pub mod session;
+pub(crate) mod schema;
+pub(crate) mod session;
 pub mod suggest;
-pub mod violation;
-pub mod when;
+pub(crate) mod violation;
+pub(crate) mod when;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -8,7 +8,7 @@ use crate::context::PairContext;
 use veer_trace::Json;
 
 /// The roots a path may start with.
-pub const ROOTS: [&str; 6] = [
+pub(crate) const ROOTS: [&str; 6] = [
     "request",
     "response",
     "model",
