@@ -42,7 +42,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod compare;
-pub(crate) mod context;
+pub mod context;
 pub(crate) mod error;
 pub(crate) mod eval;
 #[doc(hidden)]
@@ -51,18 +51,18 @@ pub(crate) mod gate;
 pub(crate) mod hint;
 pub mod live;
 pub mod load;
-pub(crate) mod ltl;
-pub(crate) mod model;
-pub(crate) mod needle;
+pub mod ltl;
+pub mod model;
+pub mod needle;
 pub(crate) mod node;
-pub(crate) mod path;
+pub mod path;
 pub(crate) mod rules;
 pub mod runtime;
-pub(crate) mod schema;
+pub mod schema;
 pub(crate) mod session;
 pub mod suggest;
 pub(crate) mod violation;
-pub(crate) mod when;
+pub mod when;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -7,4 +7,5 @@ pub(crate) mod lexer;
 pub(crate) mod parser;
 
 pub use eval::{evaluate, State};
-pub(crate) use parser::{parse, Formula};
+pub(crate) use parser::parse;
+pub use parser::{Atom, Formula};
