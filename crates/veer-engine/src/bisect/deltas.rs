@@ -29,7 +29,7 @@ impl Delta {
 }
 
 /// `path` joined by `.`.
-pub fn display_path(path: &[String]) -> String {
+pub(crate) fn display_path(path: &[String]) -> String {
     path.join(".")
 }
 

@@ -46,7 +46,7 @@ impl DesignKind {
     }
 
     /// Whether two-factor interactions are estimated (full factorial only).
-    pub fn resolves_interactions(self) -> bool {
+    pub(crate) fn resolves_interactions(self) -> bool {
         self == DesignKind::FullFactorial
     }
 
@@ -78,11 +78,11 @@ pub struct Design {
 }
 
 /// Most factors a design can take (the largest Plackett–Burman design here has 24 runs).
-pub const MAX_FACTORS: usize = 23;
+pub(crate) const MAX_FACTORS: usize = 23;
 
 /// Largest number of factors run as a full factorial whatever `--max-runs` says (2^8 points,
 /// 37 terms): beyond it the fold-over keeps the estimation's work bounded.
-pub const MAX_FULL_FACTORIAL: usize = 8;
+pub(crate) const MAX_FULL_FACTORIAL: usize = 8;
 
 /// Cyclic generators of Plackett & Burman (1946) for N = 4, 8, 12, 16, 20, 24 (`true` = +).
 fn generator(n: usize) -> Option<&'static str> {

@@ -12,7 +12,7 @@
 pub mod config;
 pub mod deltas;
 pub mod design;
-pub mod estimate;
+pub(crate) mod estimate;
 pub mod measure;
 /// The `bisect.json` document types, at their historical path (defined in `veer-contract`).
 pub use veer_contract::bisect as report;
@@ -116,7 +116,7 @@ impl Setup {
     }
 
     /// The design block (points with their configuration paths).
-    pub fn design_block(&self) -> DesignBlock {
+    pub(crate) fn design_block(&self) -> DesignBlock {
         let kind = self.design.kind;
         DesignBlock {
             kind: kind.name().into(),

@@ -7,8 +7,8 @@
 mod pooled;
 mod stream;
 
-pub use pooled::{PairRows, Pool, HELD_ROWS};
-pub use stream::{pair_errors_error, pair_rows, stream_directory, WINDOW_PER_THREAD};
+pub use pooled::{PairRows, Pool};
+pub use stream::{pair_errors_error, pair_rows, stream_directory};
 
 use crate::error::Error;
 use std::collections::BTreeMap;
@@ -26,10 +26,12 @@ pub trait Progress: Sync {
     fn finish(&self);
 }
 
+#[cfg(test)]
 /// Progress told to no one.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Quiet;
+pub(crate) struct Quiet;
 
+#[cfg(test)]
 impl Progress for Quiet {
     fn begin(&self, _: u64, _: &'static str) {}
     fn tick(&self) {}
