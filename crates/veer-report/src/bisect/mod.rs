@@ -33,7 +33,7 @@ pub fn interval(ci: Option<[f64; 2]>) -> String {
 }
 
 /// Whether the report is a plan (nothing measured yet).
-pub fn is_plan(report: &BisectReport) -> bool {
+pub(crate) fn is_plan(report: &BisectReport) -> bool {
     report.measures.is_empty()
 }
 
