@@ -12,20 +12,20 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-pub mod agent;
-pub mod anthropic;
-pub mod api;
+pub(crate) mod agent;
+pub(crate) mod anthropic;
+pub(crate) mod api;
 pub mod body;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod journal;
-pub mod openai_chat;
-pub mod openai_responses;
+pub(crate) mod journal;
+pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
 pub mod payload;
 pub mod proxy;
-pub mod runner;
-pub mod server;
-pub mod sse;
+pub(crate) mod runner;
+pub(crate) mod server;
+pub(crate) mod sse;
 pub mod upstream;
 
 pub use agent::{run_agent, AgentExit, AgentRun, Recording};

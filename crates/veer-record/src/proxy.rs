@@ -44,7 +44,7 @@ pub const ANTHROPIC_DEFAULT: &str = "https://api.anthropic.com";
 /// Default request body limit: 32 MiB.
 pub const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 /// Default response body limit: 64 MiB.
-pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
 impl Default for Settings {
     fn default() -> Settings {
