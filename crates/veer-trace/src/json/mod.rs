@@ -53,7 +53,7 @@ pub struct Object(Box<[(Key, Json)]>);
 pub use key::Key;
 
 /// The `Null` that indexing returns for a missing key or index.
-pub static NULL: Json = Json::Null;
+pub(crate) static NULL: Json = Json::Null;
 
 impl Object {
     /// An object of `entries`, which must have unique keys (see [`Object::from_entries`]

@@ -9,7 +9,7 @@ mod archive;
 mod sample;
 
 use crate::error::TraceError;
-use crate::model::{Format, Trace};
+use crate::model::Trace;
 use crate::options::ReadOptions;
 use serde_json::Value;
 use std::fs::File;
@@ -436,9 +436,6 @@ pub fn case_file_name(case: &str) -> String {
     }
     name
 }
-
-/// The format a log is read as.
-pub const FORMAT: Format = Format::Inspect;
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 
 use super::sample::{outcome_of, score_of};
 use super::*;
-use crate::model::Kind;
+use crate::model::{Format, Kind};
 use serde_json::json;
 use std::io::Write;
 use zip::write::SimpleFileOptions;
