@@ -378,13 +378,15 @@ pub fn f_sf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
     (p, work)
 }
 
+#[cfg(test)]
 /// `P(F ≤ f)` for `F ~ F(d1, d2)`; 0 for `f ≤ 0`, NaN for NaN or invalid degrees of freedom.
 /// At most [`CF_CAP`] iterations.
-pub fn f_cdf(f: f64, d1: f64, d2: f64) -> f64 {
+pub(crate) fn f_cdf(f: f64, d1: f64, d2: f64) -> f64 {
     f_cdf_work(f, d1, d2).0
 }
 
-/// [`f_cdf`] and its iterations.
+/// `P(F ≤ f)` for `F ~ F(d1, d2)` (0 for `f ≤ 0`, NaN for NaN or invalid degrees of freedom)
+/// and its iterations, at most [`CF_CAP`].
 #[doc(hidden)]
 pub fn f_cdf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
     if f.is_nan() || !valid_dof(d1, d2) {

@@ -30,7 +30,7 @@ pub struct Named {
 }
 
 /// The first `n` characters of `s`, with `…` when cut.
-pub fn cut(s: &str, n: usize) -> String {
+pub(crate) fn cut(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),

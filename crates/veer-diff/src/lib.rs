@@ -281,7 +281,7 @@ pub fn fingerprint_of_traces(
 /// The highest severity over rows whose change is a regression (the axis's worse direction,
 /// [`Axis::worse_when`]); `none` when every change is an improvement or there is none. This
 /// is the axis level the gate reads.
-pub fn worst_regression(rows: &[AxisStat]) -> Level {
+pub(crate) fn worst_regression(rows: &[AxisStat]) -> Level {
     rows.iter()
         .filter(|r| r.direction == Direction::Regression)
         .map(|r| r.severity)

@@ -45,7 +45,7 @@ pub fn mean(xs: &[f64]) -> f64 {
 
 /// Linear-interpolation percentile of an ascending slice, `p` in percent (0–100);
 /// empty → 0.0.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

@@ -81,7 +81,7 @@ pub(crate) fn report_answer_changed(a: &TraceAnswer, b: &TraceAnswer) -> bool {
 }
 
 /// Python `str.casefold()`: full Unicode case folding.
-pub fn casefold(s: &str) -> String {
+pub(crate) fn casefold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match CASEFOLD_EXCEPTIONS.binary_search_by(|(k, _)| k.cmp(&c)) {

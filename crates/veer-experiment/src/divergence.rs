@@ -108,7 +108,7 @@ pub(crate) fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript
 /// Word operations (m·n/64) up to which [`budgeted_script`] still takes the exact bit-parallel
 /// route: 2^28 (about a second); past it the anchored alignment of
 /// [`crate::anchored_script`] is used. Independent of `--max-align-cells`.
-pub const BITPARALLEL_WORDS: u64 = 1 << 28;
+pub(crate) const BITPARALLEL_WORDS: u64 = 1 << 28;
 
 /// [`bounded_script`] with a budget on its last, quadratic, route: when the diagonal fronts
 /// give up and the bit-parallel table would take more than [`BITPARALLEL_WORDS`] word

@@ -16,7 +16,7 @@ fn push_field(out: &mut String, event: &MetricEvent<'_>, key: &str) {
 
 /// The signature of one event. Unusual values that traxr itself would reject (a non-string
 /// in `tool_call_names`) are rendered with Python's nested rule and reported in `warnings`.
-pub fn signature(event: &MetricEvent<'_>, warnings: &mut Vec<String>) -> String {
+pub(crate) fn signature(event: &MetricEvent<'_>, warnings: &mut Vec<String>) -> String {
     let mut s = String::with_capacity(32);
     push_signature(&mut s, event, warnings);
     s

@@ -237,7 +237,7 @@ fn instance_path(instance: &Value, loc: &jsonschema::paths::Location) -> (Vec<Pa
 }
 
 /// Strips one surrounding Markdown code fence (`diff.md` §5.9 `strip_fences`).
-pub fn strip_fences(t: &str) -> &str {
+pub(crate) fn strip_fences(t: &str) -> &str {
     let t = t.trim();
     let Some(rest) = t.strip_prefix("```") else {
         return t;

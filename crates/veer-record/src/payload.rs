@@ -80,7 +80,7 @@ pub(crate) fn tool_use_part(id: &str, name: &str, arguments: &str) -> Value {
 }
 
 /// An integer field of `v`, 0 when absent.
-pub fn int(v: Option<&Value>) -> u64 {
+pub(crate) fn int(v: Option<&Value>) -> u64 {
     v.and_then(Value::as_u64).unwrap_or(0)
 }
 

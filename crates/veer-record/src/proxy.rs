@@ -116,7 +116,7 @@ fn elapsed_ms(t: Instant) -> u64 {
 }
 
 /// Serves one request; never fails (every failure is an answer).
-pub async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<ProxyBody> {
+pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<ProxyBody> {
     let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
     let Some(route) = route(req.method().as_str(), path) else {
         let msg = format!(

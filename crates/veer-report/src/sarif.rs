@@ -14,7 +14,7 @@ pub(crate) const SARIF_SCHEMA: &str =
 
 /// A file path as a SARIF URI reference: `/` separators, an absolute path as a `file://` URI,
 /// and every byte outside the unreserved set (and `/`) percent-encoded.
-pub fn uri(path: &str) -> String {
+pub(crate) fn uri(path: &str) -> String {
     let path = path.replace('\\', "/");
     let mut out = String::new();
     let (prefix, rest) = if path.starts_with('/') {

@@ -17,7 +17,7 @@ pub const DIM: usize = 12;
 
 /// The dimension names, in vector order: eight behaviour-pattern dimensions, then four
 /// content dimensions.
-pub const DIMENSIONS: [&str; DIM] = [
+pub(crate) const DIMENSIONS: [&str; DIM] = [
     "tool_call_rate",
     "distinct_tool_frac",
     "stop_end_turn",
@@ -146,7 +146,7 @@ pub(crate) fn numeric_token_density(text: &str) -> f64 {
 }
 
 /// 1.0 when the lowercased text contains one of [`ERROR_TOKENS`], else 0.0.
-pub fn error_token_flag(text: &str) -> f64 {
+pub(crate) fn error_token_flag(text: &str) -> f64 {
     let lower = lowercase(text);
     if ERROR_TOKENS.iter().any(|t| lower.contains(t)) {
         1.0

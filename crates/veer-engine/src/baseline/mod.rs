@@ -68,7 +68,7 @@ impl std::error::Error for BaselineError {}
 
 /// Checks a baseline name: 1 to [`MAX_NAME_BYTES`] bytes of ASCII letters, digits, `.`, `_`
 /// and `-`, not starting with `.`.
-pub fn check_name(name: &str) -> Result<(), BaselineError> {
+pub(crate) fn check_name(name: &str) -> Result<(), BaselineError> {
     let ok = !name.is_empty()
         && name.len() <= MAX_NAME_BYTES
         && !name.starts_with('.')

@@ -99,7 +99,7 @@ fn generator(n: usize) -> Option<&'static str> {
 
 /// The Plackett–Burman design of N runs (rows, N − 1 columns, `true` = +): the N − 1 cyclic
 /// shifts of the generator and a row of all −.
-pub fn plackett_burman(n: usize) -> Option<Vec<Vec<bool>>> {
+pub(crate) fn plackett_burman(n: usize) -> Option<Vec<Vec<bool>>> {
     let g: Vec<bool> = generator(n)?.chars().map(|c| c == '+').collect();
     let m = g.len();
     let mut rows: Vec<Vec<bool>> = (0..m)
@@ -116,7 +116,7 @@ fn pb_size(k: usize) -> Option<usize> {
 
 /// The full factorial on `k` factors, in standard order (factor 0 alternates fastest), the
 /// all-A point first.
-pub fn full_factorial(k: usize) -> Vec<Vec<bool>> {
+pub(crate) fn full_factorial(k: usize) -> Vec<Vec<bool>> {
     (0..1usize << k)
         .map(|i| (0..k).map(|j| i >> j & 1 == 1).collect())
         .collect()

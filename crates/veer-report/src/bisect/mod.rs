@@ -14,7 +14,7 @@ pub fn json(report: &BisectReport) -> String {
 }
 
 /// A number with up to three decimals, trailing zeros trimmed (`0.82`, `-1.5`, `3`).
-pub fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     let s = format!("{x:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {

@@ -16,7 +16,7 @@ pub use veer_contract::check::{CheckReport, CheckRule, CheckedTrace, TraceFailur
 
 /// Where a violation is: `session <s> · turn #<i>`, `turn #<i>`, `session <s> · trace` or
 /// `trace`.
-pub fn locus(v: &Violation) -> String {
+pub(crate) fn locus(v: &Violation) -> String {
     let place = match v.pair_index {
         Some(i) => format!("turn #{i}"),
         None => "trace".to_string(),
