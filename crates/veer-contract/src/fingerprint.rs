@@ -92,7 +92,7 @@ pub struct FingerprintBlock {
 
 impl FingerprintBlock {
     /// The gate level of the test: `moderate` for a powered rejection (decision `reject`,
-    /// power ≥ [`GATE_POWER`], some dimension's mean moved by ≥ [`GATE_MIN_SHIFT`]), else none.
+    /// power ≥ `GATE_POWER`, some dimension's mean moved by ≥ `GATE_MIN_SHIFT`), else none.
     pub fn gate_level(&self) -> Level {
         let largest_shift = self
             .dimensions

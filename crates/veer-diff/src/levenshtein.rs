@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 /// Table cells (after the common prefix and suffix are set aside) up to which
-/// [`bounded_normalized_levenshtein`] is exact: 2^24 (16,777,216), about 20 ms of work.
+/// `bounded_normalized_levenshtein` is exact: 2^24 (16,777,216), about 20 ms of work.
 pub const EXACT_CELLS: u64 = 1 << 24;
 
 /// Edit distance (insertions, deletions, substitutions, each cost 1) between two sequences.

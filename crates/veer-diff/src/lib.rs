@@ -134,8 +134,8 @@ pub(crate) fn divergences_within(
     Some((first, ranked, Some(alignment)))
 }
 
-/// The alignment events of two traces at any size: [`divergences_within`] when the exact
-/// alignment fits `max_cells`, otherwise the anchored alignment ([`align::anchored`]). The
+/// The alignment events of two traces at any size: `divergences_within` when the exact
+/// alignment fits `max_cells`, otherwise the anchored alignment (`align::anchored`). The
 /// kind says which.
 #[allow(clippy::type_complexity)]
 pub fn divergences_anchored(

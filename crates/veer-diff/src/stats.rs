@@ -108,7 +108,7 @@ pub(crate) fn paired_ci(b: &[f64], c: &[f64], statistic: Statistic, seed: u64) -
     paired_cis(&[Sample { b, c, statistic }], seed)[0]
 }
 
-/// One paired sample for [`paired_cis`].
+/// One paired sample for `paired_cis`.
 #[derive(Debug, Clone, Copy)]
 pub struct Sample<'a> {
     /// Baseline values.

@@ -38,13 +38,13 @@ pub struct DiffTurn<'t> {
     /// The shared per-turn features (tokens, shapes, inputs, text, stop, usage).
     pub features: TurnFeatures<'t>,
     /// Text parts joined with `"\n"` (drill-down), when that differs from `features.text`
-    /// (more than one part); read it with [`DiffTurn::text_nl`].
+    /// (more than one part); read it with `DiffTurn::text_nl`.
     pub text_nl_if_other: Option<Box<str>>,
     /// Per tool-use block in content order, the index of its `name(k1,k2)` shape in
-    /// `features.shape`; read the strings with [`DiffTurn::shape_sequence`].
+    /// `features.shape`; read the strings with `DiffTurn::shape_sequence`.
     pub shape_order: Box<[u32]>,
     /// The input of the first tool-use block whose input is an object (conformance tool
-    /// intent); its sorted keys are [`DiffTurn::first_object_keys`].
+    /// intent); its sorted keys are `DiffTurn::first_object_keys`.
     pub first_object: Option<&'t Object>,
     /// Number of content parts with `type == "thinking"`.
     pub thinking_parts: usize,
@@ -161,7 +161,7 @@ impl<'t> DiffTurn<'t> {
 }
 
 /// The diff's view of both traces, with every turn's shingles as 32-bit ids into one
-/// dictionary shared by the pair (see [`SideIds`]). Each side is built in turn order and its
+/// dictionary shared by the pair (see `SideIds`). Each side is built in turn order and its
 /// hashes replaced as each turn is built, so the 64-bit hashes of a whole trace are never
 /// held at once.
 pub fn diff_turn_pair<'t>(

@@ -150,8 +150,8 @@ pub(crate) fn analyze_within(
 }
 
 /// What the `structural` block needs of a pair — the edit script, the first divergence, the
-/// control-flow changes and whether the script is exact — as [`analyze_within`] finds them
-/// (below [`BITPARALLEL_WORDS`]; past it from [`budgeted_script`]'s anchored alignment), in
+/// control-flow changes and whether the script is exact — as `analyze_within` finds them
+/// (below `BITPARALLEL_WORDS`; past it from `budgeted_script`'s anchored alignment), in
 /// one pass over the alignment instead of holding its pairs (64 bytes each).
 pub fn structural_parts(
     clean: &PreparedTrace<'_>,

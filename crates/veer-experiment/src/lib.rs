@@ -5,8 +5,8 @@
 //! ([`signatures`]); two signature lists give the edit distance and its alignment
 //! ([`levenshtein`]), the aligned pairs give t* and t*/T ([`tstar`]) and the control-flow
 //! changes ([`control_flow`]). Pair results add answers ([`answers`]), token overhead
-//! ([`token_overhead`]), the manifestation ([`manifestation`]) and the noise floor
-//! ([`noise_floor`]); [`results`] re-derives whole experiments. Everything here is a pure
+//! (`token_overhead`), the manifestation (`manifestation`) and the noise floor
+//! (`noise_floor`); [`results`] re-derives whole experiments. Everything here is a pure
 //! function of the traces: no I/O, no printing.
 
 pub(crate) mod aggregates;

@@ -15,7 +15,7 @@
 //!   [`DriftSettings::case_odds_ratio`] times p₀'s; a signal when B exceeds `case_h`.
 //!
 //! Everything is pure: series in, statuses out. Work is linear in the series' lengths; no loop
-//! runs a number of times a value decides. Statistics are clamped (|z| ≤ [`Z_CLAMP`]) so
+//! runs a number of times a value decides. Statistics are clamped (|z| ≤ `Z_CLAMP`) so
 //! extreme values cannot overflow. The false-alarm rates and detection delays of the default
 //! settings are measured by simulation in this file's tests and written in docs/history.md.
 

@@ -34,9 +34,9 @@
 //!   [`live::prevented`] turns the blocked ones into `prevented` violations.
 //! * [`suggest::suggest`] — `must_call_before` rules mined from recorded scenarios.
 //!
-//! Layout: [`load`] (validation), [`node`] (positioned YAML/JSON), [`path`] and [`when`]
-//! (conditions), [`context`] (pairs and their context), [`session`] (units and the gate of a
-//! rule), [`rules`] (one file per kind), [`ltl`] (lexer, parser, evaluator), [`schema`]
+//! Layout: [`load`] (validation), `node` (positioned YAML/JSON), [`path`] and [`when`]
+//! (conditions), [`context`] (pairs and their context), `session` (units and the gate of a
+//! rule), `rules` (one file per kind), [`ltl`] (lexer, parser, evaluator), [`schema`]
 //! (JSON Schema), [`compare`], [`gate`], [`runtime`], [`suggest`].
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]

@@ -22,7 +22,7 @@ pub(crate) const ROOTS: [&str; 6] = [
 pub struct Path {
     /// The path as written.
     pub text: String,
-    /// Its segments (the first is one of [`ROOTS`]).
+    /// Its segments (the first is one of `ROOTS`).
     pub segments: Vec<String>,
 }
 

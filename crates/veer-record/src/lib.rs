@@ -5,10 +5,10 @@
 //! URL at the proxy; no code change.
 //!
 //! Async stays inside this crate: [`runner::serve`] and [`runner::run_command`] build their own
-//! runtime and block. Layout: [`api`] (routing and the per-endpoint differences), one mapping
-//! per endpoint ([`openai_chat`], [`openai_responses`], [`anthropic`]) built on [`payload`],
-//! [`sse`] (event framing), [`journal`] (records, order, live policy), [`proxy`] (one request
-//! end to end), [`body`], [`upstream`] (the HTTPS client), [`server`], [`runner`].
+//! runtime and block. Layout: `api` (routing and the per-endpoint differences), one mapping
+//! per endpoint (`openai_chat`, `openai_responses`, `anthropic`) built on [`payload`],
+//! `sse` (event framing), `journal` (records, order, live policy), [`proxy`] (one request
+//! end to end), [`body`], [`upstream`] (the HTTPS client), `server`, `runner`.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 

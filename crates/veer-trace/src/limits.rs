@@ -37,7 +37,7 @@ pub(crate) struct BytesExceeded {
     pub limit: u64,
 }
 
-/// Counts the bytes taken from `inner` and fails (with [`BytesExceeded`]) once more than
+/// Counts the bytes taken from `inner` and fails (with `BytesExceeded`) once more than
 /// `limit` have been taken. Counting is one addition per `read` or `consume`.
 #[derive(Debug)]
 pub struct Counting<R> {

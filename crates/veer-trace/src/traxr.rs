@@ -107,7 +107,7 @@ impl Ctx<'_> {
 }
 
 /// Reads a bare traxr trace object. `path` is the JSON path prefix used in messages (`""` for
-/// a whole file). The events are read from the compact tree ([`trace_from_json`]).
+/// a whole file). The events are read from the compact tree (`trace_from_json`).
 pub fn trace_from_value(
     source: &str,
     path: &str,

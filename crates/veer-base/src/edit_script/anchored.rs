@@ -7,7 +7,7 @@
 //! the distance); in the middle, the items that occur exactly once on each side are paired and
 //! the longest chain of such pairs increasing on both sides (patience anchors, O(k log k)) is
 //! matched; each gap between anchors is trimmed again and aligned exactly when it has at most
-//! [`GAP_CELLS`] table cells, else cut into pieces of at most [`PIECE`] items on its longer side,
+//! `GAP_CELLS` table cells, else cut into pieces of at most `PIECE` items on its longer side,
 //! proportionally on both sides, each aligned exactly. When that alignment costs more than
 //! pairing the items index by index, the index-wise alignment is taken instead (so the
 //! distance stays ≤ max(m, n)). Work: O((m + n) · PIECE) comparisons plus O((m + n) log(m + n))

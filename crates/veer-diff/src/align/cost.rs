@@ -20,7 +20,7 @@ pub struct AlignTurn<'a> {
     /// Whether the normalised text is empty.
     pub text_empty: bool,
     /// Sorted shingle ids of the normalised text (borrowed from the turn, see
-    /// [`crate::turn::SideIds`]).
+    /// `crate::turn::SideIds`).
     pub shingles: &'a [u32],
     /// Id of the stop reason.
     pub stop: u32,

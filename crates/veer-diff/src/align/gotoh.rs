@@ -11,12 +11,12 @@
 //! is traced forward from (0, 0) in state M, taking at each cell the first option (pair,
 //! delete, insert) within 1e-12 of the minimum.
 //!
-//! Memory. While the band holds at most [`CHOICE_BUDGET`] cells, the acceptance pass records
+//! Memory. While the band holds at most `CHOICE_BUDGET` cells, the acceptance pass records
 //! one choice byte per cell and the path is read from them. Beyond that the band is cut into
 //! segments of at most that many cells; the acceptance pass keeps the values of each
 //! segment's boundary row, and an accepted round is traced one segment at a time, each
 //! re-evaluated from its boundary with its choices recorded — one more pass in all. Should
-//! even the boundary rows exceed [`CHECKPOINT_VALUES`], the path is recovered
+//! even the boundary rows exceed `CHECKPOINT_VALUES`, the path is recovered
 //! Hirschberg-style: a pass over the lower half of a row range keeps the boundary row's values,
 //! a pass over the upper half carries, for every cell, where the greedy path from it first
 //! enters the middle row; the two halves are then solved recursively. Every pass evaluates the

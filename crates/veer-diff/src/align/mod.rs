@@ -2,7 +2,7 @@
 //! ([`cost`]), the candidate side's shingles indexed by turn ([`shingle_index`]), veer's exact
 //! three-state Gotoh DP in a band that widens until provably optimal ([`gotoh`]; the bands'
 //! shapes in `band`), and the walk that turns the alignment into classified divergence events
-//! ([`divergence`]).
+//! (`divergence`).
 
 pub use veer_contract::divergence::AlignmentKind;
 

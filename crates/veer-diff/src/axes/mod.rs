@@ -198,9 +198,9 @@ pub(crate) fn finish_row(
 pub type TurnPair<'a> = (&'a DiffTurn<'a>, &'a DiffTurn<'a>);
 
 /// All nine rows in report order. Axes prepare their values in parallel; then every
-/// interval is drawn at once ([`paired_cis`]), so the result does not depend on the thread
+/// interval is drawn at once (`paired_cis`), so the result does not depend on the thread
 /// count and equals one seeded bootstrap per row. No per-pair changes are reported (see
-/// [`compute_axes_at`]).
+/// `compute_axes_at`).
 pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec<AxisStat> {
     compute_axes_at(pairs, &[], &[], pricing, seed)
 }

@@ -342,8 +342,8 @@ pub(crate) fn hotelling_t2<R: AsRef<[f64]>>(
 }
 
 /// The test from the two samples' moments, with the F-distribution p-value: exactly
-/// [`hotelling_t2`] with [`PValue::F`] on the rows the moments were accumulated from (also
-/// with [`PValue::ExactWhenSmall`] whenever the labellings are too many to enumerate,
+/// `hotelling_t2` with `PValue::F` on the rows the moments were accumulated from (also
+/// with `PValue::ExactWhenSmall` whenever the labellings are too many to enumerate,
 /// `C(n1 + n2, n1) > EXACT_PERM_LIMIT`) — for samples passed over rather than held.
 pub fn hotelling_t2_of_moments(
     a: SampleMoments,

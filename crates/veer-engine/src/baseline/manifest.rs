@@ -83,7 +83,7 @@ pub struct Approval {
 /// A baseline version's manifest (one revision of it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
-    /// [`MANIFEST_SCHEMA_VERSION`].
+    /// `MANIFEST_SCHEMA_VERSION`.
     pub schema_version: u32,
     /// Always `veer-baseline`.
     pub kind: String,

@@ -71,7 +71,7 @@ impl DesignKind {
 pub struct Design {
     /// The kind.
     pub kind: DesignKind,
-    /// Number of factors k (1..=[`MAX_FACTORS`]).
+    /// Number of factors k (1..=`MAX_FACTORS`).
     pub factors: usize,
     /// The points: one level per factor (`true` = B). The first is the all-A point.
     pub points: Vec<Vec<bool>>,

@@ -6,7 +6,7 @@
 //! - [`deltas`]: the atomic deltas between A and B and the factors (`--group`);
 //! - [`design`]: full factorial, fold-over Plackett–Burman, Plackett–Burman;
 //! - [`measure`]: each run against the baseline configuration's runs;
-//! - [`estimate`]: effects by least squares, bootstrap intervals, shares;
+//! - `estimate`: effects by least squares, bootstrap intervals, shares;
 //! - [`report`]: the `bisect.json` document, composed by [`compose`].
 
 pub mod config;

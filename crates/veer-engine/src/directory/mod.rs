@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use veer_diff::Unmatched;
 
 /// What a long directory diff tells its front end as it goes (the binary draws a progress bar;
-/// [`Quiet`] tells no one). Stages run one after another; `tick` is called from worker threads.
+/// `Quiet` tells no one). Stages run one after another; `tick` is called from worker threads.
 pub trait Progress: Sync {
     /// A stage of `total` steps, named `label` (e.g. "diffing trace pairs"), begins.
     fn begin(&self, total: u64, label: &'static str);

@@ -242,7 +242,7 @@ pub fn render(r: &DiffReport, verdict: &Verdict) -> String {
 }
 
 /// The Markdown printer of a streamed directory diff. A comment is capped
-/// ([`MAX_TABLE_ROWS`], [`MAX_DETAILED_PAIRS`]), so it holds at most that many rendered rows
+/// (`MAX_TABLE_ROWS`, `MAX_DETAILED_PAIRS`), so it holds at most that many rendered rows
 /// and sections whatever the number of pairs; everything is written at the end, after the
 /// heading that needs the summary.
 #[derive(Debug, Default)]

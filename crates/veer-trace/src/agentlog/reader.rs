@@ -1,7 +1,7 @@
 //! The `.agentlog` reader: bytes → [`Trace`], streaming line by line.
 //!
 //! Default (permissive) mode accepts what Shadow's parser accepts, minus the few silent breakages
-//! the spec lists (`trace-formats.md` §1.9); `--strict` adds the checks of [`super::strict`].
+//! the spec lists (`trace-formats.md` §1.9); `--strict` adds the checks of `super::strict`.
 
 pub(crate) use super::batch::Batching;
 use super::batch::{expected_records, fill, Batch, Stop};

@@ -2,7 +2,7 @@
 //!
 //! Detection never looks at the file name (spec `trace-formats.md` §3.7). In order:
 //! 1. gzip magic → `.agentlog` (compressed); zip magic → an Inspect AI `.eval` log;
-//! 2. each entry of [`READERS`] whose `sniff` accepts the first bytes reads the whole file;
+//! 2. each entry of `READERS` whose `sniff` accepts the first bytes reads the whole file;
 //! 3. a JSON object with a traxr shape → traxr (trace, results file or analyzer case); an
 //!    Inspect AI JSON log (`version` and an `eval` object) → Inspect;
 //! 4. a JSON object that looks like nothing veer reads → an error naming the formats veer
@@ -10,7 +10,7 @@
 //!    response, OTLP logs or metrics);
 //! 5. anything else → `.agentlog` JSON Lines, whose reader names the offending line.
 //!
-//! Adding a format is one module here and one [`FormatReader`] entry.
+//! Adding a format is one module here and one `FormatReader` entry.
 
 pub(crate) mod agents_sdk;
 pub(crate) mod assemble;

@@ -4,9 +4,9 @@
 //! A file holds one `ExportTraceServiceRequest` JSON object (pretty-printed or not), or one per
 //! line as the Collector's file exporter writes. Lines are parsed on all cores, and each
 //! line's spans are read as soon as it is parsed, so its wire structs never outlive it; a
-//! single document's spans are read in batches while it is parsed ([`document`]); the
+//! single document's spans are read in batches while it is parsed (`document`); the
 //! spans of all requests (and of several files, for `veer convert`) are then assembled into one trace by
-//! [`assemble`], whose ordering never depends on the input order.
+//! `assemble`, whose ordering never depends on the input order.
 
 pub(crate) mod assemble;
 pub(crate) mod attrs;
