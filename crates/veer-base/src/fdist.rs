@@ -20,9 +20,9 @@
 //!   §6.4), so the cap is reached only with `max(a, b)` beyond ~10⁹ and `x` within a few
 //!   standard deviations of the mean; the truncated fraction is then returned. Past
 //!   `a + b = 10¹⁰`, where the fraction's variable near 1 has lost its last digits, the
-//!   series in the small variable takes over while `(a + b) w ≤` [`FAR_SIDE`] = 2·10⁴: at most
+//!   series in the small variable takes over while `(a + b) w ≤` `FAR_SIDE` = 2·10⁴: at most
 //!   `2·FAR_SIDE + 60` terms, also capped at `CF_CAP`, and never both in one call.
-//! * [`f_ppf`]: at most [`PPF_STEPS`] = 1,100 bisection steps on `u ∈ [0, 1]`, and as many on
+//! * [`f_ppf`]: at most `PPF_STEPS` = 1,100 bisection steps on `u ∈ [0, 1]`, and as many on
 //!   `v = 1 − u` when the quantile lies past `u = 1 − 2⁻¹⁰`. Each step halves the bracket and
 //!   the loop stops when the midpoint is no longer strictly inside it; doubles in [0, 1] are at
 //!   least 2⁻¹⁰⁷⁴ apart, so that happens after at most 1,076 steps.
@@ -41,7 +41,7 @@ pub use noncentral::{ncf_cdf, ncf_cdf_work, NCF_BETA_CALLS, NCF_TERMS, NCF_WORK_
 /// Largest number of continued-fraction iterations of one incomplete beta.
 pub const CF_CAP: u64 = 100_000;
 /// Largest number of bisection steps of [`f_ppf`].
-pub const PPF_STEPS: u64 = 1_100;
+pub(crate) const PPF_STEPS: u64 = 1_100;
 /// Largest number of iterations of one [`f_ppf`]: each step evaluates one incomplete beta.
 pub const PPF_WORK_BOUND: u64 = 2 * PPF_STEPS * (CF_CAP + 1);
 
@@ -378,13 +378,15 @@ pub fn f_sf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
     (p, work)
 }
 
+#[cfg(test)]
 /// `P(F ≤ f)` for `F ~ F(d1, d2)`; 0 for `f ≤ 0`, NaN for NaN or invalid degrees of freedom.
 /// At most [`CF_CAP`] iterations.
-pub fn f_cdf(f: f64, d1: f64, d2: f64) -> f64 {
+pub(crate) fn f_cdf(f: f64, d1: f64, d2: f64) -> f64 {
     f_cdf_work(f, d1, d2).0
 }
 
-/// [`f_cdf`] and its iterations.
+/// `P(F ≤ f)` for `F ~ F(d1, d2)` (0 for `f ≤ 0`, NaN for NaN or invalid degrees of freedom)
+/// and its iterations, at most [`CF_CAP`].
 #[doc(hidden)]
 pub fn f_cdf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
     if f.is_nan() || !valid_dof(d1, d2) {
@@ -400,7 +402,7 @@ pub fn f_cdf_work(f: f64, d1: f64, d2: f64) -> (f64, u64) {
 }
 
 /// The `q`-quantile of `F(d1, d2)` (`0 < q < 1`), by bisection on the beta variable
-/// `u = d1 f / (d1 f + d2)` until the bracket stops shrinking (at most [`PPF_STEPS`] steps).
+/// `u = d1 f / (d1 f + d2)` until the bracket stops shrinking (at most `PPF_STEPS` steps).
 /// NaN for `q` outside (0, 1), NaN arguments or invalid degrees of freedom; may be +∞ when
 /// the quantile exceeds the doubles.
 pub fn f_ppf(q: f64, d1: f64, d2: f64) -> f64 {

@@ -143,9 +143,10 @@ pub fn py_int(s: &str) -> Option<f64> {
     Some(if negative { -v } else { v })
 }
 
+#[cfg(test)]
 /// Whether `text`, lowercased as Python's `str.lower()` does, contains `needle` (ASCII,
 /// lowercase).
-pub fn lower_contains(text: &str, needle: &str) -> bool {
+pub(crate) fn lower_contains(text: &str, needle: &str) -> bool {
     lowercase(text).contains(needle)
 }
 

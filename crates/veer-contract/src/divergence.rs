@@ -79,7 +79,7 @@ pub enum AlignmentKind {
 
 impl AlignmentKind {
     /// True for [`AlignmentKind::Exact`] (the report omits the field then).
-    pub fn is_exact(&self) -> bool {
+    pub(crate) fn is_exact(&self) -> bool {
         *self == AlignmentKind::Exact
     }
 }

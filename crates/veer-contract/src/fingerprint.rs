@@ -42,11 +42,11 @@ impl Decision {
 }
 
 /// Post-hoc power at or above which a rejection is "powered" (Cohen's 0.8).
-pub const GATE_POWER: f64 = 0.8;
+pub(crate) const GATE_POWER: f64 = 0.8;
 
 /// Smallest absolute mean shift (on the dimensions' 0–1 scale) of at least one dimension for a
 /// powered rejection to reach the gate: 0.05 = five percentage points of a rate.
-pub const GATE_MIN_SHIFT: f64 = 0.05;
+pub(crate) const GATE_MIN_SHIFT: f64 = 0.05;
 
 /// One fingerprint dimension in the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -92,7 +92,7 @@ pub struct FingerprintBlock {
 
 impl FingerprintBlock {
     /// The gate level of the test: `moderate` for a powered rejection (decision `reject`,
-    /// power ≥ [`GATE_POWER`], some dimension's mean moved by ≥ [`GATE_MIN_SHIFT`]), else none.
+    /// power ≥ `GATE_POWER`, some dimension's mean moved by ≥ `GATE_MIN_SHIFT`), else none.
     pub fn gate_level(&self) -> Level {
         let largest_shift = self
             .dimensions

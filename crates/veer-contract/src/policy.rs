@@ -387,7 +387,7 @@ impl Enforcement {
 }
 
 /// The worst level among violations (each ranked by its severity).
-pub fn worst_of(violations: &[Violation]) -> Level {
+pub(crate) fn worst_of(violations: &[Violation]) -> Level {
     violations
         .iter()
         .map(|v| Level::from(v.severity))

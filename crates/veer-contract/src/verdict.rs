@@ -139,13 +139,6 @@ impl Verdict {
             .any(|t| t.trace.as_deref() == trace && &t.cause == cause)
     }
 
-    /// The trips of one trace (directory mode's pair, by relative path).
-    pub fn trips_of<'a>(&'a self, trace: &'a str) -> impl Iterator<Item = &'a Trip> + 'a {
-        self.trips
-            .iter()
-            .filter(move |t| t.trace.as_deref() == Some(trace))
-    }
-
     /// One line naming what tripped the gate (at most `max` trips, then a count), e.g.
     /// `cost (severe), policy rule no-refunds (severe) in run1.agentlog`; None when it did not
     /// trip.

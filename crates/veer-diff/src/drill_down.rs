@@ -10,7 +10,7 @@ pub use veer_contract::recommend::{PairAxisScore, PairDrilldown};
 use veer_trace::features::shingles;
 
 /// Number of pairs kept in the drill-down.
-pub const DRILL_DOWN_K: usize = 5;
+pub(crate) const DRILL_DOWN_K: usize = 5;
 
 fn clamp_norm(v: f64) -> f64 {
     if v.is_nan() {
@@ -72,7 +72,7 @@ fn score(axis: Axis, b: f64, c: f64, norm: f64) -> PairAxisScore {
 }
 
 /// The drill-down entry of one pair.
-pub fn pair_drilldown(
+pub(crate) fn pair_drilldown(
     pair_index: usize,
     pair: Pair,
     (b, c): TurnPair<'_>,

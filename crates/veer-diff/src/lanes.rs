@@ -10,7 +10,8 @@
 use crate::align::cost::{intern, pair_cost};
 use crate::align::{Alignment, Step, NOISE_FLOOR};
 use crate::turn::DiffTurn;
-pub use crate::word_diff::{word_diff, WordChange, WordSpan};
+use crate::word_diff::word_diff;
+pub use crate::word_diff::{WordChange, WordSpan};
 use std::collections::BTreeSet;
 pub use veer_contract::lanes::{
     LaneCell, LaneRow, LaneStatus, Lanes, ToolCallView, TurnDetail, TurnSide, COLLAPSE_AFTER,
@@ -29,7 +30,7 @@ pub struct Named {
 }
 
 /// The first `n` characters of `s`, with `…` when cut.
-pub fn cut(s: &str, n: usize) -> String {
+pub(crate) fn cut(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),

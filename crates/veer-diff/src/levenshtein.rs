@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 /// Table cells (after the common prefix and suffix are set aside) up to which
-/// [`bounded_normalized_levenshtein`] is exact: 2^24 (16,777,216), about 20 ms of work.
+/// `bounded_normalized_levenshtein` is exact: 2^24 (16,777,216), about 20 ms of work.
 pub const EXACT_CELLS: u64 = 1 << 24;
 
 /// Edit distance (insertions, deletions, substitutions, each cost 1) between two sequences.
@@ -40,7 +40,7 @@ pub fn normalized_levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> f64 {
 
 /// A normalised distance and whether it is exact.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bounded {
+pub(crate) struct Bounded {
     /// Distance / longer length, in [0, 1].
     pub value: f64,
     /// False when the value is the anchored upper bound (the pair was past the budget).
@@ -51,7 +51,11 @@ pub struct Bounded {
 /// prefix and suffix (which never changes the distance) has at most `max_cells` cells;
 /// otherwise the distance of `veer_base::edit_script::anchored` over the interned tokens —
 /// an upper bound, never above the longer length — in O((n + m) log(n + m)) time.
-pub fn bounded_normalized_levenshtein<T: Eq + Hash>(a: &[T], b: &[T], max_cells: u64) -> Bounded {
+pub(crate) fn bounded_normalized_levenshtein<T: Eq + Hash>(
+    a: &[T],
+    b: &[T],
+    max_cells: u64,
+) -> Bounded {
     let longest = a.len().max(b.len());
     if longest == 0 {
         return Bounded {

@@ -12,20 +12,20 @@ pub mod aggregate;
 pub mod align;
 pub mod axes;
 mod bootstrap_plan;
-pub mod changes;
-pub mod drill_down;
+pub(crate) mod changes;
+pub(crate) mod drill_down;
 pub mod fingerprint;
 pub mod hotelling;
 pub mod inputs;
 pub mod lanes;
 pub mod levenshtein;
-pub mod pairing;
+pub(crate) mod pairing;
 pub mod pricing;
-pub mod recommend;
-pub mod severity;
+pub(crate) mod recommend;
+pub(crate) mod severity;
 pub mod stats;
 pub mod turn;
-pub mod word_diff;
+pub(crate) mod word_diff;
 
 #[cfg(test)]
 mod proptests;
@@ -56,9 +56,9 @@ use veer_contract::policy::Gate;
 use veer_trace::Trace;
 
 /// Default bootstrap seed.
-pub const DEFAULT_SEED: u64 = 42;
+pub(crate) const DEFAULT_SEED: u64 = 42;
 /// Default number of ranked divergences.
-pub const DEFAULT_TOP_K: usize = 5;
+pub(crate) const DEFAULT_TOP_K: usize = 5;
 /// Default alignment work budget: 2^26 cells (about 67 million; an 8,000 × 8,000 table).
 pub const DEFAULT_MAX_ALIGN_CELLS: u64 = 1 << 26;
 
@@ -113,7 +113,7 @@ pub fn divergences(
 /// [`divergences`] within an alignment work budget of `max_cells` in-band cells per round;
 /// None when the exact alignment would need more.
 #[allow(clippy::type_complexity)]
-pub fn divergences_within(
+pub(crate) fn divergences_within(
     baseline: &[DiffTurn],
     candidate: &[DiffTurn],
     k: usize,
@@ -134,8 +134,8 @@ pub fn divergences_within(
     Some((first, ranked, Some(alignment)))
 }
 
-/// The alignment events of two traces at any size: [`divergences_within`] when the exact
-/// alignment fits `max_cells`, otherwise the anchored alignment ([`align::anchored`]). The
+/// The alignment events of two traces at any size: `divergences_within` when the exact
+/// alignment fits `max_cells`, otherwise the anchored alignment (`align::anchored`). The
 /// kind says which.
 #[allow(clippy::type_complexity)]
 pub fn divergences_anchored(
@@ -281,7 +281,7 @@ pub fn fingerprint_of_traces(
 /// The highest severity over rows whose change is a regression (the axis's worse direction,
 /// [`Axis::worse_when`]); `none` when every change is an improvement or there is none. This
 /// is the axis level the gate reads.
-pub fn worst_regression(rows: &[AxisStat]) -> Level {
+pub(crate) fn worst_regression(rows: &[AxisStat]) -> Level {
     rows.iter()
         .filter(|r| r.direction == Direction::Regression)
         .map(|r| r.severity)

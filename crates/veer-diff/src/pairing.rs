@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub use veer_contract::divergence::PairBy;
 
 /// Whether the alignment pairs every turn one-to-one in order (only `Match(i, i)` steps).
-pub fn one_to_one(steps: &[Step]) -> bool {
+pub(crate) fn one_to_one(steps: &[Step]) -> bool {
     steps
         .iter()
         .all(|s| matches!(*s, Step::Match(i, j) if i == j))
@@ -17,7 +17,7 @@ pub fn one_to_one(steps: &[Step]) -> bool {
 /// The turns the alignment leaves unpaired that `has_calls` says carry tool calls, in path
 /// order: dropped baseline turns (candidate side null) and inserted candidate turns
 /// (baseline side null).
-pub fn unpaired_with_calls(
+pub(crate) fn unpaired_with_calls(
     steps: &[Step],
     baseline_has_calls: impl Fn(usize) -> bool,
     candidate_has_calls: impl Fn(usize) -> bool,
@@ -51,7 +51,7 @@ pub struct Pair {
 /// Index pairing within recorded sessions. `*_sessions` give the session of every response and
 /// `*_count` the number of sessions of each trace. Returns the pairs (ordered by session, then
 /// position) and warnings about responses or sessions left unpaired.
-pub fn index_pairs(
+pub(crate) fn index_pairs(
     baseline_sessions: &[usize],
     baseline_count: usize,
     candidate_sessions: &[usize],
@@ -97,7 +97,7 @@ pub fn index_pairs(
 }
 
 /// Pairs along the alignment: one per `Match` step, in path order.
-pub fn alignment_pairs(steps: &[Step]) -> Vec<Pair> {
+pub(crate) fn alignment_pairs(steps: &[Step]) -> Vec<Pair> {
     steps
         .iter()
         .filter_map(|s| match *s {

@@ -170,7 +170,7 @@ impl Pricing {
 
     /// Cost of one response in USD: `None` when the model or the input/output token counts
     /// are missing; 0.0 when the model is not priced.
-    pub fn cost_of(&self, t: &CostInputs) -> Option<f64> {
+    pub(crate) fn cost_of(&self, t: &CostInputs) -> Option<f64> {
         let model = t.model?;
         let input_tokens = t.input_tokens?;
         let output_tokens = t.output_tokens?;
@@ -217,7 +217,7 @@ impl Pricing {
 }
 
 /// `model` without a dated snapshot suffix, when it has one.
-pub fn strip_snapshot(model: &str) -> Option<&str> {
+pub(crate) fn strip_snapshot(model: &str) -> Option<&str> {
     let b = model.as_bytes();
     let n = b.len();
     let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);

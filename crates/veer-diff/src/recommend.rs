@@ -15,7 +15,7 @@ pub use veer_contract::recommend::{Action, RecSeverity, Recommendation};
 
 /// Trace-wide facts the rules check their hints against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     /// Tool-use blocks over every baseline response.
     pub baseline_calls: usize,
     /// Tool-use blocks over every candidate response.
@@ -34,7 +34,7 @@ impl Evidence {
 }
 
 /// Most recommendations kept.
-pub const MAX_RECOMMENDATIONS: usize = 8;
+pub(crate) const MAX_RECOMMENDATIONS: usize = 8;
 
 fn signed(v: f64) -> String {
     format!("{v:+.3}")
@@ -325,14 +325,9 @@ fn for_divergence(e: &Divergence) -> Recommendation {
 }
 
 /// All recommendations for a filled report: root causes, per-divergence rules, the fallback,
-/// sorted by severity, confidence (descending) and turn; at most 8. Without trace-wide
-/// [`Evidence`] (see [`recommendations_with`]) the retry-loop hint never fires.
-pub fn recommendations(rows: &[AxisStat], divergences: &[Divergence]) -> Vec<Recommendation> {
-    recommendations_with(rows, divergences, &Evidence::default())
-}
-
-/// [`recommendations`], checking the hints against `evidence`.
-pub fn recommendations_with(
+/// sorted by severity, confidence (descending) and turn; at most 8. The retry-loop hint is
+/// checked against the trace-wide `evidence` (it never fires without it).
+pub(crate) fn recommendations_with(
     rows: &[AxisStat],
     divergences: &[Divergence],
     evidence: &Evidence,

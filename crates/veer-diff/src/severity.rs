@@ -7,7 +7,7 @@ pub use veer_base::Level;
 const EPS: f64 = 1e-9;
 
 /// Whether an interval lies on both sides of zero (a bound of exactly 0 does not straddle).
-pub fn straddles(low: f64, high: f64) -> bool {
+pub(crate) fn straddles(low: f64, high: f64) -> bool {
     low < -EPS && high > EPS
 }
 
@@ -41,7 +41,7 @@ pub fn classify(delta: f64, baseline: f64, low: f64, high: f64) -> Level {
 
 /// Level of a rate axis: absolute `|delta|` (< 0.05 minor, < 0.15 moderate, else severe),
 /// with the same straddle downgrade.
-pub fn classify_rate(delta: f64, low: f64, high: f64) -> Level {
+pub(crate) fn classify_rate(delta: f64, low: f64, high: f64) -> Level {
     if ![delta, low, high].iter().all(|v| v.is_finite()) {
         return Level::None;
     }

@@ -7,7 +7,7 @@ use crate::bootstrap_plan::{evaluate, Plan, Scratch};
 use veer_base::rng::ChaCha12;
 
 /// Number of bootstrap resamples behind every confidence interval.
-pub const BOOTSTRAP_ITERATIONS: usize = 1000;
+pub(crate) const BOOTSTRAP_ITERATIONS: usize = 1000;
 
 /// Median: empty → 0.0; odd length → the middle element; even → the mean of the two middle
 /// elements of a sorted copy.
@@ -45,7 +45,7 @@ pub fn mean(xs: &[f64]) -> f64 {
 
 /// Linear-interpolation percentile of an ascending slice, `p` in percent (0–100);
 /// empty → 0.0.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -91,7 +91,7 @@ impl Statistic {
 /// A bootstrap confidence interval: the 2.5th, 50th and 97.5th percentiles of the resampled
 /// statistic (same unit as the statistic).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Interval {
+pub(crate) struct Interval {
     /// Lower 95% bound.
     pub low: f64,
     /// Bootstrap median (reported by no axis; kept for completeness).
@@ -100,14 +100,15 @@ pub struct Interval {
     pub high: f64,
 }
 
+#[cfg(test)]
 /// Paired bootstrap over `b` and `c` (equal lengths; the longer is truncated if they differ):
 /// 1000 rounds each drawing `n` indices with a generator seeded with `seed`; the same index
 /// selects from both sides. Empty input → all zeros.
-pub fn paired_ci(b: &[f64], c: &[f64], statistic: Statistic, seed: u64) -> Interval {
+pub(crate) fn paired_ci(b: &[f64], c: &[f64], statistic: Statistic, seed: u64) -> Interval {
     paired_cis(&[Sample { b, c, statistic }], seed)[0]
 }
 
-/// One paired sample for [`paired_cis`].
+/// One paired sample for `paired_cis`.
 #[derive(Debug, Clone, Copy)]
 pub struct Sample<'a> {
     /// Baseline values.
@@ -126,7 +127,7 @@ pub struct Sample<'a> {
 /// the previous batch is evaluated; each round's values land in their own slot, so the result
 /// does not depend on the thread count. How a round's statistic is evaluated without copying
 /// the resample, bit-identically, is in [`crate::bootstrap_plan`].
-pub fn paired_cis(samples: &[Sample<'_>], seed: u64) -> Vec<Interval> {
+pub(crate) fn paired_cis(samples: &[Sample<'_>], seed: u64) -> Vec<Interval> {
     paired_cis_batched(samples, seed, BATCH_INDICES)
 }
 

@@ -38,13 +38,13 @@ pub struct DiffTurn<'t> {
     /// The shared per-turn features (tokens, shapes, inputs, text, stop, usage).
     pub features: TurnFeatures<'t>,
     /// Text parts joined with `"\n"` (drill-down), when that differs from `features.text`
-    /// (more than one part); read it with [`DiffTurn::text_nl`].
+    /// (more than one part); read it with `DiffTurn::text_nl`.
     pub text_nl_if_other: Option<Box<str>>,
     /// Per tool-use block in content order, the index of its `name(k1,k2)` shape in
-    /// `features.shape`; read the strings with [`DiffTurn::shape_sequence`].
+    /// `features.shape`; read the strings with `DiffTurn::shape_sequence`.
     pub shape_order: Box<[u32]>,
     /// The input of the first tool-use block whose input is an object (conformance tool
-    /// intent); its sorted keys are [`DiffTurn::first_object_keys`].
+    /// intent); its sorted keys are `DiffTurn::first_object_keys`.
     pub first_object: Option<&'t Object>,
     /// Number of content parts with `type == "thinking"`.
     pub thinking_parts: usize,
@@ -134,14 +134,14 @@ impl<'t> DiffTurn<'t> {
     }
 
     /// Text parts joined with `"\n"` (drill-down).
-    pub fn text_nl(&self) -> &str {
+    pub(crate) fn text_nl(&self) -> &str {
         self.text_nl_if_other
             .as_deref()
             .unwrap_or(&self.features.text)
     }
 
     /// `name(k1,k2)` per tool-use block, in content order (drill-down trajectory, lanes).
-    pub fn shape_sequence(&self) -> Vec<&str> {
+    pub(crate) fn shape_sequence(&self) -> Vec<&str> {
         self.shape_order
             .iter()
             .filter_map(|&k| self.features.shape.get(k as usize).map(String::as_str))
@@ -150,7 +150,7 @@ impl<'t> DiffTurn<'t> {
 
     /// Sorted, distinct top-level keys of [`DiffTurn::first_object`] (conformance tool
     /// intent), `None` when no tool-use block has an object input.
-    pub fn first_object_keys(&self) -> Option<Vec<&str>> {
+    pub(crate) fn first_object_keys(&self) -> Option<Vec<&str>> {
         self.first_object.map(|m| {
             let mut keys: Vec<&str> = m.keys().collect();
             keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
@@ -161,7 +161,7 @@ impl<'t> DiffTurn<'t> {
 }
 
 /// The diff's view of both traces, with every turn's shingles as 32-bit ids into one
-/// dictionary shared by the pair (see [`SideIds`]). Each side is built in turn order and its
+/// dictionary shared by the pair (see `SideIds`). Each side is built in turn order and its
 /// hashes replaced as each turn is built, so the 64-bit hashes of a whole trace are never
 /// held at once.
 pub fn diff_turn_pair<'t>(
@@ -200,7 +200,7 @@ pub fn diff_turn_pair<'t>(
 /// their hashes. Halves the largest per-turn allocation of a long diff (4 bytes per distinct
 /// 4-gram instead of 8).
 #[derive(Default)]
-pub struct SideIds {
+pub(crate) struct SideIds {
     /// Hash → id.
     ids: std::collections::HashMap<u64, u32, crate::align::cost::ShingleHash>,
     /// Id → hash.
@@ -228,7 +228,7 @@ impl SideIds {
 /// Where the candidate side's ids go in the baseline's dictionary (indexed by candidate id):
 /// a hash both sides hold gets the baseline's id, the others new ids after the baseline's (in
 /// candidate id order). Apply it to each candidate turn with [`remap_ids`].
-pub fn join_sides(baseline: &SideIds, candidate: SideIds) -> Vec<u32> {
+pub(crate) fn join_sides(baseline: &SideIds, candidate: SideIds) -> Vec<u32> {
     let mut next = baseline.hashes.len() as u32;
     candidate
         .hashes
@@ -243,7 +243,7 @@ pub fn join_sides(baseline: &SideIds, candidate: SideIds) -> Vec<u32> {
 }
 
 /// Rewrites one candidate turn's ids through `remap` (from [`join_sides`]), ascending again.
-pub fn remap_ids(remap: &[u32], ids: &mut [u32]) {
+pub(crate) fn remap_ids(remap: &[u32], ids: &mut [u32]) {
     for id in ids.iter_mut() {
         *id = remap[*id as usize];
     }

@@ -5,7 +5,7 @@
 pub use veer_contract::lanes::{WordChange, WordSpan};
 
 /// Word diffs whose LCS table would exceed this many cells show both texts as replaced.
-pub const WORD_DIFF_CELLS: usize = 1 << 20;
+pub(crate) const WORD_DIFF_CELLS: usize = 1 << 20;
 
 /// Words with the whitespace that follows them.
 fn words(s: &str) -> Vec<&str> {
@@ -39,7 +39,7 @@ fn push(out: &mut Vec<WordSpan>, change: WordChange, text: &str) {
 /// Word-level diff of two texts: a longest common subsequence of words (whitespace
 /// included), adjacent words of one kind merged. Over [`WORD_DIFF_CELLS`] the whole baseline
 /// text is removed and the whole candidate text added.
-pub fn word_diff(a: &str, b: &str) -> Vec<WordSpan> {
+pub(crate) fn word_diff(a: &str, b: &str) -> Vec<WordSpan> {
     let (wa, wb) = (words(a), words(b));
     let mut out = Vec::new();
     // Common prefix and suffix need no table.

@@ -40,7 +40,7 @@ pub fn diff(
 }
 
 /// [`diff`], also handing back both sides' response fingerprints (directory mode pools them).
-pub fn diff_keeping_fingerprints(
+pub(crate) fn diff_keeping_fingerprints(
     baseline: &Trace,
     candidate: &Trace,
     (baseline_path, candidate_path): (&str, &str),

@@ -31,7 +31,7 @@ pub enum ErrorKind {
 }
 
 /// Exit code of an interrupted run (128 + SIGINT).
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 /// Exit code of every other error.
 pub const EXIT_ERROR: u8 = 2;
 

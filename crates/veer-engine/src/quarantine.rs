@@ -76,7 +76,7 @@ impl Day {
     }
 
     /// Days since 1970-01-01 (days-from-civil, Hinnant 2013).
-    pub fn unix_days(self) -> i64 {
+    pub(crate) fn unix_days(self) -> i64 {
         let y = i64::from(self.year) - i64::from(self.month <= 2);
         let era = y.div_euclid(400);
         let yoe = y.rem_euclid(400);

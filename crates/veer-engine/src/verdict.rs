@@ -12,7 +12,7 @@ use veer_policy::{Level, Violation};
 
 /// The behaviour-axis signals of a pair report: each axis at its severity. The one place the
 /// axis-level input to the gate is chosen.
-pub fn axis_signals(report: &DiffReport) -> Vec<Trip> {
+pub(crate) fn axis_signals(report: &DiffReport) -> Vec<Trip> {
     // Only worse-direction changes gate: an improvement never trips (docs/diff.md, Direction).
     report
         .axes
@@ -64,7 +64,7 @@ pub fn policy_signal(v: &Violation, regression: bool) -> Trip {
 }
 
 /// The signal of an input that could not be read or compared.
-pub fn unreadable_signal(trace: Option<&str>, file: Option<&str>, error: &str) -> Trip {
+pub(crate) fn unreadable_signal(trace: Option<&str>, file: Option<&str>, error: &str) -> Trip {
     Trip {
         trace: trace.map(str::to_string),
         level: Level::Severe,

@@ -35,7 +35,7 @@ impl TraceAnswer {
 /// The answer of a trace: the **last** `final_answer` event if there is one; otherwise, for
 /// native `.agentlog` records, the text of the last `chat_response` (parts joined by `"\n"`)
 /// with its SHA-256[:16]; otherwise nothing.
-pub fn trace_answer(trace: &Trace, events: &[MetricEvent<'_>]) -> TraceAnswer {
+pub(crate) fn trace_answer(trace: &Trace, events: &[MetricEvent<'_>]) -> TraceAnswer {
     if let Some(e) = events
         .iter()
         .rev()
@@ -73,7 +73,7 @@ pub fn trace_answer(trace: &Trace, events: &[MetricEvent<'_>]) -> TraceAnswer {
 
 /// The report-level `answer_changed` (§6): raw ≠ raw when both raws are known, else
 /// hash ≠ hash (Python equality; two traces without answers → false).
-pub fn report_answer_changed(a: &TraceAnswer, b: &TraceAnswer) -> bool {
+pub(crate) fn report_answer_changed(a: &TraceAnswer, b: &TraceAnswer) -> bool {
     match (&a.raw, &b.raw) {
         (Some(x), Some(y)) => !crate::pystr::py_eq(x, y),
         _ => !crate::pystr::py_eq_opt(a.hash.as_ref(), b.hash.as_ref()),
@@ -81,7 +81,7 @@ pub fn report_answer_changed(a: &TraceAnswer, b: &TraceAnswer) -> bool {
 }
 
 /// Python `str.casefold()`: full Unicode case folding.
-pub fn casefold(s: &str) -> String {
+pub(crate) fn casefold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match CASEFOLD_EXCEPTIONS.binary_search_by(|(k, _)| k.cmp(&c)) {
@@ -94,7 +94,7 @@ pub fn casefold(s: &str) -> String {
 
 /// traxr's `normalize_answer`: collapse whitespace, strip, strip every leading and trailing
 /// quote (`"`, `'`), case-fold, drop one trailing `.`. `None` → `""`.
-pub fn normalize_answer(s: Option<&str>) -> String {
+pub(crate) fn normalize_answer(s: Option<&str>) -> String {
     let Some(s) = s else {
         return String::new();
     };

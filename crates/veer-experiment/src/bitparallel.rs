@@ -177,7 +177,7 @@ fn advance(
 
 /// Compares `seq1` (clean) with `seq2` (perturbed); equal to
 /// [`crate::levenshtein::edit_script`] on every input.
-pub fn edit_script_bitparallel(seq1: &[u32], seq2: &[u32]) -> EditScript {
+pub(crate) fn edit_script_bitparallel(seq1: &[u32], seq2: &[u32]) -> EditScript {
     script_with(seq1, seq2, DENSE_WORDS, FIRST_BAND)
 }
 

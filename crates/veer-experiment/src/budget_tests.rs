@@ -4,36 +4,7 @@
 
 use crate::divergence::{bounded_script, budgeted_script, BITPARALLEL_WORDS};
 use proptest::prelude::*;
-use veer_base::edit_script::{EditOp, EditScript};
-
-fn check_valid(a: &[u32], b: &[u32], s: &EditScript) -> Result<(), TestCaseError> {
-    let (mut ni, mut nj) = (0, 0);
-    for op in &s.ops {
-        match *op {
-            EditOp::Match { i, j } => {
-                prop_assert_eq!((i, j), (ni, nj));
-                prop_assert_eq!(a[i], b[j]);
-                (ni, nj) = (i + 1, j + 1);
-            }
-            EditOp::Substitution { i, j } => {
-                prop_assert_eq!((i, j), (ni, nj));
-                (ni, nj) = (i + 1, j + 1);
-            }
-            EditOp::Insertion { j } => {
-                prop_assert_eq!(j, nj);
-                nj += 1;
-            }
-            EditOp::Deletion { i } => {
-                prop_assert_eq!(i, ni);
-                ni += 1;
-            }
-        }
-    }
-    prop_assert_eq!((ni, nj), (a.len(), b.len()));
-    prop_assert_eq!(s.distance, s.substitutions + s.insertions + s.deletions);
-    prop_assert_eq!((s.baseline_length, s.perturbed_length), (a.len(), b.len()));
-    Ok(())
-}
+use veer_base::edit_script::validate;
 
 proptest! {
     /// Within its budget the structural block's script is the exact one of every route.
@@ -61,7 +32,7 @@ fn the_structural_fallback_engages_past_the_bit_parallel_budget() {
     assert!((a.len() as u64 * b.len() as u64) / 64 > BITPARALLEL_WORDS);
     let (script, exact) = budgeted_script(&a, &b, 1 << 26);
     assert!(!exact);
-    check_valid(&a, &b, &script).unwrap();
+    validate(&a, &b, &script).unwrap();
     // The index-wise alignment is one of the candidates: never worse than it.
     assert!(script.distance <= 140_000 / 3 + 1, "{}", script.distance);
 }

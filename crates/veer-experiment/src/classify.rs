@@ -8,7 +8,7 @@ use veer_trace::Json;
 
 /// The 13 divergence types that count as structural for t* with the built-in vocabulary,
 /// sorted by name.
-pub const STRUCTURAL_DIVERGENCE_TYPES: [&str; 13] = [
+pub(crate) const STRUCTURAL_DIVERGENCE_TYPES: [&str; 13] = [
     "agent_error_introduced",
     "different_action",
     "different_agent_routed",
@@ -25,7 +25,7 @@ pub const STRUCTURAL_DIVERGENCE_TYPES: [&str; 13] = [
 ];
 
 /// Whether `t` is one of [`STRUCTURAL_DIVERGENCE_TYPES`].
-pub fn is_structural(t: &str) -> bool {
+pub(crate) fn is_structural(t: &str) -> bool {
     STRUCTURAL_DIVERGENCE_TYPES.binary_search(&t).is_ok()
 }
 
@@ -44,7 +44,7 @@ fn names<'t>(e: &MetricEvent<'t>) -> Cow<'t, Json> {
 
 /// The type of a substitution of `clean` by `perturbed`; `None` when the classifier finds
 /// no structural difference (then the pair counts as a match in the alignment).
-pub fn substitution_type(
+pub(crate) fn substitution_type(
     clean: &MetricEvent<'_>,
     perturbed: &MetricEvent<'_>,
 ) -> Option<&'static str> {
@@ -84,7 +84,7 @@ pub fn substitution_type(
 }
 
 /// The type of an event present only in the perturbed trace.
-pub fn insertion_type(perturbed: &MetricEvent<'_>) -> &'static str {
+pub(crate) fn insertion_type(perturbed: &MetricEvent<'_>) -> &'static str {
     if perturbed.event_type() == "agent_error" {
         "agent_error_introduced"
     } else {
@@ -93,7 +93,7 @@ pub fn insertion_type(perturbed: &MetricEvent<'_>) -> &'static str {
 }
 
 /// The type of an event present only in the clean trace.
-pub const DELETION_TYPE: &str = "event_missing_in_perturbed";
+pub(crate) const DELETION_TYPE: &str = "event_missing_in_perturbed";
 
 #[cfg(test)]
 mod tests {

@@ -20,7 +20,7 @@ pub struct TraceStats {
 }
 
 /// The statistics of an event list.
-pub fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
+pub(crate) fn trace_stats(events: &[MetricEvent<'_>]) -> TraceStats {
     let mut steps: Vec<i64> = events.iter().map(|e| e.step).collect();
     steps.sort_unstable();
     steps.dedup();

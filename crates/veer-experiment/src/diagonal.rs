@@ -42,7 +42,7 @@ impl Fronts {
 /// Compares `seq1` (clean) with `seq2` (perturbed) like [`crate::levenshtein::edit_script`].
 /// Returns None when the fronts would hold more than `max_entries` row numbers (4 bytes each)
 /// or a sequence is longer than 2³² − 2 items.
-pub fn edit_script_diagonal<T: PartialEq>(
+pub(crate) fn edit_script_diagonal<T: PartialEq>(
     seq1: &[T],
     seq2: &[T],
     max_entries: u64,

@@ -96,7 +96,7 @@ const DIAGONAL_CAP: u64 = 1 << 22;
 /// directly; otherwise the diagonal fronts are tried while they hold at most `max_cells / 4`
 /// entries and at most [`DIAGONAL_CAP`] (near-identical traces: milliseconds), and past that the bit-parallel table with a
 /// checkpointed backtrack ([`crate::bitparallel`]) computes it in O(m·n/64) word operations.
-pub fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript {
+pub(crate) fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript {
     let full = (a.len() as u64 + 1).saturating_mul(b.len() as u64 + 1);
     if full <= SMALL_TABLE {
         return edit_script(a, b);
@@ -108,13 +108,13 @@ pub fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript {
 /// Word operations (m·n/64) up to which [`budgeted_script`] still takes the exact bit-parallel
 /// route: 2^28 (about a second); past it the anchored alignment of
 /// [`crate::anchored_script`] is used. Independent of `--max-align-cells`.
-pub const BITPARALLEL_WORDS: u64 = 1 << 28;
+pub(crate) const BITPARALLEL_WORDS: u64 = 1 << 28;
 
 /// [`bounded_script`] with a budget on its last, quadratic, route: when the diagonal fronts
 /// give up and the bit-parallel table would take more than [`BITPARALLEL_WORDS`] word
 /// operations, the anchored alignment (an upper bound of the distance, near-linear time) is
 /// returned instead, with `false` (not exact).
-pub fn budgeted_script(a: &[u32], b: &[u32], max_cells: u64) -> (EditScript, bool) {
+pub(crate) fn budgeted_script(a: &[u32], b: &[u32], max_cells: u64) -> (EditScript, bool) {
     let full = (a.len() as u64 + 1).saturating_mul(b.len() as u64 + 1);
     if full <= SMALL_TABLE {
         return (edit_script(a, b), true);
@@ -134,11 +134,11 @@ pub fn analyze(clean: &PreparedTrace<'_>, perturbed: &PreparedTrace<'_>) -> Dive
 }
 
 /// Default work budget of the diagonal fronts (`--max-align-cells`): 2^26 cells.
-pub const DIAGONAL_BUDGET: u64 = 1 << 26;
+pub(crate) const DIAGONAL_BUDGET: u64 = 1 << 26;
 
 /// [`analyze`] with the diagonal fronts limited to `max_cells / 4` entries (see
 /// [`bounded_script`]); the result is the same for every budget.
-pub fn analyze_within(
+pub(crate) fn analyze_within(
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,
     max_cells: u64,
@@ -150,8 +150,8 @@ pub fn analyze_within(
 }
 
 /// What the `structural` block needs of a pair — the edit script, the first divergence, the
-/// control-flow changes and whether the script is exact — as [`analyze_within`] finds them
-/// (below [`BITPARALLEL_WORDS`]; past it from [`budgeted_script`]'s anchored alignment), in
+/// control-flow changes and whether the script is exact — as `analyze_within` finds them
+/// (below `BITPARALLEL_WORDS`; past it from `budgeted_script`'s anchored alignment), in
 /// one pass over the alignment instead of holding its pairs (64 bytes each).
 pub fn structural_parts(
     clean: &PreparedTrace<'_>,
@@ -213,7 +213,8 @@ fn finish(
     }
 }
 
+#[cfg(test)]
 /// Analyses two traces (events and signatures derived on the spot).
-pub fn analyze_traces(clean: &Trace, perturbed: &Trace) -> DivergenceAnalysis {
+pub(crate) fn analyze_traces(clean: &Trace, perturbed: &Trace) -> DivergenceAnalysis {
     analyze(&PreparedTrace::new(clean), &PreparedTrace::new(perturbed))
 }

@@ -109,7 +109,7 @@ impl<'t> MetricEvent<'t> {
 
     /// For a native `llm_call`, the items of its `tool_call_names` without building the list
     /// (`None` items stand for `?`); `None` for every other event.
-    pub fn native_tool_call_names(&self) -> Option<impl Iterator<Item = Option<&'t Json>>> {
+    pub(crate) fn native_tool_call_names(&self) -> Option<impl Iterator<Item = Option<&'t Json>>> {
         match self.source {
             Source::LlmCall(r) => Some(tool_use_names(r)),
             _ => None,
@@ -118,7 +118,7 @@ impl<'t> MetricEvent<'t> {
 
     /// The whole payload as a `serde_json::Map`, in traxr's key order (allocates; for
     /// reports).
-    pub fn payload_map(&self) -> Map<String, Value> {
+    pub(crate) fn payload_map(&self) -> Map<String, Value> {
         let keys: &[&str] = match self.source {
             Source::Origin(o) => return o.payload.to_map(),
             Source::Harness(r) => {

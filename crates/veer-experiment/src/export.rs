@@ -15,7 +15,7 @@ use veer_trace::{Kind, Trace};
 /// The traxr payload of an event: the original for traxr-origin records, otherwise the
 /// metric payload with §4.5's hashes added (`content_hash` of a response's text or a tool
 /// result's output, `arguments_hash` of a tool call's canonical arguments).
-pub fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Value> {
+pub(crate) fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Value> {
     let mut payload = event.payload_map();
     let Some(record) = trace.records.get(event.record_index) else {
         return payload;
@@ -65,7 +65,7 @@ pub fn export_payload(trace: &Trace, event: &MetricEvent<'_>) -> Map<String, Val
 /// One traxr event object: `agent_name`, `content_hash`, `event_type`, `payload`,
 /// `sequence_index`, `step_num` and, when `with_timestamp`, `timestamp` (null if unknown).
 /// `position` is the event's index among the trace's events.
-pub fn event_object(
+pub(crate) fn event_object(
     trace: &Trace,
     event: &MetricEvent<'_>,
     position: usize,
@@ -109,7 +109,7 @@ pub fn event_object(
 
 /// A whole trace as traxr's `TraceCollector.to_dict()` without timestamps:
 /// `{event_count, events, run_label}`.
-pub fn trace_object(trace: &Trace, events: &[MetricEvent<'_>], run_label: &str) -> Value {
+pub(crate) fn trace_object(trace: &Trace, events: &[MetricEvent<'_>], run_label: &str) -> Value {
     let list: Vec<Value> = events
         .iter()
         .enumerate()

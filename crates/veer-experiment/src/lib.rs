@@ -5,32 +5,32 @@
 //! ([`signatures`]); two signature lists give the edit distance and its alignment
 //! ([`levenshtein`]), the aligned pairs give t* and t*/T ([`tstar`]) and the control-flow
 //! changes ([`control_flow`]). Pair results add answers ([`answers`]), token overhead
-//! ([`token_overhead`]), the manifestation ([`manifestation`]) and the noise floor
-//! ([`noise_floor`]); [`results`] re-derives whole experiments. Everything here is a pure
+//! (`token_overhead`), the manifestation (`manifestation`) and the noise floor
+//! (`noise_floor`); [`results`] re-derives whole experiments. Everything here is a pure
 //! function of the traces: no I/O, no printing.
 
-pub mod aggregates;
+pub(crate) mod aggregates;
 pub use veer_base::edit_script::anchored as anchored_script;
 pub mod answers;
-pub mod bitparallel;
-pub mod classify;
+pub(crate) mod bitparallel;
+pub(crate) mod classify;
 pub mod control_flow;
-pub mod diagonal;
+pub(crate) mod diagonal;
 pub mod divergence;
 pub mod events;
-pub mod export;
+pub(crate) mod export;
 pub use veer_base::edit_script as levenshtein;
-pub mod manifestation;
+pub(crate) mod manifestation;
 pub mod noise;
-pub mod noise_floor;
-pub mod pair;
+pub(crate) mod noise_floor;
+pub(crate) mod pair;
 pub mod pair_report;
 pub use veer_trace::pystr;
 pub mod results;
 pub mod signatures;
 pub mod status;
-pub mod structural;
-pub mod token_overhead;
+pub(crate) mod structural;
+pub(crate) mod token_overhead;
 pub mod tstar;
 
 #[cfg(test)]
@@ -44,7 +44,7 @@ mod proptests;
 #[cfg(test)]
 mod spec_cases;
 
-pub use divergence::{analyze, analyze_traces, analyze_within, DivergenceAnalysis, PreparedTrace};
+pub use divergence::{analyze, PreparedTrace};
 pub use pair_report::{pair_report, PairOptions, PairReport};
 pub use results::{from_traces, from_traxr_results, ExperimentError, ExperimentReport};
 pub use structural::{structural, structural_within, EditDistance, StructuralBlock};

@@ -3,8 +3,9 @@
 
 pub use veer_contract::experiment::{Manifestation, ManifestationGroup};
 
+#[cfg(test)]
 /// The group of a category given by name; an error for an unknown name.
-pub fn to_manifestation_group(name: &str) -> Result<ManifestationGroup, String> {
+pub(crate) fn to_manifestation_group(name: &str) -> Result<ManifestationGroup, String> {
     Manifestation::from_name(name)
         .map(Manifestation::group)
         .ok_or_else(|| format!("unknown manifestation category: {name:?}"))
@@ -12,7 +13,7 @@ pub fn to_manifestation_group(name: &str) -> Result<ManifestationGroup, String> 
 
 /// The inputs of the classification (traxr `PairMetrics`); `Default` gives traxr's defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct PairMetrics {
+pub(crate) struct PairMetrics {
     /// Pair-level `answer_changed` (§7).
     pub answer_changed: bool,
     /// The perturbed answer normalises to `""`.

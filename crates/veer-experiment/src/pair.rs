@@ -6,11 +6,11 @@ use crate::answers::{check_answer_match, normalize_answer};
 use crate::divergence::{DivergenceAnalysis, PreparedTrace};
 use crate::manifestation::{classify, PairMetrics};
 use crate::noise_floor::within_noise_floor;
-pub use veer_contract::experiment::{PairResult, Status};
+pub use veer_contract::experiment::PairResult;
 
 /// What a pair is measured with besides the two traces.
 #[derive(Debug, Clone, Default)]
-pub struct PairInputs<'a> {
+pub(crate) struct PairInputs<'a> {
     /// The baseline run's raw answer.
     pub baseline_answer: Option<&'a str>,
     /// The perturbed run's raw answer.

@@ -26,7 +26,7 @@ pub struct PairOptions {
 }
 
 /// The aligned event pairs of a divergence, each event as traxr's exported event object.
-pub fn aligned_detail(
+pub(crate) fn aligned_detail(
     d: &DivergenceAnalysis,
     clean: &PreparedTrace<'_>,
     perturbed: &PreparedTrace<'_>,

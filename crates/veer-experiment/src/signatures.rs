@@ -16,14 +16,14 @@ fn push_field(out: &mut String, event: &MetricEvent<'_>, key: &str) {
 
 /// The signature of one event. Unusual values that traxr itself would reject (a non-string
 /// in `tool_call_names`) are rendered with Python's nested rule and reported in `warnings`.
-pub fn signature(event: &MetricEvent<'_>, warnings: &mut Vec<String>) -> String {
+pub(crate) fn signature(event: &MetricEvent<'_>, warnings: &mut Vec<String>) -> String {
     let mut s = String::with_capacity(32);
     push_signature(&mut s, event, warnings);
     s
 }
 
 /// Appends the [`signature`] of `event` to `s`.
-pub fn push_signature(s: &mut String, event: &MetricEvent<'_>, warnings: &mut Vec<String>) {
+pub(crate) fn push_signature(s: &mut String, event: &MetricEvent<'_>, warnings: &mut Vec<String>) {
     match event.event_type() {
         "routing_decision" => {
             s.push_str("route:");
@@ -212,7 +212,10 @@ impl Signatures {
 /// The ids of two traces' signatures in one shared numbering: equal signatures get equal ids,
 /// new ids are handed out in first-seen order over `clean` then `perturbed` (so `clean`'s own
 /// ids stand as they are).
-pub fn shared_ids<'c>(clean: &'c Signatures, perturbed: &Signatures) -> (&'c [u32], Vec<u32>) {
+pub(crate) fn shared_ids<'c>(
+    clean: &'c Signatures,
+    perturbed: &Signatures,
+) -> (&'c [u32], Vec<u32>) {
     let known: HashMap<&str, u32> = clean
         .distinct
         .iter()

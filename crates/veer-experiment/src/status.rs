@@ -3,7 +3,7 @@
 use crate::events::MetricEvent;
 
 /// Event types only traxr's built-in multi-agent runner emits.
-pub const BUILTIN_ONLY_TYPES: [&str; 8] = [
+pub(crate) const BUILTIN_ONLY_TYPES: [&str; 8] = [
     "routing_decision",
     "tool_invocation",
     "memory_write",

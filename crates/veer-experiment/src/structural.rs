@@ -2,19 +2,20 @@
 //! metrics of one baseline/candidate pair as a plain serde struct.
 
 use crate::control_flow::ControlFlowChanges;
-use crate::divergence::{structural_parts, DivergenceAnalysis, PreparedTrace, DIAGONAL_BUDGET};
+use crate::divergence::{structural_parts, PreparedTrace, DIAGONAL_BUDGET};
 use crate::levenshtein::EditScript;
 use crate::tstar::FirstDivergence;
 pub use veer_contract::structural::{EditDistance, StructuralBlock};
 use veer_trace::Trace;
 
+#[cfg(test)]
 /// The block of an already computed divergence.
-pub fn block_of_divergence(d: &DivergenceAnalysis) -> StructuralBlock {
+pub(crate) fn block_of_divergence(d: &crate::divergence::DivergenceAnalysis) -> StructuralBlock {
     block_of_parts(&d.script, d.first, d.control_flow)
 }
 
 /// The block of an edit script, its first divergence and its control-flow changes.
-pub fn block_of_parts(
+pub(crate) fn block_of_parts(
     script: &EditScript,
     first: Option<FirstDivergence>,
     control_flow: ControlFlowChanges,

@@ -11,7 +11,7 @@ use veer_trace::Json;
 
 /// traxr's `CostProxy`: token and step counters of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CostProxy {
+pub(crate) struct CostProxy {
     /// prompt + completion tokens; ≥ 0.
     pub total_tokens: f64,
     /// Prompt (input) tokens; ≥ 0.
@@ -26,7 +26,7 @@ pub struct CostProxy {
 
 impl CostProxy {
     /// Adds `prompt` and `completion` tokens (and their sum to the total).
-    pub fn add_tokens(&mut self, prompt: f64, completion: f64) {
+    pub(crate) fn add_tokens(&mut self, prompt: f64, completion: f64) {
         self.prompt_tokens += prompt;
         self.completion_tokens += completion;
         self.total_tokens += prompt + completion;
@@ -39,7 +39,7 @@ fn count(usage: &Object, key: &str) -> f64 {
 
 /// The cost of a run from its events: one step per `llm_call`; tokens from each truthy
 /// `usage` object (`usage: null` contributes 0).
-pub fn cost_from_events(events: &[MetricEvent<'_>]) -> CostProxy {
+pub(crate) fn cost_from_events(events: &[MetricEvent<'_>]) -> CostProxy {
     let mut cost = CostProxy::default();
     for e in events.iter().filter(|e| e.event_type() == "llm_call") {
         cost.total_steps += 1;

@@ -48,7 +48,7 @@ pub fn aligned_pairs(
 
 /// [`aligned_pairs`] one at a time, in forward order (for results that need not hold them:
 /// 64 bytes a pair).
-pub fn aligned_iter<'a, 't: 'a>(
+pub(crate) fn aligned_iter<'a, 't: 'a>(
     script: &'a EditScript,
     clean: &'a [MetricEvent<'t>],
     perturbed: &'a [MetricEvent<'t>],
@@ -101,7 +101,7 @@ pub fn first_divergence(
 }
 
 /// `p` as the first divergence of an alignment of `total` pairs, if its type is structural.
-pub fn divergence_at(
+pub(crate) fn divergence_at(
     p: &AlignedPair,
     total: usize,
     clean: &[MetricEvent<'_>],

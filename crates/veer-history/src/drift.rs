@@ -15,7 +15,7 @@
 //!   [`DriftSettings::case_odds_ratio`] times p₀'s; a signal when B exceeds `case_h`.
 //!
 //! Everything is pure: series in, statuses out. Work is linear in the series' lengths; no loop
-//! runs a number of times a value decides. Statistics are clamped (|z| ≤ [`Z_CLAMP`]) so
+//! runs a number of times a value decides. Statistics are clamped (|z| ≤ `Z_CLAMP`) so
 //! extreme values cannot overflow. The false-alarm rates and detection delays of the default
 //! settings are measured by simulation in this file's tests and written in docs/history.md.
 
@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 
 /// The largest standardized step one comparison can add to an axis CUSUM (in σ): keeps the
 /// statistic finite whatever the deltas (a step this large signals at once anyway).
-pub const Z_CLAMP: f64 = 1e6;
+pub(crate) const Z_CLAMP: f64 = 1e6;
 
 /// The detector's settings; [`Default`] gives the documented ones.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,7 +134,7 @@ fn median(sorted: &[f64]) -> f64 {
 /// warm-up value does not set the limits, and the estimate keeps the standard deviation's
 /// efficiency on clean data). The screen's σ is 1.4826 × the MAD, or 1.2533 × the mean
 /// absolute deviation when the MAD is 0. None for fewer than 2 kept values or no spread.
-pub fn robust_center_scale(values: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn robust_center_scale(values: &[f64]) -> Option<(f64, f64)> {
     if values.is_empty() {
         return None;
     }
@@ -196,7 +196,7 @@ fn finish(
 }
 
 /// The two-sided tabular CUSUM of an axis' `values` (oldest first, finite).
-pub fn axis_cusum(values: &[f64], s: &DriftSettings) -> Detection {
+pub(crate) fn axis_cusum(values: &[f64], s: &DriftSettings) -> Detection {
     let n = values.len();
     let warmup = s.warmup.max(5);
     if n <= warmup {
@@ -248,7 +248,7 @@ pub fn axis_cusum(values: &[f64], s: &DriftSettings) -> Detection {
 }
 
 /// The Bernoulli CUSUM of a case's verdicts (`true` = bad), oldest first.
-pub fn case_cusum(bad: &[bool], s: &DriftSettings) -> Detection {
+pub(crate) fn case_cusum(bad: &[bool], s: &DriftSettings) -> Detection {
     let n = bad.len();
     let warmup = s.warmup.max(5);
     if n <= warmup {
@@ -286,7 +286,7 @@ pub fn case_cusum(bad: &[bool], s: &DriftSettings) -> Detection {
 
 /// Whether a case verdict counts as bad for the case CUSUM: its level (see
 /// [`verdict_level`]) is `moderate` or `severe`.
-pub fn is_bad_verdict(verdict: &str) -> bool {
+pub(crate) fn is_bad_verdict(verdict: &str) -> bool {
     matches!(verdict_level(verdict), "moderate" | "severe")
 }
 

@@ -2,7 +2,7 @@
 //!
 //! "Unchanged code" is one commit on one branch: every comparison recorded with the same
 //! commit SHA and branch measured the same code, so a case that is bad (see
-//! [`crate::drift::is_bad_verdict`]) in some of them and not in others flipped on noise alone.
+//! `crate::drift::is_bad_verdict`) in some of them and not in others flipped on noise alone.
 //! Comparisons without a commit are not grouped (nothing says their code was the same). A case
 //! is flaky when it flipped on at least one such commit. Pure: entries in, list out; linear in
 //! the number of case verdicts.

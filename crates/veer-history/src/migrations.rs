@@ -8,10 +8,10 @@
 use rusqlite::{Connection, TransactionBehavior};
 
 /// `PRAGMA application_id` of a veer history database: the bytes `veer`.
-pub const APPLICATION_ID: i64 = 0x7665_6572;
+pub(crate) const APPLICATION_ID: i64 = 0x7665_6572;
 
 /// The migrations, in order: migration `i` takes a database from version `i` to `i + 1`.
-pub const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: comparisons, their axes and their policy rules.
     "CREATE TABLE comparisons (
         id INTEGER PRIMARY KEY,
@@ -56,7 +56,7 @@ pub const MIGRATIONS: &[&str] = &[
 ];
 
 /// The schema version this veer writes.
-pub const CURRENT: i64 = MIGRATIONS.len() as i64;
+pub(crate) const CURRENT: i64 = MIGRATIONS.len() as i64;
 
 /// What a database's header says before any migration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +90,7 @@ pub(crate) fn state(conn: &Connection) -> rusqlite::Result<State> {
 
 /// Applies migrations up to `target` (at most [`CURRENT`]) in one immediate transaction,
 /// re-reading the version inside it. Returns the version reached.
-pub fn migrate_to(conn: &mut Connection, target: i64) -> rusqlite::Result<i64> {
+pub(crate) fn migrate_to(conn: &mut Connection, target: i64) -> rusqlite::Result<i64> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version == 0 {

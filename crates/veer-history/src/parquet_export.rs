@@ -13,7 +13,7 @@ use parquet::schema::parser::parse_message_type;
 use std::sync::Arc;
 
 /// The file's schema (Parquet message syntax); `kind` is `gate`, `axis`, `rule` or `case`.
-pub const SCHEMA: &str = "message veer_history {
+pub(crate) const SCHEMA: &str = "message veer_history {
   REQUIRED INT64 comparison_id;
   REQUIRED INT64 recorded_at (TIMESTAMP(MILLIS,true));
   OPTIONAL BYTE_ARRAY commit (STRING);

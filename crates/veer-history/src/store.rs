@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// How long a writer waits for another writer's lock before giving up: 30 seconds.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where and when a comparison was recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -3,17 +3,17 @@
 //! An operator rewrites one input file the way a noisy upstream would (swapped columns, OCR
 //! noise, redactions, …) so an agent can be run on the clean and the perturbed copy and the two
 //! traces compared with `veer experiment`. Tabular operators read `.csv` / `.tsv` / JSON arrays
-//! of objects ([`tabular`]); text operators read `.txt` / `.md` ([`text`]). Each application
-//! starts a fresh [`PerturbRng`] from the spec seed, so the output is a pure function of
+//! of objects (`tabular`); text operators read `.txt` / `.md` (`text`). Each application
+//! starts a fresh `PerturbRng` from the spec seed, so the output is a pure function of
 //! (content, operator, seed). Nothing here touches the file system.
 
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod rng;
-pub mod tabular;
-pub mod text;
+pub(crate) mod rng;
+pub(crate) mod tabular;
+pub(crate) mod text;
 
-pub use rng::PerturbRng;
+pub(crate) use rng::PerturbRng;
 use sha2::{Digest, Sha256};
 
 /// The default base seed of an experiment (traxr's `seed=42`).

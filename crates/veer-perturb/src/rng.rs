@@ -10,7 +10,7 @@ use veer_base::rng::ChaCha12;
 
 /// A seeded source of the draws the operators make.
 #[derive(Debug, Clone)]
-pub struct PerturbRng {
+pub(crate) struct PerturbRng {
     stream: ChaCha12,
 }
 
@@ -37,7 +37,7 @@ impl PerturbRng {
     }
 
     /// A uniform integer in `lo..=hi` (`lo ≤ hi`), like Python's `randint`.
-    pub fn randint(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn randint(&mut self, lo: i64, hi: i64) -> i64 {
         let span = (hi - lo).max(0) as usize + 1;
         lo + self.below(span) as i64
     }

@@ -77,7 +77,7 @@ fn truthy(v: &Json) -> bool {
 
 /// One pair of the trace.
 #[derive(Debug, Clone)]
-pub struct PairView<'a> {
+pub(crate) struct PairView<'a> {
     /// Absolute 0-based pair index.
     pub index: usize,
     /// The context `when:` and paths read.
@@ -100,7 +100,7 @@ pub struct PairView<'a> {
 }
 
 /// The usage fields `max_total_tokens` sums, in the order it reports them.
-pub const USAGE_FIELDS: [&str; 3] = ["input_tokens", "output_tokens", "thinking_tokens"];
+pub(crate) const USAGE_FIELDS: [&str; 3] = ["input_tokens", "output_tokens", "thinking_tokens"];
 
 /// The count of one usage field: `None` when present but not a number.
 fn usage_count(v: Option<&Json>) -> Option<f64> {
@@ -129,7 +129,7 @@ fn usage_tokens(response: &Json) -> ([f64; 3], Vec<(&'static str, String)>) {
 
 /// A trace prepared once for evaluating every rule of a policy.
 #[derive(Debug, Clone)]
-pub struct TraceView<'a> {
+pub(crate) struct TraceView<'a> {
     /// The pairs, in order.
     pub pairs: Vec<PairView<'a>>,
     /// Every tool call of the trace (spec §2.3), in call order.

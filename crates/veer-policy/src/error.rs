@@ -29,7 +29,11 @@ pub struct PolicyError {
 
 impl PolicyError {
     /// An error with a single problem about the whole file.
-    pub fn file_problem(file: &str, message: impl Into<String>, hint: Option<String>) -> Self {
+    pub(crate) fn file_problem(
+        file: &str,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) -> Self {
         PolicyError {
             file: file.to_string(),
             problems: vec![Problem {

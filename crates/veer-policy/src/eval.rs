@@ -31,7 +31,7 @@ pub fn evaluate_with_warnings(policy: &Policy, trace: &Trace) -> Evaluation {
 
 /// Whether the trace is complete or still being recorded (runtime enforcement).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Every unit has ended: every finding counts.
     Complete,
     /// The trace is a prefix: the trace unit and the last session are still open, and
@@ -41,7 +41,7 @@ pub enum Phase {
 
 /// A violation with whether it is an end-of-unit finding.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// The violation.
     pub violation: Violation,
     /// Whether only the end of its unit made it final.
@@ -49,7 +49,7 @@ pub struct Judged {
 }
 
 /// The evaluation of `policy` on an already prepared view.
-pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
+pub(crate) fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
     let (judged, warnings) = evaluate_phase(policy, view, Phase::Complete);
     Evaluation {
         violations: judged.into_iter().map(|j| j.violation).collect(),
@@ -58,7 +58,7 @@ pub fn evaluate_view(policy: &Policy, view: &TraceView<'_>) -> Evaluation {
 }
 
 /// Evaluates `policy` on `view` in a phase; returns the judged violations and the warnings.
-pub fn evaluate_phase(
+pub(crate) fn evaluate_phase(
     policy: &Policy,
     view: &TraceView<'_>,
     phase: Phase,

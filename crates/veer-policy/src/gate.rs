@@ -3,7 +3,7 @@
 //! and the decision `worst >= fail_on`.
 
 pub use veer_base::Level;
-pub use veer_contract::policy::{gate, gate_violations, worst_of, Gate};
+pub use veer_contract::policy::{gate, gate_violations, Gate};
 
 #[cfg(test)]
 mod tests {

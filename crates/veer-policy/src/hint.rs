@@ -52,7 +52,7 @@ pub fn closest<'a>(given: &str, known: &[&'a str]) -> Option<&'a str> {
 
 /// The hint for an unknown name: `did you mean '<closest>'?`, else
 /// `expected one of: <sorted list>`.
-pub fn did_you_mean(given: &str, known: &[&str]) -> String {
+pub(crate) fn did_you_mean(given: &str, known: &[&str]) -> String {
     match closest(given, known) {
         Some(k) => format!("did you mean '{k}'?"),
         None => {

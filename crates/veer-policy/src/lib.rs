@@ -34,34 +34,34 @@
 //!   [`live::prevented`] turns the blocked ones into `prevented` violations.
 //! * [`suggest::suggest`] — `must_call_before` rules mined from recorded scenarios.
 //!
-//! Layout: [`load`] (validation), [`node`] (positioned YAML/JSON), [`path`] and [`when`]
-//! (conditions), [`context`] (pairs and their context), [`session`] (units and the gate of a
-//! rule), [`rules`] (one file per kind), [`ltl`] (lexer, parser, evaluator), [`schema`]
+//! Layout: [`load`] (validation), `node` (positioned YAML/JSON), [`path`] and [`when`]
+//! (conditions), [`context`] (pairs and their context), `session` (units and the gate of a
+//! rule), `rules` (one file per kind), [`ltl`] (lexer, parser, evaluator), [`schema`]
 //! (JSON Schema), [`compare`], [`gate`], [`runtime`], [`suggest`].
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod compare;
 pub mod context;
-pub mod error;
-pub mod eval;
+pub(crate) mod error;
+pub(crate) mod eval;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod gate;
-pub mod hint;
+pub(crate) mod gate;
+pub(crate) mod hint;
 pub mod live;
 pub mod load;
 pub mod ltl;
 pub mod model;
 pub mod needle;
-pub mod node;
+pub(crate) mod node;
 pub mod path;
-pub mod rules;
+pub(crate) mod rules;
 pub mod runtime;
 pub mod schema;
-pub mod session;
+pub(crate) mod session;
 pub mod suggest;
-pub mod violation;
+pub(crate) mod violation;
 pub mod when;
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::path::{Path as FsPath, PathBuf};
 
 /// The only supported `apiVersion`.
-pub const API_VERSION: &str = "shadow.dev/v1alpha1";
+pub(crate) const API_VERSION: &str = "shadow.dev/v1alpha1";
 
 const TOP_KEYS: [&str; 2] = ["apiVersion", "rules"];
 

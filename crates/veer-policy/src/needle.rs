@@ -41,7 +41,7 @@ impl Needle {
     }
 
     /// Whether the needle occurs in `haystack`.
-    pub fn found_in(&self, haystack: &str) -> bool {
+    pub(crate) fn found_in(&self, haystack: &str) -> bool {
         if !self.ignore_case && !self.collapse_whitespace {
             return haystack.contains(&self.text);
         }

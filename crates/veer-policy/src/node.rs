@@ -10,7 +10,7 @@ use std::fmt;
 
 /// A value of the policy document with its source position.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PolicyNode {
+pub(crate) struct PolicyNode {
     /// The value.
     pub value: NodeValue,
     /// 1-based line (0 when unknown).
@@ -21,7 +21,7 @@ pub struct PolicyNode {
 
 /// The value held by a [`PolicyNode`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum NodeValue {
+pub(crate) enum NodeValue {
     /// `null` / `~` / an empty value.
     Null,
     /// A boolean.
@@ -60,7 +60,7 @@ impl PolicyNode {
     }
 
     /// The entries, when this is a mapping.
-    pub fn as_map(&self) -> Option<&[(PolicyNode, PolicyNode)]> {
+    pub(crate) fn as_map(&self) -> Option<&[(PolicyNode, PolicyNode)]> {
         match &self.value {
             NodeValue::Map(m) => Some(m),
             _ => None,
@@ -99,7 +99,7 @@ impl PolicyNode {
     }
 
     /// The text of a mapping key: a string as is, anything else as compact JSON.
-    pub fn key_text(&self) -> String {
+    pub(crate) fn key_text(&self) -> String {
         match &self.value {
             NodeValue::Str(s) => s.clone(),
             _ => self.to_json().to_string(),
@@ -109,7 +109,7 @@ impl PolicyNode {
 
 /// Why a document could not be parsed: a message with the position it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
+pub(crate) struct SyntaxError {
     /// What is wrong.
     pub message: String,
     /// 1-based line, 0 when unknown.
@@ -121,7 +121,7 @@ pub struct SyntaxError {
 }
 
 /// Parses a YAML 1.2 document (anchors and aliases allowed, duplicate keys rejected).
-pub fn parse_yaml(text: &str) -> Result<PolicyNode, SyntaxError> {
+pub(crate) fn parse_yaml(text: &str) -> Result<PolicyNode, SyntaxError> {
     let options = serde_saphyr::options! {
         strict_booleans: true,
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
@@ -193,7 +193,7 @@ fn budget_message(breach: &str) -> String {
 }
 
 /// Parses a strict JSON document (RFC 8259 syntax), keeping positions.
-pub fn parse_json(text: &str) -> Result<PolicyNode, SyntaxError> {
+pub(crate) fn parse_json(text: &str) -> Result<PolicyNode, SyntaxError> {
     if let Err(e) = serde_json::from_str::<de::IgnoredAny>(text) {
         let full = e.to_string();
         let message = match full.rfind(" at line ") {

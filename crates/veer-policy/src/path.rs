@@ -8,7 +8,7 @@ use crate::context::PairContext;
 use veer_trace::Json;
 
 /// The roots a path may start with.
-pub const ROOTS: [&str; 6] = [
+pub(crate) const ROOTS: [&str; 6] = [
     "request",
     "response",
     "model",
@@ -22,7 +22,7 @@ pub const ROOTS: [&str; 6] = [
 pub struct Path {
     /// The path as written.
     pub text: String,
-    /// Its segments (the first is one of [`ROOTS`]).
+    /// Its segments (the first is one of `ROOTS`).
     pub segments: Vec<String>,
 }
 

@@ -56,7 +56,7 @@ pub struct EnforcerVerdict {
 }
 
 /// Text of a blocked tool call's result.
-pub const BLOCKED_TOOL_RESULT: &str = "[veer policy_runtime] tool call blocked by policy";
+pub(crate) const BLOCKED_TOOL_RESULT: &str = "[veer policy_runtime] tool call blocked by policy";
 
 impl EnforcerVerdict {
     fn new(violations: Vec<Violation>, late: Vec<Violation>) -> EnforcerVerdict {

@@ -64,8 +64,9 @@ impl Schema {
         })
     }
 
+    #[cfg(test)]
     /// Checks one response text; `None` when it passes, else the violation detail.
-    pub fn check_text(&self, text: &str) -> Option<String> {
+    pub(crate) fn check_text(&self, text: &str) -> Option<String> {
         match parse_text(text) {
             Ok(v) => self.check_value(&v),
             Err(detail) => Some(detail),
@@ -73,7 +74,7 @@ impl Schema {
     }
 
     /// Checks an already parsed response text ([`parse_text`]).
-    pub fn check_value(&self, instance: &Value) -> Option<String> {
+    pub(crate) fn check_value(&self, instance: &Value) -> Option<String> {
         let mut errors: Vec<(Vec<PathKey>, String, String, String)> = self
             .validator
             .iter_errors(instance)
@@ -101,7 +102,7 @@ const IN_PLACE_MANY: [&str; 3] = ["allOf", "anyOf", "oneOf"];
 /// `a: {$ref: b}, b: {$ref: a}`. Such a schema constrains nothing and some validators loop
 /// on it, so it is refused at load. Returns the pointers of the cycle, first repeated last.
 /// Recursion through `properties`, `items`, … (a tree schema) is fine and not reported.
-pub fn ref_cycle(schema: &Value) -> Option<Vec<String>> {
+pub(crate) fn ref_cycle(schema: &Value) -> Option<Vec<String>> {
     let mut starts = Vec::new();
     collect_refs(schema, String::new(), &mut starts);
     let mut done = std::collections::HashSet::new();
@@ -184,7 +185,7 @@ fn visit(
 
 /// A response text as the JSON a schema checks: trimmed, one surrounding code fence
 /// stripped, parsed strictly; otherwise the violation detail (no text, or not JSON).
-pub fn parse_text(text: &str) -> Result<Value, String> {
+pub(crate) fn parse_text(text: &str) -> Result<Value, String> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err("response has no text content to validate".into());
@@ -236,7 +237,7 @@ fn instance_path(instance: &Value, loc: &jsonschema::paths::Location) -> (Vec<Pa
 }
 
 /// Strips one surrounding Markdown code fence (`diff.md` §5.9 `strip_fences`).
-pub fn strip_fences(t: &str) -> &str {
+pub(crate) fn strip_fences(t: &str) -> &str {
     let t = t.trim();
     let Some(rest) = t.strip_prefix("```") else {
         return t;

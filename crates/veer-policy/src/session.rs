@@ -55,7 +55,7 @@ pub fn units(view: &TraceView<'_>, scope: Scope) -> Vec<Unit> {
 
 /// Which pairs a rule's `when:` selects.
 #[derive(Debug, Clone, Copy)]
-pub struct WhenSelection<'a> {
+pub(crate) struct WhenSelection<'a> {
     /// Whether the rule has a non-empty `when:`.
     pub active: bool,
     /// Per absolute pair index: selected or not.
@@ -80,7 +80,7 @@ impl WhenSelection<'_> {
 
 /// Everything a rule's checker sees: the trace view, the unit and the gate.
 #[derive(Debug, Clone, Copy)]
-pub struct Scene<'a, 'v> {
+pub(crate) struct Scene<'a, 'v> {
     /// The trace.
     pub view: &'a TraceView<'v>,
     /// The unit being checked.
@@ -93,7 +93,7 @@ pub struct Scene<'a, 'v> {
 
 impl<'a, 'v> Scene<'a, 'v> {
     /// The unit's pairs that are in G, in order.
-    pub fn gated_pairs(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn gated_pairs(&self) -> impl Iterator<Item = usize> + '_ {
         self.unit
             .pairs
             .iter()
@@ -116,7 +116,7 @@ impl<'a, 'v> Scene<'a, 'v> {
     }
 
     /// `trace` or `session`, for details that name the unit.
-    pub fn unit_word(&self) -> &'static str {
+    pub(crate) fn unit_word(&self) -> &'static str {
         if self.unit.session.is_some() {
             "session"
         } else {

@@ -4,7 +4,7 @@ pub use veer_contract::policy::{Locus, Violation, ViolationStatus};
 
 /// A violation as a rule's checker reports it, before rule and unit are attached.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RuleFinding {
+pub(crate) struct RuleFinding {
     /// Absolute pair index, or `None` for a unit-level finding.
     pub pair_index: Option<usize>,
     /// The detail text.
@@ -37,7 +37,7 @@ impl RuleFinding {
     }
 
     /// The same finding, judged only at the end of its unit.
-    pub fn at_end_of_unit(mut self) -> RuleFinding {
+    pub(crate) fn at_end_of_unit(mut self) -> RuleFinding {
         self.end_of_unit = true;
         self
     }

@@ -36,7 +36,7 @@ pub enum Op {
 }
 
 /// Operator spellings, sorted as Shadow lists them.
-pub const OPS: [&str; 10] = [
+pub(crate) const OPS: [&str; 10] = [
     "!=",
     "<",
     "<=",
@@ -68,7 +68,7 @@ impl Op {
     }
 
     /// Whether the operator compares numbers.
-    pub fn is_ordering(self) -> bool {
+    pub(crate) fn is_ordering(self) -> bool {
         matches!(self, Op::Gt | Op::Ge | Op::Lt | Op::Le)
     }
 }
@@ -121,7 +121,7 @@ impl Condition {
 }
 
 /// Whether every condition holds (an empty list holds).
-pub fn all_match(conditions: &[Condition], ctx: &PairContext<'_>) -> bool {
+pub(crate) fn all_match(conditions: &[Condition], ctx: &PairContext<'_>) -> bool {
     conditions.iter().all(|c| c.matches(ctx))
 }
 
@@ -146,7 +146,7 @@ fn num_cmp(x: &serde_json::Number, y: &serde_json::Number) -> Option<Ordering> {
 
 /// JSON equality: numbers by value (`500 == 500.0`), booleans only with booleans, arrays
 /// element-wise, objects by key set and values (key order ignored).
-pub fn json_eq(a: &Json, b: &Json) -> bool {
+pub(crate) fn json_eq(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Null, Json::Null) => true,
         (Json::Bool(x), Json::Bool(y)) => x == y,
@@ -165,7 +165,7 @@ pub fn json_eq(a: &Json, b: &Json) -> bool {
 }
 
 /// [`json_eq`] between a value of the trace and a policy literal: the same rules.
-pub fn eq_literal(a: &Json, b: &Value) -> bool {
+pub(crate) fn eq_literal(a: &Json, b: &Value) -> bool {
     match (a, b) {
         (Json::Null, Value::Null) => true,
         (Json::Bool(x), Value::Bool(y)) => x == y,

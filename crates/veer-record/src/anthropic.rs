@@ -218,12 +218,12 @@ impl Assembler {
 }
 
 /// An error body the SDK raises (`{"type": "error", "error": {type, message}}`).
-pub fn error_body(kind: &str, message: &str) -> Value {
+pub(crate) fn error_body(kind: &str, message: &str) -> Value {
     json!({"type": "error", "error": {"type": kind, "message": message}})
 }
 
 /// A message carrying the policy's replacement text.
-pub fn replacement_body(model: &str, text: &str) -> Value {
+pub(crate) fn replacement_body(model: &str, text: &str) -> Value {
     json!({
         "id": "msg_veer_policy", "type": "message", "role": "assistant", "model": model,
         "content": [{"type": "text", "text": text}],
@@ -233,7 +233,7 @@ pub fn replacement_body(model: &str, text: &str) -> Value {
 }
 
 /// The same replacement as a stream of events.
-pub fn replacement_stream(model: &str, text: &str) -> Vec<u8> {
+pub(crate) fn replacement_stream(model: &str, text: &str) -> Vec<u8> {
     let mut start = replacement_body(model, text);
     start["content"] = json!([]);
     start["stop_reason"] = Value::Null;

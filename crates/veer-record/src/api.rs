@@ -17,7 +17,7 @@ pub enum Provider {
 
 /// A recorded endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
+pub(crate) enum Api {
     /// OpenAI `POST /v1/chat/completions`.
     ChatCompletions,
     /// OpenAI `POST /v1/responses`.
@@ -29,7 +29,7 @@ pub enum Api {
 /// Where a request goes: the provider, the path to ask the upstream for (the prefix the agent
 /// used stripped), and the recorded endpoint if it is one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Route {
+pub(crate) struct Route {
     /// The upstream to forward to.
     pub provider: Provider,
     /// The path and query below the upstream's base URL, e.g. `/chat/completions?x=1` for
@@ -168,20 +168,12 @@ impl Api {
 
 impl Provider {
     /// An error body in the provider's shape, which its SDK turns into an exception.
-    pub fn error_body(self, kind: &str, message: &str) -> Vec<u8> {
+    pub(crate) fn error_body(self, kind: &str, message: &str) -> Vec<u8> {
         let v = match self {
             Provider::OpenAi => openai_chat::error_body(kind, message),
             Provider::Anthropic => anthropic::error_body(kind, message),
         };
         v.to_string().into_bytes()
-    }
-
-    /// The provider's name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::OpenAi => "openai",
-            Provider::Anthropic => "anthropic",
-        }
     }
 }
 

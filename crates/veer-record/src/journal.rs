@@ -443,7 +443,7 @@ impl Journal {
     }
 
     /// Records a failure that belongs to no call (a request refused before forwarding).
-    pub fn note_error(&self, payload: Value) {
+    pub(crate) fn note_error(&self, payload: Value) {
         let mut s = self.lock();
         s.push(Kind::Error, payload, None);
         s.flush();

@@ -5,27 +5,27 @@
 //! URL at the proxy; no code change.
 //!
 //! Async stays inside this crate: [`runner::serve`] and [`runner::run_command`] build their own
-//! runtime and block. Layout: [`api`] (routing and the per-endpoint differences), one mapping
-//! per endpoint ([`openai_chat`], [`openai_responses`], [`anthropic`]) built on [`payload`],
-//! [`sse`] (event framing), [`journal`] (records, order, live policy), [`proxy`] (one request
-//! end to end), [`body`], [`upstream`] (the HTTPS client), [`server`], [`runner`].
+//! runtime and block. Layout: `api` (routing and the per-endpoint differences), one mapping
+//! per endpoint (`openai_chat`, `openai_responses`, `anthropic`) built on [`payload`],
+//! `sse` (event framing), `journal` (records, order, live policy), [`proxy`] (one request
+//! end to end), [`body`], [`upstream`] (the HTTPS client), `server`, `runner`.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-pub mod agent;
-pub mod anthropic;
-pub mod api;
+pub(crate) mod agent;
+pub(crate) mod anthropic;
+pub(crate) mod api;
 pub mod body;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod journal;
-pub mod openai_chat;
-pub mod openai_responses;
+pub(crate) mod journal;
+pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
 pub mod payload;
 pub mod proxy;
-pub mod runner;
-pub mod server;
-pub mod sse;
+pub(crate) mod runner;
+pub(crate) mod server;
+pub(crate) mod sse;
 pub mod upstream;
 
 pub use agent::{run_agent, AgentExit, AgentRun, Recording};

@@ -270,12 +270,12 @@ impl Assembler {
 }
 
 /// An error body the SDK raises (`{"error": {message, type, code}}`).
-pub fn error_body(kind: &str, message: &str) -> Value {
+pub(crate) fn error_body(kind: &str, message: &str) -> Value {
     json!({"error": {"message": message, "type": kind, "param": null, "code": kind}})
 }
 
 /// A completion carrying the policy's replacement text.
-pub fn replacement_body(model: &str, text: &str) -> Value {
+pub(crate) fn replacement_body(model: &str, text: &str) -> Value {
     json!({
         "id": "chatcmpl-veer-policy",
         "object": "chat.completion",
@@ -288,7 +288,7 @@ pub fn replacement_body(model: &str, text: &str) -> Value {
 }
 
 /// The same replacement as a stream of chunks.
-pub fn replacement_stream(model: &str, text: &str) -> Vec<u8> {
+pub(crate) fn replacement_stream(model: &str, text: &str) -> Vec<u8> {
     let chunk = |delta: Value, finish: Value| {
         json!({"id": "chatcmpl-veer-policy", "object": "chat.completion.chunk", "created": 0,
                "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})

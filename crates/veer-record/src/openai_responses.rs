@@ -212,13 +212,8 @@ impl Assembler {
     }
 }
 
-/// An error body the SDK raises (the Chat Completions error shape, which the SDK shares).
-pub fn error_body(kind: &str, message: &str) -> Value {
-    crate::openai_chat::error_body(kind, message)
-}
-
 /// A response object carrying the policy's replacement text.
-pub fn replacement_body(model: &str, text: &str) -> Value {
+pub(crate) fn replacement_body(model: &str, text: &str) -> Value {
     json!({
         "id": "resp_veer_policy", "object": "response", "created_at": 0, "status": "completed",
         "model": model, "error": null, "incomplete_details": null,
@@ -234,7 +229,7 @@ pub fn replacement_body(model: &str, text: &str) -> Value {
 
 /// The same replacement as a stream of events, in the order the API sends them (the SDKs'
 /// stream helpers need each output item and content part announced before its deltas).
-pub fn replacement_stream(model: &str, text: &str) -> Vec<u8> {
+pub(crate) fn replacement_stream(model: &str, text: &str) -> Vec<u8> {
     let done = replacement_body(model, text);
     let mut created = done.clone();
     created["status"] = json!("in_progress");

@@ -28,7 +28,7 @@ pub struct ToolResult {
 
 /// Maps the generic request keys into `params`: everything except the keys a mapping takes
 /// itself (`skip`) is kept verbatim, in the request's order.
-pub fn params_of(body: &Map<String, Value>, skip: &[&str]) -> Value {
+pub(crate) fn params_of(body: &Map<String, Value>, skip: &[&str]) -> Value {
     let mut params = Map::new();
     for (k, v) in body {
         if skip.contains(&k.as_str()) {
@@ -45,7 +45,7 @@ pub fn params_of(body: &Map<String, Value>, skip: &[&str]) -> Value {
 }
 
 /// A `chat_response` payload (without `latency_ms`, which the proxy measures).
-pub fn response_payload(
+pub(crate) fn response_payload(
     model: &str,
     content: Vec<Value>,
     stop_reason: &str,
@@ -64,13 +64,13 @@ pub fn response_payload(
 }
 
 /// A text part.
-pub fn text_part(text: &str) -> Value {
+pub(crate) fn text_part(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
 /// A tool-use part; `arguments` given as the provider's JSON text is parsed (kept as a string
 /// when it is not valid JSON, so nothing is lost).
-pub fn tool_use_part(id: &str, name: &str, arguments: &str) -> Value {
+pub(crate) fn tool_use_part(id: &str, name: &str, arguments: &str) -> Value {
     let input = if arguments.trim().is_empty() {
         json!({})
     } else {
@@ -80,12 +80,12 @@ pub fn tool_use_part(id: &str, name: &str, arguments: &str) -> Value {
 }
 
 /// An integer field of `v`, 0 when absent.
-pub fn int(v: Option<&Value>) -> u64 {
+pub(crate) fn int(v: Option<&Value>) -> u64 {
     v.and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// The text of the first `text` part of a response payload (used for replacements).
-pub fn first_text(payload: &Value) -> String {
+pub(crate) fn first_text(payload: &Value) -> String {
     payload
         .get("content")
         .and_then(Value::as_array)

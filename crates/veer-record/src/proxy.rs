@@ -44,7 +44,7 @@ pub const ANTHROPIC_DEFAULT: &str = "https://api.anthropic.com";
 /// Default request body limit: 32 MiB.
 pub const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 /// Default response body limit: 64 MiB.
-pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
 impl Default for Settings {
     fn default() -> Settings {
@@ -116,7 +116,7 @@ fn elapsed_ms(t: Instant) -> u64 {
 }
 
 /// Serves one request; never fails (every failure is an answer).
-pub async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<ProxyBody> {
+pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<ProxyBody> {
     let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
     let Some(route) = route(req.method().as_str(), path) else {
         let msg = format!(

@@ -6,7 +6,7 @@
 /// One complete event: its `event:` name (empty when absent) and its `data:` lines joined
 /// with `\n`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
+pub(crate) struct SseEvent {
     /// The `event:` field, `""` when the event had none.
     pub name: String,
     /// The `data:` fields joined with `\n`.
@@ -16,7 +16,7 @@ pub struct SseEvent {
 /// Splits a byte stream into events. Bytes are buffered only up to the end of the current
 /// line, so memory is bounded by the longest line (the caller caps the total).
 #[derive(Debug, Default)]
-pub struct EventReader {
+pub(crate) struct EventReader {
     line: Vec<u8>,
     name: String,
     data: Vec<String>,
@@ -47,7 +47,7 @@ impl EventReader {
     }
 
     /// Whether bytes of an unfinished event are pending (a stream that ends here was cut).
-    pub fn has_pending(&self) -> bool {
+    pub(crate) fn has_pending(&self) -> bool {
         !self.line.is_empty() || self.has_data
     }
 

@@ -10,7 +10,7 @@ use hyper_util::rt::TokioExecutor;
 use std::sync::Arc;
 
 /// The client type used for every upstream request.
-pub type UpstreamClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+pub(crate) type UpstreamClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 /// Builds the client. `need_tls` (an `https://` upstream is configured) makes a missing set of
 /// system root certificates an error; without it an empty root store is used, since no TLS

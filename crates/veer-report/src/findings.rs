@@ -7,7 +7,6 @@
 use crate::diff::format::{axis_meaning, change, interval};
 use crate::policy::{locus, CheckReport};
 use veer_contract::diff::DiffReport;
-use veer_contract::diff::DirectoryReport;
 use veer_contract::diff::PairError;
 use veer_contract::policy::Violation;
 use veer_contract::verdict::{Cause, Verdict};
@@ -46,7 +45,7 @@ impl FindingLevel {
 
     /// The level of a policy rule severity: info → note, warning → warning, error and
     /// critical → error.
-    pub fn of_policy(s: veer_contract::policy::Severity) -> FindingLevel {
+    pub(crate) fn of_policy(s: veer_contract::policy::Severity) -> FindingLevel {
         match s {
             veer_contract::policy::Severity::Info => FindingLevel::Note,
             veer_contract::policy::Severity::Warning => FindingLevel::Warning,
@@ -295,7 +294,10 @@ pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
 
 /// The findings of one pair of a directory diff: its [`diff_findings`], but for a pair the
 /// engine marked quarantined each is a note saying so (measured and shown, never gating).
-pub fn pair_findings(p: &veer_contract::diff::DirectoryPair, verdict: &Verdict) -> Vec<Finding> {
+pub(crate) fn pair_findings(
+    p: &veer_contract::diff::DirectoryPair,
+    verdict: &Verdict,
+) -> Vec<Finding> {
     let mut out = diff_findings(&p.report, verdict);
     if let Some(m) = &p.quarantined {
         let tag = crate::diff::quarantine::tag(m);
@@ -307,21 +309,8 @@ pub fn pair_findings(p: &veer_contract::diff::DirectoryPair, verdict: &Verdict) 
     out
 }
 
-/// The findings of every pair of a directory diff (with each pair's verdict, in pair order),
-/// in pair order, then one per error row.
-pub fn directory_findings(r: &DirectoryReport, pair_verdicts: &[Verdict]) -> Vec<Finding> {
-    let mut out: Vec<Finding> = r
-        .pairs
-        .iter()
-        .zip(pair_verdicts)
-        .flat_map(|(p, v)| pair_findings(p, v))
-        .collect();
-    out.extend(pair_error_findings(&r.errors));
-    out
-}
-
 /// The rule id of an input that could not be read or compared.
-pub const UNREADABLE_RULE: &str = "input/unreadable";
+pub(crate) const UNREADABLE_RULE: &str = "input/unreadable";
 
 /// The finding of an input that could not be read or compared: an error at the file (and
 /// line) at fault, with the error and its hint.
@@ -347,7 +336,7 @@ pub fn unreadable(file: &str, line: Option<u64>, error: &str, hint: Option<&str>
 }
 
 /// One finding per error row of a directory diff, in path order.
-pub fn pair_error_findings(errors: &[PairError]) -> Vec<Finding> {
+pub(crate) fn pair_error_findings(errors: &[PairError]) -> Vec<Finding> {
     errors
         .iter()
         .map(|e| {

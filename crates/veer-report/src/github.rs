@@ -7,14 +7,14 @@ use crate::findings::{Finding, FindingLevel};
 use veer_contract::verdict::Verdict;
 
 /// Escapes a command's message: `%`, `\r`, `\n`.
-pub fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a property value: as [`escape_data`], plus `:` and `,`.
-pub fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

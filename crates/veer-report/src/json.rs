@@ -10,14 +10,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// `value` as a JSON tree whose strings have been redacted (unchanged when redaction is off).
-pub fn redacted_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Value> {
+pub(crate) fn redacted_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Value> {
     redacted_value_with(value, veer_secrets::display::redactor())
 }
 
 /// `value` as a JSON tree whose strings `redactor` has redacted (none: unchanged). The Python
 /// package chooses per call (`redact=False`); the CLI passes the process' choice
 /// (`--no-redact`).
-pub fn redacted_value_with<T: Serialize + ?Sized>(
+pub(crate) fn redacted_value_with<T: Serialize + ?Sized>(
     value: &T,
     redactor: Option<&veer_secrets::Detector>,
 ) -> serde_json::Result<Value> {

@@ -9,12 +9,12 @@ use serde_json::{json, Map, Value};
 
 /// The `$schema` of the document: the OASIS errata01 schema (the file vendored in
 /// `crates/veer-report/schemas/`).
-pub const SARIF_SCHEMA: &str =
+pub(crate) const SARIF_SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// A file path as a SARIF URI reference: `/` separators, an absolute path as a `file://` URI,
 /// and every byte outside the unreserved set (and `/`) percent-encoded.
-pub fn uri(path: &str) -> String {
+pub(crate) fn uri(path: &str) -> String {
     let path = path.replace('\\', "/");
     let mut out = String::new();
     let (prefix, rest) = if path.starts_with('/') {

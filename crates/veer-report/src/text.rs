@@ -26,7 +26,7 @@ pub fn preview(s: &str, max: usize) -> String {
 
 /// A number for a table cell: integers without a fraction, others with up to 3 decimals;
 /// `-` when absent.
-pub fn num(v: Option<f64>) -> String {
+pub(crate) fn num(v: Option<f64>) -> String {
     match v {
         None => "-".into(),
         Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),

@@ -21,7 +21,7 @@ mod run_plan;
 
 pub use results_file::{results, FinishedRun, ResultsOptions};
 pub use run_marker::{answer_from_file, answer_from_stdout, status, Exit, RunMarker};
-pub use run_plan::{plan, rerun_name, sha256_hex, PlannedRun, RunPlan, RunRole, SkippedOperator};
+pub use run_plan::{plan, sha256_hex, PlannedRun, RunPlan, RunRole, SkippedOperator};
 
 #[cfg(test)]
 mod tests;

@@ -78,7 +78,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// The file name of re-run `i` (1-based) without extension: `rerun-001`; at least three
 /// digits so that names sort in run order.
-pub fn rerun_name(i: usize) -> String {
+pub(crate) fn rerun_name(i: usize) -> String {
     format!("rerun-{i:03}")
 }
 

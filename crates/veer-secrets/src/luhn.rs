@@ -2,7 +2,7 @@
 
 /// Whether the ASCII digits of `s` (other characters ignored) pass the Luhn check and number
 /// 13 to 19 digits.
-pub fn is_card_number(s: &str) -> bool {
+pub(crate) fn is_card_number(s: &str) -> bool {
     let digits: Vec<u32> = s.chars().filter_map(|c| c.to_digit(10)).collect();
     if !(13..=19).contains(&digits.len()) {
         return false;

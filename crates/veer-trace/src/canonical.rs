@@ -38,11 +38,6 @@ pub fn canonical_bytes<T: CanonicalJson + ?Sized>(value: &T) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// Appends the canonical serialisation of `value` to `out`.
-pub fn write_canonical<T: CanonicalJson + ?Sized>(out: &mut String, value: &T) {
-    value.write_canonical_to(out);
-}
-
 /// `"sha256:" + lowercase hex(SHA-256(canonical_bytes(payload)))`: 71 characters.
 pub fn content_id<T: CanonicalJson + ?Sized>(payload: &T) -> String {
     let digest = content_digest(payload);
@@ -54,7 +49,7 @@ pub fn content_id<T: CanonicalJson + ?Sized>(payload: &T) -> String {
 
 /// SHA-256 of `canonical_bytes(payload)`: the 32 bytes [`content_id`] spells in hex. The
 /// canonical text is written into a buffer reused by the calling thread.
-pub fn content_digest<T: CanonicalJson + ?Sized>(payload: &T) -> [u8; 32] {
+pub(crate) fn content_digest<T: CanonicalJson + ?Sized>(payload: &T) -> [u8; 32] {
     thread_local! {
         static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
@@ -75,8 +70,9 @@ pub fn content_digest<T: CanonicalJson + ?Sized>(payload: &T) -> [u8; 32] {
     })
 }
 
+#[cfg(test)]
 /// The first 16 lowercase hex digits (8 bytes) of SHA-256 over the canonical bytes of `value`.
-pub fn digest16<T: CanonicalJson + ?Sized>(value: &T) -> String {
+pub(crate) fn digest16<T: CanonicalJson + ?Sized>(value: &T) -> String {
     hex16_of(&canonical_bytes(value))
 }
 
@@ -88,8 +84,9 @@ pub fn hex16_of(bytes: &[u8]) -> String {
     s
 }
 
+#[cfg(test)]
 /// Whether `id` has the content-id shape: `sha256:` followed by 64 lowercase hex digits.
-pub fn is_content_id_shape(id: &str) -> bool {
+pub(crate) fn is_content_id_shape(id: &str) -> bool {
     id.len() == 71
         && id.starts_with("sha256:")
         && id[7..]

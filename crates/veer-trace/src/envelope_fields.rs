@@ -47,7 +47,7 @@ impl RecordId {
     }
 
     /// Whether this is a content id of the canonical form (`sha256:` + 64 lowercase hex).
-    pub fn is_content_id(&self) -> bool {
+    pub(crate) fn is_content_id(&self) -> bool {
         matches!(self, RecordId::Sha256(_))
     }
 
@@ -220,8 +220,9 @@ impl Timestamp {
         }
     }
 
+    #[cfg(test)]
     /// Milliseconds since the epoch when held compactly (the text was canonical).
-    pub fn millis(&self) -> Option<i64> {
+    pub(crate) fn millis(&self) -> Option<i64> {
         match self {
             Timestamp::Millis(ms) => Some(*ms),
             Timestamp::Text(_) => None,

@@ -41,7 +41,7 @@ impl TraceError {
     }
 
     /// The same error with a hint attached.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+    pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }

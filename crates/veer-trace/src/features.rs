@@ -91,8 +91,9 @@ pub fn shape_string(name: &str, input: Option<&Json>) -> String {
     s
 }
 
+#[cfg(test)]
 /// The trajectory token `name(k1,k2|hex16)` (spec `diff.md` §6): `hex16` over canonical bytes.
-pub fn trajectory_token(name: &str, input: Option<&Json>) -> String {
+pub(crate) fn trajectory_token(name: &str, input: Option<&Json>) -> String {
     let v = input.unwrap_or(&crate::json::NULL);
     token_of_shape(&shape_string(name, input), &canonical_bytes(v))
 }
@@ -110,7 +111,7 @@ fn token_of_shape(shape: &str, canonical: &[u8]) -> String {
 }
 
 /// Collapses runs of Unicode whitespace to one space and trims.
-pub fn normalize_whitespace(text: &str) -> String {
+pub(crate) fn normalize_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for word in text.split_whitespace() {
         if !out.is_empty() {
@@ -123,7 +124,7 @@ pub fn normalize_whitespace(text: &str) -> String {
 
 /// Whether [`normalize_whitespace`] would return `text` unchanged: no whitespace but single
 /// spaces between non-whitespace characters. Checked without allocating.
-pub fn is_whitespace_normalized(text: &str) -> bool {
+pub(crate) fn is_whitespace_normalized(text: &str) -> bool {
     // `true` at the start, so leading whitespace fails like a second space would.
     let mut after_space = true;
     for c in text.chars() {
@@ -141,7 +142,7 @@ pub fn is_whitespace_normalized(text: &str) -> bool {
 
 /// A fixed, well-mixed 64-bit hash (FNV-1a then a SplitMix64 finaliser): deterministic across
 /// runs, platforms and thread counts.
-pub fn hash64(bytes: &[u8]) -> u64 {
+pub(crate) fn hash64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

@@ -16,7 +16,7 @@ const FUZZ_MAX_LINE: u64 = 1 << 16;
 
 /// The committed seed corpus and crash regressions of fuzz target `target`
 /// (`fuzz/corpus/<target>/`, `fuzz/regressions/<target>/`), sorted. For replay tests.
-pub fn corpus_files(target: &str) -> Vec<PathBuf> {
+pub(crate) fn corpus_files(target: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
     let mut files = Vec::new();
     for dir in ["corpus", "regressions"] {
@@ -67,7 +67,7 @@ pub fn agentlog_reader(data: &[u8]) {
 /// Every line of `data` parsed into the compact payload tree ([`crate::json::Json`]) and
 /// into a `serde_json::Value`: both fail with the same message, or both succeed and write the
 /// same bytes (compact and pretty), the same canonical bytes, and compare equal.
-pub fn compact_json_agrees(data: &[u8]) {
+pub(crate) fn compact_json_agrees(data: &[u8]) {
     use crate::canonical::canonical_bytes;
     use crate::json::{json_from_slice, JsonScratch};
     let mut scratch = JsonScratch::default();

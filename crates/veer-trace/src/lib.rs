@@ -6,8 +6,8 @@
 
 pub mod agentlog;
 pub mod canonical;
-pub mod envelope_fields;
-pub mod error;
+pub(crate) mod envelope_fields;
+pub(crate) mod error;
 pub mod features;
 pub mod formats;
 #[doc(hidden)]
@@ -23,10 +23,10 @@ pub mod strict_json;
 pub mod timefmt;
 pub mod traxr;
 mod traxr_event;
-pub mod traxr_origin;
+pub(crate) mod traxr_origin;
 mod traxr_payload;
 mod traxr_read;
-pub mod value_builder;
+pub(crate) mod value_builder;
 pub mod views;
 
 #[cfg(test)]

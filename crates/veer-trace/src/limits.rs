@@ -32,12 +32,12 @@ pub const MAX_PERTURB_INPUT_BYTES: u64 = 256 << 20;
 /// The io error payload of a [`Counting`] reader past its limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("more than {limit} bytes")]
-pub struct BytesExceeded {
+pub(crate) struct BytesExceeded {
     /// The limit that was passed.
     pub limit: u64,
 }
 
-/// Counts the bytes taken from `inner` and fails (with [`BytesExceeded`]) once more than
+/// Counts the bytes taken from `inner` and fails (with `BytesExceeded`) once more than
 /// `limit` have been taken. Counting is one addition per `read` or `consume`.
 #[derive(Debug)]
 pub struct Counting<R> {
@@ -117,7 +117,7 @@ pub fn trace_too_large(source: &str, limit: u64) -> TraceError {
 
 /// The error of a trace past `--max-records`; `line` is where the first record over the
 /// limit is, when the format has lines.
-pub fn too_many_records(source: &str, line: Option<u64>, limit: u64) -> TraceError {
+pub(crate) fn too_many_records(source: &str, line: Option<u64>, limit: u64) -> TraceError {
     TraceError::new(
         source,
         line,
@@ -222,7 +222,11 @@ pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, CappedError> {
 }
 
 /// [`read_capped`] of any reader; `len` (0 when unknown) sizes the buffer.
-pub fn read_capped_from<R: Read>(reader: R, len: u64, limit: u64) -> Result<Vec<u8>, CappedError> {
+pub(crate) fn read_capped_from<R: Read>(
+    reader: R,
+    len: u64,
+    limit: u64,
+) -> Result<Vec<u8>, CappedError> {
     let mut bytes = Vec::new();
     let want = len.min(limit).saturating_add(1);
     let want = usize::try_from(want).unwrap_or(usize::MAX);
@@ -247,8 +251,12 @@ pub fn read_capped_from<R: Read>(reader: R, len: u64, limit: u64) -> Result<Vec<
     Ok(bytes)
 }
 
+#[cfg(test)]
 /// [`read_capped`] as UTF-8 text; `Ok(Err(valid_up_to))` when the bytes are not UTF-8.
-pub fn read_capped_string(path: &Path, limit: u64) -> Result<Result<String, usize>, CappedError> {
+pub(crate) fn read_capped_string(
+    path: &Path,
+    limit: u64,
+) -> Result<Result<String, usize>, CappedError> {
     let bytes = read_capped(path, limit)?;
     Ok(String::from_utf8(bytes).map_err(|e| e.utf8_error().valid_up_to()))
 }

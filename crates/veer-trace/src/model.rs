@@ -45,7 +45,7 @@ pub enum Kind {
 
 impl Kind {
     /// The ten `.agentlog` wire names, in spec order.
-    pub const WIRE_NAMES: [&'static str; 10] = [
+    pub(crate) const WIRE_NAMES: [&'static str; 10] = [
         "metadata",
         "chat_request",
         "chat_response",
@@ -59,7 +59,7 @@ impl Kind {
     ];
 
     /// The kind for a wire name; unknown names become [`Kind::Opaque`].
-    pub fn from_wire(name: &str) -> Kind {
+    pub(crate) fn from_wire(name: &str) -> Kind {
         match name {
             "metadata" => Kind::Metadata,
             "chat_request" => Kind::ChatRequest,
@@ -76,7 +76,7 @@ impl Kind {
     }
 
     /// The wire name written to `.agentlog` (`Event` records are written as `harness_event`).
-    pub fn wire_name(&self) -> &str {
+    pub(crate) fn wire_name(&self) -> &str {
         match self {
             Kind::Metadata => "metadata",
             Kind::ChatRequest => "chat_request",
@@ -147,11 +147,6 @@ pub struct Record {
 }
 
 impl Record {
-    /// The payload as an object, if it is one.
-    pub fn payload_object(&self) -> Option<&Object> {
-        self.payload.as_object()
-    }
-
     /// `payload[key]` when the payload is an object.
     pub fn field(&self, key: &str) -> Option<&Json> {
         self.payload.as_object().and_then(|m| m.get(key))

@@ -3,9 +3,6 @@
 /// Default maximum bytes of one `.agentlog` line, newline included: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Maximum JSON nesting depth accepted anywhere (serde_json's recursion limit).
-pub const MAX_NESTING_DEPTH: usize = 128;
-
 /// Options shared by every reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {

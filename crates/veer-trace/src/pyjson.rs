@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 
 /// `json.dumps(value, sort_keys=True)` as Python writes it.
-pub fn dumps_sorted(value: &Value) -> String {
+pub(crate) fn dumps_sorted(value: &Value) -> String {
     let mut out = String::new();
     write(&mut out, value, None);
     out
@@ -23,7 +23,7 @@ pub fn dumps_sorted_indented(value: &Value) -> String {
     out
 }
 
-/// traxr's `content_hash`: first 16 hex digits of SHA-256 over [`dumps_sorted`] of the payload.
+/// traxr's `content_hash`: first 16 hex digits of SHA-256 over `dumps_sorted` of the payload.
 pub fn traxr_content_hash(payload: &Value) -> String {
     let digest = Sha256::digest(dumps_sorted(payload).as_bytes());
     let mut s = String::with_capacity(16);

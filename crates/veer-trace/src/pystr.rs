@@ -164,7 +164,7 @@ fn write_number(out: &mut String, n: &Number) {
 }
 
 /// Whether Python's `str.isprintable()` is false for `c`.
-pub fn is_non_printable(c: char) -> bool {
+pub(crate) fn is_non_printable(c: char) -> bool {
     let c = c as u32;
     NON_PRINTABLE
         .binary_search_by(|&(lo, hi)| {
@@ -180,7 +180,7 @@ pub fn is_non_printable(c: char) -> bool {
 }
 
 /// Appends Python `repr(s)` of a string.
-pub fn write_str_repr(out: &mut String, s: &str) {
+pub(crate) fn write_str_repr(out: &mut String, s: &str) {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
     } else {

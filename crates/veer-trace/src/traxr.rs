@@ -11,8 +11,8 @@ use crate::error::TraceError;
 use crate::json::Json;
 use crate::model::Trace;
 use crate::options::ReadOptions;
-pub use crate::traxr_payload::build_records;
-pub use crate::traxr_read::trace_from_json;
+pub(crate) use crate::traxr_payload::build_records;
+pub(crate) use crate::traxr_read::trace_from_json;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -68,7 +68,7 @@ pub struct AnalyzerCase {
 }
 
 /// What kind of traxr document a JSON value is, by content.
-pub enum TraxrShape {
+pub(crate) enum TraxrShape {
     /// `{events: [...]}`.
     Trace,
     /// `{traces: {...}, pairs: [...]}`.
@@ -78,7 +78,7 @@ pub enum TraxrShape {
 }
 
 /// Classifies a parsed JSON document (spec `trace-formats.md` §3.7).
-pub fn shape_of(value: &Value) -> Option<TraxrShape> {
+pub(crate) fn shape_of(value: &Value) -> Option<TraxrShape> {
     let obj = value.as_object()?;
     if obj.contains_key("events") {
         Some(TraxrShape::Trace)
@@ -107,7 +107,7 @@ impl Ctx<'_> {
 }
 
 /// Reads a bare traxr trace object. `path` is the JSON path prefix used in messages (`""` for
-/// a whole file). The events are read from the compact tree ([`trace_from_json`]).
+/// a whole file). The events are read from the compact tree (`trace_from_json`).
 pub fn trace_from_value(
     source: &str,
     path: &str,
@@ -119,7 +119,7 @@ pub fn trace_from_value(
 }
 
 /// The payload of the synthetic root `metadata` record of a traxr-origin trace.
-pub fn root_payload(run_label: &str) -> Value {
+pub(crate) fn root_payload(run_label: &str) -> Value {
     json!({
         "sdk": {"name": "veer", "version": env!("CARGO_PKG_VERSION")},
         "tags": {"run_label": run_label, "source_format": "traxr"}
@@ -127,7 +127,7 @@ pub fn root_payload(run_label: &str) -> Value {
 }
 
 /// Reads an experiment results object.
-pub fn results_from_value(
+pub(crate) fn results_from_value(
     source: &str,
     value: Value,
     options: &ReadOptions,
@@ -227,7 +227,7 @@ pub fn results_from_value(
 }
 
 /// Reads an analyzer golden case object.
-pub fn case_from_value(
+pub(crate) fn case_from_value(
     source: &str,
     value: Value,
     options: &ReadOptions,

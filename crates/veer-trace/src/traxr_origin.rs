@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 /// `meta.traxr` for a record built from `origin`. The payload is included unless the record
 /// is an `Event` (whose `.agentlog` payload already carries it as `attributes`).
-pub fn origin_to_meta(origin: &TraxrOrigin, include_payload: bool) -> Map<String, Value> {
+pub(crate) fn origin_to_meta(origin: &TraxrOrigin, include_payload: bool) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert(
         "event_type".into(),
@@ -33,7 +33,7 @@ pub fn origin_to_meta(origin: &TraxrOrigin, include_payload: bool) -> Map<String
 }
 
 /// Rebuilds the origin of a veer-written record from its `meta.traxr`, if it has a valid one.
-pub fn origin_from_meta(
+pub(crate) fn origin_from_meta(
     meta: &Map<String, Value>,
     kind: &Kind,
     payload: &Json,

@@ -19,7 +19,11 @@ use serde_json::Number;
 /// Which `tool_request` each `llm_call` tool name takes is decided first, in list order; the
 /// payloads, timestamps and content ids are then built on all cores, and the parent chain
 /// linked in order.
-pub fn build_records(run_label: &str, origins: Vec<Box<TraxrOrigin>>) -> Vec<Record> {
+#[allow(
+    clippy::vec_box,
+    reason = "each boxed origin moves into its record's `origin` field as it is"
+)]
+pub(crate) fn build_records(run_label: &str, origins: Vec<Box<TraxrOrigin>>) -> Vec<Record> {
     let requests = match_tool_requests(&origins);
     // Each record is built in place in the list; its origin and parent are filled in after.
     let mut records: Vec<Record> = origins

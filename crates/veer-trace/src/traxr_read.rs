@@ -20,7 +20,7 @@ use rayon::prelude::*;
 /// Reads a bare traxr trace object held as a [`Json`]. `path` is the JSON path prefix used in
 /// messages (`""` for a whole file); `fallback_label` names the run when it has no
 /// `run_label` (else the file stem).
-pub fn trace_from_json(
+pub(crate) fn trace_from_json(
     source: &str,
     path: &str,
     value: Json,

@@ -33,7 +33,7 @@ impl Scratch {
 }
 
 /// A seed that deserializes one JSON value into a `serde_json::Value`, using `scratch`.
-pub struct ValueSeed<'s>(pub &'s mut Scratch);
+pub(crate) struct ValueSeed<'s>(pub &'s mut Scratch);
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     type Value = Value;
@@ -99,7 +99,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 }
 
 /// Runs `seed` over the one JSON document `de` reads; nothing but whitespace may follow it.
-pub fn parse_whole<'de, R, S>(
+pub(crate) fn parse_whole<'de, R, S>(
     mut de: serde_json::Deserializer<R>,
     seed: S,
 ) -> serde_json::Result<S::Value>
@@ -112,14 +112,15 @@ where
     Ok(v)
 }
 
+#[cfg(test)]
 /// Parses `text` as one JSON value (trailing whitespace only), as `serde_json::from_str` would.
-pub fn value_from_str(text: &str, scratch: &mut Scratch) -> serde_json::Result<Value> {
+pub(crate) fn value_from_str(text: &str, scratch: &mut Scratch) -> serde_json::Result<Value> {
     scratch.reset();
     parse_whole(serde_json::Deserializer::from_str(text), ValueSeed(scratch))
 }
 
 /// Parses `bytes` as one JSON value, as `serde_json::from_slice` would (strings must be UTF-8).
-pub fn value_from_slice(bytes: &[u8], scratch: &mut Scratch) -> serde_json::Result<Value> {
+pub(crate) fn value_from_slice(bytes: &[u8], scratch: &mut Scratch) -> serde_json::Result<Value> {
     scratch.reset();
     parse_whole(
         serde_json::Deserializer::from_slice(bytes),

@@ -40,7 +40,7 @@ impl<'a> Response<'a> {
     }
 
     /// Text parts in order; a string `content` is one text part.
-    pub fn text_parts(&self) -> impl Iterator<Item = &'a str> + 'a {
+    pub(crate) fn text_parts(&self) -> impl Iterator<Item = &'a str> + 'a {
         let single = match self.record.field("content") {
             Some(Json::String(s)) => Some(&**s),
             _ => None,
@@ -71,7 +71,7 @@ impl<'a> Response<'a> {
 
     /// [`Response::text`] without copying when there is at most one text part (borrowed from
     /// the trace); joined with `sep` otherwise.
-    pub fn joined_text(&self, sep: &str) -> std::borrow::Cow<'a, str> {
+    pub(crate) fn joined_text(&self, sep: &str) -> std::borrow::Cow<'a, str> {
         let mut parts = self.text_parts();
         let Some(first) = parts.next() else {
             return std::borrow::Cow::Borrowed("");
@@ -447,7 +447,7 @@ impl Trace {
 
 /// Whether a request opens a new session: its last non-system message is a user message that
 /// is not a pure `tool_result` continuation; no messages at all also counts as a start.
-pub fn is_session_start(request: &Json) -> bool {
+pub(crate) fn is_session_start(request: &Json) -> bool {
     let Some(Json::Array(messages)) = request.get("messages") else {
         return true;
     };

@@ -7,7 +7,7 @@
 //! the distance); in the middle, the items that occur exactly once on each side are paired and
 //! the longest chain of such pairs increasing on both sides (patience anchors, O(k log k)) is
 //! matched; each gap between anchors is trimmed again and aligned exactly when it has at most
-//! [`GAP_CELLS`] table cells, else cut into pieces of at most [`PIECE`] items on its longer side,
+//! `GAP_CELLS` table cells, else cut into pieces of at most `PIECE` items on its longer side,
 //! proportionally on both sides, each aligned exactly. When that alignment costs more than
 //! pairing the items index by index, the index-wise alignment is taken instead (so the
 //! distance stays ≤ max(m, n)). Work: O((m + n) · PIECE) comparisons plus O((m + n) log(m + n))
@@ -17,11 +17,11 @@ use super::{edit_script, EditOp, EditScript};
 use std::collections::HashMap;
 
 /// Table cells ((la + 1)·(lb + 1)) up to which a gap between two anchors is aligned exactly.
-pub const GAP_CELLS: u64 = 1 << 16;
+pub(crate) const GAP_CELLS: u64 = 1 << 16;
 
 /// Items on the longer side of one piece of a gap too large to align exactly; a piece's
 /// table has at most (PIECE + 1)² cells.
-pub const PIECE: usize = 128;
+pub(crate) const PIECE: usize = 128;
 
 /// The lengths of the longest common prefix of `a` and `b` and of the longest common suffix of
 /// what follows it (`p + s ≤ min(m, n)`): trimming both never changes an edit distance.
@@ -174,7 +174,7 @@ fn index_wise_ops(a: &[u32], b: &[u32], i0: usize, j0: usize, ops: &mut Vec<Edit
 
 /// Positions (i, j) of the items that occur exactly once in `a` and once in `b`, the longest
 /// chain increasing in both (ties: the chain patience sorting finds), in increasing order.
-pub fn unique_anchors(a: &[u32], b: &[u32]) -> Vec<(usize, usize)> {
+pub(crate) fn unique_anchors(a: &[u32], b: &[u32]) -> Vec<(usize, usize)> {
     // item → (count in a, position in a, count in b, position in b)
     let mut seen: HashMap<u32, (u32, usize, u32, usize)> = HashMap::new();
     for (i, &x) in a.iter().enumerate() {
@@ -232,35 +232,9 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The ops are a valid forward alignment of `a` with `b`: every index once, in order,
-    /// matches only on equal items, and the counts agree.
+    /// The ops are a valid forward alignment of `a` with `b` (veer-base's one checker).
     fn check_valid(a: &[u32], b: &[u32], s: &EditScript) -> Result<(), TestCaseError> {
-        let (mut ni, mut nj) = (0, 0);
-        for op in &s.ops {
-            match *op {
-                EditOp::Match { i, j } => {
-                    prop_assert_eq!((i, j), (ni, nj));
-                    prop_assert_eq!(a[i], b[j]);
-                    (ni, nj) = (i + 1, j + 1);
-                }
-                EditOp::Substitution { i, j } => {
-                    prop_assert_eq!((i, j), (ni, nj));
-                    (ni, nj) = (i + 1, j + 1);
-                }
-                EditOp::Insertion { j } => {
-                    prop_assert_eq!(j, nj);
-                    nj += 1;
-                }
-                EditOp::Deletion { i } => {
-                    prop_assert_eq!(i, ni);
-                    ni += 1;
-                }
-            }
-        }
-        prop_assert_eq!((ni, nj), (a.len(), b.len()));
-        prop_assert_eq!(s.distance, s.substitutions + s.insertions + s.deletions);
-        prop_assert_eq!((s.baseline_length, s.perturbed_length), (a.len(), b.len()));
-        Ok(())
+        crate::edit_script::validate(a, b, s).map_err(TestCaseError::fail)
     }
 
     /// A long sequence with a small alphabet (repeats) and a unique tail, and an edited copy.

@@ -9,6 +9,9 @@
 //! of scope.
 
 pub mod anchored;
+mod validate;
+
+pub use validate::validate;
 
 /// One step of the alignment, in forward order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

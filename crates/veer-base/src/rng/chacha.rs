@@ -69,7 +69,7 @@ impl ChaCha12 {
 
     /// Appends `count` indices below `n` to `out`: exactly what `count` calls of
     /// [`ChaCha12::index_below`] return, leaving the generator where they would. ChaCha blocks
-    /// depend only on the key and their counter, so whole blocks are computed [`LANES`] at a
+    /// depend only on the key and their counter, so whole blocks are computed `LANES` at a
     /// time (one vector lane per block) and in parallel; only the cheap
     /// accept/reject scan runs in order. Exactly as many words as needed are generated (a
     /// rejected word is made up by drawing the deficit again), so none is lost.

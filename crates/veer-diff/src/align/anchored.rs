@@ -137,9 +137,14 @@ fn window(
     }
 }
 
+#[cfg(test)]
 /// The anchored alignment of `b` and `c` (see the module comment); `max_cells` bounds each
 /// window's exact DP as it bounds the whole pair's.
-pub fn align_anchored(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) -> Alignment {
+pub(crate) fn align_anchored(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    max_cells: u64,
+) -> Alignment {
     align_anchored_with(b, c, max_cells, None)
 }
 
@@ -147,7 +152,7 @@ pub fn align_anchored(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) 
 /// [`INITIAL_HALF_WIDTH`] (what the exact search's first round found, see
 /// [`super::gotoh::align_or_first_band`]): with no anchors that path is the answer, and it is
 /// not evaluated again. The result is the same with or without it.
-pub fn align_anchored_with(
+pub(crate) fn align_anchored_with(
     b: &[AlignTurn<'_>],
     c: &[AlignTurn<'_>],
     max_cells: u64,

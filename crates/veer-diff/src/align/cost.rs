@@ -20,7 +20,7 @@ pub struct AlignTurn<'a> {
     /// Whether the normalised text is empty.
     pub text_empty: bool,
     /// Sorted shingle ids of the normalised text (borrowed from the turn, see
-    /// [`crate::turn::SideIds`]).
+    /// `crate::turn::SideIds`).
     pub shingles: &'a [u32],
     /// Id of the stop reason.
     pub stop: u32,
@@ -113,7 +113,7 @@ fn intersection<T: Ord + Copy>(a: &[T], b: &[T]) -> usize {
 }
 
 /// Jaccard index of two ascending, duplicate-free sets: 1 when both are empty.
-pub fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
+pub(crate) fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
@@ -122,7 +122,7 @@ pub fn jaccard<T: Ord + Copy>(a: &[T], b: &[T]) -> f64 {
 }
 
 /// Whether some tool name present on both sides has a different input (canonical bytes).
-pub fn inputs_differ(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> bool {
+pub(crate) fn inputs_differ(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> bool {
     let (mut i, mut j) = (0, 0);
     while i < a.inputs.len() && j < b.inputs.len() {
         let (na, va) = a.inputs[i];
@@ -144,7 +144,7 @@ pub fn inputs_differ(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> bool {
 
 /// The components of one pair cost, each in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PairCost {
+pub(crate) struct PairCost {
     /// `max(shape distance, count distance)`.
     pub structural: f64,
     /// Shingle Jaccard of the normalised texts (1 when equal or both empty).
@@ -158,14 +158,14 @@ pub struct PairCost {
 }
 
 /// The pair cost with its components.
-pub fn pair_cost(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> PairCost {
+pub(crate) fn pair_cost(a: &AlignTurn<'_>, b: &AlignTurn<'_>) -> PairCost {
     pair_cost_with(a, b, || intersection(a.shingles, b.shingles))
 }
 
 /// [`pair_cost`] with the number of shingles the two texts share supplied by `shared`
 /// (called only when the texts differ); the DP counts them a row at a time from a
 /// [`super::shingle_index::ShingleIndex`]. Same formula, same doubles.
-pub fn pair_cost_with(
+pub(crate) fn pair_cost_with(
     a: &AlignTurn<'_>,
     b: &AlignTurn<'_>,
     shared: impl FnOnce() -> usize,
@@ -245,7 +245,7 @@ const MAX_CLASS_PAIRS: usize = 1 << 20;
 /// repeat a handful of them, so the DP reads one table entry per cell instead of merging
 /// shape lists; argument values are compared only where the shapes are equal. Falls back to
 /// [`pair_cost_with`] when the classes are too many.
-pub struct ClassTable {
+pub(crate) struct ClassTable {
     b: Vec<u32>,
     c: Vec<u32>,
     width: usize,

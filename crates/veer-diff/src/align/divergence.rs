@@ -27,7 +27,7 @@ fn ticked(items: &[&str]) -> String {
 }
 
 /// The first argument value that changed between two turns with equal tool sets, or `None`.
-pub fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
+pub(crate) fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
     for (name, ia) in &a.features.inputs {
         let Some(ib) = b.features.input(name) else {
             continue;
@@ -175,7 +175,7 @@ fn match_event(
 
 /// The aligned turns and their interned features, both sides.
 #[derive(Debug, Clone, Copy)]
-pub struct Sides<'a> {
+pub(crate) struct Sides<'a> {
     /// Baseline turns.
     pub baseline: &'a [DiffTurn<'a>],
     /// Candidate turns.
@@ -186,6 +186,7 @@ pub struct Sides<'a> {
     pub candidate_aligned: &'a [AlignTurn<'a>],
 }
 
+#[cfg(test)]
 /// Walks the path and returns at most `limit` events in walk order.
 pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
     let mut out = Vec::new();
@@ -205,7 +206,7 @@ pub fn walk(steps: &[Step], sides: Sides<'_>, limit: usize) -> Vec<Divergence> {
 /// are ranked a bounded batch at a time, which keeps the same `k` in the same order because
 /// the ranking is a stable sort (a batch's top `k` holds every event of the batch that can
 /// be in the overall top `k`, still in walk order among equals).
-pub fn first_and_top_k(
+pub(crate) fn first_and_top_k(
     steps: &[Step],
     sides: Sides<'_>,
     k: usize,

@@ -11,12 +11,12 @@
 //! is traced forward from (0, 0) in state M, taking at each cell the first option (pair,
 //! delete, insert) within 1e-12 of the minimum.
 //!
-//! Memory. While the band holds at most [`CHOICE_BUDGET`] cells, the acceptance pass records
+//! Memory. While the band holds at most `CHOICE_BUDGET` cells, the acceptance pass records
 //! one choice byte per cell and the path is read from them. Beyond that the band is cut into
 //! segments of at most that many cells; the acceptance pass keeps the values of each
 //! segment's boundary row, and an accepted round is traced one segment at a time, each
 //! re-evaluated from its boundary with its choices recorded — one more pass in all. Should
-//! even the boundary rows exceed [`CHECKPOINT_VALUES`], the path is recovered
+//! even the boundary rows exceed `CHECKPOINT_VALUES`, the path is recovered
 //! Hirschberg-style: a pass over the lower half of a row range keeps the boundary row's values,
 //! a pass over the upper half carries, for every cell, where the greedy path from it first
 //! enters the middle row; the two halves are then solved recursively. Every pass evaluates the
@@ -36,12 +36,12 @@ use super::shingle_index::ShingleIndex;
 use super::{Alignment, GAP_EXTEND, GAP_OPEN};
 
 /// Half-width of the first band.
-pub const INITIAL_HALF_WIDTH: usize = 32;
+pub(crate) const INITIAL_HALF_WIDTH: usize = 32;
 /// Most in-band cells whose choice bytes are kept at once (16 MiB).
-pub const CHOICE_BUDGET: usize = 16 << 20;
+pub(crate) const CHOICE_BUDGET: usize = 16 << 20;
 /// Most row values kept as segment checkpoints (64 MiB of `f64`); beyond it the traceback
 /// recurses instead.
-pub const CHECKPOINT_VALUES: usize = 8 << 20;
+pub(crate) const CHECKPOINT_VALUES: usize = 8 << 20;
 /// Pair costs computed ahead per chunk of rows (8 MiB of `f64`).
 const COST_CHUNK_CELLS: usize = 1 << 20;
 /// Tolerance within which two option values count as tied.
@@ -67,19 +67,23 @@ pub fn align(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>]) -> Alignment {
 /// Choice bytes kept at once for an `n × m` alignment: [`CHOICE_BUDGET`], or 256 bytes per
 /// turn when more — under 1% of the ~30 KB a turn of a loaded trace takes, and enough for a
 /// long near-identical pair's accepted band to be traced in the pass that accepts it.
-pub fn choice_budget(n: usize, m: usize) -> usize {
+pub(crate) fn choice_budget(n: usize, m: usize) -> usize {
     CHOICE_BUDGET.max((n + m).saturating_mul(256))
 }
 
 /// [`align`] keeping at most `budget` choice bytes at once (tests use tiny budgets to exercise
 /// the divide-and-conquer traceback).
-pub fn align_with_budget(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], budget: usize) -> Alignment {
+pub(crate) fn align_with_budget(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    budget: usize,
+) -> Alignment {
     align_with_budgets(b, c, budget, CHECKPOINT_VALUES)
 }
 
 /// [`align_with_budget`] keeping at most `checkpoint_values` row values as segment
 /// checkpoints (0 forces the recursive traceback whenever there is more than one segment).
-pub fn align_with_budgets(
+pub(crate) fn align_with_budgets(
     b: &[AlignTurn<'_>],
     c: &[AlignTurn<'_>],
     budget: usize,
@@ -119,7 +123,11 @@ pub(crate) fn align_recording(
 /// [`align`] unless a round would evaluate more than `max_cells` in-band cells (the band of
 /// two very different long traces approaches n·m); then None, having done at most a few
 /// rounds' work. Within the limit the result is exactly [`align`]'s.
-pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) -> Option<Alignment> {
+pub(crate) fn align_within(
+    b: &[AlignTurn<'_>],
+    c: &[AlignTurn<'_>],
+    max_cells: u64,
+) -> Option<Alignment> {
     banded(
         b,
         c,
@@ -138,7 +146,7 @@ pub fn align_within(b: &[AlignTurn<'_>], c: &[AlignTurn<'_>], max_cells: u64) ->
 /// band is the exact search's first round, so its path is traced from that round rather than
 /// evaluated again. `Ok` is exactly [`align_within`]'s `Some`; `Err(Some(a))` is exactly
 /// `align_in_band(b, c, INITIAL_HALF_WIDTH)`.
-pub fn align_or_first_band(
+pub(crate) fn align_or_first_band(
     b: &[AlignTurn<'_>],
     c: &[AlignTurn<'_>],
     max_cells: u64,
@@ -166,7 +174,7 @@ pub fn align_or_first_band(
 /// then gaps, gaps then a common suffix, or along the straight line from (0, 0) to (n, m); the
 /// first of them on ties), so the fallback's work stays linear in the lengths. For equal
 /// lengths all of them are the diagonal band.
-pub fn align_in_band(
+pub(crate) fn align_in_band(
     b: &[AlignTurn<'_>],
     c: &[AlignTurn<'_>],
     w: usize,

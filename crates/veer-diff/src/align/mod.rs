@@ -2,14 +2,14 @@
 //! ([`cost`]), the candidate side's shingles indexed by turn ([`shingle_index`]), veer's exact
 //! three-state Gotoh DP in a band that widens until provably optimal ([`gotoh`]; the bands'
 //! shapes in `band`), and the walk that turns the alignment into classified divergence events
-//! ([`divergence`]).
+//! (`divergence`).
 
 pub use veer_contract::divergence::AlignmentKind;
 
-pub mod anchored;
+pub(crate) mod anchored;
 mod band;
 pub mod cost;
-pub mod divergence;
+pub(crate) mod divergence;
 pub mod gotoh;
 #[cfg(test)]
 mod proptests;
@@ -38,18 +38,18 @@ pub struct Alignment {
 }
 
 /// Weight of the structural component of a pair cost.
-pub const W_STRUCT: f64 = 0.40;
+pub(crate) const W_STRUCT: f64 = 0.40;
 /// Weight of the text component.
-pub const W_SEM: f64 = 0.25;
+pub(crate) const W_SEM: f64 = 0.25;
 /// Weight of the stop-reason component.
-pub const W_STOP: f64 = 0.15;
+pub(crate) const W_STOP: f64 = 0.15;
 /// Weight of the argument-value component.
-pub const W_ARGS: f64 = 0.20;
+pub(crate) const W_ARGS: f64 = 0.20;
 /// Cost of opening a gap run (veer's calibration, §9.5).
-pub const GAP_OPEN: f64 = 0.60;
+pub(crate) const GAP_OPEN: f64 = 0.60;
 /// Cost of extending a gap run by one turn (veer's calibration, §9.5).
 pub const GAP_EXTEND: f64 = 0.50;
 /// Pair costs at or below this are noise, not divergences.
-pub const NOISE_FLOOR: f64 = 0.12;
+pub(crate) const NOISE_FLOOR: f64 = 0.12;
 /// Text similarity at or above which a text-only change is cosmetic (style).
-pub const STYLE_MIN_SIMILARITY: f64 = 0.90;
+pub(crate) const STYLE_MIN_SIMILARITY: f64 = 0.90;

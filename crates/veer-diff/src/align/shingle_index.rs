@@ -28,7 +28,7 @@ const TIER_BITMAP: u32 = 1 + 64 * FREQUENT_WORDS as u32;
 /// turns: templated replies, repeated tool prose) would make that pass as long as the band for
 /// each of them, so the up to 256 most common ones are kept apart as a bit set per candidate
 /// turn and counted with one popcount per cell. Other shingles held by at least one turn in
-/// [`BITMAP_MIN_SHARE`] get a bitmap over the turns, read a word at a time across the band
+/// `BITMAP_MIN_SHARE` get a bitmap over the turns, read a word at a time across the band
 /// (agents repeat a small vocabulary, and searching a long posting list per row cost more than
 /// the counting). The rest keep a posting list. All three count exactly the same shingles.
 ///
@@ -145,7 +145,7 @@ impl ShingleIndex {
 
     /// `counts[k]` = shingles `turn` shares with candidate turn `first + k`, for the
     /// `counts.len()` turns from `first`.
-    pub fn shared_row(&self, turn: &AlignTurn<'_>, first: usize, counts: &mut [u32]) {
+    pub(crate) fn shared_row(&self, turn: &AlignTurn<'_>, first: usize, counts: &mut [u32]) {
         counts.fill(0);
         let end = first + counts.len();
         let mut mine = [0u64; FREQUENT_WORDS];

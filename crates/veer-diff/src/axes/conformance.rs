@@ -24,11 +24,6 @@ pub fn parses(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
-/// The conformance row over pairs whose baseline shows JSON or tool intent.
-pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
-    prepare(pairs).finish_alone(seed)
-}
-
 /// The row before its interval (see [`super::compute_axes`]).
 pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let mut b = Vec::new();

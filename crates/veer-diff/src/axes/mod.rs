@@ -1,15 +1,15 @@
 //! The nine axes of the behaviour diff, one file each, in the fixed report order (spec
 //! `diff.md` §5). Every axis is a pure function of the paired turns and the seed.
 
-pub mod conformance;
+pub(crate) mod conformance;
 pub mod cost;
-pub mod judge;
-pub mod latency;
-pub mod reasoning;
-pub mod safety;
-pub mod semantic;
+pub(crate) mod judge;
+pub(crate) mod latency;
+pub(crate) mod reasoning;
+pub(crate) mod safety;
+pub(crate) mod semantic;
 pub mod trajectory;
-pub mod verbosity;
+pub(crate) mod verbosity;
 
 use crate::changes::{pair_changes, Direction, Position};
 use crate::pricing::Pricing;
@@ -198,9 +198,9 @@ pub(crate) fn finish_row(
 pub type TurnPair<'a> = (&'a DiffTurn<'a>, &'a DiffTurn<'a>);
 
 /// All nine rows in report order. Axes prepare their values in parallel; then every
-/// interval is drawn at once ([`paired_cis`]), so the result does not depend on the thread
+/// interval is drawn at once (`paired_cis`), so the result does not depend on the thread
 /// count and equals one seeded bootstrap per row. No per-pair changes are reported (see
-/// [`compute_axes_at`]).
+/// `compute_axes_at`).
 pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec<AxisStat> {
     compute_axes_at(pairs, &[], &[], pricing, seed)
 }
@@ -209,7 +209,7 @@ pub fn compute_axes(pairs: &[TurnPair<'_>], pricing: &Pricing, seed: u64) -> Vec
 /// pairing left unpaired (`unpaired`: the trajectory observations of 1 per dropped or
 /// inserted turn with tool calls, after the pairs). Each row also reports its changed pairs
 /// and largest single-pair change.
-pub fn compute_axes_at(
+pub(crate) fn compute_axes_at(
     pairs: &[TurnPair<'_>],
     at: &[Position],
     unpaired: &[Position],

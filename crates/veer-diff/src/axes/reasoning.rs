@@ -1,18 +1,13 @@
 //! `reasoning`: depth = `usage.thinking_tokens` (0 when missing) + number of `thinking`
 //! content parts (continuous; spec `diff.md` §5.7).
 
-use super::{row_from_values, Axis, AxisStat, Kind, Row, TurnPair};
+use super::{row_from_values, Axis, Kind, Row, TurnPair};
 use crate::stats::Statistic;
 use crate::turn::DiffTurn;
 
 /// Reasoning depth of one response (thinking tokens plus thinking parts).
 pub fn depth(t: &DiffTurn) -> f64 {
     t.cost().thinking_tokens + t.thinking_parts as f64
-}
-
-/// The reasoning row over every pair.
-pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
-    prepare(pairs).finish_alone(seed)
 }
 
 /// The row before its interval (see [`super::compute_axes`]).

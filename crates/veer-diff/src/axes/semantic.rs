@@ -6,6 +6,7 @@ use crate::stats::{median, Statistic};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
+#[cfg(test)]
 /// Tokens of `text`: NFC, per-character Unicode lowercase, split on every character that is
 /// not alphanumeric, empty tokens dropped.
 pub fn tokenize(text: &str) -> Vec<String> {
@@ -97,7 +98,7 @@ const CHUNK: usize = 512;
 
 /// Per-pair TF-IDF cosine similarities in [0, 1], in pair order. The corpus is every baseline
 /// text followed by every candidate text.
-pub fn similarities(pairs: &[TurnPair<'_>]) -> Vec<f64> {
+pub(crate) fn similarities(pairs: &[TurnPair<'_>]) -> Vec<f64> {
     let texts: Vec<(&str, &str)> = pairs
         .iter()
         .map(|(b, c)| (&*b.features.text, &*c.features.text))
@@ -113,7 +114,7 @@ pub fn similarities(pairs: &[TurnPair<'_>]) -> Vec<f64> {
 /// per distinct token of a chunk, not per occurrence). Every sum still runs in ascending token byte
 /// order, so the values are the same doubles as term-by-term string maps give, on any number of
 /// threads.
-pub fn similarities_of(texts: &[(&str, &str)]) -> Vec<f64> {
+pub(crate) fn similarities_of(texts: &[(&str, &str)]) -> Vec<f64> {
     // Each chunk tokenizes its texts once, numbering tokens locally (first seen, first
     // numbered) and keeping each document as sorted (local id, count) pairs.
     let chunks: Vec<Chunk> = texts.par_chunks(CHUNK).map(Chunk::new).collect();
@@ -206,12 +207,6 @@ fn cosine(a: &[(u32, f64)], b: &[(u32, f64)]) -> f64 {
         }
     }
     (dot / (na * nb)).clamp(0.0, 1.0)
-}
-
-/// The semantic row: baseline 1.0, candidate the median similarity; the empty row when there
-/// is no pair.
-pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
-    prepare(pairs).finish_alone(seed)
 }
 
 /// The row before its interval (see [`super::compute_axes`]).

@@ -16,7 +16,7 @@ pub fn distances(pairs: &[TurnPair<'_>]) -> Vec<f64> {
 /// [`distances`] with whether each is exact: a pair whose table is past
 /// [`EXACT_CELLS`] gets the anchored upper bound (the row is flagged
 /// `approximate_edit_distance`).
-pub fn bounded_distances(pairs: &[TurnPair<'_>]) -> Vec<Bounded> {
+pub(crate) fn bounded_distances(pairs: &[TurnPair<'_>]) -> Vec<Bounded> {
     pairs
         .iter()
         .map(|(b, c)| {

@@ -4,11 +4,6 @@
 use super::{row_from_values, Axis, AxisStat, Kind, Row, TurnPair};
 use crate::stats::Statistic;
 
-/// The verbosity row over pairs where both sides report output tokens.
-pub fn row(pairs: &[TurnPair<'_>], seed: u64) -> AxisStat {
-    prepare(pairs).finish_alone(seed)
-}
-
 /// The row before its interval (see [`super::compute_axes`]).
 pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
     let (idx, (b, c)): (Vec<usize>, (Vec<f64>, Vec<f64>)) = pairs

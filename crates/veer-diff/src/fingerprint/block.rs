@@ -7,9 +7,7 @@ use crate::hotelling::moments::SampleMoments;
 use crate::hotelling::{
     hotelling_t2, hotelling_t2_of_moments, HotellingResult, PValue, DEFAULT_ALPHA,
 };
-pub use veer_contract::fingerprint::{
-    gate_level, DimensionShift, FingerprintBlock, GATE_MIN_SHIFT, GATE_POWER,
-};
+pub use veer_contract::fingerprint::{DimensionShift, FingerprintBlock};
 
 /// Knobs of the fingerprint test.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -3,7 +3,7 @@
 //! Hotelling T² in [`crate::hotelling`]) sees content drift that leaves tokens, latency and tool
 //! patterns unchanged. The definitions are written out in `docs/diff.md`.
 
-pub mod block;
+pub(crate) mod block;
 #[doc(hidden)]
 pub mod fuzzing;
 
@@ -17,7 +17,7 @@ pub const DIM: usize = 12;
 
 /// The dimension names, in vector order: eight behaviour-pattern dimensions, then four
 /// content dimensions.
-pub const DIMENSIONS: [&str; DIM] = [
+pub(crate) const DIMENSIONS: [&str; DIM] = [
     "tool_call_rate",
     "distinct_tool_frac",
     "stop_end_turn",
@@ -33,7 +33,7 @@ pub const DIMENSIONS: [&str; DIM] = [
 ];
 
 /// Substrings of the lowercased response text that set `error_token_flag`.
-pub const ERROR_TOKENS: [&str; 9] = [
+pub(crate) const ERROR_TOKENS: [&str; 9] = [
     "error",
     "exception",
     "failed",
@@ -128,7 +128,7 @@ fn py_int_or_zero(v: Option<&Json>) -> f64 {
 
 /// Share (0–1) of the whitespace-separated tokens of `text` that Python's `float()` accepts
 /// once `.,;:!?()[]"'$%` are stripped from their ends; 0 for empty text.
-pub fn numeric_token_density(text: &str) -> f64 {
+pub(crate) fn numeric_token_density(text: &str) -> f64 {
     let mut tokens = 0usize;
     let mut numeric = 0usize;
     for raw in text.split(is_py_space).filter(|t| !t.is_empty()) {
@@ -146,7 +146,7 @@ pub fn numeric_token_density(text: &str) -> f64 {
 }
 
 /// 1.0 when the lowercased text contains one of [`ERROR_TOKENS`], else 0.0.
-pub fn error_token_flag(text: &str) -> f64 {
+pub(crate) fn error_token_flag(text: &str) -> f64 {
     let lower = lowercase(text);
     if ERROR_TOKENS.iter().any(|t| lower.contains(t)) {
         1.0
@@ -157,7 +157,7 @@ pub fn error_token_flag(text: &str) -> f64 {
 
 /// The fingerprint of one `chat_response` payload. A payload that is not an object, or fields
 /// of unexpected types, count as absent (the reference would raise on some of them).
-pub fn response_vector(payload: &Json, scales: &FingerprintScales) -> [f64; DIM] {
+pub(crate) fn response_vector(payload: &Json, scales: &FingerprintScales) -> [f64; DIM] {
     let empty = Object::default();
     let p = payload.as_object().unwrap_or(&empty);
     let blocks: Vec<&Object> = p

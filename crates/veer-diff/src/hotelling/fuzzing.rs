@@ -36,7 +36,7 @@ const SPECIAL: [f64; 16] = [
 /// and the non-central CDF is at most the central one (these two with degrees of freedom of at
 /// least 10⁻⁶). The rest: three bytes pick
 /// `n1, n2 ∈ 2..=6` (at most `C(12, 6) = 924` exact relabellings) and `D ∈ 1..=12`, the
-/// following bytes are the fingerprint entries (one byte each, cycled; see [`SPECIAL`]), and
+/// following bytes are the fingerprint entries (one byte each, cycled; see `SPECIAL`), and
 /// the Hotelling test runs on them with every p-value method — the p-value and power are
 /// probabilities, and the same inputs give the same result twice.
 pub fn distributions(data: &[u8]) {

@@ -10,10 +10,10 @@
 #![allow(clippy::needless_range_loop)]
 
 /// A square matrix, row-major, `d × d`.
-pub type Matrix = Vec<Vec<f64>>;
+pub(crate) type Matrix = Vec<Vec<f64>>;
 
 /// `z` with `S z = v` (`S` symmetric positive semi-definite, `d × d`).
-pub fn solve(s: &Matrix, v: &[f64]) -> Vec<f64> {
+pub(crate) fn solve(s: &Matrix, v: &[f64]) -> Vec<f64> {
     lu_solve(s, v).unwrap_or_else(|| pinv_apply(s, v))
 }
 

@@ -11,7 +11,7 @@
 pub use veer_base::fdist;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod linalg;
+pub(crate) mod linalg;
 pub mod moments;
 
 use linalg::{solve, Matrix};
@@ -21,15 +21,15 @@ pub use veer_contract::fingerprint::{Decision, Method};
 
 /// Largest number of label permutations `C(n1 + n2, n1)` enumerated exactly (the reference's
 /// `EXACT_PERM_LIMIT`).
-pub const EXACT_PERM_LIMIT: u64 = 13_000;
+pub(crate) const EXACT_PERM_LIMIT: u64 = 13_000;
 /// Post-hoc power below which a non-rejecting result is `underpowered` (0–1).
-pub const UNDERPOWERED_BELOW: f64 = 0.5;
+pub(crate) const UNDERPOWERED_BELOW: f64 = 0.5;
 /// Default significance level.
-pub const DEFAULT_ALPHA: f64 = 0.05;
+pub(crate) const DEFAULT_ALPHA: f64 = 0.05;
 
 /// Which p-value to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PValue {
+pub(crate) enum PValue {
     /// F distribution only (the reference's `permutations = 0`).
     F,
     /// Exact permutation when `C(n1 + n2, n1) ≤ EXACT_PERM_LIMIT`, else the F distribution
@@ -293,7 +293,7 @@ fn classify(p: f64, alpha: f64, power: Option<f64>, df2: usize) -> Decision {
 
 /// The two-sample Hotelling T² test of `x1` (baseline rows) against `x2` (candidate rows),
 /// all rows of one width D, at significance `alpha` (0–1).
-pub fn hotelling_t2<R: AsRef<[f64]>>(
+pub(crate) fn hotelling_t2<R: AsRef<[f64]>>(
     x1: &[R],
     x2: &[R],
     alpha: f64,
@@ -342,8 +342,8 @@ pub fn hotelling_t2<R: AsRef<[f64]>>(
 }
 
 /// The test from the two samples' moments, with the F-distribution p-value: exactly
-/// [`hotelling_t2`] with [`PValue::F`] on the rows the moments were accumulated from (also
-/// with [`PValue::ExactWhenSmall`] whenever the labellings are too many to enumerate,
+/// `hotelling_t2` with `PValue::F` on the rows the moments were accumulated from (also
+/// with `PValue::ExactWhenSmall` whenever the labellings are too many to enumerate,
 /// `C(n1 + n2, n1) > EXACT_PERM_LIMIT`) — for samples passed over rather than held.
 pub fn hotelling_t2_of_moments(
     a: SampleMoments,

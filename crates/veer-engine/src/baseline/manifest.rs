@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The manifest format's version (bumped when a field changes meaning or is removed).
-pub const MANIFEST_SCHEMA_VERSION: u32 = 1;
+pub(crate) const MANIFEST_SCHEMA_VERSION: u32 = 1;
 
 /// Where a baseline's traces came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ pub struct Approval {
 /// A baseline version's manifest (one revision of it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
-    /// [`MANIFEST_SCHEMA_VERSION`].
+    /// `MANIFEST_SCHEMA_VERSION`.
     pub schema_version: u32,
     /// Always `veer-baseline`.
     pub kind: String,
@@ -150,7 +150,7 @@ const EXTENSIONS: [&str; 5] = [".agentlog.gz", ".jsonl.gz", ".agentlog", ".jsonl
 
 /// The layout of `paths` (relative, `/`-separated): a file under a directory belongs to the
 /// case named by that directory; a top-level file is a case of its own.
-pub fn infer_layout(paths: &[String]) -> Layout {
+pub(crate) fn infer_layout(paths: &[String]) -> Layout {
     let mut cases: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for p in paths {
         let case = match p.rsplit_once('/') {

@@ -22,20 +22,16 @@ mod verify;
 
 pub use verify::versions;
 
-pub use manifest::{
-    Approval, CaseLayout, FileEntry, Layout, Manifest, PolicyRef, Source, MANIFEST_SCHEMA_VERSION,
-};
+pub(crate) use manifest::MANIFEST_SCHEMA_VERSION;
+pub use manifest::{Approval, CaseLayout, FileEntry, Layout, Manifest, PolicyRef, Source};
 pub use store::{approve, create, CreateOptions, Created};
 pub use verify::{list, open, resolve, verify, BaselineSummary, Opened, Verified};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Where baselines live when no path is given: `.veer/baselines` under the working directory.
-pub const DEFAULT_ROOT: &str = ".veer/baselines";
-
 /// Longest baseline name, in bytes.
-pub const MAX_NAME_BYTES: usize = 100;
+pub(crate) const MAX_NAME_BYTES: usize = 100;
 
 /// A baseline failure: a message naming the file (and field), and what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +68,7 @@ impl std::error::Error for BaselineError {}
 
 /// Checks a baseline name: 1 to [`MAX_NAME_BYTES`] bytes of ASCII letters, digits, `.`, `_`
 /// and `-`, not starting with `.`.
-pub fn check_name(name: &str) -> Result<(), BaselineError> {
+pub(crate) fn check_name(name: &str) -> Result<(), BaselineError> {
     let ok = !name.is_empty()
         && name.len() <= MAX_NAME_BYTES
         && !name.starts_with('.')

@@ -14,7 +14,7 @@ use veer_trace::{Document, ReadOptions, TraceError};
 /// What `create` / `update` record besides the traces.
 #[derive(Debug, Clone)]
 pub struct CreateOptions {
-    /// The baseline's name (checked by [`super::check_name`]).
+    /// The baseline's name (checked by `super::check_name`).
     pub name: String,
     /// veer's version.
     pub veer_version: String,

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Most manifest revisions (approvals + 1) read from one version.
-pub const MAX_REVISIONS: u32 = 10_000;
+pub(crate) const MAX_REVISIONS: u32 = 10_000;
 
 /// The version numbers stored in a baseline directory (`v1`, `v2`, …), ascending; empty when
 /// the directory does not exist.

@@ -29,7 +29,7 @@ impl Delta {
 }
 
 /// `path` joined by `.`.
-pub fn display_path(path: &[String]) -> String {
+pub(crate) fn display_path(path: &[String]) -> String {
     path.join(".")
 }
 
@@ -148,7 +148,7 @@ pub fn factors(deltas: Vec<Delta>, groups: &[Group]) -> Result<Vec<Factor>, Erro
 
 /// A's configuration with the deltas of every factor whose level is `true` (B) applied: keys B
 /// adds are appended, keys B removes are removed.
-pub fn apply(a: &Value, factors: &[Factor], levels: &[bool]) -> Value {
+pub(crate) fn apply(a: &Value, factors: &[Factor], levels: &[bool]) -> Value {
     let mut v = a.clone();
     for (f, _) in factors.iter().zip(levels).filter(|(_, &on)| on) {
         for d in &f.deltas {

@@ -46,7 +46,7 @@ impl DesignKind {
     }
 
     /// Whether two-factor interactions are estimated (full factorial only).
-    pub fn resolves_interactions(self) -> bool {
+    pub(crate) fn resolves_interactions(self) -> bool {
         self == DesignKind::FullFactorial
     }
 
@@ -71,18 +71,18 @@ impl DesignKind {
 pub struct Design {
     /// The kind.
     pub kind: DesignKind,
-    /// Number of factors k (1..=[`MAX_FACTORS`]).
+    /// Number of factors k (1..=`MAX_FACTORS`).
     pub factors: usize,
     /// The points: one level per factor (`true` = B). The first is the all-A point.
     pub points: Vec<Vec<bool>>,
 }
 
 /// Most factors a design can take (the largest Plackett–Burman design here has 24 runs).
-pub const MAX_FACTORS: usize = 23;
+pub(crate) const MAX_FACTORS: usize = 23;
 
 /// Largest number of factors run as a full factorial whatever `--max-runs` says (2^8 points,
 /// 37 terms): beyond it the fold-over keeps the estimation's work bounded.
-pub const MAX_FULL_FACTORIAL: usize = 8;
+pub(crate) const MAX_FULL_FACTORIAL: usize = 8;
 
 /// Cyclic generators of Plackett & Burman (1946) for N = 4, 8, 12, 16, 20, 24 (`true` = +).
 fn generator(n: usize) -> Option<&'static str> {
@@ -99,7 +99,7 @@ fn generator(n: usize) -> Option<&'static str> {
 
 /// The Plackett–Burman design of N runs (rows, N − 1 columns, `true` = +): the N − 1 cyclic
 /// shifts of the generator and a row of all −.
-pub fn plackett_burman(n: usize) -> Option<Vec<Vec<bool>>> {
+pub(crate) fn plackett_burman(n: usize) -> Option<Vec<Vec<bool>>> {
     let g: Vec<bool> = generator(n)?.chars().map(|c| c == '+').collect();
     let m = g.len();
     let mut rows: Vec<Vec<bool>> = (0..m)
@@ -116,7 +116,7 @@ fn pb_size(k: usize) -> Option<usize> {
 
 /// The full factorial on `k` factors, in standard order (factor 0 alternates fastest), the
 /// all-A point first.
-pub fn full_factorial(k: usize) -> Vec<Vec<bool>> {
+pub(crate) fn full_factorial(k: usize) -> Vec<Vec<bool>> {
     (0..1usize << k)
         .map(|i| (0..k).map(|j| i >> j & 1 == 1).collect())
         .collect()

@@ -38,7 +38,7 @@ pub fn resamples(_terms: usize) -> usize {
 
 /// A term of the model besides the intercept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Term {
+pub(crate) enum Term {
     /// The main effect of factor j.
     Main(usize),
     /// The two-factor interaction of factors j < l.
@@ -69,7 +69,7 @@ fn pm(x: bool) -> f64 {
 }
 
 /// The model row of a point: 1, then one value per term.
-pub fn model_row(levels: &[bool], terms: &[Term]) -> Vec<f64> {
+pub(crate) fn model_row(levels: &[bool], terms: &[Term]) -> Vec<f64> {
     let mut row = Vec::with_capacity(terms.len() + 1);
     row.push(1.0);
     for t in terms {
@@ -132,9 +132,10 @@ fn back_substitute(r: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
     beta
 }
 
+#[cfg(test)]
 /// Ordinary least squares by modified Gram–Schmidt QR: the β minimising ‖Xβ − y‖² for the
 /// n × p matrix `x` (rows), or `None` when X does not have full column rank.
-pub fn lstsq(x: &[Vec<f64>], y: &[f64]) -> Option<Vec<f64>> {
+pub(crate) fn lstsq(x: &[Vec<f64>], y: &[f64]) -> Option<Vec<f64>> {
     if y.len() != x.len() {
         return None;
     }
@@ -173,7 +174,7 @@ fn hat(rows: &[Vec<f64>], counts: &[usize]) -> Option<Vec<Vec<f64>>> {
 
 /// One term's estimate.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TermEstimate {
+pub(crate) struct TermEstimate {
     /// The effect (2β), in the measure's unit.
     pub estimate: f64,
     /// Its bootstrap interval at level 1 − [`ALPHA`]/terms; `None` with one trial per point.
@@ -189,7 +190,7 @@ pub struct TermEstimate {
 
 /// What one measure's fit gives.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Estimates {
+pub(crate) struct Estimates {
     /// Per term of [`terms`], in order.
     pub terms: Vec<TermEstimate>,
     /// The modelled A→B change (Σ 2βⱼ) and its interval.

@@ -21,7 +21,7 @@ use veer_trace::Trace;
 
 /// A measure's name and unit, in report order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MeasureName {
+pub(crate) struct MeasureName {
     /// `trajectory`, `d_norm`, `first_divergence`, an axis, or `policy:RULE_ID`.
     pub name: String,
     /// Its unit.
@@ -29,7 +29,7 @@ pub struct MeasureName {
 }
 
 /// The measures of a bisect with `policy`, in report order.
-pub fn measure_names(policy: Option<&Policy>) -> Vec<MeasureName> {
+pub(crate) fn measure_names(policy: Option<&Policy>) -> Vec<MeasureName> {
     let mut v = vec![
         MeasureName {
             name: "trajectory".into(),
@@ -66,7 +66,7 @@ pub fn measure_names(policy: Option<&Policy>) -> Vec<MeasureName> {
 /// Measures every run against the reference runs (`reference[i]` is the index in `runs` of a
 /// baseline run). Returns, per run, one value per [`measure_names`] entry; every value is
 /// finite. `max_align_cells` bounds each structural comparison.
-pub fn measure_runs(
+pub(crate) fn measure_runs(
     runs: &[&Trace],
     reference: &[usize],
     policy: Option<&Policy>,

@@ -6,13 +6,13 @@
 //! - [`deltas`]: the atomic deltas between A and B and the factors (`--group`);
 //! - [`design`]: full factorial, fold-over Plackett–Burman, Plackett–Burman;
 //! - [`measure`]: each run against the baseline configuration's runs;
-//! - [`estimate`]: effects by least squares, bootstrap intervals, shares;
+//! - `estimate`: effects by least squares, bootstrap intervals, shares;
 //! - [`report`]: the `bisect.json` document, composed by [`compose`].
 
 pub mod config;
 pub mod deltas;
 pub mod design;
-pub mod estimate;
+pub(crate) mod estimate;
 pub mod measure;
 /// The `bisect.json` document types, at their historical path (defined in `veer-contract`).
 pub use veer_contract::bisect as report;
@@ -116,7 +116,7 @@ impl Setup {
     }
 
     /// The design block (points with their configuration paths).
-    pub fn design_block(&self) -> DesignBlock {
+    pub(crate) fn design_block(&self) -> DesignBlock {
         let kind = self.design.kind;
         DesignBlock {
             kind: kind.name().into(),

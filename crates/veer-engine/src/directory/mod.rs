@@ -8,8 +8,8 @@ mod pooled;
 mod stream;
 pub mod summary;
 
-pub use pooled::{PairRows, Pool, HELD_ROWS};
-pub use stream::{pair_errors_error, pair_rows, stream_directory, WINDOW_PER_THREAD};
+pub use pooled::{PairRows, Pool};
+pub use stream::{pair_errors_error, pair_rows, stream_directory};
 /// The number of features in one response fingerprint row (a row is `[f64; DIM]`).
 pub use veer_diff::fingerprint::DIM;
 
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use veer_diff::Unmatched;
 
 /// What a long directory diff tells its front end as it goes (the binary draws a progress bar;
-/// [`Quiet`] tells no one). Stages run one after another; `tick` is called from worker threads.
+/// `Quiet` tells no one). Stages run one after another; `tick` is called from worker threads.
 pub trait Progress: Sync {
     /// A stage of `total` steps, named `label` (e.g. "diffing trace pairs"), begins.
     fn begin(&self, total: u64, label: &'static str);
@@ -29,10 +29,12 @@ pub trait Progress: Sync {
     fn finish(&self);
 }
 
+#[cfg(test)]
 /// Progress told to no one.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Quiet;
+pub(crate) struct Quiet;
 
+#[cfg(test)]
 impl Progress for Quiet {
     fn begin(&self, _: u64, _: &'static str) {}
     fn tick(&self) {}

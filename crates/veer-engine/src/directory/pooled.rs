@@ -19,7 +19,7 @@ use veer_diff::{
 /// Rows a side may hold before the pool keeps only sums: 4,096 rows (384 KiB). Past it the
 /// labellings number more than `C(4098, 2)`, far over the exact permutation's limit, so the
 /// test on moments is the test on the held rows (`hotelling_t2_of_moments`).
-pub const HELD_ROWS: usize = 4096;
+pub(crate) const HELD_ROWS: usize = 4096;
 
 /// The fingerprint rows of one pair: (baseline rows, candidate rows).
 pub type PairRows = (Vec<[f64; DIM]>, Vec<[f64; DIM]>);

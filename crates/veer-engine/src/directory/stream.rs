@@ -23,7 +23,7 @@ use veer_trace::{ReadOptions, Trace};
 /// Trace pairs diffed at once per worker thread: the reorder window. Pairs are diffed in
 /// windows of this many per thread, gathered in path order, and handed on while the next window
 /// is diffed, so at most two windows of reports are held at any time.
-pub const WINDOW_PER_THREAD: usize = 32;
+pub(crate) const WINDOW_PER_THREAD: usize = 32;
 
 /// Diffs every pair of `plan` at the gate's threshold `fail_on`; pairs whose relative path is
 /// honoured by `quarantine` are measured, shown and marked quarantined but never trip the gate

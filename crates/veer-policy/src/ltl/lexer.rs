@@ -3,7 +3,7 @@
 
 /// What a token is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TokenKind {
+pub(crate) enum TokenKind {
     /// `(`
     LParen,
     /// `)`
@@ -49,7 +49,7 @@ impl Token {
 
 /// A lexing error: message and 1-based column.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LexError {
+pub(crate) struct LexError {
     /// What is wrong.
     pub message: String,
     /// Where.

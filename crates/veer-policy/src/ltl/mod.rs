@@ -2,9 +2,10 @@
 //! recursive-descent parser with Shadow's precedence, atom validation, and a linear-time
 //! evaluator (a backwards pass per operator over the states).
 
-pub mod eval;
-pub mod lexer;
-pub mod parser;
+pub(crate) mod eval;
+pub(crate) mod lexer;
+pub(crate) mod parser;
 
 pub use eval::{evaluate, State};
-pub use parser::{parse, Atom, Formula, ParseError};
+pub(crate) use parser::parse;
+pub use parser::{Atom, Formula};

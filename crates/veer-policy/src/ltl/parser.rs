@@ -67,7 +67,7 @@ pub enum Formula {
 
 impl Formula {
     /// Whether some atom is an `extra:` atom.
-    pub fn has_extra_atoms(&self) -> bool {
+    pub(crate) fn has_extra_atoms(&self) -> bool {
         match self {
             Formula::True | Formula::False => false,
             Formula::Atom(a) => matches!(a, Atom::Extra { .. }),
@@ -85,7 +85,7 @@ impl Formula {
 
 /// A parse error with its 1-based column.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
+pub(crate) struct ParseError {
     /// 1-based character column.
     pub column: usize,
     /// What is wrong.

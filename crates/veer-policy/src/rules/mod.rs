@@ -2,20 +2,20 @@
 //! parameters and a [`Scene`] (trace view, unit, gate) and returns findings with absolute pair
 //! indices; the caller attaches rule id, kind, severity, session and tags.
 
-pub mod forbidden_text;
-pub mod ltl_formula;
-pub mod max_total_tokens;
-pub mod max_turns;
-pub mod must_be_grounded;
-pub mod must_call_before;
-pub mod must_call_once;
-pub mod must_followup;
-pub mod must_include_text;
-pub mod must_include_text_each;
-pub mod must_match_json_schema;
-pub mod must_remain_consistent;
-pub mod no_call;
-pub mod required_stop_reason;
+pub(crate) mod forbidden_text;
+pub(crate) mod ltl_formula;
+pub(crate) mod max_total_tokens;
+pub(crate) mod max_turns;
+pub(crate) mod must_be_grounded;
+pub(crate) mod must_call_before;
+pub(crate) mod must_call_once;
+pub(crate) mod must_followup;
+pub(crate) mod must_include_text;
+pub(crate) mod must_include_text_each;
+pub(crate) mod must_match_json_schema;
+pub(crate) mod must_remain_consistent;
+pub(crate) mod no_call;
+pub(crate) mod required_stop_reason;
 
 use crate::model::Check;
 use crate::session::Scene;
@@ -64,7 +64,7 @@ fn run_checker(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
 }
 
 /// A number for a detail: integers without a fraction, others in shortest form.
-pub fn number_text(x: f64) -> String {
+pub(crate) fn number_text(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
         format!("{}", x as i64)
     } else {

@@ -78,6 +78,7 @@ pub fn tokens(text: &str) -> HashMap<String, usize> {
     out.into_iter().map(|(t, n)| (t.to_string(), n)).collect()
 }
 
+#[cfg(test)]
 /// Clipped unigram precision of `response` against `chunks`.
 pub fn precision(response: &str, chunks: &[&str]) -> f64 {
     precision_of(&tokens(response), chunks)

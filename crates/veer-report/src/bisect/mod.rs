@@ -14,7 +14,7 @@ pub fn json(report: &BisectReport) -> String {
 }
 
 /// A number with up to three decimals, trailing zeros trimmed (`0.82`, `-1.5`, `3`).
-pub fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     let s = format!("{x:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {
@@ -33,7 +33,7 @@ pub fn interval(ci: Option<[f64; 2]>) -> String {
 }
 
 /// Whether the report is a plan (nothing measured yet).
-pub fn is_plan(report: &BisectReport) -> bool {
+pub(crate) fn is_plan(report: &BisectReport) -> bool {
     report.measures.is_empty()
 }
 

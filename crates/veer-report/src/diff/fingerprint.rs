@@ -5,7 +5,7 @@ use veer_contract::fingerprint::FingerprintBlock;
 use veer_contract::fingerprint::{Decision, Method};
 
 /// How many moving dimensions the printers name.
-pub const SHOWN_DIMENSIONS: usize = 3;
+pub(crate) const SHOWN_DIMENSIONS: usize = 3;
 
 /// A p-value: four decimals, or scientific notation below 0.001.
 pub fn p_value(p: f64) -> String {
@@ -48,7 +48,7 @@ pub fn summary(b: &FingerprintBlock) -> String {
 
 /// The label of the [`movers`] list: "moved most" for a rejection, else "largest
 /// contributions".
-pub fn movers_label(b: &FingerprintBlock) -> &'static str {
+pub(crate) fn movers_label(b: &FingerprintBlock) -> &'static str {
     if b.decision == Decision::Reject {
         "moved most"
     } else {
@@ -58,7 +58,7 @@ pub fn movers_label(b: &FingerprintBlock) -> &'static str {
 
 /// The dimensions that contribute most to T² (positive contributions only), each as
 /// `name baseline → candidate`.
-pub fn movers(b: &FingerprintBlock) -> Vec<String> {
+pub(crate) fn movers(b: &FingerprintBlock) -> Vec<String> {
     b.top_dimensions()
         .into_iter()
         .filter(|d| d.contribution > 0.0)

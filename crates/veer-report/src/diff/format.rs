@@ -9,7 +9,7 @@ use veer_contract::Level;
 
 /// What an axis measures, in a few words. The semantic axis is lexical (veer has no semantic
 /// backend), so it measures wording, not meaning.
-pub fn axis_meaning(axis: Axis) -> &'static str {
+pub(crate) fn axis_meaning(axis: Axis) -> &'static str {
     match axis {
         Axis::Semantic => "wording similarity (lexical)",
         Axis::Trajectory => "tool-call sequence (edit distance)",
@@ -107,7 +107,7 @@ pub fn pair_changes(row: &AxisStat) -> String {
 }
 
 /// A severity label with the direction of the change: `severe`, `severe (improvement)`.
-pub fn severity_label(row: &AxisStat) -> String {
+pub(crate) fn severity_label(row: &AxisStat) -> String {
     match row.direction {
         Direction::Improvement => format!("{} (improvement)", row.severity.label()),
         Direction::Regression | Direction::None => row.severity.label().to_string(),
@@ -155,7 +155,7 @@ pub fn turns(d: &Divergence) -> String {
 }
 
 /// A Markdown severity badge.
-pub fn badge(s: Level) -> &'static str {
+pub(crate) fn badge(s: Level) -> &'static str {
     match s {
         Level::None => "🟢 none",
         Level::Minor => "🟡 minor",

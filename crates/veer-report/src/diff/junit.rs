@@ -30,7 +30,7 @@ fn escape(s: &str) -> String {
 /// The suite of an input that could not be read or compared: one test case `read` whose
 /// `<failure>` (when it tripped a set gate) or `<error>` (when no gate counts it) carries the
 /// error and its hint. `classname` is `veer.diff` or `veer.policy`.
-pub fn error_suite(
+pub(crate) fn error_suite(
     name: &str,
     classname: &str,
     error: &str,

@@ -18,7 +18,7 @@ use veer_contract::Level;
 
 /// The headline's verdict paragraph: whether the gate failed, passed or is off, and what
 /// tripped it (naming the traces in directory mode).
-pub fn verdict_paragraph(v: &Verdict) -> String {
+pub(crate) fn verdict_paragraph(v: &Verdict) -> String {
     let threshold = v.fail_on.threshold_name();
     let head = if v.tripped {
         format!("**Gate: \u{274c} failed** (`--fail-on {threshold}`)")
@@ -242,7 +242,7 @@ pub fn render(r: &DiffReport, verdict: &Verdict) -> String {
 }
 
 /// The Markdown printer of a streamed directory diff. A comment is capped
-/// ([`MAX_TABLE_ROWS`], [`MAX_DETAILED_PAIRS`]), so it holds at most that many rendered rows
+/// (`MAX_TABLE_ROWS`, `MAX_DETAILED_PAIRS`), so it holds at most that many rendered rows
 /// and sections whatever the number of pairs; everything is written at the end, after the
 /// heading that needs the summary.
 #[derive(Debug, Default)]
@@ -415,7 +415,7 @@ impl DirectoryPrinter for DirectoryComment {
 }
 
 /// Most trace pairs given a detailed section in a directory comment.
-pub const MAX_DETAILED_PAIRS: usize = 10;
+pub(crate) const MAX_DETAILED_PAIRS: usize = 10;
 
 /// Most trace pairs listed in a directory comment's table.
-pub const MAX_TABLE_ROWS: usize = 50;
+pub(crate) const MAX_TABLE_ROWS: usize = 50;

@@ -11,7 +11,7 @@ use veer_contract::fingerprint::Decision;
 use veer_contract::Level;
 
 /// Sentences summarising one diff, most important first.
-pub fn what_this_means(r: &DiffReport) -> Vec<String> {
+pub(crate) fn what_this_means(r: &DiffReport) -> Vec<String> {
     let mut out = Vec::new();
     if r.pair_count == 0 {
         out.push("No response pairs could be formed, so no axis could be measured.".to_string());

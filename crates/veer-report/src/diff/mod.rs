@@ -2,15 +2,15 @@
 //! trace pair ([`veer_contract::diff::DiffReport`]) or a directory diff ([`veer_contract::diff::DirectoryReport`]).
 //! JSON goes through [`crate::json::to_json`]. Printers only format numbers the report holds.
 
-pub mod fingerprint;
-pub mod format;
+pub(crate) mod fingerprint;
+pub(crate) mod format;
 pub mod junit;
 pub mod markdown;
-pub mod meaning;
-pub mod quarantine;
+pub(crate) mod meaning;
+pub(crate) mod quarantine;
 pub mod stream;
 pub mod terminal;
 pub mod trials;
 
 /// How many ranked divergences the terminal and Markdown printers show (JSON has all).
-pub const SHOWN_DIVERGENCES: usize = 3;
+pub(crate) const SHOWN_DIVERGENCES: usize = 3;

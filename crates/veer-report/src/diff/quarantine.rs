@@ -16,7 +16,7 @@ pub fn tag(mark: &QuarantineMark) -> String {
 /// One line naming the quarantine file, how many entries it honours and how many tripping
 /// pairs it excused, e.g. `quarantine .veer/quarantine.yaml: 2 entries honoured, 1 tripping
 /// pair excused (measured and shown, not gating)`.
-pub fn summary_line(q: &QuarantineSummary) -> String {
+pub(crate) fn summary_line(q: &QuarantineSummary) -> String {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
@@ -28,7 +28,7 @@ pub fn summary_line(q: &QuarantineSummary) -> String {
 }
 
 /// The warnings of the expired entries, in file order (empty without a quarantine).
-pub fn expired_warnings(q: Option<&QuarantineSummary>) -> impl Iterator<Item = &str> {
+pub(crate) fn expired_warnings(q: Option<&QuarantineSummary>) -> impl Iterator<Item = &str> {
     q.into_iter()
         .flat_map(|q| q.expired.iter().map(|e| e.warning.as_str()))
 }

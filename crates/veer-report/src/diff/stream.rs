@@ -1,8 +1,8 @@
 //! Directory diffs printed as the pairs stream past: the CLI diffs thousands of trace pairs in
 //! parallel but hands them to one [`DirectoryPrinter`] in relative-path order, then gives it the
 //! finished [`DirectorySummary`]. Each format has one printer, used both for a streamed
-//! directory and for a whole [`DirectoryReport`] ([`render_all`]), so the two print the same
-//! bytes.
+//! directory and for a whole `DirectoryReport` (the tests' `render_all` checks that the two
+//! print the same bytes).
 //!
 //! What a printer holds between pairs depends on its format (docs/corpus.md): JSON and GitHub
 //! commands write each pair at once and hold nothing; Markdown holds at most its table rows and
@@ -11,6 +11,7 @@
 //! the end.
 
 use veer_contract::diff::DirectoryPair;
+#[cfg(test)]
 use veer_contract::diff::DirectoryReport;
 use veer_contract::diff::DirectorySummary;
 use veer_contract::verdict::Verdict;
@@ -31,9 +32,10 @@ pub trait DirectoryPrinter: Send {
     fn finish(self: Box<Self>, summary: &DirectorySummary, verdict: &Verdict) -> String;
 }
 
+#[cfg(test)]
 /// The whole document `printer` prints for `report`, given each pair's verdict (in pair order)
 /// and the run's.
-pub fn render_all(
+pub(crate) fn render_all(
     mut printer: Box<dyn DirectoryPrinter>,
     report: &DirectoryReport,
     pair_verdicts: &[Verdict],

@@ -22,7 +22,7 @@ use veer_contract::verdict::Verdict;
 use veer_contract::Level;
 
 /// The line naming what tripped the gate (nothing when it did not trip).
-pub fn tripped_line(v: &Verdict, style: Style) -> String {
+pub(crate) fn tripped_line(v: &Verdict, style: Style) -> String {
     let mut out = match v.tripped_by_line(10) {
         Some(by) => format!("{}\n", style.bad(&format!("gate tripped by: {by}"))),
         None => String::new(),

@@ -8,7 +8,7 @@ use veer_contract::experiment::PerturbationAggregate;
 use veer_contract::structural::ControlFlowChanges;
 
 /// What a cell shows for an unknown value.
-pub const UNKNOWN: &str = "—";
+pub(crate) const UNKNOWN: &str = "—";
 
 /// `v` with `decimals` fixed decimals (Python `f"{v:.Nf}"`: round half to even on the exact
 /// binary value, as Rust's formatter does), or `—`.
@@ -27,12 +27,12 @@ pub fn percent(fraction: f64) -> String {
 }
 
 /// An optional fraction as a percentage, or `—`.
-pub fn percent_opt(fraction: Option<f64>) -> String {
+pub(crate) fn percent_opt(fraction: Option<f64>) -> String {
     fraction.map_or_else(|| UNKNOWN.to_string(), percent)
 }
 
 /// `yes` / `no` / `—`.
-pub fn tristate(v: Option<bool>) -> &'static str {
+pub(crate) fn tristate(v: Option<bool>) -> &'static str {
     match v {
         Some(true) => "yes",
         Some(false) => "no",
@@ -41,7 +41,7 @@ pub fn tristate(v: Option<bool>) -> &'static str {
 }
 
 /// The per-pair noise-floor mark: `✓` within the floor, `·` above it, `—` unknown.
-pub fn floor_mark(within: Option<bool>) -> &'static str {
+pub(crate) fn floor_mark(within: Option<bool>) -> &'static str {
     match within {
         Some(true) => "✓",
         Some(false) => "·",
@@ -98,7 +98,7 @@ pub fn control_flow(c: Option<&ControlFlowChanges>) -> String {
 
 /// The non-zero control-flow fields as `(name, value)` in traxr's `to_dict()` order, without
 /// the two totals.
-pub fn control_flow_fields(c: &ControlFlowChanges) -> Vec<(&'static str, String)> {
+pub(crate) fn control_flow_fields(c: &ControlFlowChanges) -> Vec<(&'static str, String)> {
     let counts = [
         ("reroutes", c.reroutes),
         ("extra_routing_cycles", c.extra_routing_cycles),
@@ -125,7 +125,7 @@ pub fn control_flow_fields(c: &ControlFlowChanges) -> Vec<(&'static str, String)
 }
 
 /// Column names of the by-perturbation table (terminal and Markdown).
-pub const PERTURBATION_COLUMNS: [&str; 10] = [
+pub(crate) const PERTURBATION_COLUMNS: [&str; 10] = [
     "perturbation",
     "pairs",
     "measured",
@@ -140,7 +140,7 @@ pub const PERTURBATION_COLUMNS: [&str; 10] = [
 
 /// The cells of one by-perturbation row, in [`PERTURBATION_COLUMNS`] order; the first and
 /// the last are text, the others numbers.
-pub fn perturbation_row(a: &PerturbationAggregate) -> [String; 10] {
+pub(crate) fn perturbation_row(a: &PerturbationAggregate) -> [String; 10] {
     let d = &a.divergence_summary;
     let manifestations: Vec<String> = a
         .manifestations

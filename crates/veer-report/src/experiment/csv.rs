@@ -10,7 +10,7 @@ use veer_contract::experiment::PairResult;
 use veer_trace::pyjson::py_float_repr;
 
 /// The header, in §11.2 order.
-pub const COLUMNS: [&str; 19] = [
+pub(crate) const COLUMNS: [&str; 19] = [
     "item_id",
     "perturbation",
     "delivery",

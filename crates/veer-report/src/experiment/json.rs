@@ -16,7 +16,7 @@ pub fn render(report: &ExperimentReport) -> String {
 
 /// Any serialisable value as `json.dumps(value, sort_keys=True, indent=2) + "\n"`, its strings
 /// redacted ([`crate::json::redacted_value`]), so the Python layout survives a secret.
-pub fn to_sorted_json<T: Serialize>(value: &T) -> String {
+pub(crate) fn to_sorted_json<T: Serialize>(value: &T) -> String {
     match crate::json::redacted_value(value) {
         Ok(v) => {
             let mut out = dumps_sorted_indented(&v);

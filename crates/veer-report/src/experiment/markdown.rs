@@ -23,11 +23,11 @@ fn opt_cell(s: Option<&str>) -> String {
 }
 
 /// The Pairs table header (traxr's).
-pub const PAIRS_HEADER: &str = "| item | perturbation | status | d_norm | <=floor | t* | \
+pub(crate) const PAIRS_HEADER: &str = "| item | perturbation | status | d_norm | <=floor | t* | \
      manifestation | answer_changed | recovery | control flow | tokens |";
 
 /// One row of the Pairs table.
-pub fn pair_row(p: &veer_contract::experiment::PairResult) -> String {
+pub(crate) fn pair_row(p: &veer_contract::experiment::PairResult) -> String {
     format!(
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         opt_cell(p.item_id.as_deref()),

@@ -5,7 +5,7 @@
 //! computed once, there, and only formatted here: every printer is a pure function from
 //! [`veer_contract::experiment::PairReport`] or [`veer_contract::experiment::ExperimentReport`] to a `String`.
 
-pub mod cells;
+pub(crate) mod cells;
 pub mod csv;
 pub mod json;
 pub mod markdown;

@@ -7,16 +7,17 @@ use super::cells::percent;
 use veer_contract::experiment::ExperimentReport;
 
 /// Line 1 of the summary.
-pub const SUMMARY_TITLE: &str = "veer experiment summary";
+pub(crate) const SUMMARY_TITLE: &str = "veer experiment summary";
 
 /// The noise-floor status when the floor is unmeasured for an external agent (§10).
-pub const UNMEASURED_STATUS: &str = "UNMEASURED — divergence below the (unknown) sampling-noise \
+pub(crate) const UNMEASURED_STATUS: &str =
+    "UNMEASURED — divergence below the (unknown) sampling-noise \
      floor may be reported as contamination. Set noise_floor_runs >= 1 for external agents.";
 
 /// The noise-floor status of §10: the floor over its re-runs and how many measured pairs are
 /// within it; the UNMEASURED warning for an external agent without a floor; otherwise
 /// `unmeasured (deterministic built-in path)`.
-pub fn noise_floor_status(r: &ExperimentReport) -> String {
+pub(crate) fn noise_floor_status(r: &ExperimentReport) -> String {
     if let Some(floor) = r.noise_floor {
         let mut line = format!("{floor:.4} over {} clean re-run(s)", r.noise_floor_runs);
         if r.summary.measured > 0 {
@@ -42,7 +43,7 @@ pub fn floor_unmeasured_for_external(r: &ExperimentReport) -> bool {
 /// veer's noise-aware lines, printed after traxr's summary (which stays as traxr writes it):
 /// how many measured pairs lie beyond the clean runs' spread, the spread itself, and the
 /// perturbations whose effect lies within it; empty without clean re-runs.
-pub fn noise_text(r: &ExperimentReport) -> String {
+pub(crate) fn noise_text(r: &ExperimentReport) -> String {
     let Some(n) = &r.noise else {
         return String::new();
     };
@@ -81,7 +82,7 @@ pub fn noise_text(r: &ExperimentReport) -> String {
 }
 
 /// The summary text, lines joined with `\n`, without a trailing newline.
-pub fn summary_text(r: &ExperimentReport) -> String {
+pub(crate) fn summary_text(r: &ExperimentReport) -> String {
     let s = &r.summary;
     let mut lines: Vec<String> = vec![
         SUMMARY_TITLE.to_string(),

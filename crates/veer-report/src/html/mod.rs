@@ -6,8 +6,8 @@
 pub mod check;
 pub mod diff;
 pub mod experiment;
-pub mod rows;
-pub mod svg;
+pub(crate) mod rows;
+pub(crate) mod svg;
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
@@ -42,11 +42,11 @@ pub fn page(title: &str, body: Markup) -> String {
 }
 
 /// One error row: (name in the report, file at fault, error, hint).
-pub type ErrorRow<'a> = (&'a str, &'a str, &'a str, Option<&'a str>);
+pub(crate) type ErrorRow<'a> = (&'a str, &'a str, &'a str, Option<&'a str>);
 
 /// The section listing the inputs that could not be read or compared (nothing when there is
 /// none): one row each, with the file, the error and its hint.
-pub fn errors_section(title: &str, note: &str, rows: &[ErrorRow<'_>]) -> Markup {
+pub(crate) fn errors_section(title: &str, note: &str, rows: &[ErrorRow<'_>]) -> Markup {
     html! {
         @if !rows.is_empty() {
             section id="errors" {
@@ -66,13 +66,13 @@ pub fn errors_section(title: &str, note: &str, rows: &[ErrorRow<'_>]) -> Markup 
 }
 
 /// A severity badge: `<span class="sev sev-severe">severe</span>`.
-pub fn badge(label: &str) -> Markup {
+pub(crate) fn badge(label: &str) -> Markup {
     html! { span class={ "sev sev-" (label) } { (label) } }
 }
 
 /// The verdict box: whether the gate tripped, passed or is off (`--fail-on never`), a detail
 /// line and the verdict's line (the gate line the CLI prints on stderr, then what tripped it).
-pub fn gate_box(v: &veer_contract::verdict::Verdict, detail: &str) -> Markup {
+pub(crate) fn gate_box(v: &veer_contract::verdict::Verdict, detail: &str) -> Markup {
     let (class, head) = if v.tripped {
         ("verdict tripped", "Gate tripped")
     } else if v.unreadable > 0 {

@@ -7,7 +7,7 @@ use veer_contract::lanes::{LaneRow, Lanes};
 
 /// One step row, named by its turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RowKey {
+pub(crate) enum RowKey {
     /// Baseline turn `.0` paired with candidate turn `.1`.
     Pair(usize, usize),
     /// Candidate turn `.0`, inserted.
@@ -46,7 +46,7 @@ impl RowKey {
 
 /// The step rows of a lanes view, found by their turns.
 #[derive(Debug, Default)]
-pub struct RowIndex {
+pub(crate) struct RowIndex {
     keys: BTreeSet<RowKey>,
     by_candidate: BTreeMap<usize, RowKey>,
     by_baseline: BTreeMap<usize, RowKey>,

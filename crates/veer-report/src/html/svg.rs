@@ -6,7 +6,7 @@ use maud::{html, Markup};
 
 /// One row of a forest plot.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ForestRow {
+pub(crate) struct ForestRow {
     /// Row label (the axis).
     pub label: String,
     /// The point estimate.
@@ -97,7 +97,7 @@ pub fn scatter(points: &[Point], floor: Option<f64>, x_label: &str, y_label: &st
 
 /// One horizontal bar.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bar {
+pub(crate) struct Bar {
     /// Label left of the bar.
     pub label: String,
     /// Length relative to the longest bar (any non-negative unit).

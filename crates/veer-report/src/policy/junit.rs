@@ -129,7 +129,7 @@ fn cause(v: &veer_contract::policy::Violation) -> veer_contract::verdict::Cause 
 /// test case per regression (a failure when `verdict` lists it as tripping the gate, else
 /// passing with the regression in `system-out`) and per fix (passing, noted in `system-out`);
 /// a single passing case when nothing changed. Also returns its tests and failures.
-pub fn diff_suite(
+pub(crate) fn diff_suite(
     name: &str,
     d: &veer_contract::policy::PolicyDiff,
     verdict: &veer_contract::verdict::Verdict,

@@ -25,7 +25,7 @@ fn table(vs: &[Violation], out: &mut String) {
 
 /// The live-policy decisions of both sides of a diff: a count per side and one table row per
 /// decision (`level` is the heading prefix, e.g. `###`).
-pub fn live_section(e: &veer_contract::policy::Enforcement, level: &str) -> String {
+pub(crate) fn live_section(e: &veer_contract::policy::Enforcement, level: &str) -> String {
     use veer_contract::policy::Enforcement;
     let mut out = format!(
         "{level} Live policy (enforced while recording)\n\nBaseline: {}. Candidate: {}.\n\n",
@@ -100,7 +100,7 @@ pub fn check(r: &CheckReport) -> String {
 }
 
 /// The policy-diff section as Markdown (`level` is the heading prefix, e.g. `###`).
-pub fn diff_section(d: &PolicyDiff, level: &str) -> String {
+pub(crate) fn diff_section(d: &PolicyDiff, level: &str) -> String {
     let mut out = format!(
         "{level} Policy\n\n{} baseline violation(s), {} candidate violation(s)\n\n",
         d.baseline_violations.len(),

@@ -16,7 +16,7 @@ pub use veer_contract::check::{CheckReport, CheckRule, CheckedTrace, TraceFailur
 
 /// Where a violation is: `session <s> · turn #<i>`, `turn #<i>`, `session <s> · trace` or
 /// `trace`.
-pub fn locus(v: &Violation) -> String {
+pub(crate) fn locus(v: &Violation) -> String {
     let place = match v.pair_index {
         Some(i) => format!("turn #{i}"),
         None => "trace".to_string(),
@@ -28,7 +28,7 @@ pub fn locus(v: &Violation) -> String {
 }
 
 /// One violation on one line: `[severity] rule_id @ where: detail`.
-pub fn violation_line(v: &Violation) -> String {
+pub(crate) fn violation_line(v: &Violation) -> String {
     format!(
         "[{}] {} @ {}: {}",
         v.severity.name(),
@@ -91,7 +91,7 @@ pub fn gate_line(g: &Gate) -> String {
 
 /// The verdict's line for reports: the [`gate_line`], then what tripped the gate (up to five
 /// trips, then a count).
-pub fn verdict_line(v: &veer_contract::verdict::Verdict) -> String {
+pub(crate) fn verdict_line(v: &veer_contract::verdict::Verdict) -> String {
     let line = gate_line(&v.gate());
     let line = match v.tripped_by_line(5) {
         Some(by) => format!("{line} Tripped by: {by}."),

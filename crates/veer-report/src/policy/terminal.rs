@@ -57,7 +57,7 @@ pub fn check(r: &CheckReport, style: Style) -> String {
 }
 
 /// The policy-diff section of a diff report.
-pub fn diff_section(d: &PolicyDiff, style: Style) -> String {
+pub(crate) fn diff_section(d: &PolicyDiff, style: Style) -> String {
     let mut out = style.heading(&format!(
         "Policy diff \u{2014} {} baseline violation(s), {} candidate violation(s)",
         d.baseline_violations.len(),

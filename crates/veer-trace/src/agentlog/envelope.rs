@@ -14,7 +14,7 @@ use std::fmt;
 
 /// The envelope fields of one record as parsed, before validation.
 #[derive(Default)]
-pub struct RawEnvelope {
+pub(crate) struct RawEnvelope {
     pub version: Option<Value>,
     pub id: Option<Value>,
     pub kind: Option<Value>,
@@ -28,7 +28,7 @@ pub struct RawEnvelope {
 }
 
 /// One parsed line: an object's envelope, or the JSON type it was instead.
-pub enum RawLine {
+pub(crate) enum RawLine {
     /// The line is a JSON object.
     Object(Box<RawEnvelope>),
     /// The line is some other JSON value ("an array", "a number", …).

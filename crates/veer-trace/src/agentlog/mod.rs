@@ -1,10 +1,10 @@
 //! Shadow's `.agentlog` format: streaming reader, strict checks, writer.
 
 mod batch;
-pub mod envelope;
+pub(crate) mod envelope;
 pub mod lines;
 pub mod reader;
 #[cfg(test)]
 mod reader_tests;
-pub mod strict;
+pub(crate) mod strict;
 pub mod writer;

@@ -1,7 +1,7 @@
 //! The `.agentlog` reader: bytes → [`Trace`], streaming line by line.
 //!
 //! Default (permissive) mode accepts what Shadow's parser accepts, minus the few silent breakages
-//! the spec lists (`trace-formats.md` §1.9); `--strict` adds the checks of [`super::strict`].
+//! the spec lists (`trace-formats.md` §1.9); `--strict` adds the checks of `super::strict`.
 
 pub(crate) use super::batch::Batching;
 use super::batch::{expected_records, fill, Batch, Stop};
@@ -35,7 +35,7 @@ pub fn read_agentlog<R: Read + Send>(
 /// [`read_agentlog`], told the input's length in bytes when it is known (`size_hint`, of the
 /// file as stored: compressed input ignores it). The hint only sizes the record list up front,
 /// so that growing it never holds an old and a new copy at once; the trace read is the same.
-pub fn read_agentlog_sized<R: Read + Send>(
+pub(crate) fn read_agentlog_sized<R: Read + Send>(
     source: &str,
     input: R,
     options: &ReadOptions,
@@ -201,7 +201,7 @@ pub(crate) fn read_lines<R: BufRead + Send>(
 }
 
 /// The file name without directories and without `.agentlog` / `.jsonl` / `.json` / `.gz`.
-pub fn file_stem(source: &str) -> String {
+pub(crate) fn file_stem(source: &str) -> String {
     let name = source.rsplit(['/', '\\']).next().unwrap_or(source);
     let mut stem = name;
     for suffix in [".gz", ".agentlog", ".jsonl", ".json"] {

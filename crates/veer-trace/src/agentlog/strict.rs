@@ -14,7 +14,7 @@ const MAX_FAILURES: usize = 100;
 
 /// Accumulates strict-mode failures while records stream past.
 #[derive(Default)]
-pub struct StrictChecker {
+pub(crate) struct StrictChecker {
     ids: HashSet<RecordId>,
     previous_id: Option<RecordId>,
     previous_ts: Option<(Timestamp, u64)>,
@@ -166,7 +166,7 @@ fn version_ok(v: &str) -> bool {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.sssZ` and a real UTC instant.
-pub fn ts_ok(ts: &str) -> bool {
+pub(crate) fn ts_ok(ts: &str) -> bool {
     let b = ts.as_bytes();
     if b.len() != 24 {
         return false;

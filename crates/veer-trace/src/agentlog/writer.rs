@@ -83,7 +83,7 @@ pub fn write_record<W: Write>(out: &mut W, line: &mut Vec<u8>, r: &Record) -> io
 }
 
 /// The records written for a traxr-origin trace (spec `trace-formats.md` §4.4).
-pub fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
+pub(crate) fn traxr_records_for_agentlog(trace: &Trace) -> Vec<Record> {
     let label = trace.run_label.as_deref().unwrap_or("");
     let root_payload = root_payload(label);
     let root_id = RecordId::from(content_id(&root_payload));

@@ -51,7 +51,7 @@ impl Assembler {
 
     /// [`Assembler::session`] with `extra` keys in the metadata payload after `sdk` and `tags`
     /// (a format's own facts about the run, e.g. Inspect's case, trial and scores).
-    pub fn session_with(
+    pub(crate) fn session_with(
         &mut self,
         tags: Vec<(&str, String)>,
         extra: Map<String, Value>,
@@ -157,7 +157,7 @@ impl Assembler {
 }
 
 /// Milliseconds since the epoch of an ISO-8601 value (`None` for anything else).
-pub fn ms_of(v: Option<&Value>) -> Option<i64> {
+pub(crate) fn ms_of(v: Option<&Value>) -> Option<i64> {
     match v? {
         Value::String(s) => parse_iso_ms(s),
         _ => None,
@@ -165,7 +165,7 @@ pub fn ms_of(v: Option<&Value>) -> Option<i64> {
 }
 
 /// A `chat_request` payload: `model`, `messages`, `tools` (when any), `params`.
-pub fn request_payload(model: &str, messages: Vec<Value>, tools: Vec<Value>) -> Value {
+pub(crate) fn request_payload(model: &str, messages: Vec<Value>, tools: Vec<Value>) -> Value {
     let mut p = Map::new();
     p.insert("model".into(), json!(model));
     p.insert("messages".into(), Value::Array(messages));
@@ -242,7 +242,7 @@ impl Answer {
 
 /// Maps an OpenAI-style finish reason to the `.agentlog` word (`stop` → `end_turn`,
 /// `tool_calls` → `tool_use`, `length` → `max_tokens`; others verbatim).
-pub fn stop_reason_of(s: &str) -> String {
+pub(crate) fn stop_reason_of(s: &str) -> String {
     match s {
         "stop" => "end_turn",
         "tool_calls" | "function_call" => "tool_use",
@@ -253,7 +253,7 @@ pub fn stop_reason_of(s: &str) -> String {
 }
 
 /// A `tool_call` payload.
-pub fn tool_call_payload(name: &str, id: &str, arguments: Value) -> Value {
+pub(crate) fn tool_call_payload(name: &str, id: &str, arguments: Value) -> Value {
     let arguments = match arguments {
         Value::Object(_) => arguments,
         Value::Null => json!({}),
@@ -263,7 +263,12 @@ pub fn tool_call_payload(name: &str, id: &str, arguments: Value) -> Value {
 }
 
 /// A `tool_result` payload (`output` a string or an object; anything else as compact JSON text).
-pub fn tool_result_payload(id: &str, output: Value, is_error: bool, latency_ms: u64) -> Value {
+pub(crate) fn tool_result_payload(
+    id: &str,
+    output: Value,
+    is_error: bool,
+    latency_ms: u64,
+) -> Value {
     let output = match output {
         Value::String(_) | Value::Object(_) => output,
         Value::Null => json!(""),
@@ -274,7 +279,7 @@ pub fn tool_result_payload(id: &str, output: Value, is_error: bool, latency_ms: 
 
 /// Tool arguments given as JSON text (OpenAI style) or as a value: the object, or
 /// `{"input": text}` when the text is not a JSON object.
-pub fn arguments_of(v: Option<&Value>) -> Value {
+pub(crate) fn arguments_of(v: Option<&Value>) -> Value {
     match v {
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(o @ Value::Object(_)) => o,
@@ -295,7 +300,7 @@ pub fn count(v: Option<&Value>) -> u64 {
 
 /// Text of a message content value: a string, or the text parts of an array of parts
 /// (`{"type":"text"|"input_text"|"output_text", "text"}`), joined by `\n`.
-pub fn text_of(v: Option<&Value>) -> Option<String> {
+pub(crate) fn text_of(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) => Some(s.clone()),
         Value::Array(parts) => {

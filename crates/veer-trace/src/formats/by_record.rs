@@ -54,7 +54,7 @@ pub fn sniff(v: &Value) -> Option<Foreign> {
 
 /// The format of a JSON Lines file judged by its first non-empty line.
 /// A file of one line is not looked at again: it was judged as a whole document.
-pub fn sniff_first_line(bytes: &[u8]) -> Option<Foreign> {
+pub(crate) fn sniff_first_line(bytes: &[u8]) -> Option<Foreign> {
     let line = bytes
         .split(|&b| b == b'\n')
         .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()))?;
@@ -77,7 +77,7 @@ fn is_only_line(bytes: &[u8], line: &[u8]) -> bool {
 /// A JSON document that does not parse but whose first line is not a complete JSON value
 /// either (so not `.agentlog`) and that names keys of a format read here: the parse error,
 /// named for that format (a truncated export says so).
-pub fn broken_document(source: &str, bytes: &[u8]) -> Option<TraceError> {
+pub(crate) fn broken_document(source: &str, bytes: &[u8]) -> Option<TraceError> {
     let first = bytes.split(|&b| b == b'\n').next()?;
     // (a one-line file is the document itself, already known not to parse)
     if !is_only_line(bytes, first) && serde_json::from_slice::<Value>(first).is_ok() {
@@ -161,7 +161,7 @@ pub fn read(
 
 /// The records of one JSON document: an array's elements, a `{"data": [...]}` wrapper's
 /// elements, or the object itself.
-pub fn items_of_document(v: Value) -> Vec<Item> {
+pub(crate) fn items_of_document(v: Value) -> Vec<Item> {
     let (prefix, list) = match v {
         Value::Array(a) => ("", a),
         Value::Object(mut o) if matches!(o.get("data"), Some(Value::Array(_))) && o.len() <= 3 => {
@@ -191,7 +191,7 @@ pub fn items_of_document(v: Value) -> Vec<Item> {
 /// The records of a file: one JSON document, else JSON Lines (blank lines skipped; every line
 /// must be a JSON value — a broken last line is named as a truncated file — of at most
 /// `max_line_bytes` bytes, newline included).
-pub fn items_of_bytes(
+pub(crate) fn items_of_bytes(
     source: &str,
     bytes: &[u8],
     max_line_bytes: u64,
@@ -253,7 +253,7 @@ fn is_line_record(v: &Value) -> bool {
 }
 
 /// Milliseconds between two instants, 0 when either is unknown or they run backwards.
-pub fn span_ms(start: Option<i64>, end: Option<i64>) -> u64 {
+pub(crate) fn span_ms(start: Option<i64>, end: Option<i64>) -> u64 {
     match (start, end) {
         (Some(s), Some(e)) if e >= s => (e - s) as u64,
         _ => 0,
@@ -268,7 +268,7 @@ pub fn type_name(v: &Value) -> &'static str {
 /// Checks the parent links of a tree of spans / runs / entries: `parents[i]` names the id of
 /// item `i`'s parent (`None` for a root). Returns the items whose parent is not among `ids`
 /// (a missing parent: kept, the caller warns), or `Err(i)` with an item on a parent cycle.
-pub fn check_parents(ids: &[&str], parents: &[Option<&str>]) -> Result<Vec<usize>, usize> {
+pub(crate) fn check_parents(ids: &[&str], parents: &[Option<&str>]) -> Result<Vec<usize>, usize> {
     let index: std::collections::HashMap<&str, usize> = ids
         .iter()
         .enumerate()

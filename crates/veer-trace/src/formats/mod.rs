@@ -2,7 +2,7 @@
 //!
 //! Detection never looks at the file name (spec `trace-formats.md` §3.7). In order:
 //! 1. gzip magic → `.agentlog` (compressed); zip magic → an Inspect AI `.eval` log;
-//! 2. each entry of [`READERS`] whose `sniff` accepts the first bytes reads the whole file;
+//! 2. each entry of `READERS` whose `sniff` accepts the first bytes reads the whole file;
 //! 3. a JSON object with a traxr shape → traxr (trace, results file or analyzer case); an
 //!    Inspect AI JSON log (`version` and an `eval` object) → Inspect;
 //! 4. a JSON object that looks like nothing veer reads → an error naming the formats veer
@@ -10,26 +10,28 @@
 //!    response, OTLP logs or metrics);
 //! 5. anything else → `.agentlog` JSON Lines, whose reader names the offending line.
 //!
-//! Adding a format is one module here and one [`FormatReader`] entry.
+//! Adding a format is one module here and one `FormatReader` entry.
 
-pub mod agents_sdk;
-pub mod assemble;
+pub(crate) mod agents_sdk;
+pub(crate) mod assemble;
 mod by_record;
-pub mod claude_code;
+pub(crate) mod claude_code;
 pub mod inspect;
-pub mod langfuse;
-pub mod langsmith;
+pub(crate) mod langfuse;
+pub(crate) mod langsmith;
 #[cfg(test)]
 mod large_tests;
-pub mod mcp;
+pub(crate) mod mcp;
 pub mod otel;
 #[cfg(test)]
 mod proptests;
-pub mod span_tree;
+pub(crate) mod span_tree;
 
-pub use by_record::{
-    broken_document, check_parents, items_of_bytes, items_of_document, read, sniff,
-    sniff_first_line, span_ms, type_name, Foreign, Item,
+#[cfg(test)]
+pub(crate) use by_record::items_of_bytes;
+pub use by_record::Foreign;
+pub(crate) use by_record::{
+    broken_document, check_parents, read, sniff, sniff_first_line, span_ms, type_name, Item,
 };
 
 use crate::agentlog::reader::{read_agentlog, read_agentlog_sized};
@@ -45,9 +47,7 @@ use std::io::{BufRead, Read};
 
 /// A format recognised from a file's first bytes and read from its whole content.
 #[derive(Debug, Clone, Copy)]
-pub struct FormatReader {
-    /// The format, as reports name it.
-    pub format: Format,
+pub(crate) struct FormatReader {
     /// Whether the first bytes of a file (up to 64 KiB) are in this format. Must be cheap and
     /// must not accept the first line of an `.agentlog` or a traxr document.
     pub sniff: fn(&[u8]) -> bool,
@@ -57,12 +57,11 @@ pub struct FormatReader {
 }
 
 /// How a [`FormatReader`] reads: source name, the reader, the file's length when known, options.
-pub type ReadFn =
+pub(crate) type ReadFn =
     fn(&str, &mut dyn BufRead, Option<u64>, &ReadOptions) -> Result<Document, TraceError>;
 
 /// The formats recognised by their first bytes, tried in order.
-pub const READERS: &[FormatReader] = &[FormatReader {
-    format: Format::Otel,
+pub(crate) const READERS: &[FormatReader] = &[FormatReader {
     sniff: otel::sniff,
     read: read_otel_stream,
 }];
@@ -81,7 +80,7 @@ fn read_otel(source: &str, bytes: Vec<u8>, _options: &ReadOptions) -> Result<Doc
 }
 
 /// The formats veer reads, for messages: one line each.
-pub fn supported_formats() -> String {
+pub(crate) fn supported_formats() -> String {
     Format::LISTED
         .iter()
         .map(|f| format!("{} ({})", f.name(), f.description()))
@@ -92,7 +91,7 @@ pub fn supported_formats() -> String {
 /// Reads a document from `reader`, detecting its format by content. `size_hint` (the file's
 /// length, when known) sizes the buffer of formats read whole. Every format reads through one
 /// byte count: past `--max-trace-bytes` the read stops with an error naming the limit.
-pub fn read_document<R: BufRead + Send>(
+pub(crate) fn read_document<R: BufRead + Send>(
     source: &str,
     reader: R,
     options: &ReadOptions,
@@ -299,7 +298,7 @@ fn looks_like_binary_otlp(head: &[u8]) -> bool {
 /// A JSON object that is plainly not an `.agentlog` record (no `kind`, no `payload`) and not
 /// any format veer reads: the error, with a specific hint where one fits. An object with
 /// `version` or `id` and no recognisable other shape is left to the `.agentlog` reader.
-pub fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
+pub(crate) fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
     let o = v.as_object()?;
     if o.contains_key("kind") || o.contains_key("payload") {
         return None; // an .agentlog record, perhaps a broken one: its reader says what is wrong

@@ -254,7 +254,7 @@ fn emit_trace(a: &mut Assembler, nodes: &[&Node]) {
 /// (`choices[0].message`), a LangChain generation list (`generations[0][0].message`), a
 /// serialised LangChain message (`kwargs`), an assistant message, a list of messages (the
 /// last assistant one), or plain text.
-pub fn answer_of(v: &Value) -> Option<Answer> {
+pub(crate) fn answer_of(v: &Value) -> Option<Answer> {
     match v {
         Value::Null => None,
         Value::String(s) => Some(Answer {
@@ -330,7 +330,7 @@ fn message_answer(o: &Map<String, Value>) -> Answer {
 
 /// Request messages of a model call's input: a list of messages (a list of lists: the first),
 /// `{"messages": …}`, or text as one user message.
-pub fn messages_of(v: Option<&Value>) -> Vec<Value> {
+pub(crate) fn messages_of(v: Option<&Value>) -> Vec<Value> {
     match v {
         Some(Value::Array(list)) => match list.first() {
             Some(Value::Array(inner)) => inner.clone(),

@@ -18,8 +18,9 @@ use std::sync::Arc;
 pub struct Key(Arc<Box<str>>);
 
 impl Key {
+    #[cfg(test)]
     /// Whether `a` and `b` share one allocation.
-    pub fn ptr_eq(a: &Key, b: &Key) -> bool {
+    pub(crate) fn ptr_eq(a: &Key, b: &Key) -> bool {
         Arc::ptr_eq(&a.0, &b.0)
     }
 }

@@ -22,7 +22,7 @@ mod parse;
 mod tests;
 mod write;
 
-pub use parse::{json_from_slice, json_from_str, JsonScratch, JsonSeed};
+pub(crate) use parse::{json_from_slice, json_from_str, JsonScratch, JsonSeed};
 
 use serde_json::{Number, Value};
 
@@ -53,7 +53,7 @@ pub struct Object(Box<[(Key, Json)]>);
 pub use key::Key;
 
 /// The `Null` that indexing returns for a missing key or index.
-pub static NULL: Json = Json::Null;
+pub(crate) static NULL: Json = Json::Null;
 
 impl Object {
     /// An object of `entries`, which must have unique keys (see [`Object::from_entries`]
@@ -110,7 +110,7 @@ impl Object {
     }
 
     /// The entries, moved out, in order.
-    pub fn into_entries(self) -> impl ExactSizeIterator<Item = (Key, Json)> {
+    pub(crate) fn into_entries(self) -> impl ExactSizeIterator<Item = (Key, Json)> {
         self.0.into_vec().into_iter()
     }
 
@@ -258,14 +258,6 @@ impl Json {
         }
     }
 
-    /// The number, if this is one.
-    pub fn as_number(&self) -> Option<&Number> {
-        match self {
-            Json::Number(n) => Some(n),
-            _ => None,
-        }
-    }
-
     /// The elements, if this is an array.
     pub fn as_array(&self) -> Option<&[Json]> {
         match self {
@@ -293,7 +285,7 @@ impl Json {
     }
 
     /// Whether this is a boolean.
-    pub fn is_boolean(&self) -> bool {
+    pub(crate) fn is_boolean(&self) -> bool {
         matches!(self, Json::Bool(_))
     }
 
@@ -359,7 +351,7 @@ impl Json {
     }
 
     /// "a string", "an array", … for messages (as `agentlog::reader::json_type` names them).
-    pub fn type_phrase(&self) -> &'static str {
+    pub(crate) fn type_phrase(&self) -> &'static str {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",

@@ -15,7 +15,7 @@ use std::fmt;
 /// Reusable parking space for the entries of the objects and arrays being parsed. One per
 /// reader thread; it keeps its capacity between records.
 #[derive(Default)]
-pub struct JsonScratch {
+pub(crate) struct JsonScratch {
     entries: Vec<(Key, Json)>,
     elements: Vec<Json>,
     /// The keys seen so far, handed out shared: agent traces repeat a small vocabulary of keys.
@@ -52,7 +52,7 @@ impl JsonScratch {
     /// `v` as a [`Json`], its strings moved, its object keys shared with the keys this scratch
     /// has handed out (as parsing would share them): a tree built as a `serde_json::Value`
     /// costs one allocation per distinct key instead of one per key occurrence.
-    pub fn adopt(&mut self, v: Value) -> Json {
+    pub(crate) fn adopt(&mut self, v: Value) -> Json {
         match v {
             Value::Null => Json::Null,
             Value::Bool(b) => Json::Bool(b),
@@ -76,7 +76,7 @@ impl JsonScratch {
 }
 
 /// A seed that deserializes one JSON value into a [`Json`], using the scratch.
-pub struct JsonSeed<'s>(pub &'s mut JsonScratch);
+pub(crate) struct JsonSeed<'s>(pub &'s mut JsonScratch);
 
 impl<'de> DeserializeSeed<'de> for JsonSeed<'_> {
     type Value = Json;
@@ -176,13 +176,13 @@ impl<'de> de::Deserialize<'de> for Json {
 
 /// Parses `text` as one JSON value (trailing whitespace only), as `serde_json::from_str`
 /// would parse a `Value`.
-pub fn json_from_str(text: &str, scratch: &mut JsonScratch) -> serde_json::Result<Json> {
+pub(crate) fn json_from_str(text: &str, scratch: &mut JsonScratch) -> serde_json::Result<Json> {
     scratch.reset();
     crate::value_builder::parse_whole(serde_json::Deserializer::from_str(text), JsonSeed(scratch))
 }
 
 /// Parses `bytes` as one JSON value, as `serde_json::from_slice` would (strings must be UTF-8).
-pub fn json_from_slice(bytes: &[u8], scratch: &mut JsonScratch) -> serde_json::Result<Json> {
+pub(crate) fn json_from_slice(bytes: &[u8], scratch: &mut JsonScratch) -> serde_json::Result<Json> {
     scratch.reset();
     crate::value_builder::parse_whole(
         serde_json::Deserializer::from_slice(bytes),

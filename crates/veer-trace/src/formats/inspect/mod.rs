@@ -8,10 +8,8 @@
 mod archive;
 mod sample;
 
-pub use sample::{outcome_of, score_of};
-
 use crate::error::TraceError;
-use crate::model::{Format, Trace};
+use crate::model::Trace;
 use crate::options::ReadOptions;
 use serde_json::Value;
 use std::fs::File;
@@ -20,24 +18,24 @@ use std::path::Path;
 
 /// Largest member of a `.eval` archive read (decompressed bytes, counted as they stream): a
 /// member past this is an error, so a zstd bomb costs at most this much memory and time.
-pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_MEMBER_BYTES: u64 = 256 << 20;
 
 /// Most sample-epochs read from one log.
-pub const MAX_SAMPLES: usize = 1_000_000;
+pub(crate) const MAX_SAMPLES: usize = 1_000_000;
 
 /// The `metadata` payload key holding the sample id as a string (the case of a repeated-trials
 /// comparison).
-pub const CASE_KEY: &str = "case";
+pub(crate) const CASE_KEY: &str = "case";
 /// The `metadata` payload key holding the epoch (1-based integer; the trial).
-pub const TRIAL_KEY: &str = "trial";
+pub(crate) const TRIAL_KEY: &str = "trial";
 /// The `metadata` payload key holding `"pass"`, `"fail"` or `"error"` (absent when the sample
 /// has no score that reads as one).
 pub const OUTCOME_KEY: &str = "outcome";
 /// The `metadata` payload key holding every scorer's value, by scorer name, as logged.
-pub const SCORES_KEY: &str = "scores";
+pub(crate) const SCORES_KEY: &str = "scores";
 /// The `metadata` payload key holding the first scorer's value as a number (Inspect's
 /// `value_to_float`: `C` 1, `P` 0.5, `I` and `N` 0, booleans, numbers).
-pub const SCORE_KEY: &str = "score";
+pub(crate) const SCORE_KEY: &str = "score";
 
 /// What the log says about the whole eval (from `header.json`, or the JSON log's top level).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -171,13 +169,13 @@ impl<R: Read + Seek> Iterator for InspectLog<R> {
 
 /// Whether the first bytes of a file are a zip archive (local file header, or the end record
 /// of an empty archive): read as an Inspect `.eval` log.
-pub fn sniff_zip(head: &[u8]) -> bool {
+pub(crate) fn sniff_zip(head: &[u8]) -> bool {
     head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")
 }
 
 /// Whether the first bytes of a file could be an Inspect JSON log (cheap: the key names of its
 /// top level within the first 64 KiB). [`is_json_log`] decides.
-pub fn sniff_json_head(head: &[u8]) -> bool {
+pub(crate) fn sniff_json_head(head: &[u8]) -> bool {
     let head = &head[..head.len().min(1 << 16)];
     let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
@@ -188,7 +186,7 @@ pub fn sniff_json_head(head: &[u8]) -> bool {
 
 /// Whether a JSON document is an Inspect log: an object with a numeric `version` and an `eval`
 /// object naming its `task` and `model`.
-pub fn is_json_log(v: &Value) -> bool {
+pub(crate) fn is_json_log(v: &Value) -> bool {
     let Some(eval) = v.get("eval").and_then(Value::as_object) else {
         return false;
     };
@@ -234,9 +232,10 @@ pub fn open_inspect_log(
     }
 }
 
+#[cfg(test)]
 /// Reads the Inspect log at `path` (`.eval` or `.json`), one sample-epoch at a time; an error
 /// naming the formats veer reads when it is not one.
-pub fn read_inspect_log(
+pub(crate) fn read_inspect_log(
     path: &Path,
     options: &ReadOptions,
 ) -> Result<InspectLog<BufReader<File>>, TraceError> {
@@ -251,8 +250,9 @@ pub fn read_inspect_log(
     })
 }
 
+#[cfg(test)]
 /// Reads an Inspect log held in memory (`.eval` bytes, or a JSON log's text).
-pub fn read_inspect_bytes(
+pub(crate) fn read_inspect_bytes(
     source: &str,
     bytes: Vec<u8>,
     options: &ReadOptions,
@@ -262,7 +262,7 @@ pub fn read_inspect_bytes(
 
 /// [`read_inspect_bytes`] with a chosen per-member cap (the fuzz target uses a small one).
 #[doc(hidden)]
-pub fn read_inspect_bytes_capped(
+pub(crate) fn read_inspect_bytes_capped(
     source: &str,
     bytes: Vec<u8>,
     options: &ReadOptions,
@@ -436,9 +436,6 @@ pub fn case_file_name(case: &str) -> String {
     }
     name
 }
-
-/// The format a log is read as.
-pub const FORMAT: Format = Format::Inspect;
 
 #[cfg(test)]
 mod tests;

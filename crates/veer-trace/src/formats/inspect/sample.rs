@@ -54,7 +54,7 @@ pub(super) fn order_key(id: Option<&Value>, epoch: Option<&Value>) -> (IdKey, u6
 /// A score value as a number, as Inspect's `value_to_float` reads it: `C` 1, `P` 0.5, `I` and
 /// `N` 0, `yes`/`true` 1, `no`/`false` 0, numeric text, booleans and numbers; `None` for
 /// anything else (lists, objects, other text).
-pub fn score_of(v: &Value) -> Option<f64> {
+pub(crate) fn score_of(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
         Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
@@ -77,7 +77,7 @@ pub fn score_of(v: &Value) -> Option<f64> {
 /// `false`, 0); `None` when it has no score that reads as a number, or a partial one (`P`,
 /// 0.5, …): whether that passes is the user's threshold (`veer diff --outcome-threshold`),
 /// read from the `score` key.
-pub fn outcome_of(first_score: Option<&Value>, errored: bool) -> Option<&'static str> {
+pub(crate) fn outcome_of(first_score: Option<&Value>, errored: bool) -> Option<&'static str> {
     if errored {
         return Some("error");
     }

@@ -1,8 +1,9 @@
 //! The Inspect reader on logs written by inspect-ai itself (tests/fixtures/inspect/, made by
 //! its generate.py) and on damaged copies of them made here.
 
+use super::sample::{outcome_of, score_of};
 use super::*;
-use crate::model::Kind;
+use crate::model::{Format, Kind};
 use serde_json::json;
 use std::io::Write;
 use zip::write::SimpleFileOptions;

@@ -28,13 +28,13 @@ use std::collections::HashMap;
 
 /// The metadata tag that carries "N of M" model calls without captured content into a
 /// converted `.agentlog`, whose reader raises the same warning from it.
-pub const NOT_CAPTURED_TAG: &str = "content_not_captured";
+pub(crate) const NOT_CAPTURED_TAG: &str = "content_not_captured";
 
 /// The field the not-captured warning names.
-pub const NOT_CAPTURED_FIELD: &str = "gen_ai.output.messages";
+pub(crate) const NOT_CAPTURED_FIELD: &str = "gen_ai.output.messages";
 
 /// The warning for model calls whose content was not captured (`count` is "N of M").
-pub fn not_captured_message(count: &str) -> String {
+pub(crate) fn not_captured_message(count: &str) -> String {
     format!(
         "message content was not captured for {count} model calls, so their text is empty: the semantic, verbosity and refusal axes cannot be judged on them (enable content capture, e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)"
     )
@@ -42,7 +42,7 @@ pub fn not_captured_message(count: &str) -> String {
 
 /// One span as read, with the file line it came from (JSON Lines input).
 #[derive(Debug, Clone, Copy)]
-pub struct SpanAt<'s, 'a> {
+pub(crate) struct SpanAt<'s, 'a> {
     /// The span.
     pub span: &'s Span<'a>,
     /// 1-based line of the request that held it, for JSON Lines files.
@@ -76,7 +76,7 @@ thread_local! {
 /// What the spans of one request (one JSON line, or one document) say, owned: its wire
 /// structs can be dropped as soon as this is built.
 #[derive(Default)]
-pub struct Part {
+pub(crate) struct Part {
     nodes: Vec<Node>,
     pieces: Vec<Piece>,
 }
@@ -126,7 +126,7 @@ pub struct Prepared {
 }
 
 /// Reads what each span of one request is (on all cores); `source` names the input in errors.
-pub fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Part, TraceError> {
+pub(crate) fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Part, TraceError> {
     let piece = |s: &SpanAt<'_, '_>, n: &Node| match n.role {
         Role::Model => Piece::Model(Box::new(
             KEYS.with_borrow_mut(|keys| model_call(s.span, keys)),
@@ -163,16 +163,6 @@ pub fn prepared(source: &str, part: Part) -> Prepared {
         nodes: part.nodes,
         pieces: part.pieces,
     }
-}
-
-/// Reads what each span is (on all cores); [`Prepared::finish`] then builds the trace.
-pub fn prepare(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Prepared, TraceError> {
-    Ok(prepared(source, prepare_part(source, spans)?))
-}
-
-/// Builds the trace of a set of spans (one file, or several read together).
-pub fn assemble(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Trace, TraceError> {
-    prepare(source, spans)?.finish()
 }
 
 impl Prepared {

@@ -11,7 +11,7 @@ pub const REDACTED: &str = "__REDACTED__";
 
 /// Attribute look-ups over one attribute list.
 #[derive(Debug, Clone, Copy)]
-pub struct Attrs<'s, 'a> {
+pub(crate) struct Attrs<'s, 'a> {
     /// The attributes, in file order.
     pub list: &'s [KeyValue<'a>],
 }
@@ -38,7 +38,7 @@ impl<'s, 'a> Attrs<'s, 'a> {
     }
 
     /// The first present string among `keys`.
-    pub fn first_str(&self, keys: &[&str]) -> Option<&'s str> {
+    pub(crate) fn first_str(&self, keys: &[&str]) -> Option<&'s str> {
         keys.iter().find_map(|k| self.str(k))
     }
 
@@ -57,7 +57,7 @@ impl<'s, 'a> Attrs<'s, 'a> {
     }
 
     /// The first present integer among `keys`.
-    pub fn first_int(&self, keys: &[&str]) -> Option<i64> {
+    pub(crate) fn first_int(&self, keys: &[&str]) -> Option<i64> {
         keys.iter().find_map(|k| self.int(k))
     }
 
@@ -73,7 +73,7 @@ impl<'s, 'a> Attrs<'s, 'a> {
     }
 
     /// Every attribute whose key starts with `prefix`, with the prefix removed, in file order.
-    pub fn with_prefix<'p>(
+    pub(crate) fn with_prefix<'p>(
         &self,
         prefix: &'p str,
     ) -> impl Iterator<Item = (&'s str, &'s AnyValue<'a>)> + 'p
@@ -127,7 +127,7 @@ pub fn json_of(v: &AnyValue<'_>) -> Value {
 }
 
 /// `s` parsed when it holds a JSON object or array, else `s` as a JSON string.
-pub fn parse_json_text(s: &str) -> Value {
+pub(crate) fn parse_json_text(s: &str) -> Value {
     let t = s.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
         if let Ok(v) = serde_json::from_str::<Value>(s) {

@@ -25,7 +25,7 @@ pub enum Role {
 }
 
 /// Classifies a span by its attributes.
-pub fn role_of(a: Attrs<'_, '_>) -> Role {
+pub(crate) fn role_of(a: Attrs<'_, '_>) -> Role {
     match a.str("gen_ai.operation.name") {
         Some("chat" | "text_completion" | "generate_content" | "completion") => return Role::Model,
         Some("execute_tool") => return Role::Tool,
@@ -55,7 +55,7 @@ pub fn role_of(a: Attrs<'_, '_>) -> Role {
 }
 
 /// The session a span names itself: `gen_ai.conversation.id`, `session.id`.
-pub fn own_session(a: Attrs<'_, '_>) -> Option<String> {
+pub(crate) fn own_session(a: Attrs<'_, '_>) -> Option<String> {
     a.first_str(&["gen_ai.conversation.id", "session.id"])
         .filter(|s| !s.is_empty())
         .map(str::to_string)
@@ -65,7 +65,7 @@ pub fn own_session(a: Attrs<'_, '_>) -> Option<String> {
 /// here, on the thread that read the span, so the span's message trees are freed where they
 /// were made and only the compact payloads travel on.
 #[derive(Debug, Clone)]
-pub struct ModelCall {
+pub(crate) struct ModelCall {
     /// `chat_request` payload.
     pub request: Json,
     /// `chat_response` payload as the span alone gives it (model, captured content parts,
@@ -89,7 +89,7 @@ pub struct ModelCall {
 
 /// One `tool_use` part of a response: its call id and tool name, when it has them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolBlock {
+pub(crate) struct ToolBlock {
     /// `id` of the part.
     pub id: Option<String>,
     /// `name` of the part.
@@ -99,7 +99,7 @@ pub struct ToolBlock {
 /// The `chat_response` payload `response` (see [`ModelCall::response`]) with `added`
 /// `tool_use` blocks appended to its content and its stop reason recomputed from
 /// `finish_reason`, as if the blocks had been among the parts.
-pub fn with_tool_blocks(
+pub(crate) fn with_tool_blocks(
     response: &Json,
     added: Vec<Value>,
     finish_reason: Option<&str>,
@@ -124,7 +124,7 @@ fn is_tool_use(p: &Value) -> bool {
 }
 
 /// Milliseconds between two nanosecond instants (0 when the end is before the start).
-pub fn millis(start: u64, end: u64) -> u64 {
+pub(crate) fn millis(start: u64, end: u64) -> u64 {
     (end.saturating_sub(start) + 500_000) / 1_000_000
 }
 
@@ -174,7 +174,7 @@ const USAGE_KEYS: [(&str, &[&str]); 5] = [
 
 /// Reads a model-call span; `keys` shares the object keys of its request payload with those
 /// of the other spans read on this thread.
-pub fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
+pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
     let a = Attrs {
         list: &span.attributes,
     };
@@ -291,15 +291,13 @@ pub fn stop_reason(finish: Option<&str>, has_tool_use: bool) -> String {
 
 /// A tool span read off its attributes.
 #[derive(Debug, Clone)]
-pub struct ToolRun {
+pub(crate) struct ToolRun {
     /// Tool name.
     pub name: String,
     /// Call id, when recorded.
     pub call_id: Option<String>,
     /// Arguments (`{}` when not captured).
     pub arguments: Json,
-    /// Whether the arguments were captured.
-    pub arguments_captured: bool,
     /// Result (`""` when not captured).
     pub result: Json,
     /// Error status.
@@ -310,7 +308,7 @@ pub struct ToolRun {
 
 /// Reads a tool span; `keys` shares the object keys of its values with those of the other
 /// spans read on this thread.
-pub fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
+pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
     let a = Attrs {
         list: &span.attributes,
     };
@@ -338,7 +336,6 @@ pub fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
         call_id: a
             .first_str(&["gen_ai.tool.call.id", "tool_call.id", "tool.id"])
             .map(str::to_string),
-        arguments_captured: args.is_some(),
         arguments: keys.adopt(arguments(args.as_ref())),
         result: keys.adopt(result.unwrap_or(Value::String(String::new()))),
         is_error: span.status.as_ref().is_some_and(|s| s.code.is_error),

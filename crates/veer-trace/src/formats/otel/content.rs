@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// What was captured of one model call.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Captured {
+pub(crate) struct Captured {
     /// Request messages in `.agentlog` shape, when input content was captured.
     pub input: Option<Vec<Value>>,
     /// Response content parts, when output content was captured.

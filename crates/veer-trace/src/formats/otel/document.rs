@@ -31,7 +31,10 @@ const MAX_IN_FLIGHT: usize = 2;
 /// the document's bytes before [`Part::concat`] makes one array of all the spans: that array
 /// and the bytes are then never alive together. `None` when the walk failed: the document is
 /// not valid JSON or not an `ExportTraceServiceRequest`, and the caller reports why.
-pub fn read_document<'a>(label: &str, bytes: &'a [u8]) -> Option<(Vec<Part>, Option<TraceError>)> {
+pub(crate) fn read_document<'a>(
+    label: &str,
+    bytes: &'a [u8],
+) -> Option<(Vec<Part>, Option<TraceError>)> {
     let results: Mutex<Vec<(usize, Result<Part, TraceError>)>> = Mutex::new(Vec::new());
     let in_flight = AtomicUsize::new(0);
     let one_thread = rayon::current_num_threads() < 2;

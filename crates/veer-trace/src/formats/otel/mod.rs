@@ -4,16 +4,16 @@
 //! A file holds one `ExportTraceServiceRequest` JSON object (pretty-printed or not), or one per
 //! line as the Collector's file exporter writes. Lines are parsed on all cores, and each
 //! line's spans are read as soon as it is parsed, so its wire structs never outlive it; a
-//! single document's spans are read in batches while it is parsed ([`document`]); the
+//! single document's spans are read in batches while it is parsed (`document`); the
 //! spans of all requests (and of several files, for `veer convert`) are then assembled into one trace by
-//! [`assemble`], whose ordering never depends on the input order.
+//! `assemble`, whose ordering never depends on the input order.
 
-pub mod assemble;
-pub mod attrs;
-pub mod calls;
-pub mod content;
-pub mod document;
-pub mod wire;
+pub(crate) mod assemble;
+pub(crate) mod attrs;
+pub(crate) mod calls;
+pub(crate) mod content;
+pub(crate) mod document;
+pub(crate) mod wire;
 
 use crate::error::TraceError;
 use crate::model::Trace;
@@ -29,7 +29,7 @@ pub fn sniff(head: &[u8]) -> bool {
 }
 
 /// The first key of the JSON object `head` starts with, when it has no escapes.
-pub fn first_key(head: &[u8]) -> Option<&[u8]> {
+pub(crate) fn first_key(head: &[u8]) -> Option<&[u8]> {
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let mut i = head.iter().position(|b| !b.is_ascii_whitespace())?;
     if head[i] != b'{' {
@@ -67,7 +67,7 @@ const BATCH_BYTES: usize = 1 << 20;
 /// Lines input is read a batch of lines at a time, each batch's bytes dropped once its spans are
 /// read, so the file is never held whole next to the spans; a single document is read whole.
 /// Gives the same trace and errors as [`read`] of the whole file.
-pub fn read_from(
+pub(crate) fn read_from(
     source: &str,
     reader: &mut dyn BufRead,
     size_hint: Option<u64>,
@@ -77,7 +77,7 @@ pub fn read_from(
 
 /// [`read_from`] with batches of at least `batch_bytes` bytes of lines (tests and the fuzz
 /// target use small batches, so that errors and line numbers cross batch boundaries).
-pub fn read_batched(
+pub(crate) fn read_batched(
     source: &str,
     reader: &mut dyn BufRead,
     size_hint: Option<u64>,
@@ -283,7 +283,7 @@ fn read_parts(
 /// Whether `bytes` read as one document while it is parsed gives what the whole-request read
 /// gives (the same trace, or the same error). `true` when the walk leaves the document to the
 /// whole-request read. The invariant the `otel_reader` fuzz target checks.
-pub fn document_reads_agree(bytes: &[u8]) -> bool {
+pub(crate) fn document_reads_agree(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let Some(streamed) = document::read_document("fuzz.json", bytes) else {
         return true;

@@ -21,8 +21,12 @@ pub struct Request<'a> {
 
 /// Spans of one resource (one process / service).
 #[derive(Debug, Deserialize)]
-pub struct ResourceSpans<'a> {
+pub(crate) struct ResourceSpans<'a> {
     /// The resource (its attributes name the service).
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused as the document reader refuses it; no mapping reads it"
+    )]
     #[serde(default, borrow)]
     pub resource: Option<Resource<'a>>,
     /// Spans grouped by instrumentation scope.
@@ -38,16 +42,24 @@ pub struct ResourceSpans<'a> {
 
 /// A resource.
 #[derive(Debug, Default, Deserialize)]
-pub struct Resource<'a> {
+pub(crate) struct Resource<'a> {
     /// Resource attributes (`service.name`, …).
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused as the document reader refuses it; no mapping reads it"
+    )]
     #[serde(default, borrow)]
     pub attributes: Vec<KeyValue<'a>>,
 }
 
 /// Spans of one instrumentation scope.
 #[derive(Debug, Deserialize)]
-pub struct ScopeSpans<'a> {
+pub(crate) struct ScopeSpans<'a> {
     /// The instrumentation scope (library name and version).
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused as the document reader refuses it; no mapping reads it"
+    )]
     #[serde(default, borrow, alias = "instrumentationLibrary")]
     pub scope: Option<InstrumentationScope<'a>>,
     /// The spans.
@@ -57,18 +69,26 @@ pub struct ScopeSpans<'a> {
 
 /// An instrumentation scope.
 #[derive(Debug, Default, Deserialize)]
-pub struct InstrumentationScope<'a> {
+pub(crate) struct InstrumentationScope<'a> {
     /// Library name, e.g. `opentelemetry.instrumentation.openai_v2`.
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused as the document reader refuses it; no mapping reads it"
+    )]
     #[serde(default, borrow)]
     pub name: Cow<'a, str>,
     /// Library version.
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused as the document reader refuses it; no mapping reads it"
+    )]
     #[serde(default, borrow)]
     pub version: Cow<'a, str>,
 }
 
 /// One span.
 #[derive(Debug, Deserialize)]
-pub struct Span<'a> {
+pub(crate) struct Span<'a> {
     /// Trace id: 32 hex digits, or 16 bytes base64.
     #[serde(default, borrow, rename = "traceId", alias = "trace_id")]
     pub trace_id: Cow<'a, str>,
@@ -82,6 +102,10 @@ pub struct Span<'a> {
     #[serde(default, borrow)]
     pub name: Cow<'a, str>,
     /// Span kind (integer or name; not used by the mapping).
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused as the document reader refuses it; no mapping reads it"
+    )]
     #[serde(default)]
     pub kind: Option<IgnoredAny>,
     /// Start time, nanoseconds since the Unix epoch.
@@ -114,7 +138,7 @@ pub struct Event<'a> {
 
 /// A span status.
 #[derive(Debug, Default, Deserialize)]
-pub struct SpanStatus<'a> {
+pub(crate) struct SpanStatus<'a> {
     /// `STATUS_CODE_ERROR` / `2` is an error.
     #[serde(default)]
     pub code: StatusCode,
@@ -125,7 +149,7 @@ pub struct SpanStatus<'a> {
 
 /// One attribute.
 #[derive(Debug, Deserialize)]
-pub struct KeyValue<'a> {
+pub(crate) struct KeyValue<'a> {
     /// Attribute key.
     #[serde(borrow)]
     pub key: Cow<'a, str>,
@@ -136,7 +160,7 @@ pub struct KeyValue<'a> {
 
 /// An OTLP `AnyValue`: exactly one of the fields is set (none for an empty value).
 #[derive(Debug, Default, Deserialize)]
-pub struct AnyValue<'a> {
+pub(crate) struct AnyValue<'a> {
     /// A string.
     #[serde(default, borrow, rename = "stringValue", alias = "string_value")]
     pub string_value: Option<Cow<'a, str>>,
@@ -162,7 +186,7 @@ pub struct AnyValue<'a> {
 
 /// `arrayValue`.
 #[derive(Debug, Default, Deserialize)]
-pub struct ArrayValue<'a> {
+pub(crate) struct ArrayValue<'a> {
     /// The elements.
     #[serde(default, borrow)]
     pub values: Vec<AnyValue<'a>>,
@@ -170,7 +194,7 @@ pub struct ArrayValue<'a> {
 
 /// `kvlistValue`.
 #[derive(Debug, Default, Deserialize)]
-pub struct KvList<'a> {
+pub(crate) struct KvList<'a> {
     /// The pairs.
     #[serde(default, borrow)]
     pub values: Vec<KeyValue<'a>>,
@@ -178,11 +202,11 @@ pub struct KvList<'a> {
 
 /// Nanoseconds since the epoch, from a JSON string or number (`0` when absent).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Nanos(pub u64);
+pub(crate) struct Nanos(pub u64);
 
 /// A 64-bit integer from a JSON string or number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Int64(pub i64);
+pub(crate) struct Int64(pub i64);
 
 /// A double from a JSON number or one of proto3's special strings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -291,7 +315,7 @@ impl<'de> Deserialize<'de> for StatusCode {
 
 /// A trace or span id as lowercase hex: hex input is kept, base64 input (proto3 JSON mapping)
 /// decoded. `None` when it is neither.
-pub fn id_hex(id: &str, bytes: usize) -> Option<String> {
+pub(crate) fn id_hex(id: &str, bytes: usize) -> Option<String> {
     if id.len() == bytes * 2 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Some(id.to_ascii_lowercase());
     }
