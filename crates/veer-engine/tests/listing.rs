@@ -19,15 +19,7 @@ use veer_trace::ReadOptions;
 /// `CASE/run-N`, the others scattered as `batch-T/CASE.agentlog` with the case in the
 /// metadata record.
 fn write_suite(dir: &Path) {
-    let same = Script {
-        extra_call_rate: 0.0,
-        ..Script::default()
-    };
-    let changed = Script {
-        latency_ms: 900.0,
-        skip_tool: Some(1),
-        ..same.clone()
-    };
+    let (same, changed) = Script::steady_and_changed();
     for (side, offset) in [("baseline", 0), ("candidate", 100)] {
         for c in 0..12u32 {
             if c == 5 && side == "candidate" {

@@ -26,15 +26,7 @@ fn trace(case: &str, trial: u32, seed: u64, script: &Script) -> Trace {
 /// 30 cases of 6 trials a side: 6 with a planted change, one on the baseline only, one that
 /// failed, one quarantined regression.
 fn raws(options: &TrialsOptions) -> Vec<CaseRaw> {
-    let same = Script {
-        extra_call_rate: 0.0,
-        ..Script::default()
-    };
-    let changed = Script {
-        latency_ms: 900.0,
-        skip_tool: Some(1),
-        ..same.clone()
-    };
+    let (same, changed) = Script::steady_and_changed();
     (0..30)
         .map(|c| {
             let key = format!("case-{c:02}");

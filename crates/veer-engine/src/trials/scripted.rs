@@ -33,6 +33,24 @@ impl Default for Script {
     }
 }
 
+impl Script {
+    /// A steady agent (no extra calls) and the same agent with a planted change: responses
+    /// about twice as slow (900 ms mean) and the second tool never called. The pair the
+    /// engine's tests compare.
+    pub fn steady_and_changed() -> (Script, Script) {
+        let same = Script {
+            extra_call_rate: 0.0,
+            ..Script::default()
+        };
+        let changed = Script {
+            latency_ms: 900.0,
+            skip_tool: Some(1),
+            ..same.clone()
+        };
+        (same, changed)
+    }
+}
+
 const PHRASES: [&str; 4] = [
     "Let me check that for you.",
     "I'll look into this now.",
