@@ -4,12 +4,12 @@
 use std::fmt;
 
 /// The largest number of trials on one side of a case (rates and per-trial values).
-pub const MAX_TRIALS_PER_SIDE: usize = 10_000;
+pub(crate) const MAX_TRIALS_PER_SIDE: usize = 10_000;
 /// The largest number of pooled trials (both sides) in one pairwise-distance matrix: 4,000
 /// trials are ~8 million pairs (64 MB of `f64`).
-pub const MAX_POOLED_TRIALS_FOR_DISTANCES: usize = 4_000;
+pub(crate) const MAX_POOLED_TRIALS_FOR_DISTANCES: usize = 4_000;
 /// The largest number of cases in one suite-level computation.
-pub const MAX_CASES: usize = 10_000_000;
+pub(crate) const MAX_CASES: usize = 10_000_000;
 
 /// A refused input. The message names the quantity and the limit.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{check_open_unit, check_trials, TrialsError};
+use crate::error::{check_trials, TrialsError};
 use crate::special::{ln_choose, normal_cdf};
 
 /// The relative tolerance for "as or less probable than the observed table" in two-sided
@@ -19,7 +19,7 @@ const TWO_SIDED_RELATIVE_TOLERANCE: f64 = 1e-7;
 
 /// Above this many multiply-adds the stratified test uses the normal approximation of its
 /// statistic instead of the exact convolution (documented in docs/trials.md).
-pub const STRATIFIED_EXACT_WORK_LIMIT: u64 = 200_000_000;
+pub(crate) const STRATIFIED_EXACT_WORK_LIMIT: u64 = 200_000_000;
 
 /// x successes out of k trials on one side of a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,15 +145,6 @@ pub fn balanced_trials_for_level(level: f64) -> Option<u32> {
         return None;
     }
     (1..=crate::MAX_TRIALS_PER_SIDE as u32).find(|&k| min_attainable_p(k, k) < level)
-}
-
-/// The smallest trial count for the candidate side, with the baseline's `k_b` fixed, whose
-/// smallest attainable p is strictly below `level` (`None` when no count up to the limit does).
-pub fn candidate_trials_for_level(k_b: u32, level: f64) -> Option<u32> {
-    if !(level > 0.0 && level <= 1.0) || k_b == 0 {
-        return None;
-    }
-    (1..=crate::MAX_TRIALS_PER_SIDE as u32).find(|&k| min_attainable_p(k_b, k) < level)
 }
 
 /// Fisher's exact test for one case: baseline `b` against candidate `c`.
@@ -328,8 +319,9 @@ pub fn mcnemar_exact(baseline_only: u32, candidate_only: u32) -> (f64, f64, f64)
 }
 
 /// Whether a side can reach `alpha` at all: its smallest attainable p is strictly below it.
-pub fn is_testable(k_b: u32, k_c: u32, alpha: f64) -> Result<bool, TrialsError> {
-    check_open_unit("alpha", alpha)?;
+#[cfg(test)]
+fn is_testable(k_b: u32, k_c: u32, alpha: f64) -> Result<bool, TrialsError> {
+    crate::error::check_open_unit("alpha", alpha)?;
     Ok(min_attainable_p(k_b, k_c) < alpha)
 }
 

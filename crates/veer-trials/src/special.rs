@@ -11,7 +11,7 @@ use std::f64::consts::PI;
 pub use veer_base::fdist::ln_gamma;
 
 /// ln C(n, k) for 0 ≤ k ≤ n (exact product below 60, log-gamma above).
-pub fn ln_choose(n: u64, k: u64) -> f64 {
+pub(crate) fn ln_choose(n: u64, k: u64) -> f64 {
     if k > n {
         return f64::NEG_INFINITY;
     }
@@ -27,7 +27,7 @@ pub fn ln_choose(n: u64, k: u64) -> f64 {
 }
 
 /// C(n, k) as an integer when it fits in a `u64`, else `None`.
-pub fn choose_u64(n: u64, k: u64) -> Option<u64> {
+pub(crate) fn choose_u64(n: u64, k: u64) -> Option<u64> {
     if k > n {
         return Some(0);
     }
@@ -98,7 +98,7 @@ fn gamma_pq(a: f64, x: f64) -> (f64, f64) {
 }
 
 /// The standard normal density φ(x).
-pub fn normal_pdf(x: f64) -> f64 {
+pub(crate) fn normal_pdf(x: f64) -> f64 {
     (-0.5 * x * x).exp() / (2.0 * PI).sqrt()
 }
 

@@ -14,12 +14,12 @@ use crate::special::{choose_u64, t_quantile};
 use veer_base::rng::TrialRng;
 
 /// Exact sign-flip enumeration up to this many non-zero d_c (2^20 sign patterns).
-pub const SIGN_FLIP_EXACT_MAX: usize = 20;
+pub(crate) const SIGN_FLIP_EXACT_MAX: usize = 20;
 /// Monte Carlo draws for suite-level tests (B); p = (b+1)/(B+1) ≥ 1/5,000.
 pub const DEFAULT_SUITE_DRAWS: u32 = 4_999;
 /// Trial draws one Monte Carlo suite test may make (B × pooled trials of the varying cases);
 /// past it B shrinks (to no fewer than 99). 1,000 cases × 20 trials × 4,999 draws fit.
-pub const SUITE_MONTE_CARLO_WORK_LIMIT: u64 = 200_000_000;
+pub(crate) const SUITE_MONTE_CARLO_WORK_LIMIT: u64 = 200_000_000;
 
 /// One case's per-trial values on one axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
