@@ -24,7 +24,7 @@ use crate::error::Error;
 use veer_policy::Policy;
 use veer_trials::{balanced_trials_for_level, benjamini_hochberg_testable};
 
-pub use super::raw::{case_raw, case_raw_of, CaseRaw};
+pub use super::raw::{case_raw_of, CaseRaw};
 
 /// Where one case test sits: (case index, slot), slot < AXIS_COUNT an axis, = AXIS_COUNT the
 /// behaviour, past it rule `slot − AXIS_COUNT − 1` of the case's `rules`.

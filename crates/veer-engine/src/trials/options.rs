@@ -46,7 +46,7 @@ pub const DEFAULT_BEHAVIOUR_MARGIN: f64 = 0.1;
 
 /// Cases held in memory before the analysis spills case results to a temporary file: a few
 /// hundred cases of results take about 1.5 MB, so small suites never touch the disk.
-pub const DEFAULT_SPILL_AFTER: usize = 256;
+pub(crate) const DEFAULT_SPILL_AFTER: usize = 256;
 
 /// The knobs of the trials analysis.
 #[derive(Debug, Clone)]
