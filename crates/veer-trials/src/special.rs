@@ -8,7 +8,7 @@
 use std::f64::consts::PI;
 
 /// ln Γ(x) for x > 0: veer-base's (Lanczos, g = 7).
-pub use veer_base::fdist::ln_gamma;
+pub(crate) use veer_base::fdist::ln_gamma;
 
 /// ln C(n, k) for 0 ≤ k ≤ n (exact product below 60, log-gamma above).
 pub(crate) fn ln_choose(n: u64, k: u64) -> f64 {
@@ -160,7 +160,7 @@ fn normal_quantile_lower(p: f64) -> f64 {
 
 /// The regularized incomplete beta I_x(a, b) with y = 1 − x passed separately: veer-base's,
 /// whose work is bounded and which stays exact at huge shapes (docs/limits.md).
-pub use veer_base::fdist::beta_inc;
+pub(crate) use veer_base::fdist::beta_inc;
 
 /// Student's t distribution function with `df` > 0 degrees of freedom, in [0, 1].
 pub fn t_cdf(t: f64, df: f64) -> f64 {

@@ -202,7 +202,7 @@ pub(crate) struct OutcomeCheck<'f> {
 
 impl OutcomeCheck<'_> {
     /// One trial compared: an error when the file has no line for it.
-    pub fn visit(&mut self, t: TrialRef<'_>) -> Result<(), Error> {
+    pub(crate) fn visit(&mut self, t: TrialRef<'_>) -> Result<(), Error> {
         self.file.get(t)?;
         if let Some(label) = t.trial {
             let key = (t.side, t.case.to_string(), label.to_string());
