@@ -136,7 +136,7 @@ pub(crate) fn check_p_values(p: &[f64]) -> Result<(), TrialsError> {
     Ok(())
 }
 
-/// Checks a side's trial count against [`MAX_TRIALS_PER_SIDE`] and that it is not zero.
+/// Checks a side's trial count against `MAX_TRIALS_PER_SIDE` and that it is not zero.
 pub(crate) fn check_trials(side: &str, k: usize) -> Result<(), TrialsError> {
     if k == 0 {
         return Err(TrialsError::NoTrials {
@@ -152,7 +152,7 @@ pub(crate) fn check_trials(side: &str, k: usize) -> Result<(), TrialsError> {
     Ok(())
 }
 
-/// Checks a case count against [`MAX_CASES`].
+/// Checks a case count against `MAX_CASES`.
 pub(crate) fn check_cases(n: usize) -> Result<(), TrialsError> {
     if n > MAX_CASES {
         return Err(TrialsError::TooManyCases {

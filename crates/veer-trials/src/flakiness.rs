@@ -19,7 +19,7 @@ pub(crate) fn rate_flakiness(successes: u32, trials: u32) -> Option<f64> {
 }
 
 /// Whether a side is flaky on a rate: its trials disagree with a minority share large enough
-/// that the rate flakiness reaches [`RATE_FLAKY_THRESHOLD`].
+/// that the rate flakiness reaches `RATE_FLAKY_THRESHOLD`.
 pub fn is_rate_flaky(successes: u32, trials: u32) -> bool {
     rate_flakiness(successes, trials).is_some_and(|f| f >= RATE_FLAKY_THRESHOLD - 1e-12)
 }

@@ -67,7 +67,7 @@ pub(crate) fn tarone_testable(min_p: &[f64], alpha: f64) -> Result<Vec<bool>, Tr
 }
 
 /// Benjamini–Hochberg over the testable tests only (Gilbert 2005): the testable set by
-/// [`tarone_testable`], then BH with m = its size. Untestable tests get None: they neither
+/// `tarone_testable`, then BH with m = its size. Untestable tests get None: they neither
 /// count in m nor can be declared significant.
 pub fn benjamini_hochberg_testable(
     p: &[f64],

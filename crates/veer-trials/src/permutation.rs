@@ -63,7 +63,7 @@ pub(crate) fn condensed_index(i: usize, j: usize, n: usize) -> usize {
 
 impl PairwiseDistances {
     /// Wraps a condensed table over `n` trials. Refuses a wrong length, more than
-    /// [`MAX_POOLED_TRIALS_FOR_DISTANCES`] trials, NaN or infinite distances (they carry no
+    /// `MAX_POOLED_TRIALS_FOR_DISTANCES` trials, NaN or infinite distances (they carry no
     /// order, so no p-value could be honest) and negative ones.
     pub fn from_condensed(n: usize, values: Vec<f64>) -> Result<PairwiseDistances, TrialsError> {
         if n > MAX_POOLED_TRIALS_FOR_DISTANCES {

@@ -128,7 +128,7 @@ pub struct Plan {
     pub current_mde: f64,
     /// The floor at the current cases, ≥ 0.
     pub floor: f64,
-    /// Cases needed at the given trials (None past [`PLAN_LIMIT`]).
+    /// Cases needed at the given trials (None past `PLAN_LIMIT`).
     pub cases_needed: Option<u64>,
     /// What more trials can do at the current cases.
     pub trials: TrialsAnswer,

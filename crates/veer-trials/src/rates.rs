@@ -26,7 +26,7 @@ pub(crate) const STRATIFIED_EXACT_WORK_LIMIT: u64 = 200_000_000;
 pub struct Count {
     /// Successes (violations, passes…), ≤ `trials`.
     pub successes: u32,
-    /// Trials, ≥ 1 and ≤ [`crate::MAX_TRIALS_PER_SIDE`].
+    /// Trials, ≥ 1 and ≤ `crate::MAX_TRIALS_PER_SIDE`.
     pub trials: u32,
 }
 
@@ -139,7 +139,7 @@ pub fn min_attainable_p(k_b: u32, k_c: u32) -> f64 {
 
 /// The smallest balanced trial count k (per side) whose smallest attainable one-sided p is
 /// strictly below `level`: 3 for 0.1, 4 for 0.05, 6 for 0.005. `None` when `level` is not in
-/// (0, 1] or needs more than [`crate::MAX_TRIALS_PER_SIDE`] trials.
+/// (0, 1] or needs more than `crate::MAX_TRIALS_PER_SIDE` trials.
 pub fn balanced_trials_for_level(level: f64) -> Option<u32> {
     if !(level > 0.0 && level <= 1.0) {
         return None;
@@ -206,7 +206,7 @@ pub struct StratifiedTest {
 
 /// The exact stratified test over cases `(baseline, candidate)`: the distribution of
 /// Σ_c x_{c,C} given every case's margins is the convolution of the per-case hypergeometric
-/// distributions. Work is bounded by [`STRATIFIED_EXACT_WORK_LIMIT`]; past it the statistic's
+/// distributions. Work is bounded by `STRATIFIED_EXACT_WORK_LIMIT`; past it the statistic's
 /// normal approximation (with continuity correction) is used and `method` says so.
 pub fn stratified_exact_test(cases: &[(Count, Count)]) -> Result<StratifiedTest, TrialsError> {
     crate::error::check_cases(cases.len())?;

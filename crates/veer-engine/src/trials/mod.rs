@@ -8,12 +8,12 @@
 //!   case (the existing measures, computed once per case);
 //! - [`raw`]: each case's raw tests as it is measured, and the compact row the suite tests keep;
 //! - [`compose`]: the multiplicity adjustments over all cases and the `trials` block, from
-//!   [`case_block`] (one case's entry and verdict) and [`suite`] (the suite-level tests);
+//!   `case_block` (one case's entry and verdict) and [`suite`] (the suite-level tests);
 //! - [`spill`]: past a few hundred cases, case results go to a temporary file and are read
 //!   back case by case, so memory stays flat in the number of cases;
 //! - [`gate`]: what trips the gate when the report has trials (quarantined cases never do);
 //! - [`options`]: α, seed, margins, outcome rule, quarantine;
-//! - [`outcome`] and [`outcome_file`]: each trial's pass/fail outcome (`--outcome`,
+//! - [`outcome`] and `outcome_file`: each trial's pass/fail outcome (`--outcome`,
 //!   `--outcome-threshold`).
 //!
 //! The statistics themselves live in the `veer-trials` crate (pure functions); this module only

@@ -69,7 +69,7 @@ pub struct TrialsOptions {
     pub warnings: Vec<String>,
     /// Cases whose results are held in memory before they are spilled to a temporary file
     /// ([`super::spill`]); past it memory stays flat in the number of cases. Default
-    /// [`DEFAULT_SPILL_AFTER`]; 0 spills from the first case.
+    /// `DEFAULT_SPILL_AFTER`; 0 spills from the first case.
     pub spill_after: usize,
 }
 

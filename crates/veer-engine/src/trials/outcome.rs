@@ -12,7 +12,7 @@
 //!   `{"side": "baseline"|"candidate", "case": "…", "trial": N, "outcome": …}`; every trial
 //!   must have a line.
 //!
-//! Values ([`read_value`]): booleans; `pass`/`C`/`correct`/`true`/`yes`/`1` pass and
+//! Values (`read_value`): booleans; `pass`/`C`/`correct`/`true`/`yes`/`1` pass and
 //! `fail`/`I`/`N`/`incorrect`/`error`/`false`/`no`/`0` fail (case-insensitive, except Inspect's
 //! `P`, partial credit, which is the number 0.5); numbers pass when ≥ the threshold
 //! (`--outcome-threshold X`, inclusive); without a threshold only 0 and 1 are outcomes and any

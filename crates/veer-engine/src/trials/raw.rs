@@ -136,7 +136,7 @@ pub(crate) fn case_raw(
     )
 }
 
-/// [`case_raw`] for a case given by its key and trial counts `(k_B, k_C)` (trials measured in
+/// `case_raw` for a case given by its key and trial counts `(k_B, k_C)` (trials measured in
 /// memory; `measured` None means one side has no trial).
 pub fn case_raw_of(
     key: &str,
