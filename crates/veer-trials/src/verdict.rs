@@ -97,7 +97,7 @@ pub struct CaseEvidence {
     pub failed: bool,
     /// Rules (error/critical) broken deterministically (see [`is_deterministic_break`]).
     pub deterministic_breaks: Vec<String>,
-    /// The baseline's own trials disagree (by the rules in [`crate::flakiness`]).
+    /// The baseline's own trials disagree (by the rules in `crate::flakiness`).
     pub baseline_flaky: bool,
     /// The measures' tests.
     pub tests: Vec<MeasureTest>,

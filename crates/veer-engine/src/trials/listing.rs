@@ -5,7 +5,7 @@
 //! a case's files may be anywhere). So the directories are walked without holding their
 //! listings ([`veer_trace::load::walk_trace_files`]), the files are keyed a batch at a time (in
 //! parallel: keying may read a file's first line), and the keyed files are kept in memory only
-//! up to [`RUN_FILES`]; past that they go to sorted runs on disk ([`super::case_runs`]) and the
+//! up to [`RUN_FILES`]; past that they go to sorted runs on disk (`super::case_runs`) and the
 //! cases are read back one at a time. The rules that give the keys are in [`super::layout`].
 
 use super::case_runs::{self, Keyed, RunCases, Runs, SideIndex};
