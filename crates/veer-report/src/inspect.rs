@@ -93,9 +93,9 @@ fn enforcement(out: &mut String, decisions: &[veer_contract::policy::LiveDecisio
 /// Characters of a turn's tools cell past which its calls are counted rather than listed: the
 /// table pads every row to the widest, so an unbounded cell (one response with 200,000 calls)
 /// would make the output grow as turns × calls, and the table's layout superlinearly.
-pub const TOOLS_CELL_CHARS: usize = 1000;
+pub(crate) const TOOLS_CELL_CHARS: usize = 1000;
 
-/// `name(key,key) name(…) …` of a turn's calls, cut at [`TOOLS_CELL_CHARS`] characters with
+/// `name(key,key) name(…) …` of a turn's calls, cut at `TOOLS_CELL_CHARS` characters with
 /// `… (+K more calls)` (K counts the call that was cut); the whole list when it fits.
 fn tools_cell(tools: &[InspectTool]) -> String {
     let mut out = String::new();

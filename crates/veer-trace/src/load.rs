@@ -117,7 +117,7 @@ pub(crate) fn open_error(source: &str, e: &std::io::Error) -> TraceError {
 }
 
 /// Whether a file name looks like a trace veer reads from a directory.
-pub fn is_trace_file_name(name: &str) -> bool {
+pub(crate) fn is_trace_file_name(name: &str) -> bool {
     !name.starts_with('.')
         && [".agentlog", ".agentlog.gz", ".jsonl", ".jsonl.gz", ".json"]
             .iter()

@@ -4,12 +4,12 @@
 use std::fmt;
 
 /// The largest number of trials on one side of a case (rates and per-trial values).
-pub const MAX_TRIALS_PER_SIDE: usize = 10_000;
+pub(crate) const MAX_TRIALS_PER_SIDE: usize = 10_000;
 /// The largest number of pooled trials (both sides) in one pairwise-distance matrix: 4,000
 /// trials are ~8 million pairs (64 MB of `f64`).
-pub const MAX_POOLED_TRIALS_FOR_DISTANCES: usize = 4_000;
+pub(crate) const MAX_POOLED_TRIALS_FOR_DISTANCES: usize = 4_000;
 /// The largest number of cases in one suite-level computation.
-pub const MAX_CASES: usize = 10_000_000;
+pub(crate) const MAX_CASES: usize = 10_000_000;
 
 /// A refused input. The message names the quantity and the limit.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -136,7 +136,7 @@ pub(crate) fn check_p_values(p: &[f64]) -> Result<(), TrialsError> {
     Ok(())
 }
 
-/// Checks a side's trial count against [`MAX_TRIALS_PER_SIDE`] and that it is not zero.
+/// Checks a side's trial count against `MAX_TRIALS_PER_SIDE` and that it is not zero.
 pub(crate) fn check_trials(side: &str, k: usize) -> Result<(), TrialsError> {
     if k == 0 {
         return Err(TrialsError::NoTrials {
@@ -152,7 +152,7 @@ pub(crate) fn check_trials(side: &str, k: usize) -> Result<(), TrialsError> {
     Ok(())
 }
 
-/// Checks a case count against [`MAX_CASES`].
+/// Checks a case count against `MAX_CASES`.
 pub(crate) fn check_cases(n: usize) -> Result<(), TrialsError> {
     if n > MAX_CASES {
         return Err(TrialsError::TooManyCases {

@@ -2,16 +2,14 @@
 //! p̂(1−p̂)·k/(k−1); for behaviour, the within-side spread D_BB against the cross spread D_BC.
 //! The rule that calls a side flaky is here so the engine and the docs say the same thing.
 
-use serde::{Deserialize, Serialize};
-
 /// A side is flaky on a rate when its flakiness is at least this: the variance of a Bernoulli
 /// trial with a 20% minority outcome (0.2·0.8). At k = 3 one odd trial out is flaky; at k = 10
 /// one of ten is not, two are.
-pub const RATE_FLAKY_THRESHOLD: f64 = 0.16;
+pub(crate) const RATE_FLAKY_THRESHOLD: f64 = 0.16;
 
 /// The rate flakiness of `successes` of `trials`: p̂(1−p̂)·k/(k−1), in [0, 0.5] (at most
 /// ¼·k/(k−1), largest at k = 2). None at k ≤ 1: one trial says nothing about its spread.
-pub fn rate_flakiness(successes: u32, trials: u32) -> Option<f64> {
+pub(crate) fn rate_flakiness(successes: u32, trials: u32) -> Option<f64> {
     if trials < 2 || successes > trials {
         return None;
     }
@@ -21,7 +19,7 @@ pub fn rate_flakiness(successes: u32, trials: u32) -> Option<f64> {
 }
 
 /// Whether a side is flaky on a rate: its trials disagree with a minority share large enough
-/// that the rate flakiness reaches [`RATE_FLAKY_THRESHOLD`].
+/// that the rate flakiness reaches `RATE_FLAKY_THRESHOLD`.
 pub fn is_rate_flaky(successes: u32, trials: u32) -> bool {
     rate_flakiness(successes, trials).is_some_and(|f| f >= RATE_FLAKY_THRESHOLD - 1e-12)
 }
@@ -29,7 +27,8 @@ pub fn is_rate_flaky(successes: u32, trials: u32) -> bool {
 /// Behaviour flakiness of one side: its within spread relative to the cross spread, D_ss/D_BC,
 /// ≥ 0 (≈ 1 when the sides are alike, ≪ 1 when the change dominates the noise). None when the
 /// side has one trial or the cross spread is 0.
-pub fn behaviour_flakiness(d_within: Option<f64>, d_cross: f64) -> Option<f64> {
+#[cfg(test)]
+fn behaviour_flakiness(d_within: Option<f64>, d_cross: f64) -> Option<f64> {
     match d_within {
         Some(w) if d_cross > 0.0 => Some(w / d_cross),
         _ => None,
@@ -41,17 +40,6 @@ pub fn behaviour_flakiness(d_within: Option<f64>, d_cross: f64) -> Option<f64> {
 /// cannot be told from it).
 pub fn is_behaviour_flaky(d_within: Option<f64>, margin: f64) -> bool {
     d_within.is_some_and(|w| w > margin)
-}
-
-/// One side's flakiness summary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SideFlakiness {
-    /// Rate flakiness per rate measure, in the caller's order (None at k = 1), in [0, 0.5].
-    pub rates: Vec<Option<f64>>,
-    /// Behaviour flakiness D_ss/D_BC (None at k = 1), ≥ 0.
-    pub behaviour: Option<f64>,
-    /// Whether the side is flaky by the documented rule.
-    pub flaky: bool,
 }
 
 #[cfg(test)]

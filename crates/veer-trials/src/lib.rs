@@ -24,31 +24,26 @@ mod verdict;
 
 pub use axis::{axis_case_test, AxisCaseTest};
 pub use divergence::{first_divergence, ModalDivergence};
-pub use error::{TrialsError, MAX_CASES, MAX_POOLED_TRIALS_FOR_DISTANCES, MAX_TRIALS_PER_SIDE};
-pub use flakiness::{
-    behaviour_flakiness, is_behaviour_flaky, is_rate_flaky, rate_flakiness, SideFlakiness,
-    RATE_FLAKY_THRESHOLD,
-};
-pub use multiplicity::{benjamini_hochberg, benjamini_hochberg_testable, holm, tarone_testable};
+pub use error::TrialsError;
+pub(crate) use error::{MAX_POOLED_TRIALS_FOR_DISTANCES, MAX_TRIALS_PER_SIDE};
+pub use flakiness::{is_behaviour_flaky, is_rate_flaky};
+pub use multiplicity::{benjamini_hochberg, benjamini_hochberg_testable, holm};
 pub use pass_k::{pass_hat_k, PassHatK};
 pub use permutation::{
-    behaviour_min_attainable_p, behaviour_test, behaviour_trials_for_level, condensed_index,
-    BehaviourTest, PairwiseDistances, PermutationMethod, PermutationOptions, WithinSpread,
-    DEFAULT_DRAWS, DEFAULT_EXACT_LIMIT, MONTE_CARLO_WORK_LIMIT, SEQUENTIAL_STOP,
+    behaviour_test, BehaviourTest, PairwiseDistances, PermutationMethod, PermutationOptions,
+    WithinSpread, SEQUENTIAL_STOP,
 };
 pub use power::{
-    mde_floor, minimum_detectable_effect, plan, z_sum, Plan, PowerInputs, TrialsAnswer,
-    DEFAULT_POWER, PLAN_LIMIT,
+    mde_floor, minimum_detectable_effect, plan, Plan, PowerInputs, TrialsAnswer, DEFAULT_POWER,
 };
 pub use rates::{
-    balanced_trials_for_level, candidate_trials_for_level, fisher_exact, is_testable,
-    mcnemar_exact, min_attainable_p, stratified_exact_test, Count, FisherTest, StratifiedMethod,
-    StratifiedTest, STRATIFIED_EXACT_WORK_LIMIT,
+    balanced_trials_for_level, fisher_exact, mcnemar_exact, min_attainable_p,
+    stratified_exact_test, Count, FisherTest, StratifiedMethod, StratifiedTest,
 };
 pub use suite::{
     case_differences, population_estimate, sign_flip_test, suite_permutation_test,
     variance_components, CaseSample, PopulationEstimate, SuitePermutationTest, VarianceComponents,
-    DEFAULT_SUITE_DRAWS, SIGN_FLIP_EXACT_MAX, SUITE_MONTE_CARLO_WORK_LIMIT,
+    DEFAULT_SUITE_DRAWS,
 };
 pub use veer_base::rng::{derive_seed, TrialRng};
 pub use verdict::{

@@ -48,7 +48,7 @@ pub fn benjamini_hochberg(p: &[f64]) -> Result<Vec<f64>, TrialsError> {
 /// Tarone's testable set at level `alpha`: with m(K) = #{i : min_p_i < α/K}, the smallest K ≥ 1
 /// with m(K) ≤ K; test i is testable when min_p_i < α/K. A test that cannot reach α/K even at
 /// its most extreme outcome is left out (Gilbert 2005, step 1).
-pub fn tarone_testable(min_p: &[f64], alpha: f64) -> Result<Vec<bool>, TrialsError> {
+pub(crate) fn tarone_testable(min_p: &[f64], alpha: f64) -> Result<Vec<bool>, TrialsError> {
     check_open_unit("alpha", alpha)?;
     check_p_values(min_p)?;
     let m = min_p.len();
@@ -67,7 +67,7 @@ pub fn tarone_testable(min_p: &[f64], alpha: f64) -> Result<Vec<bool>, TrialsErr
 }
 
 /// Benjamini–Hochberg over the testable tests only (Gilbert 2005): the testable set by
-/// [`tarone_testable`], then BH with m = its size. Untestable tests get None: they neither
+/// `tarone_testable`, then BH with m = its size. Untestable tests get None: they neither
 /// count in m nor can be declared significant.
 pub fn benjamini_hochberg_testable(
     p: &[f64],

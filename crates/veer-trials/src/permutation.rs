@@ -13,9 +13,9 @@ use veer_base::rng::TrialRng;
 
 /// Relabellings enumerated exactly (C(k_B+k_C, k_B) up to this; 9 vs 9 is 48,620, so 10 vs 10
 /// and above use Monte Carlo).
-pub const DEFAULT_EXACT_LIMIT: u64 = 10_000;
+pub(crate) const DEFAULT_EXACT_LIMIT: u64 = 10_000;
 /// Monte Carlo relabellings per test (B); p = (b+1)/(B+1) is at least 1/10,000.
-pub const DEFAULT_DRAWS: u32 = 9_999;
+pub(crate) const DEFAULT_DRAWS: u32 = 9_999;
 /// Sequential stopping (Besag & Clifford 1991): a Monte Carlo test stops as soon as this many
 /// relabellings at least as extreme as the observed one have been drawn, with p = h/L after L
 /// draws. Only tests whose p is small (< h/B ≈ 0.01 at the defaults) run all B draws, so a
@@ -23,7 +23,7 @@ pub const DEFAULT_DRAWS: u32 = 9_999;
 pub const SEQUENTIAL_STOP: u64 = 100;
 /// Pair sums a single Monte Carlo test may evaluate; past it B shrinks (to no fewer than 99)
 /// so the work stays bounded at very large trial counts.
-pub const MONTE_CARLO_WORK_LIMIT: u64 = 20_000_000;
+pub(crate) const MONTE_CARLO_WORK_LIMIT: u64 = 20_000_000;
 
 /// How permutation p-values are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,14 +56,14 @@ pub struct PairwiseDistances {
 }
 
 /// The position of pair (i, j), i ≠ j, in a condensed table over `n` items.
-pub fn condensed_index(i: usize, j: usize, n: usize) -> usize {
+pub(crate) fn condensed_index(i: usize, j: usize, n: usize) -> usize {
     let (i, j) = if i < j { (i, j) } else { (j, i) };
     i * n - i * (i + 1) / 2 + (j - i - 1)
 }
 
 impl PairwiseDistances {
     /// Wraps a condensed table over `n` trials. Refuses a wrong length, more than
-    /// [`MAX_POOLED_TRIALS_FOR_DISTANCES`] trials, NaN or infinite distances (they carry no
+    /// `MAX_POOLED_TRIALS_FOR_DISTANCES` trials, NaN or infinite distances (they carry no
     /// order, so no p-value could be honest) and negative ones.
     pub fn from_condensed(n: usize, values: Vec<f64>) -> Result<PairwiseDistances, TrialsError> {
         if n > MAX_POOLED_TRIALS_FOR_DISTANCES {
@@ -413,7 +413,8 @@ pub fn behaviour_test(
 
 /// The smallest p the exact behaviour test can reach at k_B vs k_C trials: 1/C(N, k_B), or
 /// 2/C(N, k) when k_B = k_C = k (swapping the labels keeps E), in (0, 1].
-pub fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
+#[cfg(test)]
+fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
     let n = u64::from(k_b) + u64::from(k_c);
     let ways = ln_choose(n, u64::from(k_b.min(k_c)));
     let twice = if k_b == k_c { 2f64.ln() } else { 0.0 };
@@ -422,7 +423,8 @@ pub fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
 
 /// The smallest balanced k per side at which the behaviour test can reach a p strictly below
 /// `level` (4 at 0.05: 2/70), or None when `level` is not in (0, 1] or no k up to the limit does.
-pub fn behaviour_trials_for_level(level: f64) -> Option<u32> {
+#[cfg(test)]
+fn behaviour_trials_for_level(level: f64) -> Option<u32> {
     if !(level > 0.0 && level <= 1.0) {
         return None;
     }

@@ -13,7 +13,7 @@ use crate::special::normal_quantile;
 pub const DEFAULT_POWER: f64 = 0.8;
 /// The largest count `plan` answers with (cases or trials); beyond it the answer is "not
 /// reachable".
-pub const PLAN_LIMIT: u64 = 10_000_000;
+pub(crate) const PLAN_LIMIT: u64 = 10_000_000;
 
 /// The variance inputs of a power computation for one axis.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -49,7 +49,7 @@ impl PowerInputs {
 }
 
 /// z_{1−α/2} + z_{power}: 2.8016 at α = 0.05 and 80% power.
-pub fn z_sum(alpha: f64, power: f64) -> Result<f64, TrialsError> {
+pub(crate) fn z_sum(alpha: f64, power: f64) -> Result<f64, TrialsError> {
     check_open_unit("alpha", alpha)?;
     check_open_unit("power", power)?;
     Ok(normal_quantile(1.0 - alpha / 2.0) + normal_quantile(power))
@@ -128,7 +128,7 @@ pub struct Plan {
     pub current_mde: f64,
     /// The floor at the current cases, ≥ 0.
     pub floor: f64,
-    /// Cases needed at the given trials (None past [`PLAN_LIMIT`]).
+    /// Cases needed at the given trials (None past `PLAN_LIMIT`).
     pub cases_needed: Option<u64>,
     /// What more trials can do at the current cases.
     pub trials: TrialsAnswer,

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{check_open_unit, check_trials, TrialsError};
+use crate::error::{check_trials, TrialsError};
 use crate::special::{ln_choose, normal_cdf};
 
 /// The relative tolerance for "as or less probable than the observed table" in two-sided
@@ -19,14 +19,14 @@ const TWO_SIDED_RELATIVE_TOLERANCE: f64 = 1e-7;
 
 /// Above this many multiply-adds the stratified test uses the normal approximation of its
 /// statistic instead of the exact convolution (documented in docs/trials.md).
-pub const STRATIFIED_EXACT_WORK_LIMIT: u64 = 200_000_000;
+pub(crate) const STRATIFIED_EXACT_WORK_LIMIT: u64 = 200_000_000;
 
 /// x successes out of k trials on one side of a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Count {
     /// Successes (violations, passes…), ≤ `trials`.
     pub successes: u32,
-    /// Trials, ≥ 1 and ≤ [`crate::MAX_TRIALS_PER_SIDE`].
+    /// Trials, ≥ 1 and ≤ `crate::MAX_TRIALS_PER_SIDE`.
     pub trials: u32,
 }
 
@@ -139,21 +139,12 @@ pub fn min_attainable_p(k_b: u32, k_c: u32) -> f64 {
 
 /// The smallest balanced trial count k (per side) whose smallest attainable one-sided p is
 /// strictly below `level`: 3 for 0.1, 4 for 0.05, 6 for 0.005. `None` when `level` is not in
-/// (0, 1] or needs more than [`crate::MAX_TRIALS_PER_SIDE`] trials.
+/// (0, 1] or needs more than `crate::MAX_TRIALS_PER_SIDE` trials.
 pub fn balanced_trials_for_level(level: f64) -> Option<u32> {
     if !(level > 0.0 && level <= 1.0) {
         return None;
     }
     (1..=crate::MAX_TRIALS_PER_SIDE as u32).find(|&k| min_attainable_p(k, k) < level)
-}
-
-/// The smallest trial count for the candidate side, with the baseline's `k_b` fixed, whose
-/// smallest attainable p is strictly below `level` (`None` when no count up to the limit does).
-pub fn candidate_trials_for_level(k_b: u32, level: f64) -> Option<u32> {
-    if !(level > 0.0 && level <= 1.0) || k_b == 0 {
-        return None;
-    }
-    (1..=crate::MAX_TRIALS_PER_SIDE as u32).find(|&k| min_attainable_p(k_b, k) < level)
 }
 
 /// Fisher's exact test for one case: baseline `b` against candidate `c`.
@@ -215,7 +206,7 @@ pub struct StratifiedTest {
 
 /// The exact stratified test over cases `(baseline, candidate)`: the distribution of
 /// Σ_c x_{c,C} given every case's margins is the convolution of the per-case hypergeometric
-/// distributions. Work is bounded by [`STRATIFIED_EXACT_WORK_LIMIT`]; past it the statistic's
+/// distributions. Work is bounded by `STRATIFIED_EXACT_WORK_LIMIT`; past it the statistic's
 /// normal approximation (with continuity correction) is used and `method` says so.
 pub fn stratified_exact_test(cases: &[(Count, Count)]) -> Result<StratifiedTest, TrialsError> {
     crate::error::check_cases(cases.len())?;
@@ -328,8 +319,9 @@ pub fn mcnemar_exact(baseline_only: u32, candidate_only: u32) -> (f64, f64, f64)
 }
 
 /// Whether a side can reach `alpha` at all: its smallest attainable p is strictly below it.
-pub fn is_testable(k_b: u32, k_c: u32, alpha: f64) -> Result<bool, TrialsError> {
-    check_open_unit("alpha", alpha)?;
+#[cfg(test)]
+fn is_testable(k_b: u32, k_c: u32, alpha: f64) -> Result<bool, TrialsError> {
+    crate::error::check_open_unit("alpha", alpha)?;
     Ok(min_attainable_p(k_b, k_c) < alpha)
 }
 

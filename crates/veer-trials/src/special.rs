@@ -8,10 +8,10 @@
 use std::f64::consts::PI;
 
 /// ln Γ(x) for x > 0: veer-base's (Lanczos, g = 7).
-pub use veer_base::fdist::ln_gamma;
+pub(crate) use veer_base::fdist::ln_gamma;
 
 /// ln C(n, k) for 0 ≤ k ≤ n (exact product below 60, log-gamma above).
-pub fn ln_choose(n: u64, k: u64) -> f64 {
+pub(crate) fn ln_choose(n: u64, k: u64) -> f64 {
     if k > n {
         return f64::NEG_INFINITY;
     }
@@ -27,7 +27,7 @@ pub fn ln_choose(n: u64, k: u64) -> f64 {
 }
 
 /// C(n, k) as an integer when it fits in a `u64`, else `None`.
-pub fn choose_u64(n: u64, k: u64) -> Option<u64> {
+pub(crate) fn choose_u64(n: u64, k: u64) -> Option<u64> {
     if k > n {
         return Some(0);
     }
@@ -98,7 +98,7 @@ fn gamma_pq(a: f64, x: f64) -> (f64, f64) {
 }
 
 /// The standard normal density φ(x).
-pub fn normal_pdf(x: f64) -> f64 {
+pub(crate) fn normal_pdf(x: f64) -> f64 {
     (-0.5 * x * x).exp() / (2.0 * PI).sqrt()
 }
 
@@ -160,7 +160,7 @@ fn normal_quantile_lower(p: f64) -> f64 {
 
 /// The regularized incomplete beta I_x(a, b) with y = 1 − x passed separately: veer-base's,
 /// whose work is bounded and which stays exact at huge shapes (docs/limits.md).
-pub use veer_base::fdist::beta_inc;
+pub(crate) use veer_base::fdist::beta_inc;
 
 /// Student's t distribution function with `df` > 0 degrees of freedom, in [0, 1].
 pub fn t_cdf(t: f64, df: f64) -> f64 {

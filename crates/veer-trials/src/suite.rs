@@ -3,7 +3,7 @@
 //!   labels with the statistic Σ_c d_c, d_c = ȳ_{c,C} − ȳ_{c,B};
 //! - **population scope** (would it hold on new cases like these?): Δ̂ = mean d_c with the
 //!   clustered standard error sd(d)/√n and a Student t_{n−1} interval (Miller 2024), and an
-//!   exact sign-flip test on the d_c (Monte Carlo past [`SIGN_FLIP_EXACT_MAX`] non-zero d_c);
+//!   exact sign-flip test on the d_c (Monte Carlo past `SIGN_FLIP_EXACT_MAX` non-zero d_c);
 //! - the variance components s²_w per side and ω̂² that power and `plan` use.
 
 use serde::{Deserialize, Serialize};
@@ -14,12 +14,12 @@ use crate::special::{choose_u64, t_quantile};
 use veer_base::rng::TrialRng;
 
 /// Exact sign-flip enumeration up to this many non-zero d_c (2^20 sign patterns).
-pub const SIGN_FLIP_EXACT_MAX: usize = 20;
+pub(crate) const SIGN_FLIP_EXACT_MAX: usize = 20;
 /// Monte Carlo draws for suite-level tests (B); p = (b+1)/(B+1) ≥ 1/5,000.
 pub const DEFAULT_SUITE_DRAWS: u32 = 4_999;
 /// Trial draws one Monte Carlo suite test may make (B × pooled trials of the varying cases);
 /// past it B shrinks (to no fewer than 99). 1,000 cases × 20 trials × 4,999 draws fit.
-pub const SUITE_MONTE_CARLO_WORK_LIMIT: u64 = 200_000_000;
+pub(crate) const SUITE_MONTE_CARLO_WORK_LIMIT: u64 = 200_000_000;
 
 /// One case's per-trial values on one axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -279,7 +279,7 @@ pub fn suite_permutation_test(
 
 /// The exact (or Monte Carlo) sign-flip test on the case differences d_c: under H₀ each d_c is
 /// symmetric about 0. Zeros carry no sign and are left out; exact up to
-/// [`SIGN_FLIP_EXACT_MAX`] non-zero values (Gray-code enumeration), else `options.draws` draws.
+/// `SIGN_FLIP_EXACT_MAX` non-zero values (Gray-code enumeration), else `options.draws` draws.
 pub fn sign_flip_test(
     d: &[f64],
     options: &PermutationOptions,

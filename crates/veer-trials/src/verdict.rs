@@ -34,7 +34,7 @@ pub enum TrialWorseWhen {
 
 impl TrialWorseWhen {
     /// Whether `effect` (candidate − baseline) lies beyond `margin` (≥ 0) in the worse direction.
-    pub fn is_worse_beyond(self, effect: f64, margin: f64) -> bool {
+    pub(crate) fn is_worse_beyond(self, effect: f64, margin: f64) -> bool {
         match self {
             TrialWorseWhen::Higher => effect > margin,
             TrialWorseWhen::Lower => effect < -margin,
@@ -43,7 +43,7 @@ impl TrialWorseWhen {
     }
 
     /// Whether `effect` lies beyond `margin` in the better direction (never for `AnyChange`).
-    pub fn is_better_beyond(self, effect: f64, margin: f64) -> bool {
+    pub(crate) fn is_better_beyond(self, effect: f64, margin: f64) -> bool {
         match self {
             TrialWorseWhen::Higher => effect < -margin,
             TrialWorseWhen::Lower => effect > margin,
@@ -97,7 +97,7 @@ pub struct CaseEvidence {
     pub failed: bool,
     /// Rules (error/critical) broken deterministically (see [`is_deterministic_break`]).
     pub deterministic_breaks: Vec<String>,
-    /// The baseline's own trials disagree (by the rules in [`crate::flakiness`]).
+    /// The baseline's own trials disagree (by the rules in `crate::flakiness`).
     pub baseline_flaky: bool,
     /// The measures' tests.
     pub tests: Vec<MeasureTest>,

@@ -1,6 +1,6 @@
 //! From every case's raw results to the `trials` block (issue 28, items 2–3): the case-test
 //! family and its Benjamini–Hochberg adjustment over all cases, then each case's entry
-//! ([`super::case_block`]) built as its raw results are read back, the suite-level tests
+//! (`super::case_block`) built as its raw results are read back, the suite-level tests
 //! ([`super::suite`]), pass^k and the power plan. The raw tests of a case are computed as it is
 //! measured ([`super::raw`], streamed); the statistics are `veer-trials`' pure functions.
 //!
@@ -24,7 +24,7 @@ use crate::error::Error;
 use veer_policy::Policy;
 use veer_trials::{balanced_trials_for_level, benjamini_hochberg_testable};
 
-pub use super::raw::{case_raw, case_raw_of, CaseRaw};
+pub use super::raw::{case_raw_of, CaseRaw};
 
 /// Where one case test sits: (case index, slot), slot < AXIS_COUNT an axis, = AXIS_COUNT the
 /// behaviour, past it rule `slot − AXIS_COUNT − 1` of the case's `rules`.

@@ -23,7 +23,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use super::listing::{group_names, list_cases, Layout, LayoutCases};
+pub use super::listing::{list_cases, Layout};
 pub use veer_contract::trials::KeySource;
 
 /// Words before a trailing number that name a run of the same case (`run-3` is trial 3).
@@ -168,7 +168,7 @@ pub fn peek_identity(path: &Path) -> Option<TraceIdentity> {
 }
 
 /// [`peek_identity`] of one line of JSON.
-pub fn identity_of_line(line: &str) -> Option<TraceIdentity> {
+pub(crate) fn identity_of_line(line: &str) -> Option<TraceIdentity> {
     let v: serde_json::Value = serde_json::from_str(line.trim_end()).ok()?;
     if v.get("kind")?.as_str()? != "metadata" {
         return None;
@@ -197,7 +197,7 @@ fn split_extension(file: &str) -> (&str, &str) {
 
 /// The case key, trial and rule of a relative path by its name alone (rule 3 of the module
 /// docs).
-pub fn key_of_name(name: &str) -> (String, Option<String>, KeySource) {
+pub(crate) fn key_of_name(name: &str) -> (String, Option<String>, KeySource) {
     let (dir, file) = match name.rfind('/') {
         Some(i) => (&name[..i], &name[i + 1..]),
         None => ("", name),
@@ -272,6 +272,7 @@ pub(super) fn key_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trials::listing::group_names;
 
     fn key(name: &str) -> (String, Option<String>, KeySource) {
         key_of_name(name)

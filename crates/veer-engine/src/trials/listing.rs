@@ -5,7 +5,7 @@
 //! a case's files may be anywhere). So the directories are walked without holding their
 //! listings ([`veer_trace::load::walk_trace_files`]), the files are keyed a batch at a time (in
 //! parallel: keying may read a file's first line), and the keyed files are kept in memory only
-//! up to [`RUN_FILES`]; past that they go to sorted runs on disk ([`super::case_runs`]) and the
+//! up to [`RUN_FILES`]; past that they go to sorted runs on disk (`super::case_runs`) and the
 //! cases are read back one at a time. The rules that give the keys are in [`super::layout`].
 
 use super::case_runs::{self, Keyed, RunCases, Runs, SideIndex};
@@ -66,22 +66,6 @@ impl Shape {
 }
 
 impl Layout {
-    /// A layout of cases already grouped (each case's files sorted by name, cases by key).
-    pub fn from_cases(mut cases: Vec<Case>, sources: BTreeSet<KeySource>) -> Layout {
-        cases.sort_by(|a, b| a.key.cmp(&b.key));
-        let mut shape = Shape::default();
-        for c in &mut cases {
-            c.baseline.sort_by(|a, b| a.name.cmp(&b.name));
-            c.candidate.sort_by(|a, b| a.name.cmp(&b.name));
-            shape.add(c);
-        }
-        Layout {
-            store: Store::Held(cases),
-            sources,
-            shape,
-        }
-    }
-
     /// True when some case has more than one trial on either side: the directory holds
     /// repeated trials and the trials report applies.
     pub fn has_trials(&self) -> bool {
@@ -89,7 +73,7 @@ impl Layout {
     }
 
     /// True when some case has trials on both sides.
-    pub fn has_pairs(&self) -> bool {
+    pub(crate) fn has_pairs(&self) -> bool {
         self.shape.paired
     }
 
@@ -123,7 +107,7 @@ impl Layout {
     }
 
     /// [`Layout::cases`], consuming the layout (held cases are moved, not copied).
-    pub fn into_cases(self) -> Result<LayoutCases<'static>, Error> {
+    pub(crate) fn into_cases(self) -> Result<LayoutCases<'static>, Error> {
         Ok(LayoutCases(match self.store {
             Store::Held(cases) => Inner::Owned(cases.into_iter()),
             Store::Runs { runs, roots } => Inner::Runs(RunCases::new(runs, roots)?),
@@ -299,8 +283,9 @@ pub fn list_cases(
 
 /// The cases of relative names under two roots (no file system walk; `peek` still sees each
 /// full path). For tests and callers that list files themselves.
+#[cfg(test)]
 #[allow(clippy::too_many_arguments)]
-pub fn group_names(
+pub(crate) fn group_names(
     roots: [&Path; 2],
     baseline: &[&str],
     candidate: &[&str],

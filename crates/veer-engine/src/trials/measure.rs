@@ -48,7 +48,7 @@ pub const AXES: [TrialAxis; 4] = [
 ];
 
 /// Number of per-trial axes.
-pub const AXIS_COUNT: usize = AXES.len();
+pub(crate) const AXIS_COUNT: usize = AXES.len();
 
 /// One trial's numbers.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +66,7 @@ pub struct TrialNumbers {
 /// record's `outcome`, else its `score`, read without a threshold; None when it has neither, or
 /// when the value is not a pass/fail by itself (the case then falls back to policy-clean; the
 /// engine's outcome rule reports such values as errors).
-pub fn trial_outcome(trace: &Trace) -> Option<bool> {
+pub(crate) fn trial_outcome(trace: &Trace) -> Option<bool> {
     let rule = OutcomeRule::default();
     let at = TrialRef {
         side: Side::Baseline,
@@ -157,7 +157,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// One trial's per-axis numbers and rule violations.
-pub fn trial_numbers(trace: &Trace, policy: Option<&Policy>) -> TrialNumbers {
+pub(crate) fn trial_numbers(trace: &Trace, policy: Option<&Policy>) -> TrialNumbers {
     let responses = trace.responses();
     let finite = |v: Option<f64>| v.filter(|x| x.is_finite() && *x >= 0.0);
     let mut latencies: Vec<f64> = responses
@@ -193,7 +193,7 @@ pub fn trial_numbers(trace: &Trace, policy: Option<&Policy>) -> TrialNumbers {
 /// Reads and measures every trial of `case` (both sides present, every trial read), and the
 /// pairwise tables over the pooled trials. The first trial that cannot be measured (in
 /// baseline-then-candidate order) is the case's failure.
-pub fn measure_case(
+pub(crate) fn measure_case(
     case: &Case,
     options: MeasureOptions<'_>,
 ) -> Result<CaseMeasures, TrialFailure> {
@@ -231,7 +231,7 @@ pub fn measure_case(
 
 /// How the outcome rule names one trial: its side, trial label and a name for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrialLabel {
+pub(crate) struct TrialLabel {
     /// Its side.
     pub side: Side,
     /// The trial label (file name, pattern or metadata), when there is one.
@@ -242,7 +242,7 @@ pub struct TrialLabel {
 
 /// Replaces every trial's outcome by what `rule` reads (pooled order, baseline first, as in
 /// `labels`); the first trial it cannot read is kept as the case's `outcome_error`.
-pub fn apply_outcomes(
+pub(crate) fn apply_outcomes(
     measured: &mut CaseMeasures,
     case: &str,
     labels: &[TrialLabel],

@@ -8,18 +8,18 @@
 //!   case (the existing measures, computed once per case);
 //! - [`raw`]: each case's raw tests as it is measured, and the compact row the suite tests keep;
 //! - [`compose`]: the multiplicity adjustments over all cases and the `trials` block, from
-//!   [`case_block`] (one case's entry and verdict) and [`suite`] (the suite-level tests);
+//!   `case_block` (one case's entry and verdict) and [`suite`] (the suite-level tests);
 //! - [`spill`]: past a few hundred cases, case results go to a temporary file and are read
 //!   back case by case, so memory stays flat in the number of cases;
 //! - [`gate`]: what trips the gate when the report has trials (quarantined cases never do);
 //! - [`options`]: α, seed, margins, outcome rule, quarantine;
-//! - [`outcome`] and [`outcome_file`]: each trial's pass/fail outcome (`--outcome`,
+//! - [`outcome`] and `outcome_file`: each trial's pass/fail outcome (`--outcome`,
 //!   `--outcome-threshold`).
 //!
 //! The statistics themselves live in the `veer-trials` crate (pure functions); this module only
 //! feeds them the measures and turns their answers into verdicts.
 
-pub mod case_block;
+pub(crate) mod case_block;
 mod case_runs;
 pub mod compose;
 pub mod detect;
@@ -29,7 +29,7 @@ pub mod listing;
 pub mod measure;
 pub mod options;
 pub mod outcome;
-pub mod outcome_file;
+pub(crate) mod outcome_file;
 pub mod plan;
 pub mod raw;
 /// The trials report types, at their historical path (defined in `veer-contract`).
@@ -44,9 +44,7 @@ use rayon::prelude::*;
 use report::{LayoutBlock, TrialsReport};
 use veer_policy::{Gate, Level, Policy};
 
-pub use options::{
-    Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS, DEFAULT_SPILL_AFTER,
-};
+pub use options::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
 
 /// Cases measured at once per worker thread: each case's traces live only while it is
 /// measured, and only the small per-case results are kept, so memory stays flat in the number
@@ -224,7 +222,7 @@ pub fn decide(
 }
 
 /// [`decide`] over results already in a [`spill::RawStore`].
-pub fn decide_store(
+pub(crate) fn decide_store(
     layout: LayoutBlock,
     raws: spill::RawStore,
     policy: Option<&Policy>,

@@ -46,7 +46,7 @@ pub const DEFAULT_BEHAVIOUR_MARGIN: f64 = 0.1;
 
 /// Cases held in memory before the analysis spills case results to a temporary file: a few
 /// hundred cases of results take about 1.5 MB, so small suites never touch the disk.
-pub const DEFAULT_SPILL_AFTER: usize = 256;
+pub(crate) const DEFAULT_SPILL_AFTER: usize = 256;
 
 /// The knobs of the trials analysis.
 #[derive(Debug, Clone)]
@@ -69,7 +69,7 @@ pub struct TrialsOptions {
     pub warnings: Vec<String>,
     /// Cases whose results are held in memory before they are spilled to a temporary file
     /// ([`super::spill`]); past it memory stays flat in the number of cases. Default
-    /// [`DEFAULT_SPILL_AFTER`]; 0 spills from the first case.
+    /// `DEFAULT_SPILL_AFTER`; 0 spills from the first case.
     pub spill_after: usize,
 }
 

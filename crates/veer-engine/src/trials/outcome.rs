@@ -12,7 +12,7 @@
 //!   `{"side": "baseline"|"candidate", "case": "…", "trial": N, "outcome": …}`; every trial
 //!   must have a line.
 //!
-//! Values ([`read_value`]): booleans; `pass`/`C`/`correct`/`true`/`yes`/`1` pass and
+//! Values (`read_value`): booleans; `pass`/`C`/`correct`/`true`/`yes`/`1` pass and
 //! `fail`/`I`/`N`/`incorrect`/`error`/`false`/`no`/`0` fail (case-insensitive, except Inspect's
 //! `P`, partial credit, which is the number 0.5); numbers pass when ≥ the threshold
 //! (`--outcome-threshold X`, inclusive); without a threshold only 0 and 1 are outcomes and any
@@ -65,7 +65,7 @@ pub struct OutcomeRule {
 
 /// A value that is not a pass/fail outcome: what is wrong and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BadValue {
+pub(crate) struct BadValue {
     /// What is wrong with the value.
     pub message: String,
     /// What to do about it.
@@ -77,7 +77,7 @@ const THRESHOLD_HINT: &str =
 
 /// Pass (true) or fail (false) from an outcome value; `Ok(None)` for null. See the module
 /// documentation for the values accepted; `threshold` is `--outcome-threshold`.
-pub fn read_value(v: &Value, threshold: Option<f64>) -> Result<Option<bool>, BadValue> {
+pub(crate) fn read_value(v: &Value, threshold: Option<f64>) -> Result<Option<bool>, BadValue> {
     let number = |x: f64| -> Result<Option<bool>, BadValue> {
         if !x.is_finite() {
             return Err(BadValue {
@@ -146,7 +146,7 @@ fn metadata(trace: &Trace) -> Option<Value> {
 }
 
 /// `payload` at a dotted `path`: the whole path as one key first, then key by key.
-pub fn at_path<'a>(payload: &'a Value, path: &str) -> Option<&'a Value> {
+pub(crate) fn at_path<'a>(payload: &'a Value, path: &str) -> Option<&'a Value> {
     if let Some(v) = payload.get(path) {
         return Some(v);
     }
@@ -158,7 +158,7 @@ pub fn at_path<'a>(payload: &'a Value, path: &str) -> Option<&'a Value> {
 
 /// The trial label of a trace's metadata record (`trial`: an integer, or text), when it has
 /// one; numbers lose leading zeros (`"002"` is trial 2).
-pub fn metadata_trial(trace: &Trace) -> Option<String> {
+pub(crate) fn metadata_trial(trace: &Trace) -> Option<String> {
     metadata(trace)?.get("trial").and_then(trial_label)
 }
 

@@ -185,7 +185,7 @@ impl OutcomeFile {
 
     /// [`OutcomeFile::check`] one trial at a time (for cases read one at a time): holds a
     /// reference to each line used, never the trials.
-    pub fn check_each(&self) -> OutcomeCheck<'_> {
+    pub(crate) fn check_each(&self) -> OutcomeCheck<'_> {
         OutcomeCheck {
             file: self,
             used: std::collections::BTreeSet::new(),
@@ -195,14 +195,14 @@ impl OutcomeFile {
 
 /// An [`OutcomeFile`] being checked trial by trial ([`OutcomeFile::check_each`]).
 #[derive(Debug)]
-pub struct OutcomeCheck<'f> {
+pub(crate) struct OutcomeCheck<'f> {
     file: &'f OutcomeFile,
     used: std::collections::BTreeSet<&'f (Side, String, String)>,
 }
 
 impl OutcomeCheck<'_> {
     /// One trial compared: an error when the file has no line for it.
-    pub fn visit(&mut self, t: TrialRef<'_>) -> Result<(), Error> {
+    pub(crate) fn visit(&mut self, t: TrialRef<'_>) -> Result<(), Error> {
         self.file.get(t)?;
         if let Some(label) = t.trial {
             let key = (t.side, t.case.to_string(), label.to_string());

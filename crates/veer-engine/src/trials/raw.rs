@@ -77,7 +77,7 @@ pub struct CaseRaw {
 impl CaseRaw {
     /// The error of the first trial of this case whose outcome the rule could not read
     /// (`--outcome`, `--outcome-threshold`): the comparison stops with it (exit 2).
-    pub fn outcome_error(&self) -> Option<&crate::error::Error> {
+    pub(crate) fn outcome_error(&self) -> Option<&crate::error::Error> {
         self.outcome_error.as_ref()
     }
 }
@@ -121,7 +121,7 @@ fn mean_pairs(values: &[f64], n: usize, keep: impl Fn(usize, usize) -> bool) -> 
 }
 
 /// A case's raw tests from its measurement (or its failure).
-pub fn case_raw(
+pub(crate) fn case_raw(
     case: &Case,
     measured: Option<Result<CaseMeasures, TrialFailure>>,
     policy: Option<&Policy>,
@@ -136,7 +136,7 @@ pub fn case_raw(
     )
 }
 
-/// [`case_raw`] for a case given by its key and trial counts `(k_B, k_C)` (trials measured in
+/// `case_raw` for a case given by its key and trial counts `(k_B, k_C)` (trials measured in
 /// memory; `measured` None means one side has no trial).
 pub fn case_raw_of(
     key: &str,
