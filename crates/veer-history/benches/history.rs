@@ -81,6 +81,16 @@ fn filled(dir: &std::path::Path, n: u64) -> std::path::PathBuf {
     path
 }
 
+/// What `veer history show` reads: the last 10,000 entries of the database at `path`.
+fn last_10000(path: &std::path::Path) -> Vec<veer_history::Entry> {
+    let h = History::open(path, false).expect("open");
+    let filter = Filter {
+        last: Some(10_000),
+        ..Filter::default()
+    };
+    h.entries(&filter).expect("entries")
+}
+
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = filled(dir.path(), 10_000);
@@ -99,12 +109,7 @@ fn bench(c: &mut Criterion) {
     // What `veer history show` does before printing: open, read every entry, build trends.
     g.bench_function("show_10000_entries", |b| {
         b.iter(|| {
-            let h = History::open(&path, false).expect("open");
-            let filter = Filter {
-                last: Some(10_000),
-                ..Filter::default()
-            };
-            let entries = h.entries(&filter).expect("entries");
+            let entries = last_10000(&path);
             black_box((axis_trends(&entries), case_trends(&entries)));
         })
     });
@@ -112,12 +117,7 @@ fn bench(c: &mut Criterion) {
     // the CUSUM over every axis and case series of the entries shown.
     g.bench_function("show_10000_entries_with_drift", |b| {
         b.iter(|| {
-            let h = History::open(&path, false).expect("open");
-            let filter = Filter {
-                last: Some(10_000),
-                ..Filter::default()
-            };
-            let entries = h.entries(&filter).expect("entries");
+            let entries = last_10000(&path);
             let drift = veer_history::drift::drift(
                 &entries,
                 &veer_history::drift::DriftSettings::default(),

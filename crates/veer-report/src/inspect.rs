@@ -4,7 +4,7 @@
 
 use crate::style::Style;
 use crate::text::{num, preview};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
+use comfy_table::Cell;
 use veer_contract::inspect::{InspectReport, InspectTool, LogReport};
 use veer_trace::Format;
 
@@ -34,21 +34,17 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
         enforcement(&mut out, &r.enforcement, style);
         return out;
     }
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "session",
-            "turn",
-            "model",
-            "tools",
-            "tok in",
-            "tok out",
-            "latency ms",
-            "stop",
-            "text",
-        ]);
+    let mut table = crate::text::table(vec![
+        "session",
+        "turn",
+        "model",
+        "tools",
+        "tok in",
+        "tok out",
+        "latency ms",
+        "stop",
+        "text",
+    ]);
     for t in &r.turns {
         let tools = tools_cell(&t.tools);
         table.add_row(vec![
@@ -146,13 +142,9 @@ pub fn log_terminal(r: &LogReport, style: Style) -> String {
         if r.epochs == 1 { "" } else { "s" },
     ));
     out.push('\n');
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "sample", "epoch", "outcome", "scores", "turns", "tools", "tok in", "tok out", "error",
-        ]);
+    let mut table = crate::text::table(vec![
+        "sample", "epoch", "outcome", "scores", "turns", "tools", "tok in", "tok out", "error",
+    ]);
     for s in &r.samples {
         let scores = match &s.scores {
             serde_json::Value::Object(o) => o

@@ -1,4 +1,14 @@
-//! Small text helpers shared by printers: previews and number formatting.
+//! Small text helpers shared by printers: previews, number formatting and the terminal tables.
+
+/// A terminal table in the printers' one style (condensed UTF-8 borders, columns never
+/// wrapped) with `header` as its first row.
+pub(crate) fn table(header: Vec<&str>) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
+        .set_header(header);
+    t
+}
 
 /// At most `max` characters of `s` on one line (whitespace collapsed), with `…` when cut.
 /// Secrets are redacted before the cut (unless redaction is off): a key cut short no longer

@@ -10,7 +10,7 @@ use super::quarantine;
 use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use comfy_table::{Cell, CellAlignment};
 use veer_contract::diff::DiffReport;
 use veer_contract::diff::DirectoryPair;
 use veer_contract::diff::DirectorySummary;
@@ -94,21 +94,17 @@ fn render_report(r: &DiffReport, style: Style) -> String {
     }
     out.push('\n');
 
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "axis",
-            "baseline",
-            "candidate",
-            "change",
-            "95% CI",
-            "severity",
-            "n",
-            "changed pairs",
-            "notes",
-        ]);
+    let mut table = crate::text::table(vec![
+        "axis",
+        "baseline",
+        "candidate",
+        "change",
+        "95% CI",
+        "severity",
+        "n",
+        "changed pairs",
+        "notes",
+    ]);
     for a in &r.axes {
         table.add_row(vec![
             Cell::new(a.axis.wire()),
@@ -371,17 +367,13 @@ impl DirectoryPrinter for DirectoryTable {
             )));
         }
         out.push_str("\n\n");
-        let mut table = Table::new();
-        table
-            .load_preset(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(vec![
-                "trace",
-                "pairs",
-                "worst regression",
-                "moved axes",
-                "first divergence",
-            ]);
+        let mut table = crate::text::table(vec![
+            "trace",
+            "pairs",
+            "worst regression",
+            "moved axes",
+            "first divergence",
+        ]);
         // Error rows take their place in path order among the measured pairs.
         let mut errors = d.errors.iter().peekable();
         for ([trace, pairs, worst, moved, first], tag) in self.rows {
@@ -425,17 +417,14 @@ impl DirectoryPrinter for DirectoryTable {
             }
         }
 
-        let mut agg = Table::new();
-        agg.load_preset(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(vec![
-                "axis",
-                "none",
-                "minor",
-                "moderate",
-                "severe",
-                "median change",
-            ]);
+        let mut agg = crate::text::table(vec![
+            "axis",
+            "none",
+            "minor",
+            "moderate",
+            "severe",
+            "median change",
+        ]);
         for a in &d.aggregate.axes {
             agg.add_row(vec![
                 Cell::new(a.axis.wire()),

@@ -11,7 +11,8 @@ use super::cells::{
 use super::summary::summary_text;
 use crate::style::Style;
 use crate::text::preview;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use crate::text::table;
+use comfy_table::{Cell, CellAlignment};
 use serde_json::Value;
 use veer_contract::experiment::ExperimentReport;
 use veer_contract::experiment::PairReport;
@@ -19,14 +20,6 @@ use veer_contract::experiment::UNMEASURED_FLOOR_WARNING;
 
 fn right(s: String) -> Cell {
     Cell::new(s).set_alignment(CellAlignment::Right)
-}
-
-fn table(header: Vec<&str>) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header);
-    t
 }
 
 /// Renders a whole experiment for a terminal.
