@@ -107,6 +107,37 @@ pub struct CaseBlock {
     /// For `failed`: the trial that could not be measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<CaseError>,
+    /// What the agent did differently, in words, from the modal trial of each side (e.g.
+    /// "dropped `lookup_order` before `issue_refund` (3/3 candidate trials, 0/3 baseline)");
+    /// empty when its calls did not change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<String>,
+    /// The modal (most typical) trial of each side and where the candidate's first differs
+    /// from the baseline's; absent when a side has no trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modal: Option<ModalTrials>,
+    /// The turn-by-turn side-by-side view of the two modal trials, built only when a report
+    /// that shows it (HTML) is asked for. Not part of the JSON report.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub lanes: Option<crate::lanes::Lanes>,
+}
+
+/// The modal trial of each side of a case: the trial with the least summed behaviour distance
+/// to the other trials of its side (ties to the first in the layout's order).
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModalTrials {
+    /// The baseline's modal trial file, relative to the baseline directory.
+    pub baseline_file: String,
+    /// The candidate's modal trial file, relative to the candidate directory.
+    pub candidate_file: String,
+    /// The 1-based line (record) of `candidate_file` where it first differs from the baseline's
+    /// modal trial; absent when the two never differ, or the format has no lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_line: Option<u64>,
+    /// The 0-based turn where the two modal trials first differ; absent when they never do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
 }
 
 /// One case's pass counts and rates.

@@ -50,6 +50,9 @@ pub(super) fn case_block(
         first_divergence: None,
         passes: None,
         error: None,
+        changes: Vec::new(),
+        modal: None,
+        lanes: None,
     };
     let m = match &raw.state {
         RawState::Missing => return block,
