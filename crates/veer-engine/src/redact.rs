@@ -43,6 +43,19 @@ pub fn redact_records(mut records: Vec<Record>, detector: Option<&Detector>) -> 
     records
 }
 
+/// The records `veer convert` and the Python package's `convert` write for `traces`: one
+/// `.agentlog` of the traces in order ([`records_for_agentlog`]: later traces follow as
+/// sessions, their clocks moved so timestamps never go backwards), every placeholder id replaced
+/// by its content id ([`with_content_ids`]), then redacted by `detector` — so the output reads
+/// back under `--strict`.
+///
+/// [`records_for_agentlog`]: veer_trace::agentlog::writer::records_for_agentlog
+/// [`with_content_ids`]: veer_trace::agentlog::writer::with_content_ids
+pub fn converted_records(traces: &[veer_trace::Trace], detector: Option<&Detector>) -> Vec<Record> {
+    use veer_trace::agentlog::writer::{records_for_agentlog, with_content_ids};
+    redact_records(with_content_ids(records_for_agentlog(traces)), detector)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

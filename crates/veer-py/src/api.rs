@@ -15,7 +15,7 @@ use veer_engine::options::{
 };
 use veer_engine::policy::Policy;
 use veer_engine::DiffOptions;
-use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
+use veer_trace::agentlog::writer::write_record;
 use veer_trace::{Document, ReadOptions, Trace};
 
 /// One input: a file path, or a document held in memory with the name its errors show.
@@ -268,8 +268,7 @@ pub fn convert(inputs: &[Input], redact: bool) -> Result<Vec<u8>, ApiError> {
     }
     let mut bytes = Vec::new();
     let mut line = Vec::new();
-    let records =
-        veer_engine::redact::redact_records(records_for_agentlog(&traces), redactor(redact));
+    let records = veer_engine::redact::converted_records(&traces, redactor(redact));
     for r in &records {
         write_record(&mut bytes, &mut line, r).map_err(|e| {
             crate::error::input(

@@ -3,7 +3,7 @@
 //! exactly one `\n` after every record (spec `trace-formats.md` §1.10, §4.4).
 
 use crate::canonical::content_id;
-use crate::envelope_fields::RecordId;
+use crate::envelope_fields::{RecordId, Timestamp};
 use crate::model::{Format, Kind, Record, Trace};
 use crate::traxr::root_payload;
 use crate::traxr_origin::origin_to_meta;
@@ -32,6 +32,12 @@ pub fn write_agentlog<W: Write>(trace: &Trace, out: W) -> io::Result<()> {
 /// [`write_agentlog`] would write it (traxr traces get their root record and chain), and the
 /// first record of every trace after the first links to the record before it, so each trace
 /// is a recorded session (spec `trace-formats.md` §1.5 rule 4, §2.1).
+///
+/// A file's timestamps never go backwards, so the output reads back under `--strict`: a trace
+/// whose first timestamp is earlier than the last one written before it (a traxr results file's
+/// runs each start their synthetic clock at the epoch; sessions recorded in another order) is
+/// moved later as a whole by the smallest number of milliseconds that keeps the order — the
+/// intervals inside each trace stay exactly as read.
 pub fn records_for_agentlog(traces: &[Trace]) -> Vec<Record> {
     let mut out: Vec<Record> = Vec::new();
     for trace in traces {
@@ -48,9 +54,40 @@ pub fn records_for_agentlog(traces: &[Trace]) -> Vec<Record> {
         if first > 0 && first < out.len() {
             let before = out[first - 1].id.clone();
             out[first].parent = Some(before);
+            let shift = match (&out[first - 1].ts, &out[first].ts) {
+                (Timestamp::Millis(last), Timestamp::Millis(start)) => last.saturating_sub(*start),
+                _ => 0,
+            };
+            if shift > 0 {
+                for r in &mut out[first..] {
+                    if let Timestamp::Millis(ms) = r.ts {
+                        r.ts = Timestamp::from_millis(ms.saturating_add(shift));
+                    }
+                }
+            }
         }
     }
     out
+}
+
+/// `records` with every id that is not its payload's content id (a placeholder such as
+/// `sha256:ba00…`, an id of an edited payload) replaced by the content id, and every later
+/// `parent` naming a replaced id renamed to follow, so the written file reads back under
+/// `--strict`. Records whose id is their content id are kept byte for byte. Records must come
+/// parents first (as a trace's records do).
+pub fn with_content_ids(mut records: Vec<Record>) -> Vec<Record> {
+    let mut renamed: std::collections::HashMap<RecordId, RecordId> =
+        std::collections::HashMap::new();
+    for r in &mut records {
+        if let Some(p) = r.parent.as_ref().and_then(|p| renamed.get(p)) {
+            r.parent = Some(p.clone());
+        }
+        let computed = RecordId::from(content_id(&r.payload));
+        if computed != r.id {
+            renamed.insert(std::mem::replace(&mut r.id, computed.clone()), computed);
+        }
+    }
+    records
 }
 
 /// Serialises one record (compact, envelope order) followed by `\n`.

@@ -15,7 +15,7 @@ use crate::error::{CliError, EXIT_OK};
 use crate::output::{emit_data, print_warnings};
 use std::io::Read;
 use std::path::Path;
-use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
+use veer_trace::agentlog::writer::write_record;
 use veer_trace::formats::otel;
 use veer_trace::{Record, Trace};
 
@@ -68,7 +68,7 @@ pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
     }
     let mut bytes = Vec::new();
     let mut line = Vec::new();
-    for r in &redacted(records_for_agentlog(&traces)) {
+    for r in &converted(&traces) {
         write_record(&mut bytes, &mut line, r)
             .map_err(|e| CliError::output("the converted trace", &e))?;
     }
@@ -76,10 +76,11 @@ pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
     Ok(EXIT_OK)
 }
 
-/// `records` with their secrets replaced unless `--no-redact` (the engine's
-/// [`veer_engine::redact::redact_records`], shared with the Python package).
-pub fn redacted(records: Vec<Record>) -> Vec<Record> {
-    veer_engine::redact::redact_records(records, veer_secrets::display::redactor())
+/// The records written for `traces`: content ids for placeholder ids, clocks that never go
+/// backwards, secrets replaced unless `--no-redact` (the engine's
+/// [`veer_engine::redact::converted_records`], shared with the Python package).
+pub fn converted(traces: &[Trace]) -> Vec<Record> {
+    veer_engine::redact::converted_records(traces, veer_secrets::display::redactor())
 }
 
 /// Whether every input starts like an OTLP/JSON export.

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::Path;
 use veer_contract::inspect::{InspectDocument, LogReport, SampleRow, INSPECT_SCHEMA_VERSION};
-use veer_trace::agentlog::writer::{records_for_agentlog, write_record};
+use veer_trace::agentlog::writer::write_record;
 use veer_trace::formats::inspect::{case_file_name, InspectLog, InspectSample, OUTCOME_KEY};
 use veer_trace::{Kind, Trace};
 
@@ -45,7 +45,7 @@ pub fn convert(log: FileLog, output: Option<&Path>) -> Result<u8, CliError> {
 fn agentlog_bytes(trace: &Trace) -> Result<Vec<u8>, CliError> {
     let mut bytes = Vec::new();
     let mut line = Vec::new();
-    for r in &super::convert::redacted(records_for_agentlog(std::slice::from_ref(trace))) {
+    for r in &super::convert::converted(std::slice::from_ref(trace)) {
         write_record(&mut bytes, &mut line, r)
             .map_err(|e| CliError::output("the converted trace", &e))?;
     }

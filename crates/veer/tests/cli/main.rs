@@ -12,6 +12,7 @@ mod bisect_errors;
 mod bisect_proxy;
 mod common;
 mod config;
+mod convert_round_trip;
 mod corpus;
 mod diff;
 mod diff_bad_input;
