@@ -3,8 +3,9 @@
 //! Only the fields history needs are read, each through a private struct whose fields are all
 //! optional (`#[serde(default)]`), so a report that gains fields (a `trials` block, a verdict)
 //! still reads, and a report missing one gives a clear error naming it. Both report shapes are
-//! read: a pair report (`axes[]`, `policy`, `gate`) and a directory report (`aggregate.axes[]`,
-//! `pairs[].report`, `trials.cases[]`, `gate`).
+//! read: a pair report (`axes[]`, `policy`, `gate`), a directory report (`aggregate.axes[]`,
+//! `pairs[].report`, `gate`) and a repeated-trials report (`trials.axes[]`, `trials.cases[]` with
+//! their per-rule counts, `gate`).
 
 use crate::error::{HistoryError, HistoryErrorKind};
 use serde::{Deserialize, Serialize};
@@ -66,9 +67,9 @@ pub struct GateSummary {
 /// Everything history keeps of one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonSummary {
-    /// `pair` or `directory`.
+    /// `pair`, `directory` or `trials`.
     pub report_kind: String,
-    /// Trace pairs measured (1 for a pair report).
+    /// Trace pairs measured (1 for a pair report); for a trials report, the cases compared.
     pub pairs: u64,
     /// Per axis, in report order.
     pub axes: Vec<ComparisonAxis>,
@@ -145,6 +146,8 @@ struct Aggregate {
 #[serde(default)]
 struct Trials {
     cases: Vec<TrialCase>,
+    /// The suite's per-axis tests (trials reports).
+    axes: Option<Vec<TrialAxis>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -153,6 +156,23 @@ struct TrialCase {
     #[serde(alias = "name", alias = "id")]
     case: Option<String>,
     verdict: Option<serde_json::Value>,
+    rules: Vec<TrialRule>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TrialAxis {
+    axis: Option<String>,
+    effect: Option<f64>,
+    outcome: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TrialRule {
+    rule: Option<String>,
+    baseline_violations: u64,
+    candidate_violations: u64,
 }
 
 fn bad(source: &str, msg: impl Into<String>) -> HistoryError {
@@ -171,6 +191,50 @@ fn verdict_word(v: &serde_json::Value) -> Option<String> {
             .iter()
             .find_map(|k| m.get(*k).and_then(|x| x.as_str()).map(str::to_string)),
         _ => None,
+    }
+}
+
+/// A trials report's suite axes: each axis' outcome as a level on history's one scale (a
+/// supported regression `severe`, as the gate counts it; an improvement or no supported change
+/// `none`), its delta the suite effect (candidate minus baseline, in the axis' unit).
+fn trial_axes(axes: &[TrialAxis], source: &str) -> Result<Vec<ComparisonAxis>, HistoryError> {
+    axes.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let axis = a
+                .axis
+                .clone()
+                .ok_or_else(|| bad(source, format!("(trials.axes[{i}].axis): missing")))?;
+            let level = match a.outcome.as_deref() {
+                Some("regressed") => "severe",
+                _ => "none",
+            };
+            Ok(ComparisonAxis {
+                axis,
+                level: level.into(),
+                delta: a.effect.filter(|d| d.is_finite()),
+            })
+        })
+        .collect()
+}
+
+/// One trials case's per-rule violation counts added to `rules`: violating trials on each side,
+/// and as regressions (fixes) the violating trials the candidate has beyond (below) the
+/// baseline's.
+fn add_trial_rules(rules: &mut BTreeMap<String, RuleSummary>, case_rules: &[TrialRule]) {
+    for r in case_rules {
+        let id = r.rule.clone().unwrap_or_else(|| "(unnamed)".into());
+        let entry = rules.entry(id.clone()).or_insert_with(|| RuleSummary {
+            rule: id,
+            regressions: 0,
+            fixes: 0,
+            baseline_violations: 0,
+            candidate_violations: 0,
+        });
+        entry.baseline_violations += r.baseline_violations;
+        entry.candidate_violations += r.candidate_violations;
+        entry.regressions += r.candidate_violations.saturating_sub(r.baseline_violations);
+        entry.fixes += r.baseline_violations.saturating_sub(r.candidate_violations);
     }
 }
 
@@ -265,11 +329,24 @@ impl ComparisonSummary {
                 let n = aggregate.trace_pairs.unwrap_or(pairs.len() as u64);
                 ("directory", n, axes)
             }
+            (None, None) if report.axes.is_none() => {
+                let trials = report.trials.as_ref().ok_or_else(|| {
+                    bad(
+                        source,
+                        "(axes): missing; neither a pair, a directory nor a trials report",
+                    )
+                })?;
+                for c in &trials.cases {
+                    add_trial_rules(&mut rules, &c.rules);
+                }
+                let axes = trial_axes(trials.axes.as_deref().unwrap_or(&[]), source)?;
+                ("trials", trials.cases.len() as u64, axes)
+            }
             _ => {
                 let axes = report.axes.as_deref().ok_or_else(|| {
                     bad(
                         source,
-                        "(axes): missing; neither a pair nor a directory report",
+                        "(axes): missing; neither a pair, a directory nor a trials report",
                     )
                 })?;
                 if let Some(policy) = &report.policy {
@@ -353,6 +430,54 @@ mod tests {
         assert_eq!(s.cases[0].case, "x.agentlog");
         assert_eq!(s.cases[0].verdict, "minor");
         assert_eq!(s.cases[0].source, "pair");
+    }
+
+    #[test]
+    fn a_trials_report_reads_its_suite_axes_case_verdicts_and_rule_counts() {
+        let json = br#"{"schema_version":"1","baseline":"runs/main","candidate":"runs/pr",
+            "trials":{"cases":[
+                {"case":"refund","verdict":"regressed","rules":[{"rule":"lookup-first","severity":"error","baseline_violations":0,"candidate_violations":3}]},
+                {"case":"greet","verdict":"unchanged","rules":[{"rule":"lookup-first","severity":"error","baseline_violations":1,"candidate_violations":0}]}],
+              "axes":[{"axis":"latency","effect":12.5,"outcome":"no_supported_change"},{"axis":"tool_calls","effect":-1.0,"outcome":"regressed"}]},
+            "gate":{"fail_on":"moderate","worst":"severe","tripped":true}}"#;
+        let s = ComparisonSummary::from_report_json("t.json", json).unwrap();
+        assert_eq!(s.report_kind, "trials");
+        assert_eq!(s.pairs, 2);
+        let axes: Vec<_> = s
+            .axes
+            .iter()
+            .map(|a| (a.axis.as_str(), a.level.as_str(), a.delta))
+            .collect();
+        assert_eq!(
+            axes,
+            [
+                ("latency", "none", Some(12.5)),
+                ("tool_calls", "severe", Some(-1.0))
+            ]
+        );
+        assert_eq!(
+            s.rules,
+            [RuleSummary {
+                rule: "lookup-first".into(),
+                regressions: 3,
+                fixes: 1,
+                baseline_violations: 1,
+                candidate_violations: 3,
+            }]
+        );
+        let cases: Vec<_> = s
+            .cases
+            .iter()
+            .map(|c| (c.case.as_str(), c.verdict.as_str(), c.source.as_str()))
+            .collect();
+        assert_eq!(
+            cases,
+            [
+                ("greet", "unchanged", "trials"),
+                ("refund", "regressed", "trials")
+            ]
+        );
+        assert!(s.gate.tripped);
     }
 
     #[test]

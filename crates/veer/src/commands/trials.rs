@@ -350,6 +350,14 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
         }
         emit(&text, args.out.output.as_deref())?;
     }
+    if let Some(db) = &args.history {
+        // History keeps the JSON report's summary whatever `--format` printed.
+        let json: String = veer_report::json::trials_json_pieces(report).collect();
+        if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases) {
+            return Err(e);
+        }
+        super::history::record_report(json.as_bytes(), "the trials diff", db)?;
+    }
     if args.format == DiffFormat::Github {
         if let Some((path, markdown)) =
             super::diff::step_summary(args.format, || veer_report::diff::trials::markdown(report))

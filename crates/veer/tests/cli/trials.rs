@@ -414,3 +414,70 @@ fn gate_on_a_saved_trials_report_exits_as_the_diff_did() {
     // The planted regression trips a set gate.
     veer_ok(&["gate", s(&report), "--fail-on", "severe"], 1);
 }
+
+#[test]
+fn trials_reports_go_into_history_saved_or_while_diffing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, changed) = (tmp.path().join("base"), tmp.path().join("changed"));
+    write_side(&base, 1, 3, 4, 0, &Script::default());
+    write_side(&changed, 3, 3, 4, 1, &skip_check());
+    let policy = tmp.path().join("p.yaml");
+    std::fs::write(&policy, POLICY).unwrap();
+    let (report, db) = (tmp.path().join("r.json"), tmp.path().join("h.sqlite"));
+    let history = format!("--history={}", s(&db));
+    veer_ok(
+        &[
+            "diff",
+            s(&base),
+            s(&changed),
+            "--policy",
+            s(&policy),
+            "--format",
+            "json",
+            "-o",
+            s(&report),
+        ],
+        0,
+    );
+    // Added from the saved report, and recorded by the diff itself (terminal format).
+    veer_ok(&["history", "add", s(&report), "--db", s(&db)], 0);
+    veer_ok(
+        &[
+            "diff",
+            s(&base),
+            s(&changed),
+            "--policy",
+            s(&policy),
+            &history,
+        ],
+        0,
+    );
+    let export = veer_ok(&["history", "export", "--db", s(&db)], 0).stdout;
+    let rows: Vec<serde_json::Value> = export
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{export}");
+    for row in &rows {
+        assert_eq!(row["report_kind"], "trials", "{row}");
+        assert_eq!(row["pairs"], 3, "{row}");
+        let cases = row["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 3, "{row}");
+        assert_eq!(cases[0]["case"], "case-00");
+        assert_eq!(cases[0]["verdict"], "regressed", "{row}");
+        assert_eq!(cases[0]["source"], "trials");
+        let rule = &row["rules"][0];
+        assert_eq!(rule["rule"], "checks-policy", "{row}");
+        assert_eq!(rule["candidate_violations"], 4, "{row}");
+        assert_eq!(rule["baseline_violations"], 0, "{row}");
+        let axes: Vec<&str> = row["axes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["axis"].as_str().unwrap())
+            .collect();
+        assert!(axes.contains(&"latency"), "{row}");
+    }
+    assert_eq!(rows[0]["cases"], rows[1]["cases"]);
+    assert_eq!(rows[0]["gate"], rows[1]["gate"]);
+}
