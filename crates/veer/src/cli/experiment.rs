@@ -72,12 +72,12 @@ pub struct ExperimentRunArgs {
     /// Agent processes run at the same time.
     #[arg(long, value_name = "J", default_value_t = 1)]
     pub jobs: usize,
-    /// OpenAI upstream base URL of the recording proxy (ending in /v1).
-    #[arg(long, value_name = "URL", default_value = veer_record::proxy::OPENAI_DEFAULT)]
-    pub openai_upstream: String,
-    /// Anthropic upstream base URL of the recording proxy.
-    #[arg(long, value_name = "URL", default_value = veer_record::proxy::ANTHROPIC_DEFAULT)]
-    pub anthropic_upstream: String,
+    /// OpenAI upstream base URL of the recording proxy (ending in /v1). Default: the agent's own OPENAI_BASE_URL when set, else https://api.openai.com/v1.
+    #[arg(long, value_name = "URL")]
+    pub openai_upstream: Option<String>,
+    /// Anthropic upstream base URL of the recording proxy. Default: the agent's own ANTHROPIC_BASE_URL when set, else https://api.anthropic.com.
+    #[arg(long, value_name = "URL")]
+    pub anthropic_upstream: Option<String>,
     /// Read the trace the agent writes itself (any format veer reads) instead of recording
     /// its calls: a path containing {run_dir} and ending in .agentlog, .agentlog.gz, .jsonl,
     /// .jsonl.gz or .json.

@@ -45,12 +45,12 @@ pub struct ProxyArgs {
     /// existing non-empty file is never overwritten.
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: Option<PathBuf>,
-    /// OpenAI upstream base URL (what OPENAI_BASE_URL would be, ending in /v1).
-    #[arg(long, value_name = "URL", default_value = veer_record::proxy::OPENAI_DEFAULT)]
-    pub openai_upstream: String,
-    /// Anthropic upstream base URL (what ANTHROPIC_BASE_URL would be).
-    #[arg(long, value_name = "URL", default_value = veer_record::proxy::ANTHROPIC_DEFAULT)]
-    pub anthropic_upstream: String,
+    /// OpenAI upstream base URL (what OPENAI_BASE_URL would be, ending in /v1). Default: the agent's own OPENAI_BASE_URL when set, else https://api.openai.com/v1.
+    #[arg(long, value_name = "URL")]
+    pub openai_upstream: Option<String>,
+    /// Anthropic upstream base URL (what ANTHROPIC_BASE_URL would be). Default: the agent's own ANTHROPIC_BASE_URL when set, else https://api.anthropic.com.
+    #[arg(long, value_name = "URL")]
+    pub anthropic_upstream: Option<String>,
     /// A behaviour policy to enforce while the agent runs.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,

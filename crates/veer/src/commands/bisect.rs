@@ -62,7 +62,7 @@ fn read_config(path: &Path) -> Result<String, CliError> {
 }
 
 /// A hash of the settings a finished run depends on.
-fn settings_hash(args: &BisectArgs) -> String {
+fn settings_hash(args: &BisectArgs, upstreams: Option<&super::upstream::Upstreams>) -> String {
     let command: Vec<String> = args
         .command
         .iter()
@@ -72,8 +72,8 @@ fn settings_hash(args: &BisectArgs) -> String {
         "tool": "bisect",
         "command": command,
         "trace_from": args.trace_from,
-        "openai_upstream": if args.trace_from.is_some() { None } else { Some(&args.openai_upstream) },
-        "anthropic_upstream": if args.trace_from.is_some() { None } else { Some(&args.anthropic_upstream) },
+        "openai_upstream": upstreams.map(|u| &u.openai.url),
+        "anthropic_upstream": upstreams.map(|u| &u.anthropic.url),
         "timeout": args.timeout,
     });
     veer_run::sha256_hex(v.to_string().as_bytes())
@@ -127,7 +127,14 @@ fn run_agents(
         "veer bisect --baseline-config a.yaml --candidate-config b.yaml --out b/ -- python agent.py --config {config}",
         (args.jobs, args.timeout),
         args.trace_from.as_ref(),
-        (&args.openai_upstream, &args.anthropic_upstream),
+    )?;
+    let upstreams = super::experiment_run_agent::agent_upstreams(
+        args.trace_from.as_ref(),
+        (
+            args.openai_upstream.as_deref(),
+            args.anthropic_upstream.as_deref(),
+        ),
+        "veer bisect",
     )?;
     let cancel = Arc::new(AtomicBool::new(false));
     let shared = Shared {
@@ -136,16 +143,16 @@ fn run_agents(
         tool: TOOL,
         input_names: ("{config}", "VEER_CONFIG"),
         command: args.command.clone(),
-        proxy: trace_from.is_none().then(|| Settings {
-            openai_upstream: args.openai_upstream.clone(),
-            anthropic_upstream: args.anthropic_upstream.clone(),
+        proxy: upstreams.as_ref().map(|u| Settings {
+            openai_upstream: u.openai.url.clone(),
+            anthropic_upstream: u.anthropic.url.clone(),
             timeout: Duration::from_secs_f64(args.timeout),
             ..Settings::default()
         }),
         trace_from,
         answer_from: None,
         timeout: Duration::from_secs_f64(args.timeout),
-        settings_sha256: settings_hash(args),
+        settings_sha256: settings_hash(args, upstreams.as_ref()),
         cancel: cancel.clone(),
     };
     cancel_on_signals(&cancel)?;

@@ -121,7 +121,10 @@ pub fn refuse_out_holding_input(out: &Path, input: &Path) -> Result<(), CliError
 }
 
 /// A hash of the settings a finished run depends on.
-fn settings_hash(args: &ExperimentRunArgs) -> String {
+fn settings_hash(
+    args: &ExperimentRunArgs,
+    upstreams: Option<&super::upstream::Upstreams>,
+) -> String {
     let command: Vec<String> = args
         .command
         .iter()
@@ -131,8 +134,8 @@ fn settings_hash(args: &ExperimentRunArgs) -> String {
         "command": command,
         "trace_from": args.trace_from,
         "answer_from": args.answer_from,
-        "openai_upstream": if args.trace_from.is_some() { None } else { Some(&args.openai_upstream) },
-        "anthropic_upstream": if args.trace_from.is_some() { None } else { Some(&args.anthropic_upstream) },
+        "openai_upstream": upstreams.map(|u| &u.openai.url),
+        "anthropic_upstream": upstreams.map(|u| &u.anthropic.url),
         "timeout": args.timeout,
     });
     veer_run::sha256_hex(v.to_string().as_bytes())
@@ -150,7 +153,14 @@ fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, C
         "veer experiment run --input in.csv --out exp/ -- python agent.py {input}",
         (args.jobs, args.timeout),
         args.trace_from.as_ref(),
-        (&args.openai_upstream, &args.anthropic_upstream),
+    )?;
+    let upstreams = super::experiment_run_agent::agent_upstreams(
+        args.trace_from.as_ref(),
+        (
+            args.openai_upstream.as_deref(),
+            args.anthropic_upstream.as_deref(),
+        ),
+        "veer experiment run",
     )?;
     if let Some(p) = &args.answer_from {
         if !p.contains("{run_dir}") {
@@ -183,9 +193,9 @@ fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, C
         .out
         .canonicalize()
         .map_err(|e| CliError::output(&args.out.display().to_string(), &e))?;
-    let proxy = trace_from.is_none().then(|| Settings {
-        openai_upstream: args.openai_upstream.clone(),
-        anthropic_upstream: args.anthropic_upstream.clone(),
+    let proxy = upstreams.as_ref().map(|u| Settings {
+        openai_upstream: u.openai.url.clone(),
+        anthropic_upstream: u.anthropic.url.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
         ..Settings::default()
     });
@@ -200,7 +210,7 @@ fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, C
             trace_from,
             answer_from: args.answer_from.clone(),
             timeout: Duration::from_secs_f64(args.timeout),
-            settings_sha256: settings_hash(args),
+            settings_sha256: settings_hash(args, upstreams.as_ref()),
             cancel,
         },
         plan,

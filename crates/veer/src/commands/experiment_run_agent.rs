@@ -385,14 +385,12 @@ pub fn run_pool(
 
 /// The agent-running flags `experiment run` and `bisect` share, checked before anything runs:
 /// a command after `--` (`example` is the hint's whole command line), `--jobs` ≥ 1, a positive
-/// finite `--timeout`, and either a `--trace-from` pattern (returned with its extension) or
-/// upstream URLs the proxy can use.
+/// finite `--timeout`, and a `--trace-from` pattern (returned with its extension) when given.
 pub fn check_agent_flags(
     command: &[OsString],
     example: &str,
     (jobs, timeout): (usize, f64),
     trace_from: Option<&String>,
-    (openai, anthropic): (&str, &str),
 ) -> Result<Option<(String, &'static str)>, CliError> {
     if command.is_empty() {
         return Err(
@@ -410,10 +408,24 @@ pub fn check_agent_flags(
     }
     match trace_from {
         Some(p) => Ok(Some((p.clone(), super::experiment_run::trace_pattern(p)?))),
-        None => {
-            super::record::check_url("--openai-upstream", openai)?;
-            super::record::check_url("--anthropic-upstream", anthropic)?;
-            Ok(None)
-        }
+        None => Ok(None),
     }
+}
+
+/// Where the recording proxy sends the agents' calls (`None` with `--trace-from`: nothing is
+/// proxied): the flags, else the agent's own base URLs, else the public APIs — said on stderr
+/// before any run starts.
+pub fn agent_upstreams(
+    trace_from: Option<&String>,
+    (openai, anthropic): (Option<&str>, Option<&str>),
+    tool: &str,
+) -> Result<Option<super::upstream::Upstreams>, CliError> {
+    if trace_from.is_some() {
+        return Ok(None);
+    }
+    let up = super::upstream::Upstreams::resolve(openai, anthropic)?;
+    for line in up.describe() {
+        crate::output::diag::say(tool, line);
+    }
+    Ok(Some(up))
 }

@@ -27,6 +27,7 @@ pub mod scan;
 pub mod schema;
 pub mod synth;
 pub mod trials;
+pub mod upstream;
 
 #[cfg(test)]
 mod roundtrip_tests;

@@ -20,29 +20,16 @@ pub fn run(args: &RecordArgs) -> Result<u8, CliError> {
 
 struct Prepared {
     settings: Settings,
+    upstreams: super::upstream::Upstreams,
     journal: Arc<Journal>,
     output: String,
 }
 
-pub(crate) fn check_url(flag: &str, url: &str) -> Result<(), CliError> {
-    let host = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or("");
-    if !host.is_empty() && !url.contains(char::is_whitespace) {
-        return Ok(());
-    }
-    Err(
-        CliError::input(format!("{flag}: not an http(s) URL: {url}")).hint(format!(
-            "{flag} takes a base URL, e.g. {flag} http://127.0.0.1:8000/v1"
-        )),
-    )
-}
-
 fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
-    check_url("--openai-upstream", &p.openai_upstream)?;
-    check_url("--anthropic-upstream", &p.anthropic_upstream)?;
+    let upstreams = super::upstream::Upstreams::resolve(
+        p.openai_upstream.as_deref(),
+        p.anthropic_upstream.as_deref(),
+    )?;
     if !(p.timeout.is_finite() && p.timeout > 0.0) {
         return Err(CliError::input(format!(
             "--timeout: must be a positive number of seconds, got {}",
@@ -75,8 +62,8 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
     };
     let hold_streams = matches!(policy, Some((_, Mode::Replace | Mode::Raise)));
     let settings = Settings {
-        openai_upstream: p.openai_upstream.clone(),
-        anthropic_upstream: p.anthropic_upstream.clone(),
+        openai_upstream: upstreams.openai.url.clone(),
+        anthropic_upstream: upstreams.anthropic.url.clone(),
         max_request_bytes: p.max_body_bytes,
         timeout: Duration::from_secs_f64(p.timeout),
         hold_streams,
@@ -84,6 +71,7 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
     };
     Ok(Prepared {
         settings,
+        upstreams,
         journal: Arc::new(if p.redact {
             Journal::with_identity(Box::new(file), policy, &identity)
                 .redacting(veer_secrets::Detector::builtin())
@@ -128,8 +116,17 @@ fn finish(p: &Prepared) -> Result<(), CliError> {
     }
 }
 
+/// Says where the calls will go, before anything is sent.
+fn say_upstreams(p: &Prepared) {
+    let say = notify();
+    for line in p.upstreams.describe() {
+        say(&line);
+    }
+}
+
 fn record_command(p: &ProxyArgs, command: &[std::ffi::OsString]) -> Result<u8, CliError> {
     let prepared = prepare(p)?;
+    say_upstreams(&prepared);
     let code = veer_record::run_command(
         prepared.settings.clone(),
         prepared.journal.clone(),
@@ -143,6 +140,7 @@ fn record_command(p: &ProxyArgs, command: &[std::ffi::OsString]) -> Result<u8, C
 
 fn serve(p: &ProxyArgs, port: u16) -> Result<u8, CliError> {
     let prepared = prepare(p)?;
+    say_upstreams(&prepared);
     let output = prepared.output.clone();
     veer_record::serve(
         prepared.settings.clone(),

@@ -182,6 +182,12 @@ pub fn open_append_stream(path: &Path, inputs: &[&Path]) -> Result<std::fs::File
             .hint("choose a new file name, or move the old recording away first"));
         }
     }
+    if meta.is_none() {
+        // `-o runs/main/CASE/trial-1.agentlog`: the folders are made, as a recorder is expected to.
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| CliError::output(&shown, &e))?;
+        }
+    }
     let mut opts = std::fs::OpenOptions::new();
     match &meta {
         Some(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => opts.write(true),

@@ -289,3 +289,72 @@ fn record_writes_case_trial_and_tags_and_every_recording_has_its_own_trace_id() 
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("KEY=VALUE"), "{}", r.stderr);
 }
+
+/// The agent's own `OPENAI_BASE_URL` (a gateway) is where its calls go, never the public API:
+/// the recording holds the gateway's answer, stderr says where calls went, and the folders of
+/// `-o` are made.
+#[test]
+fn the_agents_own_base_url_becomes_the_upstream_and_output_folders_are_made() {
+    let gateway = crate::scripted_upstream::upstream();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("runs/main/refund/trial-1.agentlog");
+    let agent = r#"
+import json, os, urllib.request
+req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+    data=json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode(),
+    headers={"Content-Type": "application/json", "Authorization": "Bearer sk-test"})
+print(json.load(urllib.request.urlopen(req))["model"])
+"#;
+    let run = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args([
+            "record",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "python3",
+            "-c",
+            agent,
+        ])
+        .env("OPENAI_BASE_URL", &gateway)
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("AZURE_OPENAI_ENDPOINT")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "scripted-1",
+        "the gateway answered: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "OpenAI calls go to {gateway} (from the agent's OPENAI_BASE_URL)"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Anthropic calls go to https://api.anthropic.com (the public API"));
+    let recs = lines(&out);
+    assert_eq!(recs.len(), 3, "metadata, request, response: {recs:?}");
+    assert_eq!(recs[2]["payload"]["model"], "scripted-1");
+    // The flag still wins over the variable.
+    let r = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args([
+            "record",
+            "-o",
+            dir.path().join("b.agentlog").to_str().unwrap(),
+            "--openai-upstream",
+            "http://127.0.0.1:9/v1",
+            "--",
+            "true",
+        ])
+        .env("OPENAI_BASE_URL", &gateway)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&r.stderr)
+        .contains("OpenAI calls go to http://127.0.0.1:9/v1 (from --openai-upstream)"));
+}
