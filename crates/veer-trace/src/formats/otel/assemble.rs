@@ -9,13 +9,15 @@
 //!   calls are the captured output's, else the tool spans that follow the call under the same
 //!   parent (or under the call itself); every tool span becomes `tool_call` + `tool_result`;
 //! * the same call recorded twice (same trace and `gen_ai.response.id`, e.g. by a provider SDK's
-//!   own tracing and an instrumentation) is kept once: the recording with content wins.
+//!   own tracing and an instrumentation) is kept once: the recording with content wins;
+//! * a model-call span whose parent is a model-call span records the same call (an agent
+//!   framework's span around the SDK's): each such chain is one turn, at its outermost span.
 
 mod emit;
 mod span_tree;
 
 use emit::Emitter;
-use span_tree::{attach_tools, drop_duplicate_calls, sessions_of};
+use span_tree::{attach_tools, collapse_nested_calls, drop_duplicate_calls, sessions_of};
 
 use super::attrs::Attrs;
 use super::calls::{model_call, own_session, role_of, tool_run, ModelCall, Role, ToolRun};
@@ -244,8 +246,10 @@ fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trac
         )
         .with_hint("veer reads spans with OpenTelemetry GenAI attributes (gen_ai.operation.name, gen_ai.request.model, …) or OpenInference ones (openinference.span.kind); instrument the model client, e.g. with opentelemetry-instrumentation-openai-v2 or openinference-instrumentation-openai"));
     }
-    let dropped = drop_duplicate_calls(&nodes, &pieces);
-    let model_total = model_total - dropped.iter().filter(|&&d| d).count();
+    let mut dropped = drop_duplicate_calls(&nodes, &pieces);
+    let duplicated = dropped.iter().filter(|&&d| d).count();
+    let nested = collapse_nested_calls(&nodes, &parent_of, &mut pieces, &mut dropped);
+    let model_total = model_total - duplicated - nested;
 
     // Sessions, ordered by their first relevant span; spans by (start, span id).
     let mut order: Vec<usize> = (0..nodes.len())
