@@ -98,7 +98,7 @@ pub(super) fn collapse_nested_calls(
     };
     // The outermost call of each call's chain (bounded walk: parent links may cycle).
     let mut root_of: Vec<Option<usize>> = vec![None; nodes.len()];
-    for i in 0..nodes.len() {
+    for (i, root) in root_of.iter_mut().enumerate() {
         if !is_call(pieces, dropped, i) {
             continue;
         }
@@ -111,7 +111,7 @@ pub(super) fn collapse_nested_calls(
             cur = p;
             steps += 1;
         }
-        root_of[i] = Some(cur);
+        *root = Some(cur);
     }
     let mut chains: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, r) in root_of.iter().enumerate() {
