@@ -97,16 +97,23 @@ pub(crate) struct ToolBlock {
 }
 
 /// The `chat_response` payload `response` (see [`ModelCall::response`]) with `added`
-/// `tool_use` blocks appended to its content and its stop reason recomputed from
-/// `finish_reason`, as if the blocks had been among the parts.
+/// `tool_use` blocks appended to its content, the `tool_use` blocks numbered in `named` (their
+/// index among the response's `tool_use` parts, and an id) given that id, and its stop reason
+/// recomputed from `finish_reason`, as if the blocks had been among the parts.
 pub(crate) fn with_tool_blocks(
     response: &Json,
     added: Vec<Value>,
+    named: &[(usize, String)],
     finish_reason: Option<&str>,
     keys: &mut JsonScratch,
 ) -> Json {
     let mut v = response.to_value();
     if let Some(Value::Array(content)) = v.get_mut("content") {
+        for (k, part) in content.iter_mut().filter(|p| is_tool_use(p)).enumerate() {
+            if let Some((_, id)) = named.iter().find(|(b, _)| *b == k) {
+                part["id"] = Value::String(id.clone());
+            }
+        }
         content.extend(added);
     }
     let has_tool_use = v
@@ -272,19 +279,26 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
     }
 }
 
-/// The `.agentlog` stop reason for a recorded finish reason (OpenAI, Anthropic and GenAI
-/// spellings); without one, `tool_use` when the response asks for tools, else `end_turn`.
+/// The `.agentlog` stop reason for a recorded finish reason (OpenAI, Anthropic, GenAI and
+/// Gemini spellings, any case); without one, `tool_use` when the response asks for tools, else
+/// `end_turn`. Gemini ends a turn that calls functions with `STOP` (GenAI: `stop`), so `stop`
+/// with a `tool_use` part is `tool_use`.
 pub fn stop_reason(finish: Option<&str>, has_tool_use: bool) -> String {
-    match finish {
-        Some("stop" | "end_turn" | "STOP") => "end_turn",
+    let lower = finish.map(str::to_ascii_lowercase);
+    match lower.as_deref() {
+        Some("stop") if has_tool_use => "tool_use",
+        Some("stop" | "end_turn") => "end_turn",
         Some("tool_calls" | "tool_call" | "function_call" | "tool_use") => "tool_use",
-        Some("length" | "max_tokens" | "MAX_TOKENS") => "max_tokens",
-        Some("content_filter" | "SAFETY" | "refusal") => "content_filter",
+        Some("length" | "max_tokens") => "max_tokens",
+        Some(
+            "content_filter" | "safety" | "refusal" | "recitation" | "blocklist"
+            | "prohibited_content" | "spii" | "image_safety",
+        ) => "content_filter",
         Some("stop_sequence") => "stop_sequence",
-        Some("error") => "error",
-        Some(other) if !other.is_empty() => return other.to_string(),
-        _ if has_tool_use => "tool_use",
-        _ => "end_turn",
+        Some("error" | "malformed_function_call") => "error",
+        Some("" | "finish_reason_unspecified") | None if has_tool_use => "tool_use",
+        Some("" | "finish_reason_unspecified") | None => "end_turn",
+        Some(_) => return finish.unwrap_or_default().to_string(),
     }
     .to_string()
 }
@@ -321,12 +335,14 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
         });
     let args = a
         .get("gen_ai.tool.call.arguments")
+        .or_else(|| a.get("gcp.vertex.agent.tool_call_args"))
         .or_else(|| a.get("input.value"))
         .or_else(|| a.get("traceloop.entity.input"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
         .map(json_of);
     let result = a
         .get("gen_ai.tool.call.result")
+        .or_else(|| a.get("gcp.vertex.agent.tool_response"))
         .or_else(|| a.get("output.value"))
         .or_else(|| a.get("traceloop.entity.output"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
@@ -355,6 +371,11 @@ mod tests {
         assert_eq!(stop_reason(None, true), "tool_use");
         assert_eq!(stop_reason(None, false), "end_turn");
         assert_eq!(stop_reason(Some("other"), false), "other");
+        // Gemini: `STOP` also ends a turn that calls functions.
+        assert_eq!(stop_reason(Some("STOP"), true), "tool_use");
+        assert_eq!(stop_reason(Some("STOP"), false), "end_turn");
+        assert_eq!(stop_reason(Some("SAFETY"), false), "content_filter");
+        assert_eq!(stop_reason(Some("MAX_TOKENS"), true), "max_tokens");
     }
 
     #[test]

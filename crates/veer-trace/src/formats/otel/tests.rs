@@ -1,6 +1,7 @@
 //! The OTLP/JSON reader on the committed vectors written by the real SDKs
 //! (`tests/fixtures/otel`, see its `generate.py`) and on bad input.
 
+mod adk;
 mod documents;
 mod streaming;
 mod synthetic;
