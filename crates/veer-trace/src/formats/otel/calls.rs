@@ -77,6 +77,8 @@ pub(crate) struct ModelCall {
     pub tool_blocks: Vec<ToolBlock>,
     /// Whether output content was captured (else the response's content starts empty).
     pub output_captured: bool,
+    /// How many request messages were captured.
+    pub request_messages: usize,
     /// Finish reason as recorded.
     pub finish_reason: Option<String>,
     /// `gen_ai.response.id`, used to drop the same call recorded twice.
@@ -219,7 +221,9 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
     // Built by moving the values in (`json!` would copy them through a serializer).
     let mut request = Map::new();
     request.insert("model".into(), Value::String(request_model.to_string()));
-    request.insert("messages".into(), Value::Array(c.input.unwrap_or_default()));
+    let input = c.input.unwrap_or_default();
+    let request_messages = input.len();
+    request.insert("messages".into(), Value::Array(input));
     request.insert("params".into(), Value::Object(params));
     let request = keys.adopt(Value::Object(request));
     let mut usage = Map::new();
@@ -272,11 +276,40 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
         response,
         tool_blocks,
         output_captured,
+        request_messages,
         finish_reason,
         response_id: a.str("gen_ai.response.id").map(str::to_string),
         error,
         attribute_count: span.attributes.len(),
     }
+}
+
+/// Fills what `own` (a model call read off its span) did not capture from `from` (the same
+/// call read off its GenAI log events): the request messages, the response's content, stop
+/// reason and tool blocks, and its usage when the span had none.
+pub(crate) fn merge_content(own: &mut ModelCall, from: ModelCall, keys: &mut JsonScratch) {
+    if own.request_messages == 0 && from.request_messages > 0 {
+        let mut request = own.request.to_value();
+        request["messages"] = from.request.to_value()["messages"].take();
+        own.request = keys.adopt(request);
+        own.request_messages = from.request_messages;
+    }
+    if own.output_captured || !from.output_captured || matches!(own.response, Json::Null) {
+        return;
+    }
+    let mut response = own.response.to_value();
+    let mut theirs = from.response.to_value();
+    response["content"] = theirs["content"].take();
+    let finish = own.finish_reason.take().or(from.finish_reason);
+    response["stop_reason"] =
+        Value::String(stop_reason(finish.as_deref(), !from.tool_blocks.is_empty()));
+    if response["usage"].as_object().is_some_and(Map::is_empty) {
+        response["usage"] = theirs["usage"].take();
+    }
+    own.response = keys.adopt(response);
+    own.tool_blocks = from.tool_blocks;
+    own.finish_reason = finish;
+    own.output_captured = true;
 }
 
 /// The `.agentlog` stop reason for a recorded finish reason (OpenAI, Anthropic, GenAI and

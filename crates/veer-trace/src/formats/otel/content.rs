@@ -441,13 +441,19 @@ fn from_events(events: &[Event<'_>]) -> (Option<Vec<Value>>, Option<Vec<Value>>,
             has_in = true;
             let mut m = Map::new();
             m.insert("role".into(), Value::String(role.into()));
-            if let Some(c) = field("content") {
+            let content = field("content");
+            // Gemini's content (`{role, parts}`, ADK's events) is a message of its own.
+            let gemini = content
+                .as_ref()
+                .filter(|c| c.get("parts").is_some())
+                .map(message_of);
+            if let Some(c) = content {
                 m.insert("content".into(), c);
             }
             if let Some(tc) = field("tool_calls") {
                 m.insert("tool_calls".into(), tc);
             }
-            let mut msg = message_of(&Value::Object(m));
+            let mut msg = gemini.unwrap_or_else(|| message_of(&Value::Object(m)));
             if let (Some(Value::String(id)), "tool") = (field("id"), role) {
                 let content = msg["content"].take();
                 msg["content"] =
@@ -456,7 +462,10 @@ fn from_events(events: &[Event<'_>]) -> (Option<Vec<Value>>, Option<Vec<Value>>,
             input.push(msg);
         } else if e.name == "gen_ai.choice" {
             has_out = true;
-            let message = field("message").unwrap_or(Value::Null);
+            // OpenAI's `message`, or Gemini's `content` (`{role, parts}`).
+            let message = field("message")
+                .or_else(|| field("content").filter(Value::is_object))
+                .unwrap_or(Value::Null);
             let m = message_of(&message);
             output.extend(m["content"].as_array().cloned().unwrap_or_default());
             if finish.is_none() {

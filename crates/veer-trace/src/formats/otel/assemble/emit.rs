@@ -97,19 +97,31 @@ impl Emitter {
         // Which tool_use block each tool span answers: by id, else the next unmatched block of
         // that name; a span with no block adds one (content not captured).
         // A block without an id (Gemini's function calls often have none) is matched by name
-        // and takes the span's call id.
+        // and takes the span's call id; a block with an id keeps it.
         let mut used = vec![false; tool_blocks.len()];
         let mut added: Vec<Value> = Vec::new();
         let mut named: Vec<(usize, String)> = Vec::new();
         let mut ids: Vec<String> = Vec::with_capacity(tools.len());
+        // A span whose call id no block has (ADK numbers its logged calls `name_0` while the
+        // tool span has its own id) takes the next unmatched block of its name.
         for (span_index, run) in &tools {
-            let block = tool_blocks.iter().enumerate().position(|(b, p)| {
-                !used[b]
-                    && match (&run.call_id, &p.id) {
-                        (Some(id), Some(block_id)) => block_id == id,
-                        _ => p.name.as_deref() == Some(&run.name),
-                    }
-            });
+            let by_name = |used: &[bool]| {
+                tool_blocks
+                    .iter()
+                    .enumerate()
+                    .position(|(b, p)| !used[b] && p.name.as_deref() == Some(&run.name))
+            };
+            let block = match &run.call_id {
+                Some(id) => tool_blocks
+                    .iter()
+                    .enumerate()
+                    .position(|(b, p)| !used[b] && p.id.as_deref() == Some(id))
+                    .or_else(|| {
+                        let known = tool_blocks.iter().any(|p| p.id.as_deref() == Some(id));
+                        (!known).then(|| by_name(&used)).flatten()
+                    }),
+                None => by_name(&used),
+            };
             let id = match block {
                 Some(b) => {
                     used[b] = true;

@@ -63,3 +63,69 @@ fn adk_current_spans_alone_count_each_call_once_and_say_the_content_is_elsewhere
     assert_eq!(tokens(&t, "output_tokens"), 20.0);
     assert!(not_captured(&t));
 }
+
+fn read_set(rels: &[&str]) -> Trace {
+    let files: Vec<(String, Vec<u8>)> = rels.iter().map(|r| fixture(r)).collect();
+    let inputs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    read_many("set", &inputs).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn adk_current_log_events_give_the_spans_their_content() {
+    // The `gen_ai.client.inference.operation.details` events (2 records) joined by trace and
+    // span id: the same 2 calls, now with their messages, answer and function call.
+    let t = read_set(&["adk/current/spans.json", "adk/current/logs.json"]);
+    let responses = t.responses();
+    assert_eq!(responses.len(), 2);
+    assert_eq!(tool_names(&t), ["get_weather"]);
+    assert_eq!(tokens(&t, "input_tokens"), 271.0);
+    assert_eq!(tokens(&t, "output_tokens"), 20.0);
+    assert_eq!(responses[0].stop_reason(), Some("tool_use"));
+    assert_eq!(responses[1].text(" "), "It is sunny in Paris, 25 degrees.");
+    assert!(!not_captured(&t), "{:?}", t.warnings);
+    // The order of the files does not matter.
+    let back = read_set(&["adk/current/logs.json", "adk/current/spans.json"]);
+    assert_eq!(t.records, back.records);
+}
+
+#[test]
+fn adk_legacy_log_events_join_the_inner_span_of_each_call() {
+    // 8 records on the two generate_content spans; the calls stay 2.
+    let t = read_set(&["adk/legacy/spans.json", "adk/legacy/logs.json"]);
+    assert_eq!(t.responses().len(), 2);
+    assert_eq!(tool_names(&t), ["get_weather"]);
+    assert_eq!(tokens(&t, "input_tokens"), 271.0);
+    assert!(!not_captured(&t));
+}
+
+#[test]
+fn a_logs_export_alone_reads_one_call_per_span_with_a_warning() {
+    for (rel, tool_use_first) in [
+        ("adk/current/logs.json", true),
+        ("adk/legacy/logs.json", true),
+    ] {
+        let t = read_fixture(rel);
+        let responses = t.responses();
+        assert_eq!(responses.len(), 2, "{rel}");
+        assert_eq!(
+            responses[0].stop_reason() == Some("tool_use"),
+            tool_use_first,
+            "{rel}"
+        );
+        assert_eq!(
+            responses[1].text(" "),
+            "It is sunny in Paris, 25 degrees.",
+            "{rel}"
+        );
+        assert!(
+            t.warnings
+                .iter()
+                .any(|w| w.message.contains("read from GenAI log events")),
+            "{rel}: {:?}",
+            t.warnings
+        );
+    }
+}
