@@ -61,10 +61,27 @@ pub(crate) type ReadFn =
     fn(&str, &mut dyn BufRead, Option<u64>, &ReadOptions) -> Result<Document, TraceError>;
 
 /// The formats recognised by their first bytes, tried in order.
-pub(crate) const READERS: &[FormatReader] = &[FormatReader {
-    sniff: otel::sniff,
-    read: read_otel_stream,
-}];
+pub(crate) const READERS: &[FormatReader] = &[
+    FormatReader {
+        sniff: otel::sniff,
+        read: read_otel_stream,
+    },
+    FormatReader {
+        sniff: otel::jaeger::sniff,
+        read: read_jaeger,
+    },
+];
+
+/// Jaeger UI JSON: one document, read whole.
+fn read_jaeger(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+    _options: &ReadOptions,
+) -> Result<Document, TraceError> {
+    let bytes = read_all(source, reader, size_hint)?;
+    otel::jaeger::read(source, &bytes).map(Document::Trace)
+}
 
 fn read_otel_stream(
     source: &str,

@@ -13,6 +13,7 @@ pub(crate) mod attrs;
 pub(crate) mod calls;
 pub(crate) mod content;
 pub(crate) mod document;
+pub(crate) mod jaeger;
 pub(crate) mod wire;
 
 use crate::error::TraceError;
@@ -429,7 +430,7 @@ fn collect(outcomes: Vec<Result<Part, Failure>>) -> Result<(Part, Option<TraceEr
     Ok((Part::concat(parts), node_error))
 }
 
-fn run_label(source: &str) -> String {
+pub(crate) fn run_label(source: &str) -> String {
     let name = std::path::Path::new(source)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

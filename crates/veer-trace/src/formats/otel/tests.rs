@@ -3,6 +3,7 @@
 
 mod adk;
 mod documents;
+mod stores;
 mod streaming;
 mod synthetic;
 mod vectors;
