@@ -7,7 +7,7 @@
 //!    Inspect AI JSON log (`version` and an `eval` object) → Inspect;
 //! 4. a JSON object that looks like nothing veer reads → an error naming the formats veer
 //!    reads, with a specific hint for near misses (binary OTLP, a single chat-completions
-//!    response, OTLP logs or metrics);
+//!    response, OTLP metrics);
 //! 5. anything else → `.agentlog` JSON Lines, whose reader names the offending line.
 //!
 //! Adding a format is one module here and one `FormatReader` entry.
@@ -61,10 +61,27 @@ pub(crate) type ReadFn =
     fn(&str, &mut dyn BufRead, Option<u64>, &ReadOptions) -> Result<Document, TraceError>;
 
 /// The formats recognised by their first bytes, tried in order.
-pub(crate) const READERS: &[FormatReader] = &[FormatReader {
-    sniff: otel::sniff,
-    read: read_otel_stream,
-}];
+pub(crate) const READERS: &[FormatReader] = &[
+    FormatReader {
+        sniff: otel::sniff,
+        read: read_otel_stream,
+    },
+    FormatReader {
+        sniff: otel::jaeger::sniff,
+        read: read_jaeger,
+    },
+];
+
+/// Jaeger UI JSON: one document, read whole.
+fn read_jaeger(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+    _options: &ReadOptions,
+) -> Result<Document, TraceError> {
+    let bytes = read_all(source, reader, size_hint)?;
+    otel::jaeger::read(source, &bytes).map(Document::Trace)
+}
 
 fn read_otel_stream(
     source: &str,
@@ -152,7 +169,7 @@ fn read_counted<R: BufRead + Send>(
         if let Ok(v) = serde_json::from_slice::<Value>(&head[..len]) {
             foreign = sniff(&v);
             if shape_of(&v).is_none() && foreign.is_none() && !inspect::is_json_log(&v) {
-                if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() {
+                if otel::is_export(&v) {
                     return read_otel_stream(source, &mut reader, size_hint, options);
                 }
                 if let Some(e) = near_miss(source, &v) {
@@ -200,7 +217,7 @@ fn read_counted<R: BufRead + Send>(
                 }
             }
         }
-        (Ok(v), None) if v.get("resourceSpans").is_some() || v.get("resource_spans").is_some() => {
+        (Ok(v), None) if otel::is_export(&v) => {
             drop(v);
             read_otel(source, bytes, options)
         }
@@ -321,9 +338,9 @@ pub(crate) fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
             "this is a single Anthropic Messages response, not a trace",
         )
         .with_hint(record_instead)
-    } else if o.contains_key("resourceLogs") || o.contains_key("resourceMetrics") {
-        unknown(source, "this is OTLP logs or metrics, not traces")
-            .with_hint("export the trace signal (resourceSpans) as OTLP/JSON; GenAI content sent as log events is not read, turn on span-attribute content capture instead")
+    } else if o.contains_key("resourceMetrics") {
+        unknown(source, "this is OTLP metrics, not traces")
+            .with_hint("export the trace signal (resourceSpans) as OTLP/JSON, and the logs signal (resourceLogs) for GenAI events")
     } else if o.contains_key("version") || o.contains_key("id") {
         return None;
     } else {

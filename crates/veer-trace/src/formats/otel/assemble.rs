@@ -9,21 +9,26 @@
 //!   calls are the captured output's, else the tool spans that follow the call under the same
 //!   parent (or under the call itself); every tool span becomes `tool_call` + `tool_result`;
 //! * the same call recorded twice (same trace and `gen_ai.response.id`, e.g. by a provider SDK's
-//!   own tracing and an instrumentation) is kept once: the recording with content wins.
+//!   own tracing and an instrumentation) is kept once: the recording with content wins;
+//! * a model-call span whose parent is a model-call span records the same call (an agent
+//!   framework's span around the SDK's): each such chain is one turn, at its outermost span.
 
 mod emit;
 mod span_tree;
 
 use emit::Emitter;
-use span_tree::{attach_tools, drop_duplicate_calls, sessions_of};
+use span_tree::{attach_tools, collapse_nested_calls, drop_duplicate_calls, sessions_of};
 
 use super::attrs::Attrs;
-use super::calls::{model_call, own_session, role_of, tool_run, ModelCall, Role, ToolRun};
-use super::wire::{id_hex, Span};
+use super::calls::{
+    merge_content, model_call, own_session, role_of, tool_run, ModelCall, Role, ToolRun,
+};
+use super::wire::{id_hex, Event, KeyValue, LogRecord, Nanos, Span};
 use crate::error::{TraceError, Warning};
 use crate::json::JsonScratch;
 use crate::model::{Format, Trace};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The metadata tag that carries "N of M" model calls without captured content into a
@@ -47,6 +52,25 @@ pub(crate) struct SpanAt<'s, 'a> {
     pub span: &'s Span<'a>,
     /// 1-based line of the request that held it, for JSON Lines files.
     pub line: Option<u64>,
+}
+
+/// One log record as read, with the file line it came from (JSON Lines input).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LogAt<'s, 'a> {
+    /// The record.
+    pub record: &'s LogRecord<'a>,
+    /// 1-based line of the request that held it, for JSON Lines files.
+    pub line: Option<u64>,
+}
+
+/// A GenAI event read from the logs signal, owned: the span it belongs to, when, and the
+/// event as a span event (its body in the `event.body` attribute).
+pub(crate) struct LogEvent {
+    trace: String,
+    span: String,
+    time: u64,
+    line: Option<u64>,
+    event: Event<'static>,
 }
 
 /// A span with normalised ids and its role.
@@ -79,6 +103,7 @@ thread_local! {
 pub(crate) struct Part {
     nodes: Vec<Node>,
     pieces: Vec<Piece>,
+    logs: Vec<LogEvent>,
 }
 
 impl Part {
@@ -87,9 +112,9 @@ impl Part {
         self.nodes.len()
     }
 
-    /// Whether this part holds no spans.
+    /// Whether this part holds no spans and no GenAI log events.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.nodes.is_empty() && self.logs.is_empty()
     }
 
     /// An empty part with room for `spans` spans.
@@ -97,6 +122,7 @@ impl Part {
         Part {
             nodes: Vec::with_capacity(spans),
             pieces: Vec::with_capacity(spans),
+            logs: Vec::new(),
         }
     }
 
@@ -114,6 +140,7 @@ impl Part {
     pub fn append(&mut self, mut other: Part) {
         self.nodes.append(&mut other.nodes);
         self.pieces.append(&mut other.pieces);
+        self.logs.append(&mut other.logs);
     }
 }
 
@@ -123,6 +150,7 @@ pub struct Prepared {
     source: String,
     nodes: Vec<Node>,
     pieces: Vec<Piece>,
+    logs: Vec<LogEvent>,
 }
 
 /// Reads what each span of one request is (on all cores); `source` names the input in errors.
@@ -142,7 +170,11 @@ pub(crate) fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Par
             .map(|s| node(source, s))
             .collect::<Result<_, _>>()?;
         let pieces = spans.iter().zip(&nodes).map(|(s, n)| piece(s, n)).collect();
-        return Ok(Part { nodes, pieces });
+        return Ok(Part {
+            nodes,
+            pieces,
+            logs: Vec::new(),
+        });
     }
     // Collected before the first error is taken, so that it is the first in span order
     // whichever thread finds one first.
@@ -153,7 +185,69 @@ pub(crate) fn prepare_part(source: &str, spans: &[SpanAt<'_, '_>]) -> Result<Par
         .zip(nodes.par_iter())
         .map(|(s, n)| piece(s, n))
         .collect();
-    Ok(Part { nodes, pieces })
+    Ok(Part {
+        nodes,
+        pieces,
+        logs: Vec::new(),
+    })
+}
+
+/// Reads the GenAI events among log records (other records are skipped); `source` names the
+/// input in errors (an id that is not one).
+pub(crate) fn prepare_logs(source: &str, records: &[LogAt<'_, '_>]) -> Result<Part, TraceError> {
+    let mut logs = Vec::new();
+    for r in records {
+        let rec = r.record;
+        let a = Attrs {
+            list: &rec.attributes,
+        };
+        let name = if rec.event_name.is_empty() {
+            a.str("event.name").unwrap_or("")
+        } else {
+            rec.event_name.as_ref()
+        };
+        if !name.starts_with("gen_ai.") || rec.trace_id.is_empty() {
+            continue;
+        }
+        let bad = |field: &str, what: &str| {
+            TraceError::new(source, r.line, field, format!("{what} (log event {name:?})"))
+                .with_hint("OTLP/JSON ids are hex (32 digits for a trace, 16 for a span); the proto3 JSON mapping's base64 is read too")
+        };
+        let trace = id_hex(&rec.trace_id, 16).ok_or_else(|| bad("traceId", "not a trace id"))?;
+        let span = if rec.span_id.is_empty() {
+            String::new()
+        } else {
+            id_hex(&rec.span_id, 8).ok_or_else(|| bad("spanId", "not a span id"))?
+        };
+        let mut attributes: Vec<KeyValue<'static>> =
+            rec.attributes.iter().map(KeyValue::to_owned_kv).collect();
+        if let Some(body) = &rec.body {
+            attributes.push(KeyValue {
+                key: Cow::Borrowed("event.body"),
+                value: body.to_owned_value(),
+            });
+        }
+        let time = if rec.time_unix_nano.0 > 0 {
+            rec.time_unix_nano.0
+        } else {
+            rec.observed_time_unix_nano.0
+        };
+        logs.push(LogEvent {
+            trace,
+            span,
+            time,
+            line: r.line,
+            event: Event {
+                name: Cow::Owned(name.to_string()),
+                attributes,
+            },
+        });
+    }
+    Ok(Part {
+        nodes: Vec::new(),
+        pieces: Vec::new(),
+        logs,
+    })
 }
 
 /// The spans of all parts, ready for [`Prepared::finish`]; `source` names the trace.
@@ -162,6 +256,7 @@ pub fn prepared(source: &str, part: Part) -> Prepared {
         source: source.to_string(),
         nodes: part.nodes,
         pieces: part.pieces,
+        logs: part.logs,
     }
 }
 
@@ -170,10 +265,21 @@ impl Prepared {
     pub fn finish(self) -> Result<Trace, TraceError> {
         let Prepared {
             source,
-            nodes,
-            pieces,
+            mut nodes,
+            mut pieces,
+            logs,
         } = self;
-        finish(&source, nodes, pieces)
+        let from_logs = join_logs(&mut nodes, &mut pieces, logs);
+        let mut trace = finish(&source, nodes, pieces)?;
+        if from_logs > 0 {
+            trace.warnings.push(Warning {
+                file: source.clone(),
+                line: None,
+                field: "resourceLogs".into(),
+                message: format!("{from_logs} model calls were read from GenAI log events whose spans are not in the input: their model, tokens and latency are what the events say (give the trace export too)"),
+            });
+        }
+        Ok(trace)
     }
 }
 
@@ -244,8 +350,10 @@ fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trac
         )
         .with_hint("veer reads spans with OpenTelemetry GenAI attributes (gen_ai.operation.name, gen_ai.request.model, …) or OpenInference ones (openinference.span.kind); instrument the model client, e.g. with opentelemetry-instrumentation-openai-v2 or openinference-instrumentation-openai"));
     }
-    let dropped = drop_duplicate_calls(&nodes, &pieces);
-    let model_total = model_total - dropped.iter().filter(|&&d| d).count();
+    let mut dropped = drop_duplicate_calls(&nodes, &pieces);
+    let duplicated = dropped.iter().filter(|&&d| d).count();
+    let nested = collapse_nested_calls(&nodes, &parent_of, &mut pieces, &mut dropped);
+    let model_total = model_total - duplicated - nested;
 
     // Sessions, ordered by their first relevant span; spans by (start, span id).
     let mut order: Vec<usize> = (0..nodes.len())
@@ -319,6 +427,104 @@ fn finish(source: &str, nodes: Vec<Node>, mut pieces: Vec<Piece>) -> Result<Trac
     }
     trace.records = emit.into_records();
     Ok(trace)
+}
+
+/// Joins the GenAI log events to their spans by trace and span id. A model call's content
+/// missing from its span is taken from its events; a span that is not a tool and has events
+/// with content becomes a model call read from them; events whose span is not in the input
+/// (a logs export alone) become a model call of their own, one per span id, in a session of
+/// their trace. Returns how many calls were made from events alone.
+fn join_logs(nodes: &mut Vec<Node>, pieces: &mut Vec<Piece>, mut logs: Vec<LogEvent>) -> usize {
+    if logs.is_empty() {
+        return 0;
+    }
+    logs.sort_by(|a, b| (&a.trace, &a.span, a.time).cmp(&(&b.trace, &b.span, b.time)));
+    let mut by_id: HashMap<(String, String), usize> = HashMap::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        by_id.entry((n.trace.clone(), n.id.clone())).or_insert(i);
+    }
+    let mut made = 0usize;
+    let mut keys = JsonScratch::default();
+    let mut rest = logs.into_iter().peekable();
+    while let Some(first) = rest.next() {
+        let mut group = vec![first];
+        while let Some(next) =
+            rest.next_if(|l| l.trace == group[0].trace && l.span == group[0].span)
+        {
+            group.push(next);
+        }
+        let (start, end) = (group[0].time, group[group.len() - 1].time);
+        let line = group[0].line;
+        let (trace, span_id) = (group[0].trace.clone(), group[0].span.clone());
+        // The events as one span: a details event's attributes (the current conventions) are
+        // the span's attributes, the others its events.
+        let mut attributes = Vec::new();
+        let mut events = Vec::new();
+        for l in group {
+            if l.event.name == "gen_ai.client.inference.operation.details" {
+                attributes.extend(l.event.attributes);
+            } else {
+                events.push(l.event);
+            }
+        }
+        let span = Span {
+            trace_id: Cow::Owned(trace.clone()),
+            span_id: Cow::Owned(span_id.clone()),
+            parent_span_id: None,
+            name: Cow::Borrowed("gen_ai events"),
+            kind: None,
+            start_time_unix_nano: Nanos(start),
+            end_time_unix_nano: Nanos(end),
+            attributes,
+            events,
+            status: None,
+        };
+        let call = model_call(&span, &mut keys);
+        if call.request_messages == 0 && !call.output_captured {
+            continue;
+        }
+        match by_id.get(&(trace.clone(), span_id.clone())).copied() {
+            Some(i) => match &mut pieces[i] {
+                Piece::Model(own) => merge_content(own, call, &mut keys),
+                Piece::Tool(_) => {}
+                Piece::None => {
+                    nodes[i].role = Role::Model;
+                    pieces[i] = Piece::Model(Box::new(call));
+                }
+            },
+            None => {
+                let a = Attrs {
+                    list: &span.attributes,
+                };
+                let own = own_session(a).or_else(|| {
+                    span.events.iter().find_map(|e| {
+                        own_session(Attrs {
+                            list: &e.attributes,
+                        })
+                    })
+                });
+                let id = if span_id.is_empty() {
+                    format!("log{made}")
+                } else {
+                    span_id
+                };
+                by_id.insert((trace.clone(), id.clone()), nodes.len());
+                nodes.push(Node {
+                    trace,
+                    id,
+                    parent: None,
+                    start,
+                    end: end.max(start),
+                    line,
+                    role: Role::Model,
+                    own_session: own,
+                });
+                pieces.push(Piece::Model(Box::new(call)));
+                made += 1;
+            }
+        }
+    }
+    made
 }
 
 fn node(source: &str, s: &SpanAt<'_, '_>) -> Result<Node, TraceError> {

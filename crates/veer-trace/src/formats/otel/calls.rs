@@ -77,6 +77,8 @@ pub(crate) struct ModelCall {
     pub tool_blocks: Vec<ToolBlock>,
     /// Whether output content was captured (else the response's content starts empty).
     pub output_captured: bool,
+    /// How many request messages were captured.
+    pub request_messages: usize,
     /// Finish reason as recorded.
     pub finish_reason: Option<String>,
     /// `gen_ai.response.id`, used to drop the same call recorded twice.
@@ -97,16 +99,23 @@ pub(crate) struct ToolBlock {
 }
 
 /// The `chat_response` payload `response` (see [`ModelCall::response`]) with `added`
-/// `tool_use` blocks appended to its content and its stop reason recomputed from
-/// `finish_reason`, as if the blocks had been among the parts.
+/// `tool_use` blocks appended to its content, the `tool_use` blocks numbered in `named` (their
+/// index among the response's `tool_use` parts, and an id) given that id, and its stop reason
+/// recomputed from `finish_reason`, as if the blocks had been among the parts.
 pub(crate) fn with_tool_blocks(
     response: &Json,
     added: Vec<Value>,
+    named: &[(usize, String)],
     finish_reason: Option<&str>,
     keys: &mut JsonScratch,
 ) -> Json {
     let mut v = response.to_value();
     if let Some(Value::Array(content)) = v.get_mut("content") {
+        for (k, part) in content.iter_mut().filter(|p| is_tool_use(p)).enumerate() {
+            if let Some((_, id)) = named.iter().find(|(b, _)| *b == k) {
+                part["id"] = Value::String(id.clone());
+            }
+        }
         content.extend(added);
     }
     let has_tool_use = v
@@ -212,7 +221,9 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
     // Built by moving the values in (`json!` would copy them through a serializer).
     let mut request = Map::new();
     request.insert("model".into(), Value::String(request_model.to_string()));
-    request.insert("messages".into(), Value::Array(c.input.unwrap_or_default()));
+    let input = c.input.unwrap_or_default();
+    let request_messages = input.len();
+    request.insert("messages".into(), Value::Array(input));
     request.insert("params".into(), Value::Object(params));
     let request = keys.adopt(Value::Object(request));
     let mut usage = Map::new();
@@ -265,6 +276,7 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
         response,
         tool_blocks,
         output_captured,
+        request_messages,
         finish_reason,
         response_id: a.str("gen_ai.response.id").map(str::to_string),
         error,
@@ -272,19 +284,54 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
     }
 }
 
-/// The `.agentlog` stop reason for a recorded finish reason (OpenAI, Anthropic and GenAI
-/// spellings); without one, `tool_use` when the response asks for tools, else `end_turn`.
+/// Fills what `own` (a model call read off its span) did not capture from `from` (the same
+/// call read off its GenAI log events): the request messages, the response's content, stop
+/// reason and tool blocks, and its usage when the span had none.
+pub(crate) fn merge_content(own: &mut ModelCall, from: ModelCall, keys: &mut JsonScratch) {
+    if own.request_messages == 0 && from.request_messages > 0 {
+        let mut request = own.request.to_value();
+        request["messages"] = from.request.to_value()["messages"].take();
+        own.request = keys.adopt(request);
+        own.request_messages = from.request_messages;
+    }
+    if own.output_captured || !from.output_captured || matches!(own.response, Json::Null) {
+        return;
+    }
+    let mut response = own.response.to_value();
+    let mut theirs = from.response.to_value();
+    response["content"] = theirs["content"].take();
+    let finish = own.finish_reason.take().or(from.finish_reason);
+    response["stop_reason"] =
+        Value::String(stop_reason(finish.as_deref(), !from.tool_blocks.is_empty()));
+    if response["usage"].as_object().is_some_and(Map::is_empty) {
+        response["usage"] = theirs["usage"].take();
+    }
+    own.response = keys.adopt(response);
+    own.tool_blocks = from.tool_blocks;
+    own.finish_reason = finish;
+    own.output_captured = true;
+}
+
+/// The `.agentlog` stop reason for a recorded finish reason (OpenAI, Anthropic, GenAI and
+/// Gemini spellings, any case); without one, `tool_use` when the response asks for tools, else
+/// `end_turn`. Gemini ends a turn that calls functions with `STOP` (GenAI: `stop`), so `stop`
+/// with a `tool_use` part is `tool_use`.
 pub fn stop_reason(finish: Option<&str>, has_tool_use: bool) -> String {
-    match finish {
-        Some("stop" | "end_turn" | "STOP") => "end_turn",
+    let lower = finish.map(str::to_ascii_lowercase);
+    match lower.as_deref() {
+        Some("stop") if has_tool_use => "tool_use",
+        Some("stop" | "end_turn") => "end_turn",
         Some("tool_calls" | "tool_call" | "function_call" | "tool_use") => "tool_use",
-        Some("length" | "max_tokens" | "MAX_TOKENS") => "max_tokens",
-        Some("content_filter" | "SAFETY" | "refusal") => "content_filter",
+        Some("length" | "max_tokens") => "max_tokens",
+        Some(
+            "content_filter" | "safety" | "refusal" | "recitation" | "blocklist"
+            | "prohibited_content" | "spii" | "image_safety",
+        ) => "content_filter",
         Some("stop_sequence") => "stop_sequence",
-        Some("error") => "error",
-        Some(other) if !other.is_empty() => return other.to_string(),
-        _ if has_tool_use => "tool_use",
-        _ => "end_turn",
+        Some("error" | "malformed_function_call") => "error",
+        Some("" | "finish_reason_unspecified") | None if has_tool_use => "tool_use",
+        Some("" | "finish_reason_unspecified") | None => "end_turn",
+        Some(_) => return finish.unwrap_or_default().to_string(),
     }
     .to_string()
 }
@@ -321,12 +368,14 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
         });
     let args = a
         .get("gen_ai.tool.call.arguments")
+        .or_else(|| a.get("gcp.vertex.agent.tool_call_args"))
         .or_else(|| a.get("input.value"))
         .or_else(|| a.get("traceloop.entity.input"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
         .map(json_of);
     let result = a
         .get("gen_ai.tool.call.result")
+        .or_else(|| a.get("gcp.vertex.agent.tool_response"))
         .or_else(|| a.get("output.value"))
         .or_else(|| a.get("traceloop.entity.output"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
@@ -355,6 +404,11 @@ mod tests {
         assert_eq!(stop_reason(None, true), "tool_use");
         assert_eq!(stop_reason(None, false), "end_turn");
         assert_eq!(stop_reason(Some("other"), false), "other");
+        // Gemini: `STOP` also ends a turn that calls functions.
+        assert_eq!(stop_reason(Some("STOP"), true), "tool_use");
+        assert_eq!(stop_reason(Some("STOP"), false), "end_turn");
+        assert_eq!(stop_reason(Some("SAFETY"), false), "content_filter");
+        assert_eq!(stop_reason(Some("MAX_TOKENS"), true), "max_tokens");
     }
 
     #[test]

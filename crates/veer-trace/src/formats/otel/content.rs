@@ -7,6 +7,9 @@
 //! `llm.input_messages.N.*` / `llm.output_messages.N.*`; OpenLLMetry's `gen_ai.prompt.N.*` /
 //! `gen_ai.completion.N.*`; the v1.36-and-earlier span events (`gen_ai.*.message`,
 //! `gen_ai.choice`, and the older `gen_ai.content.prompt` / `gen_ai.content.completion`).
+//! Google ADK's `gcp.vertex.agent.llm_request` / `llm_response` JSON is read after the current
+//! attributes, and Gemini's content shape (`{role: model, parts: [{function_call}, …]}`)
+//! wherever messages are found.
 
 use super::attrs::{json_of, parse_json_text, to_json, Attrs, REDACTED};
 use super::wire::{AnyValue, Event};
@@ -59,6 +62,33 @@ pub fn captured(attrs: Attrs<'_, '_>, events: &[Event<'_>]) -> Captured {
         }
         c.output = Some(parts);
     }
+    // Google ADK's own attributes (JSON text; `{}` when ADK was told not to capture content).
+    if c.input.is_none() {
+        if let Some(Value::Object(req)) = adk_json(attrs, "gcp.vertex.agent.llm_request") {
+            c.input = Some(adk_request(&req));
+        }
+    }
+    if c.output.is_none() {
+        if let Some(Value::Object(resp)) = adk_json(attrs, "gcp.vertex.agent.llm_response") {
+            if let Some(content) = resp.get("content") {
+                c.output = Some(
+                    message_of(content)["content"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+            } else {
+                c.output = Some(Vec::new());
+            }
+            if c.finish_reason.is_none() {
+                c.finish_reason = resp
+                    .get("finish_reason")
+                    .or_else(|| resp.get("finishReason"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+            }
+        }
+    }
     // OpenInference, then OpenLLMetry.
     if c.input.is_none() {
         c.input = indexed(attrs, "llm.input_messages.")
@@ -95,6 +125,43 @@ pub fn captured(attrs: Attrs<'_, '_>, events: &[Event<'_>]) -> Captured {
     c
 }
 
+/// An ADK attribute's JSON object, `None` when absent, not JSON, or the empty `{}` ADK writes
+/// when content capture is off.
+fn adk_json(attrs: Attrs<'_, '_>, key: &str) -> Option<Value> {
+    let v = attrs.get(key).filter(|v| !redacted(v)).map(json_of)?;
+    match &v {
+        Value::Object(o) if !o.is_empty() => Some(v),
+        _ => None,
+    }
+}
+
+/// The messages of an ADK `llm_request` (`{model, config: {system_instruction}, contents:
+/// [Gemini contents]}`): the system instruction first, then each content.
+fn adk_request(req: &Map<String, Value>) -> Vec<Value> {
+    let mut out = Vec::new();
+    let system = req.get("config").and_then(|c| {
+        c.get("system_instruction")
+            .or_else(|| c.get("systemInstruction"))
+    });
+    match system {
+        Some(Value::String(s)) if !s.is_empty() => {
+            out.push(message("system", parts_of(&Value::String(s.clone()))));
+        }
+        Some(v @ Value::Object(_)) => {
+            let m = message_of(v);
+            out.push(message(
+                "system",
+                m["content"].as_array().cloned().unwrap_or_default(),
+            ));
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(contents)) = req.get("contents") {
+        out.extend(contents.iter().map(message_of));
+    }
+    out
+}
+
 fn redacted(v: &AnyValue<'_>) -> bool {
     v.string_value.as_deref() == Some(REDACTED)
 }
@@ -117,7 +184,12 @@ fn messages_of(v: &Value) -> Vec<Value> {
 /// One message in any of the shapes seen: GenAI `{role, parts}`, OpenAI `{role, content,
 /// tool_calls}`, Anthropic `{role, content: [blocks]}`.
 fn message_of(m: &Value) -> Value {
-    let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
+    // Gemini names the assistant `model`.
+    let role = match m.get("role").and_then(Value::as_str) {
+        Some("model") => "assistant",
+        Some(r) => r,
+        None => "user",
+    };
     let mut parts = Vec::new();
     if let Some(p) = m.get("parts") {
         parts.extend(parts_of(p));
@@ -154,6 +226,11 @@ fn part_of(p: &Value) -> Option<Value> {
         return Some(json!({"type": "text", "text": s}));
     }
     let o = p.as_object()?;
+    if !o.contains_key("type") {
+        if let Some(part) = gemini_part(o) {
+            return Some(part);
+        }
+    }
     let ty = o.get("type").and_then(Value::as_str).unwrap_or("text");
     let text = || {
         o.get("content")
@@ -180,6 +257,33 @@ fn part_of(p: &Value) -> Option<Value> {
         }
         _ => Value::Object(o.clone()),
     })
+}
+
+/// A Gemini part (`{text}`, `{function_call: {id, name, args}}`, `{function_response: {id,
+/// name, response}}`, either spelling, `thought: true` for thinking) as an `.agentlog` part;
+/// `None` when it is none of these.
+fn gemini_part(o: &Map<String, Value>) -> Option<Value> {
+    let field = |a: &str, b: &str| o.get(a).or_else(|| o.get(b)).filter(|v| !v.is_null());
+    if let Some(fc) = field("function_call", "functionCall") {
+        return Some(json!({
+            "type": "tool_use",
+            "id": fc.get("id").cloned().unwrap_or(Value::Null),
+            "name": fc.get("name").cloned().unwrap_or(Value::Null),
+            "input": arguments(fc.get("args")),
+        }));
+    }
+    if let Some(fr) = field("function_response", "functionResponse") {
+        return Some(json!({
+            "type": "tool_result",
+            "tool_use_id": fr.get("id").or_else(|| fr.get("name")).cloned().unwrap_or(Value::Null),
+            "content": fr.get("response").cloned().unwrap_or(Value::Null),
+        }));
+    }
+    let text = o.get("text").and_then(Value::as_str)?;
+    if o.get("thought").and_then(Value::as_bool) == Some(true) {
+        return Some(json!({"type": "thinking", "text": text}));
+    }
+    Some(json!({"type": "text", "text": text}))
 }
 
 /// Tool arguments: JSON text is parsed; absent is `{}`.
@@ -337,13 +441,19 @@ fn from_events(events: &[Event<'_>]) -> (Option<Vec<Value>>, Option<Vec<Value>>,
             has_in = true;
             let mut m = Map::new();
             m.insert("role".into(), Value::String(role.into()));
-            if let Some(c) = field("content") {
+            let content = field("content");
+            // Gemini's content (`{role, parts}`, ADK's events) is a message of its own.
+            let gemini = content
+                .as_ref()
+                .filter(|c| c.get("parts").is_some())
+                .map(message_of);
+            if let Some(c) = content {
                 m.insert("content".into(), c);
             }
             if let Some(tc) = field("tool_calls") {
                 m.insert("tool_calls".into(), tc);
             }
-            let mut msg = message_of(&Value::Object(m));
+            let mut msg = gemini.unwrap_or_else(|| message_of(&Value::Object(m)));
             if let (Some(Value::String(id)), "tool") = (field("id"), role) {
                 let content = msg["content"].take();
                 msg["content"] =
@@ -352,7 +462,10 @@ fn from_events(events: &[Event<'_>]) -> (Option<Vec<Value>>, Option<Vec<Value>>,
             input.push(msg);
         } else if e.name == "gen_ai.choice" {
             has_out = true;
-            let message = field("message").unwrap_or(Value::Null);
+            // OpenAI's `message`, or Gemini's `content` (`{role, parts}`).
+            let message = field("message")
+                .or_else(|| field("content").filter(Value::is_object))
+                .unwrap_or(Value::Null);
             let m = message_of(&message);
             output.extend(m["content"].as_array().cloned().unwrap_or_default());
             if finish.is_none() {

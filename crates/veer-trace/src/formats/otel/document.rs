@@ -9,8 +9,9 @@
 //! when it fails, the caller reads the document again the whole-request way, whose error (with
 //! its JSON path) is the one reported, so errors are those of the whole-request read.
 
-use super::assemble::{prepare_part, Part, SpanAt};
-use super::wire::{InstrumentationScope, Resource, Span};
+use super::assemble::{prepare_logs, prepare_part, Part, SpanAt};
+use super::logs_of;
+use super::wire::{InstrumentationScope, Resource, ResourceLogs, Span};
 use crate::error::TraceError;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -69,6 +70,7 @@ pub(crate) fn read_document<'a>(
         };
         let mut sink = Sink {
             batch: Vec::with_capacity(BATCH_SPANS),
+            logs: Vec::new(),
             hand_on: &mut hand_on,
         };
         let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -82,13 +84,18 @@ pub(crate) fn read_document<'a>(
                 (sink.hand_on)(rest);
             }
         }
-        ok
+        (ok, std::mem::take(&mut sink.logs))
     });
+    let (parsed, logs) = parsed;
     if !parsed {
         return None;
     }
     let mut results = results.into_inner().ok()?;
     results.sort_unstable_by_key(|(i, _)| *i);
+    if !logs.is_empty() {
+        // After every span batch, as the whole-request read appends them.
+        results.push((usize::MAX, prepare_logs(label, &logs_of(&logs, None))));
+    }
     let mut parts = Vec::with_capacity(results.len());
     let mut first_error = None;
     for (_, r) in results {
@@ -110,6 +117,8 @@ pub(crate) fn read_document<'a>(
 /// Where the walk puts spans: batched, each full batch handed on.
 struct Sink<'a, 'f> {
     batch: Vec<Span<'a>>,
+    /// The document's resource logs (GenAI events), read once the walk is done.
+    logs: Vec<ResourceLogs<'a>>,
     hand_on: &'f mut dyn FnMut(Vec<Span<'a>>),
 }
 
@@ -153,7 +162,10 @@ fn once<E: de::Error>(seen: &mut [bool], field: usize, names: &[&[&'static str]]
     Ok(())
 }
 
-const REQUEST_FIELDS: &[&[&str]] = &[&["resourceSpans", "resource_spans"]];
+const REQUEST_FIELDS: &[&[&str]] = &[
+    &["resourceSpans", "resource_spans", "batches"],
+    &["resourceLogs", "resource_logs"],
+];
 const RESOURCE_SPANS_FIELDS: &[&[&str]] = &[
     &["resource"],
     &["scopeSpans", "scope_spans", "instrumentationLibrarySpans"],
@@ -178,9 +190,14 @@ impl<'a> Visitor<'a> for RequestSeed<'_, 'a, '_> {
         f.write_str("struct Request")
     }
     fn visit_map<M: MapAccess<'a>>(self, mut map: M) -> Result<(), M::Error> {
-        let mut seen = [false; 1];
+        let mut seen = [false; 2];
         while let Some(key) = map.next_key_seed(FieldSeed(REQUEST_FIELDS))? {
             match key {
+                Some(1) => {
+                    once(&mut seen, 1, REQUEST_FIELDS)?;
+                    let logs = map.next_value::<Vec<ResourceLogs<'a>>>()?;
+                    self.sink.logs.extend(logs);
+                }
                 Some(f) => {
                     once(&mut seen, f, REQUEST_FIELDS)?;
                     map.next_value_seed(Each(ResourceSpansSeed {

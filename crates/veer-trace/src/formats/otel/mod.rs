@@ -13,19 +13,78 @@ pub(crate) mod attrs;
 pub(crate) mod calls;
 pub(crate) mod content;
 pub(crate) mod document;
+pub(crate) mod jaeger;
 pub(crate) mod wire;
 
 use crate::error::TraceError;
 use crate::model::Trace;
-use assemble::{Part, SpanAt};
+use assemble::{LogAt, Part, SpanAt};
 use rayon::prelude::*;
 use std::io::BufRead;
 use wire::Request;
 
-/// Whether `head` (the first bytes of a file) starts an OTLP/JSON trace export: a JSON object
-/// whose first key is `resourceSpans` (or `resource_spans`).
+/// Whether `head` (the first bytes of a file) starts an OTLP/JSON export veer reads: a JSON
+/// object whose first key is `resourceSpans` (or `resource_spans`), `resourceLogs` (the GenAI
+/// events on the logs signal) or `batches` (a Grafana Tempo export).
 pub fn sniff(head: &[u8]) -> bool {
-    matches!(first_key(head), Some(b"resourceSpans" | b"resource_spans"))
+    matches!(
+        first_key(head),
+        Some(b"resourceSpans" | b"resource_spans" | b"resourceLogs" | b"resource_logs")
+    ) || is_tempo(head)
+}
+
+/// A Grafana Tempo trace export: `{"batches": [{"resource" …` or `{"batches": [{"scopeSpans"
+/// …` / `instrumentationLibrarySpans` (the first key of its first element).
+fn is_tempo(head: &[u8]) -> bool {
+    if first_key(head) != Some(b"batches") {
+        return false;
+    }
+    let Some(at) = memchr::memmem::find(head, b"\"batches\"") else {
+        return false;
+    };
+    let rest = &head[at + 9..];
+    let Some(colon) = rest.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return false;
+    };
+    if rest[colon] != b':' {
+        return false;
+    }
+    let rest = &rest[colon + 1..];
+    let Some(open) = rest.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return false;
+    };
+    if rest[open] != b'[' {
+        return false;
+    }
+    matches!(
+        first_key(&rest[open + 1..]),
+        Some(b"resource" | b"scopeSpans" | b"instrumentationLibrarySpans" | b"scope_spans")
+    )
+}
+
+/// Whether a parsed JSON document is an export this reader reads, whatever its key order:
+/// `resourceSpans` / `resourceLogs` (either spelling), or Tempo's `batches` of resource spans.
+pub(crate) fn is_export(v: &serde_json::Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    [
+        "resourceSpans",
+        "resource_spans",
+        "resourceLogs",
+        "resource_logs",
+    ]
+    .iter()
+    .any(|k| o.contains_key(*k))
+        || o.get("batches")
+            .and_then(|b| b.as_array())
+            .and_then(|b| b.first())
+            .and_then(|b| b.as_object())
+            .is_some_and(|b| {
+                ["scopeSpans", "scope_spans", "instrumentationLibrarySpans"]
+                    .iter()
+                    .any(|k| b.contains_key(*k))
+            })
 }
 
 /// The first key of the JSON object `head` starts with, when it has no escapes.
@@ -229,6 +288,18 @@ fn spans_of<'s, 'a>(r: &'s Request<'a>, line: Option<u64>) -> Vec<SpanAt<'s, 'a>
         .collect()
 }
 
+/// The log records of some resource logs, with their line for JSON Lines input.
+pub(crate) fn logs_of<'s, 'a>(
+    logs: &'s [wire::ResourceLogs<'a>],
+    line: Option<u64>,
+) -> Vec<LogAt<'s, 'a>> {
+    logs.iter()
+        .flat_map(|rl| rl.scope_logs.iter())
+        .flat_map(|sl| sl.log_records.iter())
+        .map(|record| LogAt { record, line })
+        .collect()
+}
+
 /// Why a request could not be read: its JSON (reported first, as the file is read), or a
 /// span in it (an id that is not one).
 enum Failure {
@@ -245,7 +316,14 @@ fn read_request(
     line: Option<u64>,
 ) -> Result<Part, Failure> {
     let request = parse_one(source, text, line).map_err(Failure::Parse)?;
-    assemble::prepare_part(label, &spans_of(&request, line)).map_err(Failure::Span)
+    let mut part =
+        assemble::prepare_part(label, &spans_of(&request, line)).map_err(Failure::Span)?;
+    if !request.resource_logs.is_empty() {
+        let logs = assemble::prepare_logs(label, &logs_of(&request.resource_logs, line))
+            .map_err(Failure::Span)?;
+        part.append(logs);
+    }
+    Ok(part)
 }
 
 /// The spans of one file, and the first span error (which counts only when no file of a set
@@ -352,7 +430,7 @@ fn collect(outcomes: Vec<Result<Part, Failure>>) -> Result<(Part, Option<TraceEr
     Ok((Part::concat(parts), node_error))
 }
 
-fn run_label(source: &str) -> String {
+pub(crate) fn run_label(source: &str) -> String {
     let name = std::path::Path::new(source)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

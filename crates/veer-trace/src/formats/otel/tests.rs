@@ -1,7 +1,9 @@
 //! The OTLP/JSON reader on the committed vectors written by the real SDKs
 //! (`tests/fixtures/otel`, see its `generate.py`) and on bad input.
 
+mod adk;
 mod documents;
+mod stores;
 mod streaming;
 mod synthetic;
 mod vectors;

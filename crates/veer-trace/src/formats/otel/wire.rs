@@ -11,12 +11,89 @@ use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
 
-/// One `ExportTraceServiceRequest`.
+/// One `ExportTraceServiceRequest`, or an `ExportLogsServiceRequest` (the GenAI events sent on
+/// the logs signal), or a Grafana Tempo export (`batches`, the same resource spans).
 #[derive(Debug, Deserialize)]
 pub struct Request<'a> {
     /// The spans, grouped by resource.
-    #[serde(default, borrow, rename = "resourceSpans", alias = "resource_spans")]
+    #[serde(
+        default,
+        borrow,
+        rename = "resourceSpans",
+        alias = "resource_spans",
+        alias = "batches"
+    )]
     pub resource_spans: Vec<ResourceSpans<'a>>,
+    /// The log records, grouped by resource.
+    #[serde(default, borrow, rename = "resourceLogs", alias = "resource_logs")]
+    pub resource_logs: Vec<ResourceLogs<'a>>,
+}
+
+/// Log records of one resource.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ResourceLogs<'a> {
+    /// The resource (not read; parsed so that a malformed one is refused).
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused; no mapping reads it"
+    )]
+    #[serde(default, borrow)]
+    pub resource: Option<Resource<'a>>,
+    /// Log records grouped by instrumentation scope.
+    #[serde(
+        default,
+        borrow,
+        rename = "scopeLogs",
+        alias = "scope_logs",
+        alias = "instrumentationLibraryLogs"
+    )]
+    pub scope_logs: Vec<ScopeLogs<'a>>,
+}
+
+/// Log records of one instrumentation scope.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ScopeLogs<'a> {
+    /// The scope (not read).
+    #[allow(
+        dead_code,
+        reason = "parsed so a malformed value is refused; no mapping reads it"
+    )]
+    #[serde(default, borrow, alias = "instrumentationLibrary")]
+    pub scope: Option<InstrumentationScope<'a>>,
+    /// The records.
+    #[serde(default, borrow, rename = "logRecords", alias = "log_records")]
+    pub log_records: Vec<LogRecord<'a>>,
+}
+
+/// One log record: a GenAI event when its event name (the `eventName` field, or the older
+/// `event.name` attribute) starts with `gen_ai.`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct LogRecord<'a> {
+    /// When the event happened, nanoseconds since the Unix epoch (`0` when unset).
+    #[serde(default, rename = "timeUnixNano", alias = "time_unix_nano")]
+    pub time_unix_nano: Nanos,
+    /// When the SDK observed it (used when `timeUnixNano` is unset).
+    #[serde(
+        default,
+        rename = "observedTimeUnixNano",
+        alias = "observed_time_unix_nano"
+    )]
+    pub observed_time_unix_nano: Nanos,
+    /// The trace the event belongs to (empty outside a span).
+    #[serde(default, borrow, rename = "traceId", alias = "trace_id")]
+    pub trace_id: Cow<'a, str>,
+    /// The span the event belongs to.
+    #[serde(default, borrow, rename = "spanId", alias = "span_id")]
+    pub span_id: Cow<'a, str>,
+    /// The event name.
+    #[serde(default, borrow, rename = "eventName", alias = "event_name")]
+    pub event_name: Cow<'a, str>,
+    /// The body (a GenAI event's content).
+    #[serde(default, borrow)]
+    pub body: Option<AnyValue<'a>>,
+    /// The attributes.
+    #[serde(default, borrow)]
+    pub attributes: Vec<KeyValue<'a>>,
 }
 
 /// Spans of one resource (one process / service).
@@ -310,6 +387,36 @@ impl Visitor<'_> for CodeVisitor {
 impl<'de> Deserialize<'de> for StatusCode {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(CodeVisitor)
+    }
+}
+
+impl KeyValue<'_> {
+    /// The pair with every string owned, so it can outlive the file's bytes.
+    pub(crate) fn to_owned_kv(&self) -> KeyValue<'static> {
+        KeyValue {
+            key: Cow::Owned(self.key.to_string()),
+            value: self.value.to_owned_value(),
+        }
+    }
+}
+
+impl AnyValue<'_> {
+    /// The value with every string owned, so it can outlive the file's bytes.
+    pub(crate) fn to_owned_value(&self) -> AnyValue<'static> {
+        let owned = |s: &Option<Cow<'_, str>>| s.as_ref().map(|s| Cow::Owned(s.to_string()));
+        AnyValue {
+            string_value: owned(&self.string_value),
+            bool_value: self.bool_value,
+            int_value: self.int_value,
+            double_value: self.double_value,
+            array_value: self.array_value.as_ref().map(|a| ArrayValue {
+                values: a.values.iter().map(AnyValue::to_owned_value).collect(),
+            }),
+            kvlist_value: self.kvlist_value.as_ref().map(|l| KvList {
+                values: l.values.iter().map(KeyValue::to_owned_kv).collect(),
+            }),
+            bytes_value: owned(&self.bytes_value),
+        }
     }
 }
 

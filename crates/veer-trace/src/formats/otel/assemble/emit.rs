@@ -96,20 +96,40 @@ impl Emitter {
         self.push(Kind::ChatRequest, n.start, n.line, request, None);
         // Which tool_use block each tool span answers: by id, else the next unmatched block of
         // that name; a span with no block adds one (content not captured).
+        // A block without an id (Gemini's function calls often have none) is matched by name
+        // and takes the span's call id; a block with an id keeps it.
         let mut used = vec![false; tool_blocks.len()];
         let mut added: Vec<Value> = Vec::new();
+        let mut named: Vec<(usize, String)> = Vec::new();
         let mut ids: Vec<String> = Vec::with_capacity(tools.len());
+        // A span whose call id no block has (ADK numbers its logged calls `name_0` while the
+        // tool span has its own id) takes the next unmatched block of its name.
         for (span_index, run) in &tools {
-            let block = tool_blocks.iter().enumerate().position(|(b, p)| {
-                !used[b]
-                    && match &run.call_id {
-                        Some(id) => p.id.as_deref() == Some(id),
-                        None => p.name.as_deref() == Some(&run.name),
-                    }
-            });
+            let by_name = |used: &[bool]| {
+                tool_blocks
+                    .iter()
+                    .enumerate()
+                    .position(|(b, p)| !used[b] && p.name.as_deref() == Some(&run.name))
+            };
+            let block = match &run.call_id {
+                Some(id) => tool_blocks
+                    .iter()
+                    .enumerate()
+                    .position(|(b, p)| !used[b] && p.id.as_deref() == Some(id))
+                    .or_else(|| {
+                        let known = tool_blocks.iter().any(|p| p.id.as_deref() == Some(id));
+                        (!known).then(|| by_name(&used)).flatten()
+                    }),
+                None => by_name(&used),
+            };
             let id = match block {
                 Some(b) => {
                     used[b] = true;
+                    if tool_blocks[b].id.is_none() {
+                        if let Some(id) = &run.call_id {
+                            named.push((b, id.clone()));
+                        }
+                    }
                     tool_blocks[b].id.clone()
                 }
                 None => {
@@ -135,10 +155,16 @@ impl Emitter {
                 );
             }
             _ => {
-                let payload = if added.is_empty() {
+                let payload = if added.is_empty() && named.is_empty() {
                     response
                 } else {
-                    with_tool_blocks(&response, added, finish_reason.as_deref(), &mut self.keys)
+                    with_tool_blocks(
+                        &response,
+                        added,
+                        &named,
+                        finish_reason.as_deref(),
+                        &mut self.keys,
+                    )
                 };
                 self.push(Kind::ChatResponse, n.end, n.line, payload, None);
             }

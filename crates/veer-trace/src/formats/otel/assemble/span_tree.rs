@@ -80,6 +80,81 @@ pub(super) fn drop_duplicate_calls(nodes: &[Node], pieces: &[Piece]) -> Vec<bool
     dropped
 }
 
+/// Collapses model calls nested in model calls: a model-call span whose parent is a
+/// model-call span records the same call (an agent framework's span around the provider
+/// SDK's, e.g. Google ADK's `call_llm` around `generate_content`), with or without a response
+/// id. Each chain of such spans becomes one turn, placed where its outermost span is (its
+/// parent, times and session), and read from its best recording: the one with captured
+/// output, then more attributes, then the earlier start, then the smaller span id. The
+/// others are marked in `dropped`; returns how many were.
+pub(super) fn collapse_nested_calls(
+    nodes: &[Node],
+    parent_of: &[Option<usize>],
+    pieces: &mut [Piece],
+    dropped: &mut [bool],
+) -> usize {
+    let is_call = |pieces: &[Piece], dropped: &[bool], i: usize| {
+        !dropped[i] && matches!(pieces[i], Piece::Model(_))
+    };
+    // The outermost call of each call's chain (bounded walk: parent links may cycle).
+    let mut root_of: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, root) in root_of.iter_mut().enumerate() {
+        if !is_call(pieces, dropped, i) {
+            continue;
+        }
+        let mut cur = i;
+        let mut steps = 0usize;
+        while let Some(p) = parent_of[cur] {
+            if p == i || steps >= nodes.len() || !is_call(pieces, dropped, p) {
+                break;
+            }
+            cur = p;
+            steps += 1;
+        }
+        *root = Some(cur);
+    }
+    let mut chains: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, r) in root_of.iter().enumerate() {
+        if let Some(r) = r {
+            chains.entry(*r).or_default().push(i);
+        }
+    }
+    let rank = |pieces: &[Piece], i: usize| match &pieces[i] {
+        Piece::Model(c) => (
+            !c.output_captured,
+            usize::MAX - c.attribute_count,
+            nodes[i].start,
+            nodes[i].id.clone(),
+        ),
+        _ => (true, usize::MAX, u64::MAX, String::new()),
+    };
+    let mut collapsed = 0usize;
+    let mut roots: Vec<usize> = chains.keys().copied().collect();
+    roots.sort_unstable();
+    for root in roots {
+        let members = &chains[&root];
+        if members.len() < 2 {
+            continue;
+        }
+        let best = members
+            .iter()
+            .copied()
+            .min_by(|&a, &b| rank(pieces, a).cmp(&rank(pieces, b)))
+            .unwrap_or(root);
+        if best != root {
+            pieces.swap(best, root);
+        }
+        for &m in members {
+            if m != root {
+                dropped[m] = true;
+                pieces[m] = Piece::None;
+                collapsed += 1;
+            }
+        }
+    }
+    collapsed
+}
+
 /// For each member (by position), the positions of the tool spans that belong to it when it
 /// is a model call: tool spans whose parent is the call, or that follow it under the same
 /// parent before the next call there.

@@ -122,3 +122,41 @@ fn a_hundred_thousand_spans() {
     assert_eq!(t.responses().len(), 50_000);
     assert_eq!(t.count(&Kind::ToolCall), 49_999);
 }
+
+#[test]
+fn a_model_call_span_inside_a_model_call_span_is_one_turn() {
+    // Google ADK's shape: `call_llm` (gen_ai.system + model) around the SDK's
+    // `generate_content` span, neither with a response id; a tool span after them.
+    let spans = vec![
+        span(1, None, 0, json!({"gen_ai.operation.name": "invoke_agent"})),
+        span(
+            2,
+            Some(1),
+            10,
+            json!({"gen_ai.system": "gcp.vertex.agent", "gen_ai.request.model": "g",
+                   "gen_ai.usage.input_tokens": 7}),
+        ),
+        span(
+            3,
+            Some(2),
+            11,
+            json!({"gen_ai.operation.name": "generate_content", "gen_ai.request.model": "g",
+                   "gen_ai.usage.input_tokens": 7}),
+        ),
+        tool(4, Some(1), 20, "lookup"),
+        span(
+            5,
+            Some(1),
+            30,
+            json!({"gen_ai.system": "gcp.vertex.agent", "gen_ai.request.model": "g"}),
+        ),
+        chat(6, Some(5), 31, "done"),
+    ];
+    let t = read("f", request(spans)).unwrap();
+    assert_eq!(t.count(&Kind::ChatResponse), 2);
+    // The turn stands where the outer span is, so the tool span under the agent is its call.
+    assert_eq!(tool_names(&t), ["lookup"]);
+    // The captured recording of the second chain is the one read.
+    let texts: Vec<String> = t.responses().iter().map(|r| r.text(" ")).collect();
+    assert_eq!(texts, ["", "done"]);
+}
