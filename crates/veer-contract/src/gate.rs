@@ -26,6 +26,10 @@ pub struct GateReport {
     pub policy_source: Cow<'static, str>,
     /// The policy regressions that count, each with the trace it came from.
     pub regressions: Vec<GateRegression>,
+    /// What tripped the gate, one line each, as `veer diff` printed them (a repeated-trials
+    /// report: its suite tests and named cases); omitted from JSON when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tripped: Vec<String>,
     /// The decision.
     pub gate: Gate,
 }

@@ -74,12 +74,32 @@ pub enum Cause {
         /// Whether it is the directory's pooled test.
         pooled: bool,
     },
+    /// A signal of a repeated-trials report (its `tripped` entry): a suite axis or rule, the
+    /// behaviour, or cases that are inconclusive, failed or missing.
+    Trials {
+        /// What kind of signal.
+        what: crate::trials::TripKind,
+        /// The axis or rule (empty for the kinds that are about cases).
+        #[serde(skip_serializing_if = "String::is_empty")]
+        measure: String,
+        /// The cases involved.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        cases: Vec<String>,
+    },
     /// An input that could not be read or compared.
     Unreadable {
         /// The file at fault, when known.
         #[serde(skip_serializing_if = "Option::is_none")]
         file: Option<String>,
     },
+}
+
+impl Default for Verdict {
+    /// No gate and no signal: what a report read back from JSON carries until the engine
+    /// re-decides it.
+    fn default() -> Verdict {
+        Verdict::decide(Level::None, Vec::new())
+    }
 }
 
 impl Verdict {
@@ -183,6 +203,7 @@ impl Trip {
             Cause::Fingerprint { pooled: false } => {
                 format!("fingerprint test ({})", self.level.name())
             }
+            Cause::Trials { .. } => self.reason.clone(),
             Cause::Unreadable { .. } => "unreadable input".to_string(),
         };
         match &self.trace {

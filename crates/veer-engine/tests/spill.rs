@@ -10,7 +10,8 @@ use veer_engine::trials::measure::{measure_traces, TrialFailure};
 use veer_engine::trials::report::{LayoutBlock, TrialsBlock};
 use veer_engine::trials::scripted::{agentlog, Script};
 use veer_engine::trials::{decide, TrialsOptions};
-use veer_policy::{Gate, Level};
+use veer_engine::Verdict;
+use veer_policy::Level;
 use veer_trace::{ReadOptions, Trace};
 
 fn trace(case: &str, trial: u32, seed: u64, script: &Script) -> Trace {
@@ -51,7 +52,7 @@ fn raws(options: &TrialsOptions) -> Vec<CaseRaw> {
         .collect()
 }
 
-fn run(spill_after: usize) -> (TrialsBlock, Gate) {
+fn run(spill_after: usize) -> (TrialsBlock, Verdict) {
     let options = TrialsOptions {
         seed: 5,
         spill_after,

@@ -78,11 +78,12 @@ pub fn render(findings: &[Finding]) -> String {
 /// candidate directory, line 1.
 pub fn trials(r: &TrialsReport) -> String {
     let rows = r.trials.cases.iter().filter_map(|c| {
-        let severity = match c.verdict.as_ref() {
-            "failed" => "critical",
-            "regressed" if c.quarantined => "info",
-            "regressed" => "critical",
-            "inconclusive" | "flaky" => "minor",
+        use veer_contract::trials::CaseVerdict;
+        let severity = match c.verdict {
+            CaseVerdict::Failed => "critical",
+            CaseVerdict::Regressed if c.quarantined => "info",
+            CaseVerdict::Regressed => "critical",
+            CaseVerdict::Inconclusive | CaseVerdict::Flaky | CaseVerdict::Changed => "minor",
             _ => return None,
         };
         Some((

@@ -97,9 +97,11 @@ pub fn trials_json_pieces(
             plan: t.plan.clone(),
             verdicts: t.verdicts,
             tripped: t.tripped.clone(),
+            allow_missing: t.allow_missing,
             warnings: t.warnings.clone(),
         },
         gate: report.gate,
+        verdict: Default::default(),
     };
     let text = to_json(&shell);
     const EMPTY: &str = "\n    \"cases\": [],\n";

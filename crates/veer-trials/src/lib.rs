@@ -20,6 +20,7 @@ mod power;
 mod rates;
 pub mod special;
 mod suite;
+mod suite_behaviour;
 mod verdict;
 
 pub use axis::{axis_case_test, AxisCaseTest};
@@ -30,8 +31,8 @@ pub use flakiness::{is_behaviour_flaky, is_rate_flaky};
 pub use multiplicity::{benjamini_hochberg, benjamini_hochberg_testable, holm};
 pub use pass_k::{pass_hat_k, PassHatK};
 pub use permutation::{
-    behaviour_test, BehaviourTest, PairwiseDistances, PermutationMethod, PermutationOptions,
-    WithinSpread, SEQUENTIAL_STOP,
+    behaviour_min_attainable_p, behaviour_test, behaviour_trials_for_level, BehaviourTest,
+    PairwiseDistances, PermutationMethod, PermutationOptions, WithinSpread, SEQUENTIAL_STOP,
 };
 pub use power::{
     mde_floor, minimum_detectable_effect, plan, Plan, PowerInputs, TrialsAnswer, DEFAULT_POWER,
@@ -44,6 +45,9 @@ pub use suite::{
     case_differences, population_estimate, sign_flip_test, suite_permutation_test,
     variance_components, CaseSample, PopulationEstimate, SuitePermutationTest, VarianceComponents,
     DEFAULT_SUITE_DRAWS,
+};
+pub use suite_behaviour::{
+    suite_behaviour_test, BehaviourCase, SuiteBehaviourTest, EXACT_SUPPORT_LIMIT,
 };
 pub use veer_base::rng::{derive_seed, TrialRng};
 pub use verdict::{

@@ -411,10 +411,129 @@ pub fn behaviour_test(
     })
 }
 
+/// One case's excess divergence under relabelling: the observed E, and E of any relabelling
+/// (every one enumerated, or one drawn at random). Used by the suite's stratified test.
+pub(crate) struct CaseNull<'a> {
+    d: &'a PairwiseDistances,
+    sums: Sums,
+    stat: Statistic,
+    k_g: usize,
+    group_is_baseline: bool,
+    /// The observed E.
+    pub(crate) observed: f64,
+    /// Relabellings C(k_B + k_C, min(k_B, k_C)), when it fits in u64.
+    pub(crate) relabellings: Option<u64>,
+    /// A tie tolerance for E (scaled to the table's distances).
+    pub(crate) tolerance: f64,
+}
+
+impl<'a> CaseNull<'a> {
+    /// The case of table `d` with `k_b` baseline trials first, then `k_c` candidate trials.
+    pub(crate) fn new(
+        d: &'a PairwiseDistances,
+        k_b: usize,
+        k_c: usize,
+    ) -> Result<CaseNull<'a>, TrialsError> {
+        if k_b == 0 || k_c == 0 {
+            return Err(TrialsError::NoTrials {
+                side: if k_b == 0 { "baseline" } else { "candidate" }.to_string(),
+            });
+        }
+        let n = k_b + k_c;
+        if d.len() != n {
+            return Err(TrialsError::LengthMismatch {
+                left: d.len(),
+                right: n,
+            });
+        }
+        let spread = match (k_b >= 2, k_c >= 2) {
+            (true, true) => WithinSpread::Both,
+            (true, false) => WithinSpread::BaselineOnly,
+            (false, true) => WithinSpread::CandidateOnly,
+            (false, false) => WithinSpread::Neither,
+        };
+        let sums = Sums::new(d);
+        let group_is_baseline = k_b <= k_c;
+        let k_g = k_b.min(k_c);
+        let mut null = CaseNull {
+            d,
+            stat: Statistic {
+                k_b: k_b as f64,
+                k_c: k_c as f64,
+                spread,
+            },
+            k_g,
+            group_is_baseline,
+            observed: 0.0,
+            relabellings: choose_u64(n as u64, k_g as u64),
+            tolerance: 0.0,
+            sums,
+        };
+        let observed: Vec<usize> = if group_is_baseline {
+            (0..k_b).collect()
+        } else {
+            (k_b..n).collect()
+        };
+        null.observed = null.excess(&observed);
+        let pair_count = (n * (n - 1) / 2).max(1) as f64;
+        null.tolerance = 1e-9 * (null.sums.total / pair_count + null.observed.abs());
+        Ok(null)
+    }
+
+    /// The case's trials, k_B + k_C.
+    pub(crate) fn len(&self) -> usize {
+        self.sums.n
+    }
+
+    /// Whether every distance is 0 (E is 0 under every relabelling).
+    pub(crate) fn degenerate(&self) -> bool {
+        self.sums.total == 0.0
+    }
+
+    /// E when `group` (sorted, size min(k_B, k_C)) is the smaller side.
+    fn excess(&self, group: &[usize]) -> f64 {
+        let (w_g, r_g) = group_sums(self.d, &self.sums, group);
+        let cross = r_g - 2.0 * w_g;
+        let w_o = self.sums.total - w_g - cross;
+        let (w_b, w_c) = if self.group_is_baseline {
+            (w_g, w_o)
+        } else {
+            (w_o, w_g)
+        };
+        self.stat.excess(w_b, w_c, cross).3
+    }
+
+    /// E under every relabelling (each equally likely under H₀), when there are at most
+    /// `limit`; None beyond.
+    pub(crate) fn enumerate(&self, limit: u64) -> Option<Vec<f64>> {
+        let count = self.relabellings.filter(|c| *c <= limit)?;
+        let mut out = Vec::with_capacity(count as usize);
+        let mut group: Vec<usize> = (0..self.k_g).collect();
+        loop {
+            out.push(self.excess(&group));
+            if !next_combination(&mut group, self.sums.n) {
+                break;
+            }
+        }
+        Some(out)
+    }
+
+    /// E under one uniformly drawn relabelling; `pool` is scratch space of length k_B + k_C.
+    pub(crate) fn draw(&self, rng: &mut TrialRng, pool: &mut [usize]) -> f64 {
+        let n = self.sums.n;
+        for slot in 0..self.k_g {
+            let pick = slot + rng.below((n - slot) as u64) as usize;
+            pool.swap(slot, pick);
+        }
+        let mut group = pool[..self.k_g].to_vec();
+        group.sort_unstable();
+        self.excess(&group)
+    }
+}
+
 /// The smallest p the exact behaviour test can reach at k_B vs k_C trials: 1/C(N, k_B), or
 /// 2/C(N, k) when k_B = k_C = k (swapping the labels keeps E), in (0, 1].
-#[cfg(test)]
-fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
+pub fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
     let n = u64::from(k_b) + u64::from(k_c);
     let ways = ln_choose(n, u64::from(k_b.min(k_c)));
     let twice = if k_b == k_c { 2f64.ln() } else { 0.0 };
@@ -423,8 +542,7 @@ fn behaviour_min_attainable_p(k_b: u32, k_c: u32) -> f64 {
 
 /// The smallest balanced k per side at which the behaviour test can reach a p strictly below
 /// `level` (4 at 0.05: 2/70), or None when `level` is not in (0, 1] or no k up to the limit does.
-#[cfg(test)]
-fn behaviour_trials_for_level(level: f64) -> Option<u32> {
+pub fn behaviour_trials_for_level(level: f64) -> Option<u32> {
     if !(level > 0.0 && level <= 1.0) {
         return None;
     }

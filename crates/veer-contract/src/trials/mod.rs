@@ -39,6 +39,10 @@ pub struct TrialsBlock {
     pub verdicts: VerdictCounts,
     /// What tripped the gate (empty when nothing did or no gate is set).
     pub tripped: Vec<Tripped>,
+    /// `--allow-missing` (or `allow_missing` in veer.toml): cases on one side only and cases
+    /// that could not be measured are listed but do not trip the gate; absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_missing: bool,
     /// Warnings about the comparison, e.g. an expired quarantine entry (not honoured); absent
     /// when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -79,8 +83,8 @@ pub struct CaseBlock {
     pub baseline_trials: usize,
     /// Candidate trials (k_C).
     pub candidate_trials: usize,
-    /// `regressed`, `improved`, `unchanged`, `inconclusive`, `flaky`, `missing` or `failed`.
-    pub verdict: Cow<'static, str>,
+    /// The case's verdict.
+    pub verdict: CaseVerdict,
     /// True when the case is quarantined (`.veer/quarantine.yaml`, entry not expired): measured
     /// and shown with its verdict, but never tripping the gate; absent when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -90,6 +94,11 @@ pub struct CaseBlock {
     /// For `inconclusive`: the balanced trials per side that would make the case testable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials_needed: Option<u32>,
+    /// Why the verdict is what it is, in one line, when that is not plain from the tests: why
+    /// a case is `inconclusive` (the k that would decide it, or a change below what this k can
+    /// detect), or that `changed` is descriptive; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// False when neither side has two trials: the run-to-run noise could not be estimated.
     pub noise_estimated: bool,
     /// Per axis: each side's spread and the change.
@@ -343,6 +352,9 @@ pub struct VerdictCounts {
     pub regressed: usize,
     /// Improved cases.
     pub improved: usize,
+    /// Cases changed by the descriptive rule (every cross pair differs, no within pair does).
+    #[serde(default)]
+    pub changed: usize,
     /// Unchanged cases.
     pub unchanged: usize,
     /// Inconclusive cases.
@@ -355,12 +367,29 @@ pub struct VerdictCounts {
     pub failed: usize,
 }
 
+impl VerdictCounts {
+    /// Counts one case of `verdict`.
+    pub fn count(&mut self, verdict: CaseVerdict) {
+        let slot = match verdict {
+            CaseVerdict::Regressed => &mut self.regressed,
+            CaseVerdict::Improved => &mut self.improved,
+            CaseVerdict::Changed => &mut self.changed,
+            CaseVerdict::Unchanged => &mut self.unchanged,
+            CaseVerdict::Inconclusive => &mut self.inconclusive,
+            CaseVerdict::Flaky => &mut self.flaky,
+            CaseVerdict::Missing => &mut self.missing,
+            CaseVerdict::Failed => &mut self.failed,
+        };
+        *slot += 1;
+    }
+}
+
 /// One thing that tripped the gate.
 #[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tripped {
-    /// `axis`, `rule`, `behaviour`, `inconclusive` or `failed`.
-    pub kind: Cow<'static, str>,
-    /// The axis or rule (empty for `inconclusive` and `failed`).
+    /// What kind of signal it is.
+    pub kind: TripKind,
+    /// The axis or rule (empty for `inconclusive`, `failed` and `missing`).
     pub measure: String,
     /// The cases involved (all cases for a suite-level axis).
     pub cases: Vec<String>,
@@ -386,6 +415,96 @@ pub struct TrialsReport {
     pub trials: TrialsBlock,
     /// The merge gate.
     pub gate: crate::policy::Gate,
+    /// The one verdict every front end and printer reads (exit code, gate lines): decided by
+    /// the engine from the trials block; not part of the JSON (a saved report is re-decided
+    /// from its trials block by the same code).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub verdict: crate::verdict::Verdict,
+}
+
+/// A case's verdict (docs/trials.md, "Verdicts"). Serialised as its snake_case name.
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseVerdict {
+    /// A supported change in the worse direction beyond its margin, or a deterministic break.
+    Regressed,
+    /// A supported change in the better direction beyond its margin, none worse.
+    Improved,
+    /// Descriptive: every cross-side pair of trials differs and no pair within a side does, at
+    /// a trial count where no per-case test can reach α; it counts for the gate when the
+    /// suite's behaviour test is significant.
+    Changed,
+    /// No change beyond the margins, at trial counts that could have detected one.
+    Unchanged,
+    /// Not decided at these trial counts (the case's `reason` says what would decide it).
+    Inconclusive,
+    /// No supported change, and the baseline's own trials disagree.
+    Flaky,
+    /// On one side only.
+    Missing,
+    /// A trial could not be read or measured.
+    Failed,
+}
+
+impl CaseVerdict {
+    /// Its name in the report (`regressed`, `changed`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            CaseVerdict::Regressed => "regressed",
+            CaseVerdict::Improved => "improved",
+            CaseVerdict::Changed => "changed",
+            CaseVerdict::Unchanged => "unchanged",
+            CaseVerdict::Inconclusive => "inconclusive",
+            CaseVerdict::Flaky => "flaky",
+            CaseVerdict::Missing => "missing",
+            CaseVerdict::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for CaseVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// What kind of signal tripped a trials gate. Serialised as its snake_case name.
+#[derive(schemars::JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TripKind {
+    /// A per-trial axis (suite level, or a case).
+    Axis,
+    /// A policy rule.
+    Rule,
+    /// The behaviour (the suite's test, or its cases).
+    Behaviour,
+    /// Inconclusive cases (`--fail-on inconclusive`).
+    Inconclusive,
+    /// Cases a trial of which could not be measured.
+    Failed,
+    /// Cases on one side only (unless `--allow-missing`).
+    Missing,
+}
+
+impl TripKind {
+    /// Its name in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            TripKind::Axis => "axis",
+            TripKind::Rule => "rule",
+            TripKind::Behaviour => "behaviour",
+            TripKind::Inconclusive => "inconclusive",
+            TripKind::Failed => "failed",
+            TripKind::Missing => "missing",
+        }
+    }
+}
+
+impl std::fmt::Display for TripKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
 }
 
 /// How a file's case key was found.
@@ -421,10 +540,12 @@ pub fn describe(t: &Tripped) -> String {
     if t.cases.len() > 3 {
         cases.push_str(&format!(" (+{} more)", t.cases.len() - 3));
     }
-    let head = match t.kind.as_ref() {
-        "failed" => format!("cases that could not be measured: {cases}"),
-        "inconclusive" => format!("inconclusive cases: {cases}"),
-        "behaviour" => format!("behaviour in {cases}"),
+    let head = match t.kind {
+        TripKind::Failed => format!("cases that could not be measured: {cases}"),
+        TripKind::Missing => format!("cases on one side only: {cases}"),
+        TripKind::Inconclusive => format!("inconclusive cases: {cases}"),
+        TripKind::Behaviour if cases.is_empty() => "behaviour (suite test)".to_string(),
+        TripKind::Behaviour => format!("behaviour in {cases}"),
         kind if cases.is_empty() => format!("{kind} {}", t.measure),
         kind => format!("{kind} {} in {cases}", t.measure),
     };
@@ -432,9 +553,9 @@ pub fn describe(t: &Tripped) -> String {
     if let Some(e) = t.effect {
         tail.push(format!("effect {e:+.3}"));
     }
-    match (t.p, t.kind.as_ref()) {
+    match (t.p, t.kind) {
         (Some(p), _) => tail.push(format!("adjusted p {p:.4}")),
-        (None, "rule") => tail.push("deterministic break".to_string()),
+        (None, TripKind::Rule) => tail.push("deterministic break".to_string()),
         _ => {}
     }
     if tail.is_empty() {

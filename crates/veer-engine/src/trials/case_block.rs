@@ -7,7 +7,9 @@ use super::raw::{mean, sd, CaseRaw, RawState};
 use super::report::*;
 use super::TrialsOptions;
 use veer_policy::Policy;
-use veer_trials::{case_verdict, CaseEvidence, CaseVerdict, MeasureTest, Presence, TrialWorseWhen};
+use veer_trials::{
+    case_verdict, CaseEvidence, CaseVerdict as Decided, MeasureTest, Presence, TrialWorseWhen,
+};
 
 /// The report's name of a severity.
 pub(super) fn severity_name(s: veer_policy::Severity) -> &'static str {
@@ -39,10 +41,11 @@ pub(super) fn case_block(
         case: raw.key.clone(),
         baseline_trials: raw.k_b,
         candidate_trials: raw.k_c,
-        verdict: "missing".into(),
+        verdict: CaseVerdict::Missing,
         quarantined: raw.quarantined,
         measures: Vec::new(),
         trials_needed: None,
+        reason: None,
         noise_estimated: raw.k_b >= 2 || raw.k_c >= 2,
         axes: Vec::new(),
         behaviour: None,
@@ -57,7 +60,7 @@ pub(super) fn case_block(
     let m = match &raw.state {
         RawState::Missing => return block,
         RawState::Failed(e) => {
-            block.verdict = "failed".into();
+            block.verdict = CaseVerdict::Failed;
             block.error = Some(e.clone());
             return block;
         }
@@ -181,21 +184,21 @@ pub(super) fn case_block(
         baseline_flaky: m.baseline_flaky,
         tests,
     };
-    let verdict = case_verdict(&evidence, options.alpha).unwrap_or(CaseVerdict::Inconclusive {
+    let verdict = case_verdict(&evidence, options.alpha).unwrap_or(Decided::Inconclusive {
         trials_needed: None,
         measures: Vec::new(),
     });
     (block.verdict, block.measures, block.trials_needed) = match verdict {
-        CaseVerdict::Regressed { measures } => ("regressed".into(), measures, None),
-        CaseVerdict::Improved { measures } => ("improved".into(), measures, None),
-        CaseVerdict::Unchanged => ("unchanged".into(), Vec::new(), None),
-        CaseVerdict::Inconclusive {
+        Decided::Regressed { measures } => (CaseVerdict::Regressed, measures, None),
+        Decided::Improved { measures } => (CaseVerdict::Improved, measures, None),
+        Decided::Unchanged => (CaseVerdict::Unchanged, Vec::new(), None),
+        Decided::Inconclusive {
             trials_needed,
             measures,
-        } => ("inconclusive".into(), measures, trials_needed),
-        CaseVerdict::Flaky => ("flaky".into(), Vec::new(), None),
-        CaseVerdict::Missing => ("missing".into(), Vec::new(), None),
-        CaseVerdict::Failed => ("failed".into(), Vec::new(), None),
+        } => (CaseVerdict::Inconclusive, measures, trials_needed),
+        Decided::Flaky => (CaseVerdict::Flaky, Vec::new(), None),
+        Decided::Missing => (CaseVerdict::Missing, Vec::new(), None),
+        Decided::Failed => (CaseVerdict::Failed, Vec::new(), None),
     };
     // A deterministic break is also a supported change: name each measure once.
     let mut seen = std::collections::BTreeSet::new();

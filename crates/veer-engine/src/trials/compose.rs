@@ -100,15 +100,7 @@ pub fn compose(
             &|slot, w| lookup(c, slot, if w { &adj_worse } else { &adj_better }),
             trials_needed,
         );
-        match block.verdict.as_ref() {
-            "regressed" => counts.regressed += 1,
-            "improved" => counts.improved += 1,
-            "unchanged" => counts.unchanged += 1,
-            "inconclusive" => counts.inconclusive += 1,
-            "flaky" => counts.flaky += 1,
-            "missing" => counts.missing += 1,
-            _ => counts.failed += 1,
-        }
+        counts.count(block.verdict);
         cases.push(block)?;
     }
     let (axes, rules, plan) = suite(&rows, policy, options);
@@ -137,6 +129,7 @@ pub fn compose(
         plan,
         verdicts: counts,
         tripped: Vec::new(),
+        allow_missing: options.allow_missing,
         warnings: options.warnings.clone(),
     })
 }

@@ -5,13 +5,18 @@
 //! margin and in the worse direction — at suite level (Holm across axes and rules) or in a
 //! case (Benjamini–Hochberg across the case tests); the behaviour counts likewise per case. A
 //! rule counts when the candidate's violation rate is higher with adjusted p < α, or on a
-//! deterministic break. A case that could not be measured always counts (like the error rows of
-//! the path-paired report); inconclusive cases count only with `--fail-on inconclusive`.
+//! deterministic break. A case that could not be measured, or that is on one side only, counts
+//! unless the report was made with `--allow-missing` (an eval job that crashed halfway must not
+//! go green); inconclusive cases count only with `--fail-on inconclusive`.
+//!
+//! [`trials_verdict`] turns these signals into the one [`Verdict`] every front end reads: the
+//! exit code, the gate lines and `veer gate` on a saved report all come from it.
 
 use super::measure::AXES;
-use super::report::{TrialsBlock, Tripped};
+use super::report::{CaseVerdict, TrialsBlock, TripKind, Tripped};
 use std::collections::BTreeMap;
 pub use veer_contract::trials::describe;
+use veer_contract::verdict::{Cause, Trip, Verdict};
 use veer_policy::Level;
 use veer_trials::SuiteOutcome;
 
@@ -35,6 +40,7 @@ type CaseEvidence = (String, Option<f64>, Option<f64>);
 /// (quarantine excuses flaky behaviour, not broken inputs). The cases are read in one pass (a
 /// spilled report reads its file once).
 pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
+    let allow_missing = block.allow_missing;
     let mut out = Vec::new();
     // Cases per measure that regressed, for naming them.
     let mut regressed: BTreeMap<String, Vec<CaseEvidence>> = BTreeMap::new();
@@ -46,15 +52,17 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         .map(|a| a.axis.as_ref())
         .collect();
     let mut beyond: Vec<Vec<String>> = vec![Vec::new(); suite_axes.len()];
-    let (mut failed, mut undecided) = (Vec::new(), Vec::new());
+    let (mut failed, mut missing, mut undecided) = (Vec::new(), Vec::new(), Vec::new());
     for case in block.cases.iter() {
-        if case.verdict == "failed" {
-            failed.push(case.case.clone());
+        match case.verdict {
+            CaseVerdict::Failed => failed.push(case.case.clone()),
+            CaseVerdict::Missing if !case.quarantined => missing.push(case.case.clone()),
+            _ => {}
         }
         if case.quarantined {
             continue;
         }
-        if inconclusive && case.verdict == "inconclusive" {
+        if inconclusive && case.verdict == CaseVerdict::Inconclusive {
             undecided.push(case.case.clone());
         }
         for (axis, cases) in suite_axes.iter().zip(&mut beyond) {
@@ -66,7 +74,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
                 cases.push(case.case.clone());
             }
         }
-        if case.verdict != "regressed" {
+        if case.verdict != CaseVerdict::Regressed {
             continue;
         }
         for measure in &case.measures {
@@ -109,7 +117,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         .zip(beyond)
     {
         out.push(Tripped {
-            kind: "axis".into(),
+            kind: TripKind::Axis,
             measure: a.axis.to_string(),
             cases,
             effect: Some(a.effect),
@@ -127,7 +135,7 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             }
             let supported = r.outcome == SuiteOutcome::Regressed;
             out.push(Tripped {
-                kind: "rule".into(),
+                kind: TripKind::Rule,
                 measure: r.rule.clone(),
                 cases,
                 effect: Some(r.effect),
@@ -147,18 +155,18 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             .find(|r| r.rule == *measure)
             .map(|r| r.severity.as_ref());
         let kind = if *measure == "behaviour" {
-            "behaviour"
+            TripKind::Behaviour
         } else if AXES.iter().any(|a| a.name == *measure) {
-            "axis"
+            TripKind::Axis
         } else {
-            "rule"
+            TripKind::Rule
         };
         // The strongest case: the smallest p (a deterministic break, p null, first).
         let best = cases
             .iter()
             .min_by(|x, y| x.2.unwrap_or(0.0).total_cmp(&y.2.unwrap_or(0.0)));
         out.push(Tripped {
-            kind: kind.into(),
+            kind,
             measure: measure.to_string(),
             cases: cases.iter().map(|(c, _, _)| c.to_string()).collect(),
             effect: best.and_then(|b| b.1),
@@ -166,9 +174,9 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             level: severity.map_or(Level::Severe, rule_level),
         });
     }
-    if !failed.is_empty() {
+    if !failed.is_empty() && !allow_missing {
         out.push(Tripped {
-            kind: "failed".into(),
+            kind: TripKind::Failed,
             measure: String::new(),
             cases: failed,
             effect: None,
@@ -176,9 +184,19 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             level: Level::Severe,
         });
     }
+    if !missing.is_empty() && !allow_missing {
+        out.push(Tripped {
+            kind: TripKind::Missing,
+            measure: String::new(),
+            cases: missing,
+            effect: None,
+            p: None,
+            level: Level::Severe,
+        });
+    }
     if !undecided.is_empty() {
         out.push(Tripped {
-            kind: "inconclusive".into(),
+            kind: TripKind::Inconclusive,
             measure: String::new(),
             cases: undecided,
             effect: None,
@@ -187,4 +205,29 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         });
     }
     out
+}
+
+/// The one verdict of a trials block at `fail_on` (`Level::None`: the gate is off), with
+/// inconclusive cases counting when `inconclusive` (`--fail-on inconclusive`): every signal of
+/// [`trials_gate`] as a [`Trip`] whose reason is its [`describe`] line.
+pub fn trials_verdict(block: &TrialsBlock, fail_on: Level, inconclusive: bool) -> Verdict {
+    let signals = trials_gate(block, inconclusive)
+        .into_iter()
+        .map(|t| trip(&t))
+        .collect();
+    Verdict::decide(fail_on, signals)
+}
+
+/// A trials signal as a verdict's [`Trip`].
+pub fn trip(t: &Tripped) -> Trip {
+    Trip {
+        trace: None,
+        level: t.level,
+        cause: Cause::Trials {
+            what: t.kind,
+            measure: t.measure.clone(),
+            cases: t.cases.clone(),
+        },
+        reason: describe(t),
+    }
 }

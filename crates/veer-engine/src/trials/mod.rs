@@ -42,7 +42,8 @@ use layout::Layout;
 use measure::MeasureOptions;
 use rayon::prelude::*;
 use report::{LayoutBlock, TrialsReport};
-use veer_policy::{Gate, Level, Policy};
+use veer_contract::verdict::Verdict;
+use veer_policy::{Level, Policy};
 
 pub use options::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
 
@@ -103,7 +104,7 @@ pub fn analyse(
             raws.push(raw)?;
         }
     }
-    let (trials, gate) = decide_store(
+    let (trials, verdict) = decide_store(
         layout_block,
         raws,
         policy,
@@ -116,7 +117,8 @@ pub fn analyse(
         baseline: baseline.to_string(),
         candidate: candidate.to_string(),
         trials,
-        gate,
+        gate: verdict.gate(),
+        verdict,
     })
 }
 
@@ -206,7 +208,7 @@ pub fn decide(
     options: &TrialsOptions,
     fail_on: Level,
     fail_on_inconclusive: bool,
-) -> Result<(report::TrialsBlock, Gate), crate::error::Error> {
+) -> Result<(report::TrialsBlock, Verdict), crate::error::Error> {
     let mut store = spill::RawStore::new(options.spill_after);
     for raw in raws {
         store.push(raw)?;
@@ -229,18 +231,31 @@ pub(crate) fn decide_store(
     options: &TrialsOptions,
     fail_on: Level,
     fail_on_inconclusive: bool,
-) -> Result<(report::TrialsBlock, Gate), crate::error::Error> {
+) -> Result<(report::TrialsBlock, Verdict), crate::error::Error> {
     let mut trials = compose::compose(layout, raws, policy, options)?;
     let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
     if let Some(e) = spill::case_read_error(&trials.cases) {
         return Err(e);
     }
-    let worst = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
-    let gate = Gate::decide(fail_on, worst);
-    if fail_on != Level::None {
+    let verdict = Verdict::decide(fail_on, tripped.iter().map(gate::trip).collect());
+    if verdict.tripped {
         trials.tripped = tripped.into_iter().filter(|t| t.level >= fail_on).collect();
     }
-    Ok((trials, gate))
+    Ok((trials, verdict))
+}
+
+/// Re-decides a trials report (e.g. one read back from JSON by `veer gate`) at `fail_on` with
+/// the same code `veer diff` used: its `verdict`, `gate` and `trials.tripped` are replaced.
+pub fn redecide(report: &mut TrialsReport, fail_on: Level, fail_on_inconclusive: bool) {
+    let tripped = gate::trials_gate(&report.trials, fail_on_inconclusive);
+    let verdict = Verdict::decide(fail_on, tripped.iter().map(gate::trip).collect());
+    report.trials.tripped = if verdict.tripped {
+        tripped.into_iter().filter(|t| t.level >= fail_on).collect()
+    } else {
+        Vec::new()
+    };
+    report.gate = verdict.gate();
+    report.verdict = verdict;
 }
 
 /// Compares two sets of in-memory cases (e.g. the sample-epochs of two Inspect AI logs grouped
@@ -309,12 +324,13 @@ pub fn analyse_in_memory(
         baseline_trials: nb,
         candidate_trials: nc,
     };
-    let (trials, gate) = decide(layout, raws, policy, options, fail_on, fail_on_inconclusive)?;
+    let (trials, verdict) = decide(layout, raws, policy, options, fail_on, fail_on_inconclusive)?;
     Ok(TrialsReport {
         schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline_name.to_string(),
         candidate: candidate_name.to_string(),
         trials,
-        gate,
+        gate: verdict.gate(),
+        verdict,
     })
 }

@@ -71,6 +71,9 @@ pub struct TrialsOptions {
     /// ([`super::spill`]); past it memory stays flat in the number of cases. Default
     /// `DEFAULT_SPILL_AFTER`; 0 spills from the first case.
     pub spill_after: usize,
+    /// `--allow-missing`: cases on one side only (and cases that could not be measured) are
+    /// listed but do not trip the gate. Default false: they do.
+    pub allow_missing: bool,
 }
 
 impl Default for TrialsOptions {
@@ -84,6 +87,7 @@ impl Default for TrialsOptions {
             quarantine: BTreeSet::new(),
             warnings: Vec::new(),
             spill_after: DEFAULT_SPILL_AFTER,
+            allow_missing: false,
         }
     }
 }

@@ -9,20 +9,26 @@
 //! annotations (a case that could not be measured still fails: it still gates).
 
 use veer_contract::trials::describe;
-use veer_contract::trials::{CaseBlock, TrialsReport};
+use veer_contract::trials::{CaseBlock, CaseVerdict, TrialsReport};
+use veer_contract::verdict::Cause;
 
 /// The headline: the gate's verdict and the verdict counts.
 fn headline(r: &TrialsReport) -> String {
     let v = &r.trials.verdicts;
-    let verdict = if r.gate.tripped {
+    let verdict = if r.verdict.tripped {
         "FAIL"
-    } else if r.gate.fail_on == veer_contract::Level::None {
+    } else if r.verdict.fail_on == veer_contract::Level::None {
         "no gate"
     } else {
         "pass"
     };
+    let changed = if v.changed > 0 {
+        format!("{} changed, ", v.changed)
+    } else {
+        String::new()
+    };
     format!(
-        "{verdict}: {} cases with repeated trials ({} baseline / {} candidate trials) — {} regressed, {} improved, {} unchanged, {} inconclusive, {} flaky, {} missing, {} failed",
+        "{verdict}: {} cases with repeated trials ({} baseline / {} candidate trials) — {} regressed, {changed}{} improved, {} unchanged, {} inconclusive, {} flaky, {} missing, {} failed",
         r.trials.layout.cases,
         r.trials.layout.baseline_trials,
         r.trials.layout.candidate_trials,
@@ -76,7 +82,7 @@ pub(crate) fn case_line(c: &CaseBlock) -> String {
     if !c.noise_estimated {
         s.push_str("; noise not estimated (one trial a side)");
     }
-    if let (Some(f), true) = (&c.first_divergence, c.verdict == "regressed") {
+    if let (Some(f), true) = (&c.first_divergence, c.verdict == CaseVerdict::Regressed) {
         if let Some(turn) = f.turn {
             s.push_str(&format!(
                 "; first diverges at step {turn}: {} cross pairs, {} within",
@@ -210,7 +216,12 @@ pub fn markdown(r: &TrialsReport) -> String {
         out.push_str(&format!("- **warning**: {}\n", md(w)));
     }
     let mut header = false;
-    for c in r.trials.cases.iter().filter(|c| c.verdict != "unchanged") {
+    for c in r
+        .trials
+        .cases
+        .iter()
+        .filter(|c| c.verdict != CaseVerdict::Unchanged)
+    {
         if !header {
             out.push_str("\n| case | verdict | detail |\n|---|---|---|\n");
             header = true;
@@ -244,15 +255,21 @@ fn xml(s: &str) -> String {
 }
 
 /// Whether a case fails its JUnit test case (and is an error annotation): it could not be
-/// measured, or it regressed and is not quarantined.
-fn failing(c: &CaseBlock) -> bool {
-    c.verdict == "failed" || (c.verdict == "regressed" && !c.quarantined)
+/// measured, it regressed and is not quarantined, or the verdict names it among what tripped
+/// the gate (e.g. a missing case, or a `changed` one when the suite test is significant).
+fn failing(r: &TrialsReport, c: &CaseBlock) -> bool {
+    c.verdict == CaseVerdict::Failed
+        || (c.verdict == CaseVerdict::Regressed && !c.quarantined)
+        || r.verdict.trips.iter().any(|t| match &t.cause {
+            Cause::Trials { cases, .. } => cases.contains(&c.case),
+            _ => false,
+        })
 }
 
 /// JUnit XML: one test case per case, failing when it regressed (unless quarantined) or could
 /// not be measured.
 pub fn junit(r: &TrialsReport) -> String {
-    let failures = r.trials.cases.iter().filter(|c| failing(c)).count();
+    let failures = r.trials.cases.iter().filter(|c| failing(r, c)).count();
     let mut out = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"veer diff\" tests=\"{}\" failures=\"{failures}\">\n  <testsuite name=\"trials\" tests=\"{}\" failures=\"{failures}\">\n",
         r.trials.cases.len(),
@@ -263,13 +280,13 @@ pub fn junit(r: &TrialsReport) -> String {
             "    <testcase classname=\"trials\" name=\"{}\"",
             xml(&c.case)
         ));
-        match c.verdict.as_ref() {
-            _ if failing(&c) => out.push_str(&format!(
+        match c.verdict {
+            _ if failing(r, &c) => out.push_str(&format!(
                 ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
                 c.verdict,
                 xml(&case_line(&c))
             )),
-            "missing" => out.push_str(&format!(
+            CaseVerdict::Missing => out.push_str(&format!(
                 ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
                 xml(&case_line(&c))
             )),
@@ -288,10 +305,14 @@ pub fn junit(r: &TrialsReport) -> String {
 pub fn github(r: &TrialsReport) -> String {
     let mut out = String::new();
     for c in r.trials.cases.iter() {
-        let level = match c.verdict.as_ref() {
-            _ if failing(&c) => "error",
-            "regressed" | "inconclusive" | "flaky" if c.quarantined => "notice",
-            "inconclusive" | "flaky" => "warning",
+        let level = match c.verdict {
+            _ if failing(r, &c) => "error",
+            CaseVerdict::Regressed | CaseVerdict::Inconclusive | CaseVerdict::Flaky
+                if c.quarantined =>
+            {
+                "notice"
+            }
+            CaseVerdict::Inconclusive | CaseVerdict::Flaky | CaseVerdict::Changed => "warning",
             _ => continue,
         };
         out.push_str(&format!(
@@ -310,11 +331,11 @@ pub fn sarif(r: &TrialsReport) -> String {
         .trials
         .cases
         .iter()
-        .filter(|c| matches!(c.verdict.as_ref(), "regressed" | "failed"))
+        .filter(|c| matches!(c.verdict, CaseVerdict::Regressed | CaseVerdict::Failed) || failing(r, c))
         .map(|c| {
             serde_json::json!({
-                "ruleId": if c.verdict == "failed" { "veer/trials/failed".to_string() } else { format!("veer/trials/{}", c.measures.first().map_or("regressed", String::as_str)) },
-                "level": if failing(&c) { "error" } else { "note" },
+                "ruleId": if c.verdict == CaseVerdict::Failed { "veer/trials/failed".to_string() } else { format!("veer/trials/{}", c.measures.first().map_or("regressed", String::as_str)) },
+                "level": if failing(r, &c) { "error" } else { "note" },
                 "message": {"text": case_line(&c)},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": format!("{}/{}", r.candidate.trim_end_matches('/'), c.case)}}}],
             })

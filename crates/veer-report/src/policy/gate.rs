@@ -9,6 +9,9 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
     let mut out = style.heading(&r.report);
     out.push('\n');
     out.push_str(&format!("  worst axis severity: {}\n", r.worst_axis.name()));
+    for t in &r.tripped {
+        out.push_str(&format!("  {}\n", style.bad(&format!("tripped: {t}"))));
+    }
     if r.gate.errors > 0 {
         out.push_str(&format!(
             "  {} (error rows of the report; each counts as a failure)\n",

@@ -89,6 +89,18 @@ pub fn gate_line(g: &Gate) -> String {
     }
 }
 
+/// The gate line of a repeated-trials verdict: when it trips, what tripped it, each named
+/// (e.g. `fail: cases on one side only: b, c; behaviour in refund: effect +0.333, adjusted p
+/// 0.0020; exiting 1 to gate the merge.`), since a trials gate trips on named cases and
+/// tests rather than on a severity reaching a threshold; otherwise the [`gate_line`].
+pub fn trials_gate_line(v: &veer_contract::verdict::Verdict) -> String {
+    if !v.tripped {
+        return gate_line(&v.gate());
+    }
+    let reasons: Vec<&str> = v.trips.iter().map(|t| t.reason.as_str()).collect();
+    format!("fail: {}; exiting 1 to gate the merge.", reasons.join("; "))
+}
+
 /// The verdict's line for reports: the [`gate_line`], then what tripped the gate (up to five
 /// trips, then a count).
 pub(crate) fn verdict_line(v: &veer_contract::verdict::Verdict) -> String {

@@ -17,8 +17,8 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 use veer_base::Level;
 use veer_contract::diff::{DiffReport, DirectoryReport, DIFF_SCHEMA_VERSION};
-use veer_contract::policy::{Gate, PolicyDiff, RuleKind, Severity, Violation};
-use veer_engine::trials::report::TrialsReport;
+use veer_contract::policy::{PolicyDiff, RuleKind, Severity, Violation};
+use veer_engine::trials::report::{TrialsReport, TripKind};
 use veer_engine::verdict::{self, Cause, DirectoryVerdict, Trip};
 use veer_engine::Verdict;
 use veer_report::policy::gate::{GateRegression, GateReport};
@@ -180,8 +180,10 @@ fn typed<T: DeserializeOwned>(file: &str, text: &str) -> Result<T, CliError> {
 
 /// What the gate decided on one report and how it prints.
 struct Decided {
-    /// The engine's verdict (None for a trials report, whose gate is the trials gate).
-    verdict: Option<Verdict>,
+    /// The engine's verdict.
+    verdict: Verdict,
+    /// Whether it is a repeated-trials report's (its gate line names what tripped).
+    trials: bool,
     /// The printed report.
     report: GateReport,
 }
@@ -250,9 +252,11 @@ fn decide_pair(
             fingerprint: worst_of(&signals, is_fingerprint),
             policy_source: policy_source.into(),
             regressions: regressions_of(&report, &trace),
+            tripped: Vec::new(),
             gate: verdict.gate(),
         },
-        verdict: Some(verdict),
+        verdict,
+        trials: false,
     }
 }
 
@@ -288,38 +292,43 @@ fn decide_directory(file: &str, report: &DirectoryReport, fail_on: Level) -> Dec
             fingerprint: worst_of(&signals, is_fingerprint),
             policy_source: if any_policy { "report" } else { "none" }.into(),
             regressions,
+            tripped: Vec::new(),
             gate: verdict.gate(),
         },
-        verdict: Some(verdict),
+        verdict,
+        trials: false,
     }
 }
 
-/// The gate over a repeated-trials report: the engine's trials gate recomputed at `fail_on`
-/// (inconclusive cases do not count: `veer gate` has no `--fail-on inconclusive`).
-fn decide_trials(file: &str, report: &TrialsReport, fail_on: Level) -> Decided {
-    let tripped = veer_engine::trials::gate::trials_gate(&report.trials, false);
-    let worst = |kinds: &[&str]| {
-        tripped
-            .iter()
-            .filter(|t| kinds.contains(&t.kind.as_ref()))
-            .map(|t| t.level)
-            .max()
-            .unwrap_or(Level::None)
-    };
-    let all = tripped.iter().map(|t| t.level).max().unwrap_or(Level::None);
+/// The gate over a repeated-trials report: re-decided at `fail_on` by the engine's own code
+/// (`veer_engine::trials::redecide`, which `veer diff` used), so it trips on the same signals
+/// and names them the same way (inconclusive cases do not count: `veer gate` has no
+/// `--fail-on inconclusive`; `--allow-missing` is read from the report).
+fn decide_trials(file: &str, mut report: TrialsReport, fail_on: Level) -> Decided {
+    veer_engine::trials::redecide(&mut report, fail_on, false);
+    let verdict = report.verdict;
+    let signals = veer_engine::trials::gate::trials_gate(&report.trials, false);
+    let worst_axis = signals
+        .iter()
+        .filter(|t| matches!(t.kind, TripKind::Axis | TripKind::Behaviour))
+        .map(|t| t.level)
+        .max()
+        .unwrap_or(Level::None);
     let has_rules =
         report.trials.cases.iter().any(|c| !c.rules.is_empty()) || !report.trials.rules.is_empty();
     Decided {
         report: GateReport {
             schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
             report: file.to_string(),
-            worst_axis: worst(&["axis", "behaviour", "failed"]),
+            worst_axis,
             fingerprint: Level::None,
             policy_source: if has_rules { "report" } else { "none" }.into(),
             regressions: Vec::new(),
-            gate: Gate::decide(fail_on, all),
+            tripped: verdict.trips.iter().map(|t| t.reason.clone()).collect(),
+            gate: verdict.gate(),
         },
-        verdict: None,
+        verdict,
+        trials: true,
     }
 }
 
@@ -371,9 +380,11 @@ fn decide_shadow(
                     violation,
                 })
                 .collect(),
+            tripped: Vec::new(),
             gate: verdict.gate(),
         },
-        verdict: Some(verdict),
+        verdict,
+        trials: false,
     }
 }
 
@@ -435,7 +446,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     let decided = match saved {
         Saved::Pair(report) => decide_pair(&file, *report, recomputed, args.fail_on),
         Saved::Directory(report) => decide_directory(&file, &report, args.fail_on),
-        Saved::Trials(report) => decide_trials(&file, &report, args.fail_on),
+        Saved::Trials(report) => decide_trials(&file, *report, args.fail_on),
         Saved::Shadow(report) => decide_shadow(&file, &report, recomputed, args.fail_on),
     };
     let report = decided.report;
@@ -449,21 +460,11 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
         GateFormat::Json => veer_report::policy::gate::json(&report),
     };
     emit(&text, args.out.output.as_deref())?;
-    crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
-    Ok(match &decided.verdict {
-        Some(v) => v.exit_code(),
-        None => exit_code(&report.gate),
-    })
-}
-
-/// The exit code of a gate decided without a [`Verdict`] (a trials report): 1 when it trips,
-/// 2 for error rows with the gate off, else 0.
-fn exit_code(gate: &Gate) -> u8 {
-    if gate.tripped {
-        crate::error::EXIT_GATE
-    } else if gate.errors_without_gate() {
-        crate::error::EXIT_ERROR
+    let line = if decided.trials {
+        veer_report::policy::trials_gate_line(&decided.verdict)
     } else {
-        crate::error::EXIT_OK
-    }
+        veer_report::policy::gate_line(&report.gate)
+    };
+    crate::output::diag::say("", line);
+    Ok(decided.verdict.exit_code())
 }

@@ -3,7 +3,7 @@
 //! and decides; this module only parses, prints and maps the gate to the exit code.
 
 use crate::cli::{DiffArgs, DiffFormat};
-use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::error::CliError;
 use crate::output::emit;
 use crate::progress::Progress;
 use clap::Args;
@@ -15,7 +15,7 @@ use veer_engine::trials::layout::{CasePattern, Layout};
 use veer_engine::trials::listing::RUN_FILES;
 use veer_engine::trials::measure::{MeasureOptions, AXES};
 use veer_engine::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
-use veer_engine::trials::report::TrialsReport;
+use veer_engine::trials::report::{CaseVerdict, TrialsReport};
 use veer_engine::trials::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
 
 /// `--trials`: whether a directory's repeated trials are detected.
@@ -61,6 +61,11 @@ pub struct TrialsArgs {
     /// booleans, pass/fail, C/I) are outcomes; any other score is an error.
     #[arg(long, value_name = "X", value_parser = parse_threshold)]
     pub outcome_threshold: Option<f64>,
+    /// Cases on one side only, and cases a trial of which could not be measured, do not trip
+    /// the gate (they are still listed). Default: they trip it, so an eval job that crashed
+    /// halfway does not pass.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", default_value_t = false, action = clap::ArgAction::Set)]
+    pub allow_missing: bool,
 }
 
 /// `--outcome-threshold`: a finite number.
@@ -211,6 +216,7 @@ fn options(
         behaviour_margin: behaviour,
         outcome: outcome_rule(&args.trials)?,
         quarantine: quarantine.active.cases.clone(),
+        allow_missing: args.trials.allow_missing,
         warnings: quarantine.active.warnings(
             &args
                 .quarantine
@@ -367,23 +373,26 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
     }
     let mut quarantined = Vec::new();
     for c in report.trials.cases.iter() {
-        if c.verdict == "failed" {
+        if c.verdict == CaseVerdict::Failed {
             if let Some(e) = &c.error {
                 crate::output::diag::warn(format!("case {}: {}", c.case, e.error));
             }
-        } else if c.quarantined && matches!(c.verdict.as_ref(), "regressed" | "inconclusive") {
+        } else if c.quarantined
+            && matches!(
+                c.verdict,
+                CaseVerdict::Regressed | CaseVerdict::Changed | CaseVerdict::Inconclusive
+            )
+        {
             quarantined.push(format!("{} {}", c.case, c.verdict));
         }
     }
     if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases) {
         return Err(e);
     }
-    if report.gate.fail_on != Level::None {
-        for t in &report.trials.tripped {
-            crate::output::diag::say(
-                "",
-                format!("tripped: {}", veer_engine::trials::gate::describe(t)),
-            );
+    let verdict = &report.verdict;
+    if verdict.fail_on != Level::None {
+        for t in &verdict.trips {
+            crate::output::diag::say("", format!("tripped: {}", t.reason));
         }
         if !quarantined.is_empty() {
             let more = quarantined.len().saturating_sub(5);
@@ -399,13 +408,9 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
                 ),
             );
         }
-        crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
+        crate::output::diag::say("", veer_report::policy::trials_gate_line(verdict));
     }
-    Ok(if report.gate.tripped {
-        EXIT_GATE
-    } else {
-        EXIT_OK
-    })
+    Ok(verdict.exit_code())
 }
 
 /// The report in `format`.

@@ -17,6 +17,8 @@ pub enum Kind {
     Number,
     /// A table of AXIS = "N%" | N (the trials margins).
     Margins,
+    /// `true` or `false` (a switch such as `--allow-missing`).
+    Bool,
 }
 
 /// Where one key applies: a subcommand path (`["diff"]`, `["history", "show"]`), the clap id
@@ -301,6 +303,17 @@ pub const KEYS: &[Key] = &[
             command: DIFF,
             id: "alpha",
             flag: "--alpha",
+        }],
+    },
+    Key {
+        name: "trials.allow_missing",
+        kind: Kind::Bool,
+        default: "false",
+        check: any,
+        targets: &[Target {
+            command: DIFF,
+            id: "allow_missing",
+            flag: "--allow-missing",
         }],
     },
     Key {

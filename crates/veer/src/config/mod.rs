@@ -370,6 +370,10 @@ fn value(
             };
             Ok(vec![(None, checked(s)?, None)])
         }
+        Kind::Bool => {
+            let b = v.as_bool().ok_or_else(|| kind_error("true or false"))?;
+            Ok(vec![(None, b.to_string(), None)])
+        }
         Kind::Margins => {
             let table = v
                 .as_table()
@@ -427,6 +431,7 @@ fn example(key: &keys::Key) -> String {
         "trials.mode" => "\"auto\"",
         "trials.case_pattern" => "'^(?P<case>[^/]+)/'",
         "trials.alpha" => "0.05",
+        "trials.allow_missing" => "true",
         _ => return "[trials.margins] latency = \"20%\"".to_string(),
     };
     format!("{table}{short} = {value}")
