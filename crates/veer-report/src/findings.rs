@@ -406,3 +406,113 @@ impl crate::diff::stream::DirectoryPrinter for DirectoryFindings {
         (self.render)(&self.findings)
     }
 }
+
+/// The rule a trials case is reported under: its first moved measure (a policy rule, the
+/// behaviour, or a per-trial axis), or what kept it from being measured; with the rule's
+/// one-line summary and help.
+fn trials_rule(c: &veer_contract::trials::CaseBlock) -> (String, String, String) {
+    use veer_contract::trials::CaseVerdict;
+    let first = c.measures.first().map(String::as_str);
+    match (c.verdict, first) {
+        (CaseVerdict::Missing, _) => (
+            "trials/missing".into(),
+            "a case with trials on one side only".into(),
+            "The case has trials in one directory and none in the other: an eval job that \
+             stopped early, a renamed case, or a case added or removed on purpose. It fails the \
+             gate unless --allow-missing is given; re-run the missing side or rename it back."
+                .into(),
+        ),
+        (CaseVerdict::Failed, _) => (
+            "trials/failed".into(),
+            "a case one of whose trials could not be measured".into(),
+            "A trial file of this case could not be read or compared (malformed, over a reading \
+             limit, or without responses). The case counts as a failure of the gate; fix or \
+             re-record the file and run again."
+                .into(),
+        ),
+        (_, Some(rule)) if c.rules.iter().any(|r| r.rule == rule) => (
+            format!("policy/{rule}"),
+            format!("policy rule `{rule}` across repeated trials"),
+            format!(
+                "The candidate's trials of this case violate policy rule `{rule}` more often than \
+                 the baseline's (an exact test on the violating trials, or a break in every \
+                 candidate trial of a rule no baseline trial breaks). Read the candidate trial \
+                 named here at the line shown."
+            ),
+        ),
+        (_, Some("behaviour")) | (CaseVerdict::Changed, None) => (
+            "trials/behaviour".into(),
+            "what the agent did changed across repeated trials".into(),
+            "The candidate's trials of this case call other tools, in another order or with \
+             other arguments than the baseline's, more than the trials of each side differ among \
+             themselves (the excess behaviour divergence, a permutation test within the case). \
+             The message says what changed, from the most typical trial of each side; the \
+             location is the candidate's typical trial where it first differs."
+                .into(),
+        ),
+        (_, Some(axis)) => (
+            format!("trials/axis/{axis}"),
+            format!("`{axis}` moved across repeated trials"),
+            format!(
+                "The per-trial `{axis}` of this case moved beyond its practical margin between \
+                 the baseline's and the candidate's trials (a permutation test of the means). \
+                 The message gives both means; the location is the candidate's typical trial."
+            ),
+        ),
+        (_, None) => (
+            "trials/case".into(),
+            "a case of a repeated-trials diff".into(),
+            "A case whose verdict is shown in the message.".into(),
+        ),
+    }
+}
+
+/// The findings of a repeated-trials diff: one per case that could not be measured, is
+/// missing, regressed, changed, or is named among what tripped the gate — an `error` when it
+/// trips the gate, a `note` when quarantined, else a `warning`; plus a `warning` per
+/// inconclusive case whose measures moved. Each is located at the candidate's typical (modal)
+/// trial file and the line where it first differs from the baseline's, when the report has
+/// them; otherwise at the case's folder under the candidate directory.
+pub fn trials_findings(r: &veer_contract::trials::TrialsReport) -> Vec<Finding> {
+    use veer_contract::trials::CaseVerdict;
+    let root = r.candidate.trim_end_matches('/');
+    let mut out = Vec::new();
+    for c in r.trials.cases.iter() {
+        let trips = crate::diff::trials::trips_gate(r, &c);
+        let reported = trips
+            || matches!(
+                c.verdict,
+                CaseVerdict::Regressed
+                    | CaseVerdict::Changed
+                    | CaseVerdict::Failed
+                    | CaseVerdict::Missing
+            )
+            || (c.verdict == CaseVerdict::Inconclusive && !c.measures.is_empty());
+        if !reported {
+            continue;
+        }
+        let level = if trips {
+            FindingLevel::Error
+        } else if c.quarantined {
+            FindingLevel::Note
+        } else {
+            FindingLevel::Warning
+        };
+        let (rule_id, rule_summary, rule_help) = trials_rule(&c);
+        let (file, line) = match &c.modal {
+            Some(m) => (format!("{root}/{}", m.candidate_file), m.candidate_line),
+            None => (format!("{root}/{}", c.case), None),
+        };
+        out.push(Finding {
+            rule_id,
+            rule_summary,
+            rule_help,
+            level,
+            title: format!("veer: case {} {}", c.case, c.verdict),
+            message: crate::diff::trials::case_line(&c),
+            file,
+            line,
+        });
+    }
+    out
+}

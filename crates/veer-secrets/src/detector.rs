@@ -115,6 +115,19 @@ impl Detector {
         Ok(d)
     }
 
+    /// This detector without the patterns of `kinds` (e.g. `email` for a user's own metadata,
+    /// where an address is who approved a baseline, not a leaked secret).
+    pub fn without_kinds(&self, kinds: &[&str]) -> Detector {
+        let patterns: Vec<Pattern> = self
+            .patterns
+            .iter()
+            .filter(|p| !kinds.contains(&p.kind.as_str()))
+            .cloned()
+            .collect();
+        let any = any_of(&patterns);
+        Detector { patterns, any }
+    }
+
     /// Non-overlapping secret spans of `text` as (byte start, byte end, kind), sorted by start.
     /// Earlier patterns win overlaps.
     pub fn spans<'a>(&'a self, text: &str) -> Vec<(usize, usize, &'a str)> {

@@ -89,6 +89,7 @@ pub struct ExtraPattern {
 }
 
 /// A compiled pattern.
+#[derive(Clone)]
 pub(crate) struct Pattern {
     pub kind: String,
     pub regex: Regex,

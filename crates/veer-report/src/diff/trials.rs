@@ -236,8 +236,44 @@ pub fn markdown(r: &TrialsReport) -> String {
             md(detail)
         ));
     }
+    out.push_str(&markdown_suite(r));
     if let Some(line) = pass_line(r) {
         out.push_str(&format!("\n{}\n", md(&line)));
+    }
+    out
+}
+
+/// The suite table of the Markdown report: per axis and per policy rule, the effect over all
+/// cases, its interval, the adjusted p and the outcome (empty when no case was compared).
+fn markdown_suite(r: &TrialsReport) -> String {
+    if r.trials.axes.is_empty() && r.trials.rules.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n**Suite** (all cases compared):\n\n| measure | effect | 95% interval | margin | adjusted p | outcome |\n|---|---|---|---|---|---|\n",
+    );
+    for a in &r.trials.axes {
+        out.push_str(&format!(
+            "| {} | {:+.2} {} | {} | {:.2} | {:.4} | {} |\n",
+            md(&a.axis),
+            a.effect,
+            md(&a.unit),
+            a.interval
+                .map_or("n/a".to_string(), |[l, h]| format!("{l:+.2} … {h:+.2}")),
+            a.margin,
+            a.p_adjusted,
+            outcome(a.outcome)
+        ));
+    }
+    for rule in &r.trials.rules {
+        out.push_str(&format!(
+            "| rule `{}` | {} → {} | — | — | {:.4} | {} |\n",
+            md(&rule.rule),
+            md(&rule.baseline),
+            md(&rule.candidate),
+            rule.p_adjusted,
+            outcome(rule.outcome)
+        ));
     }
     out
 }
@@ -257,6 +293,10 @@ fn xml(s: &str) -> String {
 /// Whether a case fails its JUnit test case (and is an error annotation): it could not be
 /// measured, it regressed and is not quarantined, or the verdict names it among what tripped
 /// the gate (e.g. a missing case, or a `changed` one when the suite test is significant).
+pub(crate) fn trips_gate(r: &TrialsReport, c: &CaseBlock) -> bool {
+    failing(r, c)
+}
+
 fn failing(r: &TrialsReport, c: &CaseBlock) -> bool {
     c.verdict == CaseVerdict::Failed
         || (c.verdict == CaseVerdict::Regressed && !c.quarantined)
@@ -300,53 +340,18 @@ pub fn junit(r: &TrialsReport) -> String {
     out
 }
 
-/// GitHub Actions workflow commands: one `::error` per regressed or failed case, a
-/// `::warning` per inconclusive or flaky one; a quarantined case is at most a `::notice`.
+/// GitHub Actions workflow commands: one per case finding ([`crate::findings::trials_findings`]:
+/// `::error` when it trips the gate, `::notice` when quarantined, else `::warning`), each with
+/// `file=` and `line=` at the candidate's typical trial, then the gate's command.
 pub fn github(r: &TrialsReport) -> String {
-    let mut out = String::new();
-    for c in r.trials.cases.iter() {
-        let level = match c.verdict {
-            _ if failing(r, &c) => "error",
-            CaseVerdict::Regressed | CaseVerdict::Inconclusive | CaseVerdict::Flaky
-                if c.quarantined =>
-            {
-                "notice"
-            }
-            CaseVerdict::Inconclusive | CaseVerdict::Flaky | CaseVerdict::Changed => "warning",
-            _ => continue,
-        };
-        out.push_str(&format!(
-            "::{level} title={}::{}\n",
-            crate::github::escape_property(&format!("veer: case {} {}", c.case, c.verdict)),
-            crate::github::escape_data(&case_line(&c))
-        ));
-    }
-    out
+    crate::github::render(&crate::findings::trials_findings(r), &r.verdict)
 }
 
-/// SARIF 2.1.0: one result per regressed or failed case (level `error`; `note` for a
-/// quarantined regressed case), at the case under the candidate directory.
+/// SARIF 2.1.0 of the case findings ([`crate::findings::trials_findings`]): a rule per policy
+/// rule, axis, behaviour and missing/failed case, each result at the candidate's typical trial
+/// file and the line where it first differs.
 pub fn sarif(r: &TrialsReport) -> String {
-    let results: Vec<serde_json::Value> = r
-        .trials
-        .cases
-        .iter()
-        .filter(|c| matches!(c.verdict, CaseVerdict::Regressed | CaseVerdict::Failed) || failing(r, c))
-        .map(|c| {
-            serde_json::json!({
-                "ruleId": if c.verdict == CaseVerdict::Failed { "veer/trials/failed".to_string() } else { format!("veer/trials/{}", c.measures.first().map_or("regressed", String::as_str)) },
-                "level": if failing(r, &c) { "error" } else { "note" },
-                "message": {"text": case_line(&c)},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": format!("{}/{}", r.candidate.trim_end_matches('/'), c.case)}}}],
-            })
-        })
-        .collect();
-    let log = serde_json::json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "veer", "informationUri": "https://example.invalid/veer", "rules": []}}, "results": results}],
-    });
-    crate::json::to_json(&log)
+    crate::sarif::render(&crate::findings::trials_findings(r))
 }
 
 fn html_escape(s: &str) -> String {

@@ -294,7 +294,7 @@ fn show(a: &BaselineRefArgs) -> Result<u8, CliError> {
         StandingFormat::Json => String::from_utf8_lossy(&m.to_bytes()).into_owned(),
         StandingFormat::Terminal => render_show(m, &dir, &opened.versions),
     };
-    emit(&text, None)?;
+    crate::output::emit_metadata(&text, None)?;
     Ok(EXIT_OK)
 }
 

@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::Path;
 use veer_secrets::display::redactor;
 pub use veer_secrets::display::set_redaction;
+use veer_secrets::Detector;
 
 /// Output formats a command may offer (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -41,7 +42,12 @@ pub fn colour_enabled(to_file: bool) -> bool {
 /// `text` with secrets replaced by `[REDACTED:<kind>]`. A JSON document is redacted inside its
 /// strings only and re-printed in the same pretty layout, so it stays valid JSON.
 pub fn redact_output(text: &str) -> Cow<'_, str> {
-    let Some(detector) = redactor() else {
+    redact_output_by(text, redactor())
+}
+
+/// `text` redacted by `detector` as [`redact_output`] does (unchanged for `None`).
+pub fn redact_output_by<'t>(text: &'t str, detector: Option<&Detector>) -> Cow<'t, str> {
+    let Some(detector) = detector else {
         return Cow::Borrowed(text);
     };
     if detector.spans(text).is_empty() {
@@ -66,6 +72,17 @@ pub fn redact_output(text: &str) -> Cow<'_, str> {
 /// colour TTY). Secrets are redacted first unless `--no-redact` was given.
 pub fn emit(text: &str, output: Option<&Path>) -> Result<(), CliError> {
     let text = &*redact_output(text);
+    match output {
+        Some(path) => write_file(path, text.as_bytes()),
+        None => write_stdout(anstream::stdout(), text.as_bytes()),
+    }
+}
+
+/// Writes the user's own metadata (a baseline manifest) like [`emit`], with secrets redacted
+/// but e-mail addresses kept: who approved a baseline is what the record is for.
+pub fn emit_metadata(text: &str, output: Option<&Path>) -> Result<(), CliError> {
+    let keep_emails = redactor().map(|d| d.without_kinds(&["email"]));
+    let text = &*redact_output_by(text, keep_emails.as_ref());
     match output {
         Some(path) => write_file(path, text.as_bytes()),
         None => write_stdout(anstream::stdout(), text.as_bytes()),

@@ -420,3 +420,37 @@ fn bad_baseline_arguments_are_exit_2_with_a_hint() {
         "no baselines in nowhere (create one: veer baseline create RUNS_DIR --name main)\n"
     );
 }
+
+/// The approver's address is the user's own metadata: `show` prints it (JSON byte for byte),
+/// while a secret in the same manifest would still be redacted.
+#[test]
+fn show_keeps_the_approvers_address() {
+    let ws = workspace();
+    let d = ws.path();
+    ok_in(d, &["baseline", "create", "runs/main", "--name", "main"], 0);
+    ok_in(
+        d,
+        &[
+            "baseline",
+            "approve",
+            "main",
+            "--by",
+            "ana@example.com",
+            "--reason",
+            "refund flows reviewed",
+        ],
+        0,
+    );
+    let json = ok_in(d, &["baseline", "show", "main", "--format", "json"], 0).stdout;
+    assert_eq!(
+        json,
+        fs::read_to_string(d.join(".veer/baselines/main/v1/manifests/0002.json")).unwrap(),
+        "show --format json prints the stored manifest byte for byte"
+    );
+    assert!(json.contains("\"ana@example.com\""), "{json}");
+    let text = ok_in(d, &["baseline", "show", "main"], 0).stdout;
+    assert!(
+        text.contains("ana@example.com") && !text.contains("REDACTED"),
+        "{text}"
+    );
+}

@@ -162,8 +162,8 @@ fn convert_redacts_by_default_with_content_ids_of_the_redacted_payloads() {
         written.contains("[REDACTED:anthropic_api_key]"),
         "{written}"
     );
-    // The redacted record's id is the content id of its written payload; the untouched
-    // metadata record keeps its id, and stays the response's parent.
+    // The redacted record's id is the content id of its written payload; the metadata record's
+    // placeholder id (`sha256:0`) becomes its content id too, and stays the response's parent.
     let lines: Vec<serde_json::Value> = written
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -172,8 +172,12 @@ fn convert_redacts_by_default_with_content_ids_of_the_redacted_payloads() {
         lines[1]["id"],
         veer_trace::canonical::content_id(&lines[1]["payload"])
     );
-    assert_eq!(lines[0]["id"], "sha256:0");
+    assert_eq!(
+        lines[0]["id"],
+        veer_trace::canonical::content_id(&lines[0]["payload"])
+    );
     assert_eq!(lines[1]["parent"], lines[0]["id"]);
+    veer_ok(&["inspect", "--strict", o], 0);
     veer_ok(&["inspect", o], 0);
     // --no-redact keeps the content verbatim.
     let r = veer_ok(&["--no-redact", "convert", p], 0);
@@ -184,7 +188,7 @@ fn convert_redacts_by_default_with_content_ids_of_the_redacted_payloads() {
 fn convert_renames_a_redacted_parent_in_its_children() {
     // A request that carries a secret is the parent of a clean response: redaction gives the
     // request the content id of its redacted payload, and the response's `parent` follows it
-    // while the response keeps its own id.
+    // (the placeholder ids of the fixture become content ids as well).
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.agentlog");
     let meta = r#"{"version":"0.1","id":"sha256:0","kind":"metadata","ts":"2026-01-01T00:00:00.000Z","parent":null,"payload":{"sdk":{"name":"t","version":"1"}}}"#;
@@ -205,7 +209,10 @@ fn convert_renames_a_redacted_parent_in_its_children() {
     assert_ne!(request_id, "sha256:a");
     assert_eq!(lines[1]["id"], request_id.as_str());
     assert_eq!(lines[2]["parent"], request_id.as_str(), "{}", r.stdout);
-    assert_eq!(lines[2]["id"], "sha256:b");
+    assert_eq!(
+        lines[2]["id"],
+        veer_trace::canonical::content_id(&lines[2]["payload"])
+    );
     // The parent chain still reads: inspect accepts the converted trace.
     let out = dir.path().join("c.agentlog");
     std::fs::write(&out, &r.stdout).unwrap();

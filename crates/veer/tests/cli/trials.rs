@@ -141,7 +141,47 @@ fn trials_unchanged_agent_passes_and_a_skipped_tool_names_the_cases() {
     a.extend(["--format".into(), "sarif".into()]);
     let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["runs"][0]["results"].as_array().unwrap().len(), 2);
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{v}");
+    // Each result is at a candidate trial file and line, under a rule the log describes.
+    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert!(!rules.is_empty(), "{v}");
+    assert!(!r.stdout.contains("example.invalid"), "{v}");
+    for res in results {
+        let uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap();
+        assert!(uri.ends_with(".agentlog"), "a trial file: {uri}");
+        assert!(
+            res["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64() >= Some(1),
+            "{res}"
+        );
+        let rule = res["ruleId"].as_str().unwrap();
+        assert!(rules.iter().any(|x| x["id"] == rule), "{rule} described");
+    }
+    let mut a = args(&changed);
+    a.extend(["--format".into(), "github".into()]);
+    let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
+    let errors: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error file="))
+        .collect();
+    assert_eq!(errors.len(), 2, "{}", r.stdout);
+    assert!(
+        errors.iter().all(|l| l.contains(".agentlog")),
+        "{}",
+        r.stdout
+    );
+    let mut a = args(&changed);
+    a.extend(["--format".into(), "markdown".into()]);
+    let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
+    assert!(
+        r.stdout.contains("| measure | effect | 95% interval |")
+            && r.stdout.contains("| rule `checks-policy` |"),
+        "the suite table: {}",
+        r.stdout
+    );
     let mut a = args(&changed);
     a.extend(["--format".into(), "html".into()]);
     let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
