@@ -13,7 +13,7 @@ use veer_contract::trials::{CaseBlock, CaseVerdict, TrialsReport};
 use veer_contract::verdict::Cause;
 
 /// The headline: the gate's verdict and the verdict counts.
-fn headline(r: &TrialsReport) -> String {
+pub(crate) fn headline(r: &TrialsReport) -> String {
     let v = &r.trials.verdicts;
     let verdict = if r.verdict.tripped {
         "FAIL"
@@ -354,68 +354,7 @@ pub fn sarif(r: &TrialsReport) -> String {
     crate::sarif::render(&crate::findings::trials_findings(r))
 }
 
-fn html_escape(s: &str) -> String {
-    xml(s).replace('\'', "&#39;")
-}
-
-/// One self-contained HTML page: the gate first, then each case's trials side by side — per
-/// axis the baseline's and the candidate's mean ± sd, and the behaviour's within-side vs
-/// across-side spread.
+/// One self-contained HTML page ([`crate::html::trials::render`]).
 pub fn html(r: &TrialsReport) -> String {
-    let mut out = String::from("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>veer: repeated trials</title>\n<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}th:first-child,td:first-child{text-align:left}.regressed{color:#b00020}.improved{color:#1b5e20}.inconclusive,.flaky{color:#8a6d00}</style></head><body>\n");
-    out.push_str(&format!("<h1>{}</h1>\n<ul>\n", html_escape(&headline(r))));
-    for t in &r.trials.tripped {
-        out.push_str(&format!(
-            "<li>tripped: {}</li>\n",
-            html_escape(&describe(t))
-        ));
-    }
-    for w in &r.trials.warnings {
-        out.push_str(&format!("<li>warning: {}</li>\n", html_escape(w)));
-    }
-    out.push_str("</ul>\n");
-    let sd = |v: Option<f64>| v.map_or(String::new(), |x| format!(" ± {x:.1}"));
-    for c in r.trials.cases.iter() {
-        out.push_str(&format!(
-            "<h2>{} <span class=\"{}\">{}</span>{}</h2>\n<p>{}</p>\n",
-            html_escape(&c.case),
-            c.verdict,
-            c.verdict,
-            if c.quarantined { " (quarantined)" } else { "" },
-            html_escape(&case_line(&c))
-        ));
-        if c.axes.is_empty() {
-            continue;
-        }
-        out.push_str(&format!(
-            "<table><tr><th>axis</th><th>baseline ({} trials)</th><th>candidate ({} trials)</th><th>change</th><th>margin</th></tr>\n",
-            c.baseline_trials, c.candidate_trials
-        ));
-        for a in &c.axes {
-            out.push_str(&format!(
-                "<tr><td>{} ({})</td><td>{:.1}{}</td><td>{:.1}{}</td><td>{:+.1}</td><td>{:.1}</td></tr>\n",
-                a.axis,
-                a.unit,
-                a.baseline_mean,
-                sd(a.baseline_sd),
-                a.candidate_mean,
-                sd(a.candidate_sd),
-                a.effect,
-                a.margin
-            ));
-        }
-        if let Some(b) = &c.behaviour {
-            out.push_str(&format!(
-                "<tr><td>behaviour (d_norm)</td><td>within {}</td><td>within {}</td><td>across {:.3}, excess {:+.3}</td><td>p {:.4}</td></tr>\n",
-                opt(b.d_bb),
-                opt(b.d_cc),
-                b.d_bc,
-                b.excess,
-                b.p_value
-            ));
-        }
-        out.push_str("</table>\n");
-    }
-    out.push_str("</body></html>\n");
-    out
+    crate::html::trials::render(r)
 }

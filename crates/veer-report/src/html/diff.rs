@@ -364,6 +364,17 @@ fn cell(c: Option<&LaneCell>, side: char, prefix: &str) -> Markup {
 fn lanes(l: &Lanes, r: &DiffReport, prefix: &str) -> Markup {
     let index = RowIndex::new(Some(l));
     let marks = marks(r, &index);
+    lanes_table(l, (&r.baseline.path, &r.candidate.path), &marks, prefix)
+}
+
+/// The side-by-side turns of two runs (`paths`: baseline, candidate), each row tagged with its
+/// `marks`, ids prefixed by `prefix` (unique per page).
+pub(crate) fn lanes_table(
+    l: &Lanes,
+    paths: (&str, &str),
+    marks: &BTreeMap<RowKey, Vec<String>>,
+    prefix: &str,
+) -> Markup {
     html! {
         p class="muted" {
             @if l.aligned { "Rows follow the turn alignment." } @else { "The alignment was over its work budget; rows pair turns by index." }
@@ -373,7 +384,7 @@ fn lanes(l: &Lanes, r: &DiffReport, prefix: &str) -> Markup {
             @if l.not_drawn > 0 { " Past " (veer_contract::lanes::DRAWN_ROWS) " rows, " (l.not_drawn) " alignment step(s) are summarised instead of drawn (the rows the report names are always drawn); --format json has every number." }
         }
         table class="lanes turns" {
-            thead { tr { th { "baseline: " (r.baseline.path) } th { "" } th { "candidate: " (r.candidate.path) } } }
+            thead { tr { th { "baseline: " (paths.0) } th { "" } th { "candidate: " (paths.1) } } }
             tbody {
                 @for row in &l.rows {
                     @match row {

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod experiment;
 pub(crate) mod rows;
 pub(crate) mod svg;
+pub mod trials;
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 

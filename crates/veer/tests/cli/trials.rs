@@ -185,13 +185,14 @@ fn trials_unchanged_agent_passes_and_a_skipped_tool_names_the_cases() {
     let mut a = args(&changed);
     a.extend(["--format".into(), "html".into()]);
     let r = veer_ok(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
+    assert!(r.stdout.starts_with("<!DOCTYPE html>"), "{}", r.stdout);
     assert!(
-        r.stdout.contains("<h2>case-00 <span class=\"regressed\">"),
+        r.stdout.contains("<section class=\"case\" id=\"case-0\"><h3>case-00 <span class=\"sev sev-severe\">regressed</span>"),
         "{}",
         r.stdout
     );
     assert!(
-        r.stdout.contains("behaviour (d_norm)</td><td>within"),
+        r.stdout.contains("<th>behaviour distance</th>"),
         "{}",
         r.stdout
     );
@@ -520,4 +521,45 @@ fn trials_reports_go_into_history_saved_or_while_diffing() {
     }
     assert_eq!(rows[0]["cases"], rows[1]["cases"]);
     assert_eq!(rows[0]["gate"], rows[1]["gate"]);
+}
+
+/// The trials page renders in headless Chromium without console errors, with the gate, the
+/// suite table and each case's section (its typical trials side by side when it changed).
+#[test]
+fn trials_html_renders_in_a_browser() {
+    let Some(browser) = crate::html::browser_or_skip("trials_html_renders_in_a_browser") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, changed) = (tmp.path().join("base"), tmp.path().join("changed"));
+    write_side(&base, 1, 3, 3, 0, &Script::default());
+    write_side(&changed, 3, 3, 3, 1, &skip_check());
+    let page = tmp.path().join("trials.html");
+    veer_ok(
+        &[
+            "diff",
+            s(&base),
+            s(&changed),
+            "--format",
+            "html",
+            "-o",
+            s(&page),
+        ],
+        0,
+    );
+    let (dom, console) =
+        crate::html::open_in_browser(&browser, &page, &tmp.path().join("trials.png"));
+    assert_eq!(console, Vec::<String>::new(), "console output");
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the script did not finish"
+    );
+    for needle in [
+        "id=\"verdict\"",
+        "<h2>Cases</h2>",
+        "id=\"case-0\"",
+        "id=\"case-2\"",
+    ] {
+        assert!(dom.contains(needle), "{needle} missing");
+    }
 }
