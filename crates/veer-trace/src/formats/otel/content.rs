@@ -9,7 +9,8 @@
 //! `gen_ai.choice`, and the older `gen_ai.content.prompt` / `gen_ai.content.completion`).
 //! Google ADK's `gcp.vertex.agent.llm_request` / `llm_response` JSON is read after the current
 //! attributes, and Gemini's content shape (`{role: model, parts: [{function_call}, …]}`)
-//! wherever messages are found.
+//! wherever messages are found; then the Vercel AI SDK's `ai.prompt.messages`,
+//! `ai.response.text` and `ai.response.toolCalls`.
 
 use super::attrs::{json_of, parse_json_text, to_json, Attrs, REDACTED};
 use super::wire::{AnyValue, Event};
@@ -87,6 +88,37 @@ pub fn captured(attrs: Attrs<'_, '_>, events: &[Event<'_>]) -> Captured {
                     .and_then(Value::as_str)
                     .map(str::to_string);
             }
+        }
+    }
+    // The Vercel AI SDK: `ai.prompt.messages` (its prompt format), `ai.response.text` and
+    // `ai.response.toolCalls`.
+    if c.input.is_none() {
+        if let Some(v) = attrs.get("ai.prompt.messages").filter(|v| !redacted(v)) {
+            c.input = Some(messages_of(&json_of(v)));
+        }
+    }
+    if c.output.is_none() {
+        let text = attrs.str("ai.response.text");
+        let calls = attrs.get("ai.response.toolCalls").map(json_of);
+        if text.is_some() || calls.is_some() {
+            let mut parts = Vec::new();
+            if let Some(t) = text.filter(|t| !t.is_empty()) {
+                parts.push(json!({"type": "text", "text": t}));
+            }
+            for call in calls
+                .as_ref()
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                parts.push(json!({
+                    "type": "tool_use",
+                    "id": call.get("toolCallId").cloned().unwrap_or(Value::Null),
+                    "name": call.get("toolName").cloned().unwrap_or(Value::Null),
+                    "input": arguments(call.get("input").or_else(|| call.get("args"))),
+                }));
+            }
+            c.output = Some(parts);
         }
     }
     // OpenInference, then OpenLLMetry.
@@ -246,6 +278,18 @@ fn part_of(p: &Value) -> Option<Value> {
             "id": o.get("id").cloned().unwrap_or(Value::Null),
             "name": o.get("name").cloned().unwrap_or(Value::Null),
             "input": arguments(o.get("arguments").or_else(|| o.get("input"))),
+        }),
+        // The Vercel AI SDK's prompt parts.
+        "tool-call" => json!({
+            "type": "tool_use",
+            "id": o.get("toolCallId").cloned().unwrap_or(Value::Null),
+            "name": o.get("toolName").cloned().unwrap_or(Value::Null),
+            "input": arguments(o.get("input").or_else(|| o.get("args"))),
+        }),
+        "tool-result" => json!({
+            "type": "tool_result",
+            "tool_use_id": o.get("toolCallId").cloned().unwrap_or(Value::Null),
+            "content": o.get("output").or_else(|| o.get("result")).cloned().unwrap_or(Value::Null),
         }),
         "tool_call_response" | "tool_result" => json!({
             "type": "tool_result",
