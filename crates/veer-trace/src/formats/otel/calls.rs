@@ -6,7 +6,8 @@
 //! `gen_ai.prompt.*` / `gen_ai.completion.*` or `llm.request.type`. Tool spans:
 //! `gen_ai.operation.name = execute_tool`, OpenInference `TOOL`, OpenLLMetry
 //! `traceloop.span.kind = tool`; the Vercel AI SDK's `ai.*.doGenerate` / `ai.*.doStream` model
-//! calls and `ai.toolCall` tool runs (by `ai.operationId`).
+//! calls and `ai.toolCall` tool runs (by `ai.operationId`); pydantic-ai's older `running tool`
+//! spans (`gen_ai.tool.name` with `tool_arguments` / `tool_response`).
 
 use super::attrs::{json_of, Attrs};
 use super::content::{arguments, captured, Captured};
@@ -49,6 +50,11 @@ pub(crate) fn role_of(a: Attrs<'_, '_>) -> Role {
         None => {}
     }
     if a.str("traceloop.span.kind") == Some("tool") {
+        return Role::Tool;
+    }
+    // pydantic-ai before its spans named the operation: `running tool` with the tool's name
+    // and `tool_arguments` / `tool_response`.
+    if a.has("gen_ai.tool.name") && (a.has("tool_arguments") || a.has("tool_response")) {
         return Role::Tool;
     }
     let openllmetry = a
@@ -393,6 +399,7 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
         .or_else(|| a.get("gcp.vertex.agent.tool_call_args"))
         .or_else(|| a.get("ai.toolCall.args"))
         .or_else(|| a.get("ai.toolCall.input"))
+        .or_else(|| a.get("tool_arguments"))
         .or_else(|| a.get("input.value"))
         .or_else(|| a.get("traceloop.entity.input"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
@@ -402,6 +409,7 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
         .or_else(|| a.get("gcp.vertex.agent.tool_response"))
         .or_else(|| a.get("ai.toolCall.result"))
         .or_else(|| a.get("ai.toolCall.output"))
+        .or_else(|| a.get("tool_response"))
         .or_else(|| a.get("output.value"))
         .or_else(|| a.get("traceloop.entity.output"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
