@@ -129,3 +129,24 @@ fn a_logs_export_alone_reads_one_call_per_span_with_a_warning() {
         );
     }
 }
+
+#[test]
+fn spans_and_logs_as_lines_of_one_collector_file_read_as_the_two_files() {
+    // The Collector's file exporter writes each request on its own line, traces and logs
+    // alike: the ADK run's logs line first, then its spans line, read in small batches.
+    let compact = |rel: &str| {
+        let (_, bytes) = fixture(rel);
+        serde_json::to_string(&serde_json::from_slice::<Value>(&bytes).unwrap()).unwrap()
+    };
+    let text = format!(
+        "{}\n{}\n",
+        compact("adk/current/logs.json"),
+        compact("adk/current/spans.json")
+    );
+    let lines = read_batched("c.jsonl", &mut text.as_bytes(), None, 64).unwrap();
+    let files = read_set(&["adk/current/spans.json", "adk/current/logs.json"]);
+    // The same records (the lines' records also name their line).
+    let ids = |t: &Trace| t.records.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&lines), ids(&files));
+    assert_eq!(lines.responses().len(), 2);
+}
