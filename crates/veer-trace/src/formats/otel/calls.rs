@@ -105,13 +105,16 @@ pub(crate) struct ModelCall {
     pub attribute_count: usize,
 }
 
-/// One `tool_use` part of a response: its call id and tool name, when it has them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One `tool_use` part of a response: its call id and tool name, when it has them, and its
+/// input (`{}` when it has none).
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ToolBlock {
     /// `id` of the part.
     pub id: Option<String>,
     /// `name` of the part.
     pub name: Option<String>,
+    /// `input` of the part.
+    pub input: Value,
 }
 
 /// The `chat_response` payload `response` (see [`ModelCall::response`]) with `added`
@@ -281,6 +284,10 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
         .map(|p| ToolBlock {
             id: p.get("id").and_then(Value::as_str).map(str::to_string),
             name: p.get("name").and_then(Value::as_str).map(str::to_string),
+            input: p
+                .get("input")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new())),
         })
         .collect();
     let response = if error.is_some() && !output_captured {

@@ -86,6 +86,13 @@ fn adk_current_log_events_give_the_spans_their_content() {
     assert_eq!(responses[0].stop_reason(), Some("tool_use"));
     assert_eq!(responses[1].text(" "), "It is sunny in Paris, 25 degrees.");
     assert!(!not_captured(&t), "{:?}", t.warnings);
+    // The tool span has no arguments of its own: its call's (from the events) are its.
+    let args = t
+        .records
+        .iter()
+        .find(|r| r.kind == Kind::ToolCall)
+        .map(|r| r.payload.to_value()["arguments"].clone());
+    assert_eq!(args, Some(json!({"city": "Paris"})));
     // The order of the files does not matter.
     let back = read_set(&["adk/current/logs.json", "adk/current/spans.json"]);
     assert_eq!(t.records, back.records);
