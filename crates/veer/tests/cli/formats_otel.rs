@@ -355,3 +355,54 @@ fn bad_otlp_names_file_line_and_field() {
         r.stderr
     );
 }
+
+/// Framework and trace-store exports, written by the real libraries (tests/fixtures/otel/*/
+/// SOURCE.md), diffed against each other: (baseline, candidate).
+const EXPORT_PAIRS: [(&str, &str); 4] = [
+    ("adk/legacy/spans.json", "jaeger/adk-legacy.jaeger.json"),
+    ("tempo/adk-legacy.tempo-old.json", "vercel-ai/spans.json"),
+    ("pydantic-ai/v5.json", "pydantic-ai/v2.json"),
+    ("adk/current/logs.json", "adk/legacy/spans.json"),
+];
+
+#[test]
+fn framework_and_store_exports_convert_to_strict_agentlogs_that_diff_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, (b, c)) in EXPORT_PAIRS.iter().enumerate() {
+        let mut converted = Vec::new();
+        for (side, rel) in [("b", b), ("c", c)] {
+            let out = tmp.path().join(format!("{n}-{side}.agentlog"));
+            let out = out.to_str().unwrap().to_string();
+            veer_ok(&["convert", &format!("{DIR}/{rel}"), "-o", &out], 0);
+            let r = veer_ok(&["inspect", "--strict", "--format", "json", &out], 0);
+            let inspect: Value = serde_json::from_str(&r.stdout).unwrap();
+            assert_eq!(inspect["traces"][0]["format"], "agentlog", "{rel}");
+            converted.push(out);
+        }
+        let original = diff_json(&format!("{DIR}/{b}"), &format!("{DIR}/{c}"));
+        let again = diff_json(&converted[0], &converted[1]);
+        for key in [
+            "pair_count",
+            "axes",
+            "worst_severity",
+            "divergences",
+            "drill_down",
+        ] {
+            assert_eq!(original[key], again[key], "{b} vs {c}: {key}");
+        }
+    }
+}
+
+#[test]
+fn a_trace_export_and_its_logs_export_convert_as_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("adk.agentlog");
+    let out = out.to_str().unwrap().to_string();
+    let spans = format!("{DIR}/adk/current/spans.json");
+    let logs = format!("{DIR}/adk/current/logs.json");
+    let r = veer_ok(&["convert", &logs, &spans, "-o", &out], 0);
+    assert!(!r.stderr.contains("not captured"), "{}", r.stderr);
+    let r = veer_ok(&["inspect", "--strict", "--format", "json", &out], 0);
+    let inspect: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(inspect["traces"][0]["turns"], 2, "{}", r.stdout);
+}

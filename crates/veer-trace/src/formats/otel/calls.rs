@@ -5,7 +5,9 @@
 //! `generate_content`; OpenInference `openinference.span.kind = LLM`; OpenLLMetry spans with
 //! `gen_ai.prompt.*` / `gen_ai.completion.*` or `llm.request.type`. Tool spans:
 //! `gen_ai.operation.name = execute_tool`, OpenInference `TOOL`, OpenLLMetry
-//! `traceloop.span.kind = tool`.
+//! `traceloop.span.kind = tool`; the Vercel AI SDK's `ai.*.doGenerate` / `ai.*.doStream` model
+//! calls and `ai.toolCall` tool runs (by `ai.operationId`); pydantic-ai's older `running tool`
+//! spans (`gen_ai.tool.name` with `tool_arguments` / `tool_response`).
 
 use super::attrs::{json_of, Attrs};
 use super::content::{arguments, captured, Captured};
@@ -32,6 +34,15 @@ pub(crate) fn role_of(a: Attrs<'_, '_>) -> Role {
         Some(_) => return Role::Other,
         None => {}
     }
+    // The Vercel AI SDK: `ai.generateText.doGenerate` / `ai.streamText.doStream` (and the
+    // object variants) are the model calls, `ai.toolCall` the tool runs; the `ai.generateText`
+    // span around them is the agent.
+    match a.str("ai.operationId") {
+        Some("ai.toolCall") => return Role::Tool,
+        Some(op) if op.ends_with(".doGenerate") || op.ends_with(".doStream") => return Role::Model,
+        Some(_) => return Role::Other,
+        None => {}
+    }
     match a.str("openinference.span.kind") {
         Some(k) if k.eq_ignore_ascii_case("llm") => return Role::Model,
         Some(k) if k.eq_ignore_ascii_case("tool") => return Role::Tool,
@@ -39,6 +50,11 @@ pub(crate) fn role_of(a: Attrs<'_, '_>) -> Role {
         None => {}
     }
     if a.str("traceloop.span.kind") == Some("tool") {
+        return Role::Tool;
+    }
+    // pydantic-ai before its spans named the operation: `running tool` with the tool's name
+    // and `tool_arguments` / `tool_response`.
+    if a.has("gen_ai.tool.name") && (a.has("tool_arguments") || a.has("tool_response")) {
         return Role::Tool;
     }
     let openllmetry = a
@@ -89,13 +105,16 @@ pub(crate) struct ModelCall {
     pub attribute_count: usize,
 }
 
-/// One `tool_use` part of a response: its call id and tool name, when it has them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One `tool_use` part of a response: its call id and tool name, when it has them, and its
+/// input (`{}` when it has none).
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ToolBlock {
     /// `id` of the part.
     pub id: Option<String>,
     /// `name` of the part.
     pub name: Option<String>,
+    /// `input` of the part.
+    pub input: Value,
 }
 
 /// The `chat_response` payload `response` (see [`ModelCall::response`]) with `added`
@@ -145,6 +164,8 @@ const USAGE_KEYS: [(&str, &[&str]); 5] = [
             "gen_ai.usage.prompt_tokens",
             "llm.token_count.prompt",
             "llm.usage.prompt_tokens",
+            "ai.usage.inputTokens",
+            "ai.usage.promptTokens",
         ],
     ),
     (
@@ -154,6 +175,8 @@ const USAGE_KEYS: [(&str, &[&str]); 5] = [
             "gen_ai.usage.completion_tokens",
             "llm.token_count.completion",
             "llm.usage.completion_tokens",
+            "ai.usage.outputTokens",
+            "ai.usage.completionTokens",
         ],
     ),
     (
@@ -161,6 +184,7 @@ const USAGE_KEYS: [(&str, &[&str]); 5] = [
         &[
             "gen_ai.usage.reasoning.output_tokens",
             "llm.token_count.completion_details.reasoning",
+            "ai.usage.reasoningTokens",
         ],
     ),
     (
@@ -169,6 +193,7 @@ const USAGE_KEYS: [(&str, &[&str]); 5] = [
             "gen_ai.usage.cache_read.input_tokens",
             "gen_ai.usage.cache_read_input_tokens",
             "llm.token_count.prompt_details.cache_read",
+            "ai.usage.cachedInputTokens",
         ],
     ),
     (
@@ -194,6 +219,7 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
         .first_str(&[
             "gen_ai.request.model",
             "llm.model_name",
+            "ai.model.id",
             "gen_ai.response.model",
         ])
         .unwrap_or("");
@@ -201,7 +227,9 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
         .first_str(&[
             "gen_ai.response.model",
             "llm.model_name",
+            "ai.response.model",
             "gen_ai.request.model",
+            "ai.model.id",
         ])
         .unwrap_or("")
         .to_string();
@@ -241,6 +269,7 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
         })
         .or_else(|| a.str("llm.finish_reason").map(str::to_string))
         .or_else(|| a.str("anthropic.message.stop_reason").map(str::to_string))
+        .or_else(|| a.str("ai.response.finishReason").map(str::to_string))
         .or(c.finish_reason.take());
     let error = span.status.as_ref().filter(|s| s.code.is_error).map(|s| {
         (
@@ -255,6 +284,10 @@ pub(crate) fn model_call(span: &Span<'_>, keys: &mut JsonScratch) -> ModelCall {
         .map(|p| ToolBlock {
             id: p.get("id").and_then(Value::as_str).map(str::to_string),
             name: p.get("name").and_then(Value::as_str).map(str::to_string),
+            input: p
+                .get("input")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new())),
         })
         .collect();
     let response = if error.is_some() && !output_captured {
@@ -321,10 +354,12 @@ pub fn stop_reason(finish: Option<&str>, has_tool_use: bool) -> String {
     match lower.as_deref() {
         Some("stop") if has_tool_use => "tool_use",
         Some("stop" | "end_turn") => "end_turn",
-        Some("tool_calls" | "tool_call" | "function_call" | "tool_use") => "tool_use",
+        Some("tool_calls" | "tool_call" | "function_call" | "tool_use" | "tool-calls") => {
+            "tool_use"
+        }
         Some("length" | "max_tokens") => "max_tokens",
         Some(
-            "content_filter" | "safety" | "refusal" | "recitation" | "blocklist"
+            "content_filter" | "content-filter" | "safety" | "refusal" | "recitation" | "blocklist"
             | "prohibited_content" | "spii" | "image_safety",
         ) => "content_filter",
         Some("stop_sequence") => "stop_sequence",
@@ -360,7 +395,7 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
         list: &span.attributes,
     };
     let name = a
-        .first_str(&["gen_ai.tool.name", "tool.name"])
+        .first_str(&["gen_ai.tool.name", "tool.name", "ai.toolCall.name"])
         .map(str::to_string)
         .unwrap_or_else(|| {
             let n = span.name.as_ref();
@@ -369,6 +404,9 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
     let args = a
         .get("gen_ai.tool.call.arguments")
         .or_else(|| a.get("gcp.vertex.agent.tool_call_args"))
+        .or_else(|| a.get("ai.toolCall.args"))
+        .or_else(|| a.get("ai.toolCall.input"))
+        .or_else(|| a.get("tool_arguments"))
         .or_else(|| a.get("input.value"))
         .or_else(|| a.get("traceloop.entity.input"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
@@ -376,6 +414,9 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
     let result = a
         .get("gen_ai.tool.call.result")
         .or_else(|| a.get("gcp.vertex.agent.tool_response"))
+        .or_else(|| a.get("ai.toolCall.result"))
+        .or_else(|| a.get("ai.toolCall.output"))
+        .or_else(|| a.get("tool_response"))
         .or_else(|| a.get("output.value"))
         .or_else(|| a.get("traceloop.entity.output"))
         .filter(|v| v.string_value.as_deref() != Some(super::attrs::REDACTED))
@@ -383,7 +424,12 @@ pub(crate) fn tool_run(span: &Span<'_>, keys: &mut JsonScratch) -> ToolRun {
     ToolRun {
         name,
         call_id: a
-            .first_str(&["gen_ai.tool.call.id", "tool_call.id", "tool.id"])
+            .first_str(&[
+                "gen_ai.tool.call.id",
+                "tool_call.id",
+                "tool.id",
+                "ai.toolCall.id",
+            ])
             .map(str::to_string),
         arguments: keys.adopt(arguments(args.as_ref())),
         result: keys.adopt(result.unwrap_or(Value::String(String::new()))),

@@ -9,10 +9,11 @@
 //! `gen_ai.choice`, and the older `gen_ai.content.prompt` / `gen_ai.content.completion`).
 //! Google ADK's `gcp.vertex.agent.llm_request` / `llm_response` JSON is read after the current
 //! attributes, and Gemini's content shape (`{role: model, parts: [{function_call}, …]}`)
-//! wherever messages are found.
+//! wherever messages are found; then the Vercel AI SDK's `ai.prompt.messages`,
+//! `ai.response.text` and `ai.response.toolCalls`.
 
 use super::attrs::{json_of, parse_json_text, to_json, Attrs, REDACTED};
-use super::wire::{AnyValue, Event};
+use super::wire::{AnyValue, ArrayValue, Double, Event, Int64, KeyValue, KvList};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -89,6 +90,37 @@ pub fn captured(attrs: Attrs<'_, '_>, events: &[Event<'_>]) -> Captured {
             }
         }
     }
+    // The Vercel AI SDK: `ai.prompt.messages` (its prompt format), `ai.response.text` and
+    // `ai.response.toolCalls`.
+    if c.input.is_none() {
+        if let Some(v) = attrs.get("ai.prompt.messages").filter(|v| !redacted(v)) {
+            c.input = Some(messages_of(&json_of(v)));
+        }
+    }
+    if c.output.is_none() {
+        let text = attrs.str("ai.response.text");
+        let calls = attrs.get("ai.response.toolCalls").map(json_of);
+        if text.is_some() || calls.is_some() {
+            let mut parts = Vec::new();
+            if let Some(t) = text.filter(|t| !t.is_empty()) {
+                parts.push(json!({"type": "text", "text": t}));
+            }
+            for call in calls
+                .as_ref()
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                parts.push(json!({
+                    "type": "tool_use",
+                    "id": call.get("toolCallId").cloned().unwrap_or(Value::Null),
+                    "name": call.get("toolName").cloned().unwrap_or(Value::Null),
+                    "input": arguments(call.get("input").or_else(|| call.get("args"))),
+                }));
+            }
+            c.output = Some(parts);
+        }
+    }
     // OpenInference, then OpenLLMetry.
     if c.input.is_none() {
         c.input = indexed(attrs, "llm.input_messages.")
@@ -111,7 +143,14 @@ pub fn captured(attrs: Attrs<'_, '_>, events: &[Event<'_>]) -> Captured {
             c.output = Some(ms.into_iter().flat_map(|x| x.parts()).collect());
         }
     }
-    // Span events (v1.36 and earlier).
+    // Span events (v1.36 and earlier), or the same events as pydantic-ai's first
+    // instrumentation format wrote them: one `events` attribute, a JSON list of objects named
+    // by their `event.name`.
+    let packed = (c.input.is_none() || c.output.is_none())
+        .then(|| attrs.get("events").map(json_of).map(|v| packed_events(&v)))
+        .flatten()
+        .filter(|e| !e.is_empty());
+    let events = packed.as_deref().unwrap_or(events);
     if c.input.is_none() || c.output.is_none() {
         let (ein, eout, efinish) = from_events(events);
         if c.input.is_none() {
@@ -246,6 +285,18 @@ fn part_of(p: &Value) -> Option<Value> {
             "id": o.get("id").cloned().unwrap_or(Value::Null),
             "name": o.get("name").cloned().unwrap_or(Value::Null),
             "input": arguments(o.get("arguments").or_else(|| o.get("input"))),
+        }),
+        // The Vercel AI SDK's prompt parts.
+        "tool-call" => json!({
+            "type": "tool_use",
+            "id": o.get("toolCallId").cloned().unwrap_or(Value::Null),
+            "name": o.get("toolName").cloned().unwrap_or(Value::Null),
+            "input": arguments(o.get("input").or_else(|| o.get("args"))),
+        }),
+        "tool-result" => json!({
+            "type": "tool_result",
+            "tool_use_id": o.get("toolCallId").cloned().unwrap_or(Value::Null),
+            "content": o.get("output").or_else(|| o.get("result")).cloned().unwrap_or(Value::Null),
         }),
         "tool_call_response" | "tool_result" => json!({
             "type": "tool_result",
@@ -408,6 +459,64 @@ fn indexed(attrs: Attrs<'_, '_>, prefix: &str) -> Option<Vec<Indexed>> {
         }
     }
     (!out.is_empty()).then(|| out.into_values().collect())
+}
+
+/// pydantic-ai's packed events (`[{"event.name": "gen_ai.user.message", "content": …}, …]`) as
+/// span events; empty when `v` is not such a list.
+fn packed_events(v: &Value) -> Vec<Event<'static>> {
+    let Some(list) = v.as_array() else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|e| {
+            let o = e.as_object()?;
+            let name = o.get("event.name")?.as_str()?.to_string();
+            let attributes = o
+                .iter()
+                .filter(|(k, _)| k.as_str() != "event.name")
+                .map(|(k, v)| KeyValue {
+                    key: std::borrow::Cow::Owned(k.clone()),
+                    value: any_value(v),
+                })
+                .collect();
+            Some(Event {
+                name: std::borrow::Cow::Owned(name),
+                attributes,
+            })
+        })
+        .collect()
+}
+
+/// A JSON value as an OTLP `AnyValue` (objects as key-value lists), so that [`to_json`] gives
+/// it back.
+fn any_value(v: &Value) -> AnyValue<'static> {
+    let mut out = AnyValue::default();
+    match v {
+        Value::Null => {}
+        Value::Bool(b) => out.bool_value = Some(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.int_value = Some(Int64(i)),
+            None => out.double_value = n.as_f64().map(Double),
+        },
+        Value::String(s) => out.string_value = Some(std::borrow::Cow::Owned(s.clone())),
+        Value::Array(a) => {
+            out.array_value = Some(ArrayValue {
+                values: a.iter().map(any_value).collect(),
+            })
+        }
+        Value::Object(o) => {
+            out.kvlist_value = Some(KvList {
+                values: o
+                    .iter()
+                    .map(|(k, v)| KeyValue {
+                        key: std::borrow::Cow::Owned(k.clone()),
+                        value: any_value(v),
+                    })
+                    .collect(),
+            })
+        }
+    }
+    out
 }
 
 /// Content from span events: (input messages, output parts, finish reason).

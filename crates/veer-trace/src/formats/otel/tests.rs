@@ -3,6 +3,7 @@
 
 mod adk;
 mod documents;
+mod frameworks;
 mod stores;
 mod streaming;
 mod synthetic;

@@ -104,7 +104,8 @@ impl Emitter {
         let mut ids: Vec<String> = Vec::with_capacity(tools.len());
         // A span whose call id no block has (ADK numbers its logged calls `name_0` while the
         // tool span has its own id) takes the next unmatched block of its name.
-        for (span_index, run) in &tools {
+        let mut tools = tools;
+        for (span_index, run) in &mut tools {
             let by_name = |used: &[bool]| {
                 tool_blocks
                     .iter()
@@ -125,6 +126,16 @@ impl Emitter {
             let id = match block {
                 Some(b) => {
                     used[b] = true;
+                    // A tool span without captured arguments takes its block's (the model's
+                    // call is where they were captured, e.g. on the logs signal).
+                    let empty = match &run.arguments {
+                        Json::Object(o) => o.is_empty(),
+                        _ => true,
+                    };
+                    let input = &tool_blocks[b].input;
+                    if empty && input.as_object().is_some_and(|o| !o.is_empty()) {
+                        run.arguments = self.keys.adopt(input.clone());
+                    }
                     if tool_blocks[b].id.is_none() {
                         if let Some(id) = &run.call_id {
                             named.push((b, id.clone()));

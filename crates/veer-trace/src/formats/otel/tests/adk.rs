@@ -86,6 +86,13 @@ fn adk_current_log_events_give_the_spans_their_content() {
     assert_eq!(responses[0].stop_reason(), Some("tool_use"));
     assert_eq!(responses[1].text(" "), "It is sunny in Paris, 25 degrees.");
     assert!(!not_captured(&t), "{:?}", t.warnings);
+    // The tool span has no arguments of its own: its call's (from the events) are its.
+    let args = t
+        .records
+        .iter()
+        .find(|r| r.kind == Kind::ToolCall)
+        .map(|r| r.payload.to_value()["arguments"].clone());
+    assert_eq!(args, Some(json!({"city": "Paris"})));
     // The order of the files does not matter.
     let back = read_set(&["adk/current/logs.json", "adk/current/spans.json"]);
     assert_eq!(t.records, back.records);
@@ -128,4 +135,25 @@ fn a_logs_export_alone_reads_one_call_per_span_with_a_warning() {
             t.warnings
         );
     }
+}
+
+#[test]
+fn spans_and_logs_as_lines_of_one_collector_file_read_as_the_two_files() {
+    // The Collector's file exporter writes each request on its own line, traces and logs
+    // alike: the ADK run's logs line first, then its spans line, read in small batches.
+    let compact = |rel: &str| {
+        let (_, bytes) = fixture(rel);
+        serde_json::to_string(&serde_json::from_slice::<Value>(&bytes).unwrap()).unwrap()
+    };
+    let text = format!(
+        "{}\n{}\n",
+        compact("adk/current/logs.json"),
+        compact("adk/current/spans.json")
+    );
+    let lines = read_batched("c.jsonl", &mut text.as_bytes(), None, 64).unwrap();
+    let files = read_set(&["adk/current/spans.json", "adk/current/logs.json"]);
+    // The same records (the lines' records also name their line).
+    let ids = |t: &Trace| t.records.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&lines), ids(&files));
+    assert_eq!(lines.responses().len(), 2);
 }
