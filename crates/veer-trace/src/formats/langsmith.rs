@@ -125,6 +125,7 @@ fn node<'a>(
             messages: messages_of(Some(&inputs)),
             answer: answer_of(&outputs),
             usage: usage_of(o),
+            cost_usd: None,
         },
         "tool" => {
             let output = match &outputs {
@@ -171,6 +172,7 @@ fn node<'a>(
         model,
         error: string("error", false)?,
         role,
+        agent: false,
     })
 }
 
