@@ -1,7 +1,8 @@
 //! LangSmith run exports: `Run` objects (as the API and `langsmith.schemas.Run` give them), a
-//! root run with nested `child_runs`, a list of runs linked by `parent_run_id`, or
-//! `{"data": [...]}`. `llm` runs are model calls, `tool` runs tool runs; other runs give
-//! structure only (docs/formats.md §LangSmith).
+//! root run with nested `child_runs`, a list of runs linked by `parent_run_id`, `{"data":
+//! [...]}`, or the SDKs' batch-ingest body `{"post": [...], "patch": [...]}` (each patch
+//! merged into the run it ends). `llm` runs are model calls, `tool` runs tool runs; other runs
+//! give structure only (docs/formats.md §LangSmith).
 
 use super::assemble::{count, ms_of, Assembler};
 use super::span_tree::{answer_of, emit, messages_of, Node, Role};
@@ -12,10 +13,73 @@ use crate::options::ReadOptions;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-/// Whether `v` is a LangSmith run.
+/// Whether `v` is a LangSmith run, or a batch-ingest body whose first posted run is one.
 pub fn sniff(v: &Value) -> bool {
-    v.get("run_type").is_some_and(Value::is_string)
-        && (v.get("inputs").is_some() || v.get("start_time").is_some())
+    let is_run = |v: &Value| {
+        v.get("run_type").is_some_and(Value::is_string)
+            && (v.get("inputs").is_some() || v.get("start_time").is_some())
+    };
+    is_run(v) || batch_of(v).is_some_and(|(post, _)| post.first().is_some_and(is_run))
+}
+
+/// The `post` and `patch` lists of a batch-ingest body (`{"post": [...], "patch": [...]}`).
+fn batch_of(v: &Value) -> Option<(&[Value], &[Value])> {
+    let o = v.as_object()?;
+    if o.contains_key("run_type") {
+        return None;
+    }
+    let list = |k: &str| match o.get(k) {
+        Some(Value::Array(a)) => Some(a.as_slice()),
+        None | Some(Value::Null) => Some(&[][..]),
+        _ => None,
+    };
+    let post = list("post")?;
+    let patch = list("patch")?;
+    (o.contains_key("post") && !post.is_empty()).then_some((post, patch))
+}
+
+/// The runs of a batch body: each posted run with the fields of the patch that ends it (the
+/// patch with its `id`, else its `dotted_order`, else the only run of its `trace_id`) laid
+/// over it; a patch that ends no posted run is kept as a run of its own. `Err(i)`: patch `i`
+/// is not an object.
+fn merged_runs(post: &[Value], patch: &[Value]) -> Result<Vec<(String, Value)>, usize> {
+    let mut runs: Vec<(String, Value)> = post
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (format!("post[{i}]"), r.clone()))
+        .collect();
+    let key = |r: &Value, k: &str| r.get(k).and_then(Value::as_str).map(str::to_string);
+    for (i, p) in patch.iter().enumerate() {
+        let Value::Object(fields) = p else {
+            return Err(i);
+        };
+        let by = |k: &str| {
+            let want = key(p, k)?;
+            let hits: Vec<usize> = runs
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, r))| key(r, k).as_deref() == Some(want.as_str()))
+                .map(|(j, _)| j)
+                .collect();
+            (k != "trace_id" || hits.len() == 1).then(|| hits.first().copied())?
+        };
+        match by("id")
+            .or_else(|| by("dotted_order"))
+            .or_else(|| by("trace_id"))
+        {
+            Some(j) => {
+                if let Value::Object(run) = &mut runs[j].1 {
+                    for (k, v) in fields {
+                        if !v.is_null() {
+                            run.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+            }
+            None => runs.push((format!("patch[{i}]"), p.clone())),
+        }
+    }
+    Ok(runs)
 }
 
 /// A run still to read: its path, value, the parent and trace ids its nesting gives, depth.
@@ -30,7 +94,21 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
     let mut nodes = Vec::new();
     let mut tags = HashMap::new();
     for item in &items {
-        let mut stack: Vec<Pending> = vec![(String::new(), &item.value, None, None, 0)];
+        let batch = match batch_of(&item.value) {
+            Some((post, patch)) => Some(merged_runs(post, patch).map_err(|i| {
+                item.err(source, &format!("patch[{i}]"), "a patch must be an object")
+            })?),
+            None => None,
+        };
+        let roots: Vec<(String, &Value)> = match &batch {
+            Some(runs) => runs.iter().map(|(p, v)| (p.clone(), v)).collect(),
+            None => vec![(String::new(), &item.value)],
+        };
+        let mut stack: Vec<Pending> = roots
+            .into_iter()
+            .rev()
+            .map(|(p, v)| (p, v, None, None, 0))
+            .collect();
         while let Some((path, v, nested_parent, nested_trace, depth)) = stack.pop() {
             if depth > MAX_DEPTH {
                 return Err(item.err(
@@ -165,9 +243,12 @@ fn node<'a>(
         id,
         parent,
         trace,
-        start_ms: ms_of(o.get("start_time")),
-        start: string("start_time", false)?.unwrap_or_default(),
-        end_ms: ms_of(o.get("end_time")),
+        start_ms: time_of(o.get("start_time")),
+        start: match o.get("start_time") {
+            Some(Value::Number(n)) => format!("{n:0>20}"),
+            _ => string("start_time", false)?.unwrap_or_default(),
+        },
+        end_ms: time_of(o.get("end_time")),
         name: string("name", false)?.unwrap_or_default(),
         model,
         error: string("error", false)?,
@@ -176,8 +257,21 @@ fn node<'a>(
     })
 }
 
-/// Token usage: the run's `prompt_tokens` / `completion_tokens`, else the output's `usage`
-/// (OpenAI or Anthropic names) or `llm_output.token_usage`.
+/// A run time: ISO-8601 text, or a number of milliseconds since the epoch (the JS SDK's),
+/// or of seconds when it is too small to be milliseconds (before 1973).
+fn time_of(v: Option<&Value>) -> Option<i64> {
+    match v? {
+        Value::Number(n) => {
+            let f = n.as_f64()?;
+            let ms = if f.abs() < 1e11 { f * 1000.0 } else { f };
+            (ms.is_finite() && ms.abs() < 1e16).then_some(ms.round() as i64)
+        }
+        other => ms_of(Some(other)),
+    }
+}
+
+/// Token usage: the run's `prompt_tokens` / `completion_tokens`, else the output's `usage`,
+/// `usage_metadata` (OpenAI, Anthropic or LangChain names) or `llm_output.token_usage`.
 fn usage_of(o: &Map<String, Value>) -> Option<[u64; 4]> {
     if o.get("prompt_tokens").is_some_and(Value::is_number) {
         return Some([
@@ -187,18 +281,7 @@ fn usage_of(o: &Map<String, Value>) -> Option<[u64; 4]> {
             0,
         ]);
     }
-    let out = o.get("outputs")?;
-    let u = out
-        .get("usage")
-        .or_else(|| out.get("llm_output")?.get("token_usage"))?
-        .as_object()?;
-    let first = |keys: &[&str]| count(keys.iter().find_map(|k| u.get(*k)));
-    Some([
-        first(&["prompt_tokens", "input_tokens"]),
-        first(&["completion_tokens", "output_tokens"]),
-        first(&["cache_read_input_tokens"]),
-        first(&["cache_creation_input_tokens"]),
-    ])
+    super::answers::output_usage(o.get("outputs")?)
 }
 
 #[cfg(test)]
