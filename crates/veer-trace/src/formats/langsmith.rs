@@ -298,6 +298,75 @@ mod tests {
         )
     }
 
+    /// Model calls, tokens, answer length and latency of each real SDK payload (numbers from
+    /// `tests/fixtures/formats/langsmith-real/count.py`).
+    #[test]
+    fn real_batch_payloads_read_with_their_tokens_and_times() {
+        let expected: &[(&str, u64, u64, usize, u64)] = &[
+            ("langsmith_js_wrap_openai_default", 9, 9, 34, 1115),
+            ("langsmith_js_wrap_openai_reasoning", 43, 1901, 3469, 10439),
+            ("langsmith_js_wrap_openai_stream", 9, 9, 34, 854),
+            ("langsmith_js_wrap_openai_stream_no_usage", 0, 0, 34, 493),
+            ("langsmith_py_wrap_openai_", 9, 9, 34, 1119),
+            ("langsmith_py_wrap_openai_reasoning", 43, 2497, 4039, 15138),
+            ("langsmith_py_wrap_openai_stream", 9, 9, 34, 1328),
+            ("langsmith_py_wrap_openai_stream_no_usage", 0, 0, 34, 927),
+        ];
+        for (name, tin, tout, chars, latency) in expected {
+            let path = format!(
+                "{}/../../tests/fixtures/formats/langsmith-real/{name}.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let t = crate::load::load_trace(std::path::Path::new(&path), &ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(t.format, Format::Langsmith, "{name}");
+            let turns = t.turns();
+            assert_eq!(turns.len(), 1, "{name}: model calls");
+            let p = &t.records[turns[0].response].payload;
+            assert_eq!(
+                (
+                    p["usage"]["input_tokens"].as_u64(),
+                    p["usage"]["output_tokens"].as_u64()
+                ),
+                (Some(*tin), Some(*tout)),
+                "{name}: tokens"
+            );
+            let text: usize = p["content"]
+                .as_array()
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| c["text"].as_str())
+                .map(|s| s.chars().count())
+                .sum();
+            assert_eq!(text, *chars, "{name}: answer");
+            assert_eq!(p["latency_ms"].as_u64(), Some(*latency), "{name}: latency");
+            assert!(t.tool_calls().is_empty(), "{name}");
+        }
+    }
+
+    #[test]
+    fn patches_end_their_posted_runs() {
+        let body = json!({"post": [
+            {"id": "r1", "run_type": "chain", "name": "agent", "start_time": 1700000000000u64, "inputs": {}, "trace_id": "r1", "dotted_order": "a"},
+            {"id": "r2", "run_type": "llm", "name": "m", "start_time": 1700000000100u64, "parent_run_id": "r1", "trace_id": "r1", "dotted_order": "a.b", "inputs": {"messages": []}}
+        ], "patch": [
+            {"dotted_order": "a.b", "trace_id": "r1", "end_time": 1700000000600u64, "outputs": {"content": "hi", "usage_metadata": {"input_tokens": 4, "output_tokens": 2}}},
+            {"id": "r1", "end_time": 1700000000700u64, "outputs": {"output": "hi"}}
+        ]});
+        let t = read_str(&body.to_string()).unwrap();
+        let turns = t.turns();
+        let p = &t.records[turns[0].response].payload;
+        assert_eq!(p["usage"]["input_tokens"], json!(4));
+        assert_eq!(p["latency_ms"], json!(500));
+        assert_eq!(t.records[0].ts, "2023-11-14T22:13:20.000Z");
+        let e = read_str(
+            &json!({"post": [{"id": "r", "run_type": "llm", "inputs": {}}], "patch": [3]})
+                .to_string(),
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "patch[0]");
+    }
+
     #[test]
     fn nested_and_flat_runs_read_alike() {
         let fx = |f: &str| {
