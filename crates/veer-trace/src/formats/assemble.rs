@@ -193,6 +193,9 @@ pub struct Answer {
     pub usage: Option<[u64; 4]>,
     /// Wall time of the call in milliseconds (≥ 0).
     pub latency_ms: u64,
+    /// What the call cost in US dollars, when the source computed it (written as
+    /// `cost_usd`).
+    pub cost_usd: Option<f64>,
 }
 
 impl Answer {
@@ -230,13 +233,17 @@ impl Answer {
             usage["cache_read_input_tokens"] = json!(cr);
             usage["cache_creation_input_tokens"] = json!(cc);
         }
-        json!({
+        let mut p = json!({
             "model": self.model,
             "content": content,
             "stop_reason": stop,
             "usage": usage,
             "latency_ms": self.latency_ms,
-        })
+        });
+        if let Some(c) = self.cost_usd.filter(|c| c.is_finite() && *c >= 0.0) {
+            p["cost_usd"] = json!(c);
+        }
+        p
     }
 }
 

@@ -13,6 +13,7 @@
 //! Adding a format is one module here and one `FormatReader` entry.
 
 pub(crate) mod agents_sdk;
+mod answers;
 pub(crate) mod assemble;
 mod by_record;
 pub(crate) mod claude_code;

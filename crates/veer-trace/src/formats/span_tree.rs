@@ -5,14 +5,13 @@
 //! from the tool nodes that follow the call under the same parent (docs/formats.md).
 
 use super::assemble::{
-    arguments_of, request_payload, stop_reason_of, tool_call_payload, tool_result_payload, Answer,
-    Assembler,
+    arguments_of, request_payload, tool_call_payload, tool_result_payload, Answer, Assembler,
 };
 use super::{check_parents, span_ms, Item};
 use crate::error::TraceError;
 use crate::model::Kind;
 use crate::options::ReadOptions;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 
 /// What a node did.
@@ -27,6 +26,8 @@ pub enum Role {
         answer: Option<Answer>,
         /// Token usage when the source gives it apart from the output.
         usage: Option<[u64; 4]>,
+        /// The call's cost in US dollars, when the source gives it.
+        cost_usd: Option<f64>,
     },
     /// A tool run: its input and output.
     Tool {
@@ -72,6 +73,15 @@ pub struct Node<'a> {
     pub error: Option<String>,
     /// What the node did.
     pub role: Role,
+    /// Whether the source marks the node as an agent (its sub-tree may be a session).
+    pub agent: bool,
+}
+
+impl Node<'_> {
+    /// Whether the source marks the node as an agent.
+    pub fn kind_is_agent(&self) -> bool {
+        self.agent
+    }
 }
 
 /// Writes `nodes` into `a`: one session per trace (in order of their first node), nodes by start
@@ -130,52 +140,74 @@ pub fn emit(
 }
 
 fn emit_trace(a: &mut Assembler, nodes: &[&Node]) {
-    // For each model call, the nodes under the same parent up to the next model call there.
+    // For each model call, the nodes under the same parent up to the next model call there,
+    // then the other nodes of the trace up to its next model call (a framework may run the
+    // tools under another span than the call's).
     let mut caused: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     let mut last_model: HashMap<Option<&str>, usize> = HashMap::new();
+    let mut last_any: Option<usize> = None;
     for (i, n) in nodes.iter().enumerate() {
         match n.role {
             Role::Model { .. } => {
                 last_model.insert(n.parent.as_deref(), i);
+                last_any = Some(i);
             }
             _ => {
-                if let Some(&m) = last_model.get(&n.parent.as_deref()) {
+                let same = last_model.get(&n.parent.as_deref()).copied();
+                if let Some(m) = same {
                     caused[m].push(i);
+                }
+                if let Some(m) = last_any.filter(|m| Some(*m) != same) {
+                    after[m].push(i);
                 }
             }
         }
     }
-    // Tool-call id of each tool node; `Other` nodes that a model call named become tool runs.
-    let mut call_of: HashMap<usize, String> = HashMap::new();
+    // The call each tool node answers (id, the name and input the model gave); `Other`
+    // nodes that a model call named become tool runs.
+    let mut call_of: HashMap<usize, (String, Option<(String, Value)>)> = HashMap::new();
     let mut answers: HashMap<usize, Answer> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
-        let Role::Model { answer, usage, .. } = &n.role else {
+        let Role::Model {
+            answer,
+            usage,
+            cost_usd,
+            ..
+        } = &n.role
+        else {
             continue;
         };
         let captured = answer.is_some();
         let mut ans = answer.clone().unwrap_or_default();
         ans.model = n.model.clone();
         ans.latency_ms = span_ms(n.start_ms, n.end_ms);
-        if ans.usage.is_none() {
+        if usage.is_some() {
             ans.usage = *usage;
         }
+        ans.cost_usd = *cost_usd;
         let mut taken = vec![false; ans.tool_uses.len()];
-        for &f in &caused[i] {
+        let same_parent = caused[i].len();
+        for (j, &f) in caused[i].iter().chain(&after[i]).enumerate() {
+            if call_of.contains_key(&f) {
+                continue;
+            }
             let node = nodes[f];
-            let is_tool = matches!(node.role, Role::Tool { .. });
+            let is_tool = matches!(node.role, Role::Tool { .. }) && j < same_parent;
             let found = ans
                 .tool_uses
                 .iter()
                 .enumerate()
-                .position(|(k, (_, name, _))| !taken[k] && *name == node.name);
+                .position(|(k, (_, name, _))| !taken[k] && names_tool(&node.name, name));
             match (found, is_tool, captured) {
                 (Some(k), _, _) => {
                     taken[k] = true;
-                    let id = ans.tool_uses[k]
-                        .0
-                        .clone()
-                        .unwrap_or_else(|| format!("call-{}", node.id));
-                    call_of.insert(f, id);
+                    // A call the model gave no id takes its run's, on both sides.
+                    let (id, name, input) = &mut ans.tool_uses[k];
+                    let id = id
+                        .get_or_insert_with(|| format!("call-{}", node.id))
+                        .clone();
+                    call_of.insert(f, (id, Some((name.clone(), input.clone()))));
                 }
                 (None, true, false) => {
                     let id = format!("call-{}", node.id);
@@ -186,10 +218,10 @@ fn emit_trace(a: &mut Assembler, nodes: &[&Node]) {
                     ans.tool_uses
                         .push((Some(id.clone()), node.name.clone(), input));
                     taken.push(true);
-                    call_of.insert(f, id);
+                    call_of.insert(f, (id, None));
                 }
                 (None, true, true) => {
-                    call_of.insert(f, format!("call-{}", node.id));
+                    call_of.insert(f, (format!("call-{}", node.id), None));
                 }
                 _ => {}
             }
@@ -224,14 +256,26 @@ fn emit_trace(a: &mut Assembler, nodes: &[&Node]) {
             }
             Role::Tool { input, output } | Role::Other { input, output } => {
                 let is_tool = matches!(n.role, Role::Tool { .. });
-                let id = match call_of.get(&i) {
-                    Some(id) => id.clone(),
-                    None if is_tool => format!("call-{}", n.id),
+                let (id, asked) = match call_of.get(&i) {
+                    Some((id, asked)) => (id.clone(), asked.as_ref()),
+                    None if is_tool => (format!("call-{}", n.id), None),
                     None => continue,
+                };
+                // The name the model called the tool by; the run's input, else the model's.
+                let (name, args) = match asked {
+                    Some((name, asked_input)) => {
+                        let given = arguments_of(Some(input));
+                        let empty = given.as_object().is_some_and(|o| o.is_empty());
+                        (
+                            name.as_str(),
+                            if empty { asked_input.clone() } else { given },
+                        )
+                    }
+                    None => (n.name.as_str(), arguments_of(Some(input))),
                 };
                 a.push(
                     Kind::ToolCall,
-                    tool_call_payload(&n.name, &id, arguments_of(Some(input))),
+                    tool_call_payload(name, &id, args),
                     n.start_ms,
                     line,
                 );
@@ -250,82 +294,22 @@ fn emit_trace(a: &mut Assembler, nodes: &[&Node]) {
     }
 }
 
-/// The answer in a captured model output, whatever its shape: an OpenAI chat completion
-/// (`choices[0].message`), a LangChain generation list (`generations[0][0].message`), a
-/// serialised LangChain message (`kwargs`), an assistant message, a list of messages (the
-/// last assistant one), or plain text.
-pub(crate) fn answer_of(v: &Value) -> Option<Answer> {
-    match v {
-        Value::Null => None,
-        Value::String(s) => Some(Answer {
-            text: vec![s.clone()],
-            ..Answer::default()
-        }),
-        Value::Array(list) => list
-            .iter()
-            .rev()
-            .find(|m| {
-                m.get("role")
-                    .and_then(Value::as_str)
-                    .is_none_or(|r| r == "assistant")
-            })
-            .and_then(answer_of),
-        Value::Object(o) => {
-            if let Some(Value::Array(choices)) = o.get("choices") {
-                let c = choices.first()?;
-                let mut ans =
-                    answer_of(c.get("message").unwrap_or(&Value::Null)).unwrap_or_default();
-                if let Some(Value::String(fr)) = c.get("finish_reason") {
-                    ans.stop_reason = Some(stop_reason_of(fr));
-                }
-                return Some(ans);
-            }
-            if let Some(Value::Array(g)) = o.get("generations") {
-                let first = match g.first()? {
-                    Value::Array(inner) => inner.first()?,
-                    other => other,
-                };
-                return first
-                    .get("message")
-                    .and_then(answer_of)
-                    .or_else(|| first.get("text").and_then(answer_of));
-            }
-            if let Some(k @ Value::Object(_)) = o.get("kwargs") {
-                return answer_of(k);
-            }
-            if !o.contains_key("content") && !o.contains_key("tool_calls") {
-                return ["output", "message", "text"]
-                    .iter()
-                    .find_map(|k| o.get(*k))
-                    .and_then(answer_of);
-            }
-            Some(message_answer(o))
-        }
-        _ => None,
-    }
-}
+pub(crate) use super::answers::answer_of;
 
-/// An assistant message's text and tool calls (OpenAI `tool_calls[].function`, or LangChain
-/// `tool_calls[] {name, args, id}`).
-fn message_answer(o: &Map<String, Value>) -> Answer {
-    let mut ans = Answer::default();
-    ans.text
-        .extend(super::assemble::text_of(o.get("content")).filter(|t| !t.is_empty()));
-    if let Some(Value::Array(calls)) = o.get("tool_calls") {
-        for c in calls {
-            let id = c.get("id").and_then(Value::as_str).map(str::to_string);
-            let (name, args) = match c.get("function") {
-                Some(f) => (f.get("name"), f.get("arguments")),
-                None => (c.get("name"), c.get("args")),
-            };
-            ans.tool_uses.push((
-                id,
-                name.and_then(Value::as_str).unwrap_or("").to_string(),
-                arguments_of(args),
-            ));
-        }
+/// Whether a node named `node` runs the tool `tool`: the same name, or the name after an
+/// instrumentation's prefix (`execute_tool get_weather`, `running tool: search`,
+/// `tool.HelloTool`).
+pub(crate) fn names_tool(node: &str, tool: &str) -> bool {
+    if tool.is_empty() {
+        return node.is_empty();
     }
-    ans
+    node == tool
+        || node.strip_suffix(tool).is_some_and(|prefix| {
+            prefix
+                .chars()
+                .last()
+                .is_some_and(|c| matches!(c, ' ' | ':' | '.' | '/'))
+        })
 }
 
 /// Request messages of a model call's input: a list of messages (a list of lists: the first),
