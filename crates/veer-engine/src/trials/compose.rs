@@ -4,10 +4,13 @@
 //! ([`super::suite`]), pass^k and the power plan. The raw tests of a case are computed as it is
 //! measured ([`super::raw`], streamed); the statistics are `veer-trials`' pure functions.
 //!
-//! Error control (docs/trials.md): α is split in two halves. The case tests — every testable
-//! (case, measure) test of the run in one Benjamini–Hochberg family over the tests that can
-//! reach significance (Tarone/Gilbert) — get α/2, as do the suite tests (Holm across axes and
-//! rules). Reported adjusted p-values are doubled so that each compares with α.
+//! Error control (docs/trials.md, "Families and α"): α is split in two halves. Behaviour, the
+//! primary endpoint, gets α/2: the suite's stratified behaviour test is the gate, then each
+//! case's behaviour test by Benjamini–Hochberg over the cases that can reach the level, its
+//! adjusted p never below the gate's (serial gatekeeping). Axes and rules get the other α/2:
+//! Holm across the suite tests, and each case's rule tests by BH over Tarone's testable set,
+//! gated by their rule's suite test. Reported adjusted p-values are doubled so that each
+//! compares with α.
 //!
 //! Memory: the family holds a few numbers per case test (slot, raw and smallest attainable p,
 //! adjusted p: about 80 bytes a test); the entries themselves are never all held once the
