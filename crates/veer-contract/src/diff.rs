@@ -330,7 +330,7 @@ impl DirectoryReport {
 #[serde(untagged)]
 pub enum DirectoryDiffDocument {
     /// Traces paired by path.
-    Paths(DirectoryReport),
+    Paths(Box<DirectoryReport>),
     /// Cases with repeated trials.
-    Trials(crate::trials::TrialsReport),
+    Trials(Box<crate::trials::TrialsReport>),
 }

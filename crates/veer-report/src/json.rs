@@ -91,6 +91,7 @@ pub fn trials_json_pieces(
             seed: t.seed,
             margins: t.margins.clone(),
             cases: Default::default(),
+            behaviour: t.behaviour.clone(),
             axes: t.axes.clone(),
             rules: t.rules.clone(),
             pass_hat_k: t.pass_hat_k.clone(),

@@ -99,6 +99,11 @@ pub struct CaseEvidence {
     pub deterministic_breaks: Vec<String>,
     /// The baseline's own trials disagree (by the rules in `crate::flakiness`).
     pub baseline_flaky: bool,
+    /// Measures changed by a descriptive rule rather than a test (the behaviour: every
+    /// cross-side pair differs and no within-side pair does, beyond the margin, at a k where
+    /// no per-case test can reach α). The case is then `changed`, not `regressed`.
+    #[serde(default)]
+    pub descriptive_changes: Vec<String>,
     /// The measures' tests.
     pub tests: Vec<MeasureTest>,
 }
@@ -115,6 +120,12 @@ pub enum CaseVerdict {
     /// A supported change beyond the margin in the better direction, none worse.
     Improved {
         /// The measures that improved.
+        measures: Vec<String>,
+    },
+    /// Changed by a descriptive rule (see [`CaseEvidence::descriptive_changes`]), no test
+    /// supported a change.
+    Changed {
+        /// The measures that changed.
         measures: Vec<String>,
     },
     /// Equivalent within the margins, or no supported change at a testable k.
@@ -149,7 +160,8 @@ pub fn is_deterministic_break(
 }
 
 /// The per-case verdict at level `alpha`. Order: missing, failed, regressed (deterministic
-/// breaks, then supported worse changes), improved, flaky, unchanged, inconclusive.
+/// breaks, then supported worse changes), improved, changed (descriptive), flaky, unchanged,
+/// inconclusive.
 pub fn case_verdict(evidence: &CaseEvidence, alpha: f64) -> Result<CaseVerdict, TrialsError> {
     check_open_unit("alpha", alpha)?;
     if evidence.presence != Presence::Both {
@@ -173,6 +185,11 @@ pub fn case_verdict(evidence: &CaseEvidence, alpha: f64) -> Result<CaseVerdict, 
     }
     if !better.is_empty() {
         return Ok(CaseVerdict::Improved { measures: better });
+    }
+    if !evidence.descriptive_changes.is_empty() {
+        return Ok(CaseVerdict::Changed {
+            measures: evidence.descriptive_changes.clone(),
+        });
     }
     if evidence.baseline_flaky {
         return Ok(CaseVerdict::Flaky);
@@ -360,6 +377,7 @@ mod tests {
             failed: false,
             deterministic_breaks: Vec::new(),
             baseline_flaky: false,
+            descriptive_changes: Vec::new(),
             tests,
         }
     }
@@ -397,6 +415,23 @@ mod tests {
         ));
         assert!(is_deterministic_break(0, 3, 3, 3));
         assert!(!is_deterministic_break(0, 3, 2, 3));
+    }
+
+    #[test]
+    fn a_descriptive_change_is_changed_but_a_test_wins() {
+        let mut c = case(vec![test(0.5, 0.0, false)]);
+        c.descriptive_changes.push("behaviour".to_string());
+        assert_eq!(
+            case_verdict(&c, 0.05).unwrap(),
+            CaseVerdict::Changed {
+                measures: vec!["behaviour".to_string()]
+            }
+        );
+        c.deterministic_breaks.push("no-secrets".to_string());
+        assert!(matches!(
+            case_verdict(&c, 0.05).unwrap(),
+            CaseVerdict::Regressed { .. }
+        ));
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub struct TrialsBlock {
     // case ([`CaseList`]); serialised as the array either way.
     #[schemars(with = "Vec<CaseBlock>")]
     pub cases: CaseList,
+    /// The suite's behaviour test (the primary endpoint): the excess divergence summed over
+    /// the measured cases that are not quarantined, by a stratified permutation test; absent
+    /// when no case was measured on both sides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behaviour: Option<SuiteBehaviour>,
     /// Suite-level test per axis.
     pub axes: Vec<SuiteAxis>,
     /// Suite-level test per policy rule that some trial violated.
@@ -255,6 +260,27 @@ pub struct FirstDivergenceBlock {
     pub within: String,
     /// The statistics crate's counts.
     pub counts: ModalDivergence,
+}
+
+/// The suite's behaviour test: did behaviour change on these cases?
+#[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteBehaviour {
+    /// Cases tested (measured on both sides, not quarantined).
+    pub cases: u32,
+    /// Of them, cases whose trials are not all identical (the others cannot move the sum).
+    pub informative_cases: u32,
+    /// Σ over cases of the excess divergence E, behaviour-distance units.
+    pub excess_sum: f64,
+    /// Raw p of the stratified permutation test (relabelling within each case), in (0, 1].
+    pub p_value: f64,
+    /// The p compared with α: doubled for the split between the behaviour family and the
+    /// axes and rules, capped at 1.
+    pub p_adjusted: f64,
+    /// Exact (the product of the cases' relabellings) or seeded Monte Carlo.
+    pub method: PermutationMethod,
+    /// Whether `p_adjusted` < α: cases may then be named (`regressed`, or `changed` by the
+    /// descriptive rule) and the gate trips when some case's excess lies beyond the margin.
+    pub significant: bool,
 }
 
 /// A suite-level axis test.

@@ -29,14 +29,25 @@ pub(super) fn rule_of(policy: Option<&Policy>, index: usize) -> (String, veer_po
     )
 }
 
+/// What a case's verdict needs from the whole run.
+pub(super) struct CaseContext<'a> {
+    /// Balanced trials per side at which a rule's exact test can reach its level.
+    pub(super) rule_trials_needed: Option<u32>,
+    /// Balanced trials per side at which the behaviour test can reach its level.
+    pub(super) behaviour_trials_needed: Option<u32>,
+    /// The suite's behaviour test (the gatekeeper of the case behaviour tests).
+    pub(super) suite: Option<&'a SuiteBehaviour>,
+}
+
 /// One case's block; `adjusted(slot, worse)` is its adjusted p for a slot and direction.
 pub(super) fn case_block(
     raw: &CaseRaw,
     policy: Option<&Policy>,
     options: &TrialsOptions,
     adjusted: &dyn Fn(usize, bool) -> Option<f64>,
-    trials_needed: Option<u32>,
+    context: &CaseContext<'_>,
 ) -> CaseBlock {
+    let trials_needed = context.rule_trials_needed;
     let mut block = CaseBlock {
         case: raw.key.clone(),
         baseline_trials: raw.k_b,
@@ -75,21 +86,11 @@ pub(super) fn case_block(
     });
     let mut tests = Vec::new();
     let testable_needed = |p: Option<f64>| if p.is_none() { trials_needed } else { None };
+    // The per-trial axes are secondary endpoints, decided at suite level (see `case_family`):
+    // per case they are reported, and never make a case inconclusive.
     for (a, (axis, r)) in AXES.iter().zip(&m.axes).enumerate() {
         let effect = mean(&r.candidate) - mean(&r.baseline);
         let p_adjusted = adjusted(a, true);
-        tests.push(MeasureTest {
-            measure: axis.name.to_string(),
-            worse_when: TrialWorseWhen::Higher,
-            effect,
-            margin: r.margin,
-            p_worse: p_adjusted,
-            p_better: adjusted(a, false),
-            p_equivalence: r.p_equivalence,
-            // Decided at suite level (see `case_family`); here only equivalence can settle it.
-            testable: r.min_p >= 1.0,
-            trials_needed: None,
-        });
         block.axes.push(CaseAxis {
             axis: axis.name.into(),
             unit: axis.unit.into(),
@@ -103,19 +104,55 @@ pub(super) fn case_block(
             p_adjusted,
         });
     }
+    let mut descriptive = Vec::new();
+    let mut behaviour_reason = None;
     if let Some((t, within, across)) = &m.behaviour {
         let p_adjusted = adjusted(AXIS_COUNT, true);
+        let margin = options.behaviour_margin;
+        // Reachable: this k lets the case's own test pass BH's largest threshold.
+        let reachable = p_adjusted.is_some();
+        let beyond = t.excess > margin;
+        let significant = p_adjusted.is_some_and(|p| p < options.alpha);
+        let needed = (!reachable)
+            .then_some(context.behaviour_trials_needed)
+            .flatten();
+        // Identical trials settle it only when the run-to-run noise could be estimated.
+        let equivalent = m.identical && block.noise_estimated;
+        if m.separated && !reachable && beyond && !m.identical {
+            descriptive.push("behaviour".to_string());
+            behaviour_reason = Some(changed_reason(raw, needed, context.suite));
+        } else if !equivalent && !reachable {
+            behaviour_reason = Some(match needed {
+                Some(k) => format!(
+                    "at {} vs {} trials this case's behaviour test cannot reach α; {k} trials a side would decide it",
+                    raw.k_b, raw.k_c
+                ),
+                None => format!(
+                    "at {} vs {} trials this case's behaviour test cannot reach α",
+                    raw.k_b, raw.k_c
+                ),
+            });
+        } else if reachable && beyond && !significant {
+            behaviour_reason = Some(format!(
+                "excess divergence {:+.3} beyond the margin {margin} but not significant (adjusted p {:.4}): below what {} vs {} trials can detect; more trials would decide it",
+                t.excess,
+                p_adjusted.unwrap_or(1.0),
+                raw.k_b,
+                raw.k_c
+            ));
+        }
         tests.push(MeasureTest {
             measure: "behaviour".to_string(),
             worse_when: TrialWorseWhen::AnyChange,
             effect: t.excess,
-            margin: options.behaviour_margin,
+            margin,
             p_worse: p_adjusted,
             p_better: None,
             // Trials that cannot be told apart at all are equivalent within any margin.
-            p_equivalence: m.identical.then_some(0.0),
-            testable: p_adjusted.is_some(),
-            trials_needed: testable_needed(p_adjusted),
+            p_equivalence: equivalent.then_some(0.0),
+            // A change beyond the margin that this k could not confirm stays undecided.
+            testable: reachable && (significant || !beyond),
+            trials_needed: needed,
         });
         block.behaviour = Some(CaseBehaviour {
             d_bb: t.d_bb,
@@ -182,6 +219,7 @@ pub(super) fn case_block(
         failed: false,
         deterministic_breaks: breaks,
         baseline_flaky: m.baseline_flaky,
+        descriptive_changes: descriptive,
         tests,
     };
     let verdict = case_verdict(&evidence, options.alpha).unwrap_or(Decided::Inconclusive {
@@ -191,6 +229,7 @@ pub(super) fn case_block(
     (block.verdict, block.measures, block.trials_needed) = match verdict {
         Decided::Regressed { measures } => (CaseVerdict::Regressed, measures, None),
         Decided::Improved { measures } => (CaseVerdict::Improved, measures, None),
+        Decided::Changed { measures } => (CaseVerdict::Changed, measures, None),
         Decided::Unchanged => (CaseVerdict::Unchanged, Vec::new(), None),
         Decided::Inconclusive {
             trials_needed,
@@ -200,8 +239,39 @@ pub(super) fn case_block(
         Decided::Missing => (CaseVerdict::Missing, Vec::new(), None),
         Decided::Failed => (CaseVerdict::Failed, Vec::new(), None),
     };
+    if matches!(
+        block.verdict,
+        CaseVerdict::Changed | CaseVerdict::Inconclusive
+    ) && block.measures.iter().any(|m| m == "behaviour")
+    {
+        block.reason = behaviour_reason;
+    }
     // A deterministic break is also a supported change: name each measure once.
     let mut seen = std::collections::BTreeSet::new();
     block.measures.retain(|m| seen.insert(m.clone()));
     block
+}
+
+/// Why a case is `changed`: the descriptive rule, the k a test would need, and whether it
+/// counts for the gate (the suite's behaviour test).
+fn changed_reason(raw: &CaseRaw, needed: Option<u32>, suite: Option<&SuiteBehaviour>) -> String {
+    let k = match needed {
+        Some(k) => format!(" ({k} a side would)"),
+        None => String::new(),
+    };
+    let gate = match suite {
+        Some(s) if s.significant => format!(
+            "counts for the gate: the suite's behaviour test is significant (adjusted p {:.4})",
+            s.p_adjusted
+        ),
+        Some(s) => format!(
+            "not gating: the suite's behaviour test is not significant (adjusted p {:.4})",
+            s.p_adjusted
+        ),
+        None => "not gating: no suite behaviour test".to_string(),
+    };
+    format!(
+        "descriptive: every cross-side pair of trials differs and no pair within a side does; at {} vs {} trials no per-case test can reach α{k}; {gate}",
+        raw.k_b, raw.k_c
+    )
 }

@@ -4,25 +4,31 @@
 //! ([`super::suite`]), pass^k and the power plan. The raw tests of a case are computed as it is
 //! measured ([`super::raw`], streamed); the statistics are `veer-trials`' pure functions.
 //!
-//! Error control (docs/trials.md): α is split in two halves. The case tests — every testable
-//! (case, measure) test of the run in one Benjamini–Hochberg family over the tests that can
-//! reach significance (Tarone/Gilbert) — get α/2, as do the suite tests (Holm across axes and
-//! rules). Reported adjusted p-values are doubled so that each compares with α.
+//! Error control (docs/trials.md, "Families and α"): α is split in two halves. Behaviour, the
+//! primary endpoint, gets α/2: the suite's stratified behaviour test is the gate, then each
+//! case's behaviour test by Benjamini–Hochberg over the cases that can reach the level, its
+//! adjusted p never below the gate's (serial gatekeeping). Axes and rules get the other α/2:
+//! Holm across the suite tests, and each case's rule tests by BH over Tarone's testable set,
+//! gated by their rule's suite test. Reported adjusted p-values are doubled so that each
+//! compares with α.
 //!
 //! Memory: the family holds a few numbers per case test (slot, raw and smallest attainable p,
 //! adjusted p: about 80 bytes a test); the entries themselves are never all held once the
 //! suite is past the spill threshold ([`super::spill`]).
 
-use super::case_block::case_block;
+use super::case_block::{case_block, rule_of, CaseContext};
 use super::measure::{AXES, AXIS_COUNT};
 use super::raw::SuiteRow;
 use super::report::*;
 use super::spill::{CaseListBuilder, RawStore};
-use super::suite::{doubled, pass_hat, suite};
+use super::suite::{doubled, pass_hat, suite, suite_behaviour};
 use super::TrialsOptions;
 use crate::error::Error;
 use veer_policy::Policy;
-use veer_trials::{balanced_trials_for_level, benjamini_hochberg_testable};
+use veer_trials::{
+    balanced_trials_for_level, behaviour_trials_for_level, benjamini_hochberg,
+    benjamini_hochberg_testable,
+};
 
 pub use super::raw::{case_raw_of, CaseRaw};
 
@@ -30,13 +36,16 @@ pub use super::raw::{case_raw_of, CaseRaw};
 /// behaviour, past it rule `slot − AXIS_COUNT − 1` of the case's `rules`.
 type Slot = (usize, usize);
 
-/// The case-test family: every case's behaviour test and the tests of the rules its trials
-/// violated, with raw p-values and smallest attainable p. Per-case axis tests stay out of it:
-/// at the usual k (3–10 trials a side) their permutation p-values cannot reach the level a
-/// family of several axes per case would need, so axes are decided at suite level, where the
-/// cases pool their power, and per case only reported (with their equivalence test).
-fn case_family(rows: &[SuiteRow]) -> (Vec<Slot>, Vec<f64>, Vec<f64>, Vec<f64>) {
-    let (mut slots, mut worse, mut better, mut min_p) = (vec![], vec![], vec![], vec![]);
+/// The case tests: every case's behaviour test and the tests of the rules its trials
+/// violated, with raw p-values and smallest attainable p, in (case, slot) order; `behaviour`
+/// marks the behaviour tests (the primary family), the others are rule tests (slot − AXIS_COUNT
+/// − 1 indexes the case's `rules`, whose policy index is the last element). Per-case axis tests
+/// stay out: axes are secondary endpoints, decided at suite level where the cases pool their
+/// power, and per case only reported.
+#[allow(clippy::type_complexity)]
+fn case_family(rows: &[SuiteRow]) -> (Vec<Slot>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<Option<usize>>) {
+    let (mut slots, mut worse, mut better, mut min_p, mut rule) =
+        (vec![], vec![], vec![], vec![], vec![]);
     for (c, row) in rows.iter().enumerate() {
         let Some(m) = &row.measured else {
             continue;
@@ -46,15 +55,34 @@ fn case_family(rows: &[SuiteRow]) -> (Vec<Slot>, Vec<f64>, Vec<f64>, Vec<f64>) {
             worse.push(p);
             better.push(1.0);
             min_p.push(least);
+            rule.push(None);
         }
-        for (r, rule) in m.rules.iter().enumerate() {
+        for (r, raw) in m.rules.iter().enumerate() {
             slots.push((c, AXIS_COUNT + 1 + r));
-            worse.push(rule.p_worse);
-            better.push(rule.p_better);
-            min_p.push(rule.min_p);
+            worse.push(raw.p_worse);
+            better.push(raw.p_better);
+            min_p.push(raw.min_p);
+            rule.push(Some(raw.index));
         }
     }
-    (slots, worse, better, min_p)
+    (slots, worse, better, min_p, rule)
+}
+
+/// Benjamini–Hochberg over the tests of `family` whose smallest attainable p is below `level`
+/// (a test that can never pass BH's largest threshold neither counts in m nor gets an adjusted
+/// p), doubled for the α split; None for the others.
+fn bh_reachable(p: &[f64], min_p: &[f64], family: &[bool], level: f64) -> Vec<Option<f64>> {
+    let members: Vec<usize> = (0..p.len())
+        .filter(|&i| family[i] && min_p[i] < level)
+        .collect();
+    let subset: Vec<f64> = members.iter().map(|&i| p[i]).collect();
+    let mut out = vec![None; p.len()];
+    if let Ok(adjusted) = benjamini_hochberg(&subset) {
+        for (i, a) in members.into_iter().zip(adjusted) {
+            out[i] = Some(doubled(a));
+        }
+    }
+    out
 }
 
 /// The `trials` block of every case's raw results (stored in case-key order); `tripped` is
@@ -75,13 +103,59 @@ pub fn compose(
         options.spill_after
     };
     let (rows, raws) = store.into_parts()?;
-    let (slots, worse, better, min_p) = case_family(&rows);
-    let adjust = |p: &[f64]| {
-        benjamini_hochberg_testable(p, &min_p, half)
-            .map(|v| v.into_iter().map(|x| x.map(doubled)).collect::<Vec<_>>())
-            .unwrap_or_else(|_| vec![None; p.len()])
+    // The suite tests first: they gate the case tests (serial gatekeeping).
+    let (axes, rules, plan) = suite(&rows, policy, options);
+    let behaviour = suite_behaviour(&rows, options);
+    let behaviour_gate = behaviour.as_ref().map_or(1.0, |b| b.p_adjusted);
+    let rule_gate = |index: usize| -> f64 {
+        let id = rule_of(policy, index).0;
+        rules
+            .iter()
+            .find(|r| r.rule == id)
+            .map_or(1.0, |r| r.p_adjusted)
     };
-    let (adj_worse, adj_better) = (adjust(&worse), adjust(&better));
+    let (slots, worse, better, min_p, rule) = case_family(&rows);
+    let is_behaviour: Vec<bool> = rule.iter().map(Option::is_none).collect();
+    let is_rule: Vec<bool> = rule.iter().map(Option::is_some).collect();
+    // Behaviour: BH at α/2 over the cases that can reach it, each gated by the suite's test
+    // (an adjusted p is never below the gate's).
+    let behaviour_adjusted = bh_reachable(&worse, &min_p, &is_behaviour, half);
+    // Rules: BH over Tarone's testable set at α/2, each gated by its rule's suite test.
+    let rule_adjust = |p: &[f64]| -> Vec<Option<f64>> {
+        let members: Vec<usize> = (0..p.len()).filter(|&i| is_rule[i]).collect();
+        let sub_p: Vec<f64> = members.iter().map(|&i| p[i]).collect();
+        let sub_min: Vec<f64> = members.iter().map(|&i| min_p[i]).collect();
+        let mut out = vec![None; p.len()];
+        if let Ok(adjusted) = benjamini_hochberg_testable(&sub_p, &sub_min, half) {
+            for (i, a) in members.into_iter().zip(adjusted) {
+                out[i] = a.map(doubled);
+            }
+        }
+        out
+    };
+    let (rule_worse, rule_better) = (rule_adjust(&worse), rule_adjust(&better));
+    let gate_of = |i: usize| match rule[i] {
+        None => behaviour_gate,
+        Some(index) => rule_gate(index),
+    };
+    let adj_worse: Vec<Option<f64>> = (0..worse.len())
+        .map(|i| {
+            let a = if is_behaviour[i] {
+                behaviour_adjusted[i]
+            } else {
+                rule_worse[i]
+            };
+            a.map(|a| a.max(gate_of(i)))
+        })
+        .collect();
+    let adj_better: Vec<Option<f64>> = (0..better.len())
+        .map(|i| {
+            (!is_behaviour[i])
+                .then(|| rule_better[i])
+                .flatten()
+                .map(|a| a.max(gate_of(i)))
+        })
+        .collect();
     let lookup = |c: usize, slot: usize, adjusted: &[Option<f64>]| -> Option<f64> {
         slots
             .binary_search(&(c, slot))
@@ -89,6 +163,11 @@ pub fn compose(
             .and_then(|i| adjusted.get(i).copied().flatten())
     };
     let trials_needed = balanced_trials_for_level(half);
+    let context = CaseContext {
+        rule_trials_needed: trials_needed,
+        behaviour_trials_needed: behaviour_trials_for_level(half),
+        suite: behaviour.as_ref(),
+    };
     let mut cases = CaseListBuilder::new(spill_after);
     let mut counts = VerdictCounts::default();
     for (c, raw) in raws.enumerate() {
@@ -98,12 +177,11 @@ pub fn compose(
             policy,
             options,
             &|slot, w| lookup(c, slot, if w { &adj_worse } else { &adj_better }),
-            trials_needed,
+            &context,
         );
         counts.count(block.verdict);
         cases.push(block)?;
     }
-    let (axes, rules, plan) = suite(&rows, policy, options);
     Ok(TrialsBlock {
         layout,
         alpha,
@@ -123,6 +201,7 @@ pub fn compose(
             }])
             .collect(),
         cases: cases.finish()?,
+        behaviour,
         axes,
         rules,
         pass_hat_k: pass_hat(&rows, &options.outcome),

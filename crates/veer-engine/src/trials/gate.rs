@@ -1,10 +1,11 @@
 //! The gate with repeated trials (issue 28, item 4): what trips it, as one function of the
 //! trials block, so the engine's single `Verdict` can take it over unchanged.
 //!
-//! An axis counts when its change is statistically supported (adjusted p < α), beyond its
-//! margin and in the worse direction — at suite level (Holm across axes and rules) or in a
-//! case (Benjamini–Hochberg across the case tests); the behaviour counts likewise per case. A
-//! rule counts when the candidate's violation rate is higher with adjusted p < α, or on a
+//! The behaviour (the primary endpoint) counts when the suite's stratified behaviour test is
+//! significant and some case's change lies beyond the behaviour margin; it names the cases
+//! `regressed` on behaviour (their own gated test) or `changed` (the descriptive rule), else the
+//! cases beyond the margin. An axis counts when its suite-level change is statistically
+//! supported (Holm-adjusted p < α), beyond its margin and in the worse direction. A rule counts when the candidate's violation rate is higher with adjusted p < α, or on a
 //! deterministic break. A case that could not be measured, or that is on one side only, counts
 //! unless the report was made with `--allow-missing` (an eval job that crashed halfway must not
 //! go green); inconclusive cases count only with `--fail-on inconclusive`.
@@ -34,7 +35,7 @@ fn rule_level(severity: &str) -> Level {
 type CaseEvidence = (String, Option<f64>, Option<f64>);
 
 /// Everything that counts against the candidate in `block`, in a fixed order: suite axes,
-/// suite rules, then per-measure case regressions not already named, failed cases, and (with
+/// suite rules, the suite's behaviour test, then per-measure case regressions not already named, failed cases, and (with
 /// `inconclusive`) inconclusive cases. Axes and the behaviour are `severe`; rules take their
 /// severity's level. Quarantined cases never count, except a case that could not be measured
 /// (quarantine excuses flaky behaviour, not broken inputs). The cases are read in one pass (a
@@ -52,6 +53,15 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         .map(|a| a.axis.as_ref())
         .collect();
     let mut beyond: Vec<Vec<String>> = vec![Vec::new(); suite_axes.len()];
+    // The suite's behaviour test: the cases it names (regressed on behaviour, or `changed`),
+    // and the cases whose excess lies beyond the behaviour margin.
+    let behaviour_margin = block
+        .margins
+        .iter()
+        .find(|m| m.measure == "behaviour")
+        .map_or(0.0, |m| m.absolute);
+    let suite_behaviour = block.behaviour.as_ref().filter(|b| b.significant);
+    let (mut behaviour_named, mut behaviour_beyond) = (Vec::new(), Vec::new());
     let (mut failed, mut missing, mut undecided) = (Vec::new(), Vec::new(), Vec::new());
     for case in block.cases.iter() {
         match case.verdict {
@@ -64,6 +74,20 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
         }
         if inconclusive && case.verdict == CaseVerdict::Inconclusive {
             undecided.push(case.case.clone());
+        }
+        if suite_behaviour.is_some() {
+            let on_behaviour = case.measures.iter().any(|m| m == "behaviour");
+            if case.verdict == CaseVerdict::Changed
+                || (case.verdict == CaseVerdict::Regressed && on_behaviour)
+            {
+                behaviour_named.push(case.case.clone());
+            } else if case
+                .behaviour
+                .as_ref()
+                .is_some_and(|b| b.excess > behaviour_margin)
+            {
+                behaviour_beyond.push(case.case.clone());
+            }
         }
         for (axis, cases) in suite_axes.iter().zip(&mut beyond) {
             if case
@@ -141,6 +165,25 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
                 effect: Some(r.effect),
                 p: supported.then_some(r.p_adjusted),
                 level: rule_level(&r.severity),
+            });
+        }
+    }
+    if let Some(b) = suite_behaviour {
+        // Significant, and some case's change lies beyond the margin: the named cases, else
+        // those beyond the margin.
+        let cases = if behaviour_named.is_empty() {
+            behaviour_beyond
+        } else {
+            behaviour_named
+        };
+        if !cases.is_empty() {
+            out.push(Tripped {
+                kind: TripKind::Behaviour,
+                measure: "behaviour".to_string(),
+                cases,
+                effect: Some(b.excess_sum),
+                p: Some(b.p_adjusted),
+                level: Level::Severe,
             });
         }
     }

@@ -49,6 +49,11 @@ pub(super) struct MeasuredRaw {
     pub(super) behaviour: Option<(BehaviourTest, Option<f64>, f64)>,
     /// True when every pairwise distance is 0: the trials cannot be told apart at all.
     pub(super) identical: bool,
+    /// True when every cross-side pair of trials differs and no pair within a side does (both
+    /// sides with ≥ 2 trials): the descriptive rule of a `changed` case.
+    pub(super) separated: bool,
+    /// The pooled behaviour distances (condensed, baseline first), for the suite's test.
+    pub(super) distances: Vec<f64>,
     pub(super) rules: Vec<RuleRaw>,
     pub(super) first: Option<veer_trials::ModalDivergence>,
     /// Passing trials per side (pass^k): by the trials' `outcome` when every trial has one,
@@ -214,7 +219,8 @@ fn measured_raw(
         })
         .collect();
     let n = k_b + k_c;
-    let behaviour = PairwiseDistances::from_condensed(n, m.d_norm.clone())
+    let distances = m.d_norm.clone();
+    let behaviour = PairwiseDistances::from_condensed(n, distances.clone())
         .and_then(|d| behaviour_test(&d, k_b, k_c, &permutation("behaviour")))
         .ok()
         .map(|t| {
@@ -276,10 +282,22 @@ fn measured_raw(
             )
         })
     };
+    let mut at = 0usize;
+    let mut separated = k_b >= 2 && k_c >= 2;
+    for i in 0..n {
+        for j in i + 1..n {
+            let d = distances.get(at).copied().unwrap_or(0.0);
+            at += 1;
+            let cross = (i < k_b) != (j < k_b);
+            separated &= if cross { d > 0.0 } else { d == 0.0 };
+        }
+    }
     MeasuredRaw {
         axes,
         behaviour,
-        identical: m.d_norm.iter().all(|d| *d == 0.0),
+        identical: distances.iter().all(|d| *d == 0.0),
+        separated,
+        distances,
         rules,
         first,
         passes,
@@ -311,11 +329,18 @@ pub(super) struct MeasuredRow {
     values: Box<[f64]>,
     /// The behaviour test's raw p and smallest attainable p (1 when the trials are identical).
     pub(super) behaviour: Option<(f64, f64)>,
+    /// The pooled behaviour distances (condensed, baseline first), for the suite's test.
+    pub(super) distances: Box<[f64]>,
     pub(super) rules: Box<[RuleRaw]>,
     pub(super) passes: Option<(u32, u32, Cow<'static, str>)>,
 }
 
 impl MeasuredRow {
+    /// (k_B, k_C) of the measured trials.
+    pub(super) fn sizes(&self) -> (usize, usize) {
+        (self.n_b, self.n_c)
+    }
+
     /// Axis `a`'s baseline values.
     pub(super) fn baseline(&self, a: usize) -> &[f64] {
         let at = a * (self.n_b + self.n_c);
@@ -358,6 +383,7 @@ impl CaseRaw {
                             if m.identical { 1.0 } else { t.min_attainable_p },
                         )
                     }),
+                    distances: m.distances.clone().into_boxed_slice(),
                     rules: m.rules.clone().into_boxed_slice(),
                     passes: m.passes.clone(),
                 }))

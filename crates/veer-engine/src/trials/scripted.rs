@@ -19,6 +19,17 @@ pub struct Script {
     pub extra_call_rate: f64,
     /// A planted change: the tool at this position is never called.
     pub skip_tool: Option<usize>,
+    /// A planted change: the tool at this position gets its argument under another key
+    /// (`case_id` instead of `case`), same value.
+    pub rename_arg: Option<usize>,
+    /// A planted change: the tool at this position gets another argument value (`CASE#2`
+    /// instead of `CASE`).
+    pub change_arg: Option<usize>,
+    /// A planted change: one more call of this tool after the last scripted one.
+    pub extra_tool: Option<&'static str>,
+    /// No run-to-run variation at all: the first phrasing, mean latency and tokens, no extra
+    /// call (whatever `extra_call_rate` says).
+    pub deterministic: bool,
 }
 
 impl Default for Script {
@@ -29,6 +40,10 @@ impl Default for Script {
             output_tokens: 60.0,
             extra_call_rate: 0.2,
             skip_tool: None,
+            rename_arg: None,
+            change_arg: None,
+            extra_tool: None,
+            deterministic: false,
         }
     }
 }
@@ -78,30 +93,53 @@ pub fn agentlog(case: &str, trial: u32, seed: u64, script: &Script) -> String {
         serde_json::json!({"sdk": {"name": "scripted"}, "case": case, "trial": trial}),
         &mut lines,
     );
-    let mut calls: Vec<&str> = Vec::new();
-    if rng_share(seed, case, trial) < script.extra_call_rate {
-        calls.push("search");
+    // (tool, argument key, argument value) per call.
+    let mut calls: Vec<(&str, &str, String)> = Vec::new();
+    if !script.deterministic && rng_share(seed, case, trial) < script.extra_call_rate {
+        calls.push(("search", "case", case.to_string()));
     }
     for (i, tool) in script.tools.iter().enumerate() {
-        if script.skip_tool != Some(i) {
-            calls.push(tool);
+        if script.skip_tool == Some(i) {
+            continue;
         }
+        let key = if script.rename_arg == Some(i) {
+            "case_id"
+        } else {
+            "case"
+        };
+        let value = if script.change_arg == Some(i) {
+            format!("{case}#2")
+        } else {
+            case.to_string()
+        };
+        calls.push((tool, key, value));
     }
+    if let Some(tool) = script.extra_tool {
+        calls.push((tool, "case", case.to_string()));
+    }
+    let vary = |unit: f64| {
+        if script.deterministic {
+            1.0
+        } else {
+            0.7 + 0.6 * unit
+        }
+    };
     let mut rng = TrialRng::new(derive_seed(seed, &format!("{case}/{trial}/text")));
-    for (i, tool) in calls.iter().enumerate() {
+    for (i, (tool, key, value)) in calls.iter().enumerate() {
         push(
             "chat_request",
             serde_json::json!({"model": "m", "messages": [{"role": "user", "content": format!("Case {case}: please help.")}]}),
             &mut lines,
         );
-        let phrase = PHRASES[(rng.unit() * PHRASES.len() as f64) as usize % PHRASES.len()];
-        let latency = (script.latency_ms * (0.7 + 0.6 * rng.unit())).round();
-        let tokens = (script.output_tokens * (0.7 + 0.6 * rng.unit())).round();
+        let pick = (rng.unit() * PHRASES.len() as f64) as usize % PHRASES.len();
+        let phrase = PHRASES[if script.deterministic { 0 } else { pick }];
+        let latency = (script.latency_ms * vary(rng.unit())).round();
+        let tokens = (script.output_tokens * vary(rng.unit())).round();
         push(
             "chat_response",
             serde_json::json!({"model": "m", "content": [
                 {"type": "text", "text": phrase},
-                {"type": "tool_use", "id": format!("t{i}"), "name": tool, "input": {"case": case}}],
+                {"type": "tool_use", "id": format!("t{i}"), "name": tool, "input": {*key: value}}],
               "stop_reason": "tool_use", "latency_ms": latency,
               "usage": {"input_tokens": 100, "output_tokens": tokens}}),
             &mut lines,
@@ -112,8 +150,8 @@ pub fn agentlog(case: &str, trial: u32, seed: u64, script: &Script) -> String {
         serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Thanks."}]}),
         &mut lines,
     );
-    let latency = (script.latency_ms * (0.7 + 0.6 * rng.unit())).round();
-    let tokens = (script.output_tokens * (0.7 + 0.6 * rng.unit())).round();
+    let latency = (script.latency_ms * vary(rng.unit())).round();
+    let tokens = (script.output_tokens * vary(rng.unit())).round();
     push(
         "chat_response",
         serde_json::json!({"model": "m", "content": [{"type": "text", "text": "Done."}],

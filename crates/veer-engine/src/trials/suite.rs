@@ -12,9 +12,10 @@ use std::borrow::Cow;
 use veer_policy::Policy;
 use veer_trials::{
     case_differences, derive_seed, mde_floor, minimum_detectable_effect, pass_hat_k,
-    population_estimate, stratified_exact_test, suite_decision, suite_permutation_test,
-    variance_components, CaseSample, Count, PermutationOptions, PowerInputs, SuiteTest,
-    TrialWorseWhen, DEFAULT_POWER, DEFAULT_SUITE_DRAWS,
+    population_estimate, stratified_exact_test, suite_behaviour_test, suite_decision,
+    suite_permutation_test, variance_components, BehaviourCase, CaseSample, Count,
+    PairwiseDistances, PermutationOptions, PowerInputs, SuiteTest, TrialWorseWhen, DEFAULT_POWER,
+    DEFAULT_SUITE_DRAWS,
 };
 
 /// Doubles an adjusted p (the α split between case and suite tests), capped at 1.
@@ -191,6 +192,55 @@ pub(super) fn suite(
         }
     }
     (axes, rules, plan)
+}
+
+/// The suite's behaviour test over the measured cases that are not quarantined: the
+/// stratified permutation test of Σ E_c (`veer_trials::suite_behaviour_test`), with its p
+/// doubled for the split between the behaviour family and the axes and rules. None without a
+/// measured case.
+pub(super) fn suite_behaviour(
+    rows: &[SuiteRow],
+    options: &TrialsOptions,
+) -> Option<SuiteBehaviour> {
+    let tables: Vec<(PairwiseDistances, usize, usize)> = rows
+        .iter()
+        .filter(|r| !r.quarantined)
+        .filter_map(|r| r.measured.as_deref())
+        .filter(|m| m.behaviour.is_some())
+        .filter_map(|m| {
+            let (k_b, k_c) = m.sizes();
+            PairwiseDistances::from_condensed(k_b + k_c, m.distances.to_vec())
+                .ok()
+                .map(|d| (d, k_b, k_c))
+        })
+        .collect();
+    if tables.is_empty() {
+        return None;
+    }
+    let cases: Vec<BehaviourCase<'_>> = tables
+        .iter()
+        .map(|(d, k_b, k_c)| BehaviourCase {
+            distances: d,
+            baseline_trials: *k_b,
+            candidate_trials: *k_c,
+        })
+        .collect();
+    let permutation = PermutationOptions {
+        seed: derive_seed(options.seed, "\u{0}suite\u{0}behaviour"),
+        draws: DEFAULT_SUITE_DRAWS,
+        ..PermutationOptions::default()
+    };
+    let t = suite_behaviour_test(&cases, &permutation).ok()?;
+    let p_adjusted = doubled(t.p_value);
+    Some(SuiteBehaviour {
+        cases: t.cases,
+        informative_cases: t.informative_cases,
+        excess_sum: t.statistic,
+        p_value: t.p_value,
+        p_adjusted,
+        method: t.method,
+        significant: p_adjusted < options.alpha,
+    })
 }
 
 /// pass^k per side over the measured cases, by the outcome rule's source or policy-clean

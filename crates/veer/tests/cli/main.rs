@@ -56,6 +56,7 @@ mod scan;
 mod scripted_upstream;
 mod secrets_in_messages;
 mod trials;
+mod trials_gate;
 mod trials_outcome;
 mod trials_quarantine;
 mod unreadable;
