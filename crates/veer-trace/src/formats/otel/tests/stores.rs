@@ -79,3 +79,18 @@ fn a_broken_jaeger_document_names_the_field() {
     assert!(text.contains("spanID"), "{text}");
     assert!(text.contains("Jaeger"), "{text}");
 }
+
+#[test]
+fn cut_store_exports_fail_with_an_error_never_a_panic() {
+    for rel in [
+        "jaeger/adk-legacy.jaeger.json",
+        "tempo/adk-legacy.tempo.json",
+        "adk/legacy/logs.json",
+    ] {
+        let (name, bytes) = fixture(rel);
+        for cut in (1..bytes.len()).step_by(bytes.len() / 37 + 1) {
+            let r = load_bytes(&name, &bytes[..cut], &ReadOptions::default());
+            assert!(r.is_err(), "{rel} cut at {cut} read");
+        }
+    }
+}
