@@ -94,3 +94,21 @@ fn cut_store_exports_fail_with_an_error_never_a_panic() {
         }
     }
 }
+
+#[test]
+fn jaeger_json_with_its_keys_in_another_order_is_read_too() {
+    let (_, bytes) = fixture("jaeger/adk-legacy.jaeger.json");
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    // `spans` and `processes` before `traceID`, `total` before `data`.
+    let trace = &v["data"][0];
+    let reordered = json!({
+        "total": 0,
+        "data": [{"spans": trace["spans"], "processes": trace["processes"], "traceID": trace["traceID"]}],
+    });
+    let text = serde_json::to_vec_pretty(&reordered).unwrap();
+    let t = match load_bytes("r.json", &text, &ReadOptions::default()).unwrap() {
+        Document::Trace(t) => t,
+        _ => panic!("not a trace"),
+    };
+    assert_adk_counts(&t, "reordered");
+}
