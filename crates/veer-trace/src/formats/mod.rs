@@ -222,6 +222,10 @@ fn read_counted<R: BufRead + Send>(
             drop(v);
             read_otel(source, bytes, options)
         }
+        (Ok(v), None) if otel::jaeger::is_document(&v) => {
+            drop(v);
+            otel::jaeger::read(source, &bytes).map(Document::Trace)
+        }
         // A format told apart by its records, read from the parsed document or its lines.
         (parsed, _)
             if foreign.is_some()

@@ -404,10 +404,10 @@ fn a_trace_export_and_its_logs_export_convert_as_one() {
     assert!(!r.stderr.contains("not captured"), "{}", r.stderr);
     let r = veer_ok(&["inspect", "--strict", "--format", "json", &out], 0);
     let inspect: Value = serde_json::from_str(&r.stdout).unwrap();
+    let turns = inspect["traces"][0]["turns"].as_array().map(Vec::len);
+    assert_eq!(turns, Some(2), "{}", r.stdout);
     assert_eq!(
-        inspect["traces"][0]["turns"].as_array().map(Vec::len),
-        Some(2),
-        "{}",
-        r.stdout
+        inspect["traces"][0]["turns"][0]["tools"][0]["name"],
+        "get_weather"
     );
 }

@@ -40,6 +40,17 @@ pub fn sniff(head: &[u8]) -> bool {
     }
 }
 
+/// Whether a parsed document is Jaeger UI JSON whatever its key order: a `data` array whose
+/// first trace has `traceID` and `spans`, or such a trace alone.
+pub(crate) fn is_document(v: &Value) -> bool {
+    let is_trace =
+        |t: &Value| t.get("traceID").is_some() && t.get("spans").is_some_and(Value::is_array);
+    match v.get("data").and_then(Value::as_array) {
+        Some(data) => data.first().is_some_and(is_trace),
+        None => is_trace(v),
+    }
+}
+
 fn skip_ws(b: &[u8]) -> &[u8] {
     let n = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
     &b[n..]

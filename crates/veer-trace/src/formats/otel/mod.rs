@@ -1,5 +1,8 @@
 //! OpenTelemetry spans as OTLP/JSON: GenAI semantic conventions (current and v1.36-and-
-//! earlier, incl. OpenLLMetry) and OpenInference, read into veer's trace model.
+//! earlier, incl. OpenLLMetry), OpenInference and the agent frameworks' own attributes (Google
+//! ADK, the Vercel AI SDK, pydantic-ai), read into veer's trace model; with them the GenAI
+//! events of the logs signal (`resourceLogs`), joined to their spans, and the same spans as
+//! Grafana Tempo (`batches`) and Jaeger (`jaeger`) hand them back.
 //!
 //! A file holds one `ExportTraceServiceRequest` JSON object (pretty-printed or not), or one per
 //! line as the Collector's file exporter writes. Lines are parsed on all cores, and each

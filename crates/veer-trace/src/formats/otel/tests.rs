@@ -4,6 +4,7 @@
 mod adk;
 mod documents;
 mod frameworks;
+mod logs;
 mod stores;
 mod streaming;
 mod synthetic;

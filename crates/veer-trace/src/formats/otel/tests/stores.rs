@@ -79,3 +79,36 @@ fn a_broken_jaeger_document_names_the_field() {
     assert!(text.contains("spanID"), "{text}");
     assert!(text.contains("Jaeger"), "{text}");
 }
+
+#[test]
+fn cut_store_exports_fail_with_an_error_never_a_panic() {
+    for rel in [
+        "jaeger/adk-legacy.jaeger.json",
+        "tempo/adk-legacy.tempo.json",
+        "adk/legacy/logs.json",
+    ] {
+        let (name, bytes) = fixture(rel);
+        for cut in (1..bytes.len()).step_by(bytes.len() / 37 + 1) {
+            let r = load_bytes(&name, &bytes[..cut], &ReadOptions::default());
+            assert!(r.is_err(), "{rel} cut at {cut} read");
+        }
+    }
+}
+
+#[test]
+fn jaeger_json_with_its_keys_in_another_order_is_read_too() {
+    let (_, bytes) = fixture("jaeger/adk-legacy.jaeger.json");
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    // `spans` and `processes` before `traceID`, `total` before `data`.
+    let trace = &v["data"][0];
+    let reordered = json!({
+        "total": 0,
+        "data": [{"spans": trace["spans"], "processes": trace["processes"], "traceID": trace["traceID"]}],
+    });
+    let text = serde_json::to_vec_pretty(&reordered).unwrap();
+    let t = match load_bytes("r.json", &text, &ReadOptions::default()).unwrap() {
+        Document::Trace(t) => t,
+        _ => panic!("not a trace"),
+    };
+    assert_adk_counts(&t, "reordered");
+}
