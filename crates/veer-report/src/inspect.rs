@@ -59,7 +59,7 @@ pub fn terminal(r: &InspectReport, style: Style) -> String {
             Cell::new(preview(&t.text, 48)),
         ]);
     }
-    out.push_str(&table.to_string());
+    out.push_str(&crate::text::render_table(&mut table));
     out.push('\n');
     enforcement(&mut out, &r.enforcement, style);
     out
@@ -175,7 +175,7 @@ pub fn log_terminal(r: &LogReport, style: Style) -> String {
             )),
         ]);
     }
-    out.push_str(&table.to_string());
+    out.push_str(&crate::text::render_table(&mut table));
     out.push('\n');
     out
 }

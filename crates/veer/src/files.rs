@@ -35,7 +35,11 @@ impl Command {
                 a.inputs.iter().map(|p| Some(&**p)).collect(),
                 vec![a.output.as_deref()],
             ),
-            Command::Demo(_) | Command::Config(_) | Command::Init(_) => (vec![], vec![]),
+            Command::Demo(a) => (vec![], vec![a.out.output.as_deref()]),
+            Command::Config(crate::cli::ConfigCommand::Show(a)) => {
+                (vec![], vec![a.out.output.as_deref()])
+            }
+            Command::Init(_) => (vec![], vec![]),
             Command::Check(a) => (
                 vec![Some(&a.trace), Some(&a.policy)],
                 vec![a.out.output.as_deref()],
@@ -87,6 +91,10 @@ impl Command {
             Command::Baseline(BaselineCommand::Create(a) | BaselineCommand::Update(a)) => {
                 (vec![Some(&*a.runs), a.policy.as_deref()], vec![])
             }
+            Command::Baseline(BaselineCommand::Show(a) | BaselineCommand::Verify(a)) => {
+                (vec![], vec![a.out.output.as_deref()])
+            }
+            Command::Baseline(BaselineCommand::List(a)) => (vec![], vec![a.out.output.as_deref()]),
             Command::Baseline(_) => (vec![], vec![]),
             Command::History(HistoryCommand::Add(a)) => (vec![Some(&*a.report)], vec![]),
             Command::History(HistoryCommand::Show(a)) => {

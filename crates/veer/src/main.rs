@@ -27,6 +27,9 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     output::set_redaction(!cli.no_redact);
+    veer_report::text::set_table_width(output::table_width(
+        !cli.command.files().outputs.is_empty(),
+    ));
     // `veer record` stops its proxy and agent on SIGINT / SIGTERM itself and leaves a complete
     // file; every other command ends at once, removing any temporary output file.
     // `veer experiment run` stops its agents on those signals and installs this watcher itself

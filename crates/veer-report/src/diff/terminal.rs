@@ -118,7 +118,7 @@ fn render_report(r: &DiffReport, style: Style) -> String {
             Cell::new(flags(a)),
         ]);
     }
-    out.push_str(&table.to_string());
+    out.push_str(&crate::text::render_table(&mut table));
     out.push('\n');
     out.push_str(&format!(
         "worst regression: {}\n\n",
@@ -395,7 +395,7 @@ impl DirectoryPrinter for DirectoryTable {
         for e in errors {
             table.add_row(error_row(style, e));
         }
-        out.push_str(&table.to_string());
+        out.push_str(&crate::text::render_table(&mut table));
         out.push('\n');
         for e in &d.errors {
             out.push_str(&style.bad(&format!("error: {}", e.error)));
@@ -438,7 +438,7 @@ impl DirectoryPrinter for DirectoryTable {
         out.push('\n');
         out.push_str(&style.heading("severity per axis across trace pairs"));
         out.push('\n');
-        out.push_str(&agg.to_string());
+        out.push_str(&crate::text::render_table(&mut agg));
         out.push('\n');
         out.push_str(
             &fingerprint_section(d.fingerprint.as_ref(), style).replacen(

@@ -82,7 +82,7 @@ pub fn render_experiment(r: &ExperimentReport, style: Style) -> String {
             Cell::new(control_flow(p.control_flow_changes.as_ref())),
         ]);
     }
-    out.push_str(&pairs.to_string());
+    out.push_str(&crate::text::render_table(&mut pairs));
     out.push('\n');
 
     out.push('\n');
@@ -99,7 +99,7 @@ pub fn render_experiment(r: &ExperimentReport, style: Style) -> String {
             }
         }));
     }
-    out.push_str(&by.to_string());
+    out.push_str(&crate::text::render_table(&mut by));
     out.push('\n');
 
     out.push('\n');
@@ -113,7 +113,7 @@ pub fn render_experiment(r: &ExperimentReport, style: Style) -> String {
             right(percent_opt(g.fraction)),
         ]);
     }
-    out.push_str(&groups.to_string());
+    out.push_str(&crate::text::render_table(&mut groups));
     out.push('\n');
 
     let mut warned = false;

@@ -29,6 +29,8 @@ pub struct ConfigShowArgs {
         value_name = "COMMAND"
     )]
     pub command: Vec<String>,
+    #[command(flatten)]
+    pub out: crate::cli::OutputArgs,
 }
 
 /// Formats `veer config show` offers.

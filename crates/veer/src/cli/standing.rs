@@ -114,6 +114,8 @@ pub struct BaselineRefArgs {
     pub format: StandingFormat,
     #[command(flatten)]
     pub root: BaselineRootArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// `veer baseline approve`.
@@ -142,6 +144,8 @@ pub struct BaselineListArgs {
     pub format: StandingFormat,
     #[command(flatten)]
     pub root: BaselineRootArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// `veer history` subcommands.

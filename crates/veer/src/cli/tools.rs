@@ -50,6 +50,8 @@ pub struct DemoArgs {
     /// Output format (every format of `veer diff`).
     #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
     pub format: DiffFormat,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// `veer schema`.

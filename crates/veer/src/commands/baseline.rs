@@ -232,7 +232,7 @@ fn verify(a: &BaselineRefArgs) -> Result<u8, CliError> {
             m.revision
         ),
     };
-    emit(&text, None)?;
+    emit(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
 
@@ -279,7 +279,7 @@ fn list(a: &BaselineListArgs) -> Result<u8, CliError> {
             t
         }
     };
-    emit(&text, None)?;
+    emit(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
 
@@ -294,7 +294,7 @@ fn show(a: &BaselineRefArgs) -> Result<u8, CliError> {
         StandingFormat::Json => String::from_utf8_lossy(&m.to_bytes()).into_owned(),
         StandingFormat::Terminal => render_show(m, &dir, &opened.versions),
     };
-    crate::output::emit_metadata(&text, None)?;
+    crate::output::emit_metadata(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
 

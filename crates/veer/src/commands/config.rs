@@ -80,7 +80,7 @@ pub fn show(args: &ConfigShowArgs, config: Option<&Config>) -> Result<u8, CliErr
         ConfigFormat::Json => veer_report::json::to_json(&doc),
         ConfigFormat::Text => text(&doc),
     };
-    emit(&text, None)?;
+    emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
 

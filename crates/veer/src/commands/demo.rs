@@ -53,8 +53,13 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         &options,
         veer_base::Level::None,
     );
-    let mut text = super::diff::render(&report, &verdict, args.format, colour_enabled(false));
-    if args.format == DiffFormat::Terminal {
+    let mut text = super::diff::render(
+        &report,
+        &verdict,
+        args.format,
+        colour_enabled(args.out.output.is_some()),
+    );
+    if args.format == DiffFormat::Terminal && args.out.output.is_none() {
         text.push_str(
             "\nThis was `veer diff examples/refund-agent/baseline.agentlog \
              examples/refund-agent/candidate.agentlog --policy examples/refund-agent/policy.yaml`.\n\
@@ -62,7 +67,7 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
              pull-request comment.\n",
         );
     }
-    emit(&text, None)?;
+    emit(&text, args.out.output.as_deref())?;
     if let Some((path, markdown)) = super::diff::step_summary(args.format, || {
         veer_report::diff::markdown::render(&report, &verdict)
     }) {

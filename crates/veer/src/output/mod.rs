@@ -39,6 +39,28 @@ pub fn colour_enabled(to_file: bool) -> bool {
     !to_file && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
 }
 
+/// The width terminal tables fit, in columns (0 = no limit): `COLUMNS` when set to a positive
+/// number, else the terminal's width when stdout is a terminal; never a limit when the report
+/// goes to a file (`-o`), which gets the whole table.
+pub fn table_width(to_file: bool) -> u16 {
+    if to_file {
+        return 0;
+    }
+    if let Some(cols) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u16>().ok())
+        .filter(|c| *c > 0)
+    {
+        return cols;
+    }
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
+            return w;
+        }
+    }
+    0
+}
+
 /// `text` with secrets replaced by `[REDACTED:<kind>]`. A JSON document is redacted inside its
 /// strings only and re-printed in the same pretty layout, so it stays valid JSON.
 pub fn redact_output(text: &str) -> Cow<'_, str> {

@@ -33,6 +33,7 @@ pub fn veer(args: &[&str]) -> Run {
         .current_dir(root)
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
+        .env_remove("COLUMNS")
         .output()
         .expect("veer runs");
     Run {

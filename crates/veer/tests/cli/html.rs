@@ -538,3 +538,50 @@ fn demo_sarif_and_github_snapshots() {
     insta::assert_snapshot!("demo_sarif", demo("sarif"));
     insta::assert_snapshot!("demo_github", demo("github"));
 }
+
+/// `veer demo` at `COLUMNS`, as a terminal would show it.
+fn demo_at(columns: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .arg("demo")
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", columns)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("veer runs");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The terminal table fits the terminal: at 80 columns the axes are printed one block per axis
+/// (no line of the block wider than 80), on a wide terminal as the table; `-o` writes the demo
+/// to a file in any format.
+#[test]
+fn the_terminal_table_fits_the_terminal_and_demo_writes_to_a_file() {
+    let narrow = demo_at("80");
+    assert!(!narrow.contains('┌'), "{narrow}");
+    let block: Vec<&str> = narrow
+        .lines()
+        .skip_while(|l| *l != "semantic")
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(block.len() > 9, "{narrow}");
+    for l in &block {
+        assert!(
+            l.chars().count() <= 80,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+    assert!(narrow.contains("  severity       severe"), "{narrow}");
+    let wide = demo_at("400");
+    assert!(wide.contains("┌"), "{wide}");
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("demo.html");
+    veer_ok(
+        &["demo", "--format", "html", "-o", page.to_str().unwrap()],
+        0,
+    );
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+}
