@@ -17,6 +17,7 @@ mod answers;
 pub(crate) mod assemble;
 mod by_record;
 pub(crate) mod claude_code;
+pub(crate) mod codex;
 pub mod inspect;
 pub(crate) mod langfuse;
 pub(crate) mod langsmith;
