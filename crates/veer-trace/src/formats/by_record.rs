@@ -4,7 +4,7 @@
 //! check. Each reader produces the same [`Trace`] model through `assemble` (mapping in
 //! docs/formats.md).
 
-use super::{agents_sdk, claude_code, langfuse, langsmith, mcp};
+use super::{agents_sdk, claude_code, codex, langfuse, langsmith, mcp};
 use crate::error::TraceError;
 use crate::model::Trace;
 use crate::options::ReadOptions;
@@ -24,18 +24,21 @@ pub enum Foreign {
     Langsmith,
     /// MCP JSON-RPC session log (JSON Lines).
     Mcp,
+    /// Codex CLI session rollout (JSON Lines).
+    Codex,
 }
 
 /// The ordered sniffs: the first that accepts a record names its format.
 /// Whether a record is of one format.
 type Sniff = fn(&Value) -> bool;
 
-const SNIFFS: [(Foreign, Sniff); 5] = [
+const SNIFFS: [(Foreign, Sniff); 6] = [
     (Foreign::AgentsSdk, agents_sdk::sniff),
     (Foreign::ClaudeCode, claude_code::sniff),
     (Foreign::Langfuse, langfuse::sniff),
     (Foreign::Langsmith, langsmith::sniff),
     (Foreign::Mcp, mcp::sniff),
+    (Foreign::Codex, codex::sniff),
 ];
 
 /// The format of a file whose first record (a JSON Lines line) or whole document is `v`: an
@@ -156,6 +159,7 @@ pub fn read(
         Foreign::Langfuse => langfuse::read(source, items, options),
         Foreign::Langsmith => langsmith::read(source, items, options),
         Foreign::Mcp => mcp::read(source, items, options),
+        Foreign::Codex => codex::read(source, items, options),
     }
 }
 
@@ -248,7 +252,7 @@ pub(crate) fn items_of_bytes(
 fn is_line_record(v: &Value) -> bool {
     matches!(
         sniff(v),
-        Some(Foreign::Mcp | Foreign::AgentsSdk | Foreign::ClaudeCode)
+        Some(Foreign::Mcp | Foreign::AgentsSdk | Foreign::ClaudeCode | Foreign::Codex)
     )
 }
 

@@ -2,8 +2,9 @@
 //! `type` user / assistant / system / summary. Consecutive assistant lines with one
 //! `message.id` (Claude Code writes a line per content block) form one response; the user text
 //! since the previous response forms its request; `tool_result` blocks of user lines become
-//! tool results. Each `sessionId` is a session; sidechain (sub-agent) entries are left out when
-//! the file also holds the main conversation (docs/formats.md §Claude Code).
+//! tool results. Each `sessionId` is a session, and each sub-agent conversation (sidechain) a
+//! session of its own after the main one; the web export `{"loglines": [...]}` is read as its
+//! entries (docs/formats.md §Claude Code).
 
 use super::assemble::{
     count, ms_of, request_payload, text_of, tool_call_payload, tool_result_payload, Answer,
@@ -19,6 +20,10 @@ use std::collections::HashMap;
 /// Whether `v` is a Claude Code session-log entry.
 /// (Newer logs may open with a `file-history-snapshot` entry.)
 pub fn sniff(v: &Value) -> bool {
+    // The web session export: `{"loglines": [entry…]}`.
+    if let Some(Value::Array(lines)) = v.get("loglines") {
+        return lines.first().is_some_and(sniff);
+    }
     if v.get("type").and_then(Value::as_str) == Some("file-history-snapshot") {
         return v.get("messageId").is_some() && v.get("snapshot").is_some();
     }
@@ -44,11 +49,14 @@ struct Open {
     since_ms: Option<i64>,
     last_ms: Option<i64>,
     line: Option<u64>,
+    /// Results of its tool calls read before its last line.
+    results: Vec<ToolResult>,
 }
 
 /// Reads a session log.
 pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Trace, TraceError> {
     let mut a = Assembler::new(source, Format::ClaudeCode, "claude-code");
+    let items = expand_loglines(items);
     let mut entries: Vec<(&Item, &Map<String, Value>, &str)> = Vec::new();
     for item in &items {
         let Value::Object(o) = &item.value else {
@@ -116,14 +124,6 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
             .and_then(Value::as_bool)
             .unwrap_or(false)
     };
-    let has_main = entries.iter().any(|(_, o, _)| !side(o));
-    if has_main {
-        let dropped = entries.iter().filter(|(_, o, _)| side(o)).count();
-        if let Some((item, _, _)) = entries.iter().find(|(_, o, _)| side(o)) {
-            a.warn(item.line, "isSidechain", format!("{dropped} sidechain (sub-agent) entries are not part of the main conversation and are left out"));
-        }
-        entries.retain(|(_, o, _)| !side(o));
-    }
     let ids: Vec<&str> = entries
         .iter()
         .map(|(_, o, _)| str_of(o, "uuid").unwrap_or(""))
@@ -155,7 +155,73 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
             }
         }
     }
+    // The main conversation first, then each sub-agent conversation (sidechain) as a
+    // session of its own: grouped by `agentId`, else by the sidechain entry it starts from.
+    let (main, sides): (Vec<Entry>, Vec<Entry>) =
+        entries.into_iter().partition(|(_, o, _)| !side(o));
+    let mut groups: Vec<(String, Vec<Entry>)> = Vec::new();
+    let mut root_of: HashMap<&str, String> = HashMap::new();
+    for e in sides {
+        let o = e.1;
+        let key = match str_of(o, "agentId") {
+            Some(id) => id.to_string(),
+            None => {
+                let parent = str_of(o, "parentUuid").and_then(|p| root_of.get(p).cloned());
+                parent.unwrap_or_else(|| str_of(o, "uuid").unwrap_or("").to_string())
+            }
+        };
+        if let Some(u) = str_of(o, "uuid") {
+            root_of.insert(u, key.clone());
+        }
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(e),
+            None => groups.push((key, vec![e])),
+        }
+    }
+    if !main.is_empty() {
+        conversation(&mut a, main, None);
+    }
+    for (key, list) in groups {
+        conversation(&mut a, list, Some(&key));
+    }
+    a.finish("Claude Code session log")
+}
+
+/// The entries of a web session export (`{"loglines": [...]}`) as items of their own
+/// (`loglines[3]`); other items as they are.
+fn expand_loglines(items: Vec<Item>) -> Vec<Item> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match item.value {
+            Value::Object(mut o) if matches!(o.get("loglines"), Some(Value::Array(_))) => {
+                let Some(Value::Array(lines)) = o.remove("loglines") else {
+                    continue;
+                };
+                let prefix = if item.path.is_empty() {
+                    "loglines".to_string()
+                } else {
+                    format!("{}.loglines", item.path)
+                };
+                out.extend(lines.into_iter().enumerate().map(|(i, value)| Item {
+                    line: None,
+                    path: format!("{prefix}[{i}]"),
+                    value,
+                }));
+            }
+            value => out.push(Item { value, ..item }),
+        }
+    }
+    out
+}
+
+/// One entry of the log: where it was read, the entry, its type.
+type Entry<'a> = (&'a Item, &'a Map<String, Value>, &'a str);
+
+/// Writes one conversation: the main one (a session per `sessionId`), or the sub-agent
+/// conversation `agent` (one session, tagged with the agent).
+fn conversation(a: &mut Assembler, entries: Vec<Entry<'_>>, agent: Option<&str>) {
     let mut session: Option<&str> = None;
+    let mut started = false;
     let mut open: Option<Open> = None;
     let mut pending_user: Vec<Value> = Vec::new();
     let mut asked_at: HashMap<String, Option<i64>> = HashMap::new();
@@ -163,21 +229,26 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
     for (item, o, kind) in entries {
         let ms = ms_of(o.get("timestamp"));
         let sid = str_of(o, "sessionId");
-        if sid.is_some() && sid != session {
-            flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
+        let new_session = match agent {
+            Some(_) => !started,
+            None => sid.is_some() && sid != session,
+        };
+        if new_session {
+            flush(a, &mut open, &mut pending_user, &mut asked_at);
             session = sid;
+            started = true;
             let tag = |k: &str| str_of(o, k).unwrap_or("").to_string();
-            a.session(
-                vec![
-                    ("session_id", tag("sessionId")),
-                    ("cwd", tag("cwd")),
-                    ("claude_code_version", tag("version")),
-                    ("git_branch", tag("gitBranch")),
-                ],
-                sid,
-                ms,
-                item.line,
-            );
+            let mut tags = vec![
+                ("session_id", tag("sessionId")),
+                ("cwd", tag("cwd")),
+                ("claude_code_version", tag("version")),
+                ("git_branch", tag("gitBranch")),
+            ];
+            if let Some(agent) = agent {
+                tags.push(("sidechain", "true".to_string()));
+                tags.push(("agent_id", agent.to_string()));
+            }
+            a.session(tags, agent.or(sid), ms, item.line);
         }
         let Some(Value::Object(m)) = o.get("message") else {
             continue;
@@ -185,7 +256,7 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
         if kind == "assistant" {
             let id = str_of(m, "id").unwrap_or("").to_string();
             if open.as_ref().is_some_and(|x| x.id != id || id.is_empty()) {
-                flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
+                flush(a, &mut open, &mut pending_user, &mut asked_at);
             }
             let cur = open.get_or_insert_with(|| Open {
                 id,
@@ -193,85 +264,130 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
                 line: item.line,
                 ..Open::default()
             });
-            let ans = &mut cur.answer;
-            if let Some(model) = str_of(m, "model") {
-                ans.model = model.to_string();
-            }
-            match m.get("content") {
-                Some(Value::String(t)) => ans.text.push(t.clone()),
-                Some(Value::Array(blocks)) => {
-                    for b in blocks {
-                        match b.get("type").and_then(Value::as_str) {
-                            Some("text") => ans
-                                .text
-                                .extend(b.get("text").and_then(Value::as_str).map(str::to_string)),
-                            Some("thinking") => ans.thinking.extend(
-                                b.get("thinking")
-                                    .and_then(Value::as_str)
-                                    .map(str::to_string),
-                            ),
-                            Some("tool_use") => {
-                                let id = b.get("id").and_then(Value::as_str).map(str::to_string);
-                                let name = b
-                                    .get("name")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or("")
-                                    .to_string();
-                                ans.tool_uses.push((
-                                    id,
-                                    name,
-                                    b.get("input").cloned().unwrap_or_else(|| json!({})),
-                                ));
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                _ => {}
-            }
-            if let Some(s) = str_of(m, "stop_reason") {
-                ans.stop_reason = Some(s.to_string());
-            }
-            if let Some(Value::Object(u)) = m.get("usage") {
-                let c = |k: &str| count(u.get(k));
-                ans.usage = Some([
-                    c("input_tokens"),
-                    c("output_tokens"),
-                    c("cache_read_input_tokens"),
-                    c("cache_creation_input_tokens"),
-                ]);
-            }
-            cur.last_ms = ms;
-            ans.latency_ms = span_ms(cur.since_ms, ms);
+            gather(cur, m, ms);
         } else {
-            flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
-            match m.get("content") {
-                Some(Value::String(t)) => pending_user.push(json!({"role": "user", "content": t})),
-                Some(Value::Array(blocks)) => {
-                    for b in blocks {
-                        match b.get("type").and_then(Value::as_str) {
-                            Some("text") => pending_user.push(json!({"role": "user", "content": b.get("text").cloned().unwrap_or(Value::Null)})),
-                            Some("tool_result") => {
-                                let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
-                                let output = match b.get("content") {
-                                    Some(Value::String(s)) => json!(s),
-                                    c => text_of(c).map_or(json!(""), Value::String),
-                                };
-                                let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-                                let latency = span_ms(asked_at.get(id).copied().flatten(), ms);
-                                a.push(Kind::ToolResult, tool_result_payload(id, output, is_error, latency), ms, item.line);
-                            }
-                            _ => {}
-                        }
+            // Results of tools the still-open message asked for (Claude Code writes them
+            // between the message's lines) wait for the message to end.
+            let results = tool_results_of(m, ms, item.line);
+            let only_results =
+                matches!(m.get("content"), Some(Value::Array(b)) if b.len() == results.len());
+            let for_open = open.as_ref().is_some_and(|cur| {
+                !results.is_empty()
+                    && results.iter().all(|r| {
+                        cur.answer
+                            .tool_uses
+                            .iter()
+                            .any(|(id, _, _)| id.as_deref() == Some(r.0.as_str()))
+                    })
+            });
+            if only_results && for_open {
+                if let Some(cur) = open.as_mut() {
+                    cur.results.extend(results);
+                }
+                prev_ms = ms.or(prev_ms);
+                continue;
+            }
+            flush(a, &mut open, &mut pending_user, &mut asked_at);
+            if let Some(Value::String(t)) = m.get("content") {
+                pending_user.push(json!({"role": "user", "content": t}));
+            }
+            if let Some(Value::Array(blocks)) = m.get("content") {
+                for b in blocks {
+                    if b.get("type").and_then(Value::as_str) == Some("text") {
+                        pending_user.push(json!({"role": "user", "content": b.get("text").cloned().unwrap_or(Value::Null)}));
                     }
                 }
-                _ => {}
+            }
+            for (id, output, is_error, ms, line) in results {
+                let latency = span_ms(asked_at.get(&id).copied().flatten(), ms);
+                a.push(
+                    Kind::ToolResult,
+                    tool_result_payload(&id, output, is_error, latency),
+                    ms,
+                    line,
+                );
             }
         }
         prev_ms = ms.or(prev_ms);
     }
-    flush(&mut a, &mut open, &mut pending_user, &mut asked_at);
-    a.finish("Claude Code session log")
+    flush(a, &mut open, &mut pending_user, &mut asked_at);
+}
+
+/// A tool result read from a user line: tool-use id, output, is_error, time, line.
+type ToolResult = (String, Value, bool, Option<i64>, Option<u64>);
+
+/// The `tool_result` blocks of a user message.
+fn tool_results_of(m: &Map<String, Value>, ms: Option<i64>, line: Option<u64>) -> Vec<ToolResult> {
+    let Some(Value::Array(blocks)) = m.get("content") else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+        .map(|b| {
+            let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+            let output = match b.get("content") {
+                Some(Value::String(s)) => json!(s),
+                c => text_of(c).map_or(json!(""), Value::String),
+            };
+            let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+            (id.to_string(), output, is_error, ms, line)
+        })
+        .collect()
+}
+
+/// Adds one assistant line's content, stop reason and usage to the open message.
+fn gather(cur: &mut Open, m: &Map<String, Value>, ms: Option<i64>) {
+    let ans = &mut cur.answer;
+    if let Some(model) = str_of(m, "model") {
+        ans.model = model.to_string();
+    }
+    match m.get("content") {
+        Some(Value::String(t)) => ans.text.push(t.clone()),
+        Some(Value::Array(blocks)) => {
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => ans
+                        .text
+                        .extend(b.get("text").and_then(Value::as_str).map(str::to_string)),
+                    Some("thinking") => ans.thinking.extend(
+                        b.get("thinking")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                    ),
+                    Some("tool_use") => {
+                        let id = b.get("id").and_then(Value::as_str).map(str::to_string);
+                        let name = b
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string();
+                        ans.tool_uses.push((
+                            id,
+                            name,
+                            b.get("input").cloned().unwrap_or_else(|| json!({})),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(s) = str_of(m, "stop_reason") {
+        ans.stop_reason = Some(s.to_string());
+    }
+    if let Some(Value::Object(u)) = m.get("usage") {
+        let c = |k: &str| count(u.get(k));
+        ans.usage = Some([
+            c("input_tokens"),
+            c("output_tokens"),
+            c("cache_read_input_tokens"),
+            c("cache_creation_input_tokens"),
+        ]);
+    }
+    cur.last_ms = ms;
+    ans.latency_ms = span_ms(cur.since_ms, ms);
 }
 
 /// Writes the gathered assistant message (request, response, its tool calls).
@@ -300,6 +416,15 @@ fn flush(
             o.line,
         );
     }
+    for (id, output, is_error, ms, line) in o.results {
+        let latency = span_ms(asked_at.get(&id).copied().flatten(), ms);
+        a.push(
+            Kind::ToolResult,
+            tool_result_payload(&id, output, is_error, latency),
+            ms,
+            line,
+        );
+    }
 }
 
 #[cfg(test)]
@@ -324,7 +449,21 @@ mod tests {
         .unwrap();
         let t = read_str(&fx).unwrap();
         let turns = t.turns();
-        assert_eq!(turns.len(), 4);
+        // Four turns of the main agent, then the sub-agent's (sidechain) one in its session.
+        assert_eq!(turns.len(), 5);
+        let meta: Vec<&crate::model::Record> = t
+            .records
+            .iter()
+            .filter(|r| r.kind == Kind::Metadata)
+            .collect();
+        assert_eq!(meta.len(), 2);
+        assert_eq!(meta[1].payload["tags"]["sidechain"], json!("true"));
+        let side = t
+            .records
+            .iter()
+            .position(|r| std::ptr::eq(r, meta[1]))
+            .unwrap();
+        assert!(turns[4].response > side && turns[3].response < side);
         let r0 = &t.records[turns[0].response];
         assert_eq!(
             r0.payload["content"][0],
@@ -342,8 +481,28 @@ mod tests {
             json!(true)
         );
         assert_eq!(t.trace_id(), "4b1f7a52-0d8e-4c1e-9a51-0c2d3f6e7a10");
-        assert_eq!(t.warnings.len(), 1, "{:?}", t.warnings);
-        assert_eq!(t.warnings[0].field, "isSidechain");
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    }
+
+    #[test]
+    fn results_between_the_lines_of_one_message_wait_for_its_end() {
+        let line = |v: Value| format!("{v}\n");
+        let asst = |block: Value, ts: &str| json!({"type": "assistant", "sessionId": "s", "timestamp": ts, "message": {"id": "m1", "model": "claude", "content": [block]}});
+        let result = |id: &str, ts: &str| json!({"type": "user", "sessionId": "s", "timestamp": ts, "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]}});
+        let log = [
+            line(json!({"type": "user", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z", "message": {"content": "go"}})),
+            line(asst(json!({"type": "tool_use", "id": "a", "name": "Read", "input": {}}), "2026-01-01T00:00:01Z")),
+            line(result("a", "2026-01-01T00:00:02Z")),
+            line(asst(json!({"type": "tool_use", "id": "b", "name": "Grep", "input": {}}), "2026-01-01T00:00:03Z")),
+            line(result("b", "2026-01-01T00:00:04Z")),
+        ]
+        .concat();
+        let t = read_str(&log).unwrap();
+        let turns = t.turns();
+        assert_eq!(turns.len(), 1);
+        assert_eq!(turns[0].tool_results.len(), 2);
+        let names: Vec<String> = t.tool_calls().into_iter().map(|c| c.name).collect();
+        assert_eq!(names, ["Read", "Grep"]);
     }
 
     #[test]
@@ -359,6 +518,22 @@ mod tests {
         let e =
             read_str("{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"x\"}").unwrap_err();
         assert!(e.message.contains("no model calls"), "{e}");
+    }
+
+    #[test]
+    fn web_exports_read_their_loglines() {
+        let export = json!({"loglines": [
+            {"type": "user", "sessionId": "w", "uuid": "1", "parentUuid": null, "message": {"content": "hi"}},
+            {"type": "assistant", "sessionId": "w", "uuid": "2", "parentUuid": "1", "message": {"id": "m", "content": [{"type": "text", "text": "hello"}]}}
+        ]});
+        assert!(sniff(&export));
+        let t = read_str(&export.to_string()).unwrap();
+        assert_eq!(t.turns().len(), 1);
+        let e = read_str(
+            &json!({"loglines": [{"type": "user", "sessionId": "w", "message": 3}]}).to_string(),
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "loglines[0].message");
     }
 
     #[test]

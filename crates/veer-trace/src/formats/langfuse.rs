@@ -60,8 +60,8 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
             continue;
         }
         // A download: the trace apart, the observations (with input and output) beside it.
-        let (t, prefix) = match top.get("trace") {
-            Some(Value::Object(t)) if top.contains_key("observations") => (t, ""),
+        let t = match top.get("trace") {
+            Some(Value::Object(t)) if top.contains_key("observations") => t,
             Some(other) if top.contains_key("observations") => {
                 return Err(item.err(
                     source,
@@ -69,7 +69,7 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
                     format!("must be an object, found {}", type_name(other)),
                 ))
             }
-            _ => (top, ""),
+            _ => top,
         };
         let Some(Value::String(trace_id)) = t.get("id") else {
             let field = if std::ptr::eq(t, top) {
@@ -107,7 +107,7 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
         };
         let mut seen = std::collections::HashSet::new();
         for (i, o) in observations.iter().enumerate() {
-            let path = format!("{prefix}observations[{i}]");
+            let path = format!("observations[{i}]");
             match o {
                 // The trace list endpoint gives observation ids only: nothing to read.
                 Value::String(_) => continue,

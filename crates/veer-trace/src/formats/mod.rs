@@ -5,9 +5,10 @@
 //! 2. each entry of `READERS` whose `sniff` accepts the first bytes reads the whole file;
 //! 3. a JSON object with a traxr shape → traxr (trace, results file or analyzer case); an
 //!    Inspect AI JSON log (`version` and an `eval` object) → Inspect;
-//! 4. a JSON object that looks like nothing veer reads → an error naming the formats veer
-//!    reads, with a specific hint for near misses (binary OTLP, a single chat-completions
-//!    response, OTLP metrics);
+//! 4. a JSON object or array that looks like nothing veer reads → an error naming the formats
+//!    veer reads, what the file looks like and the closest format's first mismatch (binary
+//!    OTLP, a single chat-completions response, OTLP metrics, an array of spans,
+//!    `{type, payload}` event lines), never a parse error of a format the file is not;
 //! 5. anything else → `.agentlog` JSON Lines, whose reader names the offending line.
 //!
 //! Adding a format is one module here and one `FormatReader` entry.
@@ -17,6 +18,7 @@ mod answers;
 pub(crate) mod assemble;
 mod by_record;
 pub(crate) mod claude_code;
+pub(crate) mod codex;
 pub mod inspect;
 pub(crate) mod langfuse;
 pub(crate) mod langsmith;
@@ -246,6 +248,8 @@ fn read_counted<R: BufRead + Send>(
         (Ok(v), None) if near_miss(source, &v).is_some() => {
             Err(near_miss(source, &v).unwrap_or_else(|| unknown(source, "")))
         }
+        // A whole JSON array that no reader took: never `.agentlog` (a JSON Lines file).
+        (Ok(v @ Value::Array(_)), None) => Err(unknown_array(source, &v)),
         // Not one JSON document (JSON Lines, or broken): the .agentlog reader names the line.
         (parsed, _) => {
             if parsed.is_err() {
@@ -307,6 +311,55 @@ fn unknown(source: &str, what: &str) -> TraceError {
     )
 }
 
+/// The error for a JSON array no reader took: what its elements look like, the closest
+/// format and its first mismatch, and the formats veer reads.
+fn unknown_array(source: &str, v: &Value) -> TraceError {
+    let first = v.as_array().and_then(|a| a.first());
+    let keys: Vec<&str> = first
+        .and_then(Value::as_object)
+        .map(|o| o.keys().map(String::as_str).take(8).collect())
+        .unwrap_or_default();
+    let has = |k: &str| keys.contains(&k);
+    let (what, closest) =
+        if first.is_none() {
+            ("this is an empty JSON array".to_string(), String::new())
+        } else if [
+            "context",
+            "span_id",
+            "spanId",
+            "span_kind",
+            "parent_id",
+            "traceId",
+            "trace_id",
+        ]
+        .iter()
+        .any(|k| has(k))
+        {
+            (
+            format!("this looks like a JSON array of spans (keys {})", keys.join(", ")),
+            "; the closest, OTLP/JSON, needs the spans under resourceSpans[].scopeSpans[].spans"
+                .to_string(),
+        )
+        } else if has("role") && (has("content") || has("parts")) {
+            (
+                "this looks like a JSON array of chat messages, not a trace".to_string(),
+                "; the closest, an OpenAI Agents SDK export, needs trace and span objects"
+                    .to_string(),
+            )
+        } else {
+            (
+                format!(
+                    "this is a JSON array whose first element is {} (keys {})",
+                    first.map_or("nothing", type_name),
+                    keys.join(", ")
+                ),
+                String::new(),
+            )
+        };
+    unknown(source, &format!("{what}, not a format veer reads{closest}"))
+        .with_hint("check that this is the file you meant; `veer convert` turns a supported format into .agentlog")
+}
+
 /// Binary protobuf starts with field 1 (`resource_spans`, length-delimited: byte 0x0a) and is
 /// not text.
 fn looks_like_binary_otlp(head: &[u8]) -> bool {
@@ -322,8 +375,21 @@ fn looks_like_binary_otlp(head: &[u8]) -> bool {
 /// `version` or `id` and no recognisable other shape is left to the `.agentlog` reader.
 pub(crate) fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
     let o = v.as_object()?;
-    if o.contains_key("kind") || o.contains_key("payload") {
+    let envelope = ["version", "id", "ts"].iter().any(|k| o.contains_key(*k));
+    if o.contains_key("kind") || (o.contains_key("payload") && envelope) {
         return None; // an .agentlog record, perhaps a broken one: its reader says what is wrong
+    }
+    if o.contains_key("payload") {
+        let kind = o.get("type").and_then(Value::as_str).unwrap_or("");
+        return Some(
+            unknown(
+                source,
+                &format!(
+                    "this looks like JSON Lines of {{type, payload}} events (first type {kind:?}), not a format veer reads; the closest, .agentlog, needs version, id, kind and ts beside payload"
+                ),
+            )
+            .with_hint("check that this is the file you meant; `veer convert` turns a supported format into .agentlog"),
+        );
     }
     let is_chat_completion = o.contains_key("choices")
         && (o.get("object").and_then(Value::as_str) == Some("chat.completion")
@@ -352,4 +418,37 @@ pub(crate) fn near_miss(source: &str, v: &Value) -> Option<TraceError> {
         unknown(source, "")
             .with_hint("check that this is the file you meant; `veer convert` turns a supported format into .agentlog")
     })
+}
+
+#[cfg(test)]
+mod detection_tests {
+    use crate::load::load_bytes;
+    use crate::options::ReadOptions;
+
+    fn error_of(bytes: &str) -> crate::error::TraceError {
+        match load_bytes("f.json", bytes.as_bytes(), &ReadOptions::default()) {
+            Err(e) => e,
+            Ok(_) => panic!("read {bytes}"),
+        }
+    }
+
+    #[test]
+    fn files_of_no_format_say_what_they_look_like_and_what_was_tried() {
+        let spans = "[\n  {\n    \"name\": \"llm\",\n    \"context\": {\"trace_id\": \"t\", \"span_id\": \"s\"},\n    \"span_kind\": \"LLM\"\n  }\n]\n";
+        let e = error_of(spans);
+        assert!(e.message.contains("JSON array of spans"), "{e}");
+        assert!(
+            e.message.contains("resourceSpans") && e.message.contains("veer reads: agentlog"),
+            "{e}"
+        );
+        assert!(!e.message.contains("invalid JSON"), "{e}");
+        let events = "{\"type\": \"step\", \"payload\": {\"a\": 1}}\n{\"type\": \"step\", \"payload\": {}}\n";
+        let e = error_of(events);
+        assert!(e.message.contains("{type, payload} events"), "{e}");
+        assert!(!e.message.contains("missing required field"), "{e}");
+        assert!(error_of("[]").message.contains("empty JSON array"));
+        // A broken .agentlog record is still the .agentlog reader's to explain.
+        let e = error_of("{\"version\": \"0.1\", \"kind\": \"metadata\", \"payload\": {}}\n");
+        assert_eq!(e.field, "id");
+    }
 }

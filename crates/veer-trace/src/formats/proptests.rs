@@ -1,6 +1,6 @@
 //! Property tests of the readers of `formats/`: the parent check against its slow definition,
-//! and span trees read the same whatever the order of their spans in the file and the number
-//! of threads.
+//! span trees read the same whatever the order of their spans in the file and the number of
+//! threads, and damaged real exports give errors, never panics.
 
 use super::{check_parents, read, Foreign};
 use crate::agentlog::writer::write_agentlog;
@@ -105,6 +105,38 @@ proptest! {
         let k = (seed % v.len() as u64) as usize;
         v.rotate_left(k);
         prop_assert_eq!(written(Foreign::Langsmith, runs), written(Foreign::Langsmith, &serde_json::to_string(&v).unwrap()));
+    }
+}
+
+/// Real exports of the hosted tracers and Codex, read whole.
+const REAL: [&str; 3] = [
+    include_str!("../../../../tests/fixtures/formats/langfuse-real/google-adk-2025-08-28.json"),
+    include_str!("../../../../tests/fixtures/formats/langsmith-real/langsmith_js_wrap_openai_default.json"),
+    include_str!("../../../../tests/fixtures/formats/codex-real/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn damaged_real_exports_are_errors_not_panics(cut in any::<usize>(), at in any::<usize>(), byte in any::<u8>()) {
+        for text in REAL {
+            let mut b = text.as_bytes().to_vec();
+            let i = at % b.len();
+            b[i] = byte;
+            b.truncate(cut % (b.len() + 1));
+            let _ = crate::load::load_bytes("p.json", &b, &ReadOptions::default());
+        }
+    }
+
+    #[test]
+    fn observation_order_in_a_langfuse_download_does_not_matter(k in 0usize..5) {
+        let mut v: serde_json::Value = serde_json::from_str(REAL[0]).unwrap();
+        if let Some(serde_json::Value::Array(obs)) = v.get_mut("observations") {
+            let k = k % obs.len();
+            obs.rotate_left(k);
+        }
+        prop_assert_eq!(written(Foreign::Langfuse, REAL[0]), written(Foreign::Langfuse, &v.to_string()));
     }
 }
 
