@@ -92,8 +92,13 @@ pub fn gate_line(g: &Gate) -> String {
 /// The gate line of a repeated-trials verdict: when it trips, what tripped it, each named
 /// (e.g. `fail: cases on one side only: b, c; behaviour in refund: effect +0.333, adjusted p
 /// 0.0020; exiting 1 to gate the merge.`), since a trials gate trips on named cases and
-/// tests rather than on a severity reaching a threshold; otherwise the [`gate_line`].
-pub fn trials_gate_line(v: &veer_contract::verdict::Verdict) -> String {
+/// tests rather than on a severity reaching a threshold; otherwise the [`gate_line`], or with
+/// `--fail-on inconclusive` (`inconclusive`) a line that names that threshold rather than the
+/// level it stands for.
+pub fn trials_gate_line(v: &veer_contract::verdict::Verdict, inconclusive: bool) -> String {
+    if !v.tripped && inconclusive && v.unreadable == 0 {
+        return "ok: no regression, no missing or failed case and no inconclusive case (--fail-on inconclusive).".to_string();
+    }
     if !v.tripped {
         return gate_line(&v.gate());
     }
@@ -118,6 +123,29 @@ pub(crate) fn verdict_line(v: &veer_contract::verdict::Verdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trials_gate_lines_name_what_tripped() {
+        use veer_contract::verdict::{Cause, Trip, Verdict};
+        let trip = Trip {
+            trace: None,
+            level: Level::Severe,
+            cause: Cause::Trials {
+                what: veer_contract::trials::TripKind::Inconclusive,
+                measure: String::new(),
+                cases: vec!["refund".to_string()],
+            },
+            reason: "inconclusive cases: refund".to_string(),
+        };
+        let v = Verdict::decide(Level::Minor, vec![trip]);
+        assert_eq!(
+            trials_gate_line(&v, true),
+            "fail: inconclusive cases: refund; exiting 1 to gate the merge."
+        );
+        let ok = Verdict::decide(Level::Minor, Vec::new());
+        assert!(!trials_gate_line(&ok, true).contains("minor"));
+        assert_eq!(trials_gate_line(&ok, false), gate_line(&ok.gate()));
+    }
 
     #[test]
     fn gate_lines() {

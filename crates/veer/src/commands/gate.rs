@@ -461,7 +461,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     };
     emit(&text, args.out.output.as_deref())?;
     let line = if decided.trials {
-        veer_report::policy::trials_gate_line(&decided.verdict)
+        veer_report::policy::trials_gate_line(&decided.verdict, false)
     } else {
         veer_report::policy::gate_line(&report.gate)
     };

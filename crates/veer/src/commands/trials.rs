@@ -408,7 +408,10 @@ fn print(args: &DiffArgs, report: &TrialsReport) -> Result<u8, CliError> {
                 ),
             );
         }
-        crate::output::diag::say("", veer_report::policy::trials_gate_line(verdict));
+        crate::output::diag::say(
+            "",
+            veer_report::policy::trials_gate_line(verdict, args.fail_on.inconclusive),
+        );
     }
     Ok(verdict.exit_code())
 }
