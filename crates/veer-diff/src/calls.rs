@@ -148,6 +148,44 @@ pub fn distance(
     (edits as f64 / length as f64).clamp(0.0, 1.0)
 }
 
+/// The first pair of turns (baseline, candidate) along `alignment` where the two runs' calls
+/// differ: a matched pair whose calls differ, or a turn left unpaired that has calls (its
+/// counterpart is the other side's next turn); None when every call agrees.
+pub fn first_change(
+    alignment: Option<&Alignment>,
+    baseline: &[DiffTurn<'_>],
+    candidate: &[DiffTurn<'_>],
+) -> Option<(usize, usize)> {
+    let steps = steps_or_gaps(alignment, baseline.len(), candidate.len());
+    fn calls<'a>(t: Option<&'a DiffTurn<'_>>) -> &'a [String] {
+        t.map_or(&[][..], |t| &t.features.tool_tokens[..])
+    }
+    let (mut next_b, mut next_c) = (0usize, 0usize);
+    for step in steps {
+        match step {
+            Step::Match(i, j) => {
+                if calls(baseline.get(i)) != calls(candidate.get(j)) {
+                    return Some((i, j));
+                }
+                (next_b, next_c) = (i + 1, j + 1);
+            }
+            Step::Delete(i) => {
+                if !calls(baseline.get(i)).is_empty() {
+                    return Some((i, next_c));
+                }
+                next_b = i + 1;
+            }
+            Step::Insert(j) => {
+                if !calls(candidate.get(j)).is_empty() {
+                    return Some((next_b, j));
+                }
+                next_c = j + 1;
+            }
+        }
+    }
+    None
+}
+
 /// What kind of change a call underwent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CallChangeKind {
@@ -436,6 +474,8 @@ mod tests {
         let turns = diff_turns_shared(&[a, b]);
         let alignment = align(&turns[0], &turns[1], u64::MAX).map(|(a, _)| a);
         let d = distance(alignment.as_ref(), &turns[0], &turns[1]);
+        let first = first_change(alignment.as_ref(), &turns[0], &turns[1]);
+        assert_eq!(first.is_none(), d == 0.0);
         let words = changes(
             alignment.as_ref(),
             Run {
@@ -530,6 +570,12 @@ mod tests {
         let (d, words) = compare(&a, &b);
         assert!((d - 0.5).abs() < 1e-12, "{d}");
         assert_eq!(words, vec!["dropped `lookup_order` before `issue_refund`"]);
+        let turns = diff_turns_shared(&[&a, &b]);
+        let alignment = align(&turns[0], &turns[1], u64::MAX).map(|(a, _)| a);
+        assert_eq!(
+            first_change(alignment.as_ref(), &turns[0], &turns[1]),
+            Some((0, 0))
+        );
     }
 
     #[test]

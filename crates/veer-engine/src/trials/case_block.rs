@@ -63,6 +63,8 @@ pub(super) fn case_block(
         }
         RawState::Measured(m) => m,
     };
+    block.changes = m.changes.clone();
+    block.modal = m.modal.clone();
     block.passes = m.passes.clone().map(|(b, c, outcome)| CasePasses {
         outcome,
         baseline: b,
@@ -77,7 +79,7 @@ pub(super) fn case_block(
         let p_adjusted = adjusted(a, true);
         tests.push(MeasureTest {
             measure: axis.name.to_string(),
-            worse_when: TrialWorseWhen::Higher,
+            worse_when: axis.worse_when,
             effect,
             margin: r.margin,
             p_worse: p_adjusted,

@@ -36,8 +36,8 @@ fn headline(r: &TrialsReport) -> String {
     )
 }
 
-/// What one case shows in a one-line summary: its verdict, trials, measures and where its
-/// trials first diverge.
+/// What one case shows in a one-line summary: its verdict, trials, measures, where its
+/// trials first diverge and what the candidate's modal trial does differently.
 pub(crate) fn case_line(c: &CaseBlock) -> String {
     let mut s = format!(
         "{} — {}{} ({} vs {} trials)",
@@ -83,6 +83,9 @@ pub(crate) fn case_line(c: &CaseBlock) -> String {
                 f.cross, f.within
             ));
         }
+    }
+    for change in &c.changes {
+        s.push_str(&format!("; {change}"));
     }
     if let Some(e) = &c.error {
         s.push_str(&format!("; {}", e.error));
@@ -380,7 +383,7 @@ pub fn html(r: &TrialsReport) -> String {
         }
         if let Some(b) = &c.behaviour {
             out.push_str(&format!(
-                "<tr><td>behaviour (d_norm)</td><td>within {}</td><td>within {}</td><td>across {:.3}, excess {:+.3}</td><td>p {:.4}</td></tr>\n",
+                "<tr><td>behaviour (tool calls)</td><td>within {}</td><td>within {}</td><td>across {:.3}, excess {:+.3}</td><td>p {:.4}</td></tr>\n",
                 opt(b.d_bb),
                 opt(b.d_cc),
                 b.d_bc,

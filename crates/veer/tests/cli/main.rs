@@ -55,6 +55,7 @@ mod scan;
 mod scripted_upstream;
 mod secrets_in_messages;
 mod trials;
+mod trials_changes;
 mod trials_outcome;
 mod trials_quarantine;
 mod unreadable;

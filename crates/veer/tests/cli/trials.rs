@@ -151,7 +151,7 @@ fn trials_unchanged_agent_passes_and_a_skipped_tool_names_the_cases() {
         r.stdout
     );
     assert!(
-        r.stdout.contains("behaviour (d_norm)</td><td>within"),
+        r.stdout.contains("behaviour (tool calls)</td><td>within"),
         "{}",
         r.stdout
     );
