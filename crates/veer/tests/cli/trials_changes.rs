@@ -106,3 +106,64 @@ fn trials_case_names_a_renamed_argument_from_its_modal_trials() {
     let r = veer_ok(&["diff", b, c, "--format", "markdown"], 0);
     assert!(r.stdout.contains(change), "{}", r.stdout);
 }
+
+/// Three cases of three trials a side, the candidate's skipping `check_policy` in every trial.
+fn write_skipping(dir: &Path, seed: u64, skip: bool) {
+    let script = Script {
+        skip_tool: skip.then_some(1),
+        ..Script::default()
+    };
+    for c in 0..3 {
+        let key = format!("case-{c:02}");
+        std::fs::create_dir_all(dir.join(&key)).unwrap();
+        for t in 1..=3 {
+            std::fs::write(
+                dir.join(&key).join(format!("run-{t}.agentlog")),
+                agentlog(&key, t, seed, &script),
+            )
+            .unwrap();
+        }
+    }
+}
+
+#[test]
+fn trials_a_dropped_call_is_a_change_never_an_improvement() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, cand) = (tmp.path().join("base"), tmp.path().join("cand"));
+    write_skipping(&base, 21, false);
+    write_skipping(&cand, 22, true);
+    let (b, c) = (base.to_str().unwrap(), cand.to_str().unwrap());
+    // No policy: the fewer calls alone are the signal.
+    let r = veer_ok(&["diff", b, c, "--fail-on", "severe"], 1);
+    let suite = r
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("tool_calls "))
+        .unwrap();
+    assert!(suite.contains("effect -1.00 calls"), "{}", r.stdout);
+    assert!(
+        suite.ends_with("regressed") || suite.contains("regressed,"),
+        "{}",
+        r.stdout
+    );
+    assert!(!suite.contains("improved"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("tripped: axis tool_calls"),
+        "{}",
+        r.stderr
+    );
+    for case in ["case-00", "case-01", "case-02"] {
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.contains(&format!("{case} —")))
+            .unwrap();
+        assert!(
+            line.contains(
+                "dropped `check_policy` before `issue_refund` (3/3 candidate trials, 0/3 baseline)"
+            ),
+            "{}",
+            r.stdout
+        );
+    }
+}
