@@ -10,6 +10,7 @@ mod baseline;
 mod bisect;
 mod bisect_errors;
 mod bisect_proxy;
+mod calls_gate;
 mod common;
 mod config;
 mod corpus;
