@@ -644,6 +644,30 @@ mod tests {
             proptest::prop_assert_eq!(d == 0.0, words.is_empty());
             proptest::prop_assert_eq!(compare(&ta, &ta), (0.0, Vec::new()));
         }
+
+        /// Pair mode's gate judgement (the trajectory row's `changed_pairs`, read by the
+        /// engine's verdict) agrees with this distance on the report's own alignment: some
+        /// observation changed exactly when the distance is above 0.
+        #[test]
+        fn pair_mode_changed_pairs_agree_with_the_distance(
+            a in crate::testing::gen_trace(8), b in crate::testing::gen_trace(8)
+        ) {
+            let (ta, tb) = (crate::testing::build(&a), crate::testing::build(&b));
+            let m = crate::measure(&ta, &tb, "a", "b", &crate::BehaviourOptions::default());
+            let (turns_a, turns_b) = &m.turns;
+            let d = distance(m.alignment.as_ref(), turns_a, turns_b);
+            let changed = m
+                .report
+                .axes
+                .iter()
+                .find(|r| r.axis == crate::Axis::Trajectory)
+                .map_or(0, |r| r.changed_pairs);
+            // Both sides' turns are all paired or all counted, so the two judgements agree
+            // whenever the report has turns on both sides.
+            if !turns_a.is_empty() && !turns_b.is_empty() {
+                proptest::prop_assert_eq!(changed > 0, d > 0.0, "changed {} d {}", changed, d);
+            }
+        }
     }
 
     #[test]
