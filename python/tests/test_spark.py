@@ -171,13 +171,15 @@ def test_a_pair_that_cannot_be_compared_trips_a_set_gate(spark, job, corpus, tmp
 
 
 def shifted_corpus(cli, d: Path, pairs: int, turns: int, seed: int):
-    """`pairs` near-identical synthetic pairs whose candidates all share one small shift: two
-    numbers at the end of every response text. Too small for any pair's own verdict, but it
-    moves every response's numeric-token density the same way, so the pooled test sees it."""
+    """`pairs` synthetic pairs whose candidates are their baselines with one small shift: two
+    numbers at the end of every response text, the same tool calls. Too small for any pair's
+    own verdict (a changed tool call would be one: docs/diff.md, "The gate reads the calls"),
+    but it moves every response's numeric-token density the same way, so the pooled test sees
+    it."""
     cli("synth", "--kind", "near", "--turns", str(turns), "--pairs", str(pairs), "--seed", str(seed), "--out-dir", str(d))
     for f in sorted((d / "candidate").glob("*.agentlog")):
         lines = []
-        for line in f.read_text().splitlines():
+        for line in (d / "baseline" / f.name).read_text().splitlines():
             r = json.loads(line)
             if r["kind"] == "chat_response":
                 for part in r["payload"]["content"]:

@@ -12,6 +12,7 @@ pub mod aggregate;
 pub mod align;
 pub mod axes;
 mod bootstrap_plan;
+pub mod calls;
 pub(crate) mod changes;
 pub(crate) mod drill_down;
 pub mod fingerprint;
@@ -150,16 +151,8 @@ pub fn divergences_anchored(
     if baseline.is_empty() || candidate.is_empty() {
         return ((None, Vec::new(), None), AlignmentKind::Exact);
     }
-    // Interned once; a search over the budget hands back its first round's path, which is
-    // the anchored alignment's answer when no turn can anchor.
     let (ab, ac) = intern(baseline, candidate);
-    let (alignment, kind) = match gotoh::align_or_first_band(&ab, &ac, max_cells) {
-        Ok(exact) => (exact, AlignmentKind::Exact),
-        Err(band) => (
-            anchored::align_anchored_with(&ab, &ac, max_cells, band),
-            AlignmentKind::Anchored,
-        ),
-    };
+    let (alignment, kind) = align_interned(&ab, &ac, max_cells);
     let sides = Sides {
         baseline,
         candidate,
@@ -168,6 +161,23 @@ pub fn divergences_anchored(
     };
     let (first, ranked) = first_and_top_k(&alignment.steps, sides, k);
     ((first, ranked, Some(alignment)), kind)
+}
+
+/// The turn alignment of two interned sides at any size: exact when it fits `max_cells`,
+/// otherwise anchored (the kind says which). A search over the budget hands back its first
+/// round's path, which is the anchored alignment's answer when no turn can anchor.
+pub(crate) fn align_interned(
+    ab: &[align::cost::AlignTurn<'_>],
+    ac: &[align::cost::AlignTurn<'_>],
+    max_cells: u64,
+) -> (Alignment, AlignmentKind) {
+    match gotoh::align_or_first_band(ab, ac, max_cells) {
+        Ok(exact) => (exact, AlignmentKind::Exact),
+        Err(band) => (
+            anchored::align_anchored_with(ab, ac, max_cells, band),
+            AlignmentKind::Anchored,
+        ),
+    }
 }
 
 /// The behaviour diff of two traces: [`measure`]'s report alone. `baseline_path` /

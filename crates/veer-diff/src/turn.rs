@@ -193,6 +193,42 @@ pub fn diff_turn_pair<'t>(
     (b, c)
 }
 
+/// The diff's view of several traces with every turn's shingles as ids into one dictionary
+/// shared by all of them, so any two can be aligned with each other (repeated trials of one
+/// case: every pair is compared). Each trace is built on its own (in parallel), then its ids
+/// are renumbered into the shared dictionary in trace order, so ids depend only on the traces
+/// and their order, never on the thread count.
+pub fn diff_turns_shared<'t>(traces: &[&'t Trace]) -> Vec<Vec<DiffTurn<'t>>> {
+    use rayon::prelude::*;
+    let built: Vec<(Vec<DiffTurn<'t>>, SideIds)> = traces
+        .par_iter()
+        .map(|t| {
+            let mut ids = SideIds::default();
+            let turns = t
+                .responses()
+                .iter()
+                .map(|r| {
+                    let (mut turn, hashes) = DiffTurn::build(r);
+                    turn.shingle_ids = ids.compact(&hashes);
+                    turn
+                })
+                .collect();
+            (turns, ids)
+        })
+        .collect();
+    let mut shared = SideIds::default();
+    built
+        .into_iter()
+        .map(|(mut turns, ids)| {
+            let remap: Vec<u32> = ids.hashes.iter().map(|&h| shared.id(h)).collect();
+            for t in &mut turns {
+                remap_ids(&remap, &mut t.shingle_ids);
+            }
+            turns
+        })
+        .collect()
+}
+
 /// One side's shingle dictionary: each distinct 64-bit hash gets the next id in order of
 /// first appearance (turn order, then ascending hash within a turn), so ids depend only on
 /// the trace, never on the thread count. Ids are a bijection on the hashes: every
@@ -208,18 +244,18 @@ pub(crate) struct SideIds {
 }
 
 impl SideIds {
+    /// The id of one hash (a new hash gets the next id).
+    fn id(&mut self, h: u64) -> u32 {
+        let next = self.hashes.len() as u32;
+        *self.ids.entry(h).or_insert_with(|| {
+            self.hashes.push(h);
+            next
+        })
+    }
+
     /// The ids of one turn's shingle hashes, ascending (new hashes get the next ids).
     pub fn compact(&mut self, hashes: &[u64]) -> Box<[u32]> {
-        let mut ids: Vec<u32> = hashes
-            .iter()
-            .map(|&h| {
-                let next = self.hashes.len() as u32;
-                *self.ids.entry(h).or_insert_with(|| {
-                    self.hashes.push(h);
-                    next
-                })
-            })
-            .collect();
+        let mut ids: Vec<u32> = hashes.iter().map(|&h| self.id(h)).collect();
         ids.sort_unstable();
         ids.into_boxed_slice()
     }
@@ -307,6 +343,20 @@ mod tests {
             let before: Vec<Vec<u64>> = hashes_of(&tb).into_iter().chain(hashes_of(&tc)).collect();
             let after: Vec<Box<[u32]>> =
                 ib.iter().chain(&ic).map(|t| t.shingle_ids.clone()).collect();
+            assert_same_sets(&before, &after)?;
+        }
+
+        /// Shared ids over three traces keep every intersection of any two turns' hash sets.
+        #[test]
+        fn shared_ids_keep_every_intersection(
+            a in gen_trace(10), b in gen_trace(10), c in gen_trace(10)
+        ) {
+            let traces = [build(&a), build(&b), build(&c)];
+            let refs: Vec<&Trace> = traces.iter().collect();
+            let turns = diff_turns_shared(&refs);
+            let before: Vec<Vec<u64>> = traces.iter().flat_map(hashes_of).collect();
+            let after: Vec<Box<[u32]>> =
+                turns.iter().flatten().map(|t| t.shingle_ids.clone()).collect();
             assert_same_sets(&before, &after)?;
         }
 

@@ -10,23 +10,63 @@ pub use veer_contract::verdict::{Cause, Trip, Verdict};
 use veer_diff::{DiffReport, FingerprintBlock, PairError};
 use veer_policy::{Level, Violation};
 
-/// The behaviour-axis signals of a pair report: each axis at its severity. The one place the
-/// axis-level input to the gate is chosen.
+/// The behaviour-axis signals of a pair report: each axis at its gate level
+/// ([`axis_gate_level`]). The one place the axis-level input to the gate is chosen.
 pub(crate) fn axis_signals(report: &DiffReport) -> Vec<Trip> {
-    // Only worse-direction changes gate: an improvement never trips (docs/diff.md, Direction).
     report
         .axes
         .iter()
-        .filter(|a| a.direction == veer_diff::Direction::Regression)
-        .map(|a| Trip {
-            trace: None,
-            level: a.severity,
-            cause: Cause::Axis {
-                axis: a.axis.wire().to_string(),
-            },
-            reason: format!("{} changed: {}", a.axis.label(), a.severity.label()),
+        .filter_map(|a| {
+            let level = axis_gate_level(a);
+            (level != Level::None).then(|| Trip {
+                trace: None,
+                level,
+                cause: Cause::Axis {
+                    axis: a.axis.wire().to_string(),
+                },
+                reason: axis_reason(a, level),
+            })
         })
         .collect()
+}
+
+/// The level at which one axis row signals the gate. The row's numbers and severity are
+/// Shadow's; the gate departs from them in two ways (docs/diff.md, "The gate reads the calls"):
+///
+/// * only worse-direction changes gate: an improvement never trips (docs/diff.md, Direction);
+/// * what the agent does is the hard signal: a changed tool call — dropped, added, renamed
+///   argument or changed value — in any pair of turns (`trajectory`'s `changed_pairs`, the
+///   pairs whose trajectory tokens differ) is at least `moderate`, even when the median over
+///   the turns is 0 and the row's severity `none`;
+/// * wording is the soft signal: a `semantic` change whose interval touches zero is at most
+///   `moderate`, never `severe`.
+pub fn axis_gate_level(a: &veer_diff::AxisStat) -> Level {
+    let regression = if a.direction == veer_diff::Direction::Regression {
+        a.severity
+    } else {
+        Level::None
+    };
+    match a.axis {
+        veer_diff::Axis::Trajectory if a.changed_pairs > 0 => regression.max(Level::Moderate),
+        veer_diff::Axis::Semantic if a.ci95_low <= 0.0 && a.ci95_high >= 0.0 => {
+            regression.min(Level::Moderate)
+        }
+        _ => regression,
+    }
+}
+
+/// Why an axis signals: its severity, or the changed calls when those raised it.
+fn axis_reason(a: &veer_diff::AxisStat, level: Level) -> String {
+    let regression = a.direction == veer_diff::Direction::Regression;
+    if a.axis == veer_diff::Axis::Trajectory && (!regression || level > a.severity) {
+        return format!(
+            "{} changed: tool calls differ in {} of {} turn pair(s)",
+            a.axis.label(),
+            a.changed_pairs,
+            a.n
+        );
+    }
+    format!("{} changed: {}", a.axis.label(), level.label())
 }
 
 /// The signal of a fingerprint test (pooled or not), None when it is not a powered rejection.

@@ -187,7 +187,7 @@ fn distance_sees_arguments() -> bool {
     );
     let m = measure_traces(&[a.clone(), a], &[b.clone(), b], None, 1 << 20);
     // Pairs (0,1) within, (0,2) across.
-    m.d_norm.get(1).copied().unwrap_or(0.0) > 0.0
+    m.behaviour.get(1).copied().unwrap_or(0.0) > 0.0
 }
 
 /// The counts: `VEER_POWER_RUNS` planted comparisons per row (null rows: at least 500), else

@@ -51,6 +51,7 @@ pub use suite_behaviour::{
 };
 pub use veer_base::rng::{derive_seed, TrialRng};
 pub use verdict::{
-    case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseEvidence, CaseVerdict,
-    MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteOutcome, SuiteTest, TrialWorseWhen,
+    case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseDecision,
+    CaseEvidence, MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteOutcome, SuiteTest,
+    TrialWorseWhen,
 };

@@ -108,10 +108,11 @@ pub struct CaseEvidence {
     pub tests: Vec<MeasureTest>,
 }
 
-/// A case's verdict.
+/// A case's decision with the measures behind it (the engine turns it into the report's
+/// `veer_contract::trials::CaseVerdict`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum CaseVerdict {
+pub enum CaseDecision {
     /// A supported change beyond the margin in the worse direction, or a deterministic break.
     Regressed {
         /// The measures (and broken rules) that regressed.
@@ -162,13 +163,13 @@ pub fn is_deterministic_break(
 /// The per-case verdict at level `alpha`. Order: missing, failed, regressed (deterministic
 /// breaks, then supported worse changes), improved, changed (descriptive), flaky, unchanged,
 /// inconclusive.
-pub fn case_verdict(evidence: &CaseEvidence, alpha: f64) -> Result<CaseVerdict, TrialsError> {
+pub fn case_verdict(evidence: &CaseEvidence, alpha: f64) -> Result<CaseDecision, TrialsError> {
     check_open_unit("alpha", alpha)?;
     if evidence.presence != Presence::Both {
-        return Ok(CaseVerdict::Missing);
+        return Ok(CaseDecision::Missing);
     }
     if evidence.failed {
-        return Ok(CaseVerdict::Failed);
+        return Ok(CaseDecision::Failed);
     }
     let significant = |p: Option<f64>| p.is_some_and(|p| p < alpha);
     let mut worse: Vec<String> = evidence.deterministic_breaks.clone();
@@ -181,18 +182,18 @@ pub fn case_verdict(evidence: &CaseEvidence, alpha: f64) -> Result<CaseVerdict, 
         }
     }
     if !worse.is_empty() {
-        return Ok(CaseVerdict::Regressed { measures: worse });
+        return Ok(CaseDecision::Regressed { measures: worse });
     }
     if !better.is_empty() {
-        return Ok(CaseVerdict::Improved { measures: better });
+        return Ok(CaseDecision::Improved { measures: better });
     }
     if !evidence.descriptive_changes.is_empty() {
-        return Ok(CaseVerdict::Changed {
+        return Ok(CaseDecision::Changed {
             measures: evidence.descriptive_changes.clone(),
         });
     }
     if evidence.baseline_flaky {
-        return Ok(CaseVerdict::Flaky);
+        return Ok(CaseDecision::Flaky);
     }
     let mut undecided = Vec::new();
     let mut trials_needed: Option<u32> = None;
@@ -207,15 +208,15 @@ pub fn case_verdict(evidence: &CaseEvidence, alpha: f64) -> Result<CaseVerdict, 
         }
     }
     if evidence.tests.is_empty() {
-        return Ok(CaseVerdict::Inconclusive {
+        return Ok(CaseDecision::Inconclusive {
             trials_needed: None,
             measures: Vec::new(),
         });
     }
     if undecided.is_empty() {
-        Ok(CaseVerdict::Unchanged)
+        Ok(CaseDecision::Unchanged)
     } else {
-        Ok(CaseVerdict::Inconclusive {
+        Ok(CaseDecision::Inconclusive {
             trials_needed,
             measures: undecided,
         })
@@ -385,13 +386,13 @@ mod tests {
     #[test]
     fn regressed_needs_both_p_and_margin() {
         let v = case_verdict(&case(vec![test(0.01, 80.0, true)]), 0.05).unwrap();
-        assert!(matches!(v, CaseVerdict::Regressed { .. }));
+        assert!(matches!(v, CaseDecision::Regressed { .. }));
         // Significant but within the margin: unchanged.
         let v = case_verdict(&case(vec![test(0.01, 20.0, true)]), 0.05).unwrap();
-        assert_eq!(v, CaseVerdict::Unchanged);
+        assert_eq!(v, CaseDecision::Unchanged);
         // Faster is not a regression.
         let v = case_verdict(&case(vec![test(0.99, -80.0, true)]), 0.05).unwrap();
-        assert!(matches!(v, CaseVerdict::Improved { .. }));
+        assert!(matches!(v, CaseDecision::Improved { .. }));
     }
 
     #[test]
@@ -402,7 +403,7 @@ mod tests {
         let v = case_verdict(&case(vec![t]), 0.05).unwrap();
         assert_eq!(
             v,
-            CaseVerdict::Inconclusive {
+            CaseDecision::Inconclusive {
                 trials_needed: Some(4),
                 measures: vec!["latency".to_string()]
             }
@@ -411,7 +412,7 @@ mod tests {
         c.deterministic_breaks.push("no-secrets".to_string());
         assert!(matches!(
             case_verdict(&c, 0.05).unwrap(),
-            CaseVerdict::Regressed { .. }
+            CaseDecision::Regressed { .. }
         ));
         assert!(is_deterministic_break(0, 3, 3, 3));
         assert!(!is_deterministic_break(0, 3, 2, 3));
@@ -423,14 +424,14 @@ mod tests {
         c.descriptive_changes.push("behaviour".to_string());
         assert_eq!(
             case_verdict(&c, 0.05).unwrap(),
-            CaseVerdict::Changed {
+            CaseDecision::Changed {
                 measures: vec!["behaviour".to_string()]
             }
         );
         c.deterministic_breaks.push("no-secrets".to_string());
         assert!(matches!(
             case_verdict(&c, 0.05).unwrap(),
-            CaseVerdict::Regressed { .. }
+            CaseDecision::Regressed { .. }
         ));
     }
 
@@ -438,11 +439,11 @@ mod tests {
     fn order_of_rules() {
         let mut c = case(vec![test(0.5, 0.0, true)]);
         c.baseline_flaky = true;
-        assert_eq!(case_verdict(&c, 0.05).unwrap(), CaseVerdict::Flaky);
+        assert_eq!(case_verdict(&c, 0.05).unwrap(), CaseDecision::Flaky);
         c.failed = true;
-        assert_eq!(case_verdict(&c, 0.05).unwrap(), CaseVerdict::Failed);
+        assert_eq!(case_verdict(&c, 0.05).unwrap(), CaseDecision::Failed);
         c.presence = Presence::CandidateOnly;
-        assert_eq!(case_verdict(&c, 0.05).unwrap(), CaseVerdict::Missing);
+        assert_eq!(case_verdict(&c, 0.05).unwrap(), CaseDecision::Missing);
     }
 
     #[test]

@@ -43,13 +43,13 @@ fn results_round_trip() {
     };
     round_trip(&plan(&inputs, 0.5, 5.0, 5.0, 30, 0.05, 0.8).unwrap());
     round_trip(&pass_hat_k(&[Count::new(2, 3)]).unwrap());
-    let v = CaseVerdict::Inconclusive {
+    let v = CaseDecision::Inconclusive {
         trials_needed: Some(4),
         measures: vec!["violations:no-secrets".to_string()],
     };
     let json = round_trip(&v);
     assert!(json.contains("\"verdict\":\"inconclusive\""), "{json}");
-    round_trip(&CaseVerdict::Unchanged);
+    round_trip(&CaseDecision::Unchanged);
     round_trip(
         &suite_decision(
             &[SuiteTest {

@@ -145,11 +145,13 @@ pub struct ModalTrials {
     pub baseline_file: String,
     /// The candidate's modal trial file, relative to the candidate directory.
     pub candidate_file: String,
-    /// The 1-based line (record) of `candidate_file` where it first differs from the baseline's
-    /// modal trial; absent when the two never differ, or the format has no lines.
+    /// The 1-based line (record) of `candidate_file` where its tool calls first differ from
+    /// the baseline's modal trial (the response at `turn`); absent when their calls agree, or
+    /// the format has no lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidate_line: Option<u64>,
-    /// The 0-based turn where the two modal trials first differ; absent when they never do.
+    /// The 0-based candidate turn where the two modal trials' tool calls first differ; absent
+    /// when their calls agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
 }
@@ -200,7 +202,9 @@ pub struct CaseAxis {
     pub effect: f64,
     /// The practical margin in the axis's units.
     pub margin: f64,
-    /// Raw one-sided p of the within-case permutation test, candidate higher, in (0, 1].
+    /// Raw p of the within-case permutation test in the axis's worse direction, in (0, 1]:
+    /// candidate higher for latency and output tokens, two-sided (a change either way) for
+    /// tool calls and turns (docs/trials.md "Direction").
     pub p_worse: f64,
     /// Adjusted p (Benjamini–Hochberg over the testable case tests, doubled for the split with
     /// the suite tests; docs/trials.md); null when this k cannot reach α.
@@ -210,7 +214,10 @@ pub struct CaseAxis {
 /// The behaviour of one case: spreads and the excess divergence.
 #[derive(schemars::JsonSchema, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseBehaviour {
-    /// Mean event-level d_norm among the baseline's trials (null at k_B = 1), in [0, 1].
+    /// Mean behaviour distance among the baseline's trials (null at k_B = 1), in [0, 1]: per
+    /// pair of trials, the edits between their tool calls — name, argument keys and argument
+    /// values (the trajectory tokens) — along the turn alignment of the first-divergence
+    /// detector, over the aligned length (docs/trials.md "Behaviour distance").
     pub d_bb: Option<f64>,
     /// Among the candidate's trials (null at k_C = 1), in [0, 1].
     pub d_cc: Option<f64>,
@@ -298,13 +305,16 @@ pub struct SuiteAxis {
     pub interval: Option<[f64; 2]>,
     /// The margin at suite level.
     pub margin: f64,
-    /// Raw p, within-case permutation of trial labels, candidate higher (suite scope).
+    /// Raw p, within-case permutation of trial labels (suite scope), in the axis's worse
+    /// direction: candidate higher for latency and output tokens, two-sided for tool calls and
+    /// turns.
     pub p_worse: f64,
-    /// Sign-flip p on the case differences, candidate higher (population scope).
+    /// Sign-flip p on the case differences (population scope), in the same direction.
     pub p_population: f64,
     /// Holm across axes and rules, doubled for the split with the case tests, in [0, 1].
     pub p_adjusted: f64,
-    /// `regressed`, `improved` or `no_supported_change`.
+    /// `regressed`, `improved` or `no_supported_change` (never `improved` for tool calls and
+    /// turns: a change in what the agent does has no better side).
     pub outcome: SuiteOutcome,
     /// Minimum detectable effect at 80% power and two-sided α (null when not estimable).
     pub mde: Option<f64>,

@@ -35,24 +35,32 @@ pub(crate) fn arg_value_diff(a: &DiffTurn, b: &DiffTurn) -> Option<String> {
         if ia.canonical == ib.canonical {
             continue;
         }
-        // The inputs as recorded (the trace's compact JSON): the same keys in the same order,
-        // the same canonical bytes and the same text as their `serde_json` copies.
-        if let (Some(Json::Object(oa)), Some(Json::Object(ob))) = (ia.input, ib.input) {
-            for (key, va) in oa {
-                let changed = match ob.get(key) {
-                    None => Some("<missing>".to_string()),
-                    Some(vb) => (veer_trace::canonical::canonical_bytes(va)
-                        != veer_trace::canonical::canonical_bytes(vb))
-                    .then(|| compact(vb)),
-                };
-                if let Some(new) = changed {
-                    return Some(format!("`{name}({key})`: `{}` → `{new}`", compact(va)));
-                }
-            }
-        }
-        return Some(format!("`{name}`: input changed"));
+        return Some(value_change(name, ia.input, ib.input));
     }
     None
+}
+
+/// The words for a changed input of tool `name`: the first top-level argument (in the
+/// baseline's key order) whose value differs, as "`name(key)`: `old` → `new`" (`<missing>`
+/// when the candidate has no such key), else "`name`: input changed". Pair mode's divergence
+/// explanations and the trials report's changes both use it.
+pub(crate) fn value_change(name: &str, a: Option<&Json>, b: Option<&Json>) -> String {
+    // The inputs as recorded (the trace's compact JSON): the same keys in the same order,
+    // the same canonical bytes and the same text as their `serde_json` copies.
+    if let (Some(Json::Object(oa)), Some(Json::Object(ob))) = (a, b) {
+        for (key, va) in oa {
+            let changed = match ob.get(key) {
+                None => Some("<missing>".to_string()),
+                Some(vb) => (veer_trace::canonical::canonical_bytes(va)
+                    != veer_trace::canonical::canonical_bytes(vb))
+                .then(|| compact(vb)),
+            };
+            if let Some(new) = changed {
+                return format!("`{name}({key})`: `{}` → `{new}`", compact(va));
+            }
+        }
+    }
+    format!("`{name}`: input changed")
 }
 
 fn compact(v: &Json) -> String {

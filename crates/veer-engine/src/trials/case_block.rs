@@ -8,7 +8,7 @@ use super::report::*;
 use super::TrialsOptions;
 use veer_policy::Policy;
 use veer_trials::{
-    case_verdict, CaseEvidence, CaseVerdict as Decided, MeasureTest, Presence, TrialWorseWhen,
+    case_verdict, CaseDecision as Decided, CaseEvidence, MeasureTest, Presence, TrialWorseWhen,
 };
 
 /// The report's name of a severity.
@@ -77,6 +77,8 @@ pub(super) fn case_block(
         }
         RawState::Measured(m) => m,
     };
+    block.changes = m.changes.clone();
+    block.modal = m.modal.clone();
     block.passes = m.passes.clone().map(|(b, c, outcome)| CasePasses {
         outcome,
         baseline: b,

@@ -41,7 +41,7 @@ pub const DEFAULT_MARGINS: [Margin; AXIS_COUNT] = [
     },
 ];
 
-/// Default behaviour margin: an excess divergence E beyond 0.1 (d_norm units).
+/// Default behaviour margin: an excess divergence E beyond 0.1 (behaviour-distance units).
 pub const DEFAULT_BEHAVIOUR_MARGIN: f64 = 0.1;
 
 /// Cases held in memory before the analysis spills case results to a temporary file: a few
@@ -57,7 +57,7 @@ pub struct TrialsOptions {
     pub seed: u64,
     /// Margin per axis of [`super::measure::AXES`].
     pub margins: [Margin; AXIS_COUNT],
-    /// Margin of the excess divergence, d_norm units, ≥ 0.
+    /// Margin of the excess divergence, in behaviour-distance units (edits per aligned call), ≥ 0.
     pub behaviour_margin: f64,
     /// Where each trial's pass/fail outcome comes from (pass^k and the per-case pass rates).
     pub outcome: super::outcome::OutcomeRule,

@@ -47,7 +47,8 @@ pub(super) struct RuleRaw {
 pub(super) struct MeasuredRaw {
     pub(super) axes: Vec<AxisRaw>,
     pub(super) behaviour: Option<(BehaviourTest, Option<f64>, f64)>,
-    /// True when every pairwise distance is 0: the trials cannot be told apart at all.
+    /// True when every pairwise behaviour distance is 0: the trials' calls cannot be told
+    /// apart at all.
     pub(super) identical: bool,
     /// True when every cross-side pair of trials differs and no pair within a side does (both
     /// sides with ≥ 2 trials): the descriptive rule of a `changed` case.
@@ -60,6 +61,12 @@ pub(super) struct MeasuredRaw {
     /// else policy-clean when a policy was given; with where it came from.
     pub(super) passes: Option<(u32, u32, Cow<'static, str>)>,
     pub(super) baseline_flaky: bool,
+    /// What the candidate's modal trial does differently, in words (`CaseMeasures::changes`).
+    #[serde(default)]
+    pub(super) changes: Vec<String>,
+    /// The modal trial of each side (`CaseMeasures::modal`).
+    #[serde(default)]
+    pub(super) modal: Option<veer_contract::trials::ModalTrials>,
 }
 
 /// One case's raw results: what its entry in the report is built from once the multiplicity
@@ -196,7 +203,12 @@ fn measured_raw(
                 candidate: &candidate,
             }];
             let (p_worse, p_better) = suite_permutation_test(&sample, &permutation(axis.name))
-                .map_or((1.0, 1.0), |t| (t.p_higher, t.p_lower));
+                .map_or((1.0, 1.0), |t| {
+                    (
+                        axis.p_worse(t.p_higher, t.p_lower),
+                        axis.p_better(t.p_higher, t.p_lower),
+                    )
+                });
             let p_equivalence = welch(&baseline, &candidate)
                 .and_then(|w| tost_p(w.effect, w.standard_error, w.degrees_of_freedom, margin));
             let constant = baseline
@@ -207,7 +219,7 @@ fn measured_raw(
                 min_p: if constant {
                     1.0
                 } else {
-                    min_attainable_p(k_b as u32, k_c as u32)
+                    axis.min_p(min_attainable_p(k_b as u32, k_c as u32))
                 },
                 baseline,
                 candidate,
@@ -219,7 +231,7 @@ fn measured_raw(
         })
         .collect();
     let n = k_b + k_c;
-    let distances = m.d_norm.clone();
+    let distances = m.behaviour.clone();
     let behaviour = PairwiseDistances::from_condensed(n, distances.clone())
         .and_then(|d| behaviour_test(&d, k_b, k_c, &permutation("behaviour")))
         .ok()
@@ -302,6 +314,8 @@ fn measured_raw(
         first,
         passes,
         baseline_flaky,
+        changes: m.changes.clone(),
+        modal: m.modal.clone(),
     }
 }
 

@@ -97,11 +97,11 @@ pub(super) fn suite(
         }
         tests.push(SuiteTest {
             measure: axis.name.to_string(),
-            worse_when: TrialWorseWhen::Higher,
+            worse_when: axis.worse_when,
             effect: within.effect,
             margin,
-            p_worse: within.p_higher,
-            p_better: within.p_lower,
+            p_worse: axis.p_worse(within.p_higher, within.p_lower),
+            p_better: axis.p_better(within.p_higher, within.p_lower),
         });
         axes.push(SuiteAxis {
             axis: axis.name.into(),
@@ -113,8 +113,8 @@ pub(super) fn suite(
                 .zip(population.interval_high)
                 .map(|(l, h)| [l, h]),
             margin,
-            p_worse: within.p_higher,
-            p_population: population.sign_flip.p_higher,
+            p_worse: axis.p_worse(within.p_higher, within.p_lower),
+            p_population: axis.p_worse(population.sign_flip.p_higher, population.sign_flip.p_lower),
             p_adjusted: 1.0,
             outcome: veer_trials::SuiteOutcome::NoSupportedChange,
             mde: powered.map(|p| p.0),

@@ -76,3 +76,72 @@ fn json_names_the_kind_and_the_trace() {
         Some("axis cost (severe) in run1.agentlog")
     );
 }
+
+fn row(axis: veer_diff::Axis, severity: Level, delta: f64, ci: [f64; 2]) -> veer_diff::AxisStat {
+    let mut r = veer_diff::AxisStat::empty(axis);
+    r.severity = severity;
+    r.delta = delta;
+    r.ci95_low = ci[0];
+    r.ci95_high = ci[1];
+    r.n = 3;
+    r.direction = veer_diff::Direction::of(axis, delta, severity);
+    r
+}
+
+#[test]
+fn a_changed_call_in_one_turn_of_three_is_moderate_though_the_median_is_zero() {
+    // The doubled refund: one of three turn pairs has other trajectory tokens; the median
+    // distance is 0, so the row's severity is none and its numbers stay Shadow's.
+    let mut r = row(veer_diff::Axis::Trajectory, Level::None, 0.0, [0.0, 1.0]);
+    assert_eq!(axis_gate_level(&r), Level::None);
+    r.changed_pairs = 1;
+    assert_eq!(axis_gate_level(&r), Level::Moderate);
+    let v = Verdict::decide(Level::Moderate, axis_signals_of(&[r.clone()]));
+    assert!(v.tripped);
+    assert_eq!(
+        v.trips[0].reason,
+        "tool-call trajectory changed: tool calls differ in 1 of 3 turn pair(s)"
+    );
+    assert!(!Verdict::decide(Level::Severe, axis_signals_of(&[r.clone()])).tripped);
+    // A severe trajectory row stays severe.
+    let mut severe = row(veer_diff::Axis::Trajectory, Level::Severe, 0.8, [0.5, 1.0]);
+    severe.changed_pairs = 3;
+    assert_eq!(axis_gate_level(&severe), Level::Severe);
+}
+
+#[test]
+fn a_wording_change_whose_interval_touches_zero_is_never_severe() {
+    let touching = row(veer_diff::Axis::Semantic, Level::Severe, -0.6, [-1.0, 0.0]);
+    assert_eq!(axis_gate_level(&touching), Level::Moderate);
+    let clear = row(veer_diff::Axis::Semantic, Level::Severe, -0.6, [-1.0, -0.2]);
+    assert_eq!(axis_gate_level(&clear), Level::Severe);
+    // Other axes keep their severity whatever their interval.
+    let latency = row(
+        veer_diff::Axis::Latency,
+        Level::Severe,
+        900.0,
+        [-10.0, 2000.0],
+    );
+    assert_eq!(axis_gate_level(&latency), Level::Severe);
+    // An improvement never signals.
+    let faster = row(
+        veer_diff::Axis::Latency,
+        Level::Severe,
+        -900.0,
+        [-2000.0, -10.0],
+    );
+    assert_eq!(axis_gate_level(&faster), Level::None);
+}
+
+/// The axis signals of a report with these rows.
+fn axis_signals_of(rows: &[veer_diff::AxisStat]) -> Vec<Trip> {
+    let mut report = veer_diff::diff(
+        &veer_trace::Trace::new("a", veer_trace::Format::Agentlog),
+        &veer_trace::Trace::new("b", veer_trace::Format::Agentlog),
+        "a",
+        "b",
+        &veer_diff::BehaviourOptions::default(),
+    );
+    report.axes = rows.to_vec();
+    axis_signals(&report)
+}

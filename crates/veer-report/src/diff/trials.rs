@@ -42,8 +42,8 @@ pub(crate) fn headline(r: &TrialsReport) -> String {
     )
 }
 
-/// What one case shows in a one-line summary: its verdict, trials, measures and where its
-/// trials first diverge.
+/// What one case shows in a one-line summary: its verdict, trials, measures, where its
+/// trials first diverge and what the candidate's modal trial does differently.
 pub(crate) fn case_line(c: &CaseBlock) -> String {
     let mut s = format!(
         "{} — {}{} ({} vs {} trials)",
@@ -89,6 +89,9 @@ pub(crate) fn case_line(c: &CaseBlock) -> String {
                 f.cross, f.within
             ));
         }
+    }
+    for change in &c.changes {
+        s.push_str(&format!("; {change}"));
     }
     if let Some(e) = &c.error {
         s.push_str(&format!("; {}", e.error));

@@ -141,7 +141,7 @@ fn every_format_marks_the_quarantined_pair() {
         serde_json::json!({
             "file": ".veer/quarantine.yaml",
             "honoured": 1,
-            "excused": [{"pair": "refund/t2.agentlog", "signals": ["axis semantic (severe)"]}]
+            "excused": [{"pair": "refund/t2.agentlog", "signals": ["axis semantic (severe)", "axis trajectory (moderate)"]}]
         })
     );
     assert_eq!(v["gate"]["tripped"], false);
