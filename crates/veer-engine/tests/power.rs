@@ -302,7 +302,8 @@ fn verdicts_at_small_k_say_what_they_can() {
     let b = block(1, Agent::Deterministic, Some(Change::DropCall), 5);
     assert_eq!((b.verdicts.regressed, b.verdicts.unchanged), (4, 8));
     // A noisy agent against itself at 3 a side: undecided cases say the k that would decide
-    // them; at 10 a side they are unchanged.
+    // them; at 10 a side they are unchanged, or flaky where the agent's occasional extra call
+    // makes its own baseline trials disagree (the behaviour distance counts that call).
     let b = block(2, Agent::Noisy, None, 3);
     for c in b.cases.iter() {
         if c.verdict == CaseVerdict::Inconclusive {
@@ -318,6 +319,10 @@ fn verdicts_at_small_k_say_what_they_can() {
         }
     }
     let b = block(2, Agent::Noisy, None, 10);
-    assert!(b.verdicts.unchanged >= 10, "{:?}", b.verdicts);
+    assert!(
+        b.verdicts.unchanged >= 6 && b.verdicts.unchanged + b.verdicts.flaky >= 10,
+        "{:?}",
+        b.verdicts
+    );
     assert_eq!(b.verdicts.regressed + b.verdicts.changed, 0);
 }
