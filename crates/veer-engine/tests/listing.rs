@@ -67,6 +67,7 @@ fn report(layout: Layout) -> (String, bool) {
         policy: None,
         max_align_cells: 1 << 20,
         outcome: &outcome,
+        lanes: false,
     };
     let options = TrialsOptions {
         seed: 3,

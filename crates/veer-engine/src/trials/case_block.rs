@@ -79,6 +79,7 @@ pub(super) fn case_block(
     };
     block.changes = m.changes.clone();
     block.modal = m.modal.clone();
+    block.lanes = m.lanes.clone();
     block.passes = m.passes.clone().map(|(b, c, outcome)| CasePasses {
         outcome,
         baseline: b,

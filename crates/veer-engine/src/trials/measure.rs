@@ -153,6 +153,9 @@ pub struct CaseMeasures {
     /// The modal trials' indices (baseline among the baseline's trials, candidate among the
     /// candidate's).
     pub modal_index: Option<(usize, usize)>,
+    /// The two modal trials side by side, turn by turn (only when [`MeasureOptions::lanes`]
+    /// asks, for the HTML report).
+    pub lanes: Option<veer_contract::lanes::Lanes>,
     /// The first trial (baseline first) whose outcome the rule could not read: the run stops
     /// with this error (exit 2).
     pub outcome_error: Option<crate::error::Error>,
@@ -206,6 +209,8 @@ pub struct MeasureOptions<'a> {
     pub max_align_cells: u64,
     /// Where each trial's pass/fail outcome comes from (`--outcome`, `--outcome-threshold`).
     pub outcome: &'a OutcomeRule,
+    /// Build the side-by-side view of the two modal trials (the HTML report's lanes).
+    pub lanes: bool,
 }
 
 /// Reads one trial; a file that cannot be read, or has no model response, is a failure.
@@ -306,6 +311,22 @@ pub(crate) fn measure_case(
         if let (Some(fb), Some(fc)) = (case.baseline.get(b), case.candidate.get(c)) {
             m.baseline_file = fb.name.to_string();
             m.candidate_file = fc.name.to_string();
+        }
+        if options.lanes {
+            if let (Some(tb), Some(tc)) = (traces.get(b), candidate.get(c)) {
+                // The pair diff's own side-by-side view of the two typical trials.
+                let mut diff_options = crate::DiffOptions::default();
+                diff_options.behaviour.lanes = true;
+                diff_options.behaviour.max_align_cells = options.max_align_cells;
+                let (report, _) = crate::diff::diff(
+                    tb,
+                    tc,
+                    (m.baseline_file.as_str(), m.candidate_file.as_str()),
+                    &diff_options,
+                    veer_base::Level::None,
+                );
+                measured.lanes = report.lanes;
+            }
         }
     }
     apply_outcomes(
@@ -427,6 +448,7 @@ pub fn measure_traces(
         changes,
         modal,
         modal_index,
+        lanes: None,
         outcome_error: None,
     }
 }

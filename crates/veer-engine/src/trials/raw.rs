@@ -67,6 +67,10 @@ pub(super) struct MeasuredRaw {
     /// The modal trial of each side (`CaseMeasures::modal`).
     #[serde(default)]
     pub(super) modal: Option<veer_contract::trials::ModalTrials>,
+    /// The modal trials side by side (`CaseMeasures::lanes`; HTML only, not kept past the
+    /// spill).
+    #[serde(skip)]
+    pub(super) lanes: Option<veer_contract::lanes::Lanes>,
 }
 
 /// One case's raw results: what its entry in the report is built from once the multiplicity
@@ -316,6 +320,7 @@ fn measured_raw(
         baseline_flaky,
         changes: m.changes.clone(),
         modal: m.modal.clone(),
+        lanes: m.lanes.clone(),
     }
 }
 

@@ -270,6 +270,7 @@ pub fn run(
         policy: policy.as_ref(),
         max_align_cells: args.max_align_cells,
         outcome: &options.outcome,
+        lanes: args.format == DiffFormat::Html,
     };
     let progress = Progress::new(layout.len() as u64, "diffing cases");
     let report = veer_engine::trials::analyse(

@@ -196,6 +196,12 @@ fn trials_unchanged_agent_passes_and_a_skipped_tool_names_the_cases() {
         "{}",
         r.stdout
     );
+    // The typical trials of each side, turn by turn, for the cases that changed.
+    assert!(
+        r.stdout.contains("<table class=\"lanes turns\">"),
+        "{}",
+        r.stdout
+    );
 }
 
 /// JSON of a run on `threads` worker threads.
