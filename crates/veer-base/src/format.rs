@@ -37,11 +37,14 @@ pub enum Format {
     /// Inspect AI eval log (`.eval` zip or `.json`): one trace per sample and epoch.
     #[serde(rename = "inspect-ai")]
     Inspect,
+    /// OpenAI Evals run log (`oaieval --record_path`, JSON Lines): one session per sample.
+    #[serde(rename = "openai-evals")]
+    OpenaiEvals,
 }
 
 impl Format {
     /// Every format veer reads, in the order messages list them.
-    pub const LISTED: [Format; 9] = [
+    pub const LISTED: [Format; 10] = [
         Format::Agentlog,
         Format::Traxr,
         Format::Otel,
@@ -51,10 +54,11 @@ impl Format {
         Format::Langsmith,
         Format::Mcp,
         Format::Inspect,
+        Format::OpenaiEvals,
     ];
 
     /// The short name reports and `veer inspect` use (`agentlog`, `traxr`, `otel`,
-    /// `openai-agents`, `claude-code`, `langfuse`, `langsmith`, `mcp`, `inspect-ai`).
+    /// `openai-agents`, `claude-code`, `langfuse`, `langsmith`, `mcp`, `inspect-ai`, `openai-evals`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Agentlog => "agentlog",
@@ -66,6 +70,7 @@ impl Format {
             Format::Langsmith => "langsmith",
             Format::Mcp => "mcp",
             Format::Inspect => "inspect-ai",
+            Format::OpenaiEvals => "openai-evals",
         }
     }
 
@@ -85,6 +90,7 @@ impl Format {
             Format::Inspect => {
                 "Inspect AI eval log (.eval zip or JSON), one trace per sample and epoch"
             }
+            Format::OpenaiEvals => "OpenAI Evals run log (JSON Lines), one session per sample",
         }
     }
 }
