@@ -94,6 +94,8 @@ pub fn read(source: &str, items: Vec<Item>, _options: &ReadOptions) -> Result<Tr
     let mut tags = Vec::new();
     let mut extra = Map::new();
     let (mut run_id, mut ms, mut line) = (None, None, None);
+    // The model when an event does not name one: the completion function under evaluation.
+    let mut completion_fn = "";
     if let Some((item, s)) = spec {
         for key in ["eval_name", "base_eval", "split"] {
             if let Some(Value::String(v)) = s.get(key) {
@@ -102,6 +104,7 @@ pub fn read(source: &str, items: Vec<Item>, _options: &ReadOptions) -> Result<Tr
         }
         if let Some(Value::Array(fns)) = s.get("completion_fns") {
             let names: Vec<&str> = fns.iter().filter_map(Value::as_str).collect();
+            completion_fn = names.first().copied().unwrap_or_default();
             tags.push(("completion_fns", names.join(",")));
         }
         run_id = s.get("run_id").and_then(Value::as_str);
@@ -150,7 +153,7 @@ pub fn read(source: &str, items: Vec<Item>, _options: &ReadOptions) -> Result<Tr
             let model = data
                 .get("model")
                 .and_then(Value::as_str)
-                .unwrap_or_default();
+                .unwrap_or(completion_fn);
             let messages = messages_of(data.get("prompt"));
             a.push(
                 Kind::ChatRequest,
@@ -257,6 +260,10 @@ mod tests {
             Some(&json!("OpenAI was founded in 2015.2015"))
         );
         assert_eq!(t.records[2].ts.as_str(), "2023-04-17T22:10:13.127Z");
+        assert_eq!(
+            answer.pointer("/model"),
+            Some(&json!("auto_gpt_completion_fn"))
+        );
     }
 
     #[test]
