@@ -40,11 +40,14 @@ pub enum Format {
     /// Codex CLI session rollout.
     #[serde(rename = "codex")]
     Codex,
+    /// OpenAI Evals run log (`oaieval --record_path`, JSON Lines): one session per sample.
+    #[serde(rename = "openai-evals")]
+    OpenaiEvals,
 }
 
 impl Format {
     /// Every format veer reads, in the order messages list them.
-    pub const LISTED: [Format; 10] = [
+    pub const LISTED: [Format; 11] = [
         Format::Agentlog,
         Format::Traxr,
         Format::Otel,
@@ -55,10 +58,12 @@ impl Format {
         Format::Mcp,
         Format::Inspect,
         Format::Codex,
+        Format::OpenaiEvals,
     ];
 
     /// The short name reports and `veer inspect` use (`agentlog`, `traxr`, `otel`,
-    /// `openai-agents`, `claude-code`, `langfuse`, `langsmith`, `mcp`, `inspect-ai`, `codex`).
+    /// `openai-agents`, `claude-code`, `langfuse`, `langsmith`, `mcp`, `inspect-ai`, `codex`,
+    /// `openai-evals`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Agentlog => "agentlog",
@@ -71,6 +76,7 @@ impl Format {
             Format::Mcp => "mcp",
             Format::Inspect => "inspect-ai",
             Format::Codex => "codex",
+            Format::OpenaiEvals => "openai-evals",
         }
     }
 
@@ -91,6 +97,7 @@ impl Format {
                 "Inspect AI eval log (.eval zip or JSON), one trace per sample and epoch"
             }
             Format::Codex => "Codex CLI session rollout (JSON Lines)",
+            Format::OpenaiEvals => "OpenAI Evals run log (JSON Lines), one session per sample",
         }
     }
 }

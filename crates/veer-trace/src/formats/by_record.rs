@@ -1,10 +1,10 @@
 //! The formats told apart by their first record — OpenAI Agents SDK trace exports, Claude Code
-//! session logs, Langfuse trace exports, LangSmith run exports and MCP JSON-RPC session logs —
+//! session logs, Langfuse trace exports, LangSmith run exports, MCP JSON-RPC session logs and OpenAI Evals run logs —
 //! and what their readers share: the sniff, the records of a file as [`Item`]s, the parent
 //! check. Each reader produces the same [`Trace`] model through `assemble` (mapping in
 //! docs/formats.md).
 
-use super::{agents_sdk, claude_code, codex, langfuse, langsmith, mcp};
+use super::{agents_sdk, claude_code, codex, langfuse, langsmith, mcp, openai_evals};
 use crate::error::TraceError;
 use crate::model::Trace;
 use crate::options::ReadOptions;
@@ -26,19 +26,22 @@ pub enum Foreign {
     Mcp,
     /// Codex CLI session rollout (JSON Lines).
     Codex,
+    /// OpenAI Evals run log (JSON Lines).
+    OpenaiEvals,
 }
 
 /// The ordered sniffs: the first that accepts a record names its format.
 /// Whether a record is of one format.
 type Sniff = fn(&Value) -> bool;
 
-const SNIFFS: [(Foreign, Sniff); 6] = [
+const SNIFFS: [(Foreign, Sniff); 7] = [
     (Foreign::AgentsSdk, agents_sdk::sniff),
     (Foreign::ClaudeCode, claude_code::sniff),
     (Foreign::Langfuse, langfuse::sniff),
     (Foreign::Langsmith, langsmith::sniff),
     (Foreign::Mcp, mcp::sniff),
     (Foreign::Codex, codex::sniff),
+    (Foreign::OpenaiEvals, openai_evals::sniff),
 ];
 
 /// The format of a file whose first record (a JSON Lines line) or whole document is `v`: an
@@ -160,6 +163,7 @@ pub fn read(
         Foreign::Langsmith => langsmith::read(source, items, options),
         Foreign::Mcp => mcp::read(source, items, options),
         Foreign::Codex => codex::read(source, items, options),
+        Foreign::OpenaiEvals => openai_evals::read(source, items, options),
     }
 }
 

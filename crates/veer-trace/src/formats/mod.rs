@@ -25,6 +25,7 @@ pub(crate) mod langsmith;
 #[cfg(test)]
 mod large_tests;
 pub(crate) mod mcp;
+pub(crate) mod openai_evals;
 pub mod otel;
 #[cfg(test)]
 mod proptests;
