@@ -13,6 +13,7 @@ pub mod html;
 pub mod inspect;
 pub mod json;
 pub mod policy;
+pub mod printer;
 pub mod sarif;
 pub mod style;
 pub mod text;
