@@ -12,6 +12,7 @@ pub mod lanes;
 pub mod policy;
 pub mod quarantine;
 pub mod recommend;
+pub mod report;
 
 pub use veer_base::Level;
 pub mod bisect;

@@ -18,6 +18,32 @@ pub fn load(path: &Path) -> Result<Policy, PolicyError> {
     Policy::load(path)
 }
 
+/// The largest policy file read to compare it with a stored baseline's (bytes).
+pub const MAX_POLICY_BYTES: u64 = 16 << 20;
+
+/// A policy that cannot be loaded as the CLI shows it: every problem line, the first one as
+/// the message, the file named.
+pub fn load_error(e: &PolicyError) -> crate::Error {
+    let mut lines = e.lines().into_iter();
+    let mut error = crate::Error::new(
+        crate::ErrorKind::Policy,
+        lines.next().unwrap_or_else(|| e.file.clone()),
+    );
+    error.more = lines.collect();
+    error.file = Some(e.file.clone());
+    error
+}
+
+/// Loads the policy at `path` for a comparison: its load warnings told to `warn`, a load error
+/// as [`load_error`] gives it.
+pub fn load_warned(path: &Path, warn: &(dyn Fn(&str) + Sync)) -> Result<Policy, crate::Error> {
+    let policy = load(path).map_err(|e| load_error(&e))?;
+    for w in &policy.warnings {
+        warn(w);
+    }
+    Ok(policy)
+}
+
 /// Loads a policy from `text`, named `file` in errors; `json` picks the JSON reader over the
 /// YAML one; relative paths inside the policy resolve against `base_dir`.
 pub fn load_str(

@@ -421,3 +421,65 @@ pub fn append(
 
 #[cfg(test)]
 mod tests;
+
+/// Today (UTC) as a calendar day, from the system clock (expiry is about the real date, so
+/// `SOURCE_DATE_EPOCH` is not consulted).
+pub fn today() -> Day {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    Day::from_unix_days(ms.div_euclid(86_400_000))
+}
+
+/// The text of the quarantine file at `path`: None when it does not exist; a directory, a file
+/// past the settings-file limit or one that is not UTF-8 is an error naming it.
+pub fn read_text(path: &std::path::Path) -> Result<Option<String>, Error> {
+    use veer_trace::limits::{read_capped, MAX_CONFIG_FILE_BYTES};
+    let shown = path.display().to_string();
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Ok(m) if m.is_dir() => {
+            return Err(
+                Error::input(format!("{shown}: is a directory, not a quarantine file"))
+                    .hint("name the YAML file, e.g. .veer/quarantine.yaml"),
+            )
+        }
+        _ => {}
+    }
+    let bytes = read_capped(path, MAX_CONFIG_FILE_BYTES).map_err(|e| {
+        match e.too_large_message("quarantine file", None) {
+            Some((m, h)) => Error::input(format!("{shown}: {m}")).hint(h),
+            None => Error::input(format!("{shown}: cannot read")).hint("check the path"),
+        }
+    })?;
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        Error::input(format!("{shown}: not UTF-8 text"))
+            .hint("the quarantine file is YAML text (docs/history.md)")
+    })
+}
+
+/// The quarantine of a comparison as of `today`: `explicit` (which must exist), else
+/// `default` when it exists, else none. Returns the entries honoured and the file's name as
+/// shown (the expired entries are in [`ActiveQuarantine::warnings`]). A malformed file is an
+/// error naming line and field.
+pub fn load(
+    explicit: Option<&std::path::Path>,
+    default: Option<&std::path::Path>,
+    today: Day,
+) -> Result<(ActiveQuarantine, String), Error> {
+    let Some(path) = explicit.or(default) else {
+        return Ok((ActiveQuarantine::default(), String::new()));
+    };
+    let shown = path.display().to_string();
+    let Some(text) = read_text(path)? else {
+        if explicit.is_some() {
+            return Err(Error::input(format!("{shown}: no quarantine file here"))
+                .hint("create it with `veer history flaky --write`, or leave --quarantine out"));
+        }
+        return Ok((ActiveQuarantine::default(), shown));
+    };
+    let active = Quarantine::parse(&shown, &text)?
+        .active(today)
+        .from_source(&shown);
+    Ok((active, shown))
+}

@@ -11,6 +11,7 @@ mod record;
 mod setup;
 mod standing;
 mod tools;
+mod trials;
 pub use bisect::*;
 pub use diff::*;
 pub use experiment::*;
@@ -19,6 +20,7 @@ pub use record::*;
 pub use setup::*;
 pub use standing::*;
 pub use tools::*;
+pub use trials::*;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

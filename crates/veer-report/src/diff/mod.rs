@@ -6,6 +6,7 @@ pub(crate) mod fingerprint;
 pub(crate) mod format;
 pub mod junit;
 pub mod markdown;
+pub mod output;
 pub(crate) mod meaning;
 pub(crate) mod quarantine;
 pub mod stream;

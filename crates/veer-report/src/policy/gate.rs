@@ -50,3 +50,23 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
 pub fn json(r: &GateReport) -> String {
     crate::json::to_json(r)
 }
+
+/// Formats `veer gate` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum GateFormat {
+    /// A short summary.
+    Terminal,
+    /// JSON: {schema_version, report, worst_axis, fingerprint (when it counts), policy_source,
+    /// regressions, gate} (`veer schema gate`).
+    Json,
+}
+
+impl crate::printer::OutputFormat<GateReport> for GateFormat {
+    fn printer(self, style: Style) -> Box<dyn crate::printer::Printer<GateReport>> {
+        match self {
+            GateFormat::Terminal => Box::new(move |r: &GateReport| terminal(r, style)),
+            GateFormat::Json => Box::new(json),
+        }
+    }
+}

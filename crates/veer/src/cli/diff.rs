@@ -67,8 +67,8 @@ pub struct DiffArgs {
     /// With repeated trials (docs/trials.md): a statistically supported regression beyond its
     /// margin, a deterministic rule break or an unmeasurable case trips any level, and
     /// `inconclusive` also trips on inconclusive cases (acts as `minor` without trials).
-    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = crate::commands::trials::parse_diff_fail_on)]
-    pub fail_on: crate::commands::trials::DiffFailOn,
+    #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = crate::cli::parse_diff_fail_on)]
+    pub fail_on: crate::cli::DiffFailOn,
     /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
     /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
     /// The structural block is the same at every budget; its own, fixed, budget and the
@@ -84,7 +84,7 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffFormat::Terminal)]
     pub format: DiffFormat,
     #[command(flatten)]
-    pub trials: crate::commands::trials::TrialsArgs,
+    pub trials: crate::cli::TrialsArgs,
     #[command(flatten)]
     pub read: ReadArgs,
     #[command(flatten)]
@@ -146,27 +146,4 @@ pub enum PairByArg {
     Alignment,
 }
 
-/// Formats `veer diff` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DiffFormat {
-    /// Tables and text for a terminal.
-    Terminal,
-    /// JSON (`veer schema diff`, `veer schema diff-directory`).
-    Json,
-    /// A Markdown report for a pull-request comment.
-    Markdown,
-    /// JUnit XML: one test case per trace pair and axis.
-    Junit,
-    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
-    /// JavaScript off).
-    Html,
-    /// SARIF 2.1.0: the first divergence (a note), policy findings and severe axes at the
-    /// candidate file and line; `error` exactly for what tripped the gate.
-    Sarif,
-    /// GitHub Actions workflow commands (::error/::warning/::notice); with
-    /// GITHUB_STEP_SUMMARY set, the Markdown report is appended to that file.
-    Github,
-    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
-    /// `artifacts:reports:codequality`.
-    Gitlab,
-}
+pub use veer_report::diff::output::DiffFormat;

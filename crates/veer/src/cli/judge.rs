@@ -111,12 +111,4 @@ pub struct GateArgs {
     pub out: OutputArgs,
 }
 
-/// Formats `veer gate` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GateFormat {
-    /// A short summary.
-    Terminal,
-    /// JSON: {schema_version, report, worst_axis, fingerprint (when it counts), policy_source,
-    /// regressions, gate} (`veer schema gate`).
-    Json,
-}
+pub use veer_report::policy::gate::GateFormat;

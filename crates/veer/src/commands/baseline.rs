@@ -1,11 +1,11 @@
-//! `veer baseline create|update|approve|verify|list|show`, and the hook `veer diff --baseline
-//! NAME` uses: resolve a stored baseline to its verified directory of traces. The work is in
-//! `veer_engine::baseline`; this file gathers provenance, maps errors and prints.
+//! `veer baseline create|update|approve|verify|list|show`. The work is in
+//! `veer_engine::baseline` (which also resolves `veer diff --baseline NAME`); this file gathers
+//! provenance, maps errors and prints.
 
 use super::provenance;
 use crate::cli::{
     BaselineApproveArgs, BaselineCommand, BaselineCreateArgs, BaselineListArgs, BaselineRefArgs,
-    DiffArgs, StandingFormat,
+    StandingFormat,
 };
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{emit, print_skipped};
@@ -13,8 +13,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use veer_engine::baseline::{self, BaselineError, Manifest};
 
-/// Largest policy file hashed: 16 MiB (the policy reader's own cap).
-const MAX_POLICY_BYTES: u64 = 16 << 20;
+use veer_engine::policy::MAX_POLICY_BYTES;
 
 fn err(e: BaselineError) -> CliError {
     CliError::input(e.message).hint(e.hint)
@@ -29,60 +28,6 @@ pub fn run(command: &BaselineCommand) -> Result<u8, CliError> {
         BaselineCommand::Verify(a) => verify(a),
         BaselineCommand::List(a) => list(a),
         BaselineCommand::Show(a) => show(a),
-    }
-}
-
-/// `veer diff --baseline SPEC CANDIDATE_DIR`: the same arguments with the verified baseline
-/// directory as the baseline side and the one positional path as the candidate.
-pub fn diff_args(args: &DiffArgs, spec: &str) -> Result<DiffArgs, CliError> {
-    if !args.candidate.as_os_str().is_empty() {
-        return Err(CliError::input(format!(
-            "--baseline {spec} names the baseline, but two paths were given ({} and {})",
-            args.baseline.display(),
-            args.candidate.display()
-        ))
-        .hint(format!(
-            "give only the candidate directory: veer diff --baseline {spec} runs/pr/"
-        )));
-    }
-    let root = Path::new(crate::cli::DEFAULT_BASELINE_ROOT);
-    let (dir, version) = baseline::resolve(root, spec).map_err(err)?;
-    let verified = baseline::verify(&dir, version).map_err(err)?;
-    warn_on_policy(&verified.opened.manifest, args.policy.as_deref());
-    let mut resolved = args.clone();
-    resolved.candidate = args.baseline.clone();
-    resolved.baseline = verified.traces;
-    if !resolved.candidate.is_dir() {
-        return Err(CliError::input(format!(
-            "{}: a stored baseline is a directory of traces, so the candidate must be one too",
-            resolved.candidate.display()
-        ))
-        .hint("pass the directory of the candidate's runs, laid out like the baseline's"));
-    }
-    Ok(resolved)
-}
-
-/// A warning when the diff's policy is not the one the baseline was stored with.
-fn warn_on_policy(m: &Manifest, policy: Option<&Path>) {
-    let Some(stored) = &m.policy else { return };
-    let Some(path) = policy else {
-        crate::output::diag::warn(format!(
-            "baseline {} was stored with policy {} (sha256 {}); this diff has no --policy",
-            m.name, stored.path, stored.sha256
-        ));
-        return;
-    };
-    let now = veer_trace::limits::read_capped(path, MAX_POLICY_BYTES)
-        .map(|b| baseline::sha256_hex(&b))
-        .unwrap_or_default();
-    if now != stored.sha256 {
-        crate::output::diag::warn(format!(
-            "{}: not the policy baseline {} was stored with ({}, sha256 {})",
-            path.display(),
-            m.name,
-            stored.path,
-            stored.sha256
-        ));
     }
 }
 

@@ -7,6 +7,9 @@
 use crate::cli::{DemoArgs, DiffFormat};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{colour_enabled, emit};
+use veer_report::diff::output::Judged;
+use veer_report::printer::OutputFormat;
+use veer_report::style::Style;
 use veer_trace::agentlog::reader::read_agentlog_bytes;
 use veer_trace::{ReadOptions, Trace};
 
@@ -42,7 +45,7 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         policy: Some(std::sync::Arc::new(policy)),
         ..veer_engine::DiffOptions::default()
     };
-    options.lanes = args.format == DiffFormat::Html;
+    options.lanes = args.format.shows_lanes();
     let (report, verdict) = veer_engine::diff::diff(
         &b,
         &c,
@@ -53,12 +56,14 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         &options,
         veer_base::Level::None,
     );
-    let mut text = super::diff::render(
-        &report,
-        &verdict,
-        args.format,
-        colour_enabled(args.out.output.is_some()),
-    );
+    let judged = Judged {
+        report: &report,
+        verdict: &verdict,
+    };
+    let style = Style {
+        colour: colour_enabled(args.out.output.is_some()),
+    };
+    let mut text = args.format.print(&judged, style);
     if args.format == DiffFormat::Terminal && args.out.output.is_none() {
         text.push_str(
             "\nThis was `veer diff examples/refund-agent/baseline.agentlog \
@@ -68,9 +73,8 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         );
     }
     emit(&text, args.out.output.as_deref())?;
-    if let Some((path, markdown)) = super::diff::step_summary(args.format, || {
-        veer_report::diff::markdown::render(&report, &verdict)
-    }) {
+    if let Some(path) = super::diff::step_summary_path(args.format) {
+        let markdown = DiffFormat::Markdown.print(&judged, style);
         crate::output::append_step_summary(&path, &markdown)?;
     }
     Ok(EXIT_OK)

@@ -1,54 +1,222 @@
-//! `veer diff BASELINE CANDIDATE`: the behaviour diff of two traces, or of two directories of
-//! traces paired by relative path. For two files, a bad file, a bad pricing table, mismatched
-//! formats or an empty side is exit 2 before any output can be seen. A directory diff streams:
-//! pairs are diffed in parallel and printed in path order through a bounded reorder window, the
-//! summary folded from per-pair summaries (docs/corpus.md); a pair that cannot be read or
-//! compared becomes an error row, fails a set gate (exit 1) and otherwise ends the run with
-//! exit 2 once the whole report is written (docs/diff.md, "When a pair cannot be read").
+//! `veer diff`: the flags become one [`Request`], the engine runs it (`veer_engine::run`, which
+//! picks the comparison from the inputs), and the outcome is printed in the chosen format. A
+//! directory diff's pairs are printed while the engine diffs the next ones; everything else is
+//! printed whole once it is decided. A bad input is exit 2 before any output can be seen; a
+//! directory pair that cannot be read becomes an error row (docs/diff.md, "When a pair cannot
+//! be read").
 
-use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg};
+use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg, DEFAULT_BASELINE_ROOT};
+use crate::cli::DEFAULT_QUARANTINE;
 use crate::error::CliError;
 use crate::output::stream::{emit_streamed, ReportStream};
-use crate::output::{append_step_summary, colour_enabled, emit};
+use crate::output::{append_step_summary, colour_enabled};
 use crate::progress::Progress;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use veer_base::Level;
-use veer_contract::diff::{DiffReport, DirectoryPair, PairError};
-use veer_engine::directory::{
-    pair_directories, pair_errors_error, stream_directory, DirectoryPlan,
-};
-use veer_engine::options::{BehaviourOptions, FingerprintOptions, PairBy, Pricing};
-use veer_engine::DiffOptions;
-use veer_engine::Verdict;
-use veer_report::diff::junit::DirectorySuites;
+use veer_contract::report::Report;
+use veer_contract::trials::CaseVerdict;
+use veer_engine::options::{FingerprintOptions, PairBy};
+use veer_engine::run::{Baseline, Hooks, Piece, QuarantineFile, Settings, TrialsSettings};
+use veer_engine::{Outcome, Request, Verdict};
 use veer_report::diff::markdown::DirectoryComment;
+use veer_report::diff::output::Judged;
 use veer_report::diff::stream::DirectoryPrinter;
-use veer_report::diff::terminal::DirectoryTable;
-use veer_report::findings::diff_findings;
-use veer_report::github::DirectoryCommands;
-use veer_report::html::diff::DirectoryPage;
-use veer_report::json::DirectoryJson;
+use veer_report::printer::OutputFormat;
 use veer_report::style::Style;
-use veer_trace::{ReadOptions, Trace};
 
 /// Runs `veer diff`.
 pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
-    // `--baseline NAME CANDIDATE_DIR`: the stored baseline, verified, is the baseline side.
-    let resolved;
-    let args = match &args.stored_baseline {
-        Some(spec) => {
-            resolved = super::baseline::diff_args(args, spec)?;
-            &resolved
+    let request = request(args)?;
+    let format = args.format;
+    let style = Style {
+        colour: colour_enabled(args.out.output.is_some()),
+    };
+    let step = step_summary_path(format);
+    let kept = Arc::new(Mutex::new(String::new()));
+    let (outcome, markdown) = emit_streamed(args.out.output.as_deref(), format.is_json(), |out| {
+        let mut printer = format.directory_printer(style);
+        if args.history.is_some() {
+            printer = Box::new(super::history::KeepJson::new(printer, kept.clone()));
         }
-        None => args,
+        let mut comment = step.is_some().then(DirectoryComment::default);
+        let bars = Bars::default();
+        let outcome = {
+            let mut render = |piece: Piece| match piece {
+                Piece::DirectoryBegins => printer.begin(),
+                Piece::Pairs(pairs) => {
+                    let mut text = String::new();
+                    for (p, v) in &pairs {
+                        text.push_str(&printer.pair(p, v));
+                        if let Some(c) = &mut comment {
+                            c.pair(p, v);
+                        }
+                    }
+                    text
+                }
+            };
+            let mut write = |text: String| out.write(&text);
+            veer_engine::run(
+                &request,
+                Hooks {
+                    progress: &bars,
+                    warn: &|m| crate::output::diag::warn(m),
+                    render: &mut render,
+                    write: &mut write,
+                },
+            )?
+        };
+        let markdown = print(&outcome, (format, style), printer, comment, out)?;
+        Ok((outcome, markdown))
+    })?;
+    if let Some(db) = &args.history {
+        let json = match &outcome.report {
+            Report::Pair(report) => veer_report::json::to_json(report),
+            Report::Trials(report) => {
+                // History keeps the JSON report's summary whatever `--format` printed.
+                let json: String = veer_report::json::trials_json_pieces(report).collect();
+                if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases)
+                {
+                    return Err(e);
+                }
+                json
+            }
+            _ => kept.lock().map(|k| k.clone()).unwrap_or_default(),
+        };
+        super::history::record_report(json.as_bytes(), history_source(&outcome.report), db)?;
+    }
+    if let Some((path, markdown)) = step.zip(markdown) {
+        append_step_summary(&path, &markdown)?;
+    }
+    if let Some(failure) = outcome.failure {
+        return Err(failure);
+    }
+    if let Some(note) = &outcome.note {
+        crate::output::diag::error(note);
+    }
+    if let Report::Trials(report) = &outcome.report {
+        for c in report.trials.cases.iter() {
+            if let (CaseVerdict::Failed, Some(e)) = (c.verdict, &c.error) {
+                crate::output::diag::warn(format!("case {}: {}", c.case, e.error));
+            }
+        }
+        if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases) {
+            return Err(e);
+        }
+    }
+    gate_lines(&outcome, args.fail_on.inconclusive);
+    let code = outcome.verdict.exit_code();
+    // The command ends here: freeing the report's many small allocations one by one takes
+    // longer than the process exit that releases them all.
+    std::mem::forget(outcome);
+    Ok(code)
+}
+
+/// What history calls the report it keeps.
+fn history_source(report: &Report) -> &'static str {
+    match report {
+        Report::Pair(_) => "the diff",
+        Report::Trials(_) => "the trials diff",
+        _ => "the directory diff",
+    }
+}
+
+/// Prints the outcome (a directory's pairs were printed already; its end is printed here) and
+/// returns the Markdown report for the GitHub step summary when one is wanted.
+fn print(
+    outcome: &Outcome,
+    (format, style): (DiffFormat, Style),
+    printer: Box<dyn DirectoryPrinter>,
+    comment: Option<DirectoryComment>,
+    out: &mut ReportStream<'_>,
+) -> Result<Option<String>, CliError> {
+    let verdict = &outcome.verdict;
+    match &outcome.report {
+        Report::Directory(summary) => {
+            out.write(&printer.finish(summary, verdict))?;
+            Ok(comment.map(|c| Box::new(c).finish(summary, verdict)))
+        }
+        Report::Pair(report) => {
+            if format != DiffFormat::Terminal {
+                for w in &report.warnings {
+                    crate::output::diag::warn(w);
+                }
+            }
+            let judged = Judged { report: &**report, verdict };
+            out.write_whole(&format.print(&judged, style))?;
+            Ok(comment.map(|_| DiffFormat::Markdown.print(&judged, style)))
+        }
+        Report::Trials(report) => {
+            let read_error = || veer_engine::trials::spill::case_read_error(&report.trials.cases);
+            if format == DiffFormat::Json {
+                // Case by case: the document's text is never held whole.
+                veer_report::json::trials_json_pieces(report)
+                    .try_for_each(|piece| out.write(&piece))?;
+            } else {
+                let text = format.print(&**report, style);
+                if let Some(e) = read_error() {
+                    return Err(e);
+                }
+                out.write_whole(&text)?;
+            }
+            // A spilled report that could not be read back is not written as if complete.
+            if let Some(e) = read_error() {
+                return Err(e);
+            }
+            Ok(comment.map(|_| DiffFormat::Markdown.print(&**report, style)))
+        }
+        Report::Gate(..) => Err(CliError::new(
+            crate::error::ErrorKind::Internal,
+            "a diff cannot answer with a gate report",
+        )),
+    }
+}
+
+/// The gate's lines on stderr, when a gate is set.
+fn gate_lines(outcome: &Outcome, fail_on_inconclusive: bool) {
+    let verdict: &Verdict = &outcome.verdict;
+    if verdict.fail_on == Level::None {
+        return;
+    }
+    match &outcome.report {
+        Report::Trials(report) => {
+            for line in veer_report::diff::output::trials_gate_lines(report, fail_on_inconclusive)
+            {
+                crate::output::diag::say("", line);
+            }
+        }
+        _ => crate::output::diag::say("", veer_report::policy::gate_line(&verdict.gate())),
+    }
+}
+
+/// The request the flags make.
+pub fn request(args: &DiffArgs) -> Result<Request, CliError> {
+    // `--baseline NAME CANDIDATE_DIR`: the stored baseline, verified, is the baseline side.
+    let (baseline, candidate) = match &args.stored_baseline {
+        Some(spec) => {
+            if !args.candidate.as_os_str().is_empty() {
+                return Err(CliError::input(format!(
+                    "--baseline {spec} names the baseline, but two paths were given ({} and {})",
+                    args.baseline.display(),
+                    args.candidate.display()
+                ))
+                .hint(format!(
+                    "give only the candidate directory: veer diff --baseline {spec} runs/pr/"
+                )));
+            }
+            let stored = Baseline::Stored {
+                root: PathBuf::from(DEFAULT_BASELINE_ROOT),
+                spec: spec.clone(),
+            };
+            (stored, args.baseline.clone())
+        }
+        None => (Baseline::Path(args.baseline.clone()), args.candidate.clone()),
     };
-    let pricing = match &args.pricing {
-        Some(path) => load_pricing(path)?,
-        None => Pricing::none(),
-    };
-    let options = DiffOptions {
-        behaviour: BehaviourOptions {
+    let t = &args.trials;
+    Ok(Request {
+        baseline,
+        candidate,
+        settings: Settings {
             seed: args.seed,
             top_k: args.top_k,
             pair_by: match args.pair_by {
@@ -56,155 +224,33 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
                 PairByArg::Index => PairBy::Index,
                 PairByArg::Alignment => PairBy::Alignment,
             },
-            pricing,
+            pricing: args.pricing.clone(),
+            policy: args.policy.clone(),
             max_align_cells: args.max_align_cells,
             fingerprint: fingerprint_options(args),
-            lanes: args.format == DiffFormat::Html,
+            lanes: args.format.shows_lanes(),
+            read: args.read.options(),
+            fail_on: args.fail_on.level,
+            fail_on_inconclusive: args.fail_on.inconclusive,
+            trials: TrialsSettings {
+                detect: t.trials != crate::cli::TrialsMode::Off,
+                case_pattern: t.case_pattern.clone(),
+                alpha: t.alpha,
+                margins: t.margin.clone(),
+                outcome: t.outcome.clone(),
+                outcome_threshold: t.outcome_threshold,
+                allow_missing: t.allow_missing,
+            },
+            quarantine: QuarantineFile {
+                explicit: args.quarantine.clone(),
+                default: Some(PathBuf::from(DEFAULT_QUARANTINE)),
+            },
         },
-        policy: match &args.policy {
-            Some(path) => Some(Arc::new(super::policy::load(path)?)),
-            None => None,
-        },
-    };
-    let read = args.read.options();
-    let colour = colour_enabled(args.out.output.is_some());
-    let (text, summary, verdict) = match (args.baseline.is_dir(), args.candidate.is_dir()) {
-        (true, true) => {
-            let detected = super::trials::detect(args)?;
-            let quarantine = super::quarantine::load(args.quarantine.as_deref())?;
-            let (b_files, c_files) = match detected {
-                veer_engine::trials::detect::Detected::Trials(layout) => {
-                    return super::trials::run(args, layout, &quarantine);
-                }
-                veer_engine::trials::detect::Detected::Paths(b, c) => (b, c),
-            };
-            let plan = pair_directories(&args.baseline, &args.candidate, b_files, c_files)?;
-            let step = step_summary_path(args.format);
-            let json = matches!(
-                args.format,
-                DiffFormat::Json | DiffFormat::Sarif | DiffFormat::Gitlab
-            );
-            let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-            let mut printer = directory_printer(args.format, colour);
-            if args.history.is_some() {
-                printer = Box::new(super::history::KeepJson::new(printer, kept.clone()));
-            }
-            let (verdict, markdown, errors) =
-                emit_streamed(args.out.output.as_deref(), json, |out| {
-                    let comment = step.is_some().then(DirectoryComment::default);
-                    stream_directory_to(
-                        &plan,
-                        &read,
-                        (&options, args.fail_on.level, &quarantine),
-                        printer,
-                        comment,
-                        out,
-                    )
-                })?;
-            if let Some(db) = &args.history {
-                let json = kept.lock().map(|k| k.clone()).unwrap_or_default();
-                super::history::record_report(json.as_bytes(), "the directory diff", db)?;
-            }
-            // The report is written, error rows included; stderr names them too. Without a
-            // gate they are the command's error (exit 2); with one, they tripped it (exit 1).
-            let summary = step.zip(markdown);
-            if let Some(error) = pair_errors_error(&errors, plan.matched.len()) {
-                if verdict.exit_code() == 2 {
-                    if let Some((path, markdown)) = summary {
-                        append_step_summary(&path, &markdown)?;
-                    }
-                    return Err(error);
-                }
-                crate::output::diag::error(&error);
-            }
-            return finish(&verdict, summary);
-        }
-        (false, false) => {
-            if let Some(code) = super::trials::run_logs(args)? {
-                return Ok(code);
-            }
-            // Both sides are read at once; a problem with the baseline is reported first.
-            let (b, c) = rayon::join(
-                || load(&args.baseline, &read),
-                || load(&args.candidate, &read),
-            );
-            let (b, c) = (b?, c?);
-            check_pair(&b, &c)?;
-            let (report, verdict) = veer_engine::diff::diff(
-                &b,
-                &c,
-                (
-                    &args.baseline.display().to_string(),
-                    &args.candidate.display().to_string(),
-                ),
-                &options,
-                args.fail_on.level,
-            );
-            if args.format != DiffFormat::Terminal {
-                print_report_warnings(&report);
-            }
-            let kept = args
-                .history
-                .as_ref()
-                .map(|db| (db, veer_report::json::to_json(&report)));
-            let out = (
-                render(&report, &verdict, args.format, colour),
-                step_summary(args.format, || {
-                    veer_report::diff::markdown::render(&report, &verdict)
-                }),
-                verdict,
-            );
-            // The command ends here: freeing the traces' millions of small allocations one by
-            // one takes longer than the process exit that releases them all.
-            std::mem::forget((b, c, report));
-            if let Some((db, json)) = kept {
-                emit(&out.0, args.out.output.as_deref())?;
-                super::history::record_report(json.as_bytes(), "the diff", db)?;
-                return finish(&out.2, out.1);
-            }
-            out
-        }
-        (b_dir, _) => {
-            let (dir, file) = if b_dir {
-                (&args.baseline, &args.candidate)
-            } else {
-                (&args.candidate, &args.baseline)
-            };
-            return Err(CliError::input(format!(
-                "mismatched inputs: {} is a directory but {} is not",
-                dir.display(),
-                file.display()
-            ))
-            .hint("pass two trace files, or two directories of traces"));
-        }
-    };
-    emit(&text, args.out.output.as_deref())?;
-    finish(&verdict, summary)
-}
-
-/// The end of `veer diff`: the step summary appended, the gate line on stderr, the exit code
-/// (the verdict's).
-fn finish(verdict: &Verdict, summary: Option<(PathBuf, String)>) -> Result<u8, CliError> {
-    if let Some((path, markdown)) = summary {
-        append_step_summary(&path, &markdown)?;
-    }
-    if verdict.fail_on != Level::None {
-        crate::output::diag::say("", veer_report::policy::gate_line(&verdict.gate()));
-    }
-    Ok(verdict.exit_code())
-}
-
-/// With `--format github` and `GITHUB_STEP_SUMMARY` set (non-empty): that file and the
-/// Markdown report to append to it.
-pub fn step_summary(
-    format: DiffFormat,
-    markdown: impl FnOnce() -> String,
-) -> Option<(PathBuf, String)> {
-    step_summary_path(format).map(|path| (path, markdown()))
+    })
 }
 
 /// With `--format github`: the `GITHUB_STEP_SUMMARY` file, when set (non-empty).
-fn step_summary_path(format: DiffFormat) -> Option<PathBuf> {
+pub fn step_summary_path(format: DiffFormat) -> Option<PathBuf> {
     if format != DiffFormat::Github {
         return None;
     }
@@ -228,58 +274,7 @@ fn fingerprint_options(args: &DiffArgs) -> FingerprintOptions {
     options
 }
 
-/// Renders one report and its verdict in `format`.
-pub fn render(report: &DiffReport, verdict: &Verdict, format: DiffFormat, colour: bool) -> String {
-    match format {
-        DiffFormat::Terminal => {
-            veer_report::diff::terminal::render(report, verdict, Style { colour })
-        }
-        DiffFormat::Json => veer_report::json::to_json(report),
-        DiffFormat::Markdown => veer_report::diff::markdown::render(report, verdict),
-        DiffFormat::Junit => veer_report::diff::junit::render(report, verdict),
-        DiffFormat::Html => veer_report::html::diff::render(report, verdict),
-        DiffFormat::Sarif => veer_report::sarif::render(&diff_findings(report, verdict)),
-        DiffFormat::Github => veer_report::github::render(&diff_findings(report, verdict), verdict),
-        DiffFormat::Gitlab => veer_report::gitlab::render(&diff_findings(report, verdict)),
-    }
-}
-
-/// The printer of a directory diff in `format`.
-fn directory_printer(format: DiffFormat, colour: bool) -> Box<dyn DirectoryPrinter> {
-    match format {
-        DiffFormat::Terminal => Box::new(DirectoryTable::new(Style { colour })),
-        DiffFormat::Json => Box::new(DirectoryJson::new()),
-        DiffFormat::Markdown => Box::new(DirectoryComment::default()),
-        DiffFormat::Junit => Box::new(DirectorySuites::default()),
-        DiffFormat::Html => Box::new(DirectoryPage::default()),
-        DiffFormat::Sarif => Box::new(veer_report::sarif::directory_log()),
-        DiffFormat::Github => Box::new(DirectoryCommands),
-        DiffFormat::Gitlab => Box::new(veer_report::gitlab::directory_report()),
-    }
-}
-
-fn print_report_warnings(report: &DiffReport) {
-    for w in &report.warnings {
-        crate::output::diag::warn(w);
-    }
-}
-
-/// Reads and validates a pricing file.
-fn load_pricing(path: &Path) -> Result<Pricing, CliError> {
-    veer_engine::diff::load_pricing(path)
-}
-
-fn load(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
-    Ok(veer_trace::load_trace(path, read)?)
-}
-
-/// Both sides must hold at least one response, of comparable formats
-/// ([`veer_engine::diff::check_pair`]).
-fn check_pair(b: &Trace, c: &Trace) -> Result<(), CliError> {
-    veer_engine::diff::check_pair(b, c)
-}
-
-/// The binary's progress bars for the engine's directory stream: one bar per stage.
+/// The binary's progress bars for the engine's multi-trace work: one bar per stage.
 #[derive(Default)]
 struct Bars(std::sync::RwLock<Option<Progress>>);
 
@@ -299,39 +294,4 @@ impl veer_engine::directory::Progress for Bars {
             bar.take().iter().for_each(Progress::finish);
         }
     }
-}
-
-/// Directory mode: the engine's stream over the pairs ([`stream_directory`]), each pair
-/// printed in path order as soon as it and every earlier pair are done, then the summary with
-/// the error rows of the pairs that could not be measured. Returns the verdict (the engine's,
-/// at `fail_on`), with `comment` the Markdown report for the step summary, and the error rows.
-fn stream_directory_to(
-    plan: &DirectoryPlan,
-    read: &ReadOptions,
-    (options, fail_on, quarantine): (&DiffOptions, Level, &super::quarantine::Loaded),
-    mut printer: Box<dyn DirectoryPrinter>,
-    mut comment: Option<DirectoryComment>,
-    out: &mut ReportStream<'_>,
-) -> Result<(Verdict, Option<String>, Vec<PairError>), CliError> {
-    out.write(&printer.begin())?;
-    let (summary, verdict) = stream_directory(
-        plan,
-        read,
-        (options, fail_on, &quarantine.active),
-        &Bars::default(),
-        |pairs: Vec<(DirectoryPair, Verdict)>| {
-            let mut text = String::new();
-            for (p, v) in &pairs {
-                text.push_str(&printer.pair(p, v));
-                if let Some(c) = &mut comment {
-                    c.pair(p, v);
-                }
-            }
-            text
-        },
-        |text| out.write(&text),
-    )?;
-    out.write(&printer.finish(&summary, &verdict))?;
-    let markdown = comment.map(|c| Box::new(c).finish(&summary, &verdict));
-    Ok((verdict, markdown, summary.errors))
 }

@@ -26,7 +26,6 @@ pub mod record;
 pub mod scan;
 pub mod schema;
 pub mod synth;
-pub mod trials;
 pub mod upstream;
 
 #[cfg(test)]

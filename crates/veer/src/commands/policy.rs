@@ -2,21 +2,14 @@
 //! confirm it is valid (exit 0).
 
 use crate::cli::PolicyValidateArgs;
-use crate::error::{CliError, ErrorKind, EXIT_OK};
+use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
 use veer_engine::policy::{Policy, PolicyError};
 
 /// A policy load error as a CLI error: the first problem as the message, the others as
 /// further lines (each carries its own hint), exit 2.
 pub fn policy_error(e: &PolicyError) -> CliError {
-    let mut lines = e.lines().into_iter();
-    let mut error = CliError::new(
-        ErrorKind::Policy,
-        lines.next().unwrap_or_else(|| e.file.clone()),
-    );
-    error.more = lines.collect();
-    error.file = Some(e.file.clone());
-    error
+    veer_engine::policy::load_error(e)
 }
 
 /// Loads a policy, printing its load warnings to stderr.

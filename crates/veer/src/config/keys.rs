@@ -53,7 +53,7 @@ fn any(_: &str) -> Result<(), String> {
 }
 
 fn diff_fail_on(s: &str) -> Result<(), String> {
-    crate::commands::trials::parse_diff_fail_on(s).map(|_| ())
+    crate::cli::parse_diff_fail_on(s).map(|_| ())
 }
 
 fn check_fail_on(s: &str) -> Result<(), String> {
@@ -83,7 +83,7 @@ fn check_format(s: &str) -> Result<(), String> {
 }
 
 fn trials_mode(s: &str) -> Result<(), String> {
-    choice::<crate::commands::trials::TrialsMode>(s)
+    choice::<crate::cli::TrialsMode>(s)
 }
 
 fn alpha(s: &str) -> Result<(), String> {
@@ -103,7 +103,7 @@ fn case_pattern(s: &str) -> Result<(), String> {
 }
 
 fn margin(s: &str) -> Result<(), String> {
-    crate::commands::trials::parse_margin(s).map(|_| ())
+    crate::cli::parse_margin(s).map(|_| ())
 }
 
 const DIFF: &[&str] = &["diff"];

@@ -399,7 +399,7 @@ fn value(
                     ));
                 };
                 let flag = format!("{axis}={text}");
-                crate::commands::trials::parse_margin(&flag).map_err(|e| {
+                crate::cli::parse_margin(&flag).map_err(|e| {
                     (
                         format!("`{name}.{axis}`: {e}"),
                         "e.g. latency = \"20%\" or behaviour = 0.1".to_string(),

@@ -35,6 +35,13 @@ pub struct ReportStream<'a> {
 const CLEAN_CACHE_LIMIT: usize = 1 << 12;
 
 impl ReportStream<'_> {
+    /// Writes a whole report, redacted as a report written at once is
+    /// ([`super::redact_output`]: a JSON document redacted value by value).
+    pub fn write_whole(&mut self, report: &str) -> Result<(), CliError> {
+        let text = super::redact_output(report);
+        self.write_raw(&text)
+    }
+
     /// Writes the next piece of the report, redacted.
     pub fn write(&mut self, piece: &str) -> Result<(), CliError> {
         if self.closed || piece.is_empty() {
@@ -45,6 +52,14 @@ impl ReportStream<'_> {
             Some(d) => d.redact(piece),
             None => Cow::Borrowed(piece),
         };
+        self.write_raw(&piece)
+    }
+
+    /// Writes `piece` as it is.
+    fn write_raw(&mut self, piece: &str) -> Result<(), CliError> {
+        if self.closed || piece.is_empty() {
+            return Ok(());
+        }
         match self.out.write_all(piece.as_bytes()) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {

@@ -1,0 +1,367 @@
+//! One request in, one outcome out: the comparison every front end runs. [`run`] looks at the
+//! inputs and picks the kind of comparison — two traces, two directories paired by relative
+//! path, cases with repeated trials (directories or Inspect AI logs), a stored baseline against
+//! a directory — loads the settings' files (policy, pricing, quarantine, outcomes), measures,
+//! and decides the one [`Verdict`]. [`regate`] decides a saved report again.
+//!
+//! The engine never prints: warnings, progress and a directory's pairs (handed out window by
+//! window while the next window is diffed, so a directory's report is never held whole) go
+//! through the caller's [`Hooks`].
+
+pub mod regate;
+pub mod request;
+
+pub use regate::{read as read_saved, regate, RegateSettings, Saved};
+pub use request::{
+    margin_axes, Baseline, MarginValue, QuarantineFile, Request, Settings, TrialsSettings,
+};
+
+use crate::directory::{pair_directories, pair_errors_error, stream_directory, Progress};
+use crate::options::{BehaviourOptions, Pricing};
+use crate::trials::detect::{DetectOptions, Detected};
+use crate::trials::layout::CasePattern;
+use crate::trials::listing::RUN_FILES;
+use crate::trials::measure::MeasureOptions;
+use crate::{DiffOptions, Error, Verdict};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use veer_contract::diff::DirectoryPair;
+use veer_contract::report::Report;
+use veer_trace::Trace;
+
+/// What a directory diff hands out as it goes.
+pub enum Piece {
+    /// The directory report begins (its pairs follow).
+    DirectoryBegins,
+    /// The next pairs in relative-path order, each with its own verdict.
+    Pairs(Vec<(DirectoryPair, Verdict)>),
+}
+
+/// Where the engine reports while it works.
+pub struct Hooks<'a> {
+    /// Progress of multi-trace work (one stage at a time).
+    pub progress: &'a dyn Progress,
+    /// A warning for the user (a skipped file, an expired quarantine entry, a stored
+    /// baseline's other policy, an outcome line that matches no trial).
+    pub warn: &'a (dyn Fn(&str) + Sync),
+    /// Renders a directory diff's pieces, in order, as text; called beside the diffing of the
+    /// next pairs.
+    pub render: &'a mut (dyn FnMut(Piece) -> String + Send),
+    /// Writes what [`Hooks::render`] gave, in order; an error stops the run.
+    pub write: &'a mut dyn FnMut(String) -> Result<(), Error>,
+}
+
+/// The answer to one request.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The document.
+    pub report: Report,
+    /// The one verdict (the gate).
+    pub verdict: Verdict,
+    /// A problem the report shows (error rows) that tripped the gate: the run still ends
+    /// with the gate's exit, and the problem is shown.
+    pub note: Option<Error>,
+    /// A problem the report shows that no gate counted: once the report is written, the run
+    /// ends with this error.
+    pub failure: Option<Error>,
+}
+
+impl Outcome {
+    pub(crate) fn of(report: Report, verdict: Verdict) -> Outcome {
+        Outcome {
+            report,
+            verdict,
+            note: None,
+            failure: None,
+        }
+    }
+}
+
+/// Runs one comparison.
+pub fn run(request: &Request, hooks: Hooks<'_>) -> Result<Outcome, Error> {
+    let s = &request.settings;
+    let baseline = match &request.baseline {
+        request::Baseline::Path(p) => p.clone(),
+        request::Baseline::Stored { root, spec } => {
+            stored_baseline(root, spec, &request.candidate, s.policy.as_deref(), hooks.warn)?
+        }
+    };
+    let options = diff_options(s, hooks.warn)?;
+    let candidate = &request.candidate;
+    match (baseline.is_dir(), candidate.is_dir()) {
+        (true, true) => directories(&baseline, candidate, s, &options, hooks),
+        (false, false) => {
+            if s.trials.detect {
+                if let Some(outcome) = inspect_logs(&baseline, candidate, s, &options, hooks.warn)? {
+                    return Ok(outcome);
+                }
+            }
+            pair(&baseline, candidate, s, &options)
+        }
+        (b_dir, _) => {
+            let (dir, file) = if b_dir {
+                (&baseline, candidate)
+            } else {
+                (candidate, &baseline)
+            };
+            Err(Error::input(format!(
+                "mismatched inputs: {} is a directory but {} is not",
+                dir.display(),
+                file.display()
+            ))
+            .hint("pass two trace files, or two directories of traces"))
+        }
+    }
+}
+
+/// The options of a pair diff: the settings with the pricing table and the policy loaded.
+fn diff_options(s: &Settings, warn: &(dyn Fn(&str) + Sync)) -> Result<DiffOptions, Error> {
+    let pricing = match &s.pricing {
+        Some(path) => crate::diff::load_pricing(path)?,
+        None => Pricing::none(),
+    };
+    Ok(DiffOptions {
+        behaviour: BehaviourOptions {
+            seed: s.seed,
+            top_k: s.top_k,
+            pair_by: s.pair_by,
+            pricing,
+            max_align_cells: s.max_align_cells,
+            fingerprint: s.fingerprint.clone(),
+            lanes: s.lanes,
+        },
+        policy: match &s.policy {
+            Some(path) => Some(Arc::new(crate::policy::load_warned(path, warn)?)),
+            None => None,
+        },
+    })
+}
+
+/// The verified traces of a stored baseline; warns when the diff's policy is not the one the
+/// baseline was stored with.
+fn stored_baseline(
+    root: &Path,
+    spec: &str,
+    candidate: &Path,
+    policy: Option<&Path>,
+    warn: &(dyn Fn(&str) + Sync),
+) -> Result<PathBuf, Error> {
+    let err = |e: crate::baseline::BaselineError| Error::input(e.message).hint(e.hint);
+    let (dir, version) = crate::baseline::resolve(root, spec).map_err(err)?;
+    let verified = crate::baseline::verify(&dir, version).map_err(err)?;
+    let m = &verified.opened.manifest;
+    if let Some(stored) = &m.policy {
+        match policy {
+            None => warn(&format!(
+                "baseline {} was stored with policy {} (sha256 {}); this diff has no --policy",
+                m.name, stored.path, stored.sha256
+            )),
+            Some(path) => {
+                let now = veer_trace::limits::read_capped(path, crate::policy::MAX_POLICY_BYTES)
+                    .map(|b| crate::baseline::sha256_hex(&b))
+                    .unwrap_or_default();
+                if now != stored.sha256 {
+                    warn(&format!(
+                        "{}: not the policy baseline {} was stored with ({}, sha256 {})",
+                        path.display(),
+                        m.name,
+                        stored.path,
+                        stored.sha256
+                    ));
+                }
+            }
+        }
+    }
+    if !candidate.is_dir() {
+        return Err(Error::input(format!(
+            "{}: a stored baseline is a directory of traces, so the candidate must be one too",
+            candidate.display()
+        ))
+        .hint("pass the directory of the candidate's runs, laid out like the baseline's"));
+    }
+    Ok(verified.traces)
+}
+
+/// Two directories: the cases with repeated trials, else the pairs by relative path.
+fn directories(
+    baseline: &Path,
+    candidate: &Path,
+    s: &Settings,
+    options: &DiffOptions,
+    hooks: Hooks<'_>,
+) -> Result<Outcome, Error> {
+    let pattern = match &s.trials.case_pattern {
+        Some(p) => Some(CasePattern::new(p).map_err(|e| Error::input(e.message).hint(e.hint))?),
+        None => None,
+    };
+    let detect = DetectOptions {
+        trials: s.trials.detect,
+        pattern: pattern.as_ref(),
+        run_files: RUN_FILES,
+    };
+    let detected =
+        crate::trials::detect::detect(baseline, candidate, detect, &mut |skipped| {
+            for entry in skipped {
+                (hooks.warn)(&entry.to_string());
+            }
+        })?;
+    let (quarantine, quarantine_name) = crate::quarantine::load(
+        s.quarantine.explicit.as_deref(),
+        s.quarantine.default.as_deref(),
+        crate::quarantine::today(),
+    )?;
+    for w in quarantine.warnings(&quarantine_name) {
+        (hooks.warn)(&w);
+    }
+    let (b_files, c_files) = match detected {
+        Detected::Trials(layout) => {
+            let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
+            warn_unmatched(
+                &crate::trials::check_outcome_file(&layout, &trials.outcome)?,
+                hooks.warn,
+            );
+            let measure = MeasureOptions {
+                read: &s.read,
+                policy: options.policy.as_deref(),
+                max_align_cells: s.max_align_cells,
+                outcome: &trials.outcome,
+                lanes: s.lanes,
+            };
+            hooks.progress.begin(layout.len() as u64, "diffing cases");
+            let report = crate::trials::analyse(
+                &baseline.display().to_string(),
+                &candidate.display().to_string(),
+                layout,
+                measure,
+                &trials,
+                s.fail_on,
+                s.fail_on_inconclusive,
+                &|| hooks.progress.tick(),
+            );
+            hooks.progress.finish();
+            let report = report?;
+            let verdict = report.verdict.clone();
+            return Ok(Outcome::of(Report::Trials(Box::new(report)), verdict));
+        }
+        Detected::Paths(b, c) => (b, c),
+    };
+    let plan = pair_directories(baseline, candidate, b_files, c_files)?;
+    let (render, write) = (hooks.render, hooks.write);
+    write(render(Piece::DirectoryBegins))?;
+    let (summary, verdict) = stream_directory(
+        &plan,
+        &s.read,
+        (options, s.fail_on, &quarantine),
+        hooks.progress,
+        |pairs: Vec<(DirectoryPair, Verdict)>| render(Piece::Pairs(pairs)),
+        write,
+    )?;
+    let problem = pair_errors_error(&summary.errors, plan.matched.len());
+    let mut outcome = Outcome::of(Report::Directory(Box::new(summary)), verdict);
+    // Without a gate the error rows are the run's error (exit 2); with one, they tripped it.
+    if outcome.verdict.tripped {
+        outcome.note = problem;
+    } else {
+        outcome.failure = problem;
+    }
+    Ok(outcome)
+}
+
+/// Warns about the outcome file's lines that match no trial (at most five named).
+fn warn_unmatched(lines: &[String], warn: &(dyn Fn(&str) + Sync)) {
+    for l in lines.iter().take(5) {
+        warn(&format!("{l}; ignored"));
+    }
+    if lines.len() > 5 {
+        warn(&format!(
+            "{} more lines of the outcome file match no trace",
+            lines.len() - 5
+        ));
+    }
+}
+
+/// Two Inspect AI logs of several sample-epochs, compared case by case (sample id), trials by
+/// epoch. `None` when either input is not an Inspect log, or both hold one sample-epoch each
+/// (the two-trace diff).
+fn inspect_logs(
+    baseline: &Path,
+    candidate: &Path,
+    s: &Settings,
+    options: &DiffOptions,
+    warn: &(dyn Fn(&str) + Sync),
+) -> Result<Option<Outcome>, Error> {
+    let open = |p: &Path| veer_trace::formats::inspect::open_inspect_log(p, &s.read);
+    let (Some(b), Some(c)) = (open(baseline)?, open(candidate)?) else {
+        return Ok(None);
+    };
+    if b.len() <= 1 && c.len() <= 1 {
+        return Ok(None);
+    }
+    type Cases = BTreeMap<String, Vec<Trace>>;
+    let group = |log: veer_trace::formats::inspect::InspectLog<_>| -> Result<Cases, Error> {
+        let mut cases = Cases::new();
+        for sample in log {
+            let sample = sample?;
+            cases.entry(sample.case).or_default().push(sample.trace);
+        }
+        Ok(cases)
+    };
+    let (b, c) = (group(b)?, group(c)?);
+    let (quarantine, quarantine_name) = crate::quarantine::load(
+        s.quarantine.explicit.as_deref(),
+        s.quarantine.default.as_deref(),
+        crate::quarantine::today(),
+    )?;
+    for w in quarantine.warnings(&quarantine_name) {
+        warn(&w);
+    }
+    let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
+    warn_unmatched(
+        &crate::trials::check_outcome_file_in_memory(&b, &c, &trials.outcome)?,
+        warn,
+    );
+    let report = crate::trials::analyse_in_memory(
+        &baseline.display().to_string(),
+        &candidate.display().to_string(),
+        b,
+        c,
+        options.policy.as_deref(),
+        s.max_align_cells,
+        &trials,
+        s.fail_on,
+        s.fail_on_inconclusive,
+    )?;
+    let verdict = report.verdict.clone();
+    Ok(Some(Outcome::of(Report::Trials(Box::new(report)), verdict)))
+}
+
+/// Two traces.
+fn pair(
+    baseline: &Path,
+    candidate: &Path,
+    s: &Settings,
+    options: &DiffOptions,
+) -> Result<Outcome, Error> {
+    // Both sides are read at once; a problem with the baseline is reported first.
+    let (b, c) = rayon::join(
+        || veer_trace::load_trace(baseline, &s.read),
+        || veer_trace::load_trace(candidate, &s.read),
+    );
+    let (b, c) = (b?, c?);
+    crate::diff::check_pair(&b, &c)?;
+    let (report, verdict) = crate::diff::diff(
+        &b,
+        &c,
+        (
+            &baseline.display().to_string(),
+            &candidate.display().to_string(),
+        ),
+        options,
+        s.fail_on,
+    );
+    // Freeing the traces' millions of small allocations one by one takes a while; it is done
+    // beside the printing (a process that exits first simply releases them all).
+    std::thread::spawn(move || drop((b, c)));
+    Ok(Outcome::of(Report::Pair(Box::new(report)), verdict))
+}
