@@ -82,10 +82,12 @@ class Report(dict):
     """
 
     verdict: Dict[str, Any]
+    warnings: List[str]
 
     def __init__(self, report: Mapping[str, Any], verdict: Mapping[str, Any]):
         super().__init__(report)
         self.verdict = dict(verdict)
+        self.warnings = []
 
     @property
     def tripped(self) -> List[Dict[str, Any]]:
@@ -126,7 +128,7 @@ def _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, summary, r
 
 def diff(
     baseline: TraceInput,
-    candidate: TraceInput,
+    candidate: Optional[TraceInput] = None,
     *,
     policy: Optional[Union[str, "os.PathLike[str]"]] = None,
     pricing: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -134,17 +136,80 @@ def diff(
     top_k: int = 5,
     fail_on: str = "never",
     redact: bool = True,
+    pair_by: str = "auto",
+    trials: str = "auto",
+    case_pattern: Optional[str] = None,
+    alpha: float = 0.05,
+    margins: Optional[Mapping[str, Union[str, float]]] = None,
+    outcome: Optional[str] = None,
+    outcome_threshold: Optional[float] = None,
+    allow_missing: bool = False,
+    quarantine: Optional[Union[str, "os.PathLike[str]"]] = None,
+    stored_baseline: Optional[str] = None,
+    baselines: Union[str, "os.PathLike[str]"] = ".veer/baselines",
 ) -> Report:
-    """The behaviour diff of two traces: ``veer diff BASELINE CANDIDATE --format json``.
+    """The behaviour diff: ``veer diff BASELINE CANDIDATE --format json``, for everything the
+    CLI compares.
+
+    With two paths the inputs decide the comparison, as on the command line: two traces, two
+    directories of traces paired by relative path, two directories (or two Inspect AI logs)
+    of cases with repeated trials — the trials report —, or, with ``stored_baseline="NAME"``
+    (``--baseline NAME``), a stored baseline under ``baselines`` against the candidate
+    directory given as ``baseline`` (``candidate`` left out). Traces given as bytes or record
+    lists are compared as a pair.
 
     ``policy`` and ``pricing`` are file paths (``--policy``, ``--pricing``); ``seed`` seeds the
-    bootstrap intervals; ``top_k`` (≥ 1) is the number of ranked divergences; ``fail_on``
-    (``never``, ``minor``, ``moderate``, ``severe``) sets ``report["gate"]["tripped"]`` and
-    :attr:`Report.tripped`. Secrets in the report's strings are redacted unless
-    ``redact=False`` (the CLI's ``--no-redact``).
+    bootstrap and permutation draws; ``top_k`` (≥ 1) is the number of ranked divergences;
+    ``fail_on`` (``never``, ``minor``, ``moderate``, ``severe``, or ``inconclusive`` for
+    trials) sets the gate: ``report["gate"]`` and :attr:`Report.tripped`. ``pair_by``,
+    ``trials``, ``case_pattern``, ``alpha``, ``margins`` (``{"latency": "20%", "behaviour":
+    0.1}``), ``outcome``, ``outcome_threshold``, ``allow_missing`` and ``quarantine`` are the
+    flags of the same names. Secrets in the report's strings are redacted unless
+    ``redact=False`` (the CLI's ``--no-redact``). The warnings the CLI prints on stderr are in
+    :attr:`Report.warnings`.
     """
-    text, verdict, _ = _diff(baseline, candidate, policy, pricing, seed, top_k, fail_on, False, redact)
-    return Report(json.loads(text), json.loads(verdict))
+    paths = isinstance(baseline, (str, os.PathLike)) and (
+        candidate is None or isinstance(candidate, (str, os.PathLike))
+    )
+    if not paths:
+        if candidate is None:
+            raise InputError(
+                "candidate: missing", hint="pass two traces, or stored_baseline= and a directory"
+            )
+        text, verdict, _ = _diff(
+            baseline, candidate, policy, pricing, seed, top_k, fail_on, False, redact
+        )
+        return Report(json.loads(text), json.loads(verdict))
+    if candidate is None and stored_baseline is None:
+        raise InputError(
+            "candidate: missing", hint="pass two paths, or stored_baseline= and a directory"
+        )
+    options = {
+        "policy": _path(policy),
+        "pricing": _path(pricing),
+        "seed": int(seed),
+        "top_k": int(top_k),
+        "fail_on": str(fail_on),
+        "redact": bool(redact),
+        "pair_by": str(pair_by),
+        "trials": str(trials),
+        "case_pattern": case_pattern,
+        "alpha": float(alpha),
+        "margins": [[str(k), v] for k, v in (margins or {}).items()],
+        "outcome": outcome,
+        "outcome_threshold": None if outcome_threshold is None else float(outcome_threshold),
+        "allow_missing": bool(allow_missing),
+        "quarantine": _path(quarantine),
+        "stored_baseline": stored_baseline,
+        "baselines": os.fspath(baselines),
+    }
+    second = "" if candidate is None else os.fspath(candidate)
+    text, verdict, warnings = _call(
+        _native.run, os.fspath(baseline), second, json.dumps(options)
+    )
+    report = Report(json.loads(text), json.loads(verdict))
+    report.warnings = list(warnings)
+    return report
 
 
 def diff_summarized(

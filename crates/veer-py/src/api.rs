@@ -378,6 +378,7 @@ pub fn pair_directories(baseline: &str, candidate: &str) -> Result<DirectoryPair
 }
 
 pub mod pooled;
+pub mod run;
 
 #[cfg(test)]
 mod tests;

@@ -72,6 +72,22 @@ fn diff(
         .map_err(|e| raise(e, redact))
 }
 
+/// `veer diff FIRST SECOND` on paths as the CLI runs it (every comparison it picks from the
+/// inputs): the report's JSON, the verdict's JSON and the warnings. `options` is the keyword
+/// arguments as JSON (`api::run::RunParams`).
+#[pyfunction]
+fn run(
+    py: Python<'_>,
+    first: String,
+    second: String,
+    options: String,
+) -> PyResult<(String, String, Vec<String>)> {
+    let params = api::run::RunParams::from_json(&options).map_err(|e| raise(e, true))?;
+    let redact = params.redact;
+    py.allow_threads(|| api::run::run(&first, &second, &params))
+        .map_err(|e| raise(e, redact))
+}
+
 /// `veer check` as JSON text, and the verdict's JSON.
 #[pyfunction]
 fn check(
@@ -261,6 +277,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("NativeError", m.py().get_type::<NativeError>())?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_pair, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;

@@ -13,7 +13,8 @@ pub mod request;
 
 pub use regate::{read as read_saved, regate, RegateSettings, Saved};
 pub use request::{
-    margin_axes, Baseline, MarginValue, QuarantineFile, Request, Settings, TrialsSettings,
+    margin_axes, parse_margin, Baseline, MarginValue, QuarantineFile, Request, Settings,
+    TrialsSettings,
 };
 
 use crate::directory::{pair_directories, pair_errors_error, stream_directory, Progress};
@@ -83,9 +84,13 @@ pub fn run(request: &Request, hooks: Hooks<'_>) -> Result<Outcome, Error> {
     let s = &request.settings;
     let baseline = match &request.baseline {
         request::Baseline::Path(p) => p.clone(),
-        request::Baseline::Stored { root, spec } => {
-            stored_baseline(root, spec, &request.candidate, s.policy.as_deref(), hooks.warn)?
-        }
+        request::Baseline::Stored { root, spec } => stored_baseline(
+            root,
+            spec,
+            &request.candidate,
+            s.policy.as_deref(),
+            hooks.warn,
+        )?,
     };
     let options = diff_options(s, hooks.warn)?;
     let candidate = &request.candidate;
@@ -93,7 +98,8 @@ pub fn run(request: &Request, hooks: Hooks<'_>) -> Result<Outcome, Error> {
         (true, true) => directories(&baseline, candidate, s, &options, hooks),
         (false, false) => {
             if s.trials.detect {
-                if let Some(outcome) = inspect_logs(&baseline, candidate, s, &options, hooks.warn)? {
+                if let Some(outcome) = inspect_logs(&baseline, candidate, s, &options, hooks.warn)?
+                {
                     return Ok(outcome);
                 }
             }
@@ -128,7 +134,7 @@ fn diff_options(s: &Settings, warn: &(dyn Fn(&str) + Sync)) -> Result<DiffOption
             pair_by: s.pair_by,
             pricing,
             max_align_cells: s.max_align_cells,
-            fingerprint: s.fingerprint.clone(),
+            fingerprint: s.fingerprint,
             lanes: s.lanes,
         },
         policy: match &s.policy {
@@ -200,12 +206,11 @@ fn directories(
         pattern: pattern.as_ref(),
         run_files: RUN_FILES,
     };
-    let detected =
-        crate::trials::detect::detect(baseline, candidate, detect, &mut |skipped| {
-            for entry in skipped {
-                (hooks.warn)(&entry.to_string());
-            }
-        })?;
+    let detected = crate::trials::detect::detect(baseline, candidate, detect, &mut |skipped| {
+        for entry in skipped {
+            (hooks.warn)(&entry.to_string());
+        }
+    })?;
     let (quarantine, quarantine_name) = crate::quarantine::load(
         s.quarantine.explicit.as_deref(),
         s.quarantine.default.as_deref(),

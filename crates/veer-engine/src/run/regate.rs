@@ -458,4 +458,3 @@ fn decide_shadow(
         verdict,
     }
 }
-

@@ -5,9 +5,9 @@
 //! logs, or a stored baseline against a directory).
 
 use crate::options::{FingerprintOptions, PairBy, DEFAULT_MAX_ALIGN_CELLS};
+use crate::trials::measure::AXES;
 use crate::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
 use crate::trials::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
-use crate::trials::measure::AXES;
 use crate::Error;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -147,6 +147,43 @@ pub enum MarginValue {
 /// The names margins can be given for: the trials axes, then `behaviour`.
 pub fn margin_axes() -> Vec<&'static str> {
     AXES.iter().map(|a| a.name).chain(["behaviour"]).collect()
+}
+
+/// One margin as `AXIS=VALUE`: `N%` of the baseline mean or `N` in the axis's unit (`ms` and
+/// `tokens` suffixes allowed); the behaviour margin is absolute only. The error says what is
+/// wrong and lists the axes.
+pub fn parse_margin(s: &str) -> Result<(String, MarginValue), String> {
+    let names = margin_axes();
+    let (axis, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not AXIS=VALUE (axes: {})", names.join(", ")))?;
+    let axis = axis.trim();
+    if !names.contains(&axis) {
+        return Err(format!(
+            "unknown axis `{axis}` (axes: {})",
+            names.join(", ")
+        ));
+    }
+    let value = value.trim();
+    let number = |t: &str| match t.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{value}` is not a non-negative number, e.g. 20% or 50"
+        )),
+    };
+    let parsed = match value.strip_suffix('%') {
+        Some(p) => MarginValue::Relative(number(p)? / 100.0),
+        None => MarginValue::Absolute(number(
+            value
+                .strip_suffix("ms")
+                .or_else(|| value.strip_suffix("tokens"))
+                .unwrap_or(value),
+        )?),
+    };
+    if axis == "behaviour" && matches!(parsed, MarginValue::Relative(_)) {
+        return Err("the behaviour margin is an excess d_norm, e.g. behaviour=0.1".to_string());
+    }
+    Ok((axis.to_string(), parsed))
 }
 
 impl TrialsSettings {

@@ -55,7 +55,10 @@ impl DiffFormat {
     /// Whether this format's text is JSON (a streamed report is redacted inside its string
     /// literals only).
     pub fn is_json(self) -> bool {
-        matches!(self, DiffFormat::Json | DiffFormat::Sarif | DiffFormat::Gitlab)
+        matches!(
+            self,
+            DiffFormat::Json | DiffFormat::Sarif | DiffFormat::Gitlab
+        )
     }
 
     /// Whether this format shows the side-by-side view (the engine builds it only then).
@@ -87,12 +90,12 @@ impl<'a> OutputFormat<Judged<'a, DiffReport>> for DiffFormat {
             DiffFormat::Json => {
                 Box::new(|j: &Judged<'a, DiffReport>| crate::json::to_json(j.report))
             }
-            DiffFormat::Markdown => Box::new(|j: &Judged<'a, DiffReport>| {
-                super::markdown::render(j.report, j.verdict)
-            }),
-            DiffFormat::Junit => Box::new(|j: &Judged<'a, DiffReport>| {
-                super::junit::render(j.report, j.verdict)
-            }),
+            DiffFormat::Markdown => {
+                Box::new(|j: &Judged<'a, DiffReport>| super::markdown::render(j.report, j.verdict))
+            }
+            DiffFormat::Junit => {
+                Box::new(|j: &Judged<'a, DiffReport>| super::junit::render(j.report, j.verdict))
+            }
             DiffFormat::Html => Box::new(|j: &Judged<'a, DiffReport>| {
                 crate::html::diff::render(j.report, j.verdict)
             }),

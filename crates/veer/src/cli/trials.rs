@@ -3,7 +3,7 @@
 
 use clap::Args;
 use veer_base::Level;
-use veer_engine::run::{margin_axes, MarginValue};
+use veer_engine::run::MarginValue;
 
 /// `--trials`: whether a directory's repeated trials are detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -73,37 +73,7 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
 
 /// `--margin AXIS=VALUE`.
 pub fn parse_margin(s: &str) -> Result<(String, MarginValue), String> {
-    let names = margin_axes();
-    let (axis, value) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not AXIS=VALUE (axes: {})", names.join(", ")))?;
-    let axis = axis.trim();
-    if !names.contains(&axis) {
-        return Err(format!(
-            "unknown axis `{axis}` (axes: {})",
-            names.join(", ")
-        ));
-    }
-    let value = value.trim();
-    let number = |t: &str| match t.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!(
-            "`{value}` is not a non-negative number, e.g. 20% or 50"
-        )),
-    };
-    let parsed = match value.strip_suffix('%') {
-        Some(p) => MarginValue::Relative(number(p)? / 100.0),
-        None => MarginValue::Absolute(number(
-            value
-                .strip_suffix("ms")
-                .or_else(|| value.strip_suffix("tokens"))
-                .unwrap_or(value),
-        )?),
-    };
-    if axis == "behaviour" && matches!(parsed, MarginValue::Relative(_)) {
-        return Err("the behaviour margin is an excess d_norm, e.g. behaviour=0.1".to_string());
-    }
-    Ok((axis.to_string(), parsed))
+    veer_engine::run::parse_margin(s)
 }
 
 /// `veer diff --fail-on`: a level, or `inconclusive` (trips on any regression and on
@@ -133,4 +103,3 @@ pub fn parse_diff_fail_on(s: &str) -> Result<DiffFailOn, String> {
             format!("`{s}` is not a level; use never, minor, moderate or severe (or inconclusive, with repeated trials)")
         })
 }
-

@@ -5,8 +5,8 @@
 //! directory pair that cannot be read becomes an error row (docs/diff.md, "When a pair cannot
 //! be read").
 
-use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg, DEFAULT_BASELINE_ROOT};
 use crate::cli::DEFAULT_QUARANTINE;
+use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg, DEFAULT_BASELINE_ROOT};
 use crate::error::CliError;
 use crate::output::stream::{emit_streamed, ReportStream};
 use crate::output::{append_step_summary, colour_enabled};
@@ -75,8 +75,7 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
             Report::Trials(report) => {
                 // History keeps the JSON report's summary whatever `--format` printed.
                 let json: String = veer_report::json::trials_json_pieces(report).collect();
-                if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases)
-                {
+                if let Some(e) = veer_engine::trials::spill::case_read_error(&report.trials.cases) {
                     return Err(e);
                 }
                 json
@@ -142,7 +141,10 @@ fn print(
                     crate::output::diag::warn(w);
                 }
             }
-            let judged = Judged { report: &**report, verdict };
+            let judged = Judged {
+                report: &**report,
+                verdict,
+            };
             out.write_whole(&format.print(&judged, style))?;
             Ok(comment.map(|_| DiffFormat::Markdown.print(&judged, style)))
         }
@@ -180,8 +182,7 @@ fn gate_lines(outcome: &Outcome, fail_on_inconclusive: bool) {
     }
     match &outcome.report {
         Report::Trials(report) => {
-            for line in veer_report::diff::output::trials_gate_lines(report, fail_on_inconclusive)
-            {
+            for line in veer_report::diff::output::trials_gate_lines(report, fail_on_inconclusive) {
                 crate::output::diag::say("", line);
             }
         }
@@ -210,7 +211,10 @@ pub fn request(args: &DiffArgs) -> Result<Request, CliError> {
             };
             (stored, args.baseline.clone())
         }
-        None => (Baseline::Path(args.baseline.clone()), args.candidate.clone()),
+        None => (
+            Baseline::Path(args.baseline.clone()),
+            args.candidate.clone(),
+        ),
     };
     let t = &args.trials;
     Ok(Request {

@@ -30,9 +30,7 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
         policy,
         read: args.read.options(),
     };
-    let outcome = veer_engine::regate(&file, saved, &settings, &|m| {
-        crate::output::diag::warn(m)
-    })?;
+    let outcome = veer_engine::regate(&file, saved, &settings, &|m| crate::output::diag::warn(m))?;
     let Report::Gate(report, gated) = &outcome.report else {
         return Err(CliError::new(
             crate::error::ErrorKind::Internal,
@@ -42,7 +40,10 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
     let style = Style {
         colour: colour_enabled(args.out.output.is_some()),
     };
-    emit(&args.format.print(&**report, style), args.out.output.as_deref())?;
+    emit(
+        &args.format.print(&**report, style),
+        args.out.output.as_deref(),
+    )?;
     let line = if *gated == Gated::Trials {
         veer_report::policy::trials_gate_line(&outcome.verdict, false)
     } else {
