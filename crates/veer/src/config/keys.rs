@@ -75,6 +75,9 @@ impl Target {
     }
 }
 
+/// A check of a value beyond its flag's parser: `Err` says what is accepted.
+pub type Check = fn(&str) -> Result<(), String>;
+
 /// One key of `veer.toml`.
 #[derive(Debug, Clone, Copy)]
 pub struct Key {
@@ -92,7 +95,7 @@ pub struct Key {
     pub unset: Option<&'static str>,
     /// A check beyond the flag's parser, for a flag whose value is only checked once the
     /// command runs; the message says what is accepted.
-    pub check: Option<fn(&str) -> Result<(), String>>,
+    pub check: Option<Check>,
 }
 
 impl Key {
@@ -102,7 +105,7 @@ impl Key {
     pub fn default_shown(&self) -> String {
         self.targets
             .iter()
-            .find_map(|t| flags::default_of(t))
+            .find_map(flags::default_of)
             .or_else(|| self.unset.map(str::to_string))
             .unwrap_or_default()
     }
