@@ -503,4 +503,22 @@ mod tests {
         std::fs::write(repo.join(FILE_NAME), "").unwrap();
         assert_eq!(find_from(&deep), Some(repo.join(FILE_NAME)));
     }
+
+    #[test]
+    fn the_docs_example_file_is_valid_and_sets_every_key() {
+        let docs = include_str!("../../../../docs/config.md");
+        let from = docs
+            .find("```toml\n")
+            .expect("docs/config.md has an example")
+            + 8;
+        let to = from + docs[from..].find("```").expect("the example ends");
+        let c = load_text(&docs[from..to]).unwrap_or_else(|e| panic!("{}", e.message));
+        for k in KEYS {
+            assert!(
+                c.get(k.name).next().is_some(),
+                "the example sets no `{}`",
+                k.name
+            );
+        }
+    }
 }
