@@ -10,6 +10,8 @@
 //! `--ID=VALUE`. Those matches hold nothing but the file's values, so
 //! `FromArgMatches::update_from_arg_matches` on the parsed `Cli` replaces exactly those fields
 //! and leaves every flag of the command line as parsed. The command line itself is parsed once.
+//! Because filled values come after clap checked the command line, no key's flag may take part
+//! in a conflict (a unit test holds every key to that).
 
 use super::keys::Target;
 use crate::cli::Cli;
@@ -292,6 +294,37 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{}: {argv:?}: {e}", k.name));
                 cli.update_from_arg_matches(&m)
                     .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            }
+        }
+    }
+
+    #[test]
+    fn no_flag_the_file_fills_takes_part_in_a_conflict() {
+        // Filled values are set after clap checked the command line, so a key's flag must
+        // conflict with nothing, and nothing of its command be exclusive: a new key whose flag
+        // does needs that check here first.
+        for k in KEYS {
+            for t in k.targets {
+                let cmd = subcommand(t.command).expect("subcommand");
+                let arg = argument(t).expect("argument");
+                assert!(
+                    cmd.get_arg_conflicts_with(arg).is_empty(),
+                    "{}: {} conflicts",
+                    k.name,
+                    flag_of(t)
+                );
+                for other in cmd.get_arguments() {
+                    assert!(!other.is_exclusive_set(), "{}: {}", k.name, other.get_id());
+                    assert!(
+                        cmd.get_arg_conflicts_with(other)
+                            .iter()
+                            .all(|a| a.get_id() != t.id),
+                        "{}: {} conflicts with {}",
+                        k.name,
+                        other.get_id(),
+                        flag_of(t)
+                    );
+                }
             }
         }
     }
