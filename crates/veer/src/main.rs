@@ -62,15 +62,15 @@ fn clap_exit(e: &clap::Error) -> ExitCode {
     })
 }
 
-/// Parses the command line with the settings of veer.toml (docs/config.md): the settings
-/// whose flags were not given are added as flags and the line is parsed again. Returns the
-/// command and the settings file read (for `veer config show`), or the exit code of a refused
-/// command line or a bad settings file.
+/// Parses the command line, once, and merges the settings of veer.toml into it (docs/config.md):
+/// each setting whose flag was not given is set through that flag's own parser
+/// ([`config::apply`]). Returns the command and the settings file read (for `veer config
+/// show`), or the exit code of a refused command line or a bad settings file.
 fn parse(argv: &[OsString]) -> Result<(cli::Cli, Option<config::Config>), ExitCode> {
     let matches = cli::Cli::command()
         .try_get_matches_from(argv)
         .map_err(|e| clap_exit(&e))?;
-    let cli = cli::Cli::from_arg_matches(&matches).map_err(|e| clap_exit(&e))?;
+    let mut cli = cli::Cli::from_arg_matches(&matches).map_err(|e| clap_exit(&e))?;
     if matches!(cli.command, cli::Command::Init(_)) {
         return Ok((cli, None));
     }
@@ -88,15 +88,7 @@ fn parse(argv: &[OsString]) -> Result<(cli::Cli, Option<config::Config>), ExitCo
     let Some(settings) = &config else {
         return Ok((cli, None));
     };
-    let (extra, _) = config::apply::resolve(&matches, Some(settings));
-    let history = settings.get("history").next().map(|s| s.value.clone());
-    let (path, _) = config::apply::command_path(&matches);
-    let bare_history = path == ["diff"] && argv.iter().any(|a| a == "--history");
-    if extra.is_empty() && !(bare_history && history.is_some()) {
-        return Ok((cli, config));
-    }
-    let argv = config::apply::rewrite(argv, &path, &extra, history.as_deref());
-    let again = cli::Cli::command().try_get_matches_from(&argv).map_err(|e| {
+    config::apply::apply(&mut cli, &matches, settings, argv).map_err(|e| {
         let code = clap_exit(&e);
         output::diag::say(
             "hint",
@@ -107,7 +99,6 @@ fn parse(argv: &[OsString]) -> Result<(cli::Cli, Option<config::Config>), ExitCo
         );
         code
     })?;
-    let cli = cli::Cli::from_arg_matches(&again).map_err(|e| clap_exit(&e))?;
     Ok((cli, config))
 }
 

@@ -36,7 +36,7 @@ fn all_keys(config: Option<&Config>) -> Vec<Resolved> {
             out.push(Resolved {
                 key,
                 axis: None,
-                value: key.default.to_string(),
+                value: key.default_shown(),
                 source: Source::Default,
             });
         }

@@ -1,15 +1,17 @@
 //! `veer.toml`: the project's settings file (docs/config.md). Finding it (`--config FILE`,
 //! then `VEER_CONFIG`, then walking up from the working directory to the repository root),
-//! reading it into checked settings with their lines, and turning them into the flags of the
-//! command being run ([`apply`]). A flag given on the command line always wins; `--no-config`
-//! ignores the file. Settings resolution is neither a measure nor a printer: it only produces
-//! command-line arguments.
+//! reading it into settings with their lines, each value checked by its flag's own parser
+//! ([`keys`] declares the keys, [`flags`] reads their flags from the clap definition), and
+//! merging them into the parsed command line of the command being run ([`apply`]). A flag
+//! given on the command line always wins; `--no-config` ignores the file. Settings resolution
+//! is neither a measure nor a printer: it only fills the command's parsed arguments.
 
 pub mod apply;
+pub mod flags;
 pub mod keys;
 
 use crate::error::CliError;
-use keys::{Kind, KEYS, TABLES};
+use keys::{Kind, KEYS};
 use std::path::{Path, PathBuf};
 
 /// The settings file's name.
@@ -215,18 +217,19 @@ pub fn load(path: &Path, origin: Origin) -> Result<Config, CliError> {
             hint,
         )
     };
+    let tables = keys::tables();
     let top_names: Vec<&'static str> = KEYS
         .iter()
         .filter(|k| !k.name.contains('.'))
         .map(|k| k.name)
-        .chain(TABLES.iter().copied())
+        .chain(tables.iter().copied())
         .collect();
     let mut entries: Vec<_> = root.get_ref().iter().collect();
     entries.sort_by_key(|(k, _)| k.span().start);
     for (k, v) in entries {
         let name = k.get_ref().as_ref();
         let line = line_of(k.span().start);
-        if TABLES.contains(&name) {
+        if tables.contains(&name) {
             let Some(table) = v.get_ref().as_table() else {
                 problems.push(fail(
                     Some(line),
@@ -313,25 +316,22 @@ fn value(
     dir: &Path,
     name: &str,
 ) -> Result<Vec<(Option<String>, String, Option<usize>)>, Problem> {
+    let example = || format!("e.g. {}", key.example_line());
     let kind_error = |want: &str| {
         (
             format!("`{name}` must be {want}, not {}", v.type_str()),
-            format!("e.g. {}", example(key)),
+            example(),
         )
     };
     let checked = |s: String| -> Result<String, Problem> {
-        (key.check)(&s)
-            .map_err(|m| (format!("`{name}`: {m}"), format!("e.g. {}", example(key))))?;
+        keys::check(key, &s).map_err(|m| (format!("`{name}`: {m}"), example()))?;
         Ok(s)
     };
     match key.kind {
         Kind::Path => {
             let s = v.as_str().ok_or_else(|| kind_error("a string (a path)"))?;
             if s.is_empty() {
-                return Err((
-                    format!("`{name}` is empty"),
-                    format!("e.g. {}", example(key)),
-                ));
+                return Err((format!("`{name}` is empty"), example()));
             }
             let p = Path::new(s);
             let joined = if p.is_absolute() {
@@ -339,15 +339,12 @@ fn value(
             } else {
                 dir.join(p)
             };
-            Ok(vec![(None, joined.display().to_string(), None)])
+            Ok(vec![(None, checked(joined.display().to_string())?, None)])
         }
         Kind::Text => {
             let s = v.as_str().ok_or_else(|| kind_error("a string"))?;
             if s.trim().is_empty() {
-                return Err((
-                    format!("`{name}` is empty"),
-                    format!("e.g. {}", example(key)),
-                ));
+                return Err((format!("`{name}` is empty"), example()));
             }
             Ok(vec![(None, checked(s.to_string())?, None)])
         }
@@ -372,7 +369,7 @@ fn value(
         }
         Kind::Bool => {
             let b = v.as_bool().ok_or_else(|| kind_error("true or false"))?;
-            Ok(vec![(None, b.to_string(), None)])
+            Ok(vec![(None, checked(b.to_string())?, None)])
         }
         Kind::Margins => {
             let table = v
@@ -399,7 +396,7 @@ fn value(
                     ));
                 };
                 let flag = format!("{axis}={text}");
-                crate::cli::parse_margin(&flag).map_err(|e| {
+                keys::check(key, &flag).map_err(|e| {
                     (
                         format!("`{name}.{axis}`: {e}"),
                         "e.g. latency = \"20%\" or behaviour = 0.1".to_string(),
@@ -410,31 +407,6 @@ fn value(
             Ok(out)
         }
     }
-}
-
-/// An example line for `key` (for hints).
-fn example(key: &keys::Key) -> String {
-    let (table, short) = match key.name.split_once('.') {
-        Some((t, s)) => (format!("[{t}] "), s),
-        None => (String::new(), key.name),
-    };
-    let value = match key.name {
-        "policy" => "\"veer-policy.yaml\"",
-        "pricing" => "\"pricing.json\"",
-        "baseline" => "\"main\"",
-        "history" => "\".veer/history.sqlite\"",
-        "diff.fail_on" | "check.fail_on" => "\"severe\"",
-        "diff.pair_by" => "\"auto\"",
-        "diff.seed" => "42",
-        "diff.format" | "check.format" => "\"markdown\"",
-        "diff.output" | "check.output" => "\"veer-report.md\"",
-        "trials.mode" => "\"auto\"",
-        "trials.case_pattern" => "'^(?P<case>[^/]+)/'",
-        "trials.alpha" => "0.05",
-        "trials.allow_missing" => "true",
-        _ => return "[trials.margins] latency = \"20%\"".to_string(),
-    };
-    format!("{table}{short} = {value}")
 }
 
 #[cfg(test)]
@@ -530,5 +502,23 @@ mod tests {
         assert_eq!(find_from(&deep), None);
         std::fs::write(repo.join(FILE_NAME), "").unwrap();
         assert_eq!(find_from(&deep), Some(repo.join(FILE_NAME)));
+    }
+
+    #[test]
+    fn the_docs_example_file_is_valid_and_sets_every_key() {
+        let docs = include_str!("../../../../docs/config.md");
+        let from = docs
+            .find("```toml\n")
+            .expect("docs/config.md has an example")
+            + 8;
+        let to = from + docs[from..].find("```").expect("the example ends");
+        let c = load_text(&docs[from..to]).unwrap_or_else(|e| panic!("{}", e.message));
+        for k in KEYS {
+            assert!(
+                c.get(k.name).next().is_some(),
+                "the example sets no `{}`",
+                k.name
+            );
+        }
     }
 }
