@@ -22,7 +22,9 @@ pub struct GateReport {
     #[serde(default, skip_serializing_if = "is_none")]
     pub fingerprint: Level,
     /// Where the policy regressions came from: `report` (stored by `veer diff`), `recomputed`
-    /// (`--policy`) or `none` (the report has no policy section).
+    /// (`--policy`), `rates` (a repeated-trials report: its rules are compared as violation rates
+    /// per case, so it has no regressions; a tripped rule is among `tripped`) or `none` (the
+    /// report has no policy section).
     pub policy_source: Cow<'static, str>,
     /// The policy regressions that count, each with the trace it came from.
     pub regressions: Vec<GateRegression>,

@@ -27,6 +27,8 @@ use crate::{DiffOptions, Error, Verdict};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+#[cfg(test)]
+use veer_base::Level;
 use veer_contract::diff::DirectoryPair;
 use veer_contract::report::Report;
 use veer_trace::Trace;
@@ -369,4 +371,175 @@ fn pair(
     // beside the printing (a process that exits first simply releases them all).
     std::thread::spawn(move || drop((b, c)));
     Ok(Outcome::of(Report::Pair(Box::new(report)), verdict))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    const DEMO: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/shadow/demo"
+    );
+    const INSPECT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/inspect");
+
+    struct Quiet;
+    impl Progress for Quiet {
+        fn begin(&self, _: u64, _: &'static str) {}
+        fn tick(&self) {}
+        fn finish(&self) {}
+    }
+
+    /// Runs `request`; the outcome, the warnings and the number of pairs handed out.
+    fn go(request: &Request) -> Result<(Outcome, Vec<String>, usize), Error> {
+        let warnings = Mutex::new(Vec::new());
+        let mut pairs = 0;
+        let outcome = {
+            let mut render = |piece: Piece| match piece {
+                Piece::DirectoryBegins => String::new(),
+                Piece::Pairs(p) => {
+                    pairs += p.len();
+                    String::new()
+                }
+            };
+            let mut write = |_: String| Ok(());
+            run(
+                request,
+                Hooks {
+                    progress: &Quiet,
+                    warn: &|m| warnings.lock().unwrap().push(m.to_string()),
+                    render: &mut render,
+                    write: &mut write,
+                },
+            )?
+        };
+        Ok((outcome, warnings.into_inner().unwrap(), pairs))
+    }
+
+    fn request(b: impl Into<PathBuf>, c: impl Into<PathBuf>) -> Request {
+        Request {
+            baseline: Baseline::Path(b.into()),
+            candidate: c.into(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// Two directories holding the demo pair at each of `paths`.
+    fn directories(paths: &[&str]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let (b, c) = (root.path().join("b"), root.path().join("c"));
+        for rel in paths {
+            for (side, src) in [(&b, "baseline"), (&c, "candidate")] {
+                let dest = side.join(rel);
+                std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+                std::fs::copy(format!("{DEMO}/{src}.agentlog"), dest).unwrap();
+            }
+        }
+        (root, b, c)
+    }
+
+    #[test]
+    fn two_files_are_a_pair_report() {
+        let r = request(
+            format!("{DEMO}/baseline.agentlog"),
+            format!("{DEMO}/candidate.agentlog"),
+        );
+        let (outcome, _, pairs) = go(&r).unwrap();
+        assert!(matches!(outcome.report, Report::Pair(_)));
+        assert_eq!(pairs, 0);
+        assert!(outcome.failure.is_none());
+    }
+
+    #[test]
+    fn directories_without_trials_are_paired_by_path_and_streamed() {
+        let (_root, b, c) = directories(&["one.agentlog", "sub/two.agentlog"]);
+        let (outcome, _, pairs) = go(&request(&b, &c)).unwrap();
+        let Report::Directory(summary) = &outcome.report else {
+            panic!("not a directory report: {:?}", outcome.report)
+        };
+        assert_eq!(pairs, 2);
+        assert!(summary.errors.is_empty());
+    }
+
+    #[test]
+    fn case_directories_are_the_trials_report_unless_trials_are_off() {
+        let (_root, b, c) = directories(&["a/trial-1.agentlog", "a/trial-2.agentlog"]);
+        let (outcome, _, pairs) = go(&request(&b, &c)).unwrap();
+        assert!(matches!(outcome.report, Report::Trials(_)));
+        assert_eq!(pairs, 0);
+        let mut off = request(&b, &c);
+        off.settings.trials.detect = false;
+        let (outcome, _, pairs) = go(&off).unwrap();
+        assert!(matches!(outcome.report, Report::Directory(_)));
+        assert_eq!(pairs, 2);
+    }
+
+    #[test]
+    fn inspect_logs_of_several_samples_are_the_trials_report() {
+        let r = request(
+            format!("{INSPECT}/baseline.eval"),
+            format!("{INSPECT}/candidate.eval"),
+        );
+        let (outcome, _, _) = go(&r).unwrap();
+        assert!(matches!(outcome.report, Report::Trials(_)));
+    }
+
+    #[test]
+    fn a_file_against_a_directory_is_an_input_error() {
+        let (_root, b, _) = directories(&["one.agentlog"]);
+        let e = go(&request(&b, format!("{DEMO}/candidate.agentlog"))).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::Input);
+        assert!(e.message.contains("mismatched inputs"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_missing_stored_baseline_and_a_missing_quarantine_file_are_errors() {
+        let (root, _, c) = directories(&["one.agentlog"]);
+        let r = Request {
+            baseline: Baseline::Stored {
+                root: root.path().join("store"),
+                spec: "main".into(),
+            },
+            candidate: c.clone(),
+            settings: Settings::default(),
+        };
+        assert_eq!(go(&r).unwrap_err().kind, crate::ErrorKind::Input);
+        let mut r = request(root.path().join("b"), &c);
+        r.settings.quarantine.explicit = Some(root.path().join("nope.yaml"));
+        let e = go(&r).unwrap_err();
+        assert!(
+            e.message.contains("no quarantine file here"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn an_unreadable_pair_fails_the_run_without_a_gate_and_trips_one() {
+        let (_root, b, c) = directories(&["one.agentlog", "two.agentlog"]);
+        std::fs::write(c.join("two.agentlog"), "not a trace\n").unwrap();
+        let (outcome, _, _) = go(&request(&b, &c)).unwrap();
+        assert!(outcome.failure.is_some() && outcome.note.is_none());
+        assert_eq!(outcome.verdict.exit_code(), 2);
+        let mut gated = request(&b, &c);
+        gated.settings.fail_on = Level::Severe;
+        let (outcome, _, _) = go(&gated).unwrap();
+        assert!(outcome.note.is_some() && outcome.failure.is_none());
+        assert_eq!(outcome.verdict.exit_code(), 1);
+    }
+
+    #[test]
+    fn margins_parse_as_the_flag_does() {
+        assert_eq!(
+            parse_margin("latency=20%").unwrap(),
+            ("latency".to_string(), MarginValue::Relative(0.2))
+        );
+        assert_eq!(
+            parse_margin("latency=50ms").unwrap().1,
+            MarginValue::Absolute(50.0)
+        );
+        assert!(parse_margin("behaviour=10%").is_err());
+        assert!(parse_margin("nonsense=1").unwrap_err().contains("axes:"));
+    }
 }

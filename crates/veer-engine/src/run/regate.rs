@@ -395,7 +395,9 @@ fn decide_trials(file: &str, mut report: TrialsReport, fail_on: Level) -> Decide
             report: file.to_string(),
             worst_axis,
             fingerprint: Level::None,
-            policy_source: if has_rules { "report" } else { "none" }.into(),
+            // A trials report compares its rules as violation rates per case: it has no
+            // regressions to count, and what tripped is listed with the other trips.
+            policy_source: if has_rules { "rates" } else { "none" }.into(),
             regressions: Vec::new(),
             tripped: verdict.trips.iter().map(|t| t.reason.clone()).collect(),
             gate: verdict.gate(),

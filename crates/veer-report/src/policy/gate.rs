@@ -26,6 +26,9 @@ pub fn terminal(r: &GateReport, style: Style) -> String {
     }
     match r.policy_source.as_ref() {
         "none" => out.push_str("  policy: not part of this report\n"),
+        "rates" => out.push_str(
+            "  policy rules: compared as violation rates per case (a tripped rule is listed above)\n",
+        ),
         source => {
             out.push_str(&format!(
                 "  policy regressions ({source}): {}\n",
@@ -68,5 +71,50 @@ impl crate::printer::OutputFormat<GateReport> for GateFormat {
             GateFormat::Terminal => Box::new(move |r: &GateReport| terminal(r, style)),
             GateFormat::Json => Box::new(json),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use veer_contract::policy::Gate;
+
+    fn report(source: &'static str, tripped: Vec<String>) -> GateReport {
+        GateReport {
+            schema_version: GATE_SCHEMA_VERSION.into(),
+            report: "r.json".into(),
+            worst_axis: Level::None,
+            fingerprint: Level::None,
+            policy_source: source.into(),
+            regressions: Vec::new(),
+            tripped,
+            gate: Gate::decide(Level::Minor, Level::Severe),
+        }
+    }
+
+    #[test]
+    fn a_trials_report_says_its_rules_are_rates_not_zero_regressions() {
+        let style = Style { colour: false };
+        let text = terminal(
+            &report("rates", vec!["rule r1: 3 of 4 cases".into()]),
+            style,
+        );
+        assert!(text.contains("tripped: rule r1: 3 of 4 cases"), "{text}");
+        assert!(
+            text.contains("compared as violation rates per case"),
+            "{text}"
+        );
+        assert!(!text.contains("policy regressions"), "{text}");
+        let pair = terminal(&report("report", Vec::new()), style);
+        assert!(pair.contains("policy regressions (report): 0"), "{pair}");
+    }
+
+    #[test]
+    fn the_format_picks_the_printer() {
+        use crate::printer::OutputFormat;
+        let r = report("none", Vec::new());
+        let style = Style { colour: false };
+        assert_eq!(GateFormat::Json.print(&r, style), json(&r));
+        assert_eq!(GateFormat::Terminal.print(&r, style), terminal(&r, style));
     }
 }
