@@ -5,6 +5,7 @@
 
 pub mod baseline;
 pub mod bisect;
+pub mod config;
 pub mod diff;
 pub mod experiment;
 pub mod findings;
@@ -17,6 +18,7 @@ pub mod json;
 pub mod policy;
 pub mod printer;
 pub mod sarif;
+pub mod scan;
 pub mod style;
 pub mod text;
 
