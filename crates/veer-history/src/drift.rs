@@ -266,8 +266,8 @@ pub fn drift(entries: &[Entry], s: &DriftSettings) -> DriftReport {
             let Some(delta) = a.delta.filter(|d| d.is_finite()) else {
                 continue;
             };
-            let slot = axes.entry(a.axis.clone()).or_insert_with(|| {
-                order.push(a.axis.clone());
+            let slot = axes.entry(a.axis.name().to_string()).or_insert_with(|| {
+                order.push(a.axis.name().to_string());
                 (Vec::new(), Vec::new())
             });
             slot.0.push(delta);

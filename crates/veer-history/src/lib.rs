@@ -22,4 +22,6 @@ pub mod trend;
 
 pub use error::{HistoryError, HistoryErrorKind};
 pub use store::{Entry, Filter, History, Provenance};
-pub use summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
+pub use summary::{
+    CaseSummary, ComparisonAxis, ComparisonAxisName, ComparisonSummary, GateSummary, RuleSummary,
+};

@@ -43,15 +43,16 @@ pub fn axis_trends(entries: &[Entry]) -> Vec<AxisTrend> {
     let mut by: BTreeMap<String, AxisTrend> = BTreeMap::new();
     for e in entries {
         for a in &e.summary.axes {
-            let t = by.entry(a.axis.clone()).or_insert_with(|| {
-                order.push(a.axis.clone());
+            let name = a.axis.name();
+            let t = by.entry(name.to_string()).or_insert_with(|| {
+                order.push(name.to_string());
                 AxisTrend {
-                    axis: a.axis.clone(),
+                    axis: name.to_string(),
                     levels: Vec::new(),
                     deltas: Vec::new(),
                 }
             });
-            t.levels.push(a.level.clone());
+            t.levels.push(a.level.name().to_string());
             t.deltas.push(a.delta);
         }
     }
