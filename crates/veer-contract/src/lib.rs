@@ -5,6 +5,7 @@
 //! another for a type. Nothing here measures, reads files or prints.
 
 pub mod axis;
+pub mod baseline;
 pub mod diff;
 pub mod divergence;
 pub mod fingerprint;
@@ -20,6 +21,7 @@ pub mod check;
 pub mod config;
 pub mod experiment;
 pub mod gate;
+pub mod history;
 pub mod inspect;
 pub mod perturb;
 pub mod scan;

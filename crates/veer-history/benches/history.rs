@@ -7,10 +7,11 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
+use veer_contract::Level;
 use veer_history::trend::{axis_trends, case_trends};
 use veer_history::{
-    CaseSummary, ComparisonAxis, ComparisonSummary, Filter, GateSummary, History, Provenance,
-    RuleSummary,
+    CaseSummary, ComparisonAxis, ComparisonAxisName, ComparisonSummary, Filter, GateSummary,
+    History, Provenance, RuleSummary,
 };
 
 const AXES: [&str; 9] = [
@@ -32,8 +33,9 @@ fn summary(i: u64) -> ComparisonSummary {
         axes: AXES
             .iter()
             .map(|a| ComparisonAxis {
-                axis: a.to_string(),
-                level: ["none", "minor"][(i % 2) as usize].into(),
+                axis: ComparisonAxisName::diff(a)
+                    .unwrap_or(ComparisonAxisName::Trials(a.to_string())),
+                level: [Level::None, Level::Minor][(i % 2) as usize],
                 delta: Some(i as f64 * 0.01),
             })
             .collect(),

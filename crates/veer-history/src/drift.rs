@@ -21,8 +21,10 @@
 
 use crate::store::Entry;
 use crate::trend::verdict_level;
-use serde::Serialize;
 use std::collections::BTreeMap;
+pub use veer_contract::history::{
+    Detection, DriftDirection, DriftReport, DriftStatus, SeriesDrift, SignalAt,
+};
 
 /// The largest standardized step one comparison can add to an axis CUSUM (in σ): keeps the
 /// statistic finite whatever the deltas (a step this large signals at once anyway).
@@ -57,53 +59,6 @@ impl Default for DriftSettings {
             case_h: 6.0,
         }
     }
-}
-
-/// A series' state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DriftStatus {
-    /// Monitored and never signalled.
-    InControl,
-    /// The statistic is above its limit at the latest comparison.
-    Drift,
-    /// It signalled earlier but is back under its limit.
-    PastDrift,
-    /// Too few comparisons, or a warm-up with no spread: no limits can be set.
-    Inconclusive,
-}
-
-/// Which way a series moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DriftDirection {
-    /// Deltas (or the bad-verdict rate) went up.
-    Up,
-    /// Deltas went down.
-    Down,
-}
-
-/// The detector's verdict on one series (positions are 0-based indexes into the series).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Detection {
-    /// The state at the latest comparison.
-    pub status: DriftStatus,
-    /// The direction of the drift (of the latest exceedance, else of the first signal).
-    pub direction: Option<DriftDirection>,
-    /// Values in the series.
-    pub n: usize,
-    /// The in-control level: the warm-up median (axes) or smoothed bad rate p₀ (cases).
-    pub center: Option<f64>,
-    /// The robust in-control σ (axes only).
-    pub sigma: Option<f64>,
-    /// The position of the first signal after the warm-up.
-    pub first_signal: Option<usize>,
-    /// The statistic at the latest comparison (the larger side for axes).
-    pub statistic: f64,
-    /// The decision limit it is compared with.
-    pub limit: f64,
-    /// Why the series is inconclusive.
-    pub reason: Option<String>,
 }
 
 fn inconclusive(n: usize, limit: f64, reason: String) -> Detection {
@@ -290,48 +245,6 @@ pub(crate) fn is_bad_verdict(verdict: &str) -> bool {
     matches!(verdict_level(verdict), "moderate" | "severe")
 }
 
-/// Where a signal happened: the comparison that first crossed the limit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SignalAt {
-    /// Its history id.
-    pub id: i64,
-    /// When it was recorded (ms since the epoch).
-    pub recorded_at_ms: i64,
-    /// Its commit, when known.
-    pub commit: Option<String>,
-}
-
-/// One series' drift, with the comparison where it first signalled.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SeriesDrift {
-    /// The axis or case.
-    pub name: String,
-    /// The detector's verdict.
-    #[serde(flatten)]
-    pub detection: Detection,
-    /// The comparison of the first signal.
-    pub signal_at: Option<SignalAt>,
-}
-
-/// Drift over a history's axes and cases.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DriftReport {
-    /// Per axis, in first-seen order.
-    pub axes: Vec<SeriesDrift>,
-    /// Per case, sorted by name.
-    pub cases: Vec<SeriesDrift>,
-}
-
-impl DriftReport {
-    /// Whether any series is drifting at its latest comparison.
-    pub fn drifting(&self) -> bool {
-        self.axes
-            .iter()
-            .chain(&self.cases)
-            .any(|s| s.detection.status == DriftStatus::Drift)
-    }
-}
-
 fn signal_at(entries: &[&Entry], d: &Detection) -> Option<SignalAt> {
     d.first_signal
         .and_then(|i| entries.get(i))
@@ -353,8 +266,8 @@ pub fn drift(entries: &[Entry], s: &DriftSettings) -> DriftReport {
             let Some(delta) = a.delta.filter(|d| d.is_finite()) else {
                 continue;
             };
-            let slot = axes.entry(a.axis.clone()).or_insert_with(|| {
-                order.push(a.axis.clone());
+            let slot = axes.entry(a.axis.name().to_string()).or_insert_with(|| {
+                order.push(a.axis.name().to_string());
                 (Vec::new(), Vec::new())
             });
             slot.0.push(delta);

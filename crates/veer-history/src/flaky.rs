@@ -9,27 +9,8 @@
 
 use crate::drift::is_bad_verdict;
 use crate::store::Entry;
-use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// One flaky case.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FlakyCase {
-    /// The case.
-    pub case: String,
-    /// Commits (on one branch) compared more than once with this case.
-    pub repeated_commits: usize,
-    /// Of those, the commits on which its verdict flipped (bad in some, not in others).
-    pub flipped_commits: usize,
-    /// Its verdicts on the repeated commits: how many were bad.
-    pub bad: usize,
-    /// Its verdicts on the repeated commits: how many were not bad.
-    pub good: usize,
-    /// The most recent commit on which it flipped.
-    pub last_flip_commit: String,
-    /// When that commit's latest comparison was recorded (ms since the epoch).
-    pub last_flip_at_ms: i64,
-}
+pub use veer_contract::history::FlakyCase;
 
 /// The flaky cases of `entries` (any order), sorted by flipped commits (most first), then
 /// name.

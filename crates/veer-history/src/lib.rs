@@ -9,7 +9,7 @@
 //!   in one immediate transaction each (safe with parallel CI jobs writing at once) and reads
 //!   them back filtered. A file that is not a veer history, or is corrupt, is an error with a
 //!   hint — never silently recreated.
-//! - [`trend`] turns entries into per-axis and per-case series and sparklines (pure).
+//! - [`trend`] turns entries into per-axis and per-case series (pure).
 
 pub mod drift;
 pub mod error;
@@ -22,4 +22,6 @@ pub mod trend;
 
 pub use error::{HistoryError, HistoryErrorKind};
 pub use store::{Entry, Filter, History, Provenance};
-pub use summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
+pub use summary::{
+    CaseSummary, ComparisonAxis, ComparisonAxisName, ComparisonSummary, GateSummary, RuleSummary,
+};

@@ -60,8 +60,8 @@ fn rows(entries: &[Entry]) -> Vec<Row<'_>> {
             out.push(Row {
                 e,
                 kind: "axis",
-                name: &a.axis,
-                level: Some(&a.level),
+                name: a.axis.name(),
+                level: Some(a.level.name()),
                 delta: a.delta,
                 tripped: None,
                 counts: None,

@@ -8,12 +8,15 @@
 
 use crate::error::{HistoryError, HistoryErrorKind};
 use crate::migrations::{self, State, CURRENT};
-use crate::summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
+use crate::summary::{
+    CaseSummary, ComparisonAxis, ComparisonAxisName, ComparisonSummary, GateSummary, RuleSummary,
+};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
+use veer_contract::Level;
 
 /// How long a writer waits for another writer's lock before giving up: 30 seconds.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -174,7 +177,7 @@ impl History {
                 )
                 .map_err(sql)?;
             for a in &s.axes {
-                axis.execute(params![id, a.axis, a.level, a.delta])
+                axis.execute(params![id, a.axis.name(), a.level.name(), a.delta])
                     .map_err(sql)?;
             }
             let mut rule = tx
@@ -284,9 +287,26 @@ impl History {
         let mut rows = axes.query(params![first, filter.axis]).map_err(sql)?;
         while let Some(r) = rows.next().map_err(sql)? {
             if let Some(&i) = at.get(&r.get::<_, i64>(0).map_err(sql)?) {
+                let name: String = r.get(1).map_err(sql)?;
+                let level: String = r.get(2).map_err(sql)?;
+                let axis = if entries[i].summary.report_kind == "trials" {
+                    Some(ComparisonAxisName::Trials(name.clone()))
+                } else {
+                    ComparisonAxisName::diff(&name)
+                };
+                let (Some(axis), Some(level)) = (axis, Level::parse(&level)) else {
+                    return Err(HistoryError::new(
+                        HistoryErrorKind::Corrupt,
+                        format!(
+                            "{}: comparison {}: axis `{name}` at level `{level}` is not one veer writes",
+                            self.path, entries[i].id
+                        ),
+                        "move it aside and restore it from a backup; veer never recreates it",
+                    ));
+                };
                 entries[i].summary.axes.push(ComparisonAxis {
-                    axis: r.get(1).map_err(sql)?,
-                    level: r.get(2).map_err(sql)?,
+                    axis,
+                    level,
                     delta: r.get(3).map_err(sql)?,
                 });
             }

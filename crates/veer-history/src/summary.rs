@@ -6,18 +6,54 @@
 //! read: a pair report (`axes[]`, `policy`, `gate`), a directory report (`aggregate.axes[]`,
 //! `pairs[].report`, `gate`) and a repeated-trials report (`trials.axes[]`, `trials.cases[]` with
 //! their per-rule counts, `gate`).
+//!
+//! Axes and levels are read as the contract's types: a diff axis as `veer_contract::axis::Axis`,
+//! a trials suite axis by the name its block gives it, each level as `veer_contract::Level`; the
+//! database and every export write their names, as reports do.
 
 use crate::error::{HistoryError, HistoryErrorKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use veer_contract::axis::Axis as DiffAxis;
+use veer_contract::Level;
+
+/// The axis a comparison's row is about: one of the diff's nine axes (pair and directory
+/// reports), or a repeated-trials suite axis as the trials block names it (`latency`,
+/// `output_tokens`, `tool_calls`, `turns`). Written as its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ComparisonAxisName {
+    /// A diff axis.
+    Diff(DiffAxis),
+    /// A trials suite axis.
+    Trials(String),
+}
+
+impl ComparisonAxisName {
+    /// The name as reports and the database write it.
+    pub fn name(&self) -> &str {
+        match self {
+            ComparisonAxisName::Diff(a) => a.wire(),
+            ComparisonAxisName::Trials(s) => s,
+        }
+    }
+
+    /// The diff axis whose wire name is `name`.
+    pub fn diff(name: &str) -> Option<ComparisonAxisName> {
+        DiffAxis::ALL
+            .into_iter()
+            .find(|a| a.wire() == name)
+            .map(ComparisonAxisName::Diff)
+    }
+}
 
 /// One behaviour axis of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonAxis {
-    /// The axis name (`semantic`, `trajectory`, …).
-    pub axis: String,
-    /// Its worst severity: `none`, `minor`, `moderate` or `severe`.
-    pub level: String,
+    /// The axis.
+    pub axis: ComparisonAxisName,
+    /// Its worst severity.
+    pub level: Level,
     /// The candidate-minus-baseline delta in the axis' own unit (a pair report's `delta`, a
     /// directory report's `median_delta`); `None` when the report had none.
     pub delta: Option<f64>,
@@ -97,9 +133,9 @@ struct Report {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Axis {
-    axis: Option<String>,
-    severity: Option<String>,
-    worst_severity: Option<String>,
+    axis: Option<DiffAxis>,
+    severity: Option<Level>,
+    worst_severity: Option<Level>,
     delta: Option<f64>,
     median_delta: Option<f64>,
 }
@@ -206,12 +242,12 @@ fn trial_axes(axes: &[TrialAxis], source: &str) -> Result<Vec<ComparisonAxis>, H
                 .clone()
                 .ok_or_else(|| bad(source, format!("(trials.axes[{i}].axis): missing")))?;
             let level = match a.outcome.as_deref() {
-                Some("regressed") => "severe",
-                _ => "none",
+                Some("regressed") => Level::Severe,
+                _ => Level::None,
             };
             Ok(ComparisonAxis {
-                axis,
-                level: level.into(),
+                axis: ComparisonAxisName::Trials(axis),
+                level,
                 delta: a.effect.filter(|d| d.is_finite()),
             })
         })
@@ -291,15 +327,10 @@ impl ComparisonSummary {
                 .map(|(i, a)| {
                     let axis = a
                         .axis
-                        .clone()
                         .ok_or_else(|| bad(source, format!("({at}[{i}].axis): missing")))?;
                     Ok(ComparisonAxis {
-                        axis,
-                        level: a
-                            .worst_severity
-                            .clone()
-                            .or_else(|| a.severity.clone())
-                            .unwrap_or_else(|| "none".into()),
+                        axis: ComparisonAxisName::Diff(axis),
+                        level: a.worst_severity.or(a.severity).unwrap_or(Level::None),
                         delta: a.median_delta.or(a.delta).filter(|d| d.is_finite()),
                     })
                 })
@@ -396,7 +427,7 @@ mod tests {
             "gate":{"fail_on":"moderate","worst":"minor","tripped":false},"new_field":{"x":1}}"#;
         let s = ComparisonSummary::from_report_json("r.json", json).unwrap();
         assert_eq!(s.report_kind, "pair");
-        assert_eq!(s.axes[0].level, "minor");
+        assert_eq!(s.axes[0].level, Level::Minor);
         assert_eq!(s.axes[0].delta, Some(0.25));
         assert_eq!(s.rules[0].regressions, 1);
         assert_eq!(s.rules[0].candidate_violations, 1);
@@ -411,8 +442,8 @@ mod tests {
             "gate":{"fail_on":"never","worst":"severe","tripped":false,"errors":0}}"#;
         let s = ComparisonSummary::from_report_json("d.json", json).unwrap();
         assert_eq!(s.report_kind, "directory");
-        assert_eq!(s.axes[0].axis, "cost");
-        assert_eq!(s.axes[0].level, "severe");
+        assert_eq!(s.axes[0].axis, ComparisonAxisName::Diff(DiffAxis::Cost));
+        assert_eq!(s.axes[0].level, Level::Severe);
         assert_eq!(s.rules[0].regressions, 1);
         let cases: Vec<_> = s
             .cases
@@ -446,7 +477,7 @@ mod tests {
         let axes: Vec<_> = s
             .axes
             .iter()
-            .map(|a| (a.axis.as_str(), a.level.as_str(), a.delta))
+            .map(|a| (a.axis.name(), a.level.name(), a.delta))
             .collect();
         assert_eq!(
             axes,

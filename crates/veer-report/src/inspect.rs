@@ -5,7 +5,7 @@
 use crate::style::Style;
 use crate::text::{num, preview};
 use comfy_table::Cell;
-use veer_contract::inspect::{InspectReport, InspectTool, LogReport};
+use veer_contract::inspect::{InspectDocument, InspectReport, InspectTool, LogReport};
 use veer_trace::Format;
 
 /// Renders the report as a terminal table.
@@ -230,5 +230,38 @@ mod tests {
         assert!(cell.ends_with("… (+19942 more calls)"), "{cell}");
         let wide = [tool("bulk", &vec!["k"; 5000])];
         assert!(tools_cell(&wide).ends_with("… (+1 more call)"));
+    }
+}
+
+/// Formats `veer inspect` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum InspectFormat {
+    /// A table for a terminal.
+    Terminal,
+    /// JSON: {schema_version, traces: [...], log (an Inspect AI log)} (`veer schema inspect`).
+    Json,
+}
+
+impl crate::printer::OutputFormat<InspectDocument> for InspectFormat {
+    fn printer(self, style: Style) -> Box<dyn crate::printer::Printer<InspectDocument>> {
+        match self {
+            InspectFormat::Json => Box::new(|d: &InspectDocument| crate::json::to_json(d)),
+            InspectFormat::Terminal => Box::new(move |d: &InspectDocument| document(d, style)),
+        }
+    }
+}
+
+/// The whole document for a terminal: an Inspect AI log's table, else each trace's table,
+/// separated by a blank line.
+pub fn document(d: &InspectDocument, style: Style) -> String {
+    match &d.log {
+        Some(log) => log_terminal(log, style),
+        None => d
+            .traces
+            .iter()
+            .map(|r| terminal(r, style))
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }

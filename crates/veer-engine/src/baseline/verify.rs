@@ -1,7 +1,7 @@
 //! Reading baselines back: their versions, the current manifest revision (checked against
 //! every earlier one), every file re-hashed (`verify`), and the list of baselines.
 
-use super::manifest::Manifest;
+use super::manifest::{read_manifest, Manifest};
 use super::store::revision_file;
 use super::{check_name, sha256_hex, BaselineError};
 use rayon::prelude::*;
@@ -129,7 +129,7 @@ pub fn open(dir: &Path, version: Option<u32>) -> Result<Opened, BaselineError> {
             veer_trace::limits::CappedError::Io(io) => BaselineError::io(&path, "read", &io),
             _ => tampered(&path, "manifest larger than 256 MiB".into()),
         })?;
-        let m = Manifest::read(&path, &bytes)?;
+        let m = read_manifest(&path, &bytes)?;
         if m.revision != r || m.version != v {
             return Err(tampered(
                 &path,
@@ -310,28 +310,7 @@ pub fn resolve(root: &Path, spec: &str) -> Result<(PathBuf, Option<u32>), Baseli
     Ok((root.join(base), version))
 }
 
-/// One line of `veer baseline list`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct BaselineSummary {
-    /// The baseline's name (its directory's name).
-    pub name: String,
-    /// Its versions, ascending.
-    pub versions: Vec<u32>,
-    /// The latest version's manifest revision.
-    pub revision: u32,
-    /// Files in the latest version.
-    pub files: usize,
-    /// Cases in the latest version.
-    pub cases: usize,
-    /// Approvals of the latest version.
-    pub approvals: usize,
-    /// When the latest version was created.
-    pub created_at: String,
-    /// Its commit, when known.
-    pub commit: Option<String>,
-    /// Why its manifest could not be read, when it could not (files are not hashed here).
-    pub problem: Option<String>,
-}
+pub use veer_contract::baseline::BaselineSummary;
 
 /// The baselines under `root`, by name; an empty list when `root` does not exist.
 pub fn list(root: &Path) -> Result<Vec<BaselineSummary>, BaselineError> {

@@ -2,10 +2,13 @@
 
 use super::*;
 use crate::store::Provenance;
-use crate::summary::{CaseSummary, ComparisonAxis, ComparisonSummary, GateSummary, RuleSummary};
+use crate::summary::{
+    CaseSummary, ComparisonAxis, ComparisonAxisName, ComparisonSummary, GateSummary, RuleSummary,
+};
 use parquet::basic::{LogicalType, Type as Physical};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
+use veer_contract::Level;
 
 fn entries() -> Vec<Entry> {
     let e = |id: i64, commit: Option<&str>, tripped: bool| Entry {
@@ -22,13 +25,13 @@ fn entries() -> Vec<Entry> {
             pairs: 3,
             axes: vec![
                 ComparisonAxis {
-                    axis: "cost".into(),
-                    level: "minor".into(),
+                    axis: ComparisonAxisName::Diff(veer_contract::axis::Axis::Cost),
+                    level: Level::Minor,
                     delta: Some(0.25),
                 },
                 ComparisonAxis {
-                    axis: "semantic".into(),
-                    level: "none".into(),
+                    axis: ComparisonAxisName::Diff(veer_contract::axis::Axis::Semantic),
+                    level: Level::None,
                     delta: None,
                 },
             ],

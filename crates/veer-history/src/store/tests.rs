@@ -7,13 +7,13 @@ fn summary(level: &str, delta: f64) -> ComparisonSummary {
         pairs: 1,
         axes: vec![
             ComparisonAxis {
-                axis: "semantic".into(),
-                level: level.into(),
+                axis: ComparisonAxisName::Diff(veer_contract::axis::Axis::Semantic),
+                level: Level::parse(level).unwrap_or(Level::None),
                 delta: Some(delta),
             },
             ComparisonAxis {
-                axis: "cost".into(),
-                level: "none".into(),
+                axis: ComparisonAxisName::Diff(veer_contract::axis::Axis::Cost),
+                level: Level::None,
                 delta: None,
             },
         ],

@@ -196,3 +196,29 @@ mod tests {
         assert_eq!(names(&["a".into(), "b".into(), "c".into()]), "a, b and c");
     }
 }
+
+/// Formats of `veer bisect`'s report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum BisectFormat {
+    /// The answer, then a table of factors and effects (colour on a terminal).
+    #[cfg_attr(feature = "cli", value(alias = "text"))]
+    Terminal,
+    /// bisect.json itself (`veer schema bisect`).
+    Json,
+    /// The answer and tables in Markdown.
+    Markdown,
+    /// One self-contained HTML page.
+    Html,
+}
+
+impl crate::printer::OutputFormat<BisectReport> for BisectFormat {
+    fn printer(self, style: crate::style::Style) -> Box<dyn crate::printer::Printer<BisectReport>> {
+        match self {
+            BisectFormat::Terminal => Box::new(move |r: &BisectReport| terminal::render(r, style)),
+            BisectFormat::Json => Box::new(json),
+            BisectFormat::Markdown => Box::new(markdown::render),
+            BisectFormat::Html => Box::new(html::render),
+        }
+    }
+}

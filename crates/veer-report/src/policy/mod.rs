@@ -168,3 +168,63 @@ mod tests {
         );
     }
 }
+
+/// Formats `veer check` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum CheckFormat {
+    /// One line per violation.
+    Terminal,
+    /// JSON: {schema_version, policy, traces: [{trace, violations}], gate} (`veer schema check`).
+    Json,
+    /// A Markdown table for a pull-request comment.
+    Markdown,
+    /// JUnit XML: one test case per rule and trace.
+    Junit,
+    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
+    /// JavaScript off).
+    Html,
+    /// SARIF 2.1.0: every violation at its trace file and line.
+    Sarif,
+    /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
+    /// Markdown report is appended to that file.
+    Github,
+    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
+    /// `artifacts:reports:codequality`.
+    Gitlab,
+}
+
+/// What `veer check` prints: the report and the verdict the engine decided on it.
+#[derive(Debug, Clone)]
+pub struct CheckPage {
+    /// The report.
+    pub report: CheckReport,
+    /// Its verdict (JUnit failures, SARIF and GitHub levels, the HTML banner read it).
+    pub verdict: veer_contract::verdict::Verdict,
+}
+
+impl crate::printer::OutputFormat<CheckPage> for CheckFormat {
+    fn printer(self, style: crate::style::Style) -> Box<dyn crate::printer::Printer<CheckPage>> {
+        use crate::findings::check_findings;
+        match self {
+            CheckFormat::Terminal => {
+                Box::new(move |p: &CheckPage| terminal::check(&p.report, style))
+            }
+            CheckFormat::Json => Box::new(|p: &CheckPage| json::check(&p.report)),
+            CheckFormat::Markdown => Box::new(|p: &CheckPage| markdown::check(&p.report)),
+            CheckFormat::Junit => Box::new(|p: &CheckPage| junit::check(&p.report, &p.verdict)),
+            CheckFormat::Html => {
+                Box::new(|p: &CheckPage| crate::html::check::render(&p.report, &p.verdict))
+            }
+            CheckFormat::Sarif => Box::new(|p: &CheckPage| {
+                crate::sarif::render(&check_findings(&p.report, &p.verdict))
+            }),
+            CheckFormat::Github => Box::new(|p: &CheckPage| {
+                crate::github::render(&check_findings(&p.report, &p.verdict), &p.verdict)
+            }),
+            CheckFormat::Gitlab => Box::new(|p: &CheckPage| {
+                crate::gitlab::render(&check_findings(&p.report, &p.verdict))
+            }),
+        }
+    }
+}

@@ -4,6 +4,7 @@
 use super::OutputArgs;
 use clap::Args;
 use std::path::PathBuf;
+pub use veer_report::bisect::BisectFormat;
 
 /// Default most runs `veer bisect` starts.
 pub const DEFAULT_MAX_RUNS: usize = 100;
@@ -77,18 +78,4 @@ pub struct BisectArgs {
     /// file (also in VEER_CONFIG).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<std::ffi::OsString>,
-}
-
-/// Formats of `veer bisect`'s report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BisectFormat {
-    /// The answer, then a table of factors and effects (colour on a terminal).
-    #[value(alias = "text")]
-    Terminal,
-    /// bisect.json itself (`veer schema bisect`).
-    Json,
-    /// The answer and tables in Markdown.
-    Markdown,
-    /// One self-contained HTML page.
-    Html,
 }

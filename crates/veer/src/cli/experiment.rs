@@ -4,6 +4,8 @@
 use super::{OutputArgs, ReadArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+pub use veer_report::experiment::ExperimentPerturbFormat;
+pub use veer_report::experiment::{ExperimentAnalyzeFormat, ExperimentPairFormat};
 
 /// `veer experiment …`.
 #[derive(Debug, Subcommand)]
@@ -127,16 +129,6 @@ pub struct ExperimentPerturbArgs {
     pub format: ExperimentPerturbFormat,
 }
 
-/// Formats `veer experiment perturb` offers for its summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExperimentPerturbFormat {
-    /// One line: what was applied, or why not.
-    Terminal,
-    /// JSON: {schema_version, file, base_seed, bytes_in, perturbations: [{operator, seed,
-    /// status, reason, out, bytes_out}]} (`veer schema perturb`).
-    Json,
-}
-
 /// `veer experiment pair`.
 #[derive(Debug, Args)]
 pub struct ExperimentPairArgs {
@@ -167,19 +159,6 @@ pub struct ExperimentPairArgs {
     pub out: OutputArgs,
 }
 
-/// Formats `veer experiment pair` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExperimentPairFormat {
-    /// A short human summary.
-    Terminal,
-    /// JSON: traxr's divergence report keys plus the pair result (`veer schema
-    /// experiment-pair`).
-    Json,
-    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
-    /// JavaScript off), with the event alignment.
-    Html,
-}
-
 /// `veer experiment analyze`.
 #[derive(Debug, Args)]
 pub struct ExperimentAnalyzeArgs {
@@ -196,21 +175,4 @@ pub struct ExperimentAnalyzeArgs {
     pub read: ReadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
-}
-
-/// Formats `veer experiment analyze` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExperimentAnalyzeFormat {
-    /// The summary, then tables of the pairs and the aggregates.
-    Terminal,
-    /// traxr's results JSON layout (sorted keys, every run's trace included; `veer schema
-    /// experiment-analyze`).
-    Json,
-    /// A Markdown report.
-    Markdown,
-    /// One row per pair.
-    Csv,
-    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
-    /// JavaScript off).
-    Html,
 }

@@ -4,6 +4,7 @@
 use super::{OutputArgs, ReadArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+pub use veer_report::policy::CheckFormat;
 
 /// `veer check`.
 #[derive(Debug, Args)]
@@ -35,30 +36,6 @@ pub struct CheckArgs {
 pub fn parse_fail_on(s: &str) -> Result<veer_base::Level, String> {
     veer_base::Level::parse_fail_on(s)
         .ok_or_else(|| format!("`{s}` is not a level; use never, minor, moderate or severe"))
-}
-
-/// Formats `veer check` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CheckFormat {
-    /// One line per violation.
-    Terminal,
-    /// JSON: {schema_version, policy, traces: [{trace, violations}], gate} (`veer schema check`).
-    Json,
-    /// A Markdown table for a pull-request comment.
-    Markdown,
-    /// JUnit XML: one test case per rule and trace.
-    Junit,
-    /// One self-contained HTML page (inline CSS, JS and SVG; opens from disk, readable with
-    /// JavaScript off).
-    Html,
-    /// SARIF 2.1.0: every violation at its trace file and line.
-    Sarif,
-    /// GitHub Actions workflow commands (::error/::warning); with GITHUB_STEP_SUMMARY set, the
-    /// Markdown report is appended to that file.
-    Github,
-    /// GitLab Code Quality report (a JSON array of issues; docs/ci.md), for
-    /// `artifacts:reports:codequality`.
-    Gitlab,
 }
 
 /// `veer policy …`.

@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+pub use veer_report::config::ConfigShowFormat as ConfigFormat;
 
 /// `veer config …`.
 #[derive(Debug, Subcommand)]
@@ -31,16 +32,6 @@ pub struct ConfigShowArgs {
     pub command: Vec<String>,
     #[command(flatten)]
     pub out: crate::cli::OutputArgs,
-}
-
-/// Formats `veer config show` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ConfigFormat {
-    /// One line per setting: key, value, source.
-    Text,
-    /// JSON: {schema_version, file, settings: [{key, axis, value, source, line}]} (`veer
-    /// schema config`).
-    Json,
 }
 
 /// `veer init`.

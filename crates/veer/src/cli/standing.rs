@@ -5,6 +5,7 @@
 use super::{OutputArgs, ReadArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+pub use veer_report::history::{DriftFormat, ReportFormat, StandingFormat};
 
 /// Where baselines live unless `--root` says otherwise.
 pub const DEFAULT_BASELINE_ROOT: &str = ".veer/baselines";
@@ -47,15 +48,6 @@ pub enum BaselineCommand {
         after_help = "Examples:\n  veer baseline show main\n  veer baseline show main@2 --format json"
     )]
     Show(BaselineRefArgs),
-}
-
-/// Output formats of `veer baseline` and `veer history show`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum StandingFormat {
-    /// Text for a terminal (sparklines in Unicode on a terminal, ASCII otherwise).
-    Terminal,
-    /// JSON (deterministic: the same store gives the same bytes).
-    Json,
 }
 
 /// Where a baseline is: a name under --root, or --path.
@@ -190,18 +182,6 @@ pub enum HistoryCommand {
     Flaky(HistoryFlakyArgs),
 }
 
-/// Formats of `veer history drift`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DriftFormat {
-    /// A table for a terminal.
-    #[value(alias = "terminal")]
-    Text,
-    /// JSON (deterministic: the same history gives the same bytes).
-    Json,
-    /// A Markdown table (for a job summary or a PR comment).
-    Markdown,
-}
-
 /// `veer history drift`.
 #[derive(Debug, Args)]
 pub struct HistoryDriftArgs {
@@ -266,13 +246,6 @@ pub struct HistoryFlakyArgs {
     pub db: HistoryDbArgs,
     #[command(flatten)]
     pub out: OutputArgs,
-}
-
-/// Formats of `veer history report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReportFormat {
-    /// One self-contained HTML page.
-    Html,
 }
 
 /// `veer history report`.

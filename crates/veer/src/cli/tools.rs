@@ -4,6 +4,8 @@
 use super::{DiffFormat, OutputArgs, ReadArgs};
 use clap::Args;
 use std::path::PathBuf;
+pub use veer_report::inspect::InspectFormat;
+pub use veer_report::scan::ScanFormat;
 
 /// `veer convert`.
 #[derive(Debug, Args)]
@@ -33,15 +35,6 @@ pub struct InspectArgs {
     pub read: ReadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
-}
-
-/// Formats `veer inspect` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum InspectFormat {
-    /// A table for a terminal.
-    Terminal,
-    /// JSON: {schema_version, traces: [...], log (an Inspect AI log)} (`veer schema inspect`).
-    Json,
 }
 
 /// `veer demo`.
@@ -96,15 +89,6 @@ pub struct ScanArgs {
     /// that is one of the command's inputs is refused (exit 2). See docs/output.md.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-}
-
-/// Formats `veer scan` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScanFormat {
-    /// `file:line:column: kind` lines and a summary.
-    Terminal,
-    /// JSON: {schema_version, files_scanned, findings, errors} (`veer schema scan`).
-    Json,
 }
 
 /// `veer synth` (hidden; used by `bench/run.sh`).

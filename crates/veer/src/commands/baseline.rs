@@ -1,17 +1,24 @@
 //! `veer baseline create|update|approve|verify|list|show`. The work is in
-//! `veer_engine::baseline` (which also resolves `veer diff --baseline NAME`); this file gathers
-//! provenance, maps errors and prints.
+//! `veer_engine::baseline` (which also resolves `veer diff --baseline NAME`), the printers in
+//! `veer_report::baseline`; this file gathers provenance, maps errors and builds what is
+//! printed.
 
 use super::provenance;
 use crate::cli::{
     BaselineApproveArgs, BaselineCommand, BaselineCreateArgs, BaselineListArgs, BaselineRefArgs,
-    StandingFormat,
 };
 use crate::error::{CliError, EXIT_OK};
 use crate::output::{emit, print_skipped};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use veer_engine::baseline::{self, BaselineError, Manifest};
+use veer_report::baseline::{
+    BaselineApproved, BaselineCreated, BaselineList, BaselineShown, BaselineVerified, StoredBytes,
+};
+use veer_report::printer::OutputFormat as _;
+use veer_report::style::Style;
+
+/// Colour is off in every baseline printer.
+const PLAIN: Style = Style { colour: false };
 
 use veer_engine::policy::MAX_POLICY_BYTES;
 
@@ -80,38 +87,23 @@ fn create(a: &BaselineCreateArgs, update: bool) -> Result<u8, CliError> {
     };
     let created = baseline::create(&dir, &a.runs, &options).map_err(err)?;
     print_skipped(&created.skipped);
-    let m = &created.manifest;
-    let text = match a.format {
-        StandingFormat::Json => String::from_utf8_lossy(&m.to_bytes()).into_owned(),
-        StandingFormat::Terminal => {
-            let (stored, read) = m
-                .files
-                .iter()
-                .fold((0u64, 0u64), |(s, r), f| (s + f.bytes, r + f.source_bytes));
-            format!(
-                "stored baseline {} version {} in {}: {} file{} in {} case{} ({} bytes read, {} stored)\n",
-                m.name,
-                m.version,
-                created.version_dir.display(),
-                m.files.len(),
-                plural(m.files.len()),
-                m.layout.cases.len(),
-                plural(m.layout.cases.len()),
-                read,
-                stored
-            )
-        }
+    let doc = BaselineCreated {
+        bytes: stored_bytes(&created.manifest),
+        version_dir: created.version_dir.display().to_string(),
+        manifest: created.manifest,
     };
+    let text = a.format.print(&doc, PLAIN);
     emit(&text, None)?;
     Ok(EXIT_OK)
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
+/// The total size of a version's files, as read and as stored.
+fn stored_bytes(m: &Manifest) -> StoredBytes {
+    let (stored, read) = m
+        .files
+        .iter()
+        .fold((0u64, 0u64), |(s, r), f| (s + f.bytes, r + f.source_bytes));
+    StoredBytes { read, stored }
 }
 
 /// The directory and version a BASELINE argument names.
@@ -134,17 +126,7 @@ fn approve(a: &BaselineApproveArgs) -> Result<u8, CliError> {
         reason: a.reason.clone(),
     };
     let m = baseline::approve(&dir, version, approval).map_err(err)?;
-    let text = match a.format {
-        StandingFormat::Json => String::from_utf8_lossy(&m.to_bytes()).into_owned(),
-        StandingFormat::Terminal => format!(
-            "approved baseline {} version {} (manifest revision {}, {} approval{})\n",
-            m.name,
-            m.version,
-            m.revision,
-            m.approvals.len(),
-            plural(m.approvals.len())
-        ),
-    };
+    let text = a.format.print(&BaselineApproved { manifest: m }, PLAIN);
     emit(&text, None)?;
     Ok(EXIT_OK)
 }
@@ -152,168 +134,35 @@ fn approve(a: &BaselineApproveArgs) -> Result<u8, CliError> {
 fn verify(a: &BaselineRefArgs) -> Result<u8, CliError> {
     let (dir, version) = locate(&a.baseline, &a.root.root)?;
     let v = baseline::verify(&dir, version).map_err(err)?;
-    let m = &v.opened.manifest;
-    let text = match a.format {
-        StandingFormat::Json => {
-            let doc = serde_json::json!({
-                "schema_version": 1,
-                "baseline": m.name,
-                "version": m.version,
-                "revision": m.revision,
-                "files": m.files.len(),
-                "verified": true,
-            });
-            format!(
-                "{}\n",
-                serde_json::to_string_pretty(&doc).unwrap_or_default()
-            )
-        }
-        StandingFormat::Terminal => format!(
-            "baseline {} version {}: all {} file{} match the manifest (revision {})\n",
-            m.name,
-            m.version,
-            m.files.len(),
-            plural(m.files.len()),
-            m.revision
-        ),
+    let doc = BaselineVerified {
+        manifest: v.opened.manifest,
     };
+    let text = a.format.print(&doc, PLAIN);
     emit(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
 
 fn list(a: &BaselineListArgs) -> Result<u8, CliError> {
     let all = baseline::list(&a.root.root).map_err(err)?;
-    let text = match a.format {
-        StandingFormat::Json => {
-            let doc = serde_json::json!({ "schema_version": 1, "baselines": all });
-            format!(
-                "{}\n",
-                serde_json::to_string_pretty(&doc).unwrap_or_default()
-            )
-        }
-        StandingFormat::Terminal if all.is_empty() => format!(
-            "no baselines in {} (create one: veer baseline create RUNS_DIR --name main)\n",
-            a.root.root.display()
-        ),
-        StandingFormat::Terminal => {
-            let mut t = String::new();
-            let _ = writeln!(
-                t,
-                "{:<24} {:>8} {:>6} {:>6} {:>9}  created",
-                "name", "version", "files", "cases", "approvals"
-            );
-            for b in &all {
-                match &b.problem {
-                    Some(p) => {
-                        let _ = writeln!(t, "{:<24} unreadable: {p}", b.name);
-                    }
-                    None => {
-                        let _ = writeln!(
-                            t,
-                            "{:<24} {:>8} {:>6} {:>6} {:>9}  {}",
-                            b.name,
-                            b.versions.last().copied().unwrap_or(0),
-                            b.files,
-                            b.cases,
-                            b.approvals,
-                            b.created_at
-                        );
-                    }
-                }
-            }
-            t
-        }
+    let doc = BaselineList {
+        root: a.root.root.display().to_string(),
+        baselines: all,
     };
+    let text = a.format.print(&doc, PLAIN);
     emit(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
 
-/// Cases listed by `show` before "… and N more".
-const SHOWN_CASES: usize = 20;
-
 fn show(a: &BaselineRefArgs) -> Result<u8, CliError> {
     let (dir, version) = locate(&a.baseline, &a.root.root)?;
     let opened = baseline::open(&dir, version).map_err(err)?;
-    let m = &opened.manifest;
-    let text = match a.format {
-        StandingFormat::Json => String::from_utf8_lossy(&m.to_bytes()).into_owned(),
-        StandingFormat::Terminal => render_show(m, &dir, &opened.versions),
+    let doc = BaselineShown {
+        bytes: stored_bytes(&opened.manifest),
+        dir: dir.display().to_string(),
+        versions: opened.versions,
+        manifest: opened.manifest,
     };
+    let text = a.format.print(&doc, PLAIN);
     crate::output::emit_metadata(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)
-}
-
-fn render_show(m: &Manifest, dir: &Path, versions: &[u32]) -> String {
-    let mut t = String::new();
-    let latest = versions.last().copied().unwrap_or(m.version);
-    let _ = writeln!(
-        t,
-        "baseline {} ({}): version {} of {latest}, manifest revision {}",
-        m.name,
-        dir.display(),
-        m.version,
-        m.revision
-    );
-    let _ = writeln!(t, "created    {} by veer {}", m.created_at, m.veer_version);
-    let s = &m.source;
-    let _ = writeln!(
-        t,
-        "source     {}  commit {}  ci run {}",
-        s.runs_dir,
-        s.commit.as_deref().unwrap_or("unknown"),
-        match (&s.ci_run, &s.ci_provider) {
-            (Some(r), Some(p)) => format!("{r} ({p})"),
-            (Some(r), None) => r.clone(),
-            _ => "none".into(),
-        }
-    );
-    match &m.policy {
-        Some(p) => {
-            let _ = writeln!(t, "policy     {} sha256 {}", p.path, p.sha256);
-        }
-        None => {
-            let _ = writeln!(t, "policy     none");
-        }
-    }
-    let (stored, read) = m
-        .files
-        .iter()
-        .fold((0u64, 0u64), |(s, r), f| (s + f.bytes, r + f.source_bytes));
-    let _ = writeln!(
-        t,
-        "files      {} ({read} bytes read, {stored} stored), {} case{}",
-        m.files.len(),
-        m.layout.cases.len(),
-        plural(m.layout.cases.len())
-    );
-    if m.approvals.is_empty() {
-        let _ = writeln!(
-            t,
-            "approvals  none (approve with: veer baseline approve {} --reason TEXT)",
-            m.name
-        );
-    } else {
-        let _ = writeln!(t, "approvals");
-        for ap in &m.approvals {
-            let _ = writeln!(t, "  {} at {}: {}", ap.by, ap.at, ap.reason);
-        }
-    }
-    let _ = writeln!(t, "cases");
-    for c in m.layout.cases.iter().take(SHOWN_CASES) {
-        let _ = writeln!(
-            t,
-            "  {:<40} {} trial{}",
-            c.case,
-            c.trials.len(),
-            plural(c.trials.len())
-        );
-    }
-    if m.layout.cases.len() > SHOWN_CASES {
-        let _ = writeln!(
-            t,
-            "  … and {} more (--format json lists every file)",
-            m.layout.cases.len() - SHOWN_CASES
-        );
-    }
-    t
 }

@@ -21,6 +21,7 @@ use veer_engine::bisect::report::BisectReport;
 use veer_engine::bisect::{self, point_id, BisectRunInput, ComposeOptions, Setup};
 use veer_engine::experiment::AgentKind;
 use veer_record::Settings;
+use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_run::{Exit, RunMarker};
 use veer_trace::Trace;
@@ -270,19 +271,14 @@ fn read_runs(
     Ok(out)
 }
 
-/// The report in the chosen format.
+/// The report in the chosen format (colour on a terminal only).
 fn render(report: &BisectReport, format: BisectFormat, to_file: bool) -> String {
-    match format {
-        BisectFormat::Terminal => veer_report::bisect::terminal::render(
-            report,
-            Style {
-                colour: colour_enabled(to_file),
-            },
-        ),
-        BisectFormat::Json => veer_report::bisect::json(report),
-        BisectFormat::Markdown => veer_report::bisect::markdown::render(report),
-        BisectFormat::Html => veer_report::bisect::html::render(report),
-    }
+    format.print(
+        report,
+        Style {
+            colour: colour_enabled(to_file),
+        },
+    )
 }
 
 /// Runs `veer bisect`.

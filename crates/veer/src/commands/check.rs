@@ -7,7 +7,8 @@
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::CliError;
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
-use veer_report::policy::{CheckReport, TraceFailure};
+use veer_report::policy::TraceFailure;
+use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_trace::{Document, Trace};
 
@@ -104,10 +105,12 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         crate::output::diag::warn(w);
     }
     let colour = colour_enabled(args.out.output.is_some());
+    let page = veer_report::policy::CheckPage { report, verdict };
     emit(
-        &render(&report, &verdict, args.format, colour),
+        &args.format.print(&page, Style { colour }),
         args.out.output.as_deref(),
     )?;
+    let veer_report::policy::CheckPage { report, verdict } = page;
     if args.format == CheckFormat::Github {
         if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
             let markdown = veer_report::policy::markdown::check(&report);
@@ -122,29 +125,4 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     }
     crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
     Ok(verdict.exit_code())
-}
-
-/// Renders the check report and its verdict in one format.
-pub fn render(
-    r: &CheckReport,
-    v: &veer_engine::Verdict,
-    format: CheckFormat,
-    colour: bool,
-) -> String {
-    match format {
-        CheckFormat::Terminal => veer_report::policy::terminal::check(r, Style { colour }),
-        CheckFormat::Json => veer_report::policy::json::check(r),
-        CheckFormat::Markdown => veer_report::policy::markdown::check(r),
-        CheckFormat::Junit => veer_report::policy::junit::check(r, v),
-        CheckFormat::Html => veer_report::html::check::render(r, v),
-        CheckFormat::Sarif => {
-            veer_report::sarif::render(&veer_report::findings::check_findings(r, v))
-        }
-        CheckFormat::Github => {
-            veer_report::github::render(&veer_report::findings::check_findings(r, v), v)
-        }
-        CheckFormat::Gitlab => {
-            veer_report::gitlab::render(&veer_report::findings::check_findings(r, v))
-        }
-    }
 }

@@ -1,7 +1,7 @@
 //! `veer config show`: the effective settings — every key of veer.toml with its value and
 //! where it came from (veer's default, a line of the file, a flag of the given command line).
 
-use crate::cli::{Cli, ConfigFormat, ConfigShowArgs};
+use crate::cli::{Cli, ConfigShowArgs};
 use crate::config::apply::{self, Resolved, Source};
 use crate::config::keys::KEYS;
 use crate::config::Config;
@@ -9,6 +9,7 @@ use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
 use clap::CommandFactory;
 use veer_contract::config::{ConfigDocument, ConfigFile, SettingRow, CONFIG_SCHEMA_VERSION};
+use veer_report::printer::OutputFormat as _;
 
 fn row(r: &Resolved) -> SettingRow {
     let (source, line) = match r.source {
@@ -76,47 +77,9 @@ pub fn show(args: &ConfigShowArgs, config: Option<&Config>) -> Result<u8, CliErr
         command: args.command.clone(),
         settings: resolved.iter().map(row).collect(),
     };
-    let text = match args.format {
-        ConfigFormat::Json => veer_report::json::to_json(&doc),
-        ConfigFormat::Text => text(&doc),
-    };
+    let text = args
+        .format
+        .print(&doc, veer_report::style::Style { colour: false });
     emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
-}
-
-/// One line per setting: key, value, source (`veer.toml:LINE` for the file).
-fn text(doc: &ConfigDocument) -> String {
-    let mut out = match &doc.file {
-        Some(f) => format!("settings file: {} ({})\n", f.path, f.origin),
-        None => "settings file: none (veer's defaults and flags only)\n".to_string(),
-    };
-    let name = |r: &SettingRow| match &r.axis {
-        Some(a) => format!("{}.{a}", r.key),
-        None => r.key.clone(),
-    };
-    let width = doc
-        .settings
-        .iter()
-        .map(|r| name(r).len())
-        .max()
-        .unwrap_or(0);
-    let vwidth = doc
-        .settings
-        .iter()
-        .map(|r| r.value.len())
-        .max()
-        .unwrap_or(0)
-        .min(48);
-    for r in &doc.settings {
-        let source = match (r.source.as_ref(), r.line, &doc.file) {
-            ("file", Some(l), Some(f)) => format!("{}:{l}", f.path),
-            (s, _, _) => s.to_string(),
-        };
-        out.push_str(&format!(
-            "{:<width$}  {:<vwidth$}  {source}\n",
-            name(r),
-            r.value
-        ));
-    }
-    out
 }

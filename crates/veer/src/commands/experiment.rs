@@ -17,6 +17,7 @@ use veer_contract::experiment::ExperimentReport;
 use veer_engine::experiment::layout::LAYOUT;
 use veer_engine::experiment::PairOptions;
 use veer_report::experiment::summary::floor_unmeasured_for_external;
+use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_trace::{Document, ReadOptions, Trace};
 
@@ -103,16 +104,10 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
              sampling-noise floor may be reported as contamination",
         );
     }
-    let text = match args.format {
-        ExperimentPairFormat::Terminal => veer_report::experiment::terminal::render_pair(
-            &report,
-            Style {
-                colour: colour_enabled(args.out.output.is_some()),
-            },
-        ),
-        ExperimentPairFormat::Json => veer_report::json::to_json(&report),
-        ExperimentPairFormat::Html => veer_report::html::experiment::render_pair(&report),
+    let style = Style {
+        colour: colour_enabled(args.out.output.is_some()),
     };
+    let text = args.format.print(&report, style);
     emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
@@ -165,18 +160,10 @@ fn analyze(args: &ExperimentAnalyzeArgs) -> Result<u8, CliError> {
             warn(e);
         }
     }
-    let text = match args.format {
-        ExperimentAnalyzeFormat::Terminal => veer_report::experiment::terminal::render_experiment(
-            &report,
-            Style {
-                colour: colour_enabled(to_file),
-            },
-        ),
-        ExperimentAnalyzeFormat::Json => veer_report::experiment::json::render(&report),
-        ExperimentAnalyzeFormat::Markdown => veer_report::experiment::markdown::render(&report),
-        ExperimentAnalyzeFormat::Csv => veer_report::experiment::csv::render(&report),
-        ExperimentAnalyzeFormat::Html => veer_report::html::experiment::render(&report),
+    let style = Style {
+        colour: colour_enabled(to_file),
     };
+    let text = args.format.print(&report, style);
     emit(&text, args.out.output.as_deref())?;
     Ok(EXIT_OK)
 }

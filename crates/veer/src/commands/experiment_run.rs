@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use veer_engine::perturb::{FileKind, Operator};
 use veer_record::Settings;
+use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};
 use veer_trace::{Format, Trace};
@@ -328,16 +329,14 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
     ));
     let to_file = args.out_file.output.is_some();
     let text = match args.format {
-        ExperimentAnalyzeFormat::Terminal => veer_report::experiment::terminal::render_experiment(
+        // The results file's bytes, already printed once.
+        ExperimentAnalyzeFormat::Json => json,
+        other => other.print(
             &report,
             Style {
                 colour: colour_enabled(to_file),
             },
         ),
-        ExperimentAnalyzeFormat::Json => json,
-        ExperimentAnalyzeFormat::Markdown => veer_report::experiment::markdown::render(&report),
-        ExperimentAnalyzeFormat::Csv => veer_report::experiment::csv::render(&report),
-        ExperimentAnalyzeFormat::Html => veer_report::html::experiment::render(&report),
     };
     emit(&text, args.out_file.output.as_deref())?;
     Ok(EXIT_OK)

@@ -3,30 +3,30 @@
 //! the report reading and the trend series are in `veer_history`; this file gathers
 //! provenance, maps errors and prints.
 
-use super::history_drift::DriftMark;
 use super::provenance;
 use crate::cli::{
     ExportFormat, HistoryAddArgs, HistoryCommand, HistoryExportArgs, HistoryReportArgs,
-    HistoryShowArgs, ReportFormat, StandingFormat,
+    HistoryShowArgs, StandingFormat,
 };
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
 use serde::Serialize;
-use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use veer_history::drift::DriftSettings;
-use veer_history::trend::{
-    axis_trends, case_trends, count_sparkline, level_sparkline, sparkline, verdict_level,
+use veer_contract::history::{
+    DriftMark, HistoryReport, HistoryShow, ReportCase, RuleTrend, ShowAxis, ShowCase,
 };
+use veer_history::drift::DriftSettings;
+use veer_history::trend::{axis_trends, case_trends, level_rank, verdict_level};
 use veer_history::{ComparisonSummary, Entry, Filter, History, HistoryError, Provenance};
 use veer_report::diff::stream::DirectoryPrinter;
+use veer_report::history::show::ShowPage;
+use veer_report::printer::OutputFormat as _;
+use veer_report::style::Style;
 
 /// Largest report read by `history add`: 256 MiB (as `veer gate`).
 const MAX_REPORT_BYTES: u64 = 256 << 20;
-/// Cases listed by `history show` before "… and N more" (flippiest first).
-const SHOWN_CASES: usize = 50;
 
 pub(crate) fn err(e: HistoryError) -> CliError {
     CliError::input(e.message).hint(e.hint)
@@ -141,36 +141,6 @@ pub(crate) fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
         .transpose()
 }
 
-/// Rule totals over the shown comparisons.
-#[derive(Serialize)]
-struct RuleTrend {
-    rule: String,
-    regressions: Vec<u64>,
-    comparisons_with_regressions: usize,
-}
-
-/// What `history show --format json` prints.
-#[derive(Serialize)]
-struct ShowDoc<'a> {
-    schema_version: u32,
-    comparisons: usize,
-    first: Option<String>,
-    last: Option<String>,
-    gate_tripped: usize,
-    gate_worst: Vec<&'a str>,
-    axes: Vec<Row<veer_history::trend::AxisTrend>>,
-    rules: Vec<RuleTrend>,
-    cases: Vec<Row<veer_history::trend::CaseTrend>>,
-}
-
-/// An axis or case trend with the drift detector's mark over the comparisons shown.
-#[derive(Serialize)]
-struct Row<T> {
-    #[serde(flatten)]
-    trend: T,
-    drift: DriftMark,
-}
-
 fn rule_trends(entries: &[Entry]) -> Vec<RuleTrend> {
     let mut names: Vec<String> = entries
         .iter()
@@ -232,19 +202,21 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
          name: &str| { DriftMark::of(at.get(name).and_then(|&i| list.get(i))) };
     let cases = case_trends(&entries)
         .into_iter()
-        .map(|trend| Row {
+        .map(|trend| ShowCase {
             drift: mark(&drift.cases, &case_at, &trend.case),
+            levels: verdict_levels(&trend.verdicts),
             trend,
         })
         .collect();
     let axes = axis_trends(&entries)
         .into_iter()
-        .map(|trend| Row {
+        .map(|trend| ShowAxis {
             drift: mark(&drift.axes, &axis_at, &trend.axis),
+            worst: worst_level(&trend.levels),
             trend,
         })
         .collect();
-    let doc = ShowDoc {
+    let doc = HistoryShow {
         schema_version: 1,
         comparisons: entries.len(),
         first: time(entries.first()),
@@ -252,7 +224,7 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
         gate_tripped: entries.iter().filter(|e| e.summary.gate.tripped).count(),
         gate_worst: entries
             .iter()
-            .map(|e| e.summary.gate.worst.as_str())
+            .map(|e| e.summary.gate.worst.clone())
             .collect(),
         axes,
         rules: if a.axis.is_some() || a.case.is_some() {
@@ -262,155 +234,35 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
         },
         cases,
     };
-    let text = match a.format {
-        StandingFormat::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        ),
-        StandingFormat::Terminal => {
-            let unicode = a.out.output.is_none() && std::io::stdout().is_terminal();
-            render_show(
-                &doc,
-                &a.db.db,
-                usize::try_from(a.width).unwrap_or(40),
-                unicode,
-            )
-        }
+    let page = ShowPage {
+        doc,
+        database: a.db.db.display().to_string(),
+        width: usize::try_from(a.width).unwrap_or(40),
+        unicode: a.format == StandingFormat::Terminal
+            && a.out.output.is_none()
+            && std::io::stdout().is_terminal(),
+        warmup: DriftSettings::default().warmup,
     };
+    let text = a.format.print(&page, Style { colour: false });
     emit(&text, a.out.output.as_deref())?;
     Ok(EXIT_OK)
 }
 
-fn render_show(doc: &ShowDoc<'_>, db: &Path, width: usize, unicode: bool) -> String {
-    let mut t = String::new();
-    if doc.comparisons == 0 {
-        let _ = writeln!(t, "{}: no comparisons match", db.display());
-        return t;
-    }
-    let _ = writeln!(
-        t,
-        "{}: {} comparison{}, {} to {}",
-        db.display(),
-        doc.comparisons,
-        if doc.comparisons == 1 { "" } else { "s" },
-        doc.first.as_deref().unwrap_or(""),
-        doc.last.as_deref().unwrap_or("")
-    );
-    let worst: Vec<String> = doc.gate_worst.iter().map(|s| s.to_string()).collect();
-    let _ = writeln!(
-        t,
-        "gate tripped in {} of {}; worst signal {}",
-        doc.gate_tripped,
-        doc.comparisons,
-        level_sparkline(&worst, width, unicode)
-    );
-    let rank_max = |levels: &[String]| {
-        levels
-            .iter()
-            .max_by_key(|l| veer_history::trend::level_rank(l))
-            .cloned()
-            .unwrap_or_else(|| "none".into())
-    };
-    // The drift column is as wide as its widest cell.
-    let dw = doc
-        .axes
+/// Each verdict as a level word (`none` … `severe`).
+fn verdict_levels(verdicts: &[String]) -> Vec<String> {
+    verdicts
         .iter()
-        .map(|r| &r.drift)
-        .chain(doc.cases.iter().map(|r| &r.drift))
-        .map(|m| m.cell().chars().count())
-        .max()
-        .unwrap_or(0)
-        .max("drift".len());
-    if !doc.axes.is_empty() {
-        let _ = writeln!(t);
-        let _ = writeln!(
-            t,
-            "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<dw$}  trend of Δ (oldest → newest)",
-            "axis", "n", "latest", "worst", "latest Δ", "drift"
-        );
-        for Row { trend: a, drift } in &doc.axes {
-            let delta = match a.deltas.last().copied().flatten() {
-                Some(d) => format!("{d:+.4}"),
-                None => "-".into(),
-            };
-            let _ = writeln!(
-                t,
-                "{:<12} {:>6}  {:<9} {:<9} {:>12}  {:<dw$}  {}",
-                a.axis,
-                a.levels.len(),
-                a.levels.last().map_or("-", String::as_str),
-                rank_max(&a.levels),
-                delta,
-                drift.cell(),
-                sparkline(&a.deltas, width, unicode)
-            );
-        }
-    }
-    if !doc.rules.is_empty() {
-        let _ = writeln!(t);
-        let _ = writeln!(
-            t,
-            "{:<32} {:>12}  regressions per comparison",
-            "rule", "regressed in"
-        );
-        for r in &doc.rules {
-            let _ = writeln!(
-                t,
-                "{:<32} {:>12}  {}",
-                r.rule,
-                r.comparisons_with_regressions,
-                count_sparkline(&r.regressions, width, unicode)
-            );
-        }
-    }
-    if !doc.cases.is_empty() {
-        let mut cases: Vec<&Row<veer_history::trend::CaseTrend>> = doc.cases.iter().collect();
-        cases.sort_by(|a, b| {
-            (b.trend.flips.cmp(&a.trend.flips)).then_with(|| a.trend.case.cmp(&b.trend.case))
-        });
-        let _ = writeln!(t);
-        let _ = writeln!(
-            t,
-            "{:<40} {:>6}  {:<12} {:>5}  {:<dw$}  verdicts (oldest → newest)",
-            "case", "n", "latest", "flips", "drift"
-        );
-        for Row { trend: c, drift } in cases.iter().take(SHOWN_CASES).copied() {
-            let levels: Vec<String> = c
-                .verdicts
-                .iter()
-                .map(|v| verdict_level(v).to_string())
-                .collect();
-            let _ = writeln!(
-                t,
-                "{:<40} {:>6}  {:<12} {:>5}  {:<dw$}  {}",
-                c.case,
-                c.verdicts.len(),
-                c.verdicts.last().map_or("-", String::as_str),
-                c.flips,
-                drift.cell(),
-                level_sparkline(&levels, width, unicode)
-            );
-        }
-        if cases.len() > SHOWN_CASES {
-            let _ = writeln!(
-                t,
-                "… and {} more cases (--case NAME shows one; --format json lists all)",
-                cases.len() - SHOWN_CASES
-            );
-        }
-    }
-    let marks = doc.axes.iter().map(|r| &r.drift);
-    if marks
-        .chain(doc.cases.iter().map(|r| &r.drift))
-        .any(DriftMark::inconclusive)
-    {
-        let _ = writeln!(
-            t,
-            "\ndrift: CUSUM over the comparisons shown (docs/history.md); ? = inconclusive (fewer than {} comparisons, or no spread in them; `veer history drift` says which)",
-            DriftSettings::default().warmup
-        );
-    }
-    t
+        .map(|v| verdict_level(v).to_string())
+        .collect()
+}
+
+/// The most severe of `levels` (`none` when there are none).
+fn worst_level(levels: &[String]) -> String {
+    levels
+        .iter()
+        .max_by_key(|l| level_rank(l))
+        .cloned()
+        .unwrap_or_else(|| "none".into())
 }
 
 fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
@@ -434,15 +286,20 @@ fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
         time(entries.last()),
         entries.iter().filter(|e| e.summary.gate.tripped).count()
     );
-    let html = match a.format {
-        ReportFormat::Html => super::history_html::render(
-            &format!("veer history: {}", a.db.db.display()),
-            &span,
-            (&axis_trends(&entries), &case_trends(&entries)),
-            &veer_history::drift::drift(&entries, &veer_history::drift::DriftSettings::default()),
-            verdict_level,
-        ),
+    let doc = HistoryReport {
+        title: format!("veer history: {}", a.db.db.display()),
+        span,
+        axes: axis_trends(&entries),
+        cases: case_trends(&entries)
+            .into_iter()
+            .map(|trend| ReportCase {
+                levels: verdict_levels(&trend.verdicts),
+                trend,
+            })
+            .collect(),
+        drift: veer_history::drift::drift(&entries, &DriftSettings::default()),
     };
+    let html = a.format.print(&doc, Style { colour: false });
     emit(&html, a.out.output.as_deref())?;
     Ok(EXIT_OK)
 }

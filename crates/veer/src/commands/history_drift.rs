@@ -1,46 +1,30 @@
 //! `veer history drift` and `veer history flaky`: the detectors of `veer_history::drift` and
-//! `veer_history::flaky` over the stored comparisons, printed as text, Markdown or JSON, and
-//! the quarantine entries proposed for flaky cases (appended to the quarantine file only with
-//! `--write`). The statistics live in `veer_history`; the quarantine file in
-//! `veer_engine::quarantine`; this file reads, maps errors and prints.
+//! `veer_history::flaky` over the stored comparisons, and the quarantine entries proposed for
+//! flaky cases (appended to the quarantine file only with `--write`). The statistics live in
+//! `veer_history`, the quarantine file in `veer_engine::quarantine`, the printers in
+//! `veer_report::history`; this file reads, builds the documents, maps errors and writes.
 
 use super::history::{err, since_ms};
-use crate::cli::{DriftFormat, HistoryDriftArgs, HistoryFlakyArgs, StandingFormat};
+use crate::cli::{HistoryDriftArgs, HistoryFlakyArgs};
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
-use serde::Serialize;
-use std::fmt::Write as _;
-use std::path::Path;
+use veer_contract::history::{
+    DriftMethod, FlakyCase, FlakyRow, HistoryDrift, HistoryFlaky, ProposedQuarantine,
+};
 use veer_engine::quarantine::{self, Quarantine, QuarantineEntry};
-use veer_history::drift::{self, DriftReport, DriftSettings, DriftStatus, SeriesDrift, SignalAt};
-use veer_history::flaky::{flaky_cases, FlakyCase};
+use veer_history::drift::{self, DriftSettings};
+use veer_history::flaky::flaky_cases;
 use veer_history::{Filter, History};
+use veer_report::history::drift::DriftPage;
+use veer_report::history::flaky::FlakyPage;
+use veer_report::printer::OutputFormat as _;
+use veer_report::style::Style;
 
 /// Exit code when a series is drifting at its latest comparison.
 const EXIT_DRIFT: u8 = 1;
 
-/// What `history drift --format json` prints.
-#[derive(Serialize)]
-struct DriftDoc<'a> {
-    schema_version: u32,
-    branch: &'a str,
-    comparisons: usize,
-    method: Method,
-    drifting: bool,
-    axes: Vec<SeriesDrift>,
-    cases: Vec<SeriesDrift>,
-}
-
-/// The detector's settings, as printed.
-#[derive(Serialize)]
-struct Method {
-    warmup: usize,
-    axis: String,
-    case: String,
-}
-
-fn method(s: &DriftSettings) -> Method {
-    Method {
+fn method(s: &DriftSettings) -> DriftMethod {
+    DriftMethod {
         warmup: s.warmup,
         axis: format!(
             "two-sided tabular CUSUM on deltas standardized by the warm-up's screened mean and SD; k = {}, h = {}, |z| clipped at {}",
@@ -75,282 +59,22 @@ pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
     if a.case.is_some() && a.axis.is_none() {
         report.axes.clear();
     }
-    let doc = DriftDoc {
-        schema_version: 1,
-        branch: &a.branch,
-        comparisons: entries.len(),
-        method: method(&settings),
-        drifting: report.drifting(),
-        axes: report.axes.clone(),
-        cases: report.cases.clone(),
-    };
-    let text = match a.format {
-        DriftFormat::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        ),
-        DriftFormat::Text => render_text(&doc, &report, &a.db.db),
-        DriftFormat::Markdown => render_markdown(&doc, &report),
-    };
-    emit(&text, a.out.output.as_deref())?;
-    Ok(if doc.drifting { EXIT_DRIFT } else { EXIT_OK })
-}
-
-/// One series' drift as `veer history show` prints it (its `drift` column and JSON field): the
-/// detector's status over the comparisons shown, its direction, and the comparison where it
-/// first signalled.
-#[derive(Serialize)]
-pub(crate) struct DriftMark {
-    status: DriftStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    direction: Option<drift::DriftDirection>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    since: Option<SignalAt>,
-}
-
-impl DriftMark {
-    /// The mark of `series` (None: a series the detector had no value of, inconclusive).
-    pub(crate) fn of(series: Option<&SeriesDrift>) -> DriftMark {
-        match series {
-            Some(s) => DriftMark {
-                status: s.detection.status,
-                direction: match s.detection.status {
-                    DriftStatus::Drift | DriftStatus::PastDrift => s.detection.direction,
-                    _ => None,
-                },
-                since: s.signal_at.clone(),
-            },
-            None => DriftMark {
-                status: DriftStatus::Inconclusive,
-                direction: None,
-                since: None,
-            },
-        }
-    }
-
-    /// Whether the detector could not judge the series.
-    pub(crate) fn inconclusive(&self) -> bool {
-        self.status == DriftStatus::Inconclusive
-    }
-
-    /// The column's cell: `↑ since 2026-11-20 3f2a1b9c` while drifting, `was ↑ 2026-11-20 …`
-    /// after a drift that ended, `-` in control, `?` inconclusive.
-    pub(crate) fn cell(&self) -> String {
-        let arrow = match self.direction {
-            Some(drift::DriftDirection::Up) => "↑",
-            Some(drift::DriftDirection::Down) => "↓",
-            None => "",
-        };
-        let at = self.since.as_ref().map_or(String::new(), |at| {
-            let day = veer_trace::timefmt::format_epoch_ms(at.recorded_at_ms);
-            let commit = at
-                .commit
-                .as_deref()
-                .map(|c| format!(" {}", &c[..c.len().min(10)]))
-                .unwrap_or_default();
-            format!("{}{commit}", &day[..day.len().min(10)])
-        });
-        match self.status {
-            DriftStatus::Drift => format!("{arrow} since {at}"),
-            DriftStatus::PastDrift => format!("was {arrow} {at}"),
-            DriftStatus::InControl => "-".into(),
-            DriftStatus::Inconclusive => "?".into(),
-        }
-    }
-}
-
-fn status_word(s: &SeriesDrift) -> String {
-    let d = &s.detection;
-    let word = match d.status {
-        DriftStatus::InControl => "in control",
-        DriftStatus::Drift => "DRIFT",
-        DriftStatus::PastDrift => "past drift",
-        DriftStatus::Inconclusive => "inconclusive",
-    };
-    match d.direction {
-        Some(drift::DriftDirection::Up) if d.status != DriftStatus::InControl => {
-            format!("{word} ↑")
-        }
-        Some(drift::DriftDirection::Down) if d.status != DriftStatus::InControl => {
-            format!("{word} ↓")
-        }
-        _ => word.to_string(),
-    }
-}
-
-fn signal_word(s: &SeriesDrift) -> String {
-    match &s.signal_at {
-        Some(at) => {
-            let day = veer_trace::timefmt::format_epoch_ms(at.recorded_at_ms);
-            let commit = at
-                .commit
-                .as_deref()
-                .map(|c| format!(" {}", &c[..c.len().min(10)]))
-                .unwrap_or_default();
-            format!("#{} {}{commit}", at.id, &day[..day.len().min(10)])
-        }
-        None => match &s.detection.reason {
-            Some(r) => r.clone(),
-            None => "-".into(),
+    let drifting = report.drifting();
+    let page = DriftPage {
+        doc: HistoryDrift {
+            schema_version: 1,
+            branch: a.branch.clone(),
+            comparisons: entries.len(),
+            method: method(&settings),
+            drifting,
+            axes: report.axes,
+            cases: report.cases,
         },
-    }
-}
-
-fn num(v: Option<f64>, plus: bool) -> String {
-    match v {
-        Some(x) if plus => format!("{x:+.4}"),
-        Some(x) => format!("{x:.4}"),
-        None => "-".into(),
-    }
-}
-
-fn headline(doc: &DriftDoc<'_>, report: &DriftReport) -> String {
-    let drifting: Vec<String> = report
-        .axes
-        .iter()
-        .map(|s| (s, "axis"))
-        .chain(report.cases.iter().map(|s| (s, "case")))
-        .filter(|(s, _)| s.detection.status == DriftStatus::Drift)
-        .map(|(s, kind)| format!("{kind} {} ({})", s.name, status_word(s)))
-        .collect();
-    if drifting.is_empty() {
-        format!(
-            "no drift on branch {} over {} comparisons",
-            doc.branch, doc.comparisons
-        )
-    } else {
-        format!("drift on branch {}: {}", doc.branch, drifting.join(", "))
-    }
-}
-
-fn render_text(doc: &DriftDoc<'_>, report: &DriftReport, db: &Path) -> String {
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{}: branch {}, {} comparisons; CUSUM limits from the first {} of each series (docs/history.md)",
-        db.display(),
-        doc.branch,
-        doc.comparisons,
-        doc.method.warmup
-    );
-    if !report.axes.is_empty() {
-        let _ = writeln!(t);
-        let _ = writeln!(
-            t,
-            "{:<12} {:>5}  {:<14} {:>10} {:>10} {:>9} {:>6}  first signal",
-            "axis", "n", "status", "center", "sigma", "CUSUM", "limit"
-        );
-        for s in &report.axes {
-            let d = &s.detection;
-            let _ = writeln!(
-                t,
-                "{:<12} {:>5}  {:<14} {:>10} {:>10} {:>9.2} {:>6.2}  {}",
-                s.name,
-                d.n,
-                status_word(s),
-                num(d.center, true),
-                num(d.sigma, false),
-                d.statistic,
-                d.limit,
-                signal_word(s)
-            );
-        }
-    }
-    if !report.cases.is_empty() {
-        let _ = writeln!(t);
-        let _ = writeln!(
-            t,
-            "{:<32} {:>5}  {:<14} {:>8} {:>9} {:>6}  first signal",
-            "case", "n", "status", "p0", "CUSUM", "limit"
-        );
-        for s in &report.cases {
-            let d = &s.detection;
-            let _ = writeln!(
-                t,
-                "{:<32} {:>5}  {:<14} {:>8} {:>9.2} {:>6.2}  {}",
-                s.name,
-                d.n,
-                status_word(s),
-                num(d.center, false),
-                d.statistic,
-                d.limit,
-                signal_word(s)
-            );
-        }
-    }
-    let _ = writeln!(t);
-    let _ = writeln!(t, "{}", headline(doc, report));
-    t
-}
-
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-fn render_markdown(doc: &DriftDoc<'_>, report: &DriftReport) -> String {
-    let mut t = String::new();
-    let _ = writeln!(t, "## veer history drift\n");
-    let _ = writeln!(t, "**{}**\n", md_cell(&headline(doc, report)));
-    let rows = |t: &mut String, kind: &str, list: &[SeriesDrift]| {
-        if list.is_empty() {
-            return;
-        }
-        let _ = writeln!(
-            t,
-            "| {kind} | n | status | center | CUSUM | limit | first signal |"
-        );
-        let _ = writeln!(t, "|---|---:|---|---:|---:|---:|---|");
-        for s in list {
-            let d = &s.detection;
-            let _ = writeln!(
-                t,
-                "| {} | {} | {} | {} | {:.2} | {:.2} | {} |",
-                md_cell(&s.name),
-                d.n,
-                status_word(s),
-                num(d.center, kind == "axis"),
-                d.statistic,
-                d.limit,
-                md_cell(&signal_word(s))
-            );
-        }
-        let _ = writeln!(t);
+        database: a.db.db.display().to_string(),
     };
-    rows(&mut t, "axis", &report.axes);
-    rows(&mut t, "case", &report.cases);
-    let _ = writeln!(
-        t,
-        "Branch `{}`, {} comparisons; limits from the first {} of each series (CUSUM, docs/history.md).",
-        md_cell(doc.branch),
-        doc.comparisons,
-        doc.method.warmup
-    );
-    t
-}
-
-/// One flaky case as printed, with whether the quarantine file already holds it.
-#[derive(Serialize)]
-struct FlakyRow {
-    #[serde(flatten)]
-    case: FlakyCase,
-    quarantined: bool,
-}
-
-/// A proposed quarantine entry.
-#[derive(Serialize)]
-struct Proposed {
-    case: String,
-    reason: String,
-    expires: String,
-}
-
-/// What `history flaky --format json` prints.
-#[derive(Serialize)]
-struct FlakyDoc {
-    schema_version: u32,
-    comparisons: usize,
-    flaky: Vec<FlakyRow>,
-    proposed: Vec<Proposed>,
+    let text = a.format.print(&page, Style { colour: false });
+    emit(&text, a.out.output.as_deref())?;
+    Ok(if drifting { EXIT_DRIFT } else { EXIT_OK })
 }
 
 fn reason(f: &FlakyCase) -> String {
@@ -405,13 +129,13 @@ pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
         })
         .collect();
     let want_proposal = a.propose || a.write;
-    let doc = FlakyDoc {
+    let doc = HistoryFlaky {
         schema_version: 1,
         comparisons: entries.len(),
         proposed: if want_proposal {
             proposed
                 .iter()
-                .map(|e| Proposed {
+                .map(|e| ProposedQuarantine {
                     case: e.case.clone(),
                     reason: e.reason.clone(),
                     expires: e.expires.to_string(),
@@ -428,13 +152,12 @@ pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
     } else {
         None
     };
-    let text = match a.format {
-        StandingFormat::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        ),
-        StandingFormat::Terminal => render_flaky(&doc, &a.db.db, &proposed, want_proposal),
+    let page = FlakyPage {
+        doc,
+        database: a.db.db.display().to_string(),
+        propose: want_proposal,
     };
+    let text = a.format.print(&page, Style { colour: false });
     emit(&text, a.out.output.as_deref())?;
     if let Some((text, added)) = new_text {
         if let Some(parent) = a.quarantine.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -459,59 +182,4 @@ pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
         crate::output::diag::say("", format!("nothing to add to {qpath}"));
     }
     Ok(EXIT_OK)
-}
-
-fn render_flaky(doc: &FlakyDoc, db: &Path, proposed: &[QuarantineEntry], propose: bool) -> String {
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{}: {} flaky case{} over {} comparisons (verdicts that flipped between comparisons of one commit on one branch)",
-        db.display(),
-        doc.flaky.len(),
-        if doc.flaky.len() == 1 { "" } else { "s" },
-        doc.comparisons
-    );
-    if !doc.flaky.is_empty() {
-        let _ = writeln!(t);
-        let _ = writeln!(
-            t,
-            "{:<32} {:>8} {:>8} {:>5} {:>5}  {:<12} {:<10}  quarantined",
-            "case", "flipped", "re-run", "bad", "good", "last flip", "on"
-        );
-        for r in &doc.flaky {
-            let c = &r.case;
-            let day = veer_trace::timefmt::format_epoch_ms(c.last_flip_at_ms);
-            let _ = writeln!(
-                t,
-                "{:<32} {:>8} {:>8} {:>5} {:>5}  {:<12} {:<10}  {}",
-                c.case,
-                c.flipped_commits,
-                c.repeated_commits,
-                c.bad,
-                c.good,
-                &c.last_flip_commit[..c.last_flip_commit.len().min(12)],
-                &day[..day.len().min(10)],
-                if r.quarantined { "yes" } else { "no" }
-            );
-        }
-    }
-    if propose {
-        let _ = writeln!(t);
-        if proposed.is_empty() {
-            let _ = writeln!(t, "nothing to propose: every flaky case is quarantined");
-        } else {
-            let _ = writeln!(t, "proposed quarantine entries (append with --write):");
-            let _ = writeln!(t, "quarantine:");
-            for e in proposed {
-                let _ = writeln!(
-                    t,
-                    "  - case: {}\n    reason: {}\n    expires: {}",
-                    serde_json::to_string(&e.case).unwrap_or_default(),
-                    serde_json::to_string(&e.reason).unwrap_or_default(),
-                    e.expires
-                );
-            }
-        }
-    }
-    t
 }

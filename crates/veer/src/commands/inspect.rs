@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use veer_contract::inspect::{
     InspectDocument, InspectReport, InspectTool, InspectTurn, INSPECT_SCHEMA_VERSION,
 };
+use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_trace::Trace;
 
@@ -62,21 +63,12 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
 
 /// Renders one or more inspect reports (a results file holds several runs).
 pub fn render(reports: &[InspectReport], format: InspectFormat, colour: bool) -> String {
-    match format {
-        InspectFormat::Json => veer_report::json::to_json(&InspectDocument {
-            schema_version: INSPECT_SCHEMA_VERSION.into(),
-            traces: reports.to_vec(),
-            log: None,
-        }),
-        InspectFormat::Terminal => {
-            let style = Style { colour };
-            let parts: Vec<String> = reports
-                .iter()
-                .map(|r| veer_report::inspect::terminal(r, style))
-                .collect();
-            parts.join("\n")
-        }
-    }
+    let doc = InspectDocument {
+        schema_version: INSPECT_SCHEMA_VERSION.into(),
+        traces: reports.to_vec(),
+        log: None,
+    };
+    format.print(&doc, Style { colour })
 }
 
 /// Builds the inspect report of one trace.

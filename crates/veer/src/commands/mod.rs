@@ -13,7 +13,6 @@ pub mod experiment_run_agent;
 pub mod gate;
 pub mod history;
 pub mod history_drift;
-pub mod history_html;
 pub mod init;
 pub mod inspect;
 pub mod inspect_log;

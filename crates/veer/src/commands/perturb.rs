@@ -3,13 +3,15 @@
 //! seed derived for (base seed, file name, operator), and write each perturbed copy atomically.
 //! The input file is never written.
 
-use crate::cli::{ExperimentPerturbArgs, ExperimentPerturbFormat};
+use crate::cli::ExperimentPerturbArgs;
 use crate::error::{CliError, EXIT_OK};
 use crate::output::emit;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use veer_contract::perturb::{Applied, Summary, PERTURB_SCHEMA_VERSION};
 use veer_engine::perturb::{FileKind, Operator, Outcome, PerturbError};
+use veer_report::printer::OutputFormat as _;
+use veer_report::style::Style;
 
 /// Largest input read (documents, not traces): 256 MiB.
 const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
@@ -92,7 +94,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
         }
         summary.perturbations.push(applied);
     }
-    emit(&render(&summary, args.format)?, None)?;
+    emit(&args.format.print(&summary, Style { colour: false }), None)?;
     Ok(EXIT_OK)
 }
 
@@ -110,47 +112,6 @@ pub(crate) fn perturb_error(file: &str, kind: FileKind, e: PerturbError) -> CliE
             "the file must hold what its extension says: delimited rows, a JSON array of objects, or text",
         ),
     }
-}
-
-/// The summary as JSON, or one line per operator.
-pub(crate) fn render(
-    summary: &Summary,
-    format: ExperimentPerturbFormat,
-) -> Result<String, CliError> {
-    Ok(match format {
-        ExperimentPerturbFormat::Json => {
-            let mut s = serde_json::to_string_pretty(summary)
-                .map_err(|e| CliError::input(format!("cannot render the summary: {e}")))?;
-            s.push('\n');
-            s
-        }
-        ExperimentPerturbFormat::Terminal => {
-            let mut s = String::new();
-            for p in &summary.perturbations {
-                match (&p.out, &p.reason) {
-                    (Some(out), _) => s.push_str(&format!(
-                        "{}: {} applied (seed {}) -> {out} ({} bytes){}\n",
-                        summary.file,
-                        p.operator,
-                        p.seed,
-                        p.bytes_out.unwrap_or(0),
-                        p.note
-                            .as_ref()
-                            .map(|n| format!("; {n}"))
-                            .unwrap_or_default()
-                    )),
-                    (None, reason) => s.push_str(&format!(
-                        "{}: {} skipped (seed {}): {}; nothing written\n",
-                        summary.file,
-                        p.operator,
-                        p.seed,
-                        reason.as_deref().unwrap_or("")
-                    )),
-                }
-            }
-            s
-        }
-    })
 }
 
 /// Refuses an output path that is the input file (or a directory).

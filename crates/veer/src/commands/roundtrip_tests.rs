@@ -39,10 +39,11 @@ fn rewrite(command: &str, file: &Path, text: &str) -> String {
         ),
         "inspect" => round_trip::<veer_contract::inspect::InspectDocument>(file, text, to_json),
         "scan" => round_trip::<veer_contract::scan::ScanReport>(file, text, to_json),
-        "perturb" => round_trip::<veer_contract::perturb::Summary>(file, text, |s| {
-            super::perturb::render(s, crate::cli::ExperimentPerturbFormat::Json)
-                .unwrap_or_else(|e| panic!("cannot render the summary: {e:?}"))
-        }),
+        "perturb" => round_trip::<veer_contract::perturb::Summary>(
+            file,
+            text,
+            veer_report::experiment::perturb::json,
+        ),
         "experiment-pair" => {
             round_trip::<veer_contract::experiment::PairReport>(file, text, to_json)
         }

@@ -2,7 +2,7 @@
 //! never the secret itself. Exit 1 on any finding, 2 when a path cannot be read: such a path
 //! is an error row of the report (file, error, hint) and every other file is still scanned.
 
-use crate::cli::{ScanArgs, ScanFormat};
+use crate::cli::ScanArgs;
 use crate::error::{CliError, EXIT_GATE, EXIT_OK};
 use crate::output::{colour_enabled, emit, print_skipped};
 use crate::progress::Progress;
@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use veer_contract::scan::{FileFinding, ScanError, ScanReport};
+use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_secrets::{Detector, ExtraPattern};
 use veer_trace::agentlog::lines::{Line, LineReader};
@@ -103,15 +104,10 @@ pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
         findings,
         errors,
     };
-    let text = match args.format {
-        ScanFormat::Json => veer_report::json::to_json(&report),
-        ScanFormat::Terminal => terminal(
-            &report,
-            Style {
-                colour: colour_enabled(args.output.is_some()),
-            },
-        ),
+    let style = Style {
+        colour: colour_enabled(args.output.is_some()),
     };
+    let text = args.format.print(&report, style);
     emit(&text, args.output.as_deref())?;
     if let Some(first) = report.errors.first() {
         let n = report.errors.len();
@@ -217,39 +213,4 @@ fn scan_lines<R: Read + BufRead>(
             lines.skip_blank_lines().map_err(read_error)?;
         }
     }
-}
-
-fn terminal(r: &ScanReport, style: Style) -> String {
-    let mut out = String::new();
-    for f in &r.findings {
-        out.push_str(&format!(
-            "{}:{}:{}: {}\n",
-            f.file,
-            f.line,
-            f.column,
-            style.bad(&f.kind)
-        ));
-    }
-    let files_with: std::collections::BTreeSet<&str> =
-        r.findings.iter().map(|f| f.file.as_str()).collect();
-    let summary = if r.findings.is_empty() {
-        style.good(&format!("no secrets found in {} file(s)", r.files_scanned))
-    } else {
-        style.bad(&format!(
-            "{} secret(s) in {} of {} file(s); values are not shown",
-            r.findings.len(),
-            files_with.len(),
-            r.files_scanned
-        ))
-    };
-    out.push_str(&summary);
-    out.push('\n');
-    for e in &r.errors {
-        out.push_str(&style.bad(&format!("error: {}", e.error)));
-        out.push('\n');
-        if let Some(h) = &e.hint {
-            out.push_str(&format!("  hint: {h}\n"));
-        }
-    }
-    out
 }
