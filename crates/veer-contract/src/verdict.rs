@@ -86,6 +86,19 @@ pub enum Cause {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         cases: Vec<String>,
     },
+    /// A history series (an axis or a case) drifting at its latest comparison
+    /// (`veer history drift`).
+    Drift {
+        /// The axis or case.
+        series: String,
+    },
+    /// A secret found in a file (`veer scan`): its kind, never its value.
+    Secret {
+        /// The file it is in.
+        file: String,
+        /// The kind of secret (the pattern's name).
+        secret: String,
+    },
     /// An input that could not be read or compared.
     Unreadable {
         /// The file at fault, when known.
@@ -103,6 +116,11 @@ impl Default for Verdict {
 }
 
 impl Verdict {
+    /// The verdict of a command that sets no gate and ran to its end (exit 0).
+    pub fn ungated() -> Verdict {
+        Verdict::default()
+    }
+
     /// The verdict of these signals at `fail_on`: the worst of them, and those at or above
     /// the threshold as the trips (none when the gate is off). Unreadable inputs always trip
     /// a set gate.
@@ -204,6 +222,8 @@ impl Trip {
                 format!("fingerprint test ({})", self.level.name())
             }
             Cause::Trials { .. } => self.reason.clone(),
+            Cause::Drift { series } => format!("drift of {series}"),
+            Cause::Secret { secret, .. } => format!("secret ({secret})"),
             Cause::Unreadable { .. } => "unreadable input".to_string(),
         };
         match &self.trace {

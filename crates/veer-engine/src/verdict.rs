@@ -224,3 +224,62 @@ pub fn check_verdict<'a>(
 
 #[cfg(test)]
 mod tests;
+
+/// The verdict of `veer scan`: every secret found trips it (a secret in a trace is always a
+/// failure, whatever its kind), each named by file and kind.
+pub fn scan_verdict(findings: &[veer_contract::scan::FileFinding]) -> Verdict {
+    let signals = findings
+        .iter()
+        .map(|f| Trip {
+            trace: Some(f.file.clone()),
+            level: Level::Severe,
+            cause: Cause::Secret {
+                file: f.file.clone(),
+                secret: f.kind.clone(),
+            },
+            reason: format!("{}:{}: a {} secret", f.file, f.line, f.kind),
+        })
+        .collect();
+    Verdict::decide(Level::Minor, signals)
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::*;
+    use veer_contract::scan::FileFinding;
+
+    #[test]
+    fn a_scan_trips_exactly_when_a_secret_is_found() {
+        assert_eq!(scan_verdict(&[]).exit_code(), 0);
+        let found = FileFinding {
+            file: "t.agentlog".into(),
+            line: 3,
+            column: 7,
+            kind: "openai_key".into(),
+        };
+        let v = scan_verdict(&[found]);
+        assert_eq!(v.exit_code(), 1);
+        assert_eq!(v.trips[0].label(), "secret (openai_key) in t.agentlog");
+    }
+}
+
+/// The verdict of `veer history drift`: each axis or case drifting at its latest comparison
+/// trips it.
+pub fn drift_verdict(report: &veer_contract::history::DriftReport) -> Verdict {
+    use veer_contract::history::DriftStatus;
+    let signals = report
+        .axes
+        .iter()
+        .chain(&report.cases)
+        .filter(|s| s.detection.status == DriftStatus::Drift)
+        .map(|s| Trip {
+            trace: None,
+            level: Level::Severe,
+            cause: Cause::Drift {
+                series: s.name.clone(),
+            },
+            reason: format!("{} is drifting", s.name),
+        })
+        .collect();
+    Verdict::decide(Level::Minor, signals)
+}

@@ -45,7 +45,7 @@ fn main() -> ExitCode {
     let result =
         refuse_overwriting_inputs(&cli.command).and_then(|()| run(&cli.command, config.as_ref()));
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(exit) => ExitCode::from(exit.code()),
         Err(e) => {
             output::diag::error(&e);
             ExitCode::from(e.exit_code())
@@ -113,7 +113,10 @@ fn refuse_overwriting_inputs(command: &cli::Command) -> Result<(), error::CliErr
 
 /// Runs one command (with the settings file read, for `veer config show`); its exit code or
 /// its error.
-fn run(command: &cli::Command, config: Option<&config::Config>) -> Result<u8, error::CliError> {
+fn run(
+    command: &cli::Command,
+    config: Option<&config::Config>,
+) -> Result<error::Exit, error::CliError> {
     match command {
         cli::Command::Inspect(a) => commands::inspect::run(a),
         cli::Command::Convert(a) => commands::convert::run(a),

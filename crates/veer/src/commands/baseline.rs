@@ -7,7 +7,7 @@ use super::provenance;
 use crate::cli::{
     BaselineApproveArgs, BaselineCommand, BaselineCreateArgs, BaselineListArgs, BaselineRefArgs,
 };
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{emit, print_skipped};
 use std::path::{Path, PathBuf};
 use veer_engine::baseline::{self, BaselineError, Manifest};
@@ -27,7 +27,7 @@ fn err(e: BaselineError) -> CliError {
 }
 
 /// Runs one `veer baseline` subcommand.
-pub fn run(command: &BaselineCommand) -> Result<u8, CliError> {
+pub fn run(command: &BaselineCommand) -> Result<Exit, CliError> {
     match command {
         BaselineCommand::Create(a) => create(a, false),
         BaselineCommand::Update(a) => create(a, true),
@@ -38,7 +38,7 @@ pub fn run(command: &BaselineCommand) -> Result<u8, CliError> {
     }
 }
 
-fn create(a: &BaselineCreateArgs, update: bool) -> Result<u8, CliError> {
+fn create(a: &BaselineCreateArgs, update: bool) -> Result<Exit, CliError> {
     let (dir, name) = match (&a.path, &a.name) {
         (Some(path), _) => {
             let name = path
@@ -94,7 +94,7 @@ fn create(a: &BaselineCreateArgs, update: bool) -> Result<u8, CliError> {
     };
     let text = a.format.print(&doc, PLAIN);
     emit(&text, None)?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// The total size of a version's files, as read and as stored.
@@ -111,7 +111,7 @@ fn locate(spec: &str, root: &Path) -> Result<(PathBuf, Option<u32>), CliError> {
     baseline::resolve(root, spec).map_err(err)
 }
 
-fn approve(a: &BaselineApproveArgs) -> Result<u8, CliError> {
+fn approve(a: &BaselineApproveArgs) -> Result<Exit, CliError> {
     let (dir, version) = locate(&a.baseline, &a.root.root)?;
     let by = a.by.clone().or_else(provenance::actor).ok_or_else(|| {
         CliError::input("who approves is not known").hint("say who with --by NAME")
@@ -128,10 +128,10 @@ fn approve(a: &BaselineApproveArgs) -> Result<u8, CliError> {
     let m = baseline::approve(&dir, version, approval).map_err(err)?;
     let text = a.format.print(&BaselineApproved { manifest: m }, PLAIN);
     emit(&text, None)?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
-fn verify(a: &BaselineRefArgs) -> Result<u8, CliError> {
+fn verify(a: &BaselineRefArgs) -> Result<Exit, CliError> {
     let (dir, version) = locate(&a.baseline, &a.root.root)?;
     let v = baseline::verify(&dir, version).map_err(err)?;
     let doc = BaselineVerified {
@@ -139,10 +139,10 @@ fn verify(a: &BaselineRefArgs) -> Result<u8, CliError> {
     };
     let text = a.format.print(&doc, PLAIN);
     emit(&text, a.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
-fn list(a: &BaselineListArgs) -> Result<u8, CliError> {
+fn list(a: &BaselineListArgs) -> Result<Exit, CliError> {
     let all = baseline::list(&a.root.root).map_err(err)?;
     let doc = BaselineList {
         root: a.root.root.display().to_string(),
@@ -150,10 +150,10 @@ fn list(a: &BaselineListArgs) -> Result<u8, CliError> {
     };
     let text = a.format.print(&doc, PLAIN);
     emit(&text, a.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
-fn show(a: &BaselineRefArgs) -> Result<u8, CliError> {
+fn show(a: &BaselineRefArgs) -> Result<Exit, CliError> {
     let (dir, version) = locate(&a.baseline, &a.root.root)?;
     let opened = baseline::open(&dir, version).map_err(err)?;
     let doc = BaselineShown {
@@ -164,5 +164,5 @@ fn show(a: &BaselineRefArgs) -> Result<u8, CliError> {
     };
     let text = a.format.print(&doc, PLAIN);
     crate::output::emit_metadata(&text, a.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

@@ -10,7 +10,7 @@ use super::experiment_run_agent::{
     cancel_on_signals, check_agent_flags, finished_marker, run_pool, Shared, Slot, MARKER,
 };
 use crate::cli::{BisectArgs, BisectFormat};
-use crate::error::{CliError, ErrorKind, EXIT_OK};
+use crate::error::{CliError, ErrorKind};
 use crate::output::{colour_enabled, emit, write_file};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -282,7 +282,7 @@ fn render(report: &BisectReport, format: BisectFormat, to_file: bool) -> String 
 }
 
 /// Runs `veer bisect`.
-pub fn run(args: &BisectArgs) -> Result<u8, CliError> {
+pub fn run(args: &BisectArgs) -> Result<crate::error::Exit, CliError> {
     let a_name = args.baseline_config.display().to_string();
     let b_name = args.candidate_config.display().to_string();
     let a_text = read_config(&args.baseline_config)?;
@@ -336,7 +336,7 @@ pub fn run(args: &BisectArgs) -> Result<u8, CliError> {
             &render(&planned, args.format, to_file),
             args.out_file.output.as_deref(),
         )?;
-        return Ok(EXIT_OK);
+        return Ok(crate::error::Exit::done());
     }
     let runs = match &args.from_runs {
         Some(dir) => {
@@ -370,5 +370,5 @@ pub fn run(args: &BisectArgs) -> Result<u8, CliError> {
         &render(&report, args.format, to_file),
         args.out_file.output.as_deref(),
     )?;
-    Ok(EXIT_OK)
+    Ok(crate::error::Exit::done())
 }

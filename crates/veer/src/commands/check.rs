@@ -5,7 +5,7 @@
 //! the run with exit 2 once the report is written.
 
 use crate::cli::{CheckArgs, CheckFormat};
-use crate::error::CliError;
+use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
 use veer_report::policy::TraceFailure;
 use veer_report::printer::OutputFormat as _;
@@ -58,7 +58,7 @@ fn read_traces(args: &CheckArgs) -> Result<(Vec<Named>, bool, Vec<TraceFailure>)
 }
 
 /// Runs `veer check`.
-pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
+pub fn run(args: &CheckArgs) -> Result<Exit, CliError> {
     let policy = super::policy::load(&args.policy)?;
     let (traces, directory, failures) = read_traces(args)?;
     for (_, _, t) in &traces {
@@ -124,5 +124,5 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         }
     }
     crate::output::diag::say("", veer_report::policy::gate_line(&report.gate));
-    Ok(verdict.exit_code())
+    Ok(Exit::Verdict(verdict))
 }

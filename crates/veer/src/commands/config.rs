@@ -5,7 +5,7 @@ use crate::cli::{Cli, ConfigShowArgs};
 use crate::config::apply::{self, Resolved, Source};
 use crate::config::keys::KEYS;
 use crate::config::Config;
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::emit;
 use clap::CommandFactory;
 use veer_contract::config::{ConfigDocument, ConfigFile, SettingRow, CONFIG_SCHEMA_VERSION};
@@ -54,7 +54,7 @@ fn all_keys(config: Option<&Config>) -> Vec<Resolved> {
 }
 
 /// Runs `veer config show` with the settings file already located and read.
-pub fn show(args: &ConfigShowArgs, config: Option<&Config>) -> Result<u8, CliError> {
+pub fn show(args: &ConfigShowArgs, config: Option<&Config>) -> Result<Exit, CliError> {
     let resolved = if args.command.is_empty() {
         all_keys(config)
     } else {
@@ -81,5 +81,5 @@ pub fn show(args: &ConfigShowArgs, config: Option<&Config>) -> Result<u8, CliErr
         .format
         .print(&doc, veer_report::style::Style { colour: false });
     emit(&text, args.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

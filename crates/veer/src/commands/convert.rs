@@ -11,7 +11,7 @@
 //! reads back under `--strict`. `--no-redact` writes the content verbatim.
 
 use crate::cli::ConvertArgs;
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{emit_data, print_warnings};
 use std::io::Read;
 use std::path::Path;
@@ -20,7 +20,7 @@ use veer_trace::formats::otel;
 use veer_trace::{Record, Trace};
 
 /// Runs `veer convert`.
-pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
+pub fn run(args: &ConvertArgs) -> Result<Exit, CliError> {
     if let Some(out) = &args.output {
         refuse_overwriting_an_input(out, &args.inputs)?;
     }
@@ -73,7 +73,7 @@ pub fn run(args: &ConvertArgs) -> Result<u8, CliError> {
             .map_err(|e| CliError::output("the converted trace", &e))?;
     }
     emit_data(&bytes, args.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// The records written for `traces`: content ids for placeholder ids, clocks that never go

@@ -5,7 +5,7 @@
 //! customer before refunding". No files are read and nothing touches the network.
 
 use crate::cli::{DemoArgs, DiffFormat};
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit};
 use veer_report::diff::output::Judged;
 use veer_report::printer::OutputFormat;
@@ -32,7 +32,7 @@ pub fn traces() -> Result<(Trace, Trace), CliError> {
 }
 
 /// Runs `veer demo`.
-pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
+pub fn run(args: &DemoArgs) -> Result<Exit, CliError> {
     let (b, c) = traces()?;
     let policy = veer_engine::policy::load_str(
         POLICY,
@@ -77,5 +77,5 @@ pub fn run(args: &DemoArgs) -> Result<u8, CliError> {
         let markdown = DiffFormat::Markdown.print(&judged, style);
         crate::output::append_step_summary(&path, &markdown)?;
     }
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

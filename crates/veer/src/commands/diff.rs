@@ -7,7 +7,7 @@
 
 use crate::cli::DEFAULT_QUARANTINE;
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg, DEFAULT_BASELINE_ROOT};
-use crate::error::CliError;
+use crate::error::{CliError, Exit};
 use crate::output::stream::{emit_streamed, ReportStream};
 use crate::output::{append_step_summary, colour_enabled};
 use crate::progress::Progress;
@@ -26,7 +26,7 @@ use veer_report::printer::OutputFormat;
 use veer_report::style::Style;
 
 /// Runs `veer diff`.
-pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
+pub fn run(args: &DiffArgs) -> Result<Exit, CliError> {
     let request = request(args)?;
     let format = args.format;
     let style = Style {
@@ -104,11 +104,10 @@ pub fn run(args: &DiffArgs) -> Result<u8, CliError> {
         }
     }
     gate_lines(&outcome, args.fail_on.inconclusive);
-    let code = outcome.verdict.exit_code();
     // The command ends here: freeing the report's many small allocations one by one takes
     // longer than the process exit that releases them all.
-    std::mem::forget(outcome);
-    Ok(code)
+    std::mem::forget(outcome.report);
+    Ok(Exit::Verdict(outcome.verdict))
 }
 
 /// What history calls the report it keeps.

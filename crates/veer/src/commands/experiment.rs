@@ -9,7 +9,7 @@ use crate::cli::{
     ExperimentAnalyzeArgs, ExperimentAnalyzeFormat, ExperimentCommand, ExperimentPairArgs,
     ExperimentPairFormat,
 };
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit, print_warnings};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -22,7 +22,7 @@ use veer_report::style::Style;
 use veer_trace::{Document, ReadOptions, Trace};
 
 /// Runs `veer experiment …`.
-pub fn run(cmd: &ExperimentCommand) -> Result<u8, CliError> {
+pub fn run(cmd: &ExperimentCommand) -> Result<Exit, CliError> {
     match cmd {
         ExperimentCommand::Pair(a) => pair(a),
         ExperimentCommand::Analyze(a) => analyze(a),
@@ -55,7 +55,7 @@ fn load_one(path: &Path, read: &ReadOptions) -> Result<Trace, CliError> {
     }
 }
 
-fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
+fn pair(args: &ExperimentPairArgs) -> Result<Exit, CliError> {
     let read = args.read.options();
     let (clean, perturbed, case_task) = match &args.perturbed {
         Some(p) => (load_one(&args.clean, &read)?, load_one(p, &read)?, None),
@@ -109,10 +109,10 @@ fn pair(args: &ExperimentPairArgs) -> Result<u8, CliError> {
     };
     let text = args.format.print(&report, style);
     emit(&text, args.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
-fn analyze(args: &ExperimentAnalyzeArgs) -> Result<u8, CliError> {
+fn analyze(args: &ExperimentAnalyzeArgs) -> Result<Exit, CliError> {
     let read = args.read.options();
     let include_traces = args.format == ExperimentAnalyzeFormat::Json;
     // The HTML page draws each pair's event alignment.
@@ -165,7 +165,7 @@ fn analyze(args: &ExperimentAnalyzeArgs) -> Result<u8, CliError> {
     };
     let text = args.format.print(&report, style);
     emit(&text, args.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// A traxr results file, every pair re-derived.

@@ -12,7 +12,7 @@ use super::experiment_run_agent::{
     cancel_on_signals, check_agent_flags, finished_marker, run_pool, Shared, Slot, MARKER,
 };
 use crate::cli::{ExperimentAnalyzeFormat, ExperimentRunArgs};
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -230,7 +230,7 @@ pub fn load(out: &Path, marker: &RunMarker) -> (Trace, bool) {
 }
 
 /// Runs `veer experiment run`.
-pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
+pub fn run(args: &ExperimentRunArgs) -> Result<Exit, CliError> {
     let cancel = Arc::new(AtomicBool::new(false));
     let Checked { plan, shared } = check(args, cancel.clone())?;
     cancel_on_signals(&cancel)?;
@@ -339,5 +339,5 @@ pub fn run(args: &ExperimentRunArgs) -> Result<u8, CliError> {
         ),
     };
     emit(&text, args.out_file.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

@@ -4,7 +4,7 @@
 //! prints the gate report.
 
 use crate::cli::GateArgs;
-use crate::error::CliError;
+use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit};
 use veer_contract::report::{Gated, Report};
 use veer_engine::run::RegateSettings;
@@ -12,7 +12,7 @@ use veer_report::printer::OutputFormat;
 use veer_report::style::Style;
 
 /// Runs `veer gate`.
-pub fn run(args: &GateArgs) -> Result<u8, CliError> {
+pub fn run(args: &GateArgs) -> Result<Exit, CliError> {
     let file = args.report.display().to_string();
     let policy = match (&args.policy, &args.baseline, &args.candidate) {
         (Some(p), Some(b), Some(c)) => Some((p.clone(), b.clone(), c.clone())),
@@ -50,5 +50,5 @@ pub fn run(args: &GateArgs) -> Result<u8, CliError> {
         veer_report::policy::gate_line(&report.gate)
     };
     crate::output::diag::say("", line);
-    Ok(outcome.verdict.exit_code())
+    Ok(Exit::Verdict(outcome.verdict))
 }

@@ -8,7 +8,7 @@ use crate::cli::{
     ExportFormat, HistoryAddArgs, HistoryCommand, HistoryExportArgs, HistoryReportArgs,
     HistoryShowArgs, StandingFormat,
 };
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::emit;
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -33,7 +33,7 @@ pub(crate) fn err(e: HistoryError) -> CliError {
 }
 
 /// Runs one `veer history` subcommand.
-pub fn run(command: &HistoryCommand) -> Result<u8, CliError> {
+pub fn run(command: &HistoryCommand) -> Result<Exit, CliError> {
     match command {
         HistoryCommand::Add(a) => add(a),
         HistoryCommand::Show(a) => show(a),
@@ -91,7 +91,7 @@ pub fn record_report(json: &[u8], source: &str, db: &Path) -> Result<i64, CliErr
     open_for_write(db)?.add(&p, &summary).map_err(err)
 }
 
-fn add(a: &HistoryAddArgs) -> Result<u8, CliError> {
+fn add(a: &HistoryAddArgs) -> Result<Exit, CliError> {
     let source = a.report.display().to_string();
     let bytes =
         veer_trace::limits::read_capped(&a.report, MAX_REPORT_BYTES).map_err(|e| {
@@ -127,7 +127,7 @@ fn add(a: &HistoryAddArgs) -> Result<u8, CliError> {
             }
         ),
     );
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 pub(crate) fn since_ms(since: Option<&str>) -> Result<Option<i64>, CliError> {
@@ -170,7 +170,7 @@ fn rule_trends(entries: &[Entry]) -> Vec<RuleTrend> {
         .collect()
 }
 
-fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
+fn show(a: &HistoryShowArgs) -> Result<Exit, CliError> {
     let since = since_ms(a.since.as_deref())?;
     let history = History::open(&a.db.db, false).map_err(err)?;
     let filter = Filter {
@@ -245,7 +245,7 @@ fn show(a: &HistoryShowArgs) -> Result<u8, CliError> {
     };
     let text = a.format.print(&page, Style { colour: false });
     emit(&text, a.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// Each verdict as a level word (`none` … `severe`).
@@ -265,7 +265,7 @@ fn worst_level(levels: &[String]) -> String {
         .unwrap_or_else(|| "none".into())
 }
 
-fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
+fn report(a: &HistoryReportArgs) -> Result<Exit, CliError> {
     let since = since_ms(a.since.as_deref())?;
     let history = History::open(&a.db.db, false).map_err(err)?;
     let filter = Filter {
@@ -301,7 +301,7 @@ fn report(a: &HistoryReportArgs) -> Result<u8, CliError> {
     };
     let html = a.format.print(&doc, Style { colour: false });
     emit(&html, a.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// One line of `history export --format jsonl`.
@@ -317,7 +317,7 @@ struct ExportLine<'a> {
     summary: &'a ComparisonSummary,
 }
 
-fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
+fn export(a: &HistoryExportArgs) -> Result<Exit, CliError> {
     let since = since_ms(a.since.as_deref())?;
     let history = History::open(&a.db.db, false).map_err(err)?;
     let filter = Filter {
@@ -338,7 +338,7 @@ fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
                 .hint("this is a bug in veer; --format jsonl exports the same data")
         })?;
         crate::output::emit_data(&bytes, a.out.output.as_deref())?;
-        return Ok(EXIT_OK);
+        return Ok(Exit::done());
     }
     let mut text = String::new();
     match a.format {
@@ -360,7 +360,7 @@ fn export(a: &HistoryExportArgs) -> Result<u8, CliError> {
         ExportFormat::Parquet => {}
     }
     emit(&text, a.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// A directory printer that also keeps the JSON report, for `veer diff … --history` in any

@@ -6,7 +6,7 @@
 
 use super::history::{err, since_ms};
 use crate::cli::{HistoryDriftArgs, HistoryFlakyArgs};
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::emit;
 use veer_contract::history::{
     DriftMethod, FlakyCase, FlakyRow, HistoryDrift, HistoryFlaky, ProposedQuarantine,
@@ -19,9 +19,6 @@ use veer_report::history::drift::DriftPage;
 use veer_report::history::flaky::FlakyPage;
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
-
-/// Exit code when a series is drifting at its latest comparison.
-const EXIT_DRIFT: u8 = 1;
 
 fn method(s: &DriftSettings) -> DriftMethod {
     DriftMethod {
@@ -38,7 +35,7 @@ fn method(s: &DriftSettings) -> DriftMethod {
 }
 
 /// Runs `veer history drift`.
-pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
+pub fn drift(a: &HistoryDriftArgs) -> Result<Exit, CliError> {
     let since = since_ms(a.since.as_deref())?;
     let history = History::open(&a.db.db, false).map_err(err)?;
     let filter = Filter {
@@ -60,6 +57,7 @@ pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
         report.axes.clear();
     }
     let drifting = report.drifting();
+    let verdict = veer_engine::verdict::drift_verdict(&report);
     let page = DriftPage {
         doc: HistoryDrift {
             schema_version: 1,
@@ -74,7 +72,7 @@ pub fn drift(a: &HistoryDriftArgs) -> Result<u8, CliError> {
     };
     let text = a.format.print(&page, Style { colour: false });
     emit(&text, a.out.output.as_deref())?;
-    Ok(if drifting { EXIT_DRIFT } else { EXIT_OK })
+    Ok(Exit::Verdict(verdict))
 }
 
 fn reason(f: &FlakyCase) -> String {
@@ -92,7 +90,7 @@ fn reason(f: &FlakyCase) -> String {
 }
 
 /// Runs `veer history flaky`.
-pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
+pub fn flaky(a: &HistoryFlakyArgs) -> Result<Exit, CliError> {
     let since = since_ms(a.since.as_deref())?;
     let qpath = a.quarantine.display().to_string();
     let existing = super::quarantine::read_text(&a.quarantine)?;
@@ -181,5 +179,5 @@ pub fn flaky(a: &HistoryFlakyArgs) -> Result<u8, CliError> {
     } else if a.write {
         crate::output::diag::say("", format!("nothing to add to {qpath}"));
     }
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

@@ -5,7 +5,7 @@
 //! is taken. There is no `--force` (docs/config.md).
 
 use crate::cli::InitArgs;
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use std::io::Write;
 use std::path::Path;
 
@@ -37,7 +37,7 @@ enum Outcome {
 
 /// Runs `veer init`: 0 when every file was written or already existed; the first write error
 /// otherwise (exit 2; the files written before it stay).
-pub fn run(args: &InitArgs) -> Result<u8, CliError> {
+pub fn run(args: &InitArgs) -> Result<Exit, CliError> {
     if !args.dir.is_dir() {
         return Err(
             CliError::input(format!("{}: not a directory", args.dir.display()))
@@ -63,7 +63,7 @@ pub fn run(args: &InitArgs) -> Result<u8, CliError> {
         "",
         "next: edit veer-policy.yaml, then `veer policy validate veer-policy.yaml` and `veer config show`",
     );
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// Writes `bytes` to `path` unless the name is taken (by anything, a dangling symlink

@@ -2,7 +2,7 @@
 //! sample-epoch, by [`super::inspect_log`]).
 
 use crate::cli::{InspectArgs, InspectFormat};
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
 use rayon::prelude::*;
 use veer_contract::inspect::{
@@ -16,7 +16,7 @@ use veer_trace::Trace;
 ///
 /// A directory shows every trace under it (sorted, recursive); files that fail to load are
 /// reported after the others and make the exit code 2.
-pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
+pub fn run(args: &InspectArgs) -> Result<Exit, CliError> {
     let options = args.read.options();
     if let Some(log) = super::inspect_log::open(&args.trace, &options)? {
         let colour = colour_enabled(args.out.output.is_some());
@@ -48,7 +48,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         )?;
     }
     if failures.is_empty() {
-        return Ok(EXIT_OK);
+        return Ok(Exit::done());
     }
     let total = failures.len() + reports.len();
     let count = failures.len();

@@ -4,7 +4,7 @@
 //! sample-epochs with their scores and turns (docs/formats.md §Inspect AI).
 
 use crate::cli::InspectFormat;
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{emit, emit_data, interrupt, print_warnings};
 use std::fs::File;
 use std::io::{BufReader, Write};
@@ -24,7 +24,7 @@ pub fn is_directory_output(out: &Path) -> bool {
 
 /// `veer convert LOG [-o OUT]`: with `-o DIR/` one `.agentlog` per sample-epoch under `DIR`;
 /// otherwise the log must hold one sample-epoch, written to `-o FILE` or stdout.
-pub fn convert(log: FileLog, output: Option<&Path>) -> Result<u8, CliError> {
+pub fn convert(log: FileLog, output: Option<&Path>) -> Result<Exit, CliError> {
     match output {
         Some(dir) if is_directory_output(dir) => convert_to_directory(log, dir),
         _ => {
@@ -37,7 +37,7 @@ pub fn convert(log: FileLog, output: Option<&Path>) -> Result<u8, CliError> {
             })?;
             print_warnings(&trace.warnings);
             emit_data(&agentlog_bytes(&trace)?, output)?;
-            Ok(EXIT_OK)
+            Ok(Exit::done())
         }
     }
 }
@@ -55,7 +55,7 @@ fn agentlog_bytes(trace: &Trace) -> Result<Vec<u8>, CliError> {
 /// Writes `DIR/CASE/trial-N.agentlog` for each sample-epoch, in log order. A file that exists
 /// already is never replaced (exit 2 naming it; the files written before it stay), nor is a
 /// case directory that is not a plain directory (a symlink could lead outside `DIR`) written in.
-fn convert_to_directory(log: FileLog, dir: &Path) -> Result<u8, CliError> {
+fn convert_to_directory(log: FileLog, dir: &Path) -> Result<Exit, CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::output(&dir.display().to_string(), &e))?;
     let mut written = 0usize;
     for sample in log {
@@ -83,7 +83,7 @@ fn convert_to_directory(log: FileLog, dir: &Path) -> Result<u8, CliError> {
         if written == 1 { "" } else { "s" },
         dir.display()
     );
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 /// Writes `bytes` to a new file `target`: a hidden temporary file beside it, linked to
@@ -115,7 +115,7 @@ pub fn inspect(
     format: InspectFormat,
     colour: bool,
     output: Option<&Path>,
-) -> Result<u8, CliError> {
+) -> Result<Exit, CliError> {
     let info = log.info().clone();
     let source = log.source().to_string();
     let mut samples = Vec::with_capacity(log.len());
@@ -144,7 +144,7 @@ pub fn inspect(
         }
     };
     emit(&text, output)?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 fn row(s: &InspectSample) -> SampleRow {

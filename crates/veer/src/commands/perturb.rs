@@ -4,7 +4,7 @@
 //! The input file is never written.
 
 use crate::cli::ExperimentPerturbArgs;
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::emit;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use veer_report::style::Style;
 const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
 
 /// Runs `veer experiment perturb`.
-pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
+pub fn run(args: &ExperimentPerturbArgs) -> Result<Exit, CliError> {
     let file = args.file.display().to_string();
     let name = args
         .file
@@ -95,7 +95,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<u8, CliError> {
         summary.perturbations.push(applied);
     }
     emit(&args.format.print(&summary, Style { colour: false }), None)?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
 
 pub(crate) fn perturb_error(file: &str, kind: FileKind, e: PerturbError) -> CliError {

@@ -2,7 +2,7 @@
 //! axis (issue 28, item 3). Flags here; the estimate is `veer_engine::trials::plan`.
 
 use crate::cli::{OutputArgs, ReadArgs};
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::emit;
 use clap::Args;
 use std::path::PathBuf;
@@ -53,7 +53,7 @@ pub struct PlanArgs {
 }
 
 /// Runs `veer plan`.
-pub fn run(args: &PlanArgs) -> Result<u8, CliError> {
+pub fn run(args: &PlanArgs) -> Result<Exit, CliError> {
     let names: Vec<&str> = AXES.iter().map(|a| a.name).collect();
     let Some(axis) = names.iter().position(|n| *n == args.axis) else {
         return Err(
@@ -137,5 +137,5 @@ pub fn run(args: &PlanArgs) -> Result<u8, CliError> {
         )
     };
     emit(&text, args.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

@@ -2,7 +2,7 @@
 //! confirm it is valid (exit 0).
 
 use crate::cli::PolicyValidateArgs;
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::emit;
 use veer_engine::policy::{Policy, PolicyError};
 
@@ -22,7 +22,7 @@ pub fn load(path: &std::path::Path) -> Result<Policy, CliError> {
 }
 
 /// Runs `veer policy validate`.
-pub fn validate(args: &PolicyValidateArgs) -> Result<u8, CliError> {
+pub fn validate(args: &PolicyValidateArgs) -> Result<Exit, CliError> {
     let policy = load(&args.file)?;
     let n = policy.rules.len();
     emit(
@@ -33,5 +33,5 @@ pub fn validate(args: &PolicyValidateArgs) -> Result<u8, CliError> {
         ),
         None,
     )?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

@@ -2,7 +2,7 @@
 //! then hand over to `veer-record`, which runs the proxy (and the agent command) and records.
 
 use crate::cli::{Enforce, ProxyArgs, RecordArgs, RecordCommand};
-use crate::error::{CliError, EXIT_ERROR};
+use crate::error::{CliError, Exit, EXIT_ERROR};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use veer_engine::policy::Mode;
 use veer_record::{Journal, Notify, Settings};
 
 /// Runs `veer record`.
-pub fn run(args: &RecordArgs) -> Result<u8, CliError> {
+pub fn run(args: &RecordArgs) -> Result<Exit, CliError> {
     match &args.serve {
         Some(RecordCommand::Serve(s)) => serve(&s.proxy, s.port),
         None => record_command(&args.proxy, &args.command),
@@ -124,7 +124,7 @@ fn say_upstreams(p: &Prepared) {
     }
 }
 
-fn record_command(p: &ProxyArgs, command: &[std::ffi::OsString]) -> Result<u8, CliError> {
+fn record_command(p: &ProxyArgs, command: &[std::ffi::OsString]) -> Result<Exit, CliError> {
     let prepared = prepare(p)?;
     say_upstreams(&prepared);
     let code = veer_record::run_command(
@@ -135,10 +135,10 @@ fn record_command(p: &ProxyArgs, command: &[std::ffi::OsString]) -> Result<u8, C
     )
     .map_err(run_error)?;
     finish(&prepared)?;
-    Ok(u8::try_from(code).unwrap_or(EXIT_ERROR))
+    Ok(Exit::Agent(u8::try_from(code).unwrap_or(EXIT_ERROR)))
 }
 
-fn serve(p: &ProxyArgs, port: u16) -> Result<u8, CliError> {
+fn serve(p: &ProxyArgs, port: u16) -> Result<Exit, CliError> {
     let prepared = prepare(p)?;
     say_upstreams(&prepared);
     let output = prepared.output.clone();
@@ -158,5 +158,5 @@ fn serve(p: &ProxyArgs, port: u16) -> Result<u8, CliError> {
     )
     .map_err(run_error)?;
     finish(&prepared)?;
-    Ok(0)
+    Ok(Exit::done())
 }

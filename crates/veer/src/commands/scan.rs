@@ -3,7 +3,7 @@
 //! is an error row of the report (file, error, hint) and every other file is still scanned.
 
 use crate::cli::ScanArgs;
-use crate::error::{CliError, EXIT_GATE, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit, print_skipped};
 use crate::progress::Progress;
 use rayon::prelude::*;
@@ -55,7 +55,7 @@ pub fn load_detector(patterns: Option<&Path>) -> Result<Detector, CliError> {
 }
 
 /// Runs `veer scan`.
-pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
+pub fn run(args: &ScanArgs) -> Result<Exit, CliError> {
     let detector = load_detector(args.patterns.as_deref())?;
     let mut files: Vec<PathBuf> = Vec::new();
     let mut errors: Vec<ScanError> = Vec::new();
@@ -119,11 +119,9 @@ pub fn run(args: &ScanArgs) -> Result<u8, CliError> {
         error.hint = first.hint.clone();
         return Err(error);
     }
-    Ok(if report.findings.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_GATE
-    })
+    Ok(Exit::Verdict(veer_engine::verdict::scan_verdict(
+        &report.findings,
+    )))
 }
 
 fn scan_file(

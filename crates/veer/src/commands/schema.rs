@@ -4,7 +4,7 @@
 //! test; regenerate them with `cargo run -p veer -- schema --all-to docs/json-schema`.
 
 use crate::cli::SchemaArgs;
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use crate::output::{emit_data, write_file};
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::JsonSchema;
@@ -169,13 +169,13 @@ pub fn render(doc: &Document) -> String {
 }
 
 /// Runs `veer schema`.
-pub fn run(args: &SchemaArgs) -> Result<u8, CliError> {
+pub fn run(args: &SchemaArgs) -> Result<Exit, CliError> {
     if let Some(dir) = &args.all_to {
         for doc in DOCUMENTS {
             let path = dir.join(format!("{}.schema.json", doc.name));
             write_file(&path, render(doc).as_bytes())?;
         }
-        return Ok(EXIT_OK);
+        return Ok(Exit::done());
     }
     if args.list {
         let mut out = String::new();
@@ -183,7 +183,7 @@ pub fn run(args: &SchemaArgs) -> Result<u8, CliError> {
             out.push_str(&format!("{:<20} {}\n", doc.name, doc.written_by));
         }
         emit_data(out.as_bytes(), None)?;
-        return Ok(EXIT_OK);
+        return Ok(Exit::done());
     }
     let Some(name) = args.name.as_deref() else {
         return Err(
@@ -199,5 +199,5 @@ pub fn run(args: &SchemaArgs) -> Result<u8, CliError> {
         );
     };
     emit_data(render(doc).as_bytes(), args.out.output.as_deref())?;
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }

@@ -9,7 +9,7 @@
 //! pair is generated from an unrelated seed.
 
 use crate::cli::{SynthArgs, SynthKind};
-use crate::error::{CliError, EXIT_OK};
+use crate::error::{CliError, Exit};
 use serde_json::{json, Value};
 use std::path::Path;
 use veer_base::rng::SplitMix64;
@@ -300,7 +300,7 @@ fn pair(n: usize, kind: SynthKind, seed: u64) -> (Trace, Trace) {
 }
 
 /// Runs `veer synth`.
-pub fn run(args: &SynthArgs) -> Result<u8, CliError> {
+pub fn run(args: &SynthArgs) -> Result<Exit, CliError> {
     std::fs::create_dir_all(&args.out_dir)
         .map_err(|e| CliError::output(&args.out_dir.display().to_string(), &e))?;
     if args.pairs <= 1 {
@@ -320,5 +320,5 @@ pub fn run(args: &SynthArgs) -> Result<u8, CliError> {
             write(&args.out_dir.join("candidate").join(&name), &c)?;
         }
     }
-    Ok(EXIT_OK)
+    Ok(Exit::done())
 }
