@@ -243,26 +243,6 @@ pub fn scan_verdict(findings: &[veer_contract::scan::FileFinding]) -> Verdict {
     Verdict::decide(Level::Minor, signals)
 }
 
-#[cfg(test)]
-mod scan_tests {
-    use super::*;
-    use veer_contract::scan::FileFinding;
-
-    #[test]
-    fn a_scan_trips_exactly_when_a_secret_is_found() {
-        assert_eq!(scan_verdict(&[]).exit_code(), 0);
-        let found = FileFinding {
-            file: "t.agentlog".into(),
-            line: 3,
-            column: 7,
-            kind: "openai_key".into(),
-        };
-        let v = scan_verdict(&[found]);
-        assert_eq!(v.exit_code(), 1);
-        assert_eq!(v.trips[0].label(), "secret (openai_key) in t.agentlog");
-    }
-}
-
 /// The verdict of `veer history drift`: each axis or case drifting at its latest comparison
 /// trips it.
 pub fn drift_verdict(report: &veer_contract::history::DriftReport) -> Verdict {
@@ -282,4 +262,24 @@ pub fn drift_verdict(report: &veer_contract::history::DriftReport) -> Verdict {
         })
         .collect();
     Verdict::decide(Level::Minor, signals)
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::*;
+    use veer_contract::scan::FileFinding;
+
+    #[test]
+    fn a_scan_trips_exactly_when_a_secret_is_found() {
+        assert_eq!(scan_verdict(&[]).exit_code(), 0);
+        let found = FileFinding {
+            file: "t.agentlog".into(),
+            line: 3,
+            column: 7,
+            kind: "openai_key".into(),
+        };
+        let v = scan_verdict(&[found]);
+        assert_eq!(v.exit_code(), 1);
+        assert_eq!(v.trips[0].label(), "secret (openai_key) in t.agentlog");
+    }
 }
