@@ -6,6 +6,7 @@ use crate::path::Path;
 use crate::schema::Schema;
 use crate::when::Condition;
 use serde::{Deserialize, Serialize};
+pub use crate::rules::trajectory_match::{ArgMatcher, ArgMode, RefCall, Trajectory, TrajectoryMode};
 pub use veer_contract::policy::{RuleKind, Severity};
 
 /// Where a rule looks: the whole trace or each policy session.
@@ -101,6 +102,8 @@ pub enum Check {
         /// Its syntax tree.
         ast: Formula,
     },
+    /// `trajectory_match`.
+    TrajectoryMatch(Trajectory),
 }
 
 impl Check {
@@ -121,6 +124,7 @@ impl Check {
             Check::MustFollowup { .. } => RuleKind::MustFollowup,
             Check::MustBeGrounded { .. } => RuleKind::MustBeGrounded,
             Check::LtlFormula { .. } => RuleKind::LtlFormula,
+            Check::TrajectoryMatch(_) => RuleKind::TrajectoryMatch,
         }
     }
 }
