@@ -3,10 +3,12 @@
 use crate::ltl::Formula;
 use crate::needle::Needle;
 use crate::path::Path;
+pub use crate::rules::trajectory_match::{
+    ArgMatcher, ArgMode, RefCall, Trajectory, TrajectoryMode,
+};
 use crate::schema::Schema;
 use crate::when::Condition;
 use serde::{Deserialize, Serialize};
-pub use crate::rules::trajectory_match::{ArgMatcher, ArgMode, RefCall, Trajectory, TrajectoryMode};
 pub use veer_contract::policy::{RuleKind, Severity};
 
 /// Where a rule looks: the whole trace or each policy session.

@@ -54,7 +54,10 @@ impl Loader<'_> {
                     n,
                     Some(r),
                     format!("param 'tool_args' must be a mapping; got {}", n.type_name()),
-                    Some("e.g. tool_args: {issue_refund: {match: subset, ignore: [request_id]}}".into()),
+                    Some(
+                        "e.g. tool_args: {issue_refund: {match: subset, ignore: [request_id]}}"
+                            .into(),
+                    ),
                 ),
             }
         }
@@ -114,7 +117,10 @@ impl Loader<'_> {
                 self.problem(
                     t,
                     Some(r),
-                    format!("calls[{k}].tool must be a non-empty str; got {}", t.type_name()),
+                    format!(
+                        "calls[{k}].tool must be a non-empty str; got {}",
+                        t.type_name()
+                    ),
                     Some("give the tool name exactly as the trace records it".into()),
                 );
                 return None;

@@ -28,7 +28,8 @@ pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
     // These kinds judge the unit as a whole: a running trace may still satisfy them.
     if matches!(
         check,
-        Check::RequiredStopReason { .. } | Check::MustIncludeText(_)
+        Check::RequiredStopReason { .. }
+            | Check::MustIncludeText(_)
             | Check::LtlFormula { .. }
             | Check::TrajectoryMatch(_)
     ) {

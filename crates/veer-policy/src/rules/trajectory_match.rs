@@ -236,7 +236,10 @@ pub fn first_problem(t: &Trajectory, actual: &[Actual<'_>]) -> Option<(Option<us
     if t.mode == TrajectoryMode::Strict {
         for (k, a) in actual.iter().enumerate() {
             let Some(r) = refs.get(k) else {
-                return Some((Some(k), format!("extra call `{}` at call {}", a.name, k + 1)));
+                return Some((
+                    Some(k),
+                    format!("extra call `{}` at call {}", a.name, k + 1),
+                ));
             };
             if let Some(why) = arg_mismatch(r, a) {
                 return Some((Some(k), format!("call {} `{}`: {why}", k + 1, r.tool)));
@@ -381,19 +384,34 @@ mod tests {
         };
         let tight = r("t", json!({"k": 1}));
         let actual = [("t", json!({"k": 1})), ("t", json!({"k": 2}))];
-        assert_eq!(run(TrajectoryMode::Unordered, vec![loose, tight], &actual), None);
+        assert_eq!(
+            run(TrajectoryMode::Unordered, vec![loose, tight], &actual),
+            None
+        );
     }
 
     #[test]
     fn extra_and_subset() {
         let refs = || vec![r("a", json!({})), r("b", json!({}))];
-        assert_eq!(run(TrajectoryMode::Subset, refs(), &[("b", json!({}))]), None);
         assert_eq!(
-            run(TrajectoryMode::Subset, refs(), &[("b", json!({})), ("delete", json!({}))]).as_deref(),
+            run(TrajectoryMode::Subset, refs(), &[("b", json!({}))]),
+            None
+        );
+        assert_eq!(
+            run(
+                TrajectoryMode::Subset,
+                refs(),
+                &[("b", json!({})), ("delete", json!({}))]
+            )
+            .as_deref(),
             Some("extra call `delete` at call 2")
         );
         assert_eq!(
-            run(TrajectoryMode::Superset, refs(), &[("b", json!({})), ("a", json!({})), ("z", json!({}))]),
+            run(
+                TrajectoryMode::Superset,
+                refs(),
+                &[("b", json!({})), ("a", json!({})), ("z", json!({}))]
+            ),
             None
         );
     }
