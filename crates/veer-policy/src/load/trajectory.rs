@@ -46,7 +46,7 @@ impl Loader<'_> {
                 Some(entries) => {
                     for (k, v) in entries {
                         let tool = k.key_text();
-                        let m = self.matcher(v, &format!("tool_args.{tool}"), false, r);
+                        let m = self.matcher(v, &format!("tool_args.{tool}"), r);
                         per_tool.push((tool, m.unwrap_or_default(), v));
                     }
                 }
@@ -156,7 +156,7 @@ impl Loader<'_> {
             .find(|(t, _, _)| *t == tool)
             .map(|(_, m, _)| m.clone())
             .unwrap_or_default();
-        let mut matcher = self.matcher_over(n, base, &format!("calls[{k}]"), true, r)?;
+        let mut matcher = self.matcher_over(n, base, &format!("calls[{k}]"), r)?;
         if matcher.mode == ArgMode::Regex {
             for (key, v) in args.iter().flatten() {
                 if let Value::String(s) = v {
@@ -184,13 +184,7 @@ impl Loader<'_> {
     }
 
     /// A matcher read from a mapping holding only matcher keys.
-    fn matcher(
-        &mut self,
-        n: &PolicyNode,
-        label: &str,
-        allow_call_keys: bool,
-        r: &RuleRef,
-    ) -> Option<ArgMatcher> {
+    fn matcher(&mut self, n: &PolicyNode, label: &str, r: &RuleRef) -> Option<ArgMatcher> {
         let Some(entries) = n.as_map() else {
             self.problem(
                 n,
@@ -200,20 +194,18 @@ impl Loader<'_> {
             );
             return None;
         };
-        if !allow_call_keys {
-            for (key, _) in entries {
-                let name = key.key_text();
-                if !MATCHER_KEYS.contains(&name.as_str()) {
-                    self.problem(
-                        key,
-                        Some(r),
-                        format!("unknown key '{label}.{name}'"),
-                        Some(did_you_mean(&name, &MATCHER_KEYS)),
-                    );
-                }
+        for (key, _) in entries {
+            let name = key.key_text();
+            if !MATCHER_KEYS.contains(&name.as_str()) {
+                self.problem(
+                    key,
+                    Some(r),
+                    format!("unknown key '{label}.{name}'"),
+                    Some(did_you_mean(&name, &MATCHER_KEYS)),
+                );
             }
         }
-        self.matcher_over(n, ArgMatcher::default(), label, allow_call_keys, r)
+        self.matcher_over(n, ArgMatcher::default(), label, r)
     }
 
     /// `base` with the matcher keys of `n` applied on top.
@@ -222,7 +214,6 @@ impl Loader<'_> {
         n: &PolicyNode,
         mut m: ArgMatcher,
         label: &str,
-        _call: bool,
         r: &RuleRef,
     ) -> Option<ArgMatcher> {
         let before = self.problems.len();

@@ -259,9 +259,7 @@ pub fn first_problem(t: &Trajectory, actual: &[Actual<'_>]) -> Option<(Option<us
     let m = max_matching(refs.len(), actual.len(), |i, j| {
         arg_mismatch(&refs[i], &actual[j]).is_none()
     });
-    let used: Vec<bool> = (0..actual.len())
-        .map(|j| m.iter().any(|x| *x == Some(j)))
-        .collect();
+    let used: Vec<bool> = (0..actual.len()).map(|j| m.contains(&Some(j))).collect();
     let need_all_refs = matches!(t.mode, TrajectoryMode::Unordered | TrajectoryMode::Superset);
     let need_all_actual = matches!(t.mode, TrajectoryMode::Unordered | TrajectoryMode::Subset);
     if need_all_actual {
