@@ -338,3 +338,20 @@ proptest! {
         prop_assert_eq!(check(Superset, &r, &a), check(Superset, &r, &rev));
     }
 }
+
+#[test]
+fn session_scope_judges_each_session() {
+    let p = policy(
+        "rules:
+  - kind: trajectory_match
+    scope: session
+    params: {mode: superset, calls: [{tool: login}]}
+",
+    );
+    let t = trace(&[meta(), req("user"), call_resp(&[("login", json!({}))])]);
+    assert!(run(&p, &t).is_empty());
+    let none = trace(&[meta(), req("user"), call_resp(&[("search", json!({}))])]);
+    let v = run(&p, &none);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].session, Some(0));
+}
