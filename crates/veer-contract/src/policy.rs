@@ -53,7 +53,7 @@ impl Severity {
     }
 }
 
-/// The fourteen rule kinds.
+/// The fifteen rule kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleKind {
@@ -85,11 +85,13 @@ pub enum RuleKind {
     MustBeGrounded,
     /// An LTLf formula over the pairs.
     LtlFormula,
+    /// The unit's tool calls must match a reference list (strict, unordered, subset, superset).
+    TrajectoryMatch,
 }
 
 impl RuleKind {
     /// Every kind, sorted by name.
-    pub const ALL: [RuleKind; 14] = [
+    pub const ALL: [RuleKind; 15] = [
         RuleKind::ForbiddenText,
         RuleKind::LtlFormula,
         RuleKind::MaxTotalTokens,
@@ -104,6 +106,7 @@ impl RuleKind {
         RuleKind::MustRemainConsistent,
         RuleKind::NoCall,
         RuleKind::RequiredStopReason,
+        RuleKind::TrajectoryMatch,
     ];
 
     /// The wire name.
@@ -123,6 +126,7 @@ impl RuleKind {
             RuleKind::MustFollowup => "must_followup",
             RuleKind::MustBeGrounded => "must_be_grounded",
             RuleKind::LtlFormula => "ltl_formula",
+            RuleKind::TrajectoryMatch => "trajectory_match",
         }
     }
 

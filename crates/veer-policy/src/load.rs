@@ -6,6 +6,7 @@ mod conditions;
 mod params;
 mod rule;
 mod schema_param;
+mod trajectory;
 mod values;
 
 use crate::error::{PolicyError, Problem};

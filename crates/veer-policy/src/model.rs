@@ -3,6 +3,9 @@
 use crate::ltl::Formula;
 use crate::needle::Needle;
 use crate::path::Path;
+pub use crate::rules::trajectory_match::{
+    ArgMatcher, ArgMode, RefCall, Trajectory, TrajectoryMode,
+};
 use crate::schema::Schema;
 use crate::when::Condition;
 use serde::{Deserialize, Serialize};
@@ -101,6 +104,8 @@ pub enum Check {
         /// Its syntax tree.
         ast: Formula,
     },
+    /// `trajectory_match`.
+    TrajectoryMatch(Trajectory),
 }
 
 impl Check {
@@ -121,6 +126,7 @@ impl Check {
             Check::MustFollowup { .. } => RuleKind::MustFollowup,
             Check::MustBeGrounded { .. } => RuleKind::MustBeGrounded,
             Check::LtlFormula { .. } => RuleKind::LtlFormula,
+            Check::TrajectoryMatch(_) => RuleKind::TrajectoryMatch,
         }
     }
 }

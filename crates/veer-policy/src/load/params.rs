@@ -23,6 +23,7 @@ pub(super) enum Val {
     Path(Path),
     Must(Must, String),
     Formula(ltl::Formula),
+    Raw,
 }
 
 /// How one parameter is validated.
@@ -47,6 +48,8 @@ pub(super) enum PType {
     Conditions,
     Must,
     Formula,
+    /// Any value, validated by the kind's own loader.
+    Raw,
 }
 
 /// The parameters of a kind: name, required, type.
@@ -71,6 +74,11 @@ fn param_specs(kind: RuleKind) -> &'static [(&'static str, bool, PType)] {
             ("min_unigram_precision", false, Fraction),
         ],
         RuleKind::LtlFormula => &[("formula", true, Formula)],
+        RuleKind::TrajectoryMatch => &[
+            ("mode", false, Name),
+            ("calls", true, Raw),
+            ("tool_args", false, Raw),
+        ],
     }
 }
 
@@ -304,6 +312,13 @@ impl Loader<'_> {
                         })
                     }
                     _ => None,
+                }
+            }
+            RuleKind::TrajectoryMatch => {
+                if self.problems.len() > before {
+                    None
+                } else {
+                    self.trajectory(find("mode"), find("calls"), find("tool_args"), r)
                 }
             }
         };

@@ -196,6 +196,7 @@ impl Loader<'_> {
                 (self.problems.len() == before).then_some(Val::Conditions(c))
             }
             PType::Must => self.must(name, n, r),
+            PType::Raw => Some(Val::Raw),
             PType::Formula => match n.as_str() {
                 None => {
                     self.type_error(name, "str", n, r);

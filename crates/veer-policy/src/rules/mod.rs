@@ -1,4 +1,4 @@
-//! The fourteen rule kinds, one file each (spec `policy.md` §5). Every checker takes its
+//! The fifteen rule kinds, one file each (spec `policy.md` §5). Every checker takes its
 //! parameters and a [`Scene`] (trace view, unit, gate) and returns findings with absolute pair
 //! indices; the caller attaches rule id, kind, severity, session and tags.
 
@@ -16,6 +16,7 @@ pub(crate) mod must_match_json_schema;
 pub(crate) mod must_remain_consistent;
 pub(crate) mod no_call;
 pub(crate) mod required_stop_reason;
+pub(crate) mod trajectory_match;
 
 use crate::model::Check;
 use crate::session::Scene;
@@ -27,7 +28,10 @@ pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
     // These kinds judge the unit as a whole: a running trace may still satisfy them.
     if matches!(
         check,
-        Check::RequiredStopReason { .. } | Check::MustIncludeText(_) | Check::LtlFormula { .. }
+        Check::RequiredStopReason { .. }
+            | Check::MustIncludeText(_)
+            | Check::LtlFormula { .. }
+            | Check::TrajectoryMatch(_)
     ) {
         return findings
             .into_iter()
@@ -60,6 +64,7 @@ fn run_checker(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
             min_unigram_precision,
         } => must_be_grounded::check(retrieval_path, *min_unigram_precision, scene),
         Check::LtlFormula { formula, ast } => ltl_formula::check(formula, ast, scene),
+        Check::TrajectoryMatch(t) => trajectory_match::check(t, scene),
     }
 }
 

@@ -11,6 +11,7 @@ mod kinds_structured;
 mod loading;
 mod properties;
 mod rule_scope;
+mod trajectory;
 
 use crate::{evaluate, Policy, Violation};
 use serde_json::{json, Value};
