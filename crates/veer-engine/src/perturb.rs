@@ -5,7 +5,7 @@
 
 /// The operators, the file kinds they apply to, an application's outcome (the perturbed text,
 /// or the reason it was skipped), its error, and the default base seed (42).
-pub use veer_perturb::{FileKind, Operator, Outcome, PerturbError, DEFAULT_BASE_SEED};
+pub use veer_perturb::{FileKind, Operator, PerturbError, PerturbOutcome, DEFAULT_BASE_SEED};
 
 /// Applies `operator` to `content` (the text of the file named `file_name`, of `kind`) with
 /// the seed derived from (`base_seed`, `file_name`, the operator's name). Returns that seed
@@ -16,7 +16,7 @@ pub fn apply(
     operator: Operator,
     base_seed: u64,
     file_name: &str,
-) -> Result<(u32, Outcome), PerturbError> {
+) -> Result<(u32, PerturbOutcome), PerturbError> {
     let seed = veer_perturb::derive_seed(base_seed, file_name, operator.name());
     veer_perturb::perturb(content, kind, operator, seed).map(|outcome| (seed, outcome))
 }

@@ -2,7 +2,7 @@
 //! so the fuzzer and the corpus-replay test run exactly the same code (docs/fuzzing.md). It
 //! panics only when an invariant breaks.
 
-use crate::{perturb, FileKind, Operator, Outcome};
+use crate::{perturb, FileKind, Operator, PerturbOutcome};
 
 /// The file kinds the fuzzer picks from.
 const KINDS: [FileKind; 3] = [FileKind::Delimited, FileKind::JsonRows, FileKind::Text];
@@ -30,7 +30,7 @@ pub fn perturb_any(data: &[u8]) {
     let first = perturb(content, kind, operator, seed);
     let again = perturb(content, kind, operator, seed);
     assert_eq!(first, again, "{} is not deterministic", operator.name());
-    if let Ok(Outcome::Skipped(reason)) = &first {
+    if let Ok(PerturbOutcome::Skipped(reason)) = &first {
         let expected: &[&str] = match kind {
             FileKind::Text => &[crate::text::INSUFFICIENT_CONTENT],
             FileKind::Delimited => &[crate::tabular::INSUFFICIENT_DATA],
@@ -46,7 +46,7 @@ pub fn perturb_any(data: &[u8]) {
         );
     }
     if operator == Operator::NullContent {
-        assert_eq!(first, Ok(Outcome::Applied(String::new())));
+        assert_eq!(first, Ok(PerturbOutcome::Applied(String::new())));
     }
 }
 

@@ -153,9 +153,9 @@ impl FileKind {
 /// `applied=False` (text under 10 characters, a table without a data row). An operator with
 /// nothing to work on (one column to swap, no numeric column, fewer than 3 paragraphs) is
 /// applied and may give the content back unchanged; callers report that with
-/// [`Outcome::unchanged_note`].
+/// [`PerturbOutcome::unchanged_note`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum PerturbOutcome {
     /// The perturbed content.
     Applied(String),
     /// The operator does not apply to this content (traxr's skip); the reason says why.
@@ -166,11 +166,11 @@ pub enum Outcome {
 /// `content_changed` false, "No observable change").
 pub const UNCHANGED_NOTE: &str = "No observable change: the perturbed copy equals the input";
 
-impl Outcome {
+impl PerturbOutcome {
     /// [`UNCHANGED_NOTE`] when the operator applied and its copy equals `input`, else `None`.
     pub fn unchanged_note(&self, input: &str) -> Option<&'static str> {
         match self {
-            Outcome::Applied(text) if text == input => Some(UNCHANGED_NOTE),
+            PerturbOutcome::Applied(text) if text == input => Some(UNCHANGED_NOTE),
             _ => None,
         }
     }
@@ -206,7 +206,7 @@ pub fn perturb(
     kind: FileKind,
     operator: Operator,
     seed: u32,
-) -> Result<Outcome, PerturbError> {
+) -> Result<PerturbOutcome, PerturbError> {
     if !kind.operators().contains(&operator) {
         return Err(PerturbError::WrongModality {
             operator: operator.name(),

@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 use std::path::Path;
-use veer_perturb::{perturb, FileKind, Operator, Outcome, UNCHANGED_NOTE};
+use veer_perturb::{perturb, FileKind, Operator, PerturbOutcome, UNCHANGED_NOTE};
 
 fn goldens() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -63,19 +63,21 @@ fn every_decision_and_output_matches_traxr() {
                 .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
             let note = outcome.unchanged_note(input);
             let problem = match (&outcome, expected["applied"].as_bool().unwrap()) {
-                (Outcome::Skipped(reason), false) if expected["skip_reason"] == *reason => None,
-                (Outcome::Skipped(reason), false) => Some(format!(
+                (PerturbOutcome::Skipped(reason), false) if expected["skip_reason"] == *reason => {
+                    None
+                }
+                (PerturbOutcome::Skipped(reason), false) => Some(format!(
                     "skip reason {reason:?}, traxr {}",
                     expected["skip_reason"]
                 )),
-                (Outcome::Skipped(reason), true) => {
+                (PerturbOutcome::Skipped(reason), true) => {
                     Some(format!("skipped ({reason}), traxr applies"))
                 }
-                (Outcome::Applied(_), false) => Some("applied, traxr skips".to_string()),
-                (Outcome::Applied(out), true) if !support.contains(&out.as_str()) => {
+                (PerturbOutcome::Applied(_), false) => Some("applied, traxr skips".to_string()),
+                (PerturbOutcome::Applied(out), true) if !support.contains(&out.as_str()) => {
                     Some(format!("output {out:?} is none of traxr's {support:?}"))
                 }
-                (Outcome::Applied(_), true)
+                (PerturbOutcome::Applied(_), true)
                     if support.len() == 1
                         && note.is_some() == expected["content_changed"].as_bool().unwrap() =>
                 {
@@ -84,7 +86,7 @@ fn every_decision_and_output_matches_traxr() {
                         expected["content_changed"]
                     ))
                 }
-                (Outcome::Applied(_), true) => None,
+                (PerturbOutcome::Applied(_), true) => None,
             };
             if let Some(problem) = problem {
                 failures.push(format!("{name} (seed {seed}): {problem}"));
@@ -107,7 +109,7 @@ fn label_corrupt_reaches_every_alternative_of_traxrs_table() {
         let mut seen: Vec<String> = (0..200)
             .map(
                 |seed| match perturb(input, FileKind::Delimited, Operator::LabelCorrupt, seed) {
-                    Ok(Outcome::Applied(out)) => out,
+                    Ok(PerturbOutcome::Applied(out)) => out,
                     other => panic!("{other:?}"),
                 },
             )
@@ -126,8 +128,11 @@ fn label_corrupt_reaches_every_alternative_of_traxrs_table() {
 
 #[test]
 fn the_note_is_given_only_for_a_copy_equal_to_the_input() {
-    let same = Outcome::Applied("a\n".into());
+    let same = PerturbOutcome::Applied("a\n".into());
     assert_eq!(same.unchanged_note("a\n"), Some(UNCHANGED_NOTE));
     assert_eq!(same.unchanged_note("a\r\n"), None);
-    assert_eq!(Outcome::Skipped("x".into()).unchanged_note("x"), None);
+    assert_eq!(
+        PerturbOutcome::Skipped("x".into()).unchanged_note("x"),
+        None
+    );
 }

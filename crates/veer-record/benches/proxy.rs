@@ -20,7 +20,7 @@ use hyper_util::rt::TokioExecutor;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use veer_record::proxy::Shared;
-use veer_record::{Journal, Server, Settings};
+use veer_record::{Journal, ProxySettings, Server};
 
 type Http = Client<HttpConnector, Full<Bytes>>;
 
@@ -99,10 +99,10 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let file = std::fs::File::create(dir.path().join("bench.agentlog")).unwrap();
     let shared = Arc::new(Shared {
-        settings: Settings {
+        settings: ProxySettings {
             openai_upstream: up.openai(),
             anthropic_upstream: up.anthropic(),
-            ..Settings::default()
+            ..ProxySettings::default()
         },
         client: veer_record::upstream::client(false).unwrap(),
         journal: Arc::new(Journal::new(Box::new(file), None)),

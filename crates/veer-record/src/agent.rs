@@ -8,7 +8,7 @@
 //! signals and says "stop" through the flag, so several runs can go on in parallel threads.
 
 use crate::journal::Journal;
-use crate::proxy::{Notify, Settings};
+use crate::proxy::{Notify, ProxySettings};
 use crate::runner::RunError;
 use crate::server::Server;
 use std::ffi::OsString;
@@ -28,7 +28,7 @@ const PROXY_GRACE: Duration = Duration::from_secs(5);
 /// The recording side of a run: the proxy's settings and the journal it records to.
 pub struct Recording {
     /// Upstreams and limits of the proxy.
-    pub settings: Settings,
+    pub settings: ProxySettings,
     /// Where the calls are recorded.
     pub journal: Arc<Journal>,
     /// Where user-facing notices of the proxy go.

@@ -30,6 +30,6 @@ pub mod upstream;
 
 pub use agent::{run_agent, AgentExit, AgentRun, Recording};
 pub use journal::{CallOutcome, Identity, Journal, ProxyDecision, RecordingSummary};
-pub use proxy::{Notify, Settings};
+pub use proxy::{Notify, ProxySettings};
 pub use runner::{run_command, serve, RunError};
 pub use server::Server;

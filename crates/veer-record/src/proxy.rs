@@ -18,9 +18,9 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Settings of a proxy.
+/// ProxySettings of a proxy.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub struct ProxySettings {
     /// OpenAI base URL, as `OPENAI_BASE_URL` would be (ends in `/v1`).
     pub openai_upstream: String,
     /// Anthropic base URL, as `ANTHROPIC_BASE_URL` would be (no `/v1`).
@@ -46,9 +46,9 @@ pub const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 /// Default response body limit: 64 MiB.
 pub(crate) const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
+impl Default for ProxySettings {
+    fn default() -> ProxySettings {
+        ProxySettings {
             openai_upstream: OPENAI_DEFAULT.into(),
             anthropic_upstream: ANTHROPIC_DEFAULT.into(),
             max_request_bytes: MAX_REQUEST_BYTES,
@@ -65,7 +65,7 @@ pub type Notify = Arc<dyn Fn(&str) + Send + Sync>;
 /// What every request handler shares.
 pub struct Shared {
     /// The proxy's settings.
-    pub settings: Settings,
+    pub settings: ProxySettings,
     /// The upstream client.
     pub client: UpstreamClient,
     /// The recording.

@@ -3,7 +3,7 @@
 //! only place a tokio runtime is built; callers stay synchronous.
 
 use crate::journal::Journal;
-use crate::proxy::{Notify, Settings, Shared};
+use crate::proxy::{Notify, ProxySettings, Shared};
 use crate::server::Server;
 use std::ffi::OsString;
 use std::net::SocketAddr;
@@ -53,7 +53,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, RunError> {
 }
 
 pub(crate) fn shared(
-    settings: Settings,
+    settings: ProxySettings,
     journal: Arc<Journal>,
     notify: Notify,
 ) -> Result<Arc<Shared>, RunError> {
@@ -70,7 +70,7 @@ pub(crate) fn shared(
 
 /// Runs the proxy until SIGINT or SIGTERM; `ready` gets the address once it listens.
 pub fn serve(
-    settings: Settings,
+    settings: ProxySettings,
     journal: Arc<Journal>,
     notify: Notify,
     port: u16,
@@ -99,7 +99,7 @@ pub fn serve(
 /// signal ended it). SIGINT/SIGTERM to veer are passed on to the command, which gets
 /// ten seconds to end before it is killed.
 pub fn run_command(
-    settings: Settings,
+    settings: ProxySettings,
     journal: Arc<Journal>,
     notify: Notify,
     command: &[OsString],

@@ -3,7 +3,7 @@
 //! reason, and where each run's files go inside the experiment directory.
 
 use sha2::{Digest, Sha256};
-use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbError};
+use veer_perturb::{derive_seed, perturb, FileKind, Operator, PerturbError, PerturbOutcome};
 
 /// What a run is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +136,7 @@ pub fn plan(
         let outcome = perturb(content, kind, op, seed)?;
         let note = outcome.unchanged_note(content);
         match outcome {
-            Outcome::Applied(text) => runs.push(PlannedRun {
+            PerturbOutcome::Applied(text) => runs.push(PlannedRun {
                 note,
                 ..planned(
                     RunRole::Perturbed(op),
@@ -146,7 +146,7 @@ pub fn plan(
                     text,
                 )
             }),
-            Outcome::Skipped(reason) => skipped.push(SkippedOperator {
+            PerturbOutcome::Skipped(reason) => skipped.push(SkippedOperator {
                 operator: op,
                 seed,
                 reason,

@@ -4,7 +4,7 @@
 use super::*;
 use serde_json::{json, Value};
 use veer_experiment::status::AgentKind;
-use veer_perturb::{derive_seed, perturb, FileKind, Operator, Outcome, PerturbError};
+use veer_perturb::{derive_seed, perturb, FileKind, Operator, PerturbError, PerturbOutcome};
 use veer_trace::Format;
 use veer_trace::Trace;
 
@@ -34,7 +34,7 @@ fn the_plan_uses_perturbs_seeds_and_outputs() {
         assert_eq!(r.seed, Some(seed));
         assert_eq!(
             perturb(CSV, FileKind::Delimited, op, seed).unwrap(),
-            Outcome::Applied(r.input.clone())
+            PerturbOutcome::Applied(r.input.clone())
         );
         assert_eq!(r.trace_stem, format!("perturbed/{}", op.name()));
         assert_eq!(r.run_dir, format!("runs/perturbed/{}", op.name()));

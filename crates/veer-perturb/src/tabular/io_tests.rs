@@ -50,7 +50,7 @@ fn reader_handles_quotes_delimiters_newlines_and_crlf() {
             &mut PerturbRng::new(1)
         )
         .unwrap(),
-        Outcome::Skipped(INSUFFICIENT_DATA.into())
+        PerturbOutcome::Skipped(INSUFFICIENT_DATA.into())
     );
     assert_eq!(parse_delimited("", ',').unwrap(), Vec::<Vec<String>>::new());
     assert_eq!(parse_delimited("\"\"\n", ',').unwrap(), rows(&[&[""]]));

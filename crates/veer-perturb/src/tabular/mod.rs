@@ -79,7 +79,7 @@ use veer_trace::pyjson::py_float_repr;
 use delimited::{detect_delimiter, read_delimited, write_table, ReadError};
 use json::{read_json, write_json};
 
-use crate::{Operator, Outcome, PerturbError, PerturbRng};
+use crate::{Operator, PerturbError, PerturbOutcome, PerturbRng};
 use veer_base::pytext::py_strip;
 
 /// Why an operator is skipped when the content has no data row.
@@ -127,7 +127,7 @@ const UNIT_FACTORS: [(f64, &str); 6] = [
 
 /// Applies a tabular `operator` to `content` (`json`: an array of objects, else delimited text).
 ///
-/// Returns [`Outcome::Skipped`] when the content has no data row (traxr's only tabular skip:
+/// Returns [`PerturbOutcome::Skipped`] when the content has no data row (traxr's only tabular skip:
 /// an operator with nothing to work on still applies and may give the table back unchanged),
 /// and [`PerturbError::BadInput`] when the content cannot be read as its kind (or
 /// `operator` is not a tabular one). `null_content` returns the empty string without reading
@@ -137,9 +137,9 @@ pub fn apply(
     json: bool,
     operator: Operator,
     rng: &mut PerturbRng,
-) -> Result<Outcome, PerturbError> {
+) -> Result<PerturbOutcome, PerturbError> {
     if operator == Operator::NullContent {
-        return Ok(Outcome::Applied(String::new()));
+        return Ok(PerturbOutcome::Applied(String::new()));
     }
     if !Operator::TABULAR.contains(&operator) {
         return Err(PerturbError::BadInput(format!(
@@ -150,19 +150,21 @@ pub fn apply(
     let (mut table, format) = if json {
         match read_json(content)? {
             Some(table) => (table, Format::Json),
-            None => return Ok(Outcome::Skipped(JSON_NOT_TABULAR.into())),
+            None => return Ok(PerturbOutcome::Skipped(JSON_NOT_TABULAR.into())),
         }
     } else {
         let delimiter = detect_delimiter(content);
         match read_delimited(content, delimiter) {
             Ok(table) => (table, Format::Delimited(delimiter)),
             // traxr catches the reader's error and has no rows, so no data row.
-            Err(ReadError::PythonCsv) => return Ok(Outcome::Skipped(INSUFFICIENT_DATA.into())),
+            Err(ReadError::PythonCsv) => {
+                return Ok(PerturbOutcome::Skipped(INSUFFICIENT_DATA.into()))
+            }
             Err(ReadError::Bad(e)) => return Err(e),
         }
     };
     if table.rows.is_empty() {
-        return Ok(Outcome::Skipped(INSUFFICIENT_DATA.into()));
+        return Ok(PerturbOutcome::Skipped(INSUFFICIENT_DATA.into()));
     }
     match operator {
         Operator::ColumnSwap => column_swap(&mut table, rng),
@@ -179,8 +181,8 @@ pub fn apply(
         }
     }
     match format {
-        Format::Delimited(delimiter) => Ok(Outcome::Applied(write_table(&table, delimiter))),
-        Format::Json => write_json(&table).map(Outcome::Applied),
+        Format::Delimited(delimiter) => Ok(PerturbOutcome::Applied(write_table(&table, delimiter))),
+        Format::Json => write_json(&table).map(PerturbOutcome::Applied),
     }
 }
 

@@ -15,8 +15,8 @@ pub(super) fn rows(raw: &[&[&str]]) -> Vec<Vec<String>> {
 
 pub(super) fn applied(content: &str, json: bool, op: Operator, seed: u32) -> String {
     match apply(content, json, op, &mut PerturbRng::new(seed)).unwrap() {
-        Outcome::Applied(s) => s,
-        Outcome::Skipped(reason) => panic!("skipped: {reason}"),
+        PerturbOutcome::Applied(s) => s,
+        PerturbOutcome::Skipped(reason) => panic!("skipped: {reason}"),
     }
 }
 
@@ -58,14 +58,14 @@ fn too_little_data_is_skipped() {
             }
             assert_eq!(
                 apply(content, false, op, &mut PerturbRng::new(1)).unwrap(),
-                Outcome::Skipped(INSUFFICIENT_DATA.into())
+                PerturbOutcome::Skipped(INSUFFICIENT_DATA.into())
             );
         }
     }
     for content in ["[]", "[{}]", "[{}, {}]"] {
         assert_eq!(
             apply(content, true, Operator::ColumnSwap, &mut PerturbRng::new(1)).unwrap(),
-            Outcome::Skipped(JSON_NOT_TABULAR.into())
+            PerturbOutcome::Skipped(JSON_NOT_TABULAR.into())
         );
     }
     // One object with a key makes a table; an empty object is a row of missing cells.
@@ -76,7 +76,7 @@ fn too_little_data_is_skipped() {
             Operator::RowDuplicate,
             &mut PerturbRng::new(1)
         ),
-        Ok(Outcome::Applied(_))
+        Ok(PerturbOutcome::Applied(_))
     ));
 }
 
@@ -92,7 +92,7 @@ fn null_content_empties_anything_and_other_operators_are_refused() {
                     &mut PerturbRng::new(5)
                 )
                 .unwrap(),
-                Outcome::Applied(String::new())
+                PerturbOutcome::Applied(String::new())
             );
         }
     }
@@ -138,7 +138,7 @@ fn column_swap_swaps_two_columns_consistently() {
             &mut PerturbRng::new(1)
         )
         .unwrap(),
-        Outcome::Applied("only\n1\n".into())
+        PerturbOutcome::Applied("only\n1\n".into())
     );
 }
 

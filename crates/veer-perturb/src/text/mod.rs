@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::{Operator, Outcome, PerturbRng};
+use crate::{Operator, PerturbOutcome, PerturbRng};
 use veer_base::pytext::{is_py_space, py_strip};
 
 /// Content whose stripped form has fewer characters than this is skipped (all but
@@ -86,30 +86,30 @@ const NUMBER_WRAPPERS: [(&str, &str); 5] =
 /// operators give content with fewer than 3 paragraphs back as it is, without a draw, and
 /// still count as applied, as traxr does. A tabular operator is skipped with a reason (the
 /// caller does not send one here).
-pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> Outcome {
+pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> PerturbOutcome {
     if operator == Operator::NullContent {
-        return Outcome::Applied(String::new());
+        return PerturbOutcome::Applied(String::new());
     }
     if !Operator::TEXT.contains(&operator) {
-        return Outcome::Skipped(format!("`{}` is not a text operator", operator.name()));
+        return PerturbOutcome::Skipped(format!("`{}` is not a text operator", operator.name()));
     }
     if py_strip(content).chars().count() < MIN_CHARS {
-        return Outcome::Skipped(INSUFFICIENT_CONTENT.into());
+        return PerturbOutcome::Skipped(INSUFFICIENT_CONTENT.into());
     }
     let patterns = match &*PATTERNS {
         Ok(patterns) => patterns,
-        Err(error) => return Outcome::Skipped(format!("internal pattern error: {error}")),
+        Err(error) => return PerturbOutcome::Skipped(format!("internal pattern error: {error}")),
     };
     match operator {
-        Operator::OcrNoise => Outcome::Applied(ocr_noise(content, OCR_RATE, rng)),
+        Operator::OcrNoise => PerturbOutcome::Applied(ocr_noise(content, OCR_RATE, rng)),
         Operator::NumberCorruption => {
-            Outcome::Applied(number_corruption(content, patterns, NUMBER_KEEP_ABOVE, rng))
+            PerturbOutcome::Applied(number_corruption(content, patterns, NUMBER_KEEP_ABOVE, rng))
         }
         Operator::TextRedaction => {
-            Outcome::Applied(text_redaction(content, patterns, REDACTION_RATES, rng))
+            PerturbOutcome::Applied(text_redaction(content, patterns, REDACTION_RATES, rng))
         }
         Operator::ParagraphShuffle => paragraph_shuffle(content, patterns, rng),
-        Operator::EncodingError => Outcome::Applied(encoding_error(
+        Operator::EncodingError => PerturbOutcome::Applied(encoding_error(
             content,
             patterns,
             ENCODING_FRAGILE_RATE,
@@ -117,7 +117,7 @@ pub fn apply(content: &str, operator: Operator, rng: &mut PerturbRng) -> Outcome
             rng,
         )),
         Operator::SectionRemoval => section_removal(content, patterns, rng),
-        _ => Outcome::Skipped(format!("`{}` is not a text operator", operator.name())),
+        _ => PerturbOutcome::Skipped(format!("`{}` is not a text operator", operator.name())),
     }
 }
 
@@ -395,17 +395,20 @@ fn paragraphs<'a>(content: &'a str, patterns: &Patterns) -> Vec<&'a str> {
 
 /// The paragraphs of `content`, or `content` itself, unchanged, when there are fewer than 3
 /// (traxr returns the content as it was and still counts the operator as applied).
-fn enough_paragraphs<'a>(content: &'a str, patterns: &Patterns) -> Result<Vec<&'a str>, Outcome> {
+fn enough_paragraphs<'a>(
+    content: &'a str,
+    patterns: &Patterns,
+) -> Result<Vec<&'a str>, PerturbOutcome> {
     let found = paragraphs(content, patterns);
     if found.len() < 3 {
-        return Err(Outcome::Applied(content.to_string()));
+        return Err(PerturbOutcome::Applied(content.to_string()));
     }
     Ok(found)
 }
 
 /// `paragraph_shuffle`: the first paragraph stays, the others are shuffled; paragraphs are
 /// joined by one blank line.
-fn paragraph_shuffle(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -> Outcome {
+fn paragraph_shuffle(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -> PerturbOutcome {
     let mut found = match enough_paragraphs(content, patterns) {
         Ok(found) => found,
         Err(unchanged) => return unchanged,
@@ -413,7 +416,7 @@ fn paragraph_shuffle(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -
     if let Some((_, tail)) = found.split_first_mut() {
         rng.shuffle(tail);
     }
-    Outcome::Applied(found.join("\n\n"))
+    PerturbOutcome::Applied(found.join("\n\n"))
 }
 
 /// `encoding_error` with both chances as parameters: a character of [`ENCODING_FRAGILE`] makes
@@ -449,7 +452,7 @@ fn encoding_error(
 
 /// `section_removal`: `min(randint(1, 2), n - 2)` of the `n - 2` middle paragraphs, picked by
 /// `sample`, are removed; the rest keep their order and are joined by one blank line.
-fn section_removal(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -> Outcome {
+fn section_removal(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -> PerturbOutcome {
     let found = match enough_paragraphs(content, patterns) {
         Ok(found) => found,
         Err(unchanged) => return unchanged,
@@ -467,7 +470,7 @@ fn section_removal(content: &str, patterns: &Patterns, rng: &mut PerturbRng) -> 
         .filter(|(index, _)| !removed.contains(index))
         .map(|(_, paragraph)| *paragraph)
         .collect();
-    Outcome::Applied(kept.join("\n\n"))
+    PerturbOutcome::Applied(kept.join("\n\n"))
 }
 
 #[cfg(test)]

@@ -8,14 +8,14 @@ fn patterns() -> &'static Patterns {
     PATTERNS.as_ref().unwrap()
 }
 
-fn applied(outcome: Outcome) -> String {
+fn applied(outcome: PerturbOutcome) -> String {
     match outcome {
-        Outcome::Applied(text) => text,
-        Outcome::Skipped(reason) => panic!("skipped: {reason}"),
+        PerturbOutcome::Applied(text) => text,
+        PerturbOutcome::Skipped(reason) => panic!("skipped: {reason}"),
     }
 }
 
-fn run(content: &str, operator: Operator, seed: u32) -> Outcome {
+fn run(content: &str, operator: Operator, seed: u32) -> PerturbOutcome {
     apply(content, operator, &mut PerturbRng::new(seed))
 }
 
@@ -37,11 +37,13 @@ fn short_content_is_skipped_by_all_but_null_content() {
         for op in Operator::TEXT {
             let outcome = run(content, op, 1);
             if op == Operator::NullContent {
-                assert_eq!(outcome, Outcome::Applied(String::new()));
+                assert_eq!(outcome, PerturbOutcome::Applied(String::new()));
             } else {
                 assert_eq!(
                     outcome,
-                    Outcome::Skipped("Insufficient content (need at least 10 characters)".into()),
+                    PerturbOutcome::Skipped(
+                        "Insufficient content (need at least 10 characters)".into()
+                    ),
                     "{}",
                     op.name()
                 );
@@ -51,7 +53,7 @@ fn short_content_is_skipped_by_all_but_null_content() {
     // Ten characters are enough.
     assert!(matches!(
         run(" 0123456789 ", Operator::OcrNoise, 1),
-        Outcome::Applied(_)
+        PerturbOutcome::Applied(_)
     ));
 }
 
@@ -64,7 +66,7 @@ fn null_content_empties_anything() {
 fn tabular_operators_are_skipped() {
     for op in Operator::TABULAR {
         if op != Operator::NullContent {
-            assert!(matches!(run(STORY, op, 1), Outcome::Skipped(_)));
+            assert!(matches!(run(STORY, op, 1), PerturbOutcome::Skipped(_)));
         }
     }
 }
@@ -248,7 +250,7 @@ fn paragraph_shuffle_keeps_the_first_and_the_multiset() {
             1
         ),
         // Fewer than 3 paragraphs: applied, the content given back byte for byte.
-        Outcome::Applied("One paragraph.\n\n  \n\nTwo paragraphs.".into())
+        PerturbOutcome::Applied("One paragraph.\n\n  \n\nTwo paragraphs.".into())
     );
 }
 
@@ -326,7 +328,7 @@ fn section_removal_drops_one_or_two_middle_paragraphs() {
     }
     assert_eq!(
         run(" Only one paragraph here.\n", Operator::SectionRemoval, 1),
-        Outcome::Applied(" Only one paragraph here.\n".into())
+        PerturbOutcome::Applied(" Only one paragraph here.\n".into())
     );
 }
 
@@ -347,7 +349,7 @@ proptest! {
             let first = run(&content, op, seed);
             prop_assert_eq!(&first, &run(&content, op, seed));
             if op == Operator::OcrNoise || op == Operator::NumberCorruption {
-                if let Outcome::Applied(out) = first {
+                if let PerturbOutcome::Applied(out) = first {
                     // Both only ever add or swap characters locally; never empty a text.
                     prop_assert!(!out.is_empty());
                 }

@@ -25,7 +25,7 @@ pub enum TrajectoryMode {
 
 impl TrajectoryMode {
     /// The four spellings.
-    pub const NAMES: [&'static str; 4] = ["strict", "unordered", "subset", "superset"];
+    pub(crate) const NAMES: [&'static str; 4] = ["strict", "unordered", "subset", "superset"];
 
     /// Parses a mode name.
     pub fn parse(s: &str) -> Option<TrajectoryMode> {
@@ -60,7 +60,7 @@ pub enum ArgMode {
 
 impl ArgMode {
     /// The four spellings.
-    pub const NAMES: [&'static str; 4] = ["exact", "subset", "superset", "regex"];
+    pub(crate) const NAMES: [&'static str; 4] = ["exact", "subset", "superset", "regex"];
 
     /// Parses a matcher name.
     pub fn parse(s: &str) -> Option<ArgMode> {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use veer_policy::runtime::Mode;
 use veer_record::proxy::Shared;
-use veer_record::{Journal, Server, Settings};
+use veer_record::{Journal, ProxySettings, Server};
 
 pub struct Rig {
     pub up: Scripted,
@@ -27,7 +27,7 @@ pub struct Rig {
 }
 
 pub struct Options {
-    pub settings: Settings,
+    pub settings: ProxySettings,
     pub policy: Option<(&'static str, Mode)>,
     pub unreachable: bool,
     /// `veer record --redact`.
@@ -37,9 +37,9 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            settings: Settings {
+            settings: ProxySettings {
                 timeout: Duration::from_secs(10),
-                ..Settings::default()
+                ..ProxySettings::default()
             },
             policy: None,
             unreachable: false,

@@ -20,7 +20,7 @@ use veer_engine::bisect::deltas::Group;
 use veer_engine::bisect::report::BisectReport;
 use veer_engine::bisect::{self, point_id, BisectRunInput, ComposeOptions, Setup};
 use veer_engine::experiment::AgentKind;
-use veer_record::Settings;
+use veer_record::ProxySettings;
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_run::{Exit, RunMarker};
@@ -144,11 +144,11 @@ fn run_agents(
         tool: TOOL,
         input_names: ("{config}", "VEER_CONFIG"),
         command: args.command.clone(),
-        proxy: upstreams.as_ref().map(|u| Settings {
+        proxy: upstreams.as_ref().map(|u| ProxySettings {
             openai_upstream: u.openai.url.clone(),
             anthropic_upstream: u.anthropic.url.clone(),
             timeout: Duration::from_secs_f64(args.timeout),
-            ..Settings::default()
+            ..ProxySettings::default()
         }),
         trace_from,
         answer_from: None,

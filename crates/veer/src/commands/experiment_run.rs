@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use veer_engine::perturb::{FileKind, Operator};
-use veer_record::Settings;
+use veer_record::ProxySettings;
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};
@@ -194,11 +194,11 @@ fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, C
         .out
         .canonicalize()
         .map_err(|e| CliError::output(&args.out.display().to_string(), &e))?;
-    let proxy = upstreams.as_ref().map(|u| Settings {
+    let proxy = upstreams.as_ref().map(|u| ProxySettings {
         openai_upstream: u.openai.url.clone(),
         anthropic_upstream: u.anthropic.url.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
-        ..Settings::default()
+        ..ProxySettings::default()
     });
     Ok(Checked {
         shared: Shared {

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
-use veer_record::{AgentExit, AgentRun, Journal, Recording, Settings};
+use veer_record::{AgentExit, AgentRun, Journal, ProxySettings, Recording};
 use veer_run::{answer_from_file, answer_from_stdout, Exit, PlannedRun, RunMarker};
 
 /// The marker file of a finished run, in its run directory.
@@ -34,14 +34,14 @@ pub struct Shared {
     /// The agent command as given; the placeholder is replaced per run.
     pub command: Vec<OsString>,
     /// Proxy settings; `None` with `--trace-from`.
-    pub proxy: Option<Settings>,
+    pub proxy: Option<ProxySettings>,
     /// `--trace-from` pattern and the extension of the trace it names.
     pub trace_from: Option<(String, &'static str)>,
     /// `--answer-from` pattern.
     pub answer_from: Option<String>,
     /// Time limit of one run.
     pub timeout: Duration,
-    /// Settings hash stored in each marker.
+    /// ProxySettings hash stored in each marker.
     pub settings_sha256: String,
     /// Set on Ctrl-C / SIGTERM / SIGHUP.
     pub cancel: Arc<AtomicBool>,

@@ -9,7 +9,7 @@ use crate::output::emit;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use veer_contract::perturb::{Applied, Summary, PERTURB_SCHEMA_VERSION};
-use veer_engine::perturb::{FileKind, Operator, Outcome, PerturbError};
+use veer_engine::perturb::{FileKind, Operator, PerturbError, PerturbOutcome};
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 
@@ -78,7 +78,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<Exit, CliError> {
             note: outcome.unchanged_note(&content).map(Cow::Borrowed),
         };
         match outcome {
-            Outcome::Applied(text) => {
+            PerturbOutcome::Applied(text) => {
                 if let Some(dir) = target.parent().filter(|_| args.all) {
                     std::fs::create_dir_all(dir)
                         .map_err(|e| CliError::output(&dir.display().to_string(), &e))?;
@@ -87,7 +87,7 @@ pub fn run(args: &ExperimentPerturbArgs) -> Result<Exit, CliError> {
                 applied.out = Some(target.display().to_string());
                 applied.bytes_out = Some(text.len());
             }
-            Outcome::Skipped(reason) => {
+            PerturbOutcome::Skipped(reason) => {
                 applied.status = "skipped".into();
                 applied.reason = Some(reason);
             }

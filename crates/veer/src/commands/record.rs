@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use veer_engine::policy::Mode;
-use veer_record::{Journal, Notify, Settings};
+use veer_record::{Journal, Notify, ProxySettings};
 
 /// Runs `veer record`.
 pub fn run(args: &RecordArgs) -> Result<Exit, CliError> {
@@ -19,7 +19,7 @@ pub fn run(args: &RecordArgs) -> Result<Exit, CliError> {
 }
 
 struct Prepared {
-    settings: Settings,
+    settings: ProxySettings,
     upstreams: super::upstream::Upstreams,
     journal: Arc<Journal>,
     output: String,
@@ -61,13 +61,13 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
         tags: p.tag.clone(),
     };
     let hold_streams = matches!(policy, Some((_, Mode::Replace | Mode::Raise)));
-    let settings = Settings {
+    let settings = ProxySettings {
         openai_upstream: upstreams.openai.url.clone(),
         anthropic_upstream: upstreams.anthropic.url.clone(),
         max_request_bytes: p.max_body_bytes,
         timeout: Duration::from_secs_f64(p.timeout),
         hold_streams,
-        ..Settings::default()
+        ..ProxySettings::default()
     };
     Ok(Prepared {
         settings,

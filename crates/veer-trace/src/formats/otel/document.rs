@@ -187,7 +187,7 @@ impl<'a> DeserializeSeed<'a> for RequestSeed<'_, 'a, '_> {
 impl<'a> Visitor<'a> for RequestSeed<'_, 'a, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("struct Request")
+        f.write_str("struct ExportRequest")
     }
     fn visit_map<M: MapAccess<'a>>(self, mut map: M) -> Result<(), M::Error> {
         let mut seen = [false; 2];

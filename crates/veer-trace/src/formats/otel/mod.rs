@@ -24,7 +24,7 @@ use crate::model::Trace;
 use assemble::{LogAt, Part, SpanAt};
 use rayon::prelude::*;
 use std::io::BufRead;
-use wire::Request;
+use wire::ExportRequest;
 
 /// Whether `head` (the first bytes of a file) starts an OTLP/JSON export veer reads: a JSON
 /// object whose first key is `resourceSpans` (or `resource_spans`), `resourceLogs` (the GenAI
@@ -282,7 +282,7 @@ fn finish(label: &str, part: Part) -> Result<Trace, TraceError> {
 }
 
 /// The spans of one request, with its line for JSON Lines input.
-fn spans_of<'s, 'a>(r: &'s Request<'a>, line: Option<u64>) -> Vec<SpanAt<'s, 'a>> {
+fn spans_of<'s, 'a>(r: &'s ExportRequest<'a>, line: Option<u64>) -> Vec<SpanAt<'s, 'a>> {
     r.resource_spans
         .iter()
         .flat_map(|rs| rs.scope_spans.iter())
@@ -462,13 +462,13 @@ fn parse_one<'a>(
     source: &str,
     text: &'a [u8],
     line: Option<u64>,
-) -> Result<Request<'a>, TraceError> {
-    match serde_json::from_slice::<Request<'a>>(text) {
+) -> Result<ExportRequest<'a>, TraceError> {
+    match serde_json::from_slice::<ExportRequest<'a>>(text) {
         Ok(r) => Ok(r),
         Err(_) => {
             // Again, slowly, for the JSON path of the problem.
             let mut de = serde_json::Deserializer::from_slice(text);
-            let err = match serde_path_to_error::deserialize::<_, Request<'a>>(&mut de) {
+            let err = match serde_path_to_error::deserialize::<_, ExportRequest<'a>>(&mut de) {
                 Ok(r) => return Ok(r),
                 Err(e) => e,
             };

@@ -14,7 +14,7 @@ use std::fmt;
 /// One `ExportTraceServiceRequest`, or an `ExportLogsServiceRequest` (the GenAI events sent on
 /// the logs signal), or a Grafana Tempo export (`batches`, the same resource spans).
 #[derive(Debug, Deserialize)]
-pub struct Request<'a> {
+pub struct ExportRequest<'a> {
     /// The spans, grouped by resource.
     #[serde(
         default,
