@@ -13,7 +13,6 @@ pub mod policy;
 pub mod quarantine;
 pub mod recommend;
 
-pub use veer_base::Level;
 pub mod bisect;
 pub mod check;
 pub mod config;

@@ -21,9 +21,10 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::Duration;
+use veer_base::format::Format;
 use veer_diff::fingerprint::{trace_matrix, FingerprintScales};
 use veer_diff::{fingerprint_block, fingerprint_of_traces, FingerprintOptions};
-use veer_trace::{Format, Kind, Record, Trace};
+use veer_trace::{Kind, Record, Trace};
 
 const RESPONSES: u64 = 100_000;
 

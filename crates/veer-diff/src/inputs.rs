@@ -4,7 +4,8 @@
 
 use crate::pricing::Pricing;
 use std::path::Path;
-use veer_trace::{Format, Kind, Trace};
+use veer_base::format::Format;
+use veer_trace::{Kind, Trace};
 
 /// An input a diff cannot use. `message` is the whole line shown after `error: ` (it already
 /// names file, line and field); the other fields repeat them for programs.

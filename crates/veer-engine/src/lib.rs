@@ -29,4 +29,3 @@ pub use options::DiffOptions;
 /// The trials planner's answer (already met, this many trials a side, or add cases), named
 /// here for the binary's `veer trials plan` printer.
 pub use veer_trials::TrialsAnswer;
-pub use verdict::{Cause, Trip, Verdict};

@@ -6,12 +6,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
+use veer_base::Level;
 use veer_engine::trials::layout::{self, Layout};
 use veer_engine::trials::measure::MeasureOptions;
 use veer_engine::trials::outcome::OutcomeRule;
 use veer_engine::trials::scripted::{agentlog, Script};
 use veer_engine::trials::{analyse, TrialsOptions};
-use veer_policy::Level;
 use veer_trace::ReadOptions;
 
 /// 12 cases × 3 trials a side under `dir/baseline` and `dir/candidate`: every fourth case

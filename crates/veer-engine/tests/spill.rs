@@ -5,13 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use veer_base::Level;
+use veer_contract::trials::{LayoutBlock, TrialsBlock};
+use veer_contract::verdict::Verdict;
 use veer_engine::trials::compose::{case_raw_of, CaseRaw};
 use veer_engine::trials::measure::{measure_traces, TrialFailure};
-use veer_engine::trials::report::{LayoutBlock, TrialsBlock};
 use veer_engine::trials::scripted::{agentlog, Script};
 use veer_engine::trials::{decide, TrialsOptions};
-use veer_engine::Verdict;
-use veer_policy::Level;
 use veer_trace::{ReadOptions, Trace};
 
 fn trace(case: &str, trial: u32, seed: u64, script: &Script) -> Trace {

@@ -10,10 +10,11 @@ mod values;
 
 use crate::error::{PolicyError, Problem};
 use crate::hint::did_you_mean;
-use crate::model::{Policy, Rule, RuleKind};
+use crate::model::{Policy, Rule};
 use crate::node::{parse_json, parse_yaml, NodeValue, PolicyNode};
 use std::collections::HashSet;
 use std::path::{Path as FsPath, PathBuf};
+use veer_contract::policy::RuleKind;
 
 /// The only supported `apiVersion`.
 pub(crate) const API_VERSION: &str = "shadow.dev/v1alpha1";

@@ -218,7 +218,7 @@ mod tests {
             None,
             1 << 20,
             &veer_engine::trials::TrialsOptions::default(),
-            veer_contract::Level::Severe,
+            veer_base::Level::Severe,
             false,
         )
         .unwrap()

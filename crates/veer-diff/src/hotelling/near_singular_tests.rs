@@ -5,9 +5,9 @@
 //! within the work bound of its distributions with a power that is a probability — 1, not
 //! NaN, where λ is huge.
 
-use super::fdist::{self, NCF_WORK_BOUND, PPF_WORK_BOUND};
 use super::{hotelling_t2, Decision, HotellingResult, PValue, DEFAULT_ALPHA};
 use proptest::prelude::*;
+use veer_base::fdist::{self, NCF_WORK_BOUND, PPF_WORK_BOUND};
 
 const D: usize = 12;
 

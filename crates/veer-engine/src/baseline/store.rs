@@ -172,7 +172,7 @@ fn store_one(
     // Every trace is read once: a baseline holds only traces veer reads, and `.agentlog`
     // (whose reader reads gzip by its magic bytes) is compressed under its own name.
     let compress = match veer_trace::load_bytes(&source, &bytes, read) {
-        Ok(Document::Trace(t)) => !gzip_magic && t.format == veer_trace::model::Format::Agentlog,
+        Ok(Document::Trace(t)) => !gzip_magic && t.format == veer_base::format::Format::Agentlog,
         Ok(_) => false,
         Err(e) => return Err(trace_error(&e)),
     };

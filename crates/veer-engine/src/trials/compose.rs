@@ -19,11 +19,11 @@
 use super::case_block::{case_block, rule_of, CaseContext};
 use super::measure::{AXES, AXIS_COUNT};
 use super::raw::SuiteRow;
-use super::report::*;
 use super::spill::{CaseListBuilder, RawStore};
 use super::suite::{doubled, pass_hat, suite, suite_behaviour};
 use super::TrialsOptions;
 use crate::error::Error;
+use veer_contract::trials::*;
 use veer_policy::Policy;
 use veer_trials::{
     balanced_trials_for_level, behaviour_trials_for_level, benjamini_hochberg,

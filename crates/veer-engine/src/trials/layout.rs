@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use super::listing::{list_cases, Layout};
-pub use veer_contract::trials::KeySource;
+use veer_contract::trials::KeySource;
 
 /// Words before a trailing number that name a run of the same case (`run-3` is trial 3).
 const TRIAL_WORDS: &[&str] = &[

@@ -9,12 +9,13 @@
 //! cases are read back one at a time. The rules that give the keys are in [`super::layout`].
 
 use super::case_runs::{self, Keyed, RunCases, Runs, SideIndex};
-use super::layout::{key_of, Case, CasePattern, KeySource, TraceIdentity};
+use super::layout::{key_of, Case, CasePattern, TraceIdentity};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use veer_contract::trials::KeySource;
 use veer_trace::load::SkippedEntry;
 
 /// Keyed files held in memory before they are sorted and written out as a run (about 150 bytes

@@ -4,7 +4,8 @@
 //! samples of these agents, so the gate's false-alarm rate and power are measured, not
 //! assumed.
 
-use veer_trials::{derive_seed, TrialRng};
+use veer_base::rng::derive_seed;
+use veer_base::rng::TrialRng;
 
 /// What an agent does and how much it varies.
 #[derive(Debug, Clone, PartialEq)]

@@ -78,7 +78,7 @@ impl Loader<'_> {
                 return None;
             }
         };
-        let v = match crate::schema::parse_strict(&text) {
+        let v = match veer_trace::strict_json::parse_strict(&text) {
             Ok(v) => v,
             Err(e) => {
                 self.problem(

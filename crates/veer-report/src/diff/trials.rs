@@ -17,7 +17,7 @@ pub(crate) fn headline(r: &TrialsReport) -> String {
     let v = &r.trials.verdicts;
     let verdict = if r.verdict.tripped {
         "FAIL"
-    } else if r.verdict.fail_on == veer_contract::Level::None {
+    } else if r.verdict.fail_on == veer_base::Level::None {
         "no gate"
     } else {
         "pass"

@@ -42,12 +42,12 @@ use crate::agentlog::reader::{read_agentlog, read_agentlog_sized};
 use crate::error::TraceError;
 use crate::limits::Counting;
 use crate::load::Document;
-use crate::model::Format;
 use crate::options::ReadOptions;
 use crate::traxr::{case_from_value, results_from_value, shape_of, trace_from_value, TraxrShape};
 use crate::value_builder::{value_from_slice, Scratch};
 use serde_json::Value;
 use std::io::{BufRead, Read};
+use veer_base::format::Format;
 
 /// A format recognised from a file's first bytes and read from its whole content.
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,8 @@
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::CliError;
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
-use veer_report::policy::{CheckReport, TraceFailure};
+use veer_contract::check::CheckReport;
+use veer_contract::check::TraceFailure;
 use veer_report::style::Style;
 use veer_trace::{Document, Trace};
 
@@ -127,7 +128,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
 /// Renders the check report and its verdict in one format.
 pub fn render(
     r: &CheckReport,
-    v: &veer_engine::Verdict,
+    v: &veer_contract::verdict::Verdict,
     format: CheckFormat,
     colour: bool,
 ) -> String {

@@ -15,12 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use veer_base::Level;
 use veer_contract::diff::{DiffReport, DirectoryPair, PairError};
+use veer_contract::divergence::PairBy;
+use veer_contract::verdict::Verdict;
 use veer_engine::directory::{
     pair_directories, pair_errors_error, stream_directory, DirectoryPlan,
 };
-use veer_engine::options::{BehaviourOptions, FingerprintOptions, PairBy, Pricing};
+use veer_engine::options::{BehaviourOptions, FingerprintOptions, Pricing};
 use veer_engine::DiffOptions;
-use veer_engine::Verdict;
 use veer_report::diff::junit::DirectorySuites;
 use veer_report::diff::markdown::DirectoryComment;
 use veer_report::diff::stream::DirectoryPrinter;

@@ -18,11 +18,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use veer_base::format::Format;
 use veer_engine::perturb::{FileKind, Operator};
 use veer_record::Settings;
 use veer_report::style::Style;
 use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};
-use veer_trace::{Format, Trace};
+use veer_trace::Trace;
 
 /// Trace file endings an experiment directory may hold (longest first): the engine's, which
 /// reads the layout this command writes.

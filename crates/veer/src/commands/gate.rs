@@ -17,11 +17,14 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 use veer_base::Level;
 use veer_contract::diff::{DiffReport, DirectoryReport, DIFF_SCHEMA_VERSION};
+use veer_contract::gate::GateRegression;
+use veer_contract::gate::GateReport;
 use veer_contract::policy::{PolicyDiff, RuleKind, Severity, Violation};
-use veer_engine::trials::report::{TrialsReport, TripKind};
-use veer_engine::verdict::{self, Cause, DirectoryVerdict, Trip};
-use veer_engine::Verdict;
-use veer_report::policy::gate::{GateRegression, GateReport};
+use veer_contract::trials::{TrialsReport, TripKind};
+use veer_contract::verdict::Cause;
+use veer_contract::verdict::Trip;
+use veer_contract::verdict::Verdict;
+use veer_engine::verdict::{self, DirectoryVerdict};
 use veer_report::style::Style;
 
 /// A saved report as `veer gate` reads it.
@@ -246,7 +249,7 @@ fn decide_pair(
     let verdict = verdict::pair_verdict(&report, fail_on);
     Decided {
         report: GateReport {
-            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            schema_version: veer_contract::gate::GATE_SCHEMA_VERSION.into(),
             report: file.to_string(),
             worst_axis: worst_of(&signals, is_axis),
             fingerprint: worst_of(&signals, is_fingerprint),
@@ -286,7 +289,7 @@ fn decide_directory(file: &str, report: &DirectoryReport, fail_on: Level) -> Dec
     let verdict = fold.finish(report.fingerprint.as_ref(), &report.errors);
     Decided {
         report: GateReport {
-            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            schema_version: veer_contract::gate::GATE_SCHEMA_VERSION.into(),
             report: file.to_string(),
             worst_axis: worst_of(&signals, is_axis),
             fingerprint: worst_of(&signals, is_fingerprint),
@@ -318,7 +321,7 @@ fn decide_trials(file: &str, mut report: TrialsReport, fail_on: Level) -> Decide
         report.trials.cases.iter().any(|c| !c.rules.is_empty()) || !report.trials.rules.is_empty();
     Decided {
         report: GateReport {
-            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            schema_version: veer_contract::gate::GATE_SCHEMA_VERSION.into(),
             report: file.to_string(),
             worst_axis,
             fingerprint: Level::None,
@@ -368,7 +371,7 @@ fn decide_shadow(
     let verdict = Verdict::decide(fail_on, signals.clone());
     Decided {
         report: GateReport {
-            schema_version: veer_report::policy::gate::GATE_SCHEMA_VERSION.into(),
+            schema_version: veer_contract::gate::GATE_SCHEMA_VERSION.into(),
             report: file.to_string(),
             worst_axis: worst_of(&signals, is_axis),
             fingerprint: Level::None,

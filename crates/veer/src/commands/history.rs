@@ -542,7 +542,7 @@ impl DirectoryPrinter for KeepJson {
     fn pair(
         &mut self,
         pair: &veer_contract::diff::DirectoryPair,
-        verdict: &veer_engine::Verdict,
+        verdict: &veer_contract::verdict::Verdict,
     ) -> String {
         let j = self.json.pair(pair, verdict);
         self.keep(&j);
@@ -552,7 +552,7 @@ impl DirectoryPrinter for KeepJson {
     fn finish(
         self: Box<Self>,
         summary: &veer_contract::diff::DirectorySummary,
-        verdict: &veer_engine::Verdict,
+        verdict: &veer_contract::verdict::Verdict,
     ) -> String {
         let KeepJson { inner, json, kept } = *self;
         let j = json.finish(summary, verdict);

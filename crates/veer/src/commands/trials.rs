@@ -10,12 +10,12 @@ use clap::Args;
 use std::path::Path;
 use std::sync::Arc;
 use veer_base::Level;
+use veer_contract::trials::{CaseVerdict, TrialsReport};
 use veer_engine::trials::detect::{DetectOptions, Detected};
 use veer_engine::trials::layout::{CasePattern, Layout};
 use veer_engine::trials::listing::RUN_FILES;
 use veer_engine::trials::measure::{MeasureOptions, AXES};
 use veer_engine::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
-use veer_engine::trials::report::{CaseVerdict, TrialsReport};
 use veer_engine::trials::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
 
 /// `--trials`: whether a directory's repeated trials are detected.
