@@ -34,9 +34,9 @@ pub fn load_pricing(path: &Path) -> Result<Pricing, InputError> {
         field: None,
         hint: "check the --pricing path".to_string(),
     };
-    let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
-    let bytes = veer_trace::limits::read_capped(path, cap).map_err(|e| match e {
-        veer_trace::limits::CappedError::Io(e) => cant_read(&e),
+    let cap = veer_base::capped::MAX_CONFIG_FILE_BYTES;
+    let bytes = veer_base::capped::read_capped(path, cap).map_err(|e| match e {
+        veer_base::capped::CappedError::Io(e) => cant_read(&e),
         other => {
             let (message, hint) = other
                 .too_large_message("pricing file", None)

@@ -25,10 +25,10 @@ impl Policy {
     /// Loads and validates the policy file at `path` (`.json` → JSON, anything else → YAML).
     pub fn load(path: &FsPath) -> Result<Policy, PolicyError> {
         let file = path.display().to_string();
-        let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
-        let text = veer_trace::limits::read_capped(path, cap).map_err(|e| {
+        let cap = veer_base::capped::MAX_CONFIG_FILE_BYTES;
+        let text = veer_base::capped::read_capped(path, cap).map_err(|e| {
             let e = match e {
-                veer_trace::limits::CappedError::Io(e) => e,
+                veer_base::capped::CappedError::Io(e) => e,
                 other => {
                     let (msg, hint) = other
                         .too_large_message("policy file", None)

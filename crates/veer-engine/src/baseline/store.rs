@@ -159,12 +159,12 @@ fn store_one(
 ) -> Result<FileEntry, BaselineError> {
     let rel = relative_name(runs, path);
     let source = path.display().to_string();
-    let bytes = veer_trace::limits::read_capped(path, read.max_trace_bytes).map_err(|e| match e
+    let bytes = veer_base::capped::read_capped(path, read.max_trace_bytes).map_err(|e| match e
         .too_large_message("trace", Some("--max-trace-bytes"))
     {
         Some((m, h)) => BaselineError::new(format!("{source}: {m}"), h),
         None => match e {
-            veer_trace::limits::CappedError::Io(io) => BaselineError::io(path, "read", &io),
+            veer_base::capped::CappedError::Io(io) => BaselineError::io(path, "read", &io),
             _ => BaselineError::new(format!("{source}: cannot read"), "check the file"),
         },
     })?;

@@ -156,7 +156,7 @@ pub(crate) fn read_lines<R: BufRead + Send>(
                     usize::try_from(options.max_records.saturating_add(1)).unwrap_or(usize::MAX),
                 );
                 let records = &mut reader.trace.records;
-                let _ = crate::limits::fallibly(|| records.try_reserve_exact(expected));
+                let _ = veer_base::fallible::fallibly(|| records.try_reserve_exact(expected));
             }
         }
         reader.take(parsed)?;

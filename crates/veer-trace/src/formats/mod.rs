@@ -290,10 +290,11 @@ pub(crate) fn read_all_into<R: Read>(
     let capacity = size_hint.map_or(0, |n| {
         usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1)
     });
-    let _ = crate::limits::fallibly(|| bytes.try_reserve_exact(capacity.saturating_sub(start)));
+    let _ =
+        veer_base::fallible::fallibly(|| bytes.try_reserve_exact(capacity.saturating_sub(start)));
     // `read_to_end` grows the buffer fallibly (an `OutOfMemory` error); the reader under it
     // (a counted file or buffer) does not allocate.
-    crate::limits::fallibly(|| reader.read_to_end(bytes))
+    veer_base::fallible::fallibly(|| reader.read_to_end(bytes))
         .map_err(|e| crate::load::open_error(source, &e))?;
     Ok(())
 }

@@ -72,7 +72,7 @@ fn warn_on_policy(m: &Manifest, policy: Option<&Path>) {
         ));
         return;
     };
-    let now = veer_trace::limits::read_capped(path, MAX_POLICY_BYTES)
+    let now = veer_base::capped::read_capped(path, MAX_POLICY_BYTES)
         .map(|b| baseline::sha256_hex(&b))
         .unwrap_or_default();
     if now != stored.sha256 {
@@ -108,7 +108,7 @@ fn create(a: &BaselineCreateArgs, update: bool) -> Result<u8, CliError> {
     let policy = match &a.policy {
         Some(path) => {
             super::policy::load(path)?;
-            let bytes = veer_trace::limits::read_capped(path, MAX_POLICY_BYTES).map_err(|e| {
+            let bytes = veer_base::capped::read_capped(path, MAX_POLICY_BYTES).map_err(|e| {
                 CliError::input(format!("{}: cannot read the policy: {e:?}", path.display()))
             })?;
             Some(baseline::PolicyRef {

@@ -393,9 +393,9 @@ fn decide_shadow(
 
 /// Reads REPORT within `--max-report-bytes`, as UTF-8.
 fn read_text(args: &GateArgs, file: &str) -> Result<String, CliError> {
-    let bytes = veer_trace::limits::read_capped(&args.report, args.max_report_bytes).map_err(
+    let bytes = veer_base::capped::read_capped(&args.report, args.max_report_bytes).map_err(
         |e| match e {
-            veer_trace::limits::CappedError::Io(e) => {
+            veer_base::capped::CappedError::Io(e) => {
                 CliError::input(format!("{file}: cannot read: {e}")).hint("check the path")
             }
             other => {

@@ -93,19 +93,17 @@ pub fn record_report(json: &[u8], source: &str, db: &Path) -> Result<i64, CliErr
 
 fn add(a: &HistoryAddArgs) -> Result<u8, CliError> {
     let source = a.report.display().to_string();
-    let bytes =
-        veer_trace::limits::read_capped(&a.report, MAX_REPORT_BYTES).map_err(|e| {
-            match e.too_large_message("report", None) {
-                Some((m, h)) => CliError::input(format!("{source}: {m}")).hint(h),
-                None => match e {
-                    veer_trace::limits::CappedError::Io(io) => {
-                        CliError::input(format!("{source}: cannot read: {io}"))
-                            .hint("check the path")
-                    }
-                    _ => CliError::input(format!("{source}: cannot read")),
-                },
+    let bytes = veer_base::capped::read_capped(&a.report, MAX_REPORT_BYTES).map_err(|e| match e
+        .too_large_message("report", None)
+    {
+        Some((m, h)) => CliError::input(format!("{source}: {m}")).hint(h),
+        None => match e {
+            veer_base::capped::CappedError::Io(io) => {
+                CliError::input(format!("{source}: cannot read: {io}")).hint("check the path")
             }
-        })?;
+            _ => CliError::input(format!("{source}: cannot read")),
+        },
+    })?;
     let summary = ComparisonSummary::from_report_json(&source, &bytes).map_err(err)?;
     let p = provenance_of(
         a.commit.as_deref(),

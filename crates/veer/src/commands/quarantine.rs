@@ -27,7 +27,7 @@ pub fn read_text(path: &Path) -> Result<Option<String>, CliError> {
         }
         _ => {}
     }
-    let bytes = veer_trace::limits::read_capped(path, veer_trace::limits::MAX_CONFIG_FILE_BYTES)
+    let bytes = veer_base::capped::read_capped(path, veer_base::capped::MAX_CONFIG_FILE_BYTES)
         .map_err(|e| match e.too_large_message("quarantine file", None) {
             Some((m, h)) => CliError::input(format!("{shown}: {m}")).hint(h),
             None => CliError::input(format!("{shown}: cannot read")).hint("check the path"),
