@@ -1,4 +1,4 @@
-//! Baseline speed (issue 30's bound: a baseline of 10,000 small traces created and verified
+//! Baseline speed (the bound: a baseline of 10,000 small traces created and verified
 //! in < 10 s on 2 cores): `create` of 10,000 `.agentlog` files of about 1.5 KB (100 cases ×
 //! 100 trials; each read, checked, gzip-compressed, hashed and written), then `verify` (every
 //! file re-hashed and decompressed). Run: `cargo bench -p veer-engine --bench baseline`.

@@ -1,4 +1,4 @@
-//! Calibration of the gate with repeated trials (issue 28, item 6): comparisons of two samples
+//! Calibration of the gate with repeated trials: comparisons of two samples
 //! of the same stochastic scripted agent must trip the gate at a rate ≤ α plus binomial error,
 //! and planted changes must be found. The always-on version is small enough for CI in debug;
 //! the heavy one is `#[ignore]` (command and results in docs/trials.md).

@@ -1,4 +1,4 @@
-//! The crate graph of docs/architecture.md, read from `cargo metadata` (issue 27, item 1): no
+//! The crate graph of docs/architecture.md, read from `cargo metadata`: no
 //! measure crate depends on another measure crate, and below the measures there are only the
 //! basics (`veer-base`) and the trace model (`veer-trace`), which depend on no veer crate but
 //! each other (trace → base).
@@ -7,7 +7,7 @@
 //! measures, so a measure fills report types without depending on a sibling, and the printers
 //! (`veer-report`) render them without depending on any measure.
 //!
-//! Tidiness of the library crates (issue 27, item 7): no two of them define a public type,
+//! Tidiness of the library crates: no two of them define a public type,
 //! trait, const or static of the same name (so a reader never has to ask which `Summary` an
 //! import means), and every normal dependency a library crate declares is named in its `src`.
 
@@ -128,8 +128,8 @@ fn the_printers_depend_on_no_measure_and_not_on_the_engine() {
 
 #[test]
 fn the_front_ends_depend_on_no_measure() {
-    // The binary and the Python package reach every measure through the engine (issue 27,
-    // item 1): flags or arguments in, engine calls, printers, files out.
+    // The binary and the Python package reach every measure through the engine:
+    // flags or arguments in, engine calls, printers, files out.
     let graph = graph();
     for front in ["veer", "veer-py"] {
         assert!(

@@ -1,4 +1,4 @@
-//! A trials diff whose file listing went to sorted runs on disk (issue 28 item 7) gives the
+//! A trials diff whose file listing went to sorted runs on disk gives the
 //! same report — the same JSON bytes and the same gate — as one whose listing was held in
 //! memory, at every run size; cases whose files are scattered over directories (keyed by their
 //! metadata) are put back together.

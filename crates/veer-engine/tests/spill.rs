@@ -1,4 +1,4 @@
-//! Spilled vs in-memory trials reports (issue 28 item 7): a suite whose case results go to a
+//! Spilled vs in-memory trials reports: a suite whose case results go to a
 //! temporary file gives the same trials block — the same JSON bytes, the same gate — as one
 //! held in memory, whatever the spill threshold; and the temporary file is removed with the
 //! report.

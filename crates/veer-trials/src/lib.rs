@@ -1,4 +1,4 @@
-//! Statistics for repeated trials (issue 28): agents are not deterministic, so a change must be
+//! Statistics for repeated trials: agents are not deterministic, so a change must be
 //! told from the agent's own run-to-run noise before a merge gate trips on it. This crate holds
 //! the pure functions that do the telling — exact and permutation tests per case and per suite,
 //! multiplicity adjustments, power and plans, flakiness, pass^k and the decision rules — with

@@ -1,4 +1,4 @@
-//! Near-singular fingerprints (issue 26): few responses, constant dimensions, zero
+//! Near-singular fingerprints: few responses, constant dimensions, zero
 //! within-side variance, one dimension moving, identical sides, extreme values, 3–40 responses
 //! a side. The post-hoc power's non-centrality `λ = T² n1 n2 / (n1 + n2)` is then
 //! astronomically large, and the former non-central F sum ran ~λ/2 steps; the test must finish

@@ -1,4 +1,4 @@
-//! `veer bisect` (issue 31): which of the changes between two agent configurations caused the
+//! `veer bisect`: which of the changes between two agent configurations caused the
 //! behaviour change. Everything here is pure; the binary reads the files, runs the agents
 //! (with `veer experiment run`'s machinery) and writes the results.
 //!

@@ -1,4 +1,4 @@
-//! One case's entry in the report (issue 28 item 2): its raw tests with their adjusted
+//! One case's entry in the report: its raw tests with their adjusted
 //! p-values, the per-axis spreads, the behaviour, the rules and the first divergence, and the
 //! verdict `veer-trials` gives it.
 

@@ -1,4 +1,4 @@
-//! From every case's raw results to the `trials` block (issue 28, items 2–3): the case-test
+//! From every case's raw results to the `trials` block: the case-test
 //! family and its Benjamini–Hochberg adjustment over all cases, then each case's entry
 //! (`super::case_block`) built as its raw results are read back, the suite-level tests
 //! ([`super::suite`]), pass^k and the power plan. The raw tests of a case are computed as it is

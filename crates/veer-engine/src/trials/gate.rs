@@ -1,4 +1,4 @@
-//! The gate with repeated trials (issue 28, item 4): what trips it, as one function of the
+//! The gate with repeated trials: what trips it, as one function of the
 //! trials block, so the engine's single `Verdict` can take it over unchanged.
 //!
 //! The behaviour (the primary endpoint) counts when the suite's stratified behaviour test is

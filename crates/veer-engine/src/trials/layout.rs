@@ -1,4 +1,4 @@
-//! Which trace files of a directory are trials of the same case (issue 28, item 1).
+//! Which trace files of a directory are trials of the same case.
 //!
 //! `veer diff BASE_DIR CAND_DIR` used to pair files by relative path, so with several runs per
 //! case `run-1` met `run-1` — an arbitrary pairing of exchangeable runs. This module groups each

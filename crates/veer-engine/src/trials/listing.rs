@@ -1,4 +1,4 @@
-//! Two directories' trace files grouped into cases, streamed (issue 28, items 1 and 7).
+//! Two directories' trace files grouped into cases, streamed.
 //!
 //! With 10,000 cases of 10 trials a side a diff lists 200,000 files, and every file's case key
 //! must be known before the first case is measured (a key can come from the file's metadata, so

@@ -1,4 +1,4 @@
-//! Repeated trials (issue 28): a directory diff whose cases were each run several times is
+//! Repeated trials: a directory diff whose cases were each run several times is
 //! compared case by case, so the gate tells a behaviour change from agent noise.
 //!
 //! - [`layout`]: which files are trials of which case; [`listing`] groups two directories'

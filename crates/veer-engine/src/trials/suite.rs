@@ -1,4 +1,4 @@
-//! The suite-level tests (issue 28 item 3): per axis the within-case permutation test over
+//! The suite-level tests: per axis the within-case permutation test over
 //! all cases with its case-clustered interval, variance components and power plan; per rule the
 //! exact stratified test; Holm across them at α/2; and pass^k per side. They read each case's
 //! compact [`SuiteRow`], held in memory for every case.

@@ -1,4 +1,4 @@
-//! The output contract's round trip (issue 27, item 2): every JSON golden under `tests/golden/`
+//! The output contract's round trip: every JSON golden under `tests/golden/`
 //! is read into the type its command writes and written back with that command's own writer
 //! (pretty JSON, the Python layout of `experiment analyze`, the perturb summary's printer); the
 //! bytes must equal the golden's (`write(read(g)) == g`). A field a type cannot read back, a
