@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package's overhead over the CLI on a corpus (issue 19, item 4): `veer diff DIR DIR
+# The Python package's overhead over the CLI on a corpus: `veer diff DIR DIR
 # --format json` against the same pairs diffed from Python (a thread pool over the pairs, the
 # JSON reports parsed into dicts, the summaries merged and finished into the aggregate), median
 # of --runs runs each; also the share of json.loads in a diff call.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Spark example against the CLI (issue 19, item 4): examples/spark/diff_corpus.py on Spark
+# The Spark example against the CLI: examples/spark/diff_corpus.py on Spark
 # local[2] over N pairs × 20 turns, against `veer diff DIR DIR --format json` on the same corpus
 # (one run each: minutes at 10,000 pairs), and the driver's peak memory at two corpus sizes.
 #

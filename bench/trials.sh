@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Repeated trials at scale (issue 28, item 7): CASES cases × TRIALS trials a side of stochastic
+# Repeated trials at scale: CASES cases × TRIALS trials a side of stochastic
 # scripted agents (crates/veer-engine/examples/trials_corpus.rs), one `veer diff` of the two
 # directories; prints wall seconds and peak RSS (KB, /usr/bin/time's %M).
 #
 # Usage: bench/trials.sh [CASES] [TRIALS]   one row (default 1000 × 10 = 20,000 traces)
 #        bench/trials.sh flat [TRIALS]      the rows 1,000 and 10,000 cases, then the growth of
 #                                           peak RSS per case between them (memory flat in the
-#                                           number of cases: issue 28 item 7)
+#                                           number of cases)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p veer --bin veer

@@ -1,4 +1,4 @@
-"""Redaction per call and the verdict on the result (issue 27, items 3 and 5): every function
+"""Redaction per call and the verdict on the result: every function
 that returns report text redacts secrets by default, exactly as the CLI does, and
 ``redact=False`` gives exactly the CLI's ``--no-redact`` output; the result's ``tripped`` is
 what the CLI names after "gate tripped by"."""

@@ -148,7 +148,7 @@ def test_a_pair_that_cannot_be_compared_is_exit_2(spark, job, corpus, tmp_path, 
 
 @pytest.mark.parametrize("fail_on", ["minor", "moderate", "severe"])
 def test_the_job_trips_on_what_the_cli_trips_on(spark, job, cli, tmp_path, fail_on):
-    # Policy regressions trip the gate whatever the worst axis severity (issue 27, item 3).
+    # Policy regressions trip the gate whatever the worst axis severity.
     d = ROOT / "tests" / "fixtures" / "shadow" / "refund-causal-diagnosis"
     policy = str(d / "policy.yaml")
     b, c = str(d / "baseline_traces"), str(d / "candidate_traces")

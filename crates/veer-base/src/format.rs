@@ -1,8 +1,8 @@
 //! The identity of a trace format: which reader a trace came from (`.agentlog`, traxr,
 //! OpenTelemetry, …), with the short name reports print and the description messages list.
 //! It lives here, below the trace model and the output contract, so a report type (`veer
-//! inspect`'s document) can name a trace's format without depending on the readers;
-//! `veer-trace` re-exports it as `veer_trace::Format`.
+//! inspect`'s document) can name a trace's format without depending on the readers. Every
+//! crate names it by this one path, `veer_base::format::Format`.
 
 /// The source format a trace was read from (the format `veer-trace`'s detection named).
 /// Serialised as [`Format::name`].

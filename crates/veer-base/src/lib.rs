@@ -4,9 +4,12 @@
 //! (docs/limits.md, "Numeric routines: work bounds"); the seeded random-number generators
 //! ([`rng`]); Python's string and number rules with the Unicode tables they read
 //! ([`pytext`], [`unicode_tables`]); the severity [`Level`]; and the trace-format identity
-//! ([`format::Format`]) that reports name.
+//! ([`format::Format`]) that reports name; capped reads of the files that are not traces
+//! ([`capped`]) and the fallible sections an allocator honours ([`fallible`]).
 
+pub mod capped;
 pub mod edit_script;
+pub mod fallible;
 pub mod fdist;
 pub mod format;
 pub mod level;

@@ -15,7 +15,6 @@ pub mod quarantine;
 pub mod recommend;
 pub mod report;
 
-pub use veer_base::Level;
 pub mod bisect;
 pub mod check;
 pub mod config;

@@ -1,4 +1,4 @@
-//! The one verdict (issue 27, item 3): whether the gate trips and exactly what tripped it.
+//! The one verdict: whether the gate trips and exactly what tripped it.
 //!
 //! Every front end and printer reads a [`Verdict`] instead of deciding for itself: the exit
 //! code, JUnit failures, SARIF and GitHub levels, the HTML banner, the Markdown headline, the

@@ -8,11 +8,12 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;
+use veer_base::format::Format;
 use veer_diff::align::cost::intern;
 use veer_diff::align::gotoh::align;
 use veer_diff::axes::{trajectory, TurnPair};
 use veer_diff::turn::diff_turn_pair;
-use veer_trace::{Format, Kind, Record, Trace};
+use veer_trace::{Kind, Record, Trace};
 
 fn record(kind: Kind, payload: Value) -> Record {
     Record {

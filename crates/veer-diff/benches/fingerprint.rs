@@ -2,9 +2,9 @@
 //! (answers of one to four sentences with numbers, a third of them with one to three tool
 //! calls; the candidate appends an error sentence to every fifth answer). Three measurements:
 //! the fingerprints of both sides, the Hotelling test on ready fingerprints, and the two
-//! together (what `veer diff` adds to a report). Issue 20's target: under 0.5 s for the whole.
+//! together (what `veer diff` adds to a report). The target: under 0.5 s for the whole.
 //!
-//! A second group times the block at 10 responses a side (issue 26): an ordinary pair (the
+//! A second group times the block at 10 responses a side: an ordinary pair (the
 //! synthetic answers above) and a near-singular one (ten identical answers a side whose
 //! latency alone moves, 800 → 1,600 ms with a millisecond of jitter: λ ≈ 10¹³, the pair whose
 //! post-hoc power used to run for minutes). Target: under a millisecond each.
@@ -21,9 +21,10 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::Duration;
+use veer_base::format::Format;
 use veer_diff::fingerprint::{trace_matrix, FingerprintScales};
 use veer_diff::{fingerprint_block, fingerprint_of_traces, FingerprintOptions};
-use veer_trace::{Format, Kind, Record, Trace};
+use veer_trace::{Kind, Record, Trace};
 
 const RESPONSES: u64 = 100_000;
 

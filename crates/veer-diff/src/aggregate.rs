@@ -7,12 +7,12 @@
 //! finish to the same [`Aggregate`], because every field is a sum, a maximum, or (the medians) a
 //! function of the multiset of deltas that does not depend on their order.
 
-use crate::axes::Axis;
-use crate::report::{Aggregate, AxisAggregate, DiffReport, DirectoryPair, Unmatched};
-use crate::severity::Level;
 use crate::stats::median_in_place;
-use crate::Direction;
 use serde::{Deserialize, Serialize};
+use veer_base::Level;
+use veer_contract::axis::Axis;
+use veer_contract::axis::Direction;
+use veer_contract::diff::{Aggregate, AxisAggregate, DiffReport, DirectoryPair, Unmatched};
 
 /// What one or more trace pairs contribute to a directory summary. `PairSummary::default()`
 /// is the empty summary (the identity of [`PairSummary::merge`]). It serializes to JSON and

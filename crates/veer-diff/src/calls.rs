@@ -17,9 +17,10 @@
 
 use crate::align::cost::intern;
 use crate::align::divergence::value_change;
-use crate::align::{Alignment, AlignmentKind, Step};
+use crate::align::{Alignment, Step};
 use crate::turn::DiffTurn;
 use veer_base::edit_script::{edit_script, EditOp};
+use veer_contract::divergence::AlignmentKind;
 use veer_trace::{Json, Trace};
 
 /// The turn alignment of two runs (the first-divergence detector's, §9) within `max_cells`
@@ -436,7 +437,8 @@ mod tests {
     use super::*;
     use crate::turn::diff_turns_shared;
     use serde_json::{json, Value};
-    use veer_trace::{Format, Kind, Record};
+    use veer_base::format::Format;
+    use veer_trace::{Kind, Record};
 
     fn record(kind: Kind, payload: Value) -> Record {
         Record {
@@ -660,7 +662,7 @@ mod tests {
                 .report
                 .axes
                 .iter()
-                .find(|r| r.axis == crate::Axis::Trajectory)
+                .find(|r| r.axis == veer_contract::axis::Axis::Trajectory)
                 .map_or(0, |r| r.changed_pairs);
             // Both sides' turns are all paired or all counted, so the two judgements agree
             // whenever the report has turns on both sides.

@@ -5,8 +5,9 @@
 //! evidence behind a row: how many pairs moved beyond the axis's noise floor and the largest
 //! single-pair change with its turns (docs/diff.md "Direction" and "Changed pairs").
 
-use crate::axes::{Axis, AxisStat};
-pub use veer_contract::axis::{Direction, LargestChange, Position, WorseWhen};
+use veer_contract::axis::Axis;
+use veer_contract::axis::AxisStat;
+use veer_contract::axis::{Direction, LargestChange, Position};
 
 /// Pairs changed beyond the axis's noise floor, and the largest of those changes (the first
 /// in observation order on ties). `b`, `c` and `at` run in parallel.
@@ -37,7 +38,10 @@ pub fn pair_changes(
 
 /// The one-line headline every format leads with: the first divergence whenever there is one
 /// (so no report calls diverging runs unchanged), then the regressed and improved axes.
-pub fn headline(first: Option<&crate::align::divergence::Divergence>, rows: &[AxisStat]) -> String {
+pub fn headline(
+    first: Option<&veer_contract::divergence::Divergence>,
+    rows: &[AxisStat],
+) -> String {
     let named = |d: Direction| -> Vec<String> {
         rows.iter()
             .filter(|r| r.direction == d)

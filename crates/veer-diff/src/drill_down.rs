@@ -1,12 +1,13 @@
 //! Per-pair drill-down (spec `diff.md` §10): eight per-axis values for every pair, a
 //! normalised regression score, the dominant axis, and the top pairs by score.
 
-use crate::axes::{Axis, TurnPair};
+use crate::axes::TurnPair;
 use crate::levenshtein::{bounded_normalized_levenshtein, EXACT_CELLS};
 use crate::pairing::Pair;
 use crate::pricing::Pricing;
 use crate::turn::DiffTurn;
-pub use veer_contract::recommend::{PairAxisScore, PairDrilldown};
+use veer_contract::axis::Axis;
+use veer_contract::recommend::{PairAxisScore, PairDrilldown};
 use veer_trace::features::shingles;
 
 /// Number of pairs kept in the drill-down.

@@ -4,7 +4,8 @@
 
 use crate::pricing::Pricing;
 use std::path::Path;
-use veer_trace::{Format, Kind, Trace};
+use veer_base::format::Format;
+use veer_trace::{Kind, Trace};
 
 /// An input a diff cannot use. `message` is the whole line shown after `error: ` (it already
 /// names file, line and field); the other fields repeat them for programs.
@@ -33,9 +34,9 @@ pub fn load_pricing(path: &Path) -> Result<Pricing, InputError> {
         field: None,
         hint: "check the --pricing path".to_string(),
     };
-    let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
-    let bytes = veer_trace::limits::read_capped(path, cap).map_err(|e| match e {
-        veer_trace::limits::CappedError::Io(e) => cant_read(&e),
+    let cap = veer_base::capped::MAX_CONFIG_FILE_BYTES;
+    let bytes = veer_base::capped::read_capped(path, cap).map_err(|e| match e {
+        veer_base::capped::CappedError::Io(e) => cant_read(&e),
         other => {
             let (message, hint) = other
                 .too_large_message("pricing file", None)

@@ -11,9 +11,8 @@ use crate::align::cost::{intern, pair_cost};
 use crate::align::{Alignment, Step, NOISE_FLOOR};
 use crate::turn::DiffTurn;
 use crate::word_diff::word_diff;
-pub use crate::word_diff::{WordChange, WordSpan};
 use std::collections::BTreeSet;
-pub use veer_contract::lanes::{
+use veer_contract::lanes::{
     LaneCell, LaneRow, LaneStatus, Lanes, ToolCallView, TurnDetail, TurnSide, COLLAPSE_AFTER,
     DETAIL_ROWS, DRAWN_ROWS, PREVIEW_CHARS, TEXT_CHARS,
 };

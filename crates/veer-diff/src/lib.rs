@@ -33,26 +33,19 @@ mod proptests;
 #[cfg(test)]
 mod testing;
 
-pub use axes::{Axis, AxisStat, Flag};
-pub use changes::{Direction, LargestChange, Position, WorseWhen};
-pub use fingerprint::block::{
-    fingerprint_block, fingerprint_block_of_moments, FingerprintBlock, FingerprintOptions,
-};
-pub use pairing::PairBy;
+pub use fingerprint::block::{fingerprint_block, fingerprint_block_of_moments, FingerprintOptions};
 pub use pricing::{Pricing, PricingError};
-/// The report types, at their historical path (defined in `veer-contract`).
-pub use veer_contract::diff as report;
-pub use veer_contract::diff::{
-    DiffReport, DirectoryPair, DirectoryReport, DirectorySummary, PairError, TraceRef, Unmatched,
-};
-pub use veer_contract::quarantine::{ExcusedPair, ExpiredEntry, QuarantineMark, QuarantineSummary};
 
-use align::divergence::{first_and_top_k, Divergence, Sides};
-use align::{anchored, cost::intern, gotoh, Alignment, AlignmentKind};
+use align::divergence::{first_and_top_k, Sides};
+use align::{anchored, cost::intern, gotoh, Alignment};
 use pairing::Pair;
 use turn::{diff_turn_pair, DiffTurn};
 use veer_base::Level;
-use veer_contract::diff::{StatisticalPower, DIFF_SCHEMA_VERSION};
+use veer_contract::axis::{AxisStat, Direction, Position};
+use veer_contract::diff::{DiffReport, StatisticalPower, TraceRef, DIFF_SCHEMA_VERSION};
+use veer_contract::divergence::{AlignmentKind, Divergence, PairBy};
+use veer_contract::fingerprint::FingerprintBlock;
+use veer_contract::lanes::Lanes;
 use veer_contract::policy::Gate;
 use veer_trace::Trace;
 
@@ -81,7 +74,7 @@ pub struct BehaviourOptions {
     pub max_align_cells: u64,
     /// Scales and significance level of the behaviour-fingerprint test.
     pub fingerprint: FingerprintOptions,
-    /// Also build the side-by-side [`lanes::Lanes`] view (the HTML report needs it; the other
+    /// Also build the side-by-side [`Lanes`] view (the HTML report needs it; the other
     /// formats do not pay for it): read by `veer-engine`'s composer, which builds it with
     /// [`Behaviour::lanes`]. Never changes any other field.
     pub lanes: bool,
@@ -230,7 +223,7 @@ impl Behaviour<'_> {
     }
 
     /// The side-by-side view of the pair, showing the `named` turns in full.
-    pub fn lanes(&self, named: &lanes::Named) -> lanes::Lanes {
+    pub fn lanes(&self, named: &lanes::Named) -> Lanes {
         lanes::build(
             (self.traces.0, &self.turns.0),
             (self.traces.1, &self.turns.1),

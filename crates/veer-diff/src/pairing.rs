@@ -5,7 +5,6 @@
 
 use crate::align::Step;
 use serde::{Deserialize, Serialize};
-pub use veer_contract::divergence::PairBy;
 
 /// Whether the alignment pairs every turn one-to-one in order (only `Match(i, i)` steps).
 pub(crate) fn one_to_one(steps: &[Step]) -> bool {
@@ -21,8 +20,8 @@ pub(crate) fn unpaired_with_calls(
     steps: &[Step],
     baseline_has_calls: impl Fn(usize) -> bool,
     candidate_has_calls: impl Fn(usize) -> bool,
-) -> Vec<crate::changes::Position> {
-    use crate::changes::Position;
+) -> Vec<veer_contract::axis::Position> {
+    use veer_contract::axis::Position;
     steps
         .iter()
         .filter_map(|s| match *s {
@@ -140,7 +139,7 @@ mod tests {
 
     #[test]
     fn auto_and_unpaired_turns() {
-        use crate::changes::Position;
+        use veer_contract::axis::Position;
         assert!(one_to_one(&[Step::Match(0, 0), Step::Match(1, 1)]));
         assert!(!one_to_one(&[Step::Delete(0), Step::Match(1, 0)]));
         let steps = [

@@ -1,11 +1,13 @@
 //! Properties of every metric on random traces: bounds, symmetry where it applies, identity
 //! (a trace against itself), determinism across seeds and thread counts.
 
-use crate::axes::{semantic, trajectory, Axis, TurnPair};
+use crate::axes::{semantic, trajectory, TurnPair};
 use crate::testing::{build, gen_trace};
 use crate::turn::diff_turn_pair;
-use crate::{diff, BehaviourOptions, Level, PairBy};
+use crate::{diff, BehaviourOptions, Level};
 use proptest::prelude::*;
+use veer_contract::axis::Axis;
+use veer_contract::divergence::PairBy;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
@@ -48,7 +50,7 @@ proptest! {
                 prop_assert!(row.n <= r.pair_count);
             }
             prop_assert!(row.changed_pairs <= row.n);
-            if row.direction == crate::Direction::Improvement {
+            if row.direction == veer_contract::axis::Direction::Improvement {
                 prop_assert!(!row.axis.is_worse(row.delta));
             }
             prop_assert!(row.delta.is_finite());

@@ -6,12 +6,15 @@
 //! than the baseline, and the fallback names only a regression (docs/diff.md
 //! "Recommendations").
 
-use crate::align::divergence::{Divergence, DivergenceKind};
-use crate::axes::{Axis, AxisStat};
-use crate::changes::{Direction, Position};
-use crate::severity::Level;
 use crate::turn::DiffTurn;
-pub use veer_contract::recommend::{Action, RecSeverity, Recommendation};
+use veer_base::Level;
+use veer_contract::axis::Axis;
+use veer_contract::axis::AxisStat;
+use veer_contract::axis::Direction;
+use veer_contract::axis::Position;
+use veer_contract::divergence::Divergence;
+use veer_contract::divergence::DivergenceKind;
+use veer_contract::recommend::{Action, RecSeverity, Recommendation};
 
 /// Trace-wide facts the rules check their hints against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,7 +1,7 @@
 //! Level labels and the two classification rules: relative for continuous axes, absolute
 //! for rate axes, both with the confidence-interval downgrade (spec `diff.md` §4).
 
-pub use veer_base::Level;
+use veer_base::Level;
 
 /// Tolerance below which a delta or a bound counts as zero.
 const EPS: f64 = 1e-9;

@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use veer_trace::{Format, Kind, Record, Trace};
+use veer_base::format::Format;
+use veer_trace::{Kind, Record, Trace};
 
 /// One generated turn.
 #[derive(Debug, Clone)]

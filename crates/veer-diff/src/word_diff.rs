@@ -2,7 +2,7 @@
 //! words (each with the whitespace after it), shared prefix and suffix trimmed first, adjacent
 //! words of one kind merged into spans.
 
-pub use veer_contract::lanes::{WordChange, WordSpan};
+use veer_contract::lanes::{WordChange, WordSpan};
 
 /// Word diffs whose LCS table would exceed this many cells show both texts as replaced.
 pub(crate) const WORD_DIFF_CELLS: usize = 1 << 20;

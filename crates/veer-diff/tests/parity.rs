@@ -7,8 +7,10 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use veer_contract::diff::DiffReport;
+use veer_contract::divergence::PairBy;
 use veer_diff::pricing::{ModelPrice, Pricing};
-use veer_diff::{diff, BehaviourOptions, DiffReport, PairBy};
+use veer_diff::{diff, BehaviourOptions};
 
 fn shadow(dir: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -497,7 +499,7 @@ fn style_vector() {
     assert_eq!(r.divergences.len(), 1);
     let d = &r.divergences[0];
     assert_eq!(d.kind.label(), "style");
-    assert_eq!(d.primary_axis, veer_diff::Axis::Semantic);
+    assert_eq!(d.primary_axis, veer_contract::axis::Axis::Semantic);
     close(d.confidence, 0.046511627906976716, "style confidence");
     assert_eq!(
         r.recommendations[0].message,

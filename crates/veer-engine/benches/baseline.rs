@@ -1,4 +1,4 @@
-//! Baseline speed (issue 30's bound: a baseline of 10,000 small traces created and verified
+//! Baseline speed (the bound: a baseline of 10,000 small traces created and verified
 //! in < 10 s on 2 cores): `create` of 10,000 `.agentlog` files of about 1.5 KB (100 cases ×
 //! 100 trials; each read, checked, gzip-compressed, hashed and written), then `verify` (every
 //! file re-hashed and decompressed). Run: `cargo bench -p veer-engine --bench baseline`.
@@ -9,7 +9,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
-use veer_engine::baseline::{create, verify, CreateOptions, Source};
+use veer_contract::baseline::BaselineSource as Source;
+use veer_engine::baseline::{create, verify, CreateOptions};
 
 fn trace(i: usize) -> String {
     let id = |k: usize| format!("sha256:{:064x}", i * 16 + k);

@@ -5,12 +5,14 @@
 //! block. The binary, the Python package and the directory stream all call these, so a report
 //! and its verdict always agree.
 
-use crate::verdict::{pair_verdict, Verdict};
+use crate::verdict::pair_verdict;
 use crate::{DiffOptions, Error};
 use std::path::Path;
+use veer_base::Level;
+use veer_contract::diff::DiffReport;
+use veer_contract::verdict::Verdict;
 use veer_diff::lanes::Named;
-use veer_diff::{DiffReport, Pricing, SideFingerprints};
-use veer_policy::Level;
+use veer_diff::{Pricing, SideFingerprints};
 use veer_trace::Trace;
 
 /// Reads and validates a pricing table (USD per million tokens, by model) for the cost axis;
@@ -88,7 +90,7 @@ pub(crate) fn diff_keeping_fingerprints(
 
 /// The turns of the policy comparison the side-by-side view names: the candidate turns of
 /// regressions and the baseline turns of fixes.
-fn add_policy_turns(named: &mut Named, policy: &veer_policy::PolicyDiff) {
+fn add_policy_turns(named: &mut Named, policy: &veer_contract::policy::PolicyDiff) {
     named
         .candidate
         .extend(policy.regressions.iter().filter_map(|v| v.pair_index));

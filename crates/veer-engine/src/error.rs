@@ -1,4 +1,4 @@
-//! The one error type of every front end (issue 27, item 6): a kind, the message (naming file,
+//! The one error type of every front end: a kind, the message (naming file,
 //! line and field where there are some), the source chain and further problems, and a hint.
 //!
 //! The kind is mapped to the process exit code here ([`ErrorKind::exit_code`]: interrupted is

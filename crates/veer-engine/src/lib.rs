@@ -31,4 +31,3 @@ pub use run::{regate, run, Outcome, Request};
 /// The trials planner's answer (already met, this many trials a side, or add cases), named
 /// here for the binary's `veer trials plan` printer.
 pub use veer_trials::TrialsAnswer;
-pub use verdict::{Cause, Trip, Verdict};

@@ -7,11 +7,10 @@ use std::sync::Arc;
 use veer_policy::Policy;
 
 /// The behaviour measure's knobs, named here so a front end sets them without depending on
-/// `veer-diff`: the options themselves, the fingerprint test's (per-feature scales), how turns
-/// are paired, the pricing table, and the default cap on alignment work (cells).
-pub use veer_diff::{
-    BehaviourOptions, FingerprintOptions, PairBy, Pricing, DEFAULT_MAX_ALIGN_CELLS,
-};
+/// `veer-diff`: the options themselves, the fingerprint test's (per-feature scales),
+/// the pricing table, and the default cap on alignment work (cells). How turns are paired is
+/// veer-contract's `divergence::PairBy`.
+pub use veer_diff::{BehaviourOptions, FingerprintOptions, Pricing, DEFAULT_MAX_ALIGN_CELLS};
 
 /// Options of one pair or directory diff. Reads and writes of the behaviour knobs (`seed`,
 /// `top_k`, `pair_by`, `pricing`, `max_align_cells`, `fingerprint`, `lanes`) go straight to

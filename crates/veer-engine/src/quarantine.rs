@@ -14,10 +14,10 @@
 //! file's text without touching what is there, and checks its own result by parsing it again.
 
 use crate::error::Error;
-use crate::verdict::Trip;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::collections::BTreeSet;
+use veer_contract::verdict::Trip;
 
 /// A calendar day (proleptic Gregorian, UTC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -153,24 +153,26 @@ impl ActiveQuarantine {
     }
 
     /// The mark of a directory pair (by relative path) when it is quarantined.
-    pub fn mark(&self, case: &str) -> Option<veer_diff::QuarantineMark> {
-        self.honoured
-            .iter()
-            .find(|e| e.case == case)
-            .map(|e| veer_diff::QuarantineMark {
+    pub fn mark(&self, case: &str) -> Option<veer_contract::quarantine::QuarantineMark> {
+        self.honoured.iter().find(|e| e.case == case).map(|e| {
+            veer_contract::quarantine::QuarantineMark {
                 reason: e.reason.clone(),
                 expires: e.expires.to_string(),
-            })
+            }
+        })
     }
 
     /// The report's quarantine block given the run's verdict (whose
-    /// [`crate::Verdict::quarantined`] signals are the excused ones, grouped by pair in the
+    /// [`veer_contract::verdict::Verdict::quarantined`] signals are the excused ones, grouped by pair in the
     /// order they came): None when the quarantine has no entry at all.
-    pub fn summary(&self, verdict: &crate::Verdict) -> Option<veer_diff::QuarantineSummary> {
+    pub fn summary(
+        &self,
+        verdict: &veer_contract::verdict::Verdict,
+    ) -> Option<veer_contract::quarantine::QuarantineSummary> {
         if self.honoured.is_empty() && self.expired.is_empty() {
             return None;
         }
-        let mut excused: Vec<veer_diff::ExcusedPair> = Vec::new();
+        let mut excused: Vec<veer_contract::quarantine::ExcusedPair> = Vec::new();
         for t in &verdict.quarantined {
             let pair = t.trace.clone().unwrap_or_default();
             let label = Trip {
@@ -180,20 +182,20 @@ impl ActiveQuarantine {
             .label();
             match excused.last_mut() {
                 Some(last) if last.pair == pair => last.signals.push(label),
-                _ => excused.push(veer_diff::ExcusedPair {
+                _ => excused.push(veer_contract::quarantine::ExcusedPair {
                     pair,
                     signals: vec![label],
                 }),
             }
         }
-        Some(veer_diff::QuarantineSummary {
+        Some(veer_contract::quarantine::QuarantineSummary {
             file: self.source.clone(),
             honoured: self.honoured.len(),
             excused,
             expired: self
                 .expired
                 .iter()
-                .map(|e| veer_diff::ExpiredEntry {
+                .map(|e| veer_contract::quarantine::ExpiredEntry {
                     case: e.case.clone(),
                     reason: e.reason.clone(),
                     expires: e.expires.to_string(),
@@ -434,7 +436,7 @@ pub fn today() -> Day {
 /// The text of the quarantine file at `path`: None when it does not exist; a directory, a file
 /// past the settings-file limit or one that is not UTF-8 is an error naming it.
 pub fn read_text(path: &std::path::Path) -> Result<Option<String>, Error> {
-    use veer_trace::limits::{read_capped, MAX_CONFIG_FILE_BYTES};
+    use veer_base::capped::{read_capped, MAX_CONFIG_FILE_BYTES};
     let shown = path.display().to_string();
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

@@ -1,4 +1,4 @@
-//! The one verdict (issue 27, item 3): whether the gate trips and exactly what tripped it.
+//! The one verdict: whether the gate trips and exactly what tripped it.
 //!
 //! Every front end and printer reads a [`Verdict`] instead of deciding for itself: the exit
 //! code, JUnit failures, SARIF and GitHub levels, the HTML banner, the Markdown headline, the
@@ -6,9 +6,12 @@
 //! report (axis severities, a powered fingerprint rejection, policy regressions or violations,
 //! inputs that could not be read); the signals at or above the threshold are what tripped.
 
-pub use veer_contract::verdict::{Cause, Trip, Verdict};
-use veer_diff::{DiffReport, FingerprintBlock, PairError};
-use veer_policy::{Level, Violation};
+use veer_base::Level;
+use veer_contract::diff::DiffReport;
+use veer_contract::diff::PairError;
+use veer_contract::fingerprint::FingerprintBlock;
+use veer_contract::policy::Violation;
+use veer_contract::verdict::{Cause, Trip, Verdict};
 
 /// The behaviour-axis signals of a pair report: each axis at its gate level
 /// ([`axis_gate_level`]). The one place the axis-level input to the gate is chosen.
@@ -40,15 +43,17 @@ pub(crate) fn axis_signals(report: &DiffReport) -> Vec<Trip> {
 ///   the turns is 0 and the row's severity `none`;
 /// * wording is the soft signal: a `semantic` change whose interval touches zero is at most
 ///   `moderate`, never `severe`.
-pub fn axis_gate_level(a: &veer_diff::AxisStat) -> Level {
-    let regression = if a.direction == veer_diff::Direction::Regression {
+pub fn axis_gate_level(a: &veer_contract::axis::AxisStat) -> Level {
+    let regression = if a.direction == veer_contract::axis::Direction::Regression {
         a.severity
     } else {
         Level::None
     };
     match a.axis {
-        veer_diff::Axis::Trajectory if a.changed_pairs > 0 => regression.max(Level::Moderate),
-        veer_diff::Axis::Semantic if a.ci95_low <= 0.0 && a.ci95_high >= 0.0 => {
+        veer_contract::axis::Axis::Trajectory if a.changed_pairs > 0 => {
+            regression.max(Level::Moderate)
+        }
+        veer_contract::axis::Axis::Semantic if a.ci95_low <= 0.0 && a.ci95_high >= 0.0 => {
             regression.min(Level::Moderate)
         }
         _ => regression,
@@ -56,9 +61,9 @@ pub fn axis_gate_level(a: &veer_diff::AxisStat) -> Level {
 }
 
 /// Why an axis signals: its severity, or the changed calls when those raised it.
-fn axis_reason(a: &veer_diff::AxisStat, level: Level) -> String {
-    let regression = a.direction == veer_diff::Direction::Regression;
-    if a.axis == veer_diff::Axis::Trajectory && (!regression || level > a.severity) {
+fn axis_reason(a: &veer_contract::axis::AxisStat, level: Level) -> String {
+    let regression = a.direction == veer_contract::axis::Direction::Regression;
+    if a.axis == veer_contract::axis::Axis::Trajectory && (!regression || level > a.severity) {
         return format!(
             "{} changed: tool calls differ in {} of {} turn pair(s)",
             a.axis.label(),

@@ -1,16 +1,16 @@
-//! Calibration of the gate with repeated trials (issue 28, item 6): comparisons of two samples
+//! Calibration of the gate with repeated trials: comparisons of two samples
 //! of the same stochastic scripted agent must trip the gate at a rate ≤ α plus binomial error,
 //! and planted changes must be found. The always-on version is small enough for CI in debug;
 //! the heavy one is `#[ignore]` (command and results in docs/trials.md).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use veer_base::Level;
+use veer_contract::trials::LayoutBlock;
 use veer_engine::trials::compose::{case_raw_of, CaseRaw};
 use veer_engine::trials::measure::measure_traces;
-use veer_engine::trials::report::LayoutBlock;
 use veer_engine::trials::scripted::{agentlog, Script};
 use veer_engine::trials::{decide, TrialsOptions};
-use veer_policy::Level;
 use veer_trace::{ReadOptions, Trace};
 
 fn trace(case: &str, trial: u32, seed: u64, script: &Script) -> Trace {

@@ -1,4 +1,4 @@
-//! The crate graph of docs/architecture.md, read from `cargo metadata` (issue 27, item 1): no
+//! The crate graph of docs/architecture.md, read from `cargo metadata`: no
 //! measure crate depends on another measure crate, and below the measures there are only the
 //! basics (`veer-base`) and the trace model (`veer-trace`), which depend on no veer crate but
 //! each other (trace → base).
@@ -7,7 +7,7 @@
 //! measures, so a measure fills report types without depending on a sibling, and the printers
 //! (`veer-report`) render them without depending on any measure.
 //!
-//! Tidiness of the library crates (issue 27, item 7): no two of them define a public type,
+//! Tidiness of the library crates: no two of them define a public type,
 //! trait, const or static of the same name (so a reader never has to ask which `Summary` an
 //! import means), and every normal dependency a library crate declares is named in its `src`.
 
@@ -128,8 +128,8 @@ fn the_printers_depend_on_no_measure_and_not_on_the_engine() {
 
 #[test]
 fn the_front_ends_depend_on_no_measure() {
-    // The binary and the Python package reach every measure through the engine (issue 27,
-    // item 1): flags or arguments in, engine calls, printers, files out.
+    // The binary and the Python package reach every measure through the engine:
+    // flags or arguments in, engine calls, printers, files out.
     let graph = graph();
     for front in ["veer", "veer-py"] {
         assert!(
@@ -341,16 +341,23 @@ fn every_library_crate_uses_each_of_its_dependencies() {
     let root = workspace_root();
     let mut unused = Vec::new();
     let mut checked = 0;
-    for (name, dir) in library_crates() {
+    let mut crates = library_crates();
+    crates.push(("veer".to_string(), root.join("crates").join("veer")));
+    for (name, dir) in crates {
         let package = meta["packages"]
             .as_array()
             .expect("a packages array")
             .iter()
             .find(|p| p["name"] == name.as_str())
             .unwrap_or_else(|| panic!("{name} under {} is not a package", root.display()));
+        // Only the code the crate builds with counts: a dependency named only by its unit
+        // tests (test-only files, the `#[cfg(test)] mod` at a file's end) or its `tests/`
+        // belongs in [dev-dependencies].
         let sources: Vec<String> = rust_files(&dir.join("src"))
             .iter()
+            .filter(|f| !is_test_file(f))
             .map(|f| std::fs::read_to_string(f).expect("a readable source file"))
+            .map(|text| without_test_module(&text).to_string())
             .collect();
         for (dep, rust) in normal_dependencies(package) {
             checked += 1;
@@ -362,8 +369,30 @@ fn every_library_crate_uses_each_of_its_dependencies() {
     assert!(checked > 20, "only {checked} dependencies were checked");
     assert!(
         unused.is_empty(),
-        "[dependencies] entries no source file of the crate names (remove them): {unused:?}"
+        "[dependencies] entries the crate's non-test source never names (remove them, or move \
+         them to [dev-dependencies] when only tests use them): {unused:?}"
     );
+}
+
+/// Whether `file` holds only unit tests (`tests.rs`, `*_tests.rs`, `proptests.rs`, a `tests/`
+/// module directory).
+fn is_test_file(file: &Path) -> bool {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name == "tests.rs"
+        || name.ends_with("_tests.rs")
+        || name == "proptests.rs"
+        || file.components().any(|c| c.as_os_str() == "tests")
+}
+
+/// `text` before its trailing `#[cfg(test)] mod …` unit-test module.
+fn without_test_module(text: &str) -> &str {
+    match text.find("#[cfg(test)]\nmod ") {
+        Some(at) => &text[..at],
+        None => text,
+    }
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! A trials diff whose file listing went to sorted runs on disk (issue 28 item 7) gives the
+//! A trials diff whose file listing went to sorted runs on disk gives the
 //! same report — the same JSON bytes and the same gate — as one whose listing was held in
 //! memory, at every run size; cases whose files are scattered over directories (keyed by their
 //! metadata) are put back together.
@@ -6,12 +6,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
+use veer_base::Level;
 use veer_engine::trials::layout::{self, Layout};
 use veer_engine::trials::measure::MeasureOptions;
 use veer_engine::trials::outcome::OutcomeRule;
 use veer_engine::trials::scripted::{agentlog, Script};
 use veer_engine::trials::{analyse, TrialsOptions};
-use veer_policy::Level;
 use veer_trace::ReadOptions;
 
 /// 12 cases × 3 trials a side under `dir/baseline` and `dir/candidate`: every fourth case

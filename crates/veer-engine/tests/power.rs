@@ -12,12 +12,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
+use veer_base::Level;
+use veer_contract::trials::{LayoutBlock, TripKind};
 use veer_engine::trials::compose::{case_raw_of, CaseRaw};
 use veer_engine::trials::measure::measure_traces;
-use veer_engine::trials::report::{LayoutBlock, TripKind};
 use veer_engine::trials::scripted::{agentlog, Script};
 use veer_engine::trials::{decide, TrialsOptions};
-use veer_policy::Level;
 use veer_trace::{ReadOptions, Trace};
 
 const CASES: usize = 12;
@@ -248,7 +248,7 @@ fn block(
     agent: Agent,
     change: Option<Change>,
     k: u32,
-) -> veer_engine::trials::report::TrialsBlock {
+) -> veer_contract::trials::TrialsBlock {
     let same = script(agent, None);
     let changed = script(agent, change);
     let options = TrialsOptions {
@@ -278,7 +278,7 @@ fn block(
 
 #[test]
 fn verdicts_at_small_k_say_what_they_can() {
-    use veer_engine::trials::report::CaseVerdict;
+    use veer_contract::trials::CaseVerdict;
     // A deterministic agent against itself at 3 a side: identical trials, noise estimated.
     let b = block(1, Agent::Deterministic, None, 3);
     assert_eq!(b.verdicts.unchanged, CASES, "{:?}", b.verdicts);

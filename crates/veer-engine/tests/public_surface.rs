@@ -1,5 +1,5 @@
-//! veer-trace's public surface kept to what other crates use (issue 27, item 7;
-//! docs/architecture.md, "Public surfaces"): the modules reachable from its `lib.rs` through
+//! veer-trace's public surface kept to what other crates use
+//! (docs/architecture.md, "Public surfaces"): the modules reachable from its `lib.rs` through
 //! `pub mod` are exactly the listed ones — a format's internals (`formats/otel/wire.rs`, the
 //! span assembly, the per-format readers) and the readers' helpers stay `pub(crate)` — and the
 //! public items declared in them stay under a ceiling.

@@ -1,17 +1,17 @@
-//! Spilled vs in-memory trials reports (issue 28 item 7): a suite whose case results go to a
+//! Spilled vs in-memory trials reports: a suite whose case results go to a
 //! temporary file gives the same trials block — the same JSON bytes, the same gate — as one
 //! held in memory, whatever the spill threshold; and the temporary file is removed with the
 //! report.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use veer_base::Level;
+use veer_contract::trials::{LayoutBlock, TrialsBlock};
+use veer_contract::verdict::Verdict;
 use veer_engine::trials::compose::{case_raw_of, CaseRaw};
 use veer_engine::trials::measure::{measure_traces, TrialFailure};
-use veer_engine::trials::report::{LayoutBlock, TrialsBlock};
 use veer_engine::trials::scripted::{agentlog, Script};
 use veer_engine::trials::{decide, TrialsOptions};
-use veer_engine::Verdict;
-use veer_policy::Level;
 use veer_trace::{ReadOptions, Trace};
 
 fn trace(case: &str, trial: u32, seed: u64, script: &Script) -> Trace {

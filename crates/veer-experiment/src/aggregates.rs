@@ -4,10 +4,10 @@
 //! Means are a left-to-right sum in pair order divided by the count, as traxr computes them,
 //! so the doubles are identical.
 
-use crate::manifestation::ManifestationGroup;
-use crate::pair::PairResult;
 use std::collections::BTreeMap;
-pub use veer_contract::experiment::{
+use veer_contract::experiment::ManifestationGroup;
+use veer_contract::experiment::PairResult;
+use veer_contract::experiment::{
     Aggregates, DivergenceSummary, GroupAggregate, PerturbationAggregate, TokenOverheadSummary,
 };
 
@@ -137,7 +137,7 @@ pub fn aggregates(pairs: &[PairResult]) -> Aggregates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifestation::Manifestation;
+    use veer_contract::experiment::Manifestation;
 
     fn pair(d: f64, t: f64, m: Manifestation, rec: bool, tok: f64) -> PairResult {
         let mut p = PairResult::unmeasured(None, Some("x".into()), None, "ok".into(), "ok".into());

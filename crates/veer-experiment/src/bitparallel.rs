@@ -1,4 +1,4 @@
-//! The edit script of [`crate::levenshtein::edit_script`] — same distance, same decomposition,
+//! The edit script of [`veer_base::edit_script::edit_script`] — same distance, same decomposition,
 //! same alignment, traxr's backtrack order and ties included — for traces of any length and any
 //! distance, in memory that grows like `m · √n` bits instead of `m · n` bytes.
 //!
@@ -27,7 +27,7 @@
 //! difference vectors of every column: `(2n/K + 4K) · m / 8` bytes, 67 MB on two unrelated
 //! 200,000-event traces, and as much for two traces 9,600 edits apart.)
 
-use crate::levenshtein::{edit_script, EditOp, EditScript};
+use veer_base::edit_script::{edit_script, EditOp, EditScript};
 
 /// Bits per word.
 const WORD: usize = 64;
@@ -176,7 +176,7 @@ fn advance(
 }
 
 /// Compares `seq1` (clean) with `seq2` (perturbed); equal to
-/// [`crate::levenshtein::edit_script`] on every input.
+/// [`veer_base::edit_script::edit_script`] on every input.
 pub(crate) fn edit_script_bitparallel(seq1: &[u32], seq2: &[u32]) -> EditScript {
     script_with(seq1, seq2, DENSE_WORDS, FIRST_BAND)
 }
@@ -451,8 +451,8 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::levenshtein::edit_script;
     use proptest::prelude::*;
+    use veer_base::edit_script::edit_script;
 
     fn same(a: &[u32], b: &[u32]) {
         assert_eq!(

@@ -2,8 +2,8 @@
 //! substitution, insertion or deletion is.
 
 use crate::events::MetricEvent;
-use crate::pystr::{py_eq, py_eq_opt};
 use std::borrow::Cow;
+use veer_trace::pystr::{py_eq, py_eq_opt};
 use veer_trace::Json;
 
 /// The 13 divergence types that count as structural for t* with the built-in vocabulary,

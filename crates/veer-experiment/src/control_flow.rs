@@ -2,9 +2,9 @@
 //! `experiment.md` §5).
 
 use crate::events::MetricEvent;
-use crate::pystr::truthy;
 use crate::tstar::AlignedPair;
-pub use veer_contract::structural::ControlFlowChanges;
+use veer_contract::structural::ControlFlowChanges;
+use veer_trace::pystr::truthy;
 
 /// Counts describing one trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

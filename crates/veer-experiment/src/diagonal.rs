@@ -1,4 +1,4 @@
-//! The edit script of [`crate::levenshtein::edit_script`] — same distance, same decomposition,
+//! The edit script of [`veer_base::edit_script::edit_script`] — same distance, same decomposition,
 //! same alignment, traxr's backtrack order included — without the (m+1)·(n+1) decision table.
 //!
 //! Furthest-reaching diagonals (Landau–Vishkin / Ukkonen): `front[e][k]` is the last row `i`
@@ -9,7 +9,7 @@
 //! slides along equal runs. Near-identical traces of a hundred thousand events cost
 //! milliseconds; when the fronts would exceed a budget the caller is told so (`None`).
 
-use crate::levenshtein::{EditOp, EditScript};
+use veer_base::edit_script::{EditOp, EditScript};
 
 /// No cell of this diagonal is reachable with this cost (or the diagonal is off the table).
 const NONE: u32 = u32::MAX;
@@ -39,7 +39,7 @@ impl Fronts {
     }
 }
 
-/// Compares `seq1` (clean) with `seq2` (perturbed) like [`crate::levenshtein::edit_script`].
+/// Compares `seq1` (clean) with `seq2` (perturbed) like [`veer_base::edit_script::edit_script`].
 /// Returns None when the fronts would hold more than `max_entries` row numbers (4 bytes each)
 /// or a sequence is longer than 2³² − 2 items.
 pub(crate) fn edit_script_diagonal<T: PartialEq>(
@@ -138,8 +138,8 @@ pub(crate) fn edit_script_diagonal<T: PartialEq>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::levenshtein::edit_script;
     use proptest::prelude::*;
+    use veer_base::edit_script::edit_script;
 
     #[test]
     fn spec_cases_match_the_full_table() {

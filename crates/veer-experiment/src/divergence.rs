@@ -3,14 +3,15 @@
 
 use crate::answers::{report_answer_changed, trace_answer, TraceAnswer};
 use crate::bitparallel::edit_script_bitparallel;
-use crate::control_flow::{control_flow_changes, trace_stats, ControlFlowChanges, TraceStats};
+use crate::control_flow::{control_flow_changes, trace_stats, TraceStats};
 use crate::diagonal::edit_script_diagonal;
 use crate::events::{events, MetricEvent};
-use crate::levenshtein::{edit_script, EditScript};
 use crate::signatures::{shared_ids, Signatures};
 use crate::tstar::{
     aligned_iter, aligned_pairs, divergence_at, first_divergence, AlignedPair, FirstDivergence,
 };
+use veer_base::edit_script::{edit_script, EditScript};
+use veer_contract::structural::ControlFlowChanges;
 use veer_trace::Trace;
 
 /// One trace prepared for comparison: its events and their signatures.
@@ -107,7 +108,7 @@ pub(crate) fn bounded_script(a: &[u32], b: &[u32], max_cells: u64) -> EditScript
 
 /// Word operations (m·n/64) up to which [`budgeted_script`] still takes the exact bit-parallel
 /// route: 2^28 (about a second); past it the anchored alignment of
-/// [`crate::anchored_script`] is used. Independent of `--max-align-cells`.
+/// [`veer_base::edit_script::anchored`] is used. Independent of `--max-align-cells`.
 pub(crate) const BITPARALLEL_WORDS: u64 = 1 << 28;
 
 /// [`bounded_script`] with a budget on its last, quadratic, route: when the diagonal fronts
@@ -125,7 +126,10 @@ pub(crate) fn budgeted_script(a: &[u32], b: &[u32], max_cells: u64) -> (EditScri
     if (a.len() as u64).saturating_mul(b.len() as u64) / 64 <= BITPARALLEL_WORDS {
         return (edit_script_bitparallel(a, b), true);
     }
-    (crate::anchored_script::anchored_script(a, b), false)
+    (
+        veer_base::edit_script::anchored::anchored_script(a, b),
+        false,
+    )
 }
 
 /// Analyses a prepared clean trace against a prepared perturbed trace.

@@ -292,7 +292,7 @@ fn usage(rec: &Record) -> Json {
 mod tests {
     use super::*;
     use serde_json::json;
-    use veer_trace::Format;
+    use veer_base::format::Format;
 
     fn rec(kind: Kind, payload: Value) -> Record {
         Record {

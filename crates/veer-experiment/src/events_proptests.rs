@@ -8,8 +8,9 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use veer_base::format::Format;
 use veer_trace::views::Response;
-use veer_trace::{Format, Json, Kind, Record, Trace};
+use veer_trace::{Json, Kind, Record, Trace};
 
 /// One event as the old derivation built it.
 pub struct OldEvent<'t> {

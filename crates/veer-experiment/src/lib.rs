@@ -3,14 +3,13 @@
 //!
 //! A trace becomes a list of events ([`events`]), each event a structural signature
 //! ([`signatures`]); two signature lists give the edit distance and its alignment
-//! ([`levenshtein`]), the aligned pairs give t* and t*/T ([`tstar`]) and the control-flow
+//! (`veer_base::edit_script`), the aligned pairs give t* and t*/T ([`tstar`]) and the control-flow
 //! changes ([`control_flow`]). Pair results add answers ([`answers`]), token overhead
 //! (`token_overhead`), the manifestation (`manifestation`) and the noise floor
 //! (`noise_floor`); [`results`] re-derives whole experiments. Everything here is a pure
 //! function of the traces: no I/O, no printing.
 
 pub(crate) mod aggregates;
-pub use veer_base::edit_script::anchored as anchored_script;
 pub mod answers;
 pub(crate) mod bitparallel;
 pub(crate) mod classify;
@@ -19,13 +18,11 @@ pub(crate) mod diagonal;
 pub mod divergence;
 pub mod events;
 pub(crate) mod export;
-pub use veer_base::edit_script as levenshtein;
 pub(crate) mod manifestation;
 pub mod noise;
 pub(crate) mod noise_floor;
 pub(crate) mod pair;
 pub mod pair_report;
-pub use veer_trace::pystr;
 pub mod results;
 pub mod signatures;
 pub mod status;
@@ -45,6 +42,6 @@ mod proptests;
 mod spec_cases;
 
 pub use divergence::{analyze, PreparedTrace};
-pub use pair_report::{pair_report, PairOptions, PairReport};
-pub use results::{from_traces, from_traxr_results, ExperimentError, ExperimentReport};
-pub use structural::{structural, structural_within, EditDistance, StructuralBlock};
+pub use pair_report::{pair_report, PairOptions};
+pub use results::{from_traces, from_traxr_results, ExperimentError};
+pub use structural::{structural, structural_within};

@@ -1,7 +1,9 @@
 //! The manifestation taxonomy: how a perturbation showed up in a pair, eight categories plus a
 //! fallback, in four groups (spec `experiment.md` §9).
 
-pub use veer_contract::experiment::{Manifestation, ManifestationGroup};
+use veer_contract::experiment::Manifestation;
+#[cfg(test)]
+use veer_contract::experiment::ManifestationGroup;
 
 #[cfg(test)]
 /// The group of a category given by name; an error for an unknown name.

@@ -14,8 +14,8 @@
 
 use crate::answers::check_answer_match;
 use crate::divergence::{analyze, PreparedTrace};
-use crate::pair::PairResult;
-pub use veer_contract::experiment::{NoiseBlock, NoiseSpread, PairNoise};
+use veer_contract::experiment::PairResult;
+use veer_contract::experiment::{NoiseBlock, NoiseSpread, PairNoise};
 
 /// The spread of `clean` runs (the baseline first, then the re-runs) with their scored
 /// answers; `None` with fewer than two runs (no re-run: the spread is unmeasured).

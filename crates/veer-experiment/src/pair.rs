@@ -6,7 +6,7 @@ use crate::answers::{check_answer_match, normalize_answer};
 use crate::divergence::{DivergenceAnalysis, PreparedTrace};
 use crate::manifestation::{classify, PairMetrics};
 use crate::noise_floor::within_noise_floor;
-pub use veer_contract::experiment::PairResult;
+use veer_contract::experiment::PairResult;
 
 /// What a pair is measured with besides the two traces.
 #[derive(Debug, Clone, Default)]

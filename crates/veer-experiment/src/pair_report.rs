@@ -3,13 +3,14 @@
 
 use crate::divergence::{analyze, DivergenceAnalysis, PreparedTrace};
 use crate::export::event_object;
-use crate::levenshtein::round4;
-use crate::manifestation::Manifestation;
 use crate::noise_floor::noise_floor;
-use crate::pair::{measure, PairInputs, PairResult};
+use crate::pair::{measure, PairInputs};
 use crate::status::{run_status, AgentKind};
 use crate::token_overhead::{cost_from_events, token_overhead};
-pub use veer_contract::experiment::{
+use veer_base::edit_script::round4;
+use veer_contract::experiment::Manifestation;
+use veer_contract::experiment::PairResult;
+use veer_contract::experiment::{
     AlignedPairDetail, EditDistanceDict, PairReport, UNMEASURED_FLOOR_WARNING,
 };
 use veer_trace::Trace;

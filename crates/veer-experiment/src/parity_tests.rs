@@ -75,7 +75,7 @@ fn every_analyzer_golden_case() {
     assert_eq!(seen, 6);
 }
 
-fn golden(name: &str) -> (crate::results::ExperimentReport, Value) {
+fn golden(name: &str) -> (veer_contract::experiment::ExperimentReport, Value) {
     let path = fixtures().join("traxr/goldens").join(name);
     let Document::Results(results) = load_file(&path, &ReadOptions::default()).unwrap() else {
         panic!("{name}: not a results file");
@@ -233,7 +233,7 @@ fn agentlog_vectors() {
         assert_eq!(r.task_success, None, "{name}");
         assert_eq!(
             r.manifestation,
-            crate::manifestation::Manifestation::StructuralDivergenceWithOutcomeChange,
+            veer_contract::experiment::Manifestation::StructuralDivergenceWithOutcomeChange,
             "{name}"
         );
         let overhead = r.token_overhead.unwrap_or(f64::NAN);

@@ -2,10 +2,10 @@
 //! the built-in, external or mixed vocabulary, steps i+1.
 
 use crate::divergence::analyze_traces;
-use crate::levenshtein::edit_script;
 use crate::spec_cases::trace;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use veer_base::edit_script::edit_script;
 
 /// An independent, textbook Wagner–Fischer (full table, no backtrack).
 fn simple_distance(a: &[u8], b: &[u8]) -> usize {

@@ -6,14 +6,15 @@ use crate::aggregates::aggregates;
 use crate::divergence::{analyze, PreparedTrace};
 use crate::export::trace_object;
 use crate::noise_floor::noise_floor;
-use crate::pair::{measure, PairInputs, PairResult};
+use crate::pair::{measure, PairInputs};
 use crate::pair_report::aligned_detail;
 use crate::status::{run_status, AgentKind};
 use crate::token_overhead::{cost_from_events, token_overhead};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
-pub use veer_contract::experiment::{ExperimentReport, SummaryFacts};
+use veer_contract::experiment::PairResult;
+use veer_contract::experiment::{ExperimentReport, SummaryFacts};
 use veer_trace::traxr::ExperimentResults;
 use veer_trace::{Trace, TraceError};
 
@@ -53,8 +54,10 @@ fn summary_facts(
 ) -> SummaryFacts {
     let measured: Vec<f64> = pairs.iter().filter_map(|p| p.d_norm).collect();
     SummaryFacts {
-        agent_kind: fingerprint.get("agent_kind").map(crate::pystr::py_str),
-        capture_tier: fingerprint.get("capture_tier").map(crate::pystr::py_str),
+        agent_kind: fingerprint.get("agent_kind").map(veer_trace::pystr::py_str),
+        capture_tier: fingerprint
+            .get("capture_tier")
+            .map(veer_trace::pystr::py_str),
         pairs: pairs.len(),
         scored: pairs.iter().filter(|p| p.scored()).count(),
         skipped: pairs.iter().filter(|p| !p.scored()).count(),
@@ -147,7 +150,7 @@ pub fn from_traxr_results(
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             if let Some(Value::Array(w)) = stored.get("warnings") {
-                pair.warnings = w.iter().map(crate::pystr::py_str).collect();
+                pair.warnings = w.iter().map(veer_trace::pystr::py_str).collect();
             }
             if !pair.scored() {
                 return Ok(pair);

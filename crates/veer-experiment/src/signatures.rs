@@ -2,8 +2,8 @@
 //! (spec `experiment.md` §1, §12.1).
 
 use crate::events::MetricEvent;
-use crate::pystr::{push_py_str, truthy, write_repr};
 use std::collections::HashMap;
+use veer_trace::pystr::{push_py_str, truthy, write_repr};
 use veer_trace::Json;
 
 /// Appends `{key}`: Python `str()` of `payload[key]`, `?` only when the key is absent.
@@ -149,7 +149,7 @@ fn push_tool_call_names(out: &mut String, event: &MetricEvent<'_>, warnings: &mu
                 "event {}: tool_call_names is not a list; rendered whole",
                 event.record_index
             ));
-            push(out, &crate::pystr::py_str(other));
+            push(out, &veer_trace::pystr::py_str(other));
         }
     }
 }
@@ -159,7 +159,7 @@ fn non_string_warning(event: &MetricEvent<'_>, element: &Json) -> String {
     format!(
         "event {}: tool_call_names holds a non-string element; rendered as {}",
         event.record_index,
-        crate::pystr::py_str(element)
+        veer_trace::pystr::py_str(element)
     )
 }
 

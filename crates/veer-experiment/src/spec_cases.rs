@@ -2,9 +2,10 @@
 //! cost), on traxr traces built in memory.
 
 use crate::divergence::analyze_traces;
-use crate::pair_report::{pair_report, PairOptions, PairReport};
+use crate::pair_report::{pair_report, PairOptions};
 use crate::token_overhead::cost_from_events;
 use serde_json::{json, Value};
+use veer_contract::experiment::PairReport;
 use veer_trace::traxr::trace_from_value;
 use veer_trace::{ReadOptions, Trace};
 

@@ -1,11 +1,11 @@
 //! The `structural` block of `veer diff` (spec `cli.md`): the trace-level contamination
 //! metrics of one baseline/candidate pair as a plain serde struct.
 
-use crate::control_flow::ControlFlowChanges;
 use crate::divergence::{structural_parts, PreparedTrace, DIAGONAL_BUDGET};
-use crate::levenshtein::EditScript;
 use crate::tstar::FirstDivergence;
-pub use veer_contract::structural::{EditDistance, StructuralBlock};
+use veer_base::edit_script::EditScript;
+use veer_contract::structural::ControlFlowChanges;
+use veer_contract::structural::{EditDistance, StructuralBlock};
 use veer_trace::Trace;
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use crate::classify::{insertion_type, is_structural, substitution_type, DELETION_TYPE};
 use crate::events::MetricEvent;
-use crate::levenshtein::{EditOp, EditScript};
+use veer_base::edit_script::{EditOp, EditScript};
 
 /// One step of the alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! History store speed (issue 30's bounds: `history add` < 50 ms, `history show` over 10,000
+//! History store speed (the bounds: `history add` < 50 ms, `history show` over 10,000
 //! entries < 1 s): one `add` of a directory comparison (9 axes, 3 rules, 50 cases) to a
 //! database that already holds 10,000, and reading all 10,000 back with their trends.
 //! Run: `cargo bench -p veer-history --bench history`; figures in docs/performance.md.
@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use veer_contract::Level;
+use veer_base::Level;
 use veer_history::trend::{axis_trends, case_trends};
 use veer_history::{
     CaseSummary, ComparisonAxis, ComparisonAxisName, ComparisonSummary, Filter, GateSummary,

@@ -22,7 +22,7 @@
 use crate::store::Entry;
 use crate::trend::verdict_level;
 use std::collections::BTreeMap;
-pub use veer_contract::history::{
+use veer_contract::history::{
     Detection, DriftDirection, DriftReport, DriftStatus, SeriesDrift, SignalAt,
 };
 

@@ -10,7 +10,7 @@
 use crate::drift::is_bad_verdict;
 use crate::store::Entry;
 use std::collections::BTreeMap;
-pub use veer_contract::history::FlakyCase;
+use veer_contract::history::FlakyCase;
 
 /// The flaky cases of `entries` (any order), sorted by flipped commits (most first), then
 /// name.

@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
-use veer_contract::Level;
+use veer_base::Level;
 
 /// How long a writer waits for another writer's lock before giving up: 30 seconds.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

@@ -8,14 +8,14 @@
 //! their per-rule counts, `gate`).
 //!
 //! Axes and levels are read as the contract's types: a diff axis as `veer_contract::axis::Axis`,
-//! a trials suite axis by the name its block gives it, each level as `veer_contract::Level`; the
+//! a trials suite axis by the name its block gives it, each level as `veer_base::Level`; the
 //! database and every export write their names, as reports do.
 
 use crate::error::{HistoryError, HistoryErrorKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use veer_base::Level;
 use veer_contract::axis::Axis as DiffAxis;
-use veer_contract::Level;
 
 /// The axis a comparison's row is about: one of the diff's nine axes (pair and directory
 /// reports), or a repeated-trials suite axis as the trials block names it (`latency`,

@@ -3,7 +3,7 @@
 
 use crate::store::Entry;
 use std::collections::BTreeMap;
-pub use veer_contract::history::{AxisTrend, CaseTrend};
+use veer_contract::history::{AxisTrend, CaseTrend};
 
 /// The rank of a severity word: `none` 0, `minor` 1, `moderate` 2, `severe` 3; unknown words 0.
 pub fn level_rank(level: &str) -> u8 {

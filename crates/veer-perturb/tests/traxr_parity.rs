@@ -1,6 +1,6 @@
 //! Parity with traxr 1.0.0's perturbation engine on the goldens of
 //! `tests/fixtures/perturb/traxr/parity.json`, written by running traxr itself (`generate.py`
-//! next to them names the commit and how). The cases hit the edges of issue 29 item 8: every
+//! next to them names the commit and how). The cases hit the edges of traxr's apply/skip rules: every
 //! `label_corrupt` header of traxr's table, one-column `column_swap`, `unit_change` without a
 //! numeric column and with whitespace-only cells, the paragraph operators on 1 and 2
 //! paragraphs, numbers in Arabic-Indic, Devanagari and full-width digits.

@@ -6,8 +6,9 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;
+use veer_base::format::Format;
 use veer_policy::{evaluate, Policy};
-use veer_trace::{Format, Kind, Record, Trace};
+use veer_trace::{Kind, Record, Trace};
 
 fn record(kind: Kind, payload: Value) -> Record {
     Record {

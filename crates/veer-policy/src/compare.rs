@@ -3,9 +3,10 @@
 
 use crate::eval::evaluate;
 use crate::model::Policy;
-use crate::violation::{Locus, Violation};
 use std::collections::HashMap;
-pub use veer_contract::policy::PolicyDiff;
+use veer_contract::policy::Locus;
+use veer_contract::policy::PolicyDiff;
+use veer_contract::policy::Violation;
 use veer_trace::Trace;
 
 type Key<'a> = (&'a str, Option<usize>, Locus);

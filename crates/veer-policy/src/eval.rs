@@ -4,9 +4,9 @@
 use crate::context::TraceView;
 use crate::model::{Policy, Rule, Scope};
 use crate::session::{units, Scene, Unit, WhenSelection};
-use crate::violation::Violation;
 use crate::when::{all_match, Condition};
 use rayon::prelude::*;
+use veer_contract::policy::Violation;
 use veer_trace::Trace;
 
 /// Violations and the input problems noticed while checking.

@@ -35,7 +35,8 @@ pub fn policy_loader(data: &[u8], trace: &Trace) {
                     "a violation names a rule of the policy"
                 );
             }
-            let _ = crate::gate::gate_violations(crate::gate::Level::Minor, &first.violations);
+            let _ =
+                veer_contract::policy::gate_violations(veer_base::Level::Minor, &first.violations);
         }
         Err(e) => {
             assert!(

@@ -67,9 +67,7 @@ pub mod when;
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub use compare::{compare, diff_violations, PolicyDiff};
+pub use compare::{compare, diff_violations};
 pub use error::{PolicyError, Problem};
 pub use eval::{evaluate, evaluate_with_warnings, Evaluation};
-pub use gate::{gate, gate_violations, Gate, Level};
-pub use model::{Policy, Rule, RuleKind, Scope, Severity};
-pub use violation::{Violation, ViolationStatus};
+pub use model::{Policy, Rule, Scope};

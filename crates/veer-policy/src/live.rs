@@ -4,9 +4,12 @@
 //! these records are the only trace of it. This module turns them into rows `inspect`, `check`
 //! and `diff` show, and into the `prevented` violations `check` reports.
 
-use crate::model::{Policy, RuleKind, Severity};
-use crate::violation::{Violation, ViolationStatus};
-pub use veer_contract::policy::{decision_line, Enforcement, EnforcementAction, LiveDecision};
+use crate::model::Policy;
+use veer_contract::policy::RuleKind;
+use veer_contract::policy::Severity;
+use veer_contract::policy::Violation;
+use veer_contract::policy::ViolationStatus;
+use veer_contract::policy::{Enforcement, EnforcementAction, LiveDecision};
 use veer_trace::{Json, Kind as RecordKind, Trace};
 
 fn text(v: Option<&Json>) -> String {

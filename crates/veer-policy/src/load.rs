@@ -11,10 +11,11 @@ mod values;
 
 use crate::error::{PolicyError, Problem};
 use crate::hint::did_you_mean;
-use crate::model::{Policy, Rule, RuleKind};
+use crate::model::{Policy, Rule};
 use crate::node::{parse_json, parse_yaml, NodeValue, PolicyNode};
 use std::collections::HashSet;
 use std::path::{Path as FsPath, PathBuf};
+use veer_contract::policy::RuleKind;
 
 /// The only supported `apiVersion`.
 pub(crate) const API_VERSION: &str = "shadow.dev/v1alpha1";
@@ -25,10 +26,10 @@ impl Policy {
     /// Loads and validates the policy file at `path` (`.json` → JSON, anything else → YAML).
     pub fn load(path: &FsPath) -> Result<Policy, PolicyError> {
         let file = path.display().to_string();
-        let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
-        let text = veer_trace::limits::read_capped(path, cap).map_err(|e| {
+        let cap = veer_base::capped::MAX_CONFIG_FILE_BYTES;
+        let text = veer_base::capped::read_capped(path, cap).map_err(|e| {
             let e = match e {
-                veer_trace::limits::CappedError::Io(e) => e,
+                veer_base::capped::CappedError::Io(e) => e,
                 other => {
                     let (msg, hint) = other
                         .too_large_message("policy file", None)

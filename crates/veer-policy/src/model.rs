@@ -9,7 +9,7 @@ pub use crate::rules::trajectory_match::{
 use crate::schema::Schema;
 use crate::when::Condition;
 use serde::{Deserialize, Serialize};
-pub use veer_contract::policy::{RuleKind, Severity};
+use veer_contract::policy::{RuleKind, Severity};
 
 /// Where a rule looks: the whole trace or each policy session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -10,10 +10,12 @@
 
 use crate::context::TraceView;
 use crate::eval::{evaluate_phase, Judged, Phase};
-use crate::model::{Policy, RuleKind};
-use crate::violation::{Locus, Violation};
+use crate::model::Policy;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use veer_contract::policy::Locus;
+use veer_contract::policy::RuleKind;
+use veer_contract::policy::Violation;
 use veer_trace::{Json, Record, Trace};
 
 /// What to do with a violating response or tool call.

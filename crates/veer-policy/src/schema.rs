@@ -250,7 +250,7 @@ pub(crate) fn strip_fences(t: &str) -> &str {
     body.strip_suffix("```").unwrap_or(body).trim()
 }
 
-pub use veer_trace::strict_json::parse_strict;
+use veer_trace::strict_json::parse_strict;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,5 @@
 //! The violation record (spec `policy.md` §4.3, `cli.md` JSON names).
 
-pub use veer_contract::policy::{Locus, Violation, ViolationStatus};
-
 /// A violation as a rule's checker reports it, before rule and unit are attached.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RuleFinding {

@@ -9,9 +9,10 @@ use std::path::Path;
 use std::sync::Arc;
 use veer_base::Level;
 use veer_contract::axis::Axis;
+use veer_contract::divergence::PairBy;
 use veer_engine::directory::summary::PairSummary;
 use veer_engine::options::{
-    BehaviourOptions, FingerprintOptions, PairBy, Pricing, DEFAULT_MAX_ALIGN_CELLS,
+    BehaviourOptions, FingerprintOptions, Pricing, DEFAULT_MAX_ALIGN_CELLS,
 };
 use veer_engine::policy::Policy;
 use veer_engine::DiffOptions;
@@ -144,7 +145,7 @@ pub fn redactor(redact: bool) -> Option<&'static veer_secrets::Detector> {
 /// trip `{trace?, level, kind, axis | rule_id…, reason}` and the one-line `tripped_by` the CLI
 /// prints (null when the gate did not trip), naming at most `max` trips as the CLI's report
 /// does (`veer diff`'s terminal report 10, `veer check`'s 5).
-pub fn verdict_json(verdict: &veer_engine::Verdict, max: usize, redact: bool) -> String {
+pub fn verdict_json(verdict: &veer_contract::verdict::Verdict, max: usize, redact: bool) -> String {
     let mut value = match serde_json::to_value(verdict) {
         Ok(v) => v,
         Err(e) => serde_json::json!({ "error": e.to_string() }),

@@ -15,11 +15,12 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use veer_base::format::Format;
+use veer_contract::policy::Violation;
 use veer_policy::runtime::{EnforcerVerdict, Mode, PolicyEnforcer, ProposedCall};
-use veer_policy::Violation;
 use veer_trace::agentlog::writer::write_record;
 use veer_trace::canonical::content_id;
-use veer_trace::{Format, Json, Kind, Record, Trace};
+use veer_trace::{Json, Kind, Record, Trace};
 
 /// How a call ended, as far as the record is concerned.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,12 +5,13 @@
 //! input always is); otherwise it is at most a `warning`.
 
 use crate::diff::format::{axis_meaning, change, interval};
-use crate::policy::{locus, CheckReport};
+use crate::policy::locus;
+use veer_base::Level;
+use veer_contract::check::CheckReport;
 use veer_contract::diff::DiffReport;
 use veer_contract::diff::PairError;
 use veer_contract::policy::Violation;
 use veer_contract::verdict::{Cause, Verdict};
-use veer_contract::Level;
 
 /// How loud a finding is (SARIF `level`, GitHub command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -5,8 +5,8 @@
 use crate::style::Style;
 use crate::text::{num, preview};
 use comfy_table::Cell;
+use veer_base::format::Format;
 use veer_contract::inspect::{InspectDocument, InspectReport, InspectTool, LogReport};
-use veer_trace::Format;
 
 /// Renders the report as a terminal table.
 pub fn terminal(r: &InspectReport, style: Style) -> String {

@@ -4,7 +4,7 @@
 //! Redaction happens here, on values: every string of the document (keys included) passes
 //! through the redactor ([`veer_secrets::display::redactor`], on unless `--no-redact`) before
 //! it is written, so a report holding a secret keeps exactly the layout it would have without
-//! one (issue 27 item 5); nothing re-parses rendered text.
+//! one; nothing re-parses rendered text.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -72,7 +72,7 @@ pub fn trials_to_json(report: &veer_contract::trials::TrialsReport) -> String {
 /// The JSON of a trials report in pieces — the document up to its cases, each case, then the
 /// rest — whose concatenation is [`to_json`] of the whole report. Each case is turned into a
 /// JSON tree and printed alone when its piece is asked for, so neither the document's tree nor
-/// its text need ever be held whole (the CLI writes the pieces as they come; issue 28 item 7).
+/// its text need ever be held whole (the CLI writes the pieces as they come).
 /// The report without its cases is printed first and the cases go in the place of its empty
 /// `"cases": []` (keys are unique and JSON strings hold no raw newline, so the place is found
 /// exactly).
@@ -218,7 +218,7 @@ mod tests {
             None,
             1 << 20,
             &veer_engine::trials::TrialsOptions::default(),
-            veer_contract::Level::Severe,
+            veer_base::Level::Severe,
             false,
         )
         .unwrap()

@@ -4,8 +4,9 @@
 use crate::{status, PlannedRun, RunMarker, RunPlan, RunRole};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
+use veer_contract::experiment::ExperimentReport;
 use veer_experiment::divergence::PreparedTrace;
-use veer_experiment::results::{from_traxr_results, ExperimentError, ExperimentReport};
+use veer_experiment::results::{from_traxr_results, ExperimentError};
 use veer_experiment::status::AgentKind;
 use veer_perturb::Operator;
 use veer_trace::traxr::ExperimentResults;

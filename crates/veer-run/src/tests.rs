@@ -3,9 +3,9 @@
 
 use super::*;
 use serde_json::{json, Value};
+use veer_base::format::Format;
 use veer_experiment::status::AgentKind;
 use veer_perturb::{derive_seed, perturb, FileKind, Operator, PerturbError, PerturbOutcome};
-use veer_trace::Format;
 use veer_trace::Trace;
 
 const CSV: &str =

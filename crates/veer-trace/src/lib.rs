@@ -40,5 +40,5 @@ pub use envelope_fields::{RecordId, Timestamp, Version};
 pub use error::{TraceError, Warning};
 pub use json::Json;
 pub use load::{load_bytes, load_directory, load_file, load_trace, Document};
-pub use model::{Format, Kind, Record, Trace, TraxrOrigin};
+pub use model::{Kind, Record, Trace, TraxrOrigin};
 pub use options::ReadOptions;

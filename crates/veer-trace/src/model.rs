@@ -9,9 +9,7 @@ use crate::error::Warning;
 use crate::json::{Json, Object};
 use serde_json::{Map, Value};
 
-/// The source format a trace was read from: defined in `veer-base` (so the output contract
-/// can name it), re-exported here at its historical path.
-pub use veer_base::format::Format;
+use veer_base::format::Format;
 
 /// The kind of a record: the ten `.agentlog` kinds, a typed traxr event, or an unknown kind.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

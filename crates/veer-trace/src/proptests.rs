@@ -3,10 +3,11 @@
 use crate::agentlog::reader::read_agentlog_bytes;
 use crate::agentlog::writer::write_agentlog;
 use crate::canonical::{canonical_bytes, content_id};
-use crate::model::{Format, Kind, Record, Trace};
+use crate::model::{Kind, Record, Trace};
 use crate::options::ReadOptions;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
+use veer_base::format::Format;
 
 /// Arbitrary JSON values (also used by `value_builder`'s tests).
 pub(crate) fn json_value() -> impl Strategy<Value = Value> {

@@ -11,11 +11,12 @@
 
 use crate::error::{TraceError, Warning};
 use crate::json::{Json, Object};
-use crate::model::{Format, Trace, TraxrOrigin};
+use crate::model::{Trace, TraxrOrigin};
 use crate::options::ReadOptions;
 use crate::traxr::{build_records, Ctx};
 use crate::traxr_event::{event_from_parts, parse_event_parts, EventParts};
 use rayon::prelude::*;
+use veer_base::format::Format;
 
 /// Reads a bare traxr trace object held as a [`Json`]. `path` is the JSON path prefix used in
 /// messages (`""` for a whole file); `fallback_label` names the run when it has no

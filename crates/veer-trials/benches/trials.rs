@@ -8,6 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
+use veer_base::rng::{derive_seed, TrialRng};
 use veer_trials::*;
 
 const K: usize = 10;

@@ -6,10 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::TrialsError;
-use crate::permutation::{PermutationMethod, PermutationOptions};
+use crate::permutation::PermutationOptions;
 use crate::special::ln_choose;
 use crate::suite::{suite_permutation_test, CaseSample};
 use crate::verdict::{welch, MeanDifference};
+use veer_contract::trials::stats::PermutationMethod;
 
 /// One axis in one case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 //! cross pairs diverge and within pairs do not.
 
 use std::collections::BTreeMap;
-pub use veer_contract::trials::stats::ModalDivergence;
+use veer_contract::trials::stats::ModalDivergence;
 
 use crate::error::TrialsError;
 

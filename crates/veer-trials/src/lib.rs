@@ -1,4 +1,4 @@
-//! Statistics for repeated trials (issue 28): agents are not deterministic, so a change must be
+//! Statistics for repeated trials: agents are not deterministic, so a change must be
 //! told from the agent's own run-to-run noise before a merge gate trips on it. This crate holds
 //! the pure functions that do the telling — exact and permutation tests per case and per suite,
 //! multiplicity adjustments, power and plans, flakiness, pass^k and the decision rules — with
@@ -24,15 +24,15 @@ mod suite_behaviour;
 mod verdict;
 
 pub use axis::{axis_case_test, AxisCaseTest};
-pub use divergence::{first_divergence, ModalDivergence};
+pub use divergence::first_divergence;
 pub use error::TrialsError;
 pub(crate) use error::{MAX_POOLED_TRIALS_FOR_DISTANCES, MAX_TRIALS_PER_SIDE};
 pub use flakiness::{is_behaviour_flaky, is_rate_flaky};
 pub use multiplicity::{benjamini_hochberg, benjamini_hochberg_testable, holm};
-pub use pass_k::{pass_hat_k, PassHatK};
+pub use pass_k::pass_hat_k;
 pub use permutation::{
     behaviour_min_attainable_p, behaviour_test, behaviour_trials_for_level, BehaviourTest,
-    PairwiseDistances, PermutationMethod, PermutationOptions, WithinSpread, SEQUENTIAL_STOP,
+    PairwiseDistances, PermutationOptions, WithinSpread, SEQUENTIAL_STOP,
 };
 pub use power::{
     mde_floor, minimum_detectable_effect, plan, Plan, PowerInputs, TrialsAnswer, DEFAULT_POWER,
@@ -49,9 +49,7 @@ pub use suite::{
 pub use suite_behaviour::{
     suite_behaviour_test, BehaviourCase, SuiteBehaviourTest, EXACT_SUPPORT_LIMIT,
 };
-pub use veer_base::rng::{derive_seed, TrialRng};
 pub use verdict::{
     case_verdict, is_deterministic_break, suite_decision, tost_p, welch, CaseDecision,
-    CaseEvidence, MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteOutcome, SuiteTest,
-    TrialWorseWhen,
+    CaseEvidence, MeanDifference, MeasureTest, Presence, SuiteDecision, SuiteTest, TrialWorseWhen,
 };

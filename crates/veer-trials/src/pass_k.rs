@@ -2,7 +2,7 @@
 //! estimated without bias per case by C(c, k)/C(n, k) for c passes of n trials and averaged
 //! over cases, for k = 1..K with K the smallest trial count among the cases.
 
-pub use veer_contract::trials::stats::PassHatK;
+use veer_contract::trials::stats::PassHatK;
 
 use crate::error::TrialsError;
 use crate::rates::Count;

@@ -5,7 +5,7 @@
 //! [`PermutationOptions::exact_limit`] relabellings, seeded Monte Carlo `(b+1)/(B+1)` beyond.
 
 use serde::{Deserialize, Serialize};
-pub use veer_contract::trials::stats::PermutationMethod;
+use veer_contract::trials::stats::PermutationMethod;
 
 use crate::error::{TrialsError, MAX_POOLED_TRIALS_FOR_DISTANCES};
 use crate::special::{choose_u64, ln_choose};
@@ -32,7 +32,7 @@ pub struct PermutationOptions {
     pub exact_limit: u64,
     /// Monte Carlo relabellings (B) past the exact limit.
     pub draws: u32,
-    /// The generator's seed (use [`crate::derive_seed`] with the case key for per-case seeds).
+    /// The generator's seed (use [`veer_base::rng::derive_seed`] with the case key for per-case seeds).
     pub seed: u64,
 }
 

@@ -9,9 +9,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_cases, check_open_unit, check_trials, TrialsError};
-use crate::permutation::{PermutationMethod, PermutationOptions, SEQUENTIAL_STOP};
+use crate::permutation::{PermutationOptions, SEQUENTIAL_STOP};
 use crate::special::{choose_u64, t_quantile};
 use veer_base::rng::TrialRng;
+use veer_contract::trials::stats::PermutationMethod;
 
 /// Exact sign-flip enumeration up to this many non-zero d_c (2^20 sign patterns).
 pub(crate) const SIGN_FLIP_EXACT_MAX: usize = 20;

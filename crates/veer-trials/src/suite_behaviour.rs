@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 use veer_base::rng::TrialRng;
 
 use crate::error::TrialsError;
-use crate::permutation::{CaseNull, PairwiseDistances, PermutationMethod, PermutationOptions};
+use crate::permutation::{CaseNull, PairwiseDistances, PermutationOptions};
+use veer_contract::trials::stats::PermutationMethod;
 
 /// Largest support (distinct values of the partial sum) the exact convolution keeps; past it
 /// the test is Monte Carlo.

@@ -14,7 +14,7 @@
 //!   testable.
 
 use serde::{Deserialize, Serialize};
-pub use veer_contract::trials::stats::SuiteOutcome;
+use veer_contract::trials::stats::SuiteOutcome;
 
 use crate::error::{check_open_unit, TrialsError};
 use crate::special::{normal_cdf, t_cdf};

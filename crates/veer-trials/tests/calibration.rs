@@ -8,6 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use veer_base::rng::TrialRng;
 use veer_trials::*;
 
 const ALPHA: f64 = 0.05;

@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
+use veer_base::rng::TrialRng;
+use veer_contract::trials::stats::PermutationMethod;
 use veer_trials::*;
 
 fn line(points: &[f64]) -> PairwiseDistances {

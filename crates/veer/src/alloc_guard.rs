@@ -4,7 +4,7 @@
 //! "memory allocation of N bytes failed" and an abort (exit 134).
 //!
 //! Readers reserve sizes that come from the input fallibly (`try_reserve`, inside
-//! [`veer_trace::limits::fallibly`]) and turn a refusal into an error naming the file and line;
+//! [`veer_base::fallible::fallibly`]) and turn a refusal into an error naming the file and line;
 //! there the allocator hands the refusal back. Anywhere else a refusal is unrecoverable, and this
 //! is where it ends: the message is written without allocating, then the process exits.
 
@@ -51,7 +51,7 @@ unsafe impl GlobalAlloc for Guarded {
 
 /// A refused allocation of `size` bytes: handed back inside a fallible section, else the end.
 fn refused(size: usize) {
-    if veer_trace::limits::in_fallible_section() {
+    if veer_base::fallible::in_fallible_section() {
         return;
     }
     let mut message = [0u8; 512];
@@ -130,7 +130,7 @@ mod tests {
         // 4 EiB: below `isize::MAX`, so the request reaches the allocator, and beyond any
         // address space, so it is refused there (64 TiB may be granted lazily).
         let mut v: Vec<u8> = Vec::new();
-        let r = veer_trace::limits::fallibly(|| v.try_reserve(1usize << 62));
+        let r = veer_base::fallible::fallibly(|| v.try_reserve(1usize << 62));
         assert!(r.is_err());
     }
 }

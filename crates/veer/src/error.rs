@@ -12,7 +12,7 @@ pub enum Exit {
     /// By its verdict (`Verdict::exit_code`): 0 nothing tripped — a command without a gate
     /// ends with `Verdict::ungated()` —, 1 the gate tripped, 2 inputs no gate counted could not
     /// be read.
-    Verdict(veer_engine::Verdict),
+    Verdict(veer_contract::verdict::Verdict),
     /// `veer record -- CMD`: the agent's own exit status, passed through.
     Agent(u8),
 }
@@ -20,7 +20,7 @@ pub enum Exit {
 impl Exit {
     /// A command that sets no gate and ran to its end.
     pub fn done() -> Exit {
-        Exit::Verdict(veer_engine::Verdict::ungated())
+        Exit::Verdict(veer_contract::verdict::Verdict::ungated())
     }
 
     /// The process exit code: the verdict's, or the agent's.
@@ -32,8 +32,8 @@ impl Exit {
     }
 }
 
-impl From<veer_engine::Verdict> for Exit {
-    fn from(v: veer_engine::Verdict) -> Exit {
+impl From<veer_contract::verdict::Verdict> for Exit {
+    fn from(v: veer_contract::verdict::Verdict) -> Exit {
         Exit::Verdict(v)
     }
 }

@@ -1,4 +1,4 @@
-//! The `trials` block of a directory diff with repeated trials (issue 28, item 5): plain serde
+//! The `trials` block of a directory diff with repeated trials: plain serde
 //! data, field order fixed; printers format it and never compute a number.
 
 use serde::{Deserialize, Serialize};

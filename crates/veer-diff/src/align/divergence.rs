@@ -4,10 +4,10 @@
 
 use super::cost::{pair_cost, AlignTurn};
 use super::{Step, NOISE_FLOOR, STYLE_MIN_SIMILARITY};
-use crate::axes::Axis;
 use crate::turn::DiffTurn;
 use std::collections::BTreeSet;
-pub use veer_contract::divergence::{Divergence, DivergenceKind};
+use veer_contract::axis::Axis;
+use veer_contract::divergence::{Divergence, DivergenceKind};
 use veer_trace::Json;
 
 fn tool_detail(k: usize, none: &str, one: &str, many: &str) -> String {

@@ -4,8 +4,6 @@
 //! shapes in `band`), and the walk that turns the alignment into classified divergence events
 //! (`divergence`).
 
-pub use veer_contract::divergence::AlignmentKind;
-
 pub(crate) mod anchored;
 mod band;
 pub mod cost;

@@ -361,7 +361,7 @@ proptest! {
         let (tb, tc) = turns(&b, &c);
         let ((exact_first, _, exact), kind) =
             crate::divergences_anchored(&tb, &tc, 5, u64::MAX);
-        prop_assert_eq!(kind, super::AlignmentKind::Exact);
+        prop_assert_eq!(kind, veer_contract::divergence::AlignmentKind::Exact);
         if tb.is_empty() || tc.is_empty() {
             prop_assert!(exact.is_none());
             return Ok(());

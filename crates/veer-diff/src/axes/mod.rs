@@ -11,12 +11,14 @@ pub(crate) mod semantic;
 pub mod trajectory;
 pub(crate) mod verbosity;
 
-use crate::changes::{pair_changes, Direction, Position};
+use crate::changes::pair_changes;
 use crate::pricing::Pricing;
 use crate::severity::{classify, classify_rate, straddles};
 use crate::stats::{mean, median, paired_cis, Sample, Statistic};
 use crate::turn::DiffTurn;
-pub use veer_contract::axis::{Axis, AxisStat, Flag};
+use veer_contract::axis::Direction;
+use veer_contract::axis::Position;
+use veer_contract::axis::{Axis, AxisStat, Flag};
 
 /// How a row's severity is decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

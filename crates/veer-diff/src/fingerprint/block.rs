@@ -7,7 +7,7 @@ use crate::hotelling::moments::SampleMoments;
 use crate::hotelling::{
     hotelling_t2, hotelling_t2_of_moments, HotellingResult, PValue, DEFAULT_ALPHA,
 };
-pub use veer_contract::fingerprint::{DimensionShift, FingerprintBlock};
+use veer_contract::fingerprint::{DimensionShift, FingerprintBlock};
 
 /// Knobs of the fingerprint test.
 #[derive(Debug, Clone, Copy, PartialEq)]

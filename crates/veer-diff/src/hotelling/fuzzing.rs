@@ -2,11 +2,11 @@
 //! the library so the fuzzer and the corpus-replay test run exactly the same code
 //! (docs/fuzzing.md). It panics only when an invariant breaks.
 
-use super::fdist::{
+use super::{hotelling_t2, HotellingResult, PValue, DEFAULT_ALPHA};
+use veer_base::fdist::{
     beta_inc_work, f_cdf_work, f_ppf_work, f_sf_work, ncf_cdf_work, CF_CAP, NCF_WORK_BOUND,
     PPF_WORK_BOUND,
 };
-use super::{hotelling_t2, HotellingResult, PValue, DEFAULT_ALPHA};
 
 /// Values a fingerprint entry takes from one byte: 0–239 are `k/16` (0–14.9375), the rest
 /// pick the extremes (zero, ±huge, tiny, NaN, ±∞, a latency in milliseconds, …).

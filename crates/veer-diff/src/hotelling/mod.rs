@@ -8,7 +8,7 @@
 //!
 //! Pure functions of the two samples (and a seed for Monte Carlo): no I/O.
 
-pub use veer_base::fdist;
+use veer_base::fdist;
 #[doc(hidden)]
 pub mod fuzzing;
 pub(crate) mod linalg;
@@ -17,7 +17,7 @@ pub mod moments;
 use linalg::{solve, Matrix};
 use moments::{moments, SampleMoments};
 use veer_base::rng::ChaCha12;
-pub use veer_contract::fingerprint::{Decision, Method};
+use veer_contract::fingerprint::{Decision, Method};
 
 /// Largest number of label permutations `C(n1 + n2, n1)` enumerated exactly (the reference's
 /// `EXACT_PERM_LIMIT`).

@@ -1,13 +1,13 @@
-//! Near-singular fingerprints (issue 26): few responses, constant dimensions, zero
+//! Near-singular fingerprints: few responses, constant dimensions, zero
 //! within-side variance, one dimension moving, identical sides, extreme values, 3–40 responses
 //! a side. The post-hoc power's non-centrality `λ = T² n1 n2 / (n1 + n2)` is then
 //! astronomically large, and the former non-central F sum ran ~λ/2 steps; the test must finish
 //! within the work bound of its distributions with a power that is a probability — 1, not
 //! NaN, where λ is huge.
 
-use super::fdist::{self, NCF_WORK_BOUND, PPF_WORK_BOUND};
 use super::{hotelling_t2, Decision, HotellingResult, PValue, DEFAULT_ALPHA};
 use proptest::prelude::*;
+use veer_base::fdist::{self, NCF_WORK_BOUND, PPF_WORK_BOUND};
 
 const D: usize = 12;
 

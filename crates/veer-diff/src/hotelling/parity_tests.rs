@@ -175,7 +175,7 @@ fn fingerprints_and_tests_match_the_reference() {
     }
 }
 
-/// Issue 20's example: 60% of a 200-turn candidate's answers gain "Unable to complete … error 42
+/// The reference example: 60% of a 200-turn candidate's answers gain "Unable to complete … error 42
 /// … 3 items failed", tokens and latency unchanged. The joint test rejects, and the moving
 /// dimension it names first is the error-token flag.
 #[test]

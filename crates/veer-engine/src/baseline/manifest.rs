@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub(crate) use veer_contract::baseline::MANIFEST_SCHEMA_VERSION;
-pub use veer_contract::baseline::{
+pub(crate) use veer_contract::baseline::{
     BaselineApproval as Approval, BaselineCase as CaseLayout, BaselineFile as FileEntry,
     BaselineLayout as Layout, BaselineManifest as Manifest, BaselinePolicy as PolicyRef,
     BaselineSource as Source,

@@ -23,9 +23,10 @@ mod verify;
 pub use verify::versions;
 
 pub(crate) use manifest::MANIFEST_SCHEMA_VERSION;
-pub use manifest::{Approval, CaseLayout, FileEntry, Layout, Manifest, PolicyRef, Source};
+
+pub(crate) use manifest::FileEntry;
 pub use store::{approve, create, CreateOptions, Created};
-pub use verify::{list, open, resolve, verify, BaselineSummary, Opened, Verified};
+pub use verify::{list, open, resolve, verify, Opened, Verified};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

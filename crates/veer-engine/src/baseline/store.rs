@@ -159,12 +159,12 @@ fn store_one(
 ) -> Result<FileEntry, BaselineError> {
     let rel = relative_name(runs, path);
     let source = path.display().to_string();
-    let bytes = veer_trace::limits::read_capped(path, read.max_trace_bytes).map_err(|e| match e
+    let bytes = veer_base::capped::read_capped(path, read.max_trace_bytes).map_err(|e| match e
         .too_large_message("trace", Some("--max-trace-bytes"))
     {
         Some((m, h)) => BaselineError::new(format!("{source}: {m}"), h),
         None => match e {
-            veer_trace::limits::CappedError::Io(io) => BaselineError::io(path, "read", &io),
+            veer_base::capped::CappedError::Io(io) => BaselineError::io(path, "read", &io),
             _ => BaselineError::new(format!("{source}: cannot read"), "check the file"),
         },
     })?;
@@ -172,7 +172,7 @@ fn store_one(
     // Every trace is read once: a baseline holds only traces veer reads, and `.agentlog`
     // (whose reader reads gzip by its magic bytes) is compressed under its own name.
     let compress = match veer_trace::load_bytes(&source, &bytes, read) {
-        Ok(Document::Trace(t)) => !gzip_magic && t.format == veer_trace::model::Format::Agentlog,
+        Ok(Document::Trace(t)) => !gzip_magic && t.format == veer_base::format::Format::Agentlog,
         Ok(_) => false,
         Err(e) => return Err(trace_error(&e)),
     };

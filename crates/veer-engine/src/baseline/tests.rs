@@ -1,3 +1,4 @@
+use super::manifest::{Approval, CaseLayout, Source};
 use super::*;
 use std::fs;
 use std::path::Path;

@@ -125,8 +125,8 @@ pub fn open(dir: &Path, version: Option<u32>) -> Result<Opened, BaselineError> {
     let mut current: Option<(Manifest, String)> = None;
     for r in 1..=count {
         let path = manifests.join(revision_file(r));
-        let bytes = veer_trace::limits::read_capped(&path, 256 << 20).map_err(|e| match e {
-            veer_trace::limits::CappedError::Io(io) => BaselineError::io(&path, "read", &io),
+        let bytes = veer_base::capped::read_capped(&path, 256 << 20).map_err(|e| match e {
+            veer_base::capped::CappedError::Io(io) => BaselineError::io(&path, "read", &io),
             _ => tampered(&path, "manifest larger than 256 MiB".into()),
         })?;
         let m = read_manifest(&path, &bytes)?;
@@ -220,8 +220,8 @@ pub fn verify(dir: &Path, version: Option<u32>) -> Result<Verified, BaselineErro
 
 /// Hashes one stored file against its entry.
 fn check_file(path: &Path, f: &super::FileEntry) -> Result<(), BaselineError> {
-    let bytes = veer_trace::limits::read_capped(path, f.bytes).map_err(|e| match e {
-        veer_trace::limits::CappedError::Io(io) => BaselineError::io(path, "read", &io),
+    let bytes = veer_base::capped::read_capped(path, f.bytes).map_err(|e| match e {
+        veer_base::capped::CappedError::Io(io) => BaselineError::io(path, "read", &io),
         _ => tampered(
             path,
             format!(
@@ -310,7 +310,7 @@ pub fn resolve(root: &Path, spec: &str) -> Result<(PathBuf, Option<u32>), Baseli
     Ok((root.join(base), version))
 }
 
-pub use veer_contract::baseline::BaselineSummary;
+use veer_contract::baseline::BaselineSummary;
 
 /// The baselines under `root`, by name; an empty list when `root` does not exist.
 pub fn list(root: &Path) -> Result<Vec<BaselineSummary>, BaselineError> {

@@ -24,7 +24,8 @@
 //! matrix–vector product: bounded work (points × terms × resamples), whatever the values.
 
 use super::design::Design;
-use veer_trials::{derive_seed, TrialRng};
+use veer_base::rng::derive_seed;
+use veer_base::rng::TrialRng;
 
 /// Family-wise error rate of the intervals of one measure (split over its terms).
 pub const ALPHA: f64 = 0.05;

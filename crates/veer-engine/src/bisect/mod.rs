@@ -1,4 +1,4 @@
-//! `veer bisect` (issue 31): which of the changes between two agent configurations caused the
+//! `veer bisect`: which of the changes between two agent configurations caused the
 //! behaviour change. Everything here is pure; the binary reads the files, runs the agents
 //! (with `veer experiment run`'s machinery) and writes the results.
 //!
@@ -14,19 +14,17 @@ pub mod deltas;
 pub mod design;
 pub(crate) mod estimate;
 pub mod measure;
-/// The `bisect.json` document types, at their historical path (defined in `veer-contract`).
-pub use veer_contract::bisect as report;
 
 use crate::error::Error;
 use config::ConfigFormat;
 use deltas::{Factor, Group};
 use design::Design;
 use estimate::Term;
-use report::{
+use serde_json::Value;
+use veer_contract::bisect::{
     BisectReport, DesignBlock, Effect, FactorEntry, InteractionEntry, MeasureEntry, PointEntry,
     RunEntry, BISECT_SCHEMA_VERSION,
 };
-use serde_json::Value;
 use veer_policy::Policy;
 use veer_trace::Trace;
 

@@ -16,7 +16,7 @@ pub use veer_diff::fingerprint::DIM;
 use crate::error::Error;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use veer_diff::Unmatched;
+use veer_contract::diff::Unmatched;
 
 /// What a long directory diff tells its front end as it goes (the binary draws a progress bar;
 /// `Quiet` tells no one). Stages run one after another; `tick` is called from worker threads.

@@ -10,11 +10,10 @@ use super::Progress;
 use crate::error::Error;
 use rayon::prelude::*;
 use std::path::PathBuf;
+use veer_contract::fingerprint::FingerprintBlock;
 use veer_diff::fingerprint::DIM;
 use veer_diff::hotelling::moments::RowSums;
-use veer_diff::{
-    fingerprint_block, fingerprint_block_of_moments, FingerprintBlock, FingerprintOptions,
-};
+use veer_diff::{fingerprint_block, fingerprint_block_of_moments, FingerprintOptions};
 
 /// Rows a side may hold before the pool keeps only sums: 4,096 rows (384 KiB). Past it the
 /// labellings number more than `C(4098, 2)`, far over the exact permutation's limit, so the

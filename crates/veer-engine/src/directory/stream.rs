@@ -10,14 +10,15 @@ use crate::error::Error;
 use crate::quarantine::ActiveQuarantine;
 use crate::verdict::DirectoryVerdict;
 use crate::DiffOptions;
-use crate::Verdict;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use veer_base::Level;
+use veer_contract::diff::DirectorySummary;
+use veer_contract::diff::{DirectoryPair, PairError};
+use veer_contract::verdict::Verdict;
 use veer_diff::aggregate::PairSummary;
 use veer_diff::fingerprint;
-use veer_diff::report::{DirectoryPair, PairError};
-use veer_diff::{DirectorySummary, FingerprintOptions, SideFingerprints};
-use veer_policy::Level;
+use veer_diff::{FingerprintOptions, SideFingerprints};
 use veer_trace::{ReadOptions, Trace};
 
 /// Trace pairs diffed at once per worker thread: the reorder window. Pairs are diffed in

@@ -114,13 +114,14 @@ fn append_keeps_the_file_and_skips_listed_cases() {
 
 #[test]
 fn marks_and_the_report_block() {
-    use crate::verdict::{Cause, Trip};
+    use veer_contract::verdict::Cause;
+    use veer_contract::verdict::Trip;
     let q = Quarantine::parse("q.yaml", FILE).unwrap();
     let a = q.active(day("2026-11-15")).from_source("q.yaml");
     assert_eq!(a.source, "q.yaml");
     assert_eq!(
         a.mark("refund"),
-        Some(veer_diff::QuarantineMark {
+        Some(veer_contract::quarantine::QuarantineMark {
             reason: "flips on main".into(),
             expires: "2026-12-11".into(),
         })
@@ -130,11 +131,11 @@ fn marks_and_the_report_block() {
     assert_eq!(a.mark("other"), None);
     let trip = |trace: &str, axis: &str| Trip {
         trace: Some(trace.into()),
-        level: veer_policy::Level::Severe,
+        level: veer_base::Level::Severe,
         cause: Cause::Axis { axis: axis.into() },
         reason: "r".into(),
     };
-    let mut v = crate::Verdict::decide(veer_policy::Level::Moderate, Vec::new());
+    let mut v = veer_contract::verdict::Verdict::decide(veer_base::Level::Moderate, Vec::new());
     v.quarantined = vec![trip("refund", "cost"), trip("refund", "semantic")];
     let block = a.summary(&v).unwrap();
     assert_eq!(block.file, "q.yaml");

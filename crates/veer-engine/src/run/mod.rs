@@ -23,7 +23,7 @@ use crate::trials::detect::{DetectOptions, Detected};
 use crate::trials::layout::CasePattern;
 use crate::trials::listing::RUN_FILES;
 use crate::trials::measure::MeasureOptions;
-use crate::{DiffOptions, Error, Verdict};
+use crate::{DiffOptions, Error};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,6 +31,7 @@ use std::sync::Arc;
 use veer_base::Level;
 use veer_contract::diff::DirectoryPair;
 use veer_contract::report::Report;
+use veer_contract::verdict::Verdict;
 use veer_trace::Trace;
 
 /// What a directory diff hands out as it goes.
@@ -166,7 +167,7 @@ fn stored_baseline(
                 m.name, stored.path, stored.sha256
             )),
             Some(path) => {
-                let now = veer_trace::limits::read_capped(path, crate::policy::MAX_POLICY_BYTES)
+                let now = veer_base::capped::read_capped(path, crate::policy::MAX_POLICY_BYTES)
                     .map(|b| crate::baseline::sha256_hex(&b))
                     .unwrap_or_default();
                 if now != stored.sha256 {

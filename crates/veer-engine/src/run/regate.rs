@@ -10,9 +10,8 @@
 //! run an error.
 
 use super::Outcome;
-use crate::trials::report::{TrialsReport, TripKind};
-use crate::verdict::{self, Cause, DirectoryVerdict, Trip};
-use crate::{Error, Verdict};
+use crate::verdict::{self, DirectoryVerdict};
+use crate::Error;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -21,6 +20,9 @@ use veer_contract::diff::{DiffReport, DirectoryReport, DIFF_SCHEMA_VERSION};
 use veer_contract::gate::{GateRegression, GateReport, GATE_SCHEMA_VERSION};
 use veer_contract::policy::{PolicyDiff, RuleKind, Severity, Violation};
 use veer_contract::report::{Gated, Report};
+use veer_contract::trials::{TrialsReport, TripKind};
+use veer_contract::verdict::Verdict;
+use veer_contract::verdict::{Cause, Trip};
 use veer_trace::ReadOptions;
 
 /// How a saved report is gated again.
@@ -38,8 +40,8 @@ pub struct RegateSettings {
 /// Reads the saved report at `path` (at most `max_bytes`, UTF-8) into its type.
 pub fn read(path: &Path, max_bytes: u64) -> Result<Saved, Error> {
     let file = path.display().to_string();
-    let bytes = veer_trace::limits::read_capped(path, max_bytes).map_err(|e| match e {
-        veer_trace::limits::CappedError::Io(e) => {
+    let bytes = veer_base::capped::read_capped(path, max_bytes).map_err(|e| match e {
+        veer_base::capped::CappedError::Io(e) => {
             Error::input(format!("{file}: cannot read: {e}")).hint("check the path")
         }
         other => {

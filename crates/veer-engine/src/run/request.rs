@@ -4,7 +4,7 @@
 //! is (two traces, two directories paired by path, cases with repeated trials, two Inspect AI
 //! logs, or a stored baseline against a directory).
 
-use crate::options::{FingerprintOptions, PairBy, DEFAULT_MAX_ALIGN_CELLS};
+use crate::options::{FingerprintOptions, DEFAULT_MAX_ALIGN_CELLS};
 use crate::trials::measure::AXES;
 use crate::trials::outcome::{OutcomeFile, OutcomeRule, OutcomeSource};
 use crate::trials::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
@@ -12,6 +12,7 @@ use crate::Error;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use veer_base::Level;
+use veer_contract::divergence::PairBy;
 use veer_trace::ReadOptions;
 
 /// One comparison to run.

@@ -1,30 +1,36 @@
-//! One case's entry in the report (issue 28 item 2): its raw tests with their adjusted
+//! One case's entry in the report: its raw tests with their adjusted
 //! p-values, the per-axis spreads, the behaviour, the rules and the first divergence, and the
 //! verdict `veer-trials` gives it.
 
 use super::measure::{AXES, AXIS_COUNT};
 use super::raw::{mean, sd, CaseRaw, RawState};
-use super::report::*;
 use super::TrialsOptions;
+use veer_contract::trials::*;
 use veer_policy::Policy;
 use veer_trials::{
     case_verdict, CaseDecision as Decided, CaseEvidence, MeasureTest, Presence, TrialWorseWhen,
 };
 
 /// The report's name of a severity.
-pub(super) fn severity_name(s: veer_policy::Severity) -> &'static str {
+pub(super) fn severity_name(s: veer_contract::policy::Severity) -> &'static str {
     match s {
-        veer_policy::Severity::Info => "info",
-        veer_policy::Severity::Warning => "warning",
-        veer_policy::Severity::Error => "error",
-        veer_policy::Severity::Critical => "critical",
+        veer_contract::policy::Severity::Info => "info",
+        veer_contract::policy::Severity::Warning => "warning",
+        veer_contract::policy::Severity::Error => "error",
+        veer_contract::policy::Severity::Critical => "critical",
     }
 }
 
 /// A rule's id and severity by its index in the policy (`rule-N`, error, without one).
-pub(super) fn rule_of(policy: Option<&Policy>, index: usize) -> (String, veer_policy::Severity) {
+pub(super) fn rule_of(
+    policy: Option<&Policy>,
+    index: usize,
+) -> (String, veer_contract::policy::Severity) {
     policy.and_then(|p| p.rules.get(index)).map_or(
-        (format!("rule-{index}"), veer_policy::Severity::Error),
+        (
+            format!("rule-{index}"),
+            veer_contract::policy::Severity::Error,
+        ),
         |r| (r.id.clone(), r.severity),
     )
 }
@@ -176,7 +182,7 @@ pub(super) fn case_block(
         let p_adjusted = adjusted(slot, true);
         let deterministic = matches!(
             severity,
-            veer_policy::Severity::Error | veer_policy::Severity::Critical
+            veer_contract::policy::Severity::Error | veer_contract::policy::Severity::Critical
         ) && veer_trials::is_deterministic_break(
             rule.baseline,
             raw.k_b as u32,

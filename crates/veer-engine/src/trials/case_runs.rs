@@ -1,4 +1,4 @@
-//! The keyed trial files of a large directory diff, sorted on disk (issue 28, item 7: memory
+//! The keyed trial files of a large directory diff, sorted on disk (memory
 //! flat in the number of cases).
 //!
 //! Which case a file belongs to can come from its metadata, so the files of one case may be

@@ -1,4 +1,4 @@
-//! From every case's raw results to the `trials` block (issue 28, items 2–3): the case-test
+//! From every case's raw results to the `trials` block: the case-test
 //! family and its Benjamini–Hochberg adjustment over all cases, then each case's entry
 //! (`super::case_block`) built as its raw results are read back, the suite-level tests
 //! ([`super::suite`]), pass^k and the power plan. The raw tests of a case are computed as it is
@@ -19,11 +19,11 @@
 use super::case_block::{case_block, rule_of, CaseContext};
 use super::measure::{AXES, AXIS_COUNT};
 use super::raw::SuiteRow;
-use super::report::*;
 use super::spill::{CaseListBuilder, RawStore};
 use super::suite::{doubled, pass_hat, suite, suite_behaviour};
 use super::TrialsOptions;
 use crate::error::Error;
+use veer_contract::trials::*;
 use veer_policy::Policy;
 use veer_trials::{
     balanced_trials_for_level, behaviour_trials_for_level, benjamini_hochberg,

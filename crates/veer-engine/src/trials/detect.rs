@@ -1,5 +1,5 @@
-//! Whether `veer diff BASE_DIR CAND_DIR` is a repeated-trials diff or the path-paired one
-//! (issue 28, item 1): `--trials off` pairs by path; otherwise the files are grouped into cases
+//! Whether `veer diff BASE_DIR CAND_DIR` is a repeated-trials diff or the path-paired one:
+//! `--trials off` pairs by path; otherwise the files are grouped into cases
 //! and the trials report applies when some case has two or more trials (or a `--case-pattern`
 //! was given) and some case is on both sides.
 

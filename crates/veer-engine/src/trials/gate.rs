@@ -1,4 +1,4 @@
-//! The gate with repeated trials (issue 28, item 4): what trips it, as one function of the
+//! The gate with repeated trials: what trips it, as one function of the
 //! trials block, so the engine's single `Verdict` can take it over unchanged.
 //!
 //! The behaviour (the primary endpoint) counts when the suite's stratified behaviour test is
@@ -14,12 +14,12 @@
 //! exit code, the gate lines and `veer gate` on a saved report all come from it.
 
 use super::measure::AXES;
-use super::report::{CaseVerdict, TrialsBlock, TripKind, Tripped};
 use std::collections::BTreeMap;
-pub use veer_contract::trials::describe;
+use veer_base::Level;
+use veer_contract::trials::describe;
+use veer_contract::trials::stats::SuiteOutcome;
+use veer_contract::trials::{CaseVerdict, TrialsBlock, TripKind, Tripped};
 use veer_contract::verdict::{Cause, Trip, Verdict};
-use veer_policy::Level;
-use veer_trials::SuiteOutcome;
 
 /// The gate level of a rule severity (`info` → minor, `warning` → moderate, `error` and
 /// `critical` → severe), as the path-paired gate maps policy regressions.

@@ -1,4 +1,4 @@
-//! Which trace files of a directory are trials of the same case (issue 28, item 1).
+//! Which trace files of a directory are trials of the same case.
 //!
 //! `veer diff BASE_DIR CAND_DIR` used to pair files by relative path, so with several runs per
 //! case `run-1` met `run-1` — an arbitrary pairing of exchangeable runs. This module groups each
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use super::listing::{list_cases, Layout};
-pub use veer_contract::trials::KeySource;
+use veer_contract::trials::KeySource;
 
 /// Words before a trailing number that name a run of the same case (`run-3` is trial 3).
 const TRIAL_WORDS: &[&str] = &[

@@ -1,4 +1,4 @@
-//! Two directories' trace files grouped into cases, streamed (issue 28, items 1 and 7).
+//! Two directories' trace files grouped into cases, streamed.
 //!
 //! With 10,000 cases of 10 trials a side a diff lists 200,000 files, and every file's case key
 //! must be known before the first case is measured (a key can come from the file's metadata, so
@@ -9,12 +9,13 @@
 //! cases are read back one at a time. The rules that give the keys are in [`super::layout`].
 
 use super::case_runs::{self, Keyed, RunCases, Runs, SideIndex};
-use super::layout::{key_of, Case, CasePattern, KeySource, TraceIdentity};
+use super::layout::{key_of, Case, CasePattern, TraceIdentity};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use veer_contract::trials::KeySource;
 use veer_trace::load::SkippedEntry;
 
 /// Keyed files held in memory before they are sorted and written out as a run (about 150 bytes

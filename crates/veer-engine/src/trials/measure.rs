@@ -1,4 +1,4 @@
-//! One case's trials measured with the existing measures (issue 28, item 2): each trial's
+//! One case's trials measured with the existing measures: each trial's
 //! per-axis numbers and policy violations, and — once per case — the pairwise behaviour
 //! distances between any two of its trials, baseline and candidate pooled.
 //!

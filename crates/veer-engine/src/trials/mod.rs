@@ -1,4 +1,4 @@
-//! Repeated trials (issue 28): a directory diff whose cases were each run several times is
+//! Repeated trials: a directory diff whose cases were each run several times is
 //! compared case by case, so the gate tells a behaviour change from agent noise.
 //!
 //! - [`layout`]: which files are trials of which case; [`listing`] groups two directories'
@@ -32,8 +32,6 @@ pub mod outcome;
 pub(crate) mod outcome_file;
 pub mod plan;
 pub mod raw;
-/// The trials report types, at their historical path (defined in `veer-contract`).
-pub use veer_contract::trials as report;
 pub mod scripted;
 pub mod spill;
 pub mod suite;
@@ -41,9 +39,10 @@ pub mod suite;
 use layout::Layout;
 use measure::MeasureOptions;
 use rayon::prelude::*;
-use report::{LayoutBlock, TrialsReport};
+use veer_base::Level;
+use veer_contract::trials::{LayoutBlock, TrialsReport};
 use veer_contract::verdict::Verdict;
-use veer_policy::{Level, Policy};
+use veer_policy::Policy;
 
 pub use options::{Margin, TrialsOptions, DEFAULT_BEHAVIOUR_MARGIN, DEFAULT_MARGINS};
 
@@ -113,7 +112,7 @@ pub fn analyse(
         fail_on_inconclusive,
     )?;
     Ok(TrialsReport {
-        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
+        schema_version: veer_contract::diff::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline.to_string(),
         candidate: candidate.to_string(),
         trials,
@@ -208,7 +207,7 @@ pub fn decide(
     options: &TrialsOptions,
     fail_on: Level,
     fail_on_inconclusive: bool,
-) -> Result<(report::TrialsBlock, Verdict), crate::error::Error> {
+) -> Result<(veer_contract::trials::TrialsBlock, Verdict), crate::error::Error> {
     let mut store = spill::RawStore::new(options.spill_after);
     for raw in raws {
         store.push(raw)?;
@@ -231,7 +230,7 @@ pub(crate) fn decide_store(
     options: &TrialsOptions,
     fail_on: Level,
     fail_on_inconclusive: bool,
-) -> Result<(report::TrialsBlock, Verdict), crate::error::Error> {
+) -> Result<(veer_contract::trials::TrialsBlock, Verdict), crate::error::Error> {
     let mut trials = compose::compose(layout, raws, policy, options)?;
     let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
     if let Some(e) = spill::case_read_error(&trials.cases) {
@@ -319,14 +318,14 @@ pub fn analyse_in_memory(
     let n_cases = cases.len();
     drop(cases);
     let layout = LayoutBlock {
-        sources: vec![layout::KeySource::Metadata],
+        sources: vec![veer_contract::trials::KeySource::Metadata],
         cases: n_cases,
         baseline_trials: nb,
         candidate_trials: nc,
     };
     let (trials, verdict) = decide(layout, raws, policy, options, fail_on, fail_on_inconclusive)?;
     Ok(TrialsReport {
-        schema_version: veer_diff::report::DIFF_SCHEMA_VERSION.into(),
+        schema_version: veer_contract::diff::DIFF_SCHEMA_VERSION.into(),
         baseline: baseline_name.to_string(),
         candidate: candidate_name.to_string(),
         trials,

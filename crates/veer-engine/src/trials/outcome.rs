@@ -1,4 +1,4 @@
-//! A trial's pass/fail outcome (issue 28 item 3, issue 32 item 2): where it is taken from and
+//! A trial's pass/fail outcome: where it is taken from and
 //! how a value reads as pass or fail.
 //!
 //! Sources ([`OutcomeSource`]):

@@ -1,4 +1,4 @@
-//! The external file of outcomes (`--outcome FILE.jsonl`, issue 32 item 2): one JSON object a
+//! The external file of outcomes (`--outcome FILE.jsonl`): one JSON object a
 //! line, `{"side": "baseline"|"candidate", "case": "…", "trial": N, "outcome": …}`, read and
 //! checked whole before anything is measured, then looked up per trial. A bad line is an error
 //! naming file, line and field.

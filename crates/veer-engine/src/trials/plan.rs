@@ -1,4 +1,4 @@
-//! `veer plan DIR --mde X` (issue 28, item 3): how many cases and trials a suite needs so that a
+//! `veer plan DIR --mde X`: how many cases and trials a suite needs so that a
 //! change of X on an axis is detected with 80% power, from one side's repeated trials.
 //!
 //! One side tells the within-case (trial-to-trial) variance σ² of each axis; the between-case

@@ -6,15 +6,15 @@
 
 use super::layout::Case;
 use super::measure::{CaseMeasures, TrialFailure, AXES, AXIS_COUNT};
-use super::report::CaseError;
 use super::TrialsOptions;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use veer_base::rng::derive_seed;
+use veer_contract::trials::CaseError;
 use veer_policy::Policy;
 use veer_trials::{
-    behaviour_test, derive_seed, first_divergence, fisher_exact, min_attainable_p,
-    suite_permutation_test, tost_p, welch, BehaviourTest, CaseSample, Count, PairwiseDistances,
-    PermutationOptions,
+    behaviour_test, first_divergence, fisher_exact, min_attainable_p, suite_permutation_test,
+    tost_p, welch, BehaviourTest, CaseSample, Count, PairwiseDistances, PermutationOptions,
 };
 
 /// One axis of one case before multiplicity.
@@ -56,7 +56,7 @@ pub(super) struct MeasuredRaw {
     /// The pooled behaviour distances (condensed, baseline first), for the suite's test.
     pub(super) distances: Vec<f64>,
     pub(super) rules: Vec<RuleRaw>,
-    pub(super) first: Option<veer_trials::ModalDivergence>,
+    pub(super) first: Option<veer_contract::trials::stats::ModalDivergence>,
     /// Passing trials per side (pass^k): by the trials' `outcome` when every trial has one,
     /// else policy-clean when a policy was given; with where it came from.
     pub(super) passes: Option<(u32, u32, Cow<'static, str>)>,

@@ -1,10 +1,11 @@
-//! Stochastic scripted agents (issue 28, item 6): `.agentlog` traces of an agent whose wording,
+//! Stochastic scripted agents: `.agentlog` traces of an agent whose wording,
 //! latency, token counts and an occasional extra tool call vary from run to run, with planted
 //! changes of stated size. The calibration tests, the CLI tests and the benchmark compare
 //! samples of these agents, so the gate's false-alarm rate and power are measured, not
 //! assumed.
 
-use veer_trials::{derive_seed, TrialRng};
+use veer_base::rng::derive_seed;
+use veer_base::rng::TrialRng;
 
 /// What an agent does and how much it varies.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,4 +1,4 @@
-//! Memory flat in the number of cases (issue 28 item 7): past
+//! Memory flat in the number of cases: past
 //! [`super::TrialsOptions::spill_after`] cases, each case's raw results and then its entry in the
 //! report go to a temporary file, one compact JSON line a case, and are read back case by case
 //! — after the suite-wide Benjamini–Hochberg adjustment to build the entries, then by the gate

@@ -1,4 +1,4 @@
-//! The suite-level tests (issue 28 item 3): per axis the within-case permutation test over
+//! The suite-level tests: per axis the within-case permutation test over
 //! all cases with its case-clustered interval, variance components and power plan; per rule the
 //! exact stratified test; Holm across them at α/2; and pass^k per side. They read each case's
 //! compact [`SuiteRow`], held in memory for every case.
@@ -6,16 +6,16 @@
 use super::case_block::{rule_of, severity_name};
 use super::measure::AXES;
 use super::raw::{mean, MeasuredRow, SuiteRow};
-use super::report::*;
 use super::TrialsOptions;
 use std::borrow::Cow;
+use veer_base::rng::derive_seed;
+use veer_contract::trials::*;
 use veer_policy::Policy;
 use veer_trials::{
-    case_differences, derive_seed, mde_floor, minimum_detectable_effect, pass_hat_k,
-    population_estimate, stratified_exact_test, suite_behaviour_test, suite_decision,
-    suite_permutation_test, variance_components, BehaviourCase, CaseSample, Count,
-    PairwiseDistances, PermutationOptions, PowerInputs, SuiteTest, TrialWorseWhen, DEFAULT_POWER,
-    DEFAULT_SUITE_DRAWS,
+    case_differences, mde_floor, minimum_detectable_effect, pass_hat_k, population_estimate,
+    stratified_exact_test, suite_behaviour_test, suite_decision, suite_permutation_test,
+    variance_components, BehaviourCase, CaseSample, Count, PairwiseDistances, PermutationOptions,
+    PowerInputs, SuiteTest, TrialWorseWhen, DEFAULT_POWER, DEFAULT_SUITE_DRAWS,
 };
 
 /// Doubles an adjusted p (the α split between case and suite tests), capped at 1.
@@ -116,7 +116,7 @@ pub(super) fn suite(
             p_worse: axis.p_worse(within.p_higher, within.p_lower),
             p_population: axis.p_worse(population.sign_flip.p_higher, population.sign_flip.p_lower),
             p_adjusted: 1.0,
-            outcome: veer_trials::SuiteOutcome::NoSupportedChange,
+            outcome: veer_contract::trials::stats::SuiteOutcome::NoSupportedChange,
             mde: powered.map(|p| p.0),
         });
     }
@@ -139,7 +139,7 @@ pub(super) fn suite(
             let (_, severity) = rule_of(policy, index);
             if matches!(
                 severity,
-                veer_policy::Severity::Error | veer_policy::Severity::Critical
+                veer_contract::policy::Severity::Error | veer_contract::policy::Severity::Critical
             ) && found.is_some()
                 && veer_trials::is_deterministic_break(b, raw.k_b as u32, c, raw.k_c as u32)
             {
@@ -169,7 +169,7 @@ pub(super) fn suite(
             effect: test.effect,
             p_worse: test.p_higher,
             p_adjusted: 1.0,
-            outcome: veer_trials::SuiteOutcome::NoSupportedChange,
+            outcome: veer_contract::trials::stats::SuiteOutcome::NoSupportedChange,
             deterministic_breaks: breaks,
         });
     }

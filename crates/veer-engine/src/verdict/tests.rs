@@ -1,7 +1,7 @@
 //! The verdict's rules on hand-made signals.
 
 use super::*;
-use veer_policy::Gate;
+use veer_contract::policy::Gate;
 
 fn axis(name: &str, level: Level) -> Trip {
     Trip {
@@ -77,14 +77,19 @@ fn json_names_the_kind_and_the_trace() {
     );
 }
 
-fn row(axis: veer_diff::Axis, severity: Level, delta: f64, ci: [f64; 2]) -> veer_diff::AxisStat {
-    let mut r = veer_diff::AxisStat::empty(axis);
+fn row(
+    axis: veer_contract::axis::Axis,
+    severity: Level,
+    delta: f64,
+    ci: [f64; 2],
+) -> veer_contract::axis::AxisStat {
+    let mut r = veer_contract::axis::AxisStat::empty(axis);
     r.severity = severity;
     r.delta = delta;
     r.ci95_low = ci[0];
     r.ci95_high = ci[1];
     r.n = 3;
-    r.direction = veer_diff::Direction::of(axis, delta, severity);
+    r.direction = veer_contract::axis::Direction::of(axis, delta, severity);
     r
 }
 
@@ -92,7 +97,12 @@ fn row(axis: veer_diff::Axis, severity: Level, delta: f64, ci: [f64; 2]) -> veer
 fn a_changed_call_in_one_turn_of_three_is_moderate_though_the_median_is_zero() {
     // The doubled refund: one of three turn pairs has other trajectory tokens; the median
     // distance is 0, so the row's severity is none and its numbers stay Shadow's.
-    let mut r = row(veer_diff::Axis::Trajectory, Level::None, 0.0, [0.0, 1.0]);
+    let mut r = row(
+        veer_contract::axis::Axis::Trajectory,
+        Level::None,
+        0.0,
+        [0.0, 1.0],
+    );
     assert_eq!(axis_gate_level(&r), Level::None);
     r.changed_pairs = 1;
     assert_eq!(axis_gate_level(&r), Level::Moderate);
@@ -104,20 +114,35 @@ fn a_changed_call_in_one_turn_of_three_is_moderate_though_the_median_is_zero() {
     );
     assert!(!Verdict::decide(Level::Severe, axis_signals_of(&[r.clone()])).tripped);
     // A severe trajectory row stays severe.
-    let mut severe = row(veer_diff::Axis::Trajectory, Level::Severe, 0.8, [0.5, 1.0]);
+    let mut severe = row(
+        veer_contract::axis::Axis::Trajectory,
+        Level::Severe,
+        0.8,
+        [0.5, 1.0],
+    );
     severe.changed_pairs = 3;
     assert_eq!(axis_gate_level(&severe), Level::Severe);
 }
 
 #[test]
 fn a_wording_change_whose_interval_touches_zero_is_never_severe() {
-    let touching = row(veer_diff::Axis::Semantic, Level::Severe, -0.6, [-1.0, 0.0]);
+    let touching = row(
+        veer_contract::axis::Axis::Semantic,
+        Level::Severe,
+        -0.6,
+        [-1.0, 0.0],
+    );
     assert_eq!(axis_gate_level(&touching), Level::Moderate);
-    let clear = row(veer_diff::Axis::Semantic, Level::Severe, -0.6, [-1.0, -0.2]);
+    let clear = row(
+        veer_contract::axis::Axis::Semantic,
+        Level::Severe,
+        -0.6,
+        [-1.0, -0.2],
+    );
     assert_eq!(axis_gate_level(&clear), Level::Severe);
     // Other axes keep their severity whatever their interval.
     let latency = row(
-        veer_diff::Axis::Latency,
+        veer_contract::axis::Axis::Latency,
         Level::Severe,
         900.0,
         [-10.0, 2000.0],
@@ -125,7 +150,7 @@ fn a_wording_change_whose_interval_touches_zero_is_never_severe() {
     assert_eq!(axis_gate_level(&latency), Level::Severe);
     // An improvement never signals.
     let faster = row(
-        veer_diff::Axis::Latency,
+        veer_contract::axis::Axis::Latency,
         Level::Severe,
         -900.0,
         [-2000.0, -10.0],
@@ -134,10 +159,10 @@ fn a_wording_change_whose_interval_touches_zero_is_never_severe() {
 }
 
 /// The axis signals of a report with these rows.
-fn axis_signals_of(rows: &[veer_diff::AxisStat]) -> Vec<Trip> {
+fn axis_signals_of(rows: &[veer_contract::axis::AxisStat]) -> Vec<Trip> {
     let mut report = veer_diff::diff(
-        &veer_trace::Trace::new("a", veer_trace::Format::Agentlog),
-        &veer_trace::Trace::new("b", veer_trace::Format::Agentlog),
+        &veer_trace::Trace::new("a", veer_base::format::Format::Agentlog),
+        &veer_trace::Trace::new("b", veer_base::format::Format::Agentlog),
         "a",
         "b",
         &veer_diff::BehaviourOptions::default(),

@@ -8,7 +8,7 @@ use crate::summary::{
 use parquet::basic::{LogicalType, Type as Physical};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
-use veer_contract::Level;
+use veer_base::Level;
 
 fn entries() -> Vec<Entry> {
     let e = |id: i64, commit: Option<&str>, tripped: bool| Entry {

@@ -4,12 +4,13 @@
 use super::{Loader, RuleRef};
 use crate::hint::did_you_mean;
 use crate::ltl;
-use crate::model::{Check, Must, RuleKind};
+use crate::model::{Check, Must};
 use crate::needle::Needle;
 use crate::node::PolicyNode;
 use crate::path::Path;
 use crate::when::Condition;
 use serde_json::Value;
+use veer_contract::policy::RuleKind;
 
 /// A validated parameter value.
 pub(super) enum Val {

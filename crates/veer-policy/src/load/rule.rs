@@ -4,9 +4,11 @@
 
 use super::{Loader, RuleRef};
 use crate::hint::did_you_mean;
-use crate::model::{Rule, RuleKind, Scope, Severity};
+use crate::model::{Rule, Scope};
 use crate::node::{NodeValue, PolicyNode};
 use std::collections::HashSet;
+use veer_contract::policy::RuleKind;
+use veer_contract::policy::Severity;
 
 const RULE_KEYS: [&str; 8] = [
     "id",

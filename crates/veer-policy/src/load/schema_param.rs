@@ -55,9 +55,9 @@ impl Loader<'_> {
             return None;
         };
         let shown = path.display().to_string();
-        let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
-        let read = veer_trace::limits::read_capped(&path, cap).map_err(|e| match e {
-            veer_trace::limits::CappedError::Io(e) => e.to_string(),
+        let cap = veer_base::capped::MAX_CONFIG_FILE_BYTES;
+        let read = veer_base::capped::read_capped(&path, cap).map_err(|e| match e {
+            veer_base::capped::CappedError::Io(e) => e.to_string(),
             other => other
                 .too_large_message("schema file", None)
                 .map(|(m, _)| m)
@@ -78,7 +78,7 @@ impl Loader<'_> {
                 return None;
             }
         };
-        let v = match crate::schema::parse_strict(&text) {
+        let v = match veer_trace::strict_json::parse_strict(&text) {
             Ok(v) => v,
             Err(e) => {
                 self.problem(

@@ -178,7 +178,10 @@ fn c34_schema_load_errors() {
     let c = trace(&[meta(), req("user"), resp(&[], "prose", "end_turn")]);
     let d = compare(&p, &b, &c);
     assert_eq!(d.regressions.len(), 1);
-    assert_eq!(d.regressions[0].kind, crate::RuleKind::MustMatchJsonSchema);
+    assert_eq!(
+        d.regressions[0].kind,
+        veer_contract::policy::RuleKind::MustMatchJsonSchema
+    );
 }
 
 #[test]

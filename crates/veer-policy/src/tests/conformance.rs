@@ -2,10 +2,11 @@
 //! `policy_diff` (with `session: null` and `tags: []` added) and the gate at every level.
 
 use crate::compare::compare;
-use crate::gate::{gate, Level};
 use crate::Policy;
 use serde_json::Value;
 use std::path::PathBuf;
+use veer_base::Level;
+use veer_contract::policy::gate;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

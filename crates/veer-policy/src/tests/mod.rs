@@ -13,8 +13,9 @@ mod properties;
 mod rule_scope;
 mod trajectory;
 
-use crate::{evaluate, Policy, Violation};
+use crate::{evaluate, Policy};
 use serde_json::{json, Value};
+use veer_contract::policy::Violation;
 use veer_trace::Trace;
 
 /// Builds a trace from `(kind, payload)` records (ids need not verify in default mode).
@@ -125,6 +126,6 @@ pub fn pairs(v: &[Violation]) -> Vec<Option<usize>> {
 fn policies_and_results_can_cross_threads() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Policy>();
-    send_sync::<crate::PolicyDiff>();
+    send_sync::<veer_contract::policy::PolicyDiff>();
     send_sync::<crate::runtime::PolicyEnforcer>();
 }

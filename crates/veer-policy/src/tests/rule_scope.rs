@@ -130,7 +130,8 @@ fn session_scope_for_every_stateful_kind() {
 
 #[test]
 fn check_gate_ranks_violations_by_severity() {
-    use crate::gate::{gate_violations, Level};
+    use veer_base::Level;
+    use veer_contract::policy::gate_violations;
     let t = trace(&[meta(), req("user"), resp(&["rm"], "bad", "end_turn")]);
     for (sev, trips_at) in [
         ("info", Level::Minor),

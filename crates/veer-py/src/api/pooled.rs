@@ -112,7 +112,7 @@ impl FingerprintPool {
         let block = self
             .pool
             .test_with(second_pass, &FingerprintOptions::default())?;
-        let verdict = veer_engine::Verdict::decide(
+        let verdict = veer_contract::verdict::Verdict::decide(
             level,
             veer_engine::verdict::fingerprint_signal(block.as_ref(), true)
                 .into_iter()

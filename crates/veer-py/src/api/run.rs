@@ -7,8 +7,9 @@ use crate::error::ApiError;
 use serde::Deserialize;
 use std::path::PathBuf;
 use veer_base::Level;
+use veer_contract::divergence::PairBy;
 use veer_contract::report::Report;
-use veer_engine::options::{FingerprintOptions, PairBy, DEFAULT_MAX_ALIGN_CELLS};
+use veer_engine::options::{FingerprintOptions, DEFAULT_MAX_ALIGN_CELLS};
 use veer_engine::run::{
     parse_margin, Baseline, Hooks, Piece, QuarantineFile, Request, Settings, TrialsSettings,
 };

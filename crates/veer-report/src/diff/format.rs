@@ -1,11 +1,11 @@
 //! Number and label formatting shared by the diff printers.
 
+use veer_base::Level;
 use veer_contract::axis::Axis;
 use veer_contract::axis::AxisStat;
 use veer_contract::axis::Direction;
 use veer_contract::axis::Flag;
 use veer_contract::divergence::Divergence;
-use veer_contract::Level;
 
 /// What an axis measures, in a few words. The semantic axis is lexical (veer has no semantic
 /// backend), so it measures wording, not meaning.

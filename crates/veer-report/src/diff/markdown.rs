@@ -8,13 +8,13 @@ use super::meaning::what_this_means;
 use super::quarantine;
 use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
+use veer_base::Level;
 use veer_contract::diff::DiffReport;
 use veer_contract::diff::DirectoryPair;
 use veer_contract::diff::DirectorySummary;
 use veer_contract::fingerprint::FingerprintBlock;
 use veer_contract::recommend::RecSeverity;
 use veer_contract::verdict::Verdict;
-use veer_contract::Level;
 
 /// The headline's verdict paragraph: whether the gate failed, passed or is off, and what
 /// tripped it (naming the traces in directory mode).
@@ -24,7 +24,7 @@ pub(crate) fn verdict_paragraph(v: &Verdict) -> String {
         format!("**Gate: \u{274c} failed** (`--fail-on {threshold}`)")
     } else if v.unreadable > 0 {
         format!("**Gate: \u{274c} incomplete** (`--fail-on {threshold}`)")
-    } else if v.fail_on == veer_contract::Level::None {
+    } else if v.fail_on == veer_base::Level::None {
         "**Gate: off** (`--fail-on never`)".to_string()
     } else {
         format!("**Gate: \u{2705} passed** (`--fail-on {threshold}`)")

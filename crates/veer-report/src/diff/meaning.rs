@@ -3,12 +3,12 @@
 
 use super::fingerprint;
 use super::format::{change, pair_changes, turns};
+use veer_base::Level;
 use veer_contract::axis::Axis;
 use veer_contract::axis::Flag;
 use veer_contract::diff::DiffReport;
 use veer_contract::diff::StatisticalPower;
 use veer_contract::fingerprint::Decision;
-use veer_contract::Level;
 
 /// Sentences summarising one diff, most important first.
 pub(crate) fn what_this_means(r: &DiffReport) -> Vec<String> {

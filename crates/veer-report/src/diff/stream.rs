@@ -69,14 +69,7 @@ mod tests {
         DirectoryPair {
             baseline: format!("{name}.agentlog"),
             candidate: format!("{name}.agentlog"),
-            report: veer_engine::diff::diff(
-                &b,
-                &c,
-                ("b", "c"),
-                &options,
-                veer_contract::Level::None,
-            )
-            .0,
+            report: veer_engine::diff::diff(&b, &c, ("b", "c"), &options, veer_base::Level::None).0,
             quarantined: None,
         }
     }
@@ -96,14 +89,14 @@ mod tests {
             unmatched,
             aggregate,
             fingerprint: None,
-            gate: Gate::decide(veer_contract::Level::None, veer_contract::Level::None),
+            gate: Gate::decide(veer_base::Level::None, veer_base::Level::None),
             quarantine: None,
         }
     }
 
     /// Each pair's verdict and the run's, as the CLI folds them (gate off).
     fn verdicts(r: &DirectoryReport) -> (Vec<Verdict>, Verdict) {
-        let mut fold = veer_engine::verdict::DirectoryVerdict::new(veer_contract::Level::None);
+        let mut fold = veer_engine::verdict::DirectoryVerdict::new(veer_base::Level::None);
         let each = r
             .pairs
             .iter()
@@ -178,7 +171,7 @@ mod tests {
                 hint: None,
             }];
             r.aggregate.error_pairs = 1;
-            r.gate = Gate::decide_with_errors(veer_contract::Level::Minor, r.gate.worst, 1);
+            r.gate = Gate::decide_with_errors(veer_base::Level::Minor, r.gate.worst, 1);
             let (verdicts, verdict) = verdicts(&r);
             let streamed = render_all(
                 Box::new(crate::json::DirectoryJson::new()),

@@ -11,6 +11,7 @@ use super::stream::DirectoryPrinter;
 use super::SHOWN_DIVERGENCES;
 use crate::style::Style;
 use comfy_table::{Cell, CellAlignment};
+use veer_base::Level;
 use veer_contract::diff::DiffReport;
 use veer_contract::diff::DirectoryPair;
 use veer_contract::diff::DirectorySummary;
@@ -19,7 +20,6 @@ use veer_contract::fingerprint::Decision;
 use veer_contract::fingerprint::FingerprintBlock;
 use veer_contract::recommend::RecSeverity;
 use veer_contract::verdict::Verdict;
-use veer_contract::Level;
 
 /// The line naming what tripped the gate (nothing when it did not trip).
 pub(crate) fn tripped_line(v: &Verdict, style: Style) -> String {

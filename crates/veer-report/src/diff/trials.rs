@@ -1,4 +1,4 @@
-//! Printers of a directory diff with repeated trials (issue 28, item 5): terminal, Markdown (a
+//! Printers of a directory diff with repeated trials: terminal, Markdown (a
 //! pull-request comment: the gate verdict first, then one line per case that is not
 //! `unchanged`), JUnit (one test case per case, failing when it regressed or could not be
 //! measured) and GitHub annotations (one per regressed case). JSON is
@@ -17,7 +17,7 @@ pub(crate) fn headline(r: &TrialsReport) -> String {
     let v = &r.trials.verdicts;
     let verdict = if r.verdict.tripped {
         "FAIL"
-    } else if r.verdict.fail_on == veer_contract::Level::None {
+    } else if r.verdict.fail_on == veer_base::Level::None {
         "no gate"
     } else {
         "pass"

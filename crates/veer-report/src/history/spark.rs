@@ -1,7 +1,7 @@
 //! Sparklines: a series drawn as one line of bars, in Unicode blocks for a terminal and in
 //! ASCII otherwise. Presentation only: the series and their level words come in the document.
 
-use veer_contract::Level;
+use veer_base::Level;
 
 /// The rank of a severity word: `none` 0, `minor` 1, `moderate` 2, `severe` 3; unknown words 0.
 pub(crate) fn level_rank(level: &str) -> u8 {

@@ -2,8 +2,9 @@
 //! session and turn; a directory gets a sortable table of traces first.
 
 use super::{badge, errors_section, gate_box, page, ErrorRow};
-use crate::policy::{locus, CheckReport};
+use crate::policy::locus;
 use maud::html;
+use veer_contract::check::CheckReport;
 
 /// Renders the check report as one HTML page.
 pub fn render(r: &CheckReport, v: &veer_contract::verdict::Verdict) -> String {

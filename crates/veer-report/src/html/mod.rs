@@ -78,7 +78,7 @@ pub(crate) fn gate_box(v: &veer_contract::verdict::Verdict, detail: &str) -> Mar
         ("verdict tripped", "Gate tripped")
     } else if v.unreadable > 0 {
         ("verdict tripped", "Incomplete")
-    } else if v.fail_on == veer_contract::Level::None {
+    } else if v.fail_on == veer_base::Level::None {
         ("verdict", "Gate off")
     } else {
         ("verdict passed", "Gate passed")

@@ -1,8 +1,8 @@
 //! The `veer gate` report: what the gate saw in a saved diff report and what it decided.
 
 use crate::style::Style;
-pub use veer_contract::gate::{GateRegression, GateReport, GATE_SCHEMA_VERSION};
-use veer_contract::Level;
+use veer_base::Level;
+use veer_contract::gate::GateReport;
 
 /// A short summary for a terminal.
 pub fn terminal(r: &GateReport, style: Style) -> String {
@@ -77,6 +77,7 @@ impl crate::printer::OutputFormat<GateReport> for GateFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use veer_contract::gate::GATE_SCHEMA_VERSION;
     use veer_contract::policy::Gate;
 
     fn report(source: &'static str, tripped: Vec<String>) -> GateReport {

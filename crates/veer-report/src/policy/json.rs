@@ -4,7 +4,7 @@
 //! directory could not be read.
 
 use super::CheckReport;
-pub use veer_contract::check::{CheckDocument, CHECK_SCHEMA_VERSION};
+use veer_contract::check::{CheckDocument, CHECK_SCHEMA_VERSION};
 
 /// The `veer check` report as pretty JSON.
 pub fn check(r: &CheckReport) -> String {

@@ -202,13 +202,13 @@ mod tests {
     fn diff_suite_lists_regressions_and_fixes() {
         let d = diff_violations(vec![v("a", Some(0))], vec![v("b", Some(1))]);
         let gate = veer_contract::verdict::Verdict::decide(
-            veer_contract::Level::Minor,
+            veer_base::Level::Minor,
             vec![veer_engine::verdict::policy_signal(&d.regressions[0], true)],
         );
         let (s, tests, failures) = super::diff_suite("base vs cand", &d, &gate);
         assert_eq!((tests, failures), (2, 1));
         assert!(s.contains("tests=\"2\" failures=\"1\""), "{s}");
-        let off = veer_contract::verdict::Verdict::decide(veer_contract::Level::None, Vec::new());
+        let off = veer_contract::verdict::Verdict::decide(veer_base::Level::None, Vec::new());
         let (s, _, failures) = super::diff_suite("base vs cand", &d, &off);
         assert_eq!(failures, 0, "{s}");
         assert!(s.contains("name=\"regression: b\""), "{s}");

@@ -8,11 +8,11 @@ pub mod junit;
 pub mod markdown;
 pub mod terminal;
 
+use veer_base::Level;
 use veer_contract::policy::Gate;
 use veer_contract::policy::Violation;
-use veer_contract::Level;
 
-pub use veer_contract::check::{CheckReport, CheckRule, CheckedTrace, TraceFailure};
+use veer_contract::check::{CheckReport, CheckedTrace};
 
 /// Where a violation is: `session <s> · turn #<i>`, `turn #<i>`, `session <s> · trace` or
 /// `trace`.

@@ -37,7 +37,7 @@ impl Batch {
     /// Adds line `n`; `Err(bytes)` when room for it could not be allocated.
     pub(crate) fn push(&mut self, n: u64, line: &[u8]) -> Result<(), usize> {
         let start = self.bytes.len();
-        crate::limits::fallibly(|| {
+        veer_base::fallible::fallibly(|| {
             self.bytes.try_reserve(line.len())?;
             self.lines.try_reserve(1)
         })

@@ -72,7 +72,7 @@ impl<R: BufRead> LineReader<R> {
                 self.number += 1;
                 return Ok(Some(Line::TooLong(self.number)));
             }
-            if crate::limits::fallibly(|| self.buf.try_reserve(take)).is_err() {
+            if veer_base::fallible::fallibly(|| self.buf.try_reserve(take)).is_err() {
                 self.number += 1;
                 return Ok(Some(Line::OutOfMemory(self.number, self.buf.len() + take)));
             }

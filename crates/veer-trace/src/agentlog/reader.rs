@@ -12,7 +12,7 @@ use crate::envelope_fields::{RecordId, Version};
 use crate::error::{TraceError, Warning};
 use crate::json::Json;
 use crate::limits::{bytes_exceeded, too_many_records, trace_too_large, Counting};
-use crate::model::{Format, Kind, Record, Trace};
+use crate::model::{Kind, Record, Trace};
 use crate::options::ReadOptions;
 use crate::traxr_origin::origin_from_meta;
 use crate::value_builder::Scratch;
@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
+use veer_base::format::Format;
 
 const PARSE_HINT: &str = "each line must be one JSON object: {\"version\",\"id\",\"kind\",\"ts\",\"parent\",\"payload\"}";
 
@@ -155,7 +156,7 @@ pub(crate) fn read_lines<R: BufRead + Send>(
                     usize::try_from(options.max_records.saturating_add(1)).unwrap_or(usize::MAX),
                 );
                 let records = &mut reader.trace.records;
-                let _ = crate::limits::fallibly(|| records.try_reserve_exact(expected));
+                let _ = veer_base::fallible::fallibly(|| records.try_reserve_exact(expected));
             }
         }
         reader.take(parsed)?;

@@ -4,11 +4,12 @@
 
 use crate::canonical::content_id;
 use crate::envelope_fields::{RecordId, Timestamp};
-use crate::model::{Format, Kind, Record, Trace};
+use crate::model::{Kind, Record, Trace};
 use crate::traxr::root_payload;
 use crate::traxr_origin::origin_to_meta;
 use serde_json::{json, Value};
 use std::io::{self, Write};
+use veer_base::format::Format;
 
 /// Writes `trace` as `.agentlog`. Records read from an `.agentlog` are written as read (ids
 /// kept byte for byte); traxr-origin traces get a root `metadata` record, `meta.traxr` on every

@@ -7,10 +7,11 @@
 use crate::canonical::content_id;
 use crate::envelope_fields::RecordId;
 use crate::error::{TraceError, Warning};
-use crate::model::{Format, Kind, Record, Trace};
+use crate::model::{Kind, Record, Trace};
 use crate::timefmt::{format_epoch_ms, parse_iso_ms};
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
+use veer_base::format::Format;
 
 /// Collects the records of one trace in order.
 #[derive(Debug)]

@@ -12,10 +12,11 @@ use super::assemble::{
 };
 use super::{check_parents, span_ms, type_name, Item};
 use crate::error::TraceError;
-use crate::model::{Format, Kind, Trace};
+use crate::model::{Kind, Trace};
 use crate::options::ReadOptions;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use veer_base::format::Format;
 
 /// Whether `v` is a Claude Code session-log entry.
 /// (Newer logs may open with a `file-history-snapshot` entry.)

@@ -11,10 +11,11 @@ use super::assemble::{
 };
 use super::{span_ms, type_name, Item};
 use crate::error::TraceError;
-use crate::model::{Format, Kind, Trace};
+use crate::model::{Kind, Trace};
 use crate::options::ReadOptions;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use veer_base::format::Format;
 
 /// Whether `v` is a line of a Codex rollout: a known `type` with an object `payload` and a
 /// `timestamp`, and no `.agentlog` `kind`.

@@ -8,10 +8,11 @@ use super::assemble::{count, ms_of, Assembler};
 use super::span_tree::{answer_of, emit, messages_of, Node, Role};
 use super::{type_name, Item};
 use crate::error::TraceError;
-use crate::model::{Format, Trace};
+use crate::model::Trace;
 use crate::options::ReadOptions;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use veer_base::format::Format;
 
 /// Whether `v` is a LangSmith run, or a batch-ingest body whose first posted run is one.
 pub fn sniff(v: &Value) -> bool {

@@ -42,12 +42,12 @@ use crate::agentlog::reader::{read_agentlog, read_agentlog_sized};
 use crate::error::TraceError;
 use crate::limits::Counting;
 use crate::load::Document;
-use crate::model::Format;
 use crate::options::ReadOptions;
 use crate::traxr::{case_from_value, results_from_value, shape_of, trace_from_value, TraxrShape};
 use crate::value_builder::{value_from_slice, Scratch};
 use serde_json::Value;
 use std::io::{BufRead, Read};
+use veer_base::format::Format;
 
 /// A format recognised from a file's first bytes and read from its whole content.
 #[derive(Debug, Clone, Copy)]
@@ -290,10 +290,11 @@ pub(crate) fn read_all_into<R: Read>(
     let capacity = size_hint.map_or(0, |n| {
         usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1)
     });
-    let _ = crate::limits::fallibly(|| bytes.try_reserve_exact(capacity.saturating_sub(start)));
+    let _ =
+        veer_base::fallible::fallibly(|| bytes.try_reserve_exact(capacity.saturating_sub(start)));
     // `read_to_end` grows the buffer fallibly (an `OutOfMemory` error); the reader under it
     // (a counted file or buffer) does not allocate.
-    crate::limits::fallibly(|| reader.read_to_end(bytes))
+    veer_base::fallible::fallibly(|| reader.read_to_end(bytes))
         .map_err(|e| crate::load::open_error(source, &e))?;
     Ok(())
 }

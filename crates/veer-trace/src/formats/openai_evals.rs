@@ -8,9 +8,10 @@
 use super::assemble::{ms_of, request_payload, Answer, Assembler};
 use super::{type_name, Item};
 use crate::error::TraceError;
-use crate::model::{Format, Kind, Trace};
+use crate::model::{Kind, Trace};
 use crate::options::ReadOptions;
 use serde_json::{json, Map, Value};
+use veer_base::format::Format;
 
 /// Whether `v` is a line of an OpenAI Evals log: the run's `spec` (with a `run_id` or an
 /// `eval_name`) or an event (`run_id`, `event_id`, `sample_id` and `type`).

@@ -80,7 +80,7 @@ pub struct GateArgs {
     #[arg(long, value_enum, default_value_t = GateFormat::Terminal)]
     pub format: GateFormat,
     /// Largest accepted REPORT in bytes.
-    #[arg(long, value_name = "N", default_value_t = veer_trace::limits::DEFAULT_MAX_REPORT_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = veer_base::capped::DEFAULT_MAX_REPORT_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_report_bytes: u64,
     #[command(flatten)]
     pub read: ReadArgs,

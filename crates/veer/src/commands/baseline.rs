@@ -10,7 +10,8 @@ use crate::cli::{
 use crate::error::{CliError, Exit};
 use crate::output::{emit, print_skipped};
 use std::path::{Path, PathBuf};
-use veer_engine::baseline::{self, BaselineError, Manifest};
+use veer_contract::baseline::{BaselineApproval, BaselineManifest, BaselinePolicy, BaselineSource};
+use veer_engine::baseline::{self, BaselineError};
 use veer_report::baseline::{
     BaselineApproved, BaselineCreated, BaselineList, BaselineShown, BaselineVerified, StoredBytes,
 };
@@ -60,10 +61,10 @@ fn create(a: &BaselineCreateArgs, update: bool) -> Result<Exit, CliError> {
     let policy = match &a.policy {
         Some(path) => {
             super::policy::load(path)?;
-            let bytes = veer_trace::limits::read_capped(path, MAX_POLICY_BYTES).map_err(|e| {
+            let bytes = veer_base::capped::read_capped(path, MAX_POLICY_BYTES).map_err(|e| {
                 CliError::input(format!("{}: cannot read the policy: {e:?}", path.display()))
             })?;
-            Some(baseline::PolicyRef {
+            Some(BaselinePolicy {
                 path: path.display().to_string(),
                 sha256: baseline::sha256_hex(&bytes),
             })
@@ -75,7 +76,7 @@ fn create(a: &BaselineCreateArgs, update: bool) -> Result<Exit, CliError> {
         name,
         veer_version: env!("CARGO_PKG_VERSION").to_string(),
         created_at: veer_trace::timefmt::format_epoch_ms(provenance::now_ms()),
-        source: baseline::Source {
+        source: BaselineSource {
             runs_dir: a.runs.display().to_string(),
             commit: a.commit.clone().or_else(provenance::commit),
             ci_run: a.ci_run.clone().or(env_run),
@@ -98,7 +99,7 @@ fn create(a: &BaselineCreateArgs, update: bool) -> Result<Exit, CliError> {
 }
 
 /// The total size of a version's files, as read and as stored.
-fn stored_bytes(m: &Manifest) -> StoredBytes {
+fn stored_bytes(m: &BaselineManifest) -> StoredBytes {
     let (stored, read) = m
         .files
         .iter()
@@ -120,7 +121,7 @@ fn approve(a: &BaselineApproveArgs) -> Result<Exit, CliError> {
         return Err(CliError::input("--reason is empty")
             .hint("say what was reviewed, e.g. --reason \"refund flows checked\""));
     }
-    let approval = baseline::Approval {
+    let approval = BaselineApproval {
         by,
         at: veer_trace::timefmt::format_epoch_ms(provenance::now_ms()),
         reason: a.reason.clone(),

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use veer_contract::bisect::BisectReport;
 use veer_engine::bisect::deltas::Group;
-use veer_engine::bisect::report::BisectReport;
 use veer_engine::bisect::{self, point_id, BisectRunInput, ComposeOptions, Setup};
 use veer_engine::experiment::AgentKind;
 use veer_record::ProxySettings;
@@ -41,15 +41,15 @@ fn read_config(path: &Path) -> Result<String, CliError> {
         ))
         .hint("give the agent's configuration file, e.g. agent.yaml"));
     }
-    let bytes = veer_trace::limits::read_capped(path, veer_trace::limits::MAX_CONFIG_FILE_BYTES)
+    let bytes = veer_base::capped::read_capped(path, veer_base::capped::MAX_CONFIG_FILE_BYTES)
         .map_err(|e| match e {
-            veer_trace::limits::CappedError::Io(e) => {
+            veer_base::capped::CappedError::Io(e) => {
                 CliError::input(format!("{shown}: cannot read: {e}"))
                     .hint("check the path and its permissions")
             }
             _ => CliError::input(format!(
                 "{shown}: larger than {} bytes",
-                veer_trace::limits::MAX_CONFIG_FILE_BYTES
+                veer_base::capped::MAX_CONFIG_FILE_BYTES
             ))
             .hint("a configuration is a small settings file"),
         })?;

@@ -7,7 +7,7 @@
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
-use veer_report::policy::TraceFailure;
+use veer_contract::check::TraceFailure;
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_trace::{Document, Trace};

@@ -34,16 +34,16 @@ pub fn run(args: &ConvertArgs) -> Result<Exit, CliError> {
         let mut files = Vec::with_capacity(args.inputs.len());
         for p in &args.inputs {
             let shown = p.display().to_string();
-            let bytes = veer_trace::limits::read_capped(p, options.max_trace_bytes).map_err(
+            let bytes = veer_base::capped::read_capped(p, options.max_trace_bytes).map_err(
                 |e| match e {
-                    veer_trace::limits::CappedError::Io(e) => {
+                    veer_base::capped::CappedError::Io(e) => {
                         CliError::input(format!("{shown}: cannot read: {e}"))
                             .hint("check the path and the file's permissions")
                     }
-                    veer_trace::limits::CappedError::TooLarge(limit) => {
+                    veer_base::capped::CappedError::TooLarge(limit) => {
                         veer_trace::limits::trace_too_large(&shown, limit).into()
                     }
-                    veer_trace::limits::CappedError::OutOfMemory(n) => {
+                    veer_base::capped::CappedError::OutOfMemory(n) => {
                         veer_trace::limits::out_of_memory(&shown, None, "the file", n as usize)
                             .into()
                     }

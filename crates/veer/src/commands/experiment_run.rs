@@ -18,12 +18,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use veer_base::format::Format;
 use veer_engine::perturb::{FileKind, Operator};
 use veer_record::ProxySettings;
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 use veer_run::{FinishedRun, ResultsOptions, RunMarker, RunPlan, RunRole};
-use veer_trace::{Format, Trace};
+use veer_trace::Trace;
 
 /// Trace file endings an experiment directory may hold (longest first): the engine's, which
 /// reads the layout this command writes.

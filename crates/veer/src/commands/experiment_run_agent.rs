@@ -84,7 +84,7 @@ pub enum RunEnd {
 }
 
 /// Most bytes of an agent's answer file or stdout that are read (256 MiB).
-const ANSWER_CAP: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
+const ANSWER_CAP: u64 = veer_base::capped::MAX_PERTURB_INPUT_BYTES;
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
     move |e| CliError::output(&path.display().to_string(), &e)
@@ -227,7 +227,7 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
     let trace = match (&journal, &agent_trace, &shared.trace_from) {
         (Some((_, path)), _, _) => relative(&shared.out, path),
         (None, Some((from, ext)), Some((pattern, _))) => {
-            match veer_trace::limits::read_capped(from, veer_trace::limits::DEFAULT_MAX_TRACE_BYTES)
+            match veer_base::capped::read_capped(from, veer_trace::limits::DEFAULT_MAX_TRACE_BYTES)
             {
                 Ok(bytes) => {
                     let to = shared.out.join(format!("{}{ext}", run.trace_stem));
@@ -256,19 +256,17 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
     }
 
     let answer = match &shared.answer_from {
-        Some(pattern) => {
-            match veer_trace::limits::read_capped(&expand(pattern, &dir), ANSWER_CAP) {
-                Ok(bytes) => answer_from_file(&bytes),
-                Err(_) => {
-                    warnings.push(format!("wrote no answer file (expected {pattern})"));
-                    None
-                }
+        Some(pattern) => match veer_base::capped::read_capped(&expand(pattern, &dir), ANSWER_CAP) {
+            Ok(bytes) => answer_from_file(&bytes),
+            Err(_) => {
+                warnings.push(format!("wrote no answer file (expected {pattern})"));
+                None
             }
-        }
+        },
         None => {
-            let bytes = match veer_trace::limits::read_capped(&stdout_path, ANSWER_CAP) {
+            let bytes = match veer_base::capped::read_capped(&stdout_path, ANSWER_CAP) {
                 Ok(bytes) => bytes,
-                Err(veer_trace::limits::CappedError::Io(e)) => return Err(io(&stdout_path)(e)),
+                Err(veer_base::capped::CappedError::Io(e)) => return Err(io(&stdout_path)(e)),
                 Err(_) => {
                     warnings.push(format!(
                         "printed more than {ANSWER_CAP} bytes on stdout; no answer read"
@@ -314,7 +312,7 @@ fn relative(base: &Path, path: &Path) -> String {
 pub fn finished_marker(out: &Path, run: &Slot, settings: &str) -> Option<RunMarker> {
     let marker = out.join(&run.run_dir).join(MARKER);
     let bytes =
-        veer_trace::limits::read_capped(&marker, veer_trace::limits::MAX_CONFIG_FILE_BYTES).ok()?;
+        veer_base::capped::read_capped(&marker, veer_base::capped::MAX_CONFIG_FILE_BYTES).ok()?;
     let marker: RunMarker = serde_json::from_slice(&bytes).ok()?;
     let trace_ok = marker.trace.is_empty() || out.join(&marker.trace).is_file();
     (marker.records(&run.label, &run.input_sha256, settings) && trace_ok).then_some(marker)

@@ -93,19 +93,17 @@ pub fn record_report(json: &[u8], source: &str, db: &Path) -> Result<i64, CliErr
 
 fn add(a: &HistoryAddArgs) -> Result<Exit, CliError> {
     let source = a.report.display().to_string();
-    let bytes =
-        veer_trace::limits::read_capped(&a.report, MAX_REPORT_BYTES).map_err(|e| {
-            match e.too_large_message("report", None) {
-                Some((m, h)) => CliError::input(format!("{source}: {m}")).hint(h),
-                None => match e {
-                    veer_trace::limits::CappedError::Io(io) => {
-                        CliError::input(format!("{source}: cannot read: {io}"))
-                            .hint("check the path")
-                    }
-                    _ => CliError::input(format!("{source}: cannot read")),
-                },
+    let bytes = veer_base::capped::read_capped(&a.report, MAX_REPORT_BYTES).map_err(|e| match e
+        .too_large_message("report", None)
+    {
+        Some((m, h)) => CliError::input(format!("{source}: {m}")).hint(h),
+        None => match e {
+            veer_base::capped::CappedError::Io(io) => {
+                CliError::input(format!("{source}: cannot read: {io}")).hint("check the path")
             }
-        })?;
+            _ => CliError::input(format!("{source}: cannot read")),
+        },
+    })?;
     let summary = ComparisonSummary::from_report_json(&source, &bytes).map_err(err)?;
     let p = provenance_of(
         a.commit.as_deref(),
@@ -189,7 +187,7 @@ fn show(a: &HistoryShowArgs) -> Result<Exit, CliError> {
     // The drift detector of `veer history drift`, over the comparisons shown.
     let drift = veer_history::drift::drift(&entries, &DriftSettings::default());
     let by_name =
-        |list: &[veer_history::drift::SeriesDrift]| -> std::collections::BTreeMap<String, usize> {
+        |list: &[veer_contract::history::SeriesDrift]| -> std::collections::BTreeMap<String, usize> {
             list.iter()
                 .enumerate()
                 .map(|(i, s)| (s.name.clone(), i))
@@ -197,7 +195,7 @@ fn show(a: &HistoryShowArgs) -> Result<Exit, CliError> {
         };
     let (axis_at, case_at) = (by_name(&drift.axes), by_name(&drift.cases));
     let mark =
-        |list: &[veer_history::drift::SeriesDrift],
+        |list: &[veer_contract::history::SeriesDrift],
          at: &std::collections::BTreeMap<String, usize>,
          name: &str| { DriftMark::of(at.get(name).and_then(|&i| list.get(i))) };
     let cases = case_trends(&entries)
@@ -399,7 +397,7 @@ impl DirectoryPrinter for KeepJson {
     fn pair(
         &mut self,
         pair: &veer_contract::diff::DirectoryPair,
-        verdict: &veer_engine::Verdict,
+        verdict: &veer_contract::verdict::Verdict,
     ) -> String {
         let j = self.json.pair(pair, verdict);
         self.keep(&j);
@@ -409,7 +407,7 @@ impl DirectoryPrinter for KeepJson {
     fn finish(
         self: Box<Self>,
         summary: &veer_contract::diff::DirectorySummary,
-        verdict: &veer_engine::Verdict,
+        verdict: &veer_contract::verdict::Verdict,
     ) -> String {
         let KeepJson { inner, json, kept } = *self;
         let j = json.finish(summary, verdict);

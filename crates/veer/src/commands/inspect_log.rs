@@ -126,7 +126,7 @@ pub fn inspect(
     }
     let report = LogReport {
         source,
-        format: veer_trace::Format::Inspect,
+        format: veer_base::format::Format::Inspect,
         task: info.task,
         model: info.model,
         status: info.status,

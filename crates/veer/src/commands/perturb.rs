@@ -14,7 +14,7 @@ use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
 
 /// Largest input read (documents, not traces): 256 MiB.
-const MAX_INPUT_BYTES: u64 = veer_trace::limits::MAX_PERTURB_INPUT_BYTES;
+const MAX_INPUT_BYTES: u64 = veer_base::capped::MAX_PERTURB_INPUT_BYTES;
 
 /// Runs `veer experiment perturb`.
 pub fn run(args: &ExperimentPerturbArgs) -> Result<Exit, CliError> {
@@ -144,9 +144,9 @@ pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
         return Err(too_large());
     }
     // Capped as read too: a FIFO or device has no length to check first.
-    let bytes = veer_trace::limits::read_capped(path, MAX_INPUT_BYTES).map_err(|e| match e {
-        veer_trace::limits::CappedError::Io(e) => io_error(&shown, &e),
-        veer_trace::limits::CappedError::TooLarge(_) => too_large(),
+    let bytes = veer_base::capped::read_capped(path, MAX_INPUT_BYTES).map_err(|e| match e {
+        veer_base::capped::CappedError::Io(e) => io_error(&shown, &e),
+        veer_base::capped::CappedError::TooLarge(_) => too_large(),
         other => {
             let (message, hint) = other.too_large_message("input", None).unwrap_or_default();
             CliError::input(format!("{shown}: {message}")).hint(hint)

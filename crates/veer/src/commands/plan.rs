@@ -1,5 +1,5 @@
 //! `veer plan DIR --mde X`: how many cases and trials a suite needs to detect a change of X on an
-//! axis (issue 28, item 3). Flags here; the estimate is `veer_engine::trials::plan`.
+//! axis. Flags here; the estimate is `veer_engine::trials::plan`.
 
 use crate::cli::{OutputArgs, ReadArgs};
 use crate::error::{CliError, Exit};

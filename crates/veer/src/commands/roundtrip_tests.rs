@@ -1,4 +1,4 @@
-//! The output contract's round trip (issue 27, item 2): every JSON golden under `tests/golden/`
+//! The output contract's round trip: every JSON golden under `tests/golden/`
 //! is read into the type its command writes and written back with that command's own writer
 //! (pretty JSON, the Python layout of `experiment analyze`, the perturb summary's printer); the
 //! bytes must equal the golden's (`write(read(g)) == g`). A field a type cannot read back, a
@@ -28,11 +28,11 @@ fn rewrite(command: &str, file: &Path, text: &str) -> String {
         // A directory diff is the path-paired report, or the trials report when cases have
         // repeated trials (its `trials` block).
         "diff-directory" if text.contains("\n  \"trials\": {") => {
-            round_trip::<veer_engine::trials::report::TrialsReport>(file, text, to_json)
+            round_trip::<veer_contract::trials::TrialsReport>(file, text, to_json)
         }
         "diff-directory" => round_trip::<veer_contract::diff::DirectoryReport>(file, text, to_json),
-        "check" => round_trip::<veer_report::policy::json::CheckDocument>(file, text, to_json),
-        "gate" => round_trip::<veer_report::policy::gate::GateReport>(
+        "check" => round_trip::<veer_contract::check::CheckDocument>(file, text, to_json),
+        "gate" => round_trip::<veer_contract::gate::GateReport>(
             file,
             text,
             veer_report::policy::gate::json,

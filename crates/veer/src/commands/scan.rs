@@ -32,9 +32,9 @@ pub fn load_detector(patterns: Option<&Path>) -> Result<Detector, CliError> {
         CliError::input(format!("{shown}: (file): cannot read patterns: {e}"))
             .hint("--patterns takes a YAML or JSON file: patterns: [{name: ..., regex: ...}]")
     };
-    let cap = veer_trace::limits::MAX_CONFIG_FILE_BYTES;
-    let bytes = veer_trace::limits::read_capped(path, cap).map_err(|e| match e {
-        veer_trace::limits::CappedError::Io(e) => cant_read(&e),
+    let cap = veer_base::capped::MAX_CONFIG_FILE_BYTES;
+    let bytes = veer_base::capped::read_capped(path, cap).map_err(|e| match e {
+        veer_base::capped::CappedError::Io(e) => cant_read(&e),
         other => {
             let (message, hint) = other
                 .too_large_message("patterns file", None)

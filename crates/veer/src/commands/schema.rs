@@ -42,15 +42,15 @@ pub const DOCUMENTS: &[Document] = &[
     },
     Document {
         name: "check",
-        version: veer_report::policy::json::CHECK_SCHEMA_VERSION,
+        version: veer_contract::check::CHECK_SCHEMA_VERSION,
         written_by: "veer check",
-        schema: generate::<veer_report::policy::json::CheckDocument>,
+        schema: generate::<veer_contract::check::CheckDocument>,
     },
     Document {
         name: "gate",
-        version: veer_report::policy::gate::GATE_SCHEMA_VERSION,
+        version: veer_contract::gate::GATE_SCHEMA_VERSION,
         written_by: "veer gate",
-        schema: generate::<veer_report::policy::gate::GateReport>,
+        schema: generate::<veer_contract::gate::GateReport>,
     },
     Document {
         name: "inspect",
@@ -90,9 +90,9 @@ pub const DOCUMENTS: &[Document] = &[
     },
     Document {
         name: "bisect",
-        version: veer_engine::bisect::report::BISECT_SCHEMA_VERSION,
+        version: veer_contract::bisect::BISECT_SCHEMA_VERSION,
         written_by: "veer bisect (DIR/bisect.json and --format json)",
-        schema: generate::<veer_engine::bisect::report::BisectReport>,
+        schema: generate::<veer_contract::bisect::BisectReport>,
     },
     Document {
         name: "config",

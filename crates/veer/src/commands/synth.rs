@@ -12,10 +12,11 @@ use crate::cli::{SynthArgs, SynthKind};
 use crate::error::{CliError, Exit};
 use serde_json::{json, Value};
 use std::path::Path;
+use veer_base::format::Format;
 use veer_base::rng::SplitMix64;
 use veer_trace::agentlog::writer::write_agentlog;
 use veer_trace::canonical::content_id;
-use veer_trace::{Format, Kind, Record, RecordId, Trace};
+use veer_trace::{Kind, Record, RecordId, Trace};
 
 /// The synthetic data's draws: veer's SplitMix64 ([`SplitMix64`]), bounded by a plain
 /// remainder (a bias of at most n / 2^64, negligible for synthetic text, and kept so a seed

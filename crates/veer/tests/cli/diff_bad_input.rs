@@ -1,4 +1,4 @@
-//! `veer diff` on every bad input of issue 3: exit 2, a clear message, a hint, never a panic.
+//! `veer diff` on every bad input (unreadable, empty, malformed, of an unknown format): exit 2, a clear message, a hint, never a panic.
 
 use crate::common::{fixtures, veer, veer_ok};
 use crate::diff::{fails, pair};

@@ -1,4 +1,4 @@
-//! `veer diff`'s behaviour-fingerprint block (issue 20): the issue's example rejects and names
+//! `veer diff`'s behaviour-fingerprint block: the reference example (60% of answers gaining an error message) rejects and names
 //! the error-token flag, a powered rejection trips `--fail-on moderate`, a near pair does not
 //! reject, directory mode pools every response of every pair, and the block is the same
 //! whatever the thread count.

@@ -1,5 +1,5 @@
 //! `veer gate` reads a saved report into its type and decides through the engine's verdict
-//! (issue 27, items 2 and 3): on the same inputs and `--fail-on`, `veer gate REPORT` exits as
+//!: on the same inputs and `--fail-on`, `veer gate REPORT` exits as
 //! the `veer diff` that wrote REPORT did; a malformed report is exit 2 naming the file, the
 //! line, the JSON path and a hint.
 

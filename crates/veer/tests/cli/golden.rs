@@ -1,4 +1,4 @@
-//! The JSON goldens (issue 27, item 8): every `--format json` output of every command, on the
+//! The JSON goldens: every `--format json` output of every command, on the
 //! conformance vectors, the fixtures and recorded agent runs, kept byte for byte under
 //! `tests/golden/<command>/<case>.json`. Each output is produced on 1 and on 3 threads and must
 //! equal its golden exactly, so a refactor that changes a single byte of any report is caught.

@@ -1,4 +1,4 @@
-//! Linear work in every input dimension (issue 26, item 4): one response with 20,000 tool
+//! Linear work in every input dimension: one response with 20,000 tool
 //! calls is diffed (also with a policy and `--max-align-cells` at its maximum), inspected and
 //! checked, and the output has the expected shape — the trajectory axis flagged
 //! `approximate_edit_distance`, the inspect row's tools cut. The time is measured by

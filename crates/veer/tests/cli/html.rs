@@ -301,7 +301,7 @@ fn sarif_validates_and_locates_findings() {
     assert!(validator.is_valid(&log));
     assert!(!log["runs"][0]["results"].as_array().unwrap().is_empty());
 
-    // Under a gate, exactly the findings that tripped it are errors (issue 27, item 3).
+    // Under a gate, exactly the findings that tripped it are errors.
     let gated = veer_ok(
         &[
             "diff",

@@ -153,7 +153,7 @@ fn converted_baseline_and_candidate_diff_against_a_policy_requiring_the_tool() {
     assert!(r.stdout.contains("looks-up"), "{}", r.stdout);
     assert!(r.stdout.contains("1 candidate violation"), "{}", r.stdout);
     // The directories are compared case by case (sample id), trials by epoch: the candidate
-    // skips the tool in every epoch, so every case regressed on the rule (issue 28).
+    // skips the tool in every epoch, so every case regressed on the rule.
     let r = veer_ok(
         &[
             "diff",
@@ -209,7 +209,7 @@ fn converted_baseline_and_candidate_diff_against_a_policy_requiring_the_tool() {
 
 #[test]
 fn single_trace_commands_refuse_a_log_of_several_samples() {
-    // `veer diff` compares two logs case by case (sample id), trials by epoch (issue 32)…
+    // `veer diff` compares two logs case by case (sample id), trials by epoch…
     let r = veer_ok(
         &[
             "diff",

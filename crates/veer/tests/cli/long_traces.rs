@@ -1,4 +1,4 @@
-//! Long traces at any distance (issue 18): past `--max-align-cells` the first divergence and
+//! Long traces at any distance: past `--max-align-cells` the first divergence and
 //! the structural block are still reported — the structural block exactly as with an unlimited
 //! budget, the turn alignment anchored and labelled — and the JSON is byte-identical whatever
 //! the thread count.

@@ -1,4 +1,4 @@
-//! Near-singular behaviour fingerprints (issue 26): few responses, constant dimensions, zero
+//! Near-singular behaviour fingerprints: few responses, constant dimensions, zero
 //! within-side variance, one dimension moving, identical sides and extreme latencies, 3–40
 //! responses a side. `veer diff` used to spend minutes in the post-hoc power's non-central F
 //! sum on such pairs (λ astronomically large); it now finishes with a sane fingerprint block:

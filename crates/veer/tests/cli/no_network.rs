@@ -113,9 +113,6 @@ fn commands_other_than_record_open_no_socket() {
             .filter(|l| l.contains("socket(") || l.contains("connect("))
             .map(|l| format!("{l}\n"))
             .collect();
-        assert!(
-            calls.is_empty(),
-            "veer {args:?} used sockets:\n{calls}"
-        );
+        assert!(calls.is_empty(), "veer {args:?} used sockets:\n{calls}");
     }
 }

@@ -1,4 +1,4 @@
-//! Issue 29 items 1–4 through the binary, on the refund-agent pairs of
+//! Pairing (by index, along the alignment, auto) through the binary, on the refund-agent pairs of
 //! `tests/fixtures/pairing/` (written by its `generate.py`): auto pairing follows a dropped,
 //! added or reordered call; a change in one turn of three is reported; a faster candidate is
 //! an improvement that never trips the gate; recommendations cite their turns and never

@@ -1,4 +1,4 @@
-//! Redaction on values (issue 27, item 5): a report holding a secret is the report without
+//! Redaction on values: a report holding a secret is the report without
 //! redaction with each secret replaced by `[REDACTED:<kind>]` in place — same keys, same order,
 //! same indentation, same number forms — for veer's own layout and for traxr's Python layout
 //! (`experiment analyze --format json`: sorted keys, Python float repr, `\uXXXX` escapes).

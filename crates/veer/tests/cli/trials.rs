@@ -1,4 +1,4 @@
-//! `veer diff BASE_DIR CAND_DIR` with repeated trials (issue 28): layouts, verdicts, the gate,
+//! `veer diff BASE_DIR CAND_DIR` with repeated trials: layouts, verdicts, the gate,
 //! the formats, determinism and bad input.
 
 use crate::common::{diff_schema_violations, veer, veer_ok};
@@ -416,7 +416,7 @@ fn trials_plan_says_the_cases_and_trials_needed() {
 }
 
 /// `veer gate` on a saved trials report exits as the `veer diff` that wrote it did, at every
-/// `--fail-on` (issue 27: the gate reads the report into its type and re-decides).
+/// `--fail-on` (the gate reads the report into its type and re-decides).
 #[test]
 fn gate_on_a_saved_trials_report_exits_as_the_diff_did() {
     let tmp = tempfile::tempdir().unwrap();

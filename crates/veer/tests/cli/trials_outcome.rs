@@ -1,4 +1,4 @@
-//! The pass/fail outcome of repeated trials (issue 28 item 3, issue 32 item 2): per-case pass
+//! The pass/fail outcome of repeated trials : per-case pass
 //! rates and pass^k on the real Inspect AI logs checked against the samples' own scores,
 //! `--outcome FIELD`, `--outcome FILE.jsonl`, `--outcome-threshold`, and their bad inputs.
 

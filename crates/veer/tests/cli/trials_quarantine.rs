@@ -1,4 +1,4 @@
-//! `veer diff --quarantine` with repeated trials (issue 30 item 3 in issue 28's reports): a
+//! `veer diff --quarantine` with repeated trials (quarantined cases in the repeated-trials reports): a
 //! quarantined case is still measured and shown, marked `quarantined` in every format, and
 //! never trips the gate; an expired entry is a warning (stderr and the report) and gates again.
 

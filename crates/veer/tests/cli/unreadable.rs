@@ -1,4 +1,4 @@
-//! Directory runs with inputs that cannot be read (issue 26, items 3 and 7): a FIFO, a socket
+//! Directory runs with inputs that cannot be read: a FIFO, a socket
 //! or a dangling link inside a directory is named in a warning and never opened (every command
 //! that walks a directory is run with one, under a time limit, so a regression fails instead
 //! of hanging); a malformed pair, or a candidate without responses, is an error row in every

@@ -1,4 +1,4 @@
-//! `check DIR` and `scan DIR` with inputs that cannot be read (issue 26, items 3 and 7): a
+//! `check DIR` and `scan DIR` with inputs that cannot be read: a
 //! malformed trace is an error row in every format of `check`, FIFOs are skipped and unscannable
 //! files are rows of `scan`.
 

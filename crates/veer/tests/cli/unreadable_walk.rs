@@ -1,6 +1,6 @@
 //! Every other command that walks a directory (`inspect`, `experiment`) skips FIFOs; symlinks
 //! are followed to regular files and skipped otherwise; a FIFO named as an argument is read as
-//! a stream (issue 26, items 3 and 7).
+//! a stream.
 
 use crate::common::fixtures;
 use crate::unreadable::{copy, directories, mkfifo, socket, veer_code};

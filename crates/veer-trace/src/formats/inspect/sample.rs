@@ -11,10 +11,11 @@ use crate::formats::assemble::{
     tool_result_payload, Answer, Assembler,
 };
 use crate::formats::type_name;
-use crate::model::{Format, Kind};
+use crate::model::Kind;
 use crate::options::ReadOptions;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use veer_base::format::Format;
 
 /// Where a sample sits in its log, for messages: a `.eval` member or a JSON log's index.
 #[derive(Debug, Clone)]

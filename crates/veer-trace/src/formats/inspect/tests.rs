@@ -3,9 +3,10 @@
 
 use super::sample::{outcome_of, score_of};
 use super::*;
-use crate::model::{Format, Kind};
+use crate::model::Kind;
 use serde_json::json;
 use std::io::Write;
+use veer_base::format::Format;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 

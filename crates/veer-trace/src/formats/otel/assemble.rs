@@ -26,10 +26,11 @@ use super::calls::{
 use super::wire::{id_hex, Event, KeyValue, LogRecord, Nanos, Span};
 use crate::error::{TraceError, Warning};
 use crate::json::JsonScratch;
-use crate::model::{Format, Trace};
+use crate::model::Trace;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashMap;
+use veer_base::format::Format;
 
 /// The metadata tag that carries "N of M" model calls without captured content into a
 /// converted `.agentlog`, whose reader raises the same warning from it.

@@ -246,7 +246,7 @@ fn read_first_line(
                 // A hint from the file's length (capped by the byte limit): skipped when the
                 // machine cannot give it.
                 let more = whole - line.len();
-                let _ = crate::limits::fallibly(|| line.try_reserve_exact(more));
+                let _ = veer_base::fallible::fallibly(|| line.try_reserve_exact(more));
             }
         }
     }

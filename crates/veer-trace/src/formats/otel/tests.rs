@@ -11,9 +11,10 @@ mod synthetic;
 mod vectors;
 
 use super::*;
-use crate::model::{Format, Kind};
+use crate::model::Kind;
 use serde_json::{json, Value};
 use std::path::PathBuf;
+use veer_base::format::Format;
 
 fn fixture(rel: &str) -> (String, Vec<u8>) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

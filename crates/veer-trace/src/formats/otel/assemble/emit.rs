@@ -6,10 +6,11 @@ use super::{Node, NOT_CAPTURED_TAG};
 use crate::canonical::content_id;
 use crate::formats::otel::calls::{with_tool_blocks, ModelCall, ToolRun};
 use crate::json::{Json, JsonScratch, Object};
-use crate::model::{Format, Kind, Record};
+use crate::model::{Kind, Record};
 use crate::timefmt::format_epoch_ms;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
+use veer_base::format::Format;
 
 /// Writes records with content ids and a parent chain, timestamps never decreasing.
 #[derive(Default)]
