@@ -231,14 +231,7 @@ fn directories(
             (hooks.warn)(&entry.to_string());
         }
     })?;
-    let (quarantine, quarantine_name) = crate::quarantine::load(
-        s.quarantine.explicit.as_deref(),
-        s.quarantine.default.as_deref(),
-        crate::quarantine::today(),
-    )?;
-    for w in quarantine.warnings(&quarantine_name) {
-        (hooks.warn)(&w);
-    }
+    let (quarantine, quarantine_name) = load_quarantine(s, hooks.warn)?;
     let (b_files, c_files) = match detected {
         Detected::Trials(layout) => {
             let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
@@ -294,6 +287,23 @@ fn directories(
     Ok(outcome)
 }
 
+/// The quarantine the settings name, honoured today, and the name it is shown by; every
+/// expired entry is told to `warn`.
+fn load_quarantine(
+    s: &Settings,
+    warn: &(dyn Fn(&str) + Sync),
+) -> Result<(crate::quarantine::ActiveQuarantine, String), Error> {
+    let (quarantine, name) = crate::quarantine::load(
+        s.quarantine.explicit.as_deref(),
+        s.quarantine.default.as_deref(),
+        crate::quarantine::today(),
+    )?;
+    for w in quarantine.warnings(&name) {
+        warn(&w);
+    }
+    Ok((quarantine, name))
+}
+
 /// Warns about the outcome file's lines that match no trial (at most five named).
 fn warn_unmatched(lines: &[String], warn: &(dyn Fn(&str) + Sync)) {
     for l in lines.iter().take(5) {
@@ -339,14 +349,7 @@ fn inspect_logs(
             crate::policy::observe(watch, p, t);
         }
     }
-    let (quarantine, quarantine_name) = crate::quarantine::load(
-        s.quarantine.explicit.as_deref(),
-        s.quarantine.default.as_deref(),
-        crate::quarantine::today(),
-    )?;
-    for w in quarantine.warnings(&quarantine_name) {
-        warn(&w);
-    }
+    let (quarantine, quarantine_name) = load_quarantine(s, warn)?;
     let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
     warn_unmatched(
         &crate::trials::check_outcome_file_in_memory(&b, &c, &trials.outcome)?,

@@ -33,9 +33,7 @@ pub fn validate(args: &PolicyValidateArgs) -> Result<Exit, CliError> {
     }
     let found = veer_engine::policy::against(&policy, &args.against, &args.read.options())?;
     for (file, error) in &found.unreadable {
-        crate::output::diag::warn(&format!(
-            "{file}: skipped, not readable as a trace: {error}"
-        ));
+        crate::output::diag::warn(format!("{file}: skipped, not readable as a trace: {error}"));
     }
     let read = format!(
         "{} trace{}",
