@@ -29,7 +29,7 @@ impl Command {
                     a.history.as_deref(),
                     a.quarantine.as_deref(),
                 ],
-                vec![a.out.output.as_deref()],
+                a.out.paths().into_iter().map(Some).collect(),
             ),
             Command::Convert(a) => (
                 a.inputs.iter().map(|p| Some(&**p)).collect(),

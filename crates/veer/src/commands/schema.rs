@@ -1,7 +1,7 @@
 //! `veer schema`: the JSON Schema of every `--format json` document, generated from the Rust
 //! types that write it (schemars), so a field added to a report is in its schema after one
 //! regeneration. The committed copies in `docs/json-schema/` are checked against these by a
-//! test; regenerate them with `cargo run -p veer -- schema --all-to docs/json-schema`.
+//! test; regenerate them with `cargo run -p veer-cli -- schema --all-to docs/json-schema`.
 
 use crate::cli::SchemaArgs;
 use crate::error::{CliError, Exit};

@@ -56,6 +56,7 @@ mod redaction_layout;
 mod scan;
 mod scripted_upstream;
 mod secrets_in_messages;
+mod several_outputs;
 mod trajectory_match;
 mod trials;
 mod trials_changes;
