@@ -97,6 +97,7 @@ fn slots(setup: &Setup) -> Result<Vec<(usize, u32, Slot)>, CliError> {
                     trace_stem: format!("traces/{name}"),
                     input: text.clone(),
                     input_sha256: sha.clone(),
+                    extras: Default::default(),
                 },
             ));
         }
