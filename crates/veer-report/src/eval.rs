@@ -4,6 +4,7 @@
 //! redacted where every report is written (the binary's output layer).
 
 use crate::style::Style;
+use std::fmt::Write as _;
 use veer_contract::eval::{EvalReport, EvalTrialStatus};
 
 /// Formats of `veer eval`'s summary.
@@ -34,14 +35,14 @@ pub fn json(report: &EvalReport) -> String {
 /// The summary as terminal text.
 pub fn terminal(report: &EvalReport, style: Style) -> String {
     let mut out = format!(
-        "veer eval: {} case(s) × {} trial(s) in {}: {} run, {} reused (resumed), {} failed — {}s\n",
+        "veer eval: {} case(s) × {} trial(s) in {}: {} run, {} reused (resumed), {} failed — {:.1}s\n",
         report.cases.len(),
         report.trials,
         report.out,
         report.done,
         report.skipped,
         report.failed,
-        format!("{:.1}", report.seconds),
+        report.seconds,
     );
     for case in &report.cases {
         for t in &case.trials {
@@ -52,7 +53,7 @@ pub fn terminal(report: &EvalReport, style: Style) -> String {
                 } else {
                     label
                 };
-                out.push_str(&format!("  {label}: {}\n", t.problems.join("; ")));
+                let _ = writeln!(out, "  {label}: {}", t.problems.join("; "));
             }
         }
     }
