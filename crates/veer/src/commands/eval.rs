@@ -123,6 +123,7 @@ fn settings_hash(args: &EvalArgs, upstreams: Option<&super::upstream::Upstreams>
         "trace_from": args.trace_from,
         "openai_upstream": upstreams.map(|u| &u.openai.url),
         "anthropic_upstream": upstreams.map(|u| &u.anthropic.url),
+        "azure_upstream": upstreams.and_then(|u| u.azure.as_ref()).map(|a| &a.url),
         "timeout": args.timeout,
     });
     veer_run::sha256_hex(v.to_string().as_bytes())
@@ -246,6 +247,7 @@ pub fn run(args: &EvalArgs) -> Result<Exit, CliError> {
         proxy: upstreams.as_ref().map(|u| ProxySettings {
             openai_upstream: u.openai.url.clone(),
             anthropic_upstream: u.anthropic.url.clone(),
+            azure_upstream: u.azure.as_ref().map(|a| a.url.clone()),
             timeout: Duration::from_secs_f64(args.timeout),
             ..ProxySettings::default()
         }),
