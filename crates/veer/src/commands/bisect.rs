@@ -148,6 +148,7 @@ fn run_agents(
         proxy: upstreams.as_ref().map(|u| ProxySettings {
             openai_upstream: u.openai.url.clone(),
             anthropic_upstream: u.anthropic.url.clone(),
+            azure_upstream: u.azure.as_ref().map(|a| a.url.clone()),
             timeout: Duration::from_secs_f64(args.timeout),
             ..ProxySettings::default()
         }),
