@@ -54,10 +54,13 @@ fn echo_upstream() -> String {
 }
 
 /// The agent: `agent.py CASE TRIAL`; `ARG_KEY` names the argument it asks for, `FAIL_AT`
-/// (`case/trial`) makes that trial exit 3 before any call. It prints what it was given.
+/// (`case/trial`) makes that trial exit 3 before any call, `HANG_CASE` makes that case's
+/// trials sleep a minute first. It prints what it was given.
 const AGENT: &str = r#"
-import json, os, sys, urllib.request
+import json, os, sys, time, urllib.request
 case, trial = sys.argv[1], sys.argv[2]
+if os.environ.get("HANG_CASE") == case:
+    time.sleep(60)
 if os.environ.get("FAIL_AT") == case + "/" + trial:
     sys.exit(3)
 base = os.environ["OPENAI_BASE_URL"]
@@ -84,6 +87,16 @@ struct Ran {
 
 /// `veer eval --cases CASES --out OUT <extra> -- python3 agent.py {case} {trial}` with `env`.
 fn eval(dir: &Path, cases: &Path, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Ran {
+    let o = command(dir, cases, out, extra, env).output().unwrap();
+    Ran {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// The command [`eval`] runs.
+fn command(dir: &Path, cases: &Path, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Command {
     let agent = dir.join("agent.py");
     if !agent.exists() {
         std::fs::write(&agent, AGENT).unwrap();
@@ -104,16 +117,12 @@ fn eval(dir: &Path, cases: &Path, out: &Path, extra: &[&str], env: &[(&str, &str
         .env_remove("ANTHROPIC_BASE_URL")
         .env_remove("AZURE_OPENAI_ENDPOINT")
         .env_remove("FAIL_AT")
+        .env_remove("HANG_CASE")
         .env_remove("ARG_KEY");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let o = cmd.output().unwrap();
-    Ran {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    cmd
 }
 
 fn records(path: &Path) -> Vec<Value> {
@@ -440,4 +449,98 @@ fn bad_case_files_are_exit_2_naming_the_file_and_line() {
     );
     check("empty.txt", "# none\n", ": no cases");
     assert!(!out.exists(), "nothing is made before the cases are read");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_a_rerun_resumes_the_unfinished_trials() {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+    let up = echo_upstream();
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = tmp.path().join("cases.txt");
+    std::fs::write(&cases, "a\nb\n").unwrap();
+    let out = tmp.path().join("runs/pr");
+    let flags = ["--trials", "2", "--openai-upstream", &up];
+    let mut child = command(tmp.path(), &cases, &out, &flags, &[("HANG_CASE", "b")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let marker = |c: &str, t: u32| out.join(format!(".veer-eval/{c}/trial-{t}/run.json"));
+    let t = Instant::now();
+    while !(marker("a", 2).is_file() && out.join("b/trial-1.agentlog").is_file())
+        && t.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: 2 of 4 trials finished"),
+        "{stderr}"
+    );
+    assert!(marker("a", 1).is_file() && marker("a", 2).is_file());
+    assert!(!marker("b", 1).exists());
+    // The rerun runs only the unfinished trials (veer's own half-written one included).
+    let r = eval(tmp.path(), &cases, &out, &flags, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("reusing 2 finished trial(s) of 4"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains(": 2 run, 2 reused (resumed), 0 failed"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(records(&out.join("b/trial-1.agentlog")).len(), 6);
+}
+
+#[test]
+fn a_timed_out_trial_and_a_missing_trace_are_failed_trials() {
+    let up = echo_upstream();
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = tmp.path().join("cases.txt");
+    std::fs::write(&cases, "slow\n").unwrap();
+    let out = tmp.path().join("t");
+    let flags = [
+        "--timeout",
+        "1",
+        "--openai-upstream",
+        &up,
+        "--format",
+        "json",
+    ];
+    let r = eval(tmp.path(), &cases, &out, &flags, &[("HANG_CASE", "slow")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["failed"], 1);
+    let problems = v["cases"][0]["trials"][0]["problems"].to_string();
+    assert!(problems.contains("timed out after 1s"), "{problems}");
+    assert_eq!(records(&out.join("slow/trial-1.agentlog")).len(), 1);
+    // --trace-from: the agent wrote no trace (it crashes without a base URL).
+    let out = tmp.path().join("n");
+    let flags = ["--trace-from", "{run_dir}/trace.jsonl", "--format", "json"];
+    let r = eval(tmp.path(), &cases, &out, &flags, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["failed"], 1);
+    let problems = v["cases"][0]["trials"][0]["problems"].to_string();
+    assert!(problems.contains("wrote no trace"), "{problems}");
+    let recs = records(&out.join("slow/trial-1.agentlog"));
+    assert_eq!(recs[0]["payload"]["case"], "slow");
 }
