@@ -144,6 +144,7 @@ fn serve(p: &ProxyArgs, port: u16) -> Result<Exit, CliError> {
     let prepared = prepare(p)?;
     say_upstreams(&prepared);
     let output = prepared.output.clone();
+    let azure = prepared.upstreams.azure.is_some();
     veer_record::serve(
         prepared.settings.clone(),
         prepared.journal.clone(),
@@ -155,6 +156,9 @@ fn serve(p: &ProxyArgs, port: u16) -> Result<Exit, CliError> {
                 out,
                 "veer record: listening on {addr}, recording to {output} (Ctrl-C to stop)\nexport OPENAI_BASE_URL=http://{addr}/openai/v1\nexport ANTHROPIC_BASE_URL=http://{addr}/anthropic"
             );
+            if azure {
+                let _ = writeln!(out, "export AZURE_OPENAI_ENDPOINT=http://{addr}/azure");
+            }
             let _ = out.flush();
         },
     )
