@@ -85,6 +85,10 @@ impl Command {
                 ],
                 vec![Some(&a.out), a.out_file.output.as_deref()],
             ),
+            Command::Eval(a) => (
+                vec![Some(&*a.cases)],
+                vec![Some(&a.out), a.out_file.output.as_deref()],
+            ),
             Command::Plan(a) => (vec![Some(&a.dir)], vec![a.out.output.as_deref()]),
             // A baseline is written into its own new version directory (never over a file);
             // the history database is a store veer owns, not a report.

@@ -95,6 +95,12 @@ pub const DOCUMENTS: &[Document] = &[
         schema: generate::<veer_contract::bisect::BisectReport>,
     },
     Document {
+        name: "eval",
+        version: veer_contract::eval::EVAL_SCHEMA_VERSION,
+        written_by: "veer eval --format json (the summary of the runs)",
+        schema: generate::<veer_contract::eval::EvalReport>,
+    },
+    Document {
         name: "config",
         version: veer_contract::config::CONFIG_SCHEMA_VERSION,
         written_by: "veer config show --format json",

@@ -21,6 +21,7 @@ mod diff_directory;
 mod diff_inputs;
 mod diff_policy;
 mod enforcement;
+mod eval;
 mod experiment;
 mod experiment_dir;
 mod experiment_errors;
