@@ -204,7 +204,8 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The library crates: every directory under `crates/` but the binary crate `veer`, by name.
+/// The library crates: every directory under `crates/` but the binary's (`crates/veer`, the
+/// package `veer-cli`), by directory name (each library's package name).
 fn library_crates() -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(workspace_root().join("crates"))
         .expect("crates/ is readable")
@@ -218,7 +219,7 @@ fn library_crates() -> Vec<(String, PathBuf)> {
                 .into_owned();
             (name, p)
         })
-        .filter(|(name, _)| name != "veer-cli")
+        .filter(|(name, _)| name != "veer")
         .collect();
     out.sort();
     out
