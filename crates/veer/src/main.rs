@@ -130,6 +130,7 @@ fn run(
         cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
         cli::Command::Plan(a) => commands::plan::run(a),
+        cli::Command::Mine(a) => commands::mine::run(a),
         cli::Command::Bisect(a) => commands::bisect::run(a),
         cli::Command::Record(a) => commands::record::run(a),
         cli::Command::Baseline(c) => commands::baseline::run(c),

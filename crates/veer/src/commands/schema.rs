@@ -95,6 +95,12 @@ pub const DOCUMENTS: &[Document] = &[
         schema: generate::<veer_contract::bisect::BisectReport>,
     },
     Document {
+        name: "mine",
+        version: veer_contract::mine::MINE_SCHEMA_VERSION,
+        written_by: "veer mine (SUITE/suite.json and --format json)",
+        schema: generate::<veer_contract::mine::MineReport>,
+    },
+    Document {
         name: "config",
         version: veer_contract::config::CONFIG_SCHEMA_VERSION,
         written_by: "veer config show --format json",
