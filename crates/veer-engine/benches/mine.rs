@@ -35,7 +35,11 @@ fn trace(calls: &[(String, Vec<&str>)]) -> String {
         );
         n += 1;
     };
-    line(&mut out, "metadata", r#"{"sdk":{"name":"bench","version":"1"}}"#.into());
+    line(
+        &mut out,
+        "metadata",
+        r#"{"sdk":{"name":"bench","version":"1"}}"#.into(),
+    );
     for (i, (tool, keys)) in calls.iter().enumerate() {
         let args: Vec<String> = keys.iter().map(|k| format!(r#""{k}":"v{i}""#)).collect();
         line(
@@ -50,7 +54,8 @@ fn trace(calls: &[(String, Vec<&str>)]) -> String {
     line(
         &mut out,
         "chat_response",
-        r#"{"model":"m","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn"}"#.into(),
+        r#"{"model":"m","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn"}"#
+            .into(),
     );
     out
 }
@@ -59,8 +64,9 @@ fn corpus(dir: &Path, n: usize) {
     let mut g = Gen(1);
     for i in 0..n {
         let f = g.below(20);
-        let mut calls: Vec<(String, Vec<&str>)> =
-            (0..8).map(|t| (format!("f{f}_t{t}"), vec!["id", "q"])).collect();
+        let mut calls: Vec<(String, Vec<&str>)> = (0..8)
+            .map(|t| (format!("f{f}_t{t}"), vec!["id", "q"]))
+            .collect();
         for _ in 0..g.below(3) {
             let at = g.below(calls.len() as u64) as usize;
             match g.below(4) {

@@ -214,6 +214,9 @@ fn seeded_hash(s: &BehaviourSignature, seed: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A trace's signature and whether it was truncated, or why the file could not be read.
+type SignatureOrError = Result<(BehaviourSignature, bool), String>;
+
 /// One distinct signature's tally.
 #[derive(Debug, Clone)]
 struct Group {
@@ -297,7 +300,7 @@ pub fn mine(
     let (mut read, mut skipped_count, mut truncated) = (0u64, 0u64, 0u64);
     let mut skipped = Vec::new();
     for chunk in corpus.files.chunks(CHUNK) {
-        let results: Vec<(String, Result<(BehaviourSignature, bool), String>)> = chunk
+        let results: Vec<(String, SignatureOrError)> = chunk
             .par_iter()
             .map(|path| {
                 let relative = veer_trace::load::relative_name(&corpus.dir, path);
