@@ -13,7 +13,16 @@ struct Out {
 }
 
 fn veer_in(cwd: &Path, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_veer"))
+    veer_threads(cwd, args, 0)
+}
+
+/// Runs veer in `cwd` on `threads` rayon threads (0: rayon's default).
+fn veer_threads(cwd: &Path, args: &[&str], threads: usize) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_veer"));
+    if threads > 0 {
+        cmd.env("RAYON_NUM_THREADS", threads.to_string());
+    }
+    let out = cmd
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
@@ -142,4 +151,14 @@ fn mine_refuses_bad_input_with_exit_2() {
         ],
     );
     assert_eq!(r.code, 2);
+}
+
+#[test]
+fn mine_json_is_the_same_on_one_thread_and_three() {
+    let tmp = corpus();
+    let args = ["mine", "corpus", "--out", "suite", "--format", "json"];
+    let one = veer_threads(tmp.path(), &args, 1);
+    let three = veer_threads(tmp.path(), &args, 3);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(one.stdout, three.stdout);
 }
