@@ -137,7 +137,13 @@ fn a_minimal_trace_has_its_calls_shapes_and_stops() {
 fn planted_families_are_recovered_exactly() {
     let tmp = tempfile::tempdir().unwrap();
     let family_of = planted(tmp.path(), 40);
-    let r = run(tmp.path(), &options(None));
+    // --per-case 100 copies every member (40 a cluster), so each cluster's whole membership
+    // is checked.
+    let o = MineOptions {
+        per_case: 100,
+        ..options(None)
+    };
+    let r = run(tmp.path(), &o);
     assert_eq!(r.clustering.k, 5, "{:?}", r.clustering);
     assert_eq!(r.clustering.k_chosen_by, "silhouette");
     assert!(r.clustering.silhouette.unwrap() > 0.5, "{:?}", r.clustering);
@@ -147,6 +153,7 @@ fn planted_families_are_recovered_exactly() {
     let mut seen = std::collections::BTreeSet::new();
     for c in &r.clusters {
         assert_eq!(c.traces, 40, "{c:?}");
+        assert_eq!(c.members.len(), 40);
         let fams: std::collections::BTreeSet<usize> =
             c.members.iter().map(|m| family_of[m]).collect();
         assert_eq!(fams.len(), 1);
@@ -312,4 +319,24 @@ fn bad_flags_are_input_errors() {
     assert_eq!(mine(&corpus, &bad, &|| {}).unwrap_err().exit_code(), 2);
     assert!(mine(&corpus, &options(Some(0)), &|| {}).is_err());
     assert!(Corpus::list(&tmp.path().join("nope")).is_err());
+}
+
+#[test]
+fn a_policy_violation_marks_a_signature_failing() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/refund-agent");
+    let policy = crate::policy::load(&examples.join("policy.yaml")).unwrap();
+    let read = |side: &str| {
+        veer_trace::load_trace(
+            &examples.join(format!("{side}.agentlog")),
+            &ReadOptions::default(),
+        )
+        .unwrap()
+    };
+    let (base, _) = signature(&read("baseline"), Some(&policy));
+    let (cand, _) = signature(&read("candidate"), Some(&policy));
+    assert!(!base.violation);
+    assert!(cand.violation);
+    assert!(is_failing(&cand));
+    // Without a policy nothing is a violation.
+    assert!(!signature(&read("candidate"), None).0.violation);
 }
