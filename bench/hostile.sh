@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release --locked --quiet -p veer
+cargo build --release --locked --quiet -p veer-cli
 VEER=target/release/veer
 MAX=18446744073709551615
 

@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 done
 command -v chromium >/dev/null || { echo "bench/html.sh needs chromium" >&2; exit 2; }
 
-cargo build --release --locked --quiet -p veer
+cargo build --release --locked --quiet -p veer-cli
 VEER=target/release/veer
 OUT=target/bench/html
 mkdir -p "$OUT"

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${VEER:-}" ]; then
-  cargo build --release --locked --quiet -p veer
+  cargo build --release --locked --quiet -p veer-cli
   VEER=target/release/veer
 fi
 if [ -z "${READ_ONCE:-}" ]; then

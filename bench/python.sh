@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 done
 PY="${VEER_PYTHON:-target/py-veer/bin/python}"
 
-cargo build --release --locked --quiet -p veer
+cargo build --release --locked --quiet -p veer-cli
 dir="target/bench/inputs/corpus-near-$PAIRS-$TURNS"
 if [ ! -d "$dir/baseline" ]; then
   target/release/veer synth --kind near --turns "$TURNS" --pairs "$PAIRS" --out-dir "$dir" >/dev/null

@@ -25,7 +25,7 @@ done
 PY="${VEER_PYTHON:-target/py-veer/bin/python}"
 export PYSPARK_PYTHON="$PY"
 
-cargo build --release --locked --quiet -p veer
+cargo build --release --locked --quiet -p veer-cli
 corpus() {
   local dir="target/bench/inputs/corpus-near-$1-$TURNS"
   if [ ! -d "$dir/baseline" ]; then

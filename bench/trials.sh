@@ -9,7 +9,7 @@
 #                                           number of cases)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p veer --bin veer
+cargo build --release -p veer-cli --bin veer
 cargo build --release -p veer-engine --example trials_corpus
 
 # One row: writes the corpus once under target/bench-trials/, times one diff to JSON.

@@ -18,6 +18,7 @@ pub mod report;
 pub mod bisect;
 pub mod check;
 pub mod config;
+pub mod eval;
 pub mod experiment;
 pub mod gate;
 pub mod history;

@@ -34,6 +34,16 @@ pub fn check(
             }
         })
         .collect();
+    let mut watch = veer_policy::coverage::Coverage::new(policy);
+    for (_, _, t) in traces {
+        watch.observe(policy, t);
+    }
+    warnings.extend(
+        watch
+            .dead_rules(policy)
+            .into_iter()
+            .map(|d| format!("policy rule `{}` {}; {}", d.rule_id, d.message, d.hint)),
+    );
     let all: Vec<Violation> = checked
         .iter()
         .flat_map(|c| c.violations.iter().cloned())

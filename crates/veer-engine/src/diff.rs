@@ -63,10 +63,13 @@ pub(crate) fn diff_keeping_fingerprints(
             rayon::join(
                 || veer_experiment::structural_within(baseline, candidate, options.max_align_cells),
                 || {
-                    options
-                        .policy
-                        .as_deref()
-                        .map(|p| veer_policy::compare(p, baseline, candidate))
+                    options.policy.as_deref().map(|p| {
+                        if let Some(watch) = &options.coverage {
+                            crate::policy::observe(watch, p, baseline);
+                            crate::policy::observe(watch, p, candidate);
+                        }
+                        veer_policy::compare(p, baseline, candidate)
+                    })
                 },
             )
         },

@@ -22,6 +22,9 @@ pub struct DiffOptions {
     /// A behaviour policy evaluated on both sides (its regressions feed the gate). None → no
     /// `policy` block.
     pub policy: Option<Arc<Policy>>,
+    /// Where the traces the policy runs on are watched for rules that can never fire (set by
+    /// `run` with a policy; None → not watched).
+    pub coverage: Option<crate::policy::SharedCoverage>,
 }
 
 impl Deref for DiffOptions {

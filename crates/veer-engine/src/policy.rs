@@ -12,6 +12,86 @@ use veer_trace::Trace;
 /// with file, line, rule and hint).
 pub use veer_policy::{runtime::Mode, Policy, PolicyError};
 
+/// What a policy's rules name that the traces it ran on never hold (a tool never called or
+/// declared, a path that never resolves): the watch over traces and one dead rule.
+pub use veer_policy::coverage::{Coverage, DeadRule};
+
+/// A shared watch of the traces a policy runs on, filled from several threads.
+pub type SharedCoverage = std::sync::Arc<std::sync::Mutex<Coverage>>;
+
+/// Adds `trace` to `watch`: the trace is looked at outside the lock, then merged.
+pub fn observe(watch: &std::sync::Mutex<Coverage>, policy: &Policy, trace: &Trace) {
+    let mut one = Coverage::new(policy);
+    one.observe(policy, trace);
+    watch
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .merge(one);
+}
+
+/// The dead rules of `watch` as warnings, one line each: the rule, what it names, the hint.
+pub fn dead_rule_warnings(watch: &std::sync::Mutex<Coverage>, policy: &Policy) -> Vec<String> {
+    watch
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .dead_rules(policy)
+        .into_iter()
+        .map(|d| format!("policy rule `{}` {}; {}", d.rule_id, d.message, d.hint))
+        .collect()
+}
+
+/// What watching a policy against traces found: its dead rules, how many traces were read,
+/// and the files that could not be read (each with its error).
+#[derive(Debug, Clone, Default)]
+pub struct Against {
+    /// The rules that can never fire on the traces read, in rule order.
+    pub dead: Vec<DeadRule>,
+    /// Traces read (a results file counts each of its runs).
+    pub traces: usize,
+    /// Files that could not be read as traces: (path, error).
+    pub unreadable: Vec<(String, String)>,
+}
+
+/// Watches `policy` against every trace in `paths` (trace files, or directories walked for
+/// trace files), one file at a time: memory holds one trace, never the corpus. A path that does
+/// not exist is an error; a file inside a directory that cannot be read is listed in
+/// [`Against::unreadable`]; a named file that cannot be read is an error.
+pub fn against(
+    policy: &Policy,
+    paths: &[std::path::PathBuf],
+    read: &veer_trace::ReadOptions,
+) -> Result<Against, crate::Error> {
+    let mut watch = Coverage::new(policy);
+    let mut out = Against::default();
+    let mut take = |t: &Trace, out: &mut Against| {
+        watch.observe(policy, t);
+        out.traces += 1;
+    };
+    for path in paths {
+        if path.is_dir() {
+            let mut files = Vec::new();
+            veer_trace::load::walk_trace_files(path, |f| {
+                files.push(f);
+                Ok::<(), veer_trace::TraceError>(())
+            })?;
+            files.sort();
+            for f in files {
+                match veer_trace::load_file(&f, read) {
+                    Ok(doc) => doc.into_traces().iter().for_each(|t| take(t, &mut out)),
+                    Err(e) => out
+                        .unreadable
+                        .push((f.display().to_string(), e.to_string())),
+                }
+            }
+        } else {
+            let doc = veer_trace::load_file(path, read)?;
+            doc.into_traces().iter().for_each(|t| take(t, &mut out));
+        }
+    }
+    out.dead = watch.dead_rules(policy);
+    Ok(out)
+}
+
 /// Loads and validates the policy file at `path` (.yaml/.yml, or .json by its extension).
 /// Relative paths inside the policy resolve against the file's directory.
 pub fn load(path: &Path) -> Result<Policy, PolicyError> {

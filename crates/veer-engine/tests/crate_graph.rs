@@ -131,7 +131,7 @@ fn the_front_ends_depend_on_no_measure() {
     // The binary and the Python package reach every measure through the engine:
     // flags or arguments in, engine calls, printers, files out.
     let graph = graph();
-    for front in ["veer", "veer-py"] {
+    for front in ["veer-cli", "veer-py"] {
         assert!(
             graph.contains_key(front),
             "{front} is not a workspace package"
@@ -218,7 +218,7 @@ fn library_crates() -> Vec<(String, PathBuf)> {
                 .into_owned();
             (name, p)
         })
-        .filter(|(name, _)| name != "veer")
+        .filter(|(name, _)| name != "veer-cli")
         .collect();
     out.sort();
     out
@@ -342,7 +342,7 @@ fn every_library_crate_uses_each_of_its_dependencies() {
     let mut unused = Vec::new();
     let mut checked = 0;
     let mut crates = library_crates();
-    crates.push(("veer".to_string(), root.join("crates").join("veer")));
+    crates.push(("veer-cli".to_string(), root.join("crates").join("veer")));
     for (name, dir) in crates {
         let package = meta["packages"]
             .as_array()

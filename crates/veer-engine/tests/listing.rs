@@ -65,6 +65,7 @@ fn report(layout: Layout) -> (String, bool) {
     let measure = MeasureOptions {
         read: &read,
         policy: None,
+        coverage: None,
         max_align_cells: 1 << 20,
         outcome: &outcome,
         lanes: false,

@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The public modules of veer-trace, by path from the crate root (`""` is the root).
-const PUBLIC_MODULES: [&str; 22] = [
+const PUBLIC_MODULES: [&str; 20] = [
     "",
     "agentlog",
     "agentlog::lines",
@@ -33,8 +33,6 @@ const PUBLIC_MODULES: [&str; 22] = [
     "load",
     "model",
     "options",
-    "pystr",
-    "pyjson",
     "strict_json",
     "timefmt",
     "traxr",

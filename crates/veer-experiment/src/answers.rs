@@ -28,7 +28,7 @@ impl TraceAnswer {
     /// The answer as a string for the scorer: the raw answer, else the hash; non-strings are
     /// rendered with Python `str()`.
     pub fn scored(&self) -> Option<String> {
-        self.shown().map(veer_trace::pystr::py_str)
+        self.shown().map(veer_base::pystr::py_str)
     }
 }
 
@@ -75,8 +75,8 @@ pub(crate) fn trace_answer(trace: &Trace, events: &[MetricEvent<'_>]) -> TraceAn
 /// hash ≠ hash (Python equality; two traces without answers → false).
 pub(crate) fn report_answer_changed(a: &TraceAnswer, b: &TraceAnswer) -> bool {
     match (&a.raw, &b.raw) {
-        (Some(x), Some(y)) => !veer_trace::pystr::py_eq(x, y),
-        _ => !veer_trace::pystr::py_eq_opt(a.hash.as_ref(), b.hash.as_ref()),
+        (Some(x), Some(y)) => !veer_base::pystr::py_eq(x, y),
+        _ => !veer_base::pystr::py_eq_opt(a.hash.as_ref(), b.hash.as_ref()),
     }
 }
 

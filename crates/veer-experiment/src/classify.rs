@@ -3,7 +3,7 @@
 
 use crate::events::MetricEvent;
 use std::borrow::Cow;
-use veer_trace::pystr::{py_eq, py_eq_opt};
+use veer_base::pystr::{py_eq, py_eq_opt};
 use veer_trace::Json;
 
 /// The 13 divergence types that count as structural for t* with the built-in vocabulary,

@@ -3,8 +3,8 @@
 
 use crate::events::MetricEvent;
 use crate::tstar::AlignedPair;
+use veer_base::pystr::truthy;
 use veer_contract::structural::ControlFlowChanges;
-use veer_trace::pystr::truthy;
 
 /// Counts describing one trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

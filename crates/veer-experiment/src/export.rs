@@ -7,8 +7,8 @@
 
 use crate::events::MetricEvent;
 use serde_json::{Map, Value};
+use veer_base::pyjson::traxr_content_hash;
 use veer_trace::canonical::{canonical_bytes, hex16_of};
-use veer_trace::pyjson::traxr_content_hash;
 use veer_trace::views::Response;
 use veer_trace::{Kind, Trace};
 

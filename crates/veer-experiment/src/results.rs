@@ -54,10 +54,10 @@ fn summary_facts(
 ) -> SummaryFacts {
     let measured: Vec<f64> = pairs.iter().filter_map(|p| p.d_norm).collect();
     SummaryFacts {
-        agent_kind: fingerprint.get("agent_kind").map(veer_trace::pystr::py_str),
+        agent_kind: fingerprint.get("agent_kind").map(veer_base::pystr::py_str),
         capture_tier: fingerprint
             .get("capture_tier")
-            .map(veer_trace::pystr::py_str),
+            .map(veer_base::pystr::py_str),
         pairs: pairs.len(),
         scored: pairs.iter().filter(|p| p.scored()).count(),
         skipped: pairs.iter().filter(|p| !p.scored()).count(),
@@ -150,7 +150,7 @@ pub fn from_traxr_results(
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             if let Some(Value::Array(w)) = stored.get("warnings") {
-                pair.warnings = w.iter().map(veer_trace::pystr::py_str).collect();
+                pair.warnings = w.iter().map(veer_base::pystr::py_str).collect();
             }
             if !pair.scored() {
                 return Ok(pair);

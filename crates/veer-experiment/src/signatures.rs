@@ -3,7 +3,7 @@
 
 use crate::events::MetricEvent;
 use std::collections::HashMap;
-use veer_trace::pystr::{push_py_str, truthy, write_repr};
+use veer_base::pystr::{push_py_str, truthy, write_repr};
 use veer_trace::Json;
 
 /// Appends `{key}`: Python `str()` of `payload[key]`, `?` only when the key is absent.
@@ -149,7 +149,7 @@ fn push_tool_call_names(out: &mut String, event: &MetricEvent<'_>, warnings: &mu
                 "event {}: tool_call_names is not a list; rendered whole",
                 event.record_index
             ));
-            push(out, &veer_trace::pystr::py_str(other));
+            push(out, &veer_base::pystr::py_str(other));
         }
     }
 }
@@ -159,7 +159,7 @@ fn non_string_warning(event: &MetricEvent<'_>, element: &Json) -> String {
     format!(
         "event {}: tool_call_names holds a non-string element; rendered as {}",
         event.record_index,
-        veer_trace::pystr::py_str(element)
+        veer_base::pystr::py_str(element)
     )
 }
 

@@ -8,7 +8,9 @@
 //! The API the CLI and the diff use:
 //!
 //! ```no_run
-//! use veer_policy::{compare, evaluate, gate, Level, Policy};
+//! use veer_base::Level;
+//! use veer_contract::policy::gate;
+//! use veer_policy::{compare, evaluate, Policy};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let policy = Policy::load("policy.yaml".as_ref())?; // Err(PolicyError) → exit 2
 //! let options = veer_trace::ReadOptions::default();
@@ -25,7 +27,7 @@
 //! * [`evaluate`] — violations in rule order, each with rule id, kind, severity, session,
 //!   absolute pair index and detail.
 //! * [`compare`] — regressions and fixes as multisets keyed on `(rule_id, session, locus)`.
-//! * [`gate`] / [`gate_violations`] — `worst >= fail_on` over levels
+//! * `veer_contract::policy::gate` — `worst >= fail_on` over levels
 //!   `none < minor < moderate < severe` (info → minor, warning → moderate, error and critical →
 //!   severe).
 //! * [`runtime::PolicyEnforcer`] — judging a trace while it is recorded (`evaluate` after each
@@ -37,12 +39,13 @@
 //! Layout: [`load`] (validation), `node` (positioned YAML/JSON), [`path`] and [`when`]
 //! (conditions), [`context`] (pairs and their context), `session` (units and the gate of a
 //! rule), `rules` (one file per kind), [`ltl`] (lexer, parser, evaluator), [`schema`]
-//! (JSON Schema), [`compare`], [`gate`], [`runtime`], [`suggest`].
+//! (JSON Schema), [`compare`], `gate`, [`runtime`], [`suggest`], [`coverage`] (rules that can never fire).
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod compare;
 pub mod context;
+pub mod coverage;
 pub(crate) mod error;
 pub(crate) mod eval;
 #[doc(hidden)]

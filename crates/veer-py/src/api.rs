@@ -131,6 +131,7 @@ impl DiffParams {
                 Some(p) => Some(Arc::new(load_policy(p)?)),
                 None => None,
             },
+            coverage: None,
         })
     }
 }

@@ -88,6 +88,9 @@ fn signal_group(pgid: u32, sig: i32) {
 pub fn run_agent(recording: Option<Recording>, run: AgentRun) -> Result<AgentExit, RunError> {
     let rt = runtime()?;
     rt.block_on(async move {
+        let azure = recording
+            .as_ref()
+            .is_some_and(|r| r.settings.azure_upstream.is_some());
         let server = match recording {
             Some(r) => {
                 let shared = crate::runner::shared(r.settings, r.journal, r.notify)?;
@@ -112,6 +115,9 @@ pub fn run_agent(recording: Option<Recording>, run: AgentRun) -> Result<AgentExi
             let (openai, anthropic) = s.base_urls();
             cmd.env("OPENAI_BASE_URL", openai)
                 .env("ANTHROPIC_BASE_URL", anthropic);
+            if azure {
+                cmd.env("AZURE_OPENAI_ENDPOINT", s.azure_endpoint());
+            }
         }
         let spawned = cmd.spawn();
         let mut child = match spawned {

@@ -13,6 +13,8 @@ pub enum Provider {
     OpenAi,
     /// Anthropic.
     Anthropic,
+    /// Azure OpenAI (`AZURE_OPENAI_ENDPOINT`): OpenAI's bodies under Azure's paths.
+    Azure,
 }
 
 /// A recorded endpoint.
@@ -41,12 +43,29 @@ pub(crate) struct Route {
 
 /// Routes a request. The proxy serves OpenAI under `/openai/v1` (also plain `/v1`) and
 /// Anthropic under `/anthropic/v1`; `/v1/messages` without a prefix goes to Anthropic.
-/// `None` when the path is under neither.
+/// Azure OpenAI is served under `/azure` (the agent's `AZURE_OPENAI_ENDPOINT`): the path
+/// below it is Azure's own (`/openai/deployments/{deployment}/chat/completions`,
+/// `/openai/v1/responses`, …) and goes to the Azure endpoint unchanged, query included.
+/// `None` when the path is under none of them.
 pub fn route(method: &str, path_and_query: &str) -> Option<Route> {
     let (path, query) = match path_and_query.find('?') {
         Some(i) => (&path_and_query[..i], &path_and_query[i..]),
         None => (path_and_query, ""),
     };
+    if let Some(rest) = path.strip_prefix("/azure") {
+        if !(rest.is_empty() || rest.starts_with('/')) {
+            return None;
+        }
+        return Some(Route {
+            provider: Provider::Azure,
+            upstream_path: format!("{rest}{query}"),
+            api: if method == "POST" {
+                azure_api(rest)
+            } else {
+                None
+            },
+        });
+    }
     let (provider, rest) = if let Some(rest) = path.strip_prefix("/openai/v1") {
         (Provider::OpenAi, rest)
     } else if let Some(rest) = path.strip_prefix("/anthropic/v1") {
@@ -71,7 +90,7 @@ pub fn route(method: &str, path_and_query: &str) -> Option<Route> {
     };
     // Upstreams are given as the SDKs' base URLs: OpenAI's ends in `/v1`, Anthropic's does not.
     let version = match provider {
-        Provider::OpenAi => "",
+        Provider::OpenAi | Provider::Azure => "",
         Provider::Anthropic => "/v1",
     };
     Some(Route {
@@ -79,6 +98,22 @@ pub fn route(method: &str, path_and_query: &str) -> Option<Route> {
         upstream_path: format!("{version}{rest}{query}"),
         api,
     })
+}
+
+/// The recorded endpoint of an Azure OpenAI path (below the endpoint): a deployment's
+/// `/chat/completions` or `/responses`, or the same under `/openai/v1` or `/openai`.
+fn azure_api(rest: &str) -> Option<Api> {
+    let tail = match rest.strip_prefix("/openai/deployments/") {
+        Some(r) => r.split_once('/').map(|(_, t)| t)?,
+        None => rest
+            .strip_prefix("/openai/v1/")
+            .or_else(|| rest.strip_prefix("/openai/"))?,
+    };
+    match tail {
+        "chat/completions" => Some(Api::ChatCompletions),
+        "responses" => Some(Api::Responses),
+        _ => None,
+    }
 }
 
 /// A stream reassembler for one endpoint.
@@ -170,7 +205,7 @@ impl Provider {
     /// An error body in the provider's shape, which its SDK turns into an exception.
     pub(crate) fn error_body(self, kind: &str, message: &str) -> Vec<u8> {
         let v = match self {
-            Provider::OpenAi => openai_chat::error_body(kind, message),
+            Provider::OpenAi | Provider::Azure => openai_chat::error_body(kind, message),
             Provider::Anthropic => anthropic::error_body(kind, message),
         };
         v.to_string().into_bytes()
@@ -205,6 +240,25 @@ mod tests {
             route("POST", "/v1/messages").unwrap().provider,
             Provider::Anthropic
         );
+        let r = route(
+            "POST",
+            "/azure/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+        )
+        .unwrap();
+        assert_eq!(
+            (r.provider, r.api, r.upstream_path.as_str()),
+            (
+                Provider::Azure,
+                Some(Api::ChatCompletions),
+                "/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21"
+            )
+        );
+        assert_eq!(
+            route("POST", "/azure/openai/v1/responses").unwrap().api,
+            Some(Api::Responses)
+        );
+        assert_eq!(route("GET", "/azure/openai/models").unwrap().api, None);
+        assert!(route("POST", "/azurex/openai/v1/responses").is_none());
         let r = route("GET", "/openai/v1/models").unwrap();
         assert_eq!((r.api, r.upstream_path.as_str()), (None, "/models"));
         assert_eq!(

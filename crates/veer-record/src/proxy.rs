@@ -25,6 +25,10 @@ pub struct ProxySettings {
     pub openai_upstream: String,
     /// Anthropic base URL, as `ANTHROPIC_BASE_URL` would be (no `/v1`).
     pub anthropic_upstream: String,
+    /// Azure OpenAI endpoint, as `AZURE_OPENAI_ENDPOINT` would be (`https://NAME.openai.azure.com`):
+    /// when set, the agent's `AZURE_OPENAI_ENDPOINT` points at the proxy and its calls are
+    /// recorded; `None` leaves Azure alone.
+    pub azure_upstream: Option<String>,
     /// Largest request body accepted from the agent, in bytes.
     pub max_request_bytes: usize,
     /// Largest non-streamed response body read from the upstream, in bytes.
@@ -51,6 +55,7 @@ impl Default for ProxySettings {
         ProxySettings {
             openai_upstream: OPENAI_DEFAULT.into(),
             anthropic_upstream: ANTHROPIC_DEFAULT.into(),
+            azure_upstream: None,
             max_request_bytes: MAX_REQUEST_BYTES,
             max_response_bytes: MAX_RESPONSE_BYTES,
             timeout: Duration::from_secs(600),
@@ -163,6 +168,13 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Respo
     let base = match route.provider {
         Provider::OpenAi => &shared.settings.openai_upstream,
         Provider::Anthropic => &shared.settings.anthropic_upstream,
+        Provider::Azure => match &shared.settings.azure_upstream {
+            Some(url) => url,
+            None => {
+                let msg = "veer record: no Azure OpenAI endpoint to forward to (AZURE_OPENAI_ENDPOINT was not set when veer started)";
+                return error_answer(Provider::Azure, StatusCode::NOT_FOUND, "not_found", msg);
+            }
+        },
     };
     let url = format!("{}{}", base.trim_end_matches('/'), route.upstream_path);
     let mut up = Request::new(Full::new(bytes));

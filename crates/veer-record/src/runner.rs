@@ -58,7 +58,11 @@ pub(crate) fn shared(
     notify: Notify,
 ) -> Result<Arc<Shared>, RunError> {
     let tls = settings.openai_upstream.starts_with("https:")
-        || settings.anthropic_upstream.starts_with("https:");
+        || settings.anthropic_upstream.starts_with("https:")
+        || settings
+            .azure_upstream
+            .as_deref()
+            .is_some_and(|u| u.starts_with("https:"));
     let client = crate::upstream::client(tls).map_err(RunError::Tls)?;
     Ok(Arc::new(Shared {
         settings,
@@ -94,7 +98,8 @@ pub fn serve(
     })
 }
 
-/// Runs `command` with `OPENAI_BASE_URL` and `ANTHROPIC_BASE_URL` pointing at the proxy (the
+/// Runs `command` with `OPENAI_BASE_URL` and `ANTHROPIC_BASE_URL` (and, when an Azure
+/// upstream is set, `AZURE_OPENAI_ENDPOINT`) pointing at the proxy (the
 /// rest of the environment and stdio inherited) and returns its exit code (128 + signal when a
 /// signal ended it). SIGINT/SIGTERM to veer are passed on to the command, which gets
 /// ten seconds to end before it is killed.
@@ -106,6 +111,7 @@ pub fn run_command(
 ) -> Result<i32, RunError> {
     let rt = runtime()?;
     rt.block_on(async move {
+        let azure = settings.azure_upstream.is_some();
         let shared = shared(settings, journal, notify)?;
         let server = Server::start(0, shared, GRACE)
             .await
@@ -114,16 +120,18 @@ pub fn run_command(
         let program = command.first().cloned().unwrap_or_default();
         let mut int = signal(SignalKind::interrupt()).map_err(RunError::Signals)?;
         let mut term = signal(SignalKind::terminate()).map_err(RunError::Signals)?;
-        let mut child = tokio::process::Command::new(&program)
-            .args(&command[1..])
+        let mut cmd = tokio::process::Command::new(&program);
+        cmd.args(&command[1..])
             .env("OPENAI_BASE_URL", openai)
             .env("ANTHROPIC_BASE_URL", anthropic)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|source| RunError::Spawn {
-                program: program.to_string_lossy().into_owned(),
-                source,
-            })?;
+            .kill_on_drop(true);
+        if azure {
+            cmd.env("AZURE_OPENAI_ENDPOINT", server.azure_endpoint());
+        }
+        let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
+            program: program.to_string_lossy().into_owned(),
+            source,
+        })?;
         let forward = |child: &tokio::process::Child, sig: i32| {
             if let Some(pid) = child.id() {
                 // SAFETY: kill(2) with a pid we spawned and a valid signal number has no

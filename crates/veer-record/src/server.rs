@@ -64,6 +64,11 @@ impl Server {
         )
     }
 
+    /// The endpoint an Azure OpenAI client should use (`AZURE_OPENAI_ENDPOINT`).
+    pub fn azure_endpoint(&self) -> String {
+        format!("http://{}/azure", self.addr)
+    }
+
     /// Stops accepting, lets calls in flight finish (up to the grace period) and returns.
     pub async fn stop(self) {
         let _ = self.stop.send(true);

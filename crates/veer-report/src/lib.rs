@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod bisect;
 pub mod config;
 pub mod diff;
+pub mod eval;
 pub mod experiment;
 pub mod findings;
 pub mod github;

@@ -6,12 +6,17 @@
 //! [`from_traxr_results`](veer_experiment::results::from_traxr_results) — the same function
 //! `veer experiment analyze` runs on that file, so both derive the same pairs.
 //!
+//! It also holds the plan of `veer eval` ([`eval`]): its cases, one slot per case and trial,
+//! resume decisions and the summary, because an eval's trials are kept like an experiment's
+//! runs (the same finished-run markers).
+//!
 //! Everything here is pure: the CLI reads and writes the files and runs the agents. (A crate of
 //! its own because it joins the operators of `veer-perturb` and the metrics of
 //! `veer-experiment`, and `veer-perturb` already depends on the metrics side.)
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod eval;
 #[doc(hidden)]
 pub mod fuzzing;
 

@@ -12,6 +12,7 @@ use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+use veer_base::hex::push_hex;
 
 /// A JSON tree that has canonical bytes: a `serde_json::Value` or a compact [`Json`].
 pub trait CanonicalJson {
@@ -92,14 +93,6 @@ pub(crate) fn is_content_id_shape(id: &str) -> bool {
         && id[7..]
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for b in bytes {
-        out.push(HEX[(b >> 4) as usize] as char);
-        out.push(HEX[(b & 15) as usize] as char);
-    }
 }
 
 fn write_value(out: &mut String, value: &Value) {

@@ -17,8 +17,6 @@ pub mod limits;
 pub mod load;
 pub mod model;
 pub mod options;
-pub mod pyjson;
-pub mod pystr;
 pub mod strict_json;
 pub mod timefmt;
 pub mod traxr;

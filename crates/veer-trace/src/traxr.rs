@@ -267,7 +267,7 @@ pub(crate) fn case_from_value(
 mod tests {
     use super::*;
     use crate::model::{Kind, Record};
-    use crate::pyjson::traxr_content_hash;
+    use veer_base::pyjson::traxr_content_hash;
 
     fn ev(event_type: &str, payload: Value) -> Value {
         json!({"event_type": event_type, "step_num": 1, "agent_name": "a", "payload": payload})

@@ -9,11 +9,11 @@
 use crate::error::TraceError;
 use crate::json::{Json, JsonScratch, JsonSeed, Key, Object};
 use crate::model::TraxrOrigin;
-use crate::pyjson::traxr_content_hash;
 use crate::traxr::{Ctx, EVENT_KEYS};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
+use veer_base::pyjson::traxr_content_hash;
 
 /// An event object's entries, split: the values of the [`EVENT_KEYS`] (by their index there)
 /// and the other entries in order. As in an [`Object`], a repeated key has its last value (and

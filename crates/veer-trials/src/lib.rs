@@ -5,7 +5,7 @@
 //! no I/O and no dependency on other veer crates. The engine feeds it per-trial numbers and
 //! pairwise distances and turns its results into the report's `trials` block and the gate.
 //!
-//! Methods, references and every decision: docs/trials.md.
+//! Methods, references and every decision: docs/internals/trials-method.md.
 
 #![deny(missing_docs)]
 

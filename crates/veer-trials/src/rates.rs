@@ -18,7 +18,7 @@ use crate::special::{ln_choose, normal_cdf};
 const TWO_SIDED_RELATIVE_TOLERANCE: f64 = 1e-7;
 
 /// Above this many multiply-adds the stratified test uses the normal approximation of its
-/// statistic instead of the exact convolution (documented in docs/trials.md).
+/// statistic instead of the exact convolution (documented in docs/internals/trials-method.md).
 pub(crate) const STRATIFIED_EXACT_WORK_LIMIT: u64 = 200_000_000;
 
 /// x successes out of k trials on one side of a case.

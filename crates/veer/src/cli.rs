@@ -5,6 +5,7 @@
 
 mod bisect;
 mod diff;
+mod eval;
 mod experiment;
 mod judge;
 mod record;
@@ -14,6 +15,7 @@ mod tools;
 mod trials;
 pub use bisect::*;
 pub use diff::*;
+pub use eval::*;
 pub use experiment::*;
 pub use judge::*;
 pub use record::*;
@@ -182,6 +184,14 @@ pub enum Command {
         after_help = "Examples:\n  veer bisect --baseline-config a.yaml --candidate-config b.yaml --out bisect/ -- python agent.py --config {config}\n  veer bisect --baseline-config a.json --candidate-config b.json --out bisect/ --plan\n  veer bisect --baseline-config a.toml --candidate-config b.toml --out bisect/ --from-runs traces/\n  veer bisect --baseline-config .env.main --candidate-config .env.pr --out b/ --group PROMPT=prompt --trials 5 --jobs 4 -- ./agent\n\nEach run gets its design point's configuration: {config} in the arguments is replaced by its\npath, and VEER_CONFIG, VEER_RUN_DIR and VEER_RUN_LABEL are set (VEER_TRACE with --trace-from).\nThe agent's model calls go through a recording proxy (OPENAI_BASE_URL, ANTHROPIC_BASE_URL).\n\nExit codes: 0 done, 2 bad input or flags (or more runs than --max-runs),\n130 interrupted (finished runs are kept: run the same command again to resume)."
     )]
     Bisect(BisectArgs),
+    /// The eval loop in one command: run an agent on every case of a suite for N trials,
+    /// each through the recording proxy (as `veer record --case C --trial N`), into
+    /// OUT/CASE/trial-N.agentlog — the layout `veer diff` reads as cases with trials —,
+    /// resuming an earlier run, and optionally diff it against a baseline (docs/eval.md).
+    #[command(
+        after_help = "Examples:\n  veer eval --cases cases.txt --trials 5 --out runs/pr -- python agent.py --case {case}\n  veer eval --cases suite.yaml --trials 3 --out runs/pr --jobs 4 -- node agent.js {input}\n  veer eval --cases tasks/ --trials 5 --out runs/pr --compare runs/main --fail-on minor -- ./agent {input}\n\nEach run gets VEER_CASE, VEER_TRIAL, VEER_CASE_INPUT (the case's input file), VEER_RUN_DIR\nand VEER_RUN_LABEL; {case}, {trial} and {input} in the arguments are replaced.\nA failed trial (non-zero exit, time-out, no trace) is kept as failed and the others go on.\n\nExit codes: 0 done (failed trials included), 1 the --compare gate tripped, 2 bad input or flags,\n130 interrupted (finished trials are kept: run the same command again to resume)."
+    )]
+    Eval(EvalArgs),
     /// The settings of veer.toml (docs/config.md): `veer config show` prints the effective
     /// settings and where each came from.
     #[command(subcommand)]

@@ -15,6 +15,9 @@ pub enum Exit {
     Verdict(veer_contract::verdict::Verdict),
     /// `veer record -- CMD`: the agent's own exit status, passed through.
     Agent(u8),
+    /// A lint found what it looks for (`veer policy validate --against`: a rule that can
+    /// never fire): exit 1.
+    Found,
 }
 
 impl Exit {
@@ -28,6 +31,7 @@ impl Exit {
         match self {
             Exit::Verdict(v) => v.exit_code(),
             Exit::Agent(code) => *code,
+            Exit::Found => 1,
         }
     }
 }

@@ -29,7 +29,7 @@ impl Command {
                     a.history.as_deref(),
                     a.quarantine.as_deref(),
                 ],
-                vec![a.out.output.as_deref()],
+                a.out.paths().into_iter().map(Some).collect(),
             ),
             Command::Convert(a) => (
                 a.inputs.iter().map(|p| Some(&**p)).collect(),
@@ -87,6 +87,10 @@ impl Command {
                     Some(&*a.candidate_config),
                     a.policy.as_deref(),
                 ],
+                vec![Some(&a.out), a.out_file.output.as_deref()],
+            ),
+            Command::Eval(a) => (
+                vec![Some(&*a.cases)],
                 vec![Some(&a.out), a.out_file.output.as_deref()],
             ),
             Command::Plan(a) => (vec![Some(&a.dir)], vec![a.out.output.as_deref()]),

@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         cli.command,
         cli::Command::Record(_)
             | cli::Command::Bisect(_)
+            | cli::Command::Eval(_)
             | cli::Command::Experiment(cli::ExperimentCommand::Run(_))
     ) {
         output::interrupt::install();
@@ -132,6 +133,7 @@ fn run(
         cli::Command::Plan(a) => commands::plan::run(a),
         cli::Command::Mine(a) => commands::mine::run(a),
         cli::Command::Bisect(a) => commands::bisect::run(a),
+        cli::Command::Eval(a) => commands::eval::run(a),
         cli::Command::Record(a) => commands::record::run(a),
         cli::Command::Baseline(c) => commands::baseline::run(c),
         cli::Command::History(c) => commands::history::run(c),

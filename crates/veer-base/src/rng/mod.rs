@@ -5,7 +5,7 @@
 //! - [`ChaCha12`]: the diff's bootstrap and fingerprint tests and the perturbation operators
 //!   (spec `diff.md` §3.2, `experiment.md` §13.6).
 //! - [`TrialRng`] (xoshiro256**) and [`derive_seed`]: the Monte Carlo p-values of repeated
-//!   trials (docs/trials.md).
+//!   trials (docs/internals/trials-method.md).
 //! - [`SplitMix64`]: the seeding step of [`TrialRng`], and the synthetic-trace generator of
 //!   `veer synth`.
 

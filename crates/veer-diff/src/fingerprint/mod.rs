@@ -7,9 +7,9 @@ pub(crate) mod block;
 #[doc(hidden)]
 pub mod fuzzing;
 
+use veer_base::pystr::{py_str, truthy};
 use veer_base::pytext::{self, is_py_space, lowercase, py_float, py_int};
 use veer_trace::json::{Json, Object};
-use veer_trace::pystr::{py_str, truthy};
 use veer_trace::{Kind, Trace};
 
 /// Fingerprint width.

@@ -97,13 +97,14 @@ pub fn run(request: &Request, hooks: Hooks<'_>) -> Result<Outcome, Error> {
     };
     let options = diff_options(s, hooks.warn)?;
     let candidate = &request.candidate;
-    match (baseline.is_dir(), candidate.is_dir()) {
+    let warn = hooks.warn;
+    let outcome = match (baseline.is_dir(), candidate.is_dir()) {
         (true, true) => directories(&baseline, candidate, s, &options, hooks),
         (false, false) => {
             if s.trials.detect {
                 if let Some(outcome) = inspect_logs(&baseline, candidate, s, &options, hooks.warn)?
                 {
-                    return Ok(outcome);
+                    return Ok(warn_dead_rules(outcome, &options, warn));
                 }
             }
             pair(&baseline, candidate, s, &options)
@@ -121,7 +122,22 @@ pub fn run(request: &Request, hooks: Hooks<'_>) -> Result<Outcome, Error> {
             ))
             .hint("pass two trace files, or two directories of traces"))
         }
+    }?;
+    Ok(warn_dead_rules(outcome, &options, warn))
+}
+
+/// Warns about the policy's rules that could not fire on any trace the run read.
+fn warn_dead_rules(
+    outcome: Outcome,
+    options: &DiffOptions,
+    warn: &(dyn Fn(&str) + Sync),
+) -> Outcome {
+    if let (Some(policy), Some(watch)) = (&options.policy, &options.coverage) {
+        for w in crate::policy::dead_rule_warnings(watch, policy) {
+            warn(&w);
+        }
     }
+    outcome
 }
 
 /// The options of a pair diff: the settings with the pricing table and the policy loaded.
@@ -144,6 +160,7 @@ fn diff_options(s: &Settings, warn: &(dyn Fn(&str) + Sync)) -> Result<DiffOption
             Some(path) => Some(Arc::new(crate::policy::load_warned(path, warn)?)),
             None => None,
         },
+        coverage: s.policy.as_ref().map(|_| Arc::default()),
     })
 }
 
@@ -214,14 +231,7 @@ fn directories(
             (hooks.warn)(&entry.to_string());
         }
     })?;
-    let (quarantine, quarantine_name) = crate::quarantine::load(
-        s.quarantine.explicit.as_deref(),
-        s.quarantine.default.as_deref(),
-        crate::quarantine::today(),
-    )?;
-    for w in quarantine.warnings(&quarantine_name) {
-        (hooks.warn)(&w);
-    }
+    let (quarantine, quarantine_name) = load_quarantine(s, hooks.warn)?;
     let (b_files, c_files) = match detected {
         Detected::Trials(layout) => {
             let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
@@ -232,6 +242,7 @@ fn directories(
             let measure = MeasureOptions {
                 read: &s.read,
                 policy: options.policy.as_deref(),
+                coverage: options.coverage.as_deref(),
                 max_align_cells: s.max_align_cells,
                 outcome: &trials.outcome,
                 lanes: s.lanes,
@@ -276,6 +287,23 @@ fn directories(
     Ok(outcome)
 }
 
+/// The quarantine the settings name, honoured today, and the name it is shown by; every
+/// expired entry is told to `warn`.
+fn load_quarantine(
+    s: &Settings,
+    warn: &(dyn Fn(&str) + Sync),
+) -> Result<(crate::quarantine::ActiveQuarantine, String), Error> {
+    let (quarantine, name) = crate::quarantine::load(
+        s.quarantine.explicit.as_deref(),
+        s.quarantine.default.as_deref(),
+        crate::quarantine::today(),
+    )?;
+    for w in quarantine.warnings(&name) {
+        warn(&w);
+    }
+    Ok((quarantine, name))
+}
+
 /// Warns about the outcome file's lines that match no trial (at most five named).
 fn warn_unmatched(lines: &[String], warn: &(dyn Fn(&str) + Sync)) {
     for l in lines.iter().take(5) {
@@ -316,14 +344,12 @@ fn inspect_logs(
         Ok(cases)
     };
     let (b, c) = (group(b)?, group(c)?);
-    let (quarantine, quarantine_name) = crate::quarantine::load(
-        s.quarantine.explicit.as_deref(),
-        s.quarantine.default.as_deref(),
-        crate::quarantine::today(),
-    )?;
-    for w in quarantine.warnings(&quarantine_name) {
-        warn(&w);
+    if let (Some(p), Some(watch)) = (options.policy.as_deref(), &options.coverage) {
+        for t in b.values().chain(c.values()).flatten() {
+            crate::policy::observe(watch, p, t);
+        }
     }
+    let (quarantine, quarantine_name) = load_quarantine(s, warn)?;
     let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
     warn_unmatched(
         &crate::trials::check_outcome_file_in_memory(&b, &c, &trials.outcome)?,

@@ -265,6 +265,34 @@ struct Decided {
     report: GateReport,
 }
 
+impl Decided {
+    /// The gate report of a decided `verdict` on the saved report `file`: `levels` are the
+    /// worst axis and fingerprint levels, `policy_source` where the policy diff came from
+    /// (`report`, `recomputed`, `rates`, `none`).
+    fn new(
+        file: &str,
+        verdict: Verdict,
+        levels: (Level, Level),
+        policy_source: &'static str,
+        regressions: Vec<GateRegression>,
+        tripped: Vec<String>,
+    ) -> Decided {
+        Decided {
+            report: GateReport {
+                schema_version: GATE_SCHEMA_VERSION.into(),
+                report: file.to_string(),
+                worst_axis: levels.0,
+                fingerprint: levels.1,
+                policy_source: policy_source.into(),
+                regressions,
+                tripped,
+                gate: verdict.gate(),
+            },
+            verdict,
+        }
+    }
+}
+
 /// The highest level among `signals` whose cause matches `of`.
 fn worst_of(signals: &[Trip], of: fn(&Cause) -> bool) -> Level {
     signals
@@ -321,19 +349,17 @@ fn decide_pair(
     };
     let signals = verdict::pair_signals(&report);
     let verdict = verdict::pair_verdict(&report, fail_on);
-    Decided {
-        report: GateReport {
-            schema_version: GATE_SCHEMA_VERSION.into(),
-            report: file.to_string(),
-            worst_axis: worst_of(&signals, is_axis),
-            fingerprint: worst_of(&signals, is_fingerprint),
-            policy_source: policy_source.into(),
-            regressions: regressions_of(&report, &trace),
-            tripped: Vec::new(),
-            gate: verdict.gate(),
-        },
+    Decided::new(
+        file,
         verdict,
-    }
+        (
+            worst_of(&signals, is_axis),
+            worst_of(&signals, is_fingerprint),
+        ),
+        policy_source,
+        regressions_of(&report, &trace),
+        Vec::new(),
+    )
 }
 
 /// The gate over a directory report, folded pair by pair as `veer diff` folds it.
@@ -360,19 +386,17 @@ fn decide_directory(file: &str, report: &DirectoryReport, fail_on: Level) -> Dec
         true,
     ));
     let verdict = fold.finish(report.fingerprint.as_ref(), &report.errors);
-    Decided {
-        report: GateReport {
-            schema_version: GATE_SCHEMA_VERSION.into(),
-            report: file.to_string(),
-            worst_axis: worst_of(&signals, is_axis),
-            fingerprint: worst_of(&signals, is_fingerprint),
-            policy_source: if any_policy { "report" } else { "none" }.into(),
-            regressions,
-            tripped: Vec::new(),
-            gate: verdict.gate(),
-        },
+    Decided::new(
+        file,
         verdict,
-    }
+        (
+            worst_of(&signals, is_axis),
+            worst_of(&signals, is_fingerprint),
+        ),
+        if any_policy { "report" } else { "none" },
+        regressions,
+        Vec::new(),
+    )
 }
 
 /// The gate over a repeated-trials report: re-decided at `fail_on` by the engine's own code
@@ -391,21 +415,17 @@ fn decide_trials(file: &str, mut report: TrialsReport, fail_on: Level) -> Decide
         .unwrap_or(Level::None);
     let has_rules =
         report.trials.cases.iter().any(|c| !c.rules.is_empty()) || !report.trials.rules.is_empty();
-    Decided {
-        report: GateReport {
-            schema_version: GATE_SCHEMA_VERSION.into(),
-            report: file.to_string(),
-            worst_axis,
-            fingerprint: Level::None,
-            // A trials report compares its rules as violation rates per case: it has no
-            // regressions to count, and what tripped is listed with the other trips.
-            policy_source: if has_rules { "rates" } else { "none" }.into(),
-            regressions: Vec::new(),
-            tripped: verdict.trips.iter().map(|t| t.reason.clone()).collect(),
-            gate: verdict.gate(),
-        },
+    // A trials report compares its rules as violation rates per case: it has no regressions
+    // to count, and what tripped is listed with the other trips.
+    let tripped = verdict.trips.iter().map(|t| t.reason.clone()).collect();
+    Decided::new(
+        file,
         verdict,
-    }
+        (worst_axis, Level::None),
+        if has_rules { "rates" } else { "none" },
+        Vec::new(),
+        tripped,
+    )
 }
 
 /// The gate over Shadow's pair report: its worse-direction axis rows and policy regressions
@@ -442,23 +462,18 @@ fn decide_shadow(
     };
     signals.extend(regressions.iter().map(|v| verdict::policy_signal(v, true)));
     let verdict = Verdict::decide(fail_on, signals.clone());
-    Decided {
-        report: GateReport {
-            schema_version: GATE_SCHEMA_VERSION.into(),
-            report: file.to_string(),
-            worst_axis: worst_of(&signals, is_axis),
-            fingerprint: Level::None,
-            policy_source: policy_source.into(),
-            regressions: regressions
-                .into_iter()
-                .map(|violation| GateRegression {
-                    trace: trace.clone(),
-                    violation,
-                })
-                .collect(),
-            tripped: Vec::new(),
-            gate: verdict.gate(),
-        },
+    Decided::new(
+        file,
         verdict,
-    }
+        (worst_of(&signals, is_axis), Level::None),
+        policy_source,
+        regressions
+            .into_iter()
+            .map(|violation| GateRegression {
+                trace: trace.clone(),
+                violation,
+            })
+            .collect(),
+        Vec::new(),
+    )
 }

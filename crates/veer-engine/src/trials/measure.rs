@@ -205,6 +205,8 @@ pub struct MeasureOptions<'a> {
     pub read: &'a ReadOptions,
     /// The policy whose violations are counted per trial.
     pub policy: Option<&'a Policy>,
+    /// Where the trials the policy runs on are watched for rules that never fire.
+    pub coverage: Option<&'a std::sync::Mutex<crate::policy::Coverage>>,
     /// Work budget of one structural comparison (`--max-align-cells`).
     pub max_align_cells: u64,
     /// Where each trial's pass/fail outcome comes from (`--outcome`, `--outcome-threshold`).
@@ -295,6 +297,11 @@ pub(crate) fn measure_case(
         .collect();
     let mut traces: Vec<Trace> = traces.into_iter().collect::<Result<_, _>>()?;
     let candidate = traces.split_off(case.baseline.len());
+    if let (Some(p), Some(watch)) = (options.policy, options.coverage) {
+        for t in traces.iter().chain(&candidate) {
+            crate::policy::observe(watch, p, t);
+        }
+    }
     let label = |side, f: &'_ TrialFile| TrialLabel {
         side,
         trial: f.trial.as_deref().map(str::to_string),

@@ -73,8 +73,8 @@ mod json;
 mod tests;
 
 use serde_json::Value;
+use veer_base::pyjson::py_float_repr;
 use veer_base::pytext::py_float;
-use veer_trace::pyjson::py_float_repr;
 
 use delimited::{detect_delimiter, read_delimited, write_table, ReadError};
 use json::{read_json, write_json};

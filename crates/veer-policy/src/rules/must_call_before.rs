@@ -1,5 +1,6 @@
 //! `must_call_before` (spec §5.1): the first gated call of `then` must come after some call of
 //! `first` anywhere in the unit (a confirmation in a non-matching pair still counts).
+//! The detail names the calls in the order they happened.
 
 use crate::session::Scene;
 use crate::violation::RuleFinding;
@@ -13,11 +14,18 @@ pub fn check(first: &str, then: &str, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
     if fi.is_some_and(|fi| fi < ti) {
         return Vec::new();
     }
-    let fi_text = fi.map_or("-1".to_string(), |f| f.to_string());
-    vec![RuleFinding::new(
-        then_call.pair_index,
-        format!(
-            "`{first}` must be called before `{then}` (was: first_idx={fi_text}, then_idx={ti})"
+    // Said in the agent's terms: which call came first, or that the required one never came
+    // before; call positions are in the unit's call list, counted from 1.
+    let detail = match fi {
+        None => format!(
+            "`{then}` was called (call {}) with no `{first}` call before it",
+            ti + 1
         ),
-    )]
+        Some(fi) => format!(
+            "`{then}` was called (call {}) before `{first}` (call {})",
+            ti + 1,
+            fi + 1
+        ),
+    };
+    vec![RuleFinding::new(then_call.pair_index, detail)]
 }

@@ -1,5 +1,6 @@
 //! The refund-causal-diagnosis vectors: per scenario, the policy diff against Shadow's stored
-//! `policy_diff` (with `session: null` and `tags: []` added) and the gate at every level.
+//! `policy_diff` (with `session: null` and `tags: []` added, and `must_call_before` details in
+//! veer's wording of the same positions) and the gate at every level.
 
 use crate::compare::compare;
 use crate::Policy;
@@ -21,6 +22,44 @@ fn load(side: &str, s: &str) -> veer_trace::Trace {
     .unwrap()
 }
 
+/// Shadow's `must_call_before` detail (`` `A` must be called before `B` (was: first_idx=F,
+/// then_idx=T) ``, 0-based, −1 for none) in veer's words, which count calls from 1.
+fn veer_detail(shadow: &str) -> String {
+    let Some((head, was)) = shadow.split_once(" (was: first_idx=") else {
+        return shadow.to_string();
+    };
+    let (first, then) = head
+        .trim_start_matches('`')
+        .split_once("` must be called before `")
+        .unwrap();
+    let then = then.trim_end_matches('`');
+    let (fi, ti) = was.trim_end_matches(')').split_once(", then_idx=").unwrap();
+    let ti: i64 = ti.parse().unwrap();
+    match fi.parse::<i64>().unwrap() {
+        -1 => format!(
+            "`{then}` was called (call {}) with no `{first}` call before it",
+            ti + 1
+        ),
+        fi => format!(
+            "`{then}` was called (call {}) before `{first}` (call {})",
+            ti + 1,
+            fi + 1
+        ),
+    }
+}
+
+#[test]
+fn shadow_details_read_in_veers_words() {
+    assert_eq!(
+        veer_detail("`a` must be called before `b` (was: first_idx=-1, then_idx=0)"),
+        "`b` was called (call 1) with no `a` call before it"
+    );
+    assert_eq!(
+        veer_detail("`a` must be called before `b` (was: first_idx=3, then_idx=1)"),
+        "`b` was called (call 2) before `a` (call 4)"
+    );
+}
+
 fn with_veer_fields(v: &Value) -> Value {
     let mut v = v.clone();
     for key in [
@@ -38,7 +77,11 @@ fn with_veer_fields(v: &Value) -> Value {
                 }
                 out.insert("session".into(), Value::Null);
                 out.insert("pair_index".into(), o["pair_index"].clone());
-                out.insert("detail".into(), o["detail"].clone());
+                let detail = o["detail"].as_str().map(veer_detail);
+                out.insert(
+                    "detail".into(),
+                    detail.map_or_else(|| o["detail"].clone(), Value::from),
+                );
                 out.insert("tags".into(), Value::Array(Vec::new()));
                 *item = Value::Object(out);
             }

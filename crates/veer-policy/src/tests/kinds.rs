@@ -22,7 +22,7 @@ fn must_call_before_pass_and_fail() {
     assert_eq!(pairs(&v), vec![Some(0)]);
     assert_eq!(
         v[0].detail,
-        "`backup_database` must be called before `run_migration` (was: first_idx=1, then_idx=0)"
+        "`run_migration` was called (call 1) before `backup_database` (call 2)"
     );
     let good = trace(&[
         meta(),

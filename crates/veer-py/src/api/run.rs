@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use veer_base::Level;
 use veer_contract::divergence::PairBy;
 use veer_contract::report::Report;
-use veer_engine::options::{FingerprintOptions, DEFAULT_MAX_ALIGN_CELLS};
 use veer_engine::run::{
     parse_margin, Baseline, Hooks, Piece, QuarantineFile, Request, Settings, TrialsSettings,
 };
@@ -61,19 +60,21 @@ pub struct RunParams {
 }
 
 impl Default for RunParams {
+    /// The engine's defaults, as the CLI's flags have them.
     fn default() -> RunParams {
+        let engine = Settings::default();
         RunParams {
             policy: None,
             pricing: None,
-            seed: 42,
-            top_k: 5,
+            seed: engine.seed,
+            top_k: engine.top_k,
             fail_on: "never".into(),
             redact: true,
             pair_by: "auto".into(),
-            max_align_cells: DEFAULT_MAX_ALIGN_CELLS,
+            max_align_cells: engine.max_align_cells,
             trials: "auto".into(),
             case_pattern: None,
-            alpha: 0.05,
+            alpha: engine.trials.alpha,
             margins: Vec::new(),
             outcome: None,
             outcome_threshold: None,
@@ -211,9 +212,6 @@ impl RunParams {
                 pricing: self.pricing.as_ref().map(PathBuf::from),
                 policy: self.policy.as_ref().map(PathBuf::from),
                 max_align_cells: self.max_align_cells,
-                fingerprint: FingerprintOptions::default(),
-                lanes: false,
-                read: veer_trace::ReadOptions::default(),
                 fail_on: level,
                 fail_on_inconclusive: inconclusive,
                 trials: TrialsSettings {
@@ -229,6 +227,7 @@ impl RunParams {
                     explicit: self.quarantine.as_ref().map(PathBuf::from),
                     default: Some(PathBuf::from(".veer/quarantine.yaml")),
                 },
+                ..Settings::default()
             },
         })
     }

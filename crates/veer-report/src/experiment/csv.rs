@@ -5,9 +5,9 @@
 //! booleans `true`/`false`, `control_flow_changes` as a compact JSON object and `warnings`
 //! joined with `; `.
 
+use veer_base::pyjson::py_float_repr;
 use veer_contract::experiment::ExperimentReport;
 use veer_contract::experiment::PairResult;
-use veer_trace::pyjson::py_float_repr;
 
 /// The header, in §11.2 order.
 pub(crate) const COLUMNS: [&str; 19] = [

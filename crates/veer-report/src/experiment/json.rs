@@ -5,8 +5,8 @@
 //! experiment export that diffs cleanly against traxr's needs this writer.
 
 use serde::Serialize;
+use veer_base::pyjson::dumps_sorted_indented;
 use veer_contract::experiment::ExperimentReport;
-use veer_trace::pyjson::dumps_sorted_indented;
 
 /// The experiment report in traxr's `to_json` layout (with veer's extra keys `schema_version`,
 /// `errors` and the per-perturbation and per-group aggregates).

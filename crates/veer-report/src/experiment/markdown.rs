@@ -9,9 +9,9 @@ use super::cells::{
     tristate, PERTURBATION_COLUMNS, UNKNOWN,
 };
 use super::summary::summary_text;
+use veer_base::pystr::py_str;
 use veer_contract::experiment::ExperimentReport;
 use veer_contract::experiment::Manifestation;
-use veer_trace::pystr::py_str;
 
 /// Escapes what would break a table cell.
 fn cell(s: &str) -> String {

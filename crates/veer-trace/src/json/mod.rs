@@ -18,6 +18,7 @@
 mod compare;
 mod key;
 mod parse;
+mod py;
 #[cfg(test)]
 mod tests;
 mod write;

@@ -1,7 +1,7 @@
 //! `clap` definitions of `veer diff`: inputs, pairing, policy, gate, fingerprint and output
 //! flags, and the formats it offers.
 
-use super::{OutputArgs, ReadArgs, DEFAULT_HISTORY_DB};
+use super::{ReadArgs, DEFAULT_HISTORY_DB};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -88,7 +88,75 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub read: ReadArgs,
     #[command(flatten)]
-    pub out: OutputArgs,
+    pub out: DiffOutputArgs,
+}
+
+/// Where `veer diff` writes: `-o FILE` for the `--format` document, and any number of
+/// `-o FORMAT=PATH` for other documents of the same run.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DiffOutputArgs {
+    /// Write the report to FILE instead of stdout (replaced atomically; see docs/output.md).
+    /// Repeat as FORMAT=PATH to write other formats of the same run too, e.g.
+    /// `-o json=report.json -o sarif=veer.sarif` (FORMAT is a --format value); the diff runs
+    /// once.
+    #[arg(short = 'o', long = "output", value_name = "FILE|FORMAT=PATH", value_parser = parse_output_target)]
+    pub output: Vec<OutputTarget>,
+}
+
+/// One `-o` value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// The `--format` document's file.
+    File(PathBuf),
+    /// Another format's document, and its file.
+    Format(DiffFormat, PathBuf),
+}
+
+impl DiffOutputArgs {
+    /// The `--format` document's file (the last plain `-o FILE`); None: stdout.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.output.iter().rev().find_map(|t| match t {
+            OutputTarget::File(p) => Some(p.as_path()),
+            OutputTarget::Format(..) => None,
+        })
+    }
+
+    /// The other documents wanted, in the order given.
+    pub fn extras(&self) -> Vec<(DiffFormat, &std::path::Path)> {
+        self.output
+            .iter()
+            .filter_map(|t| match t {
+                OutputTarget::Format(f, p) => Some((*f, p.as_path())),
+                OutputTarget::File(_) => None,
+            })
+            .collect()
+    }
+
+    /// Every file written.
+    pub fn paths(&self) -> Vec<&std::path::Path> {
+        self.output
+            .iter()
+            .map(|t| match t {
+                OutputTarget::File(p) | OutputTarget::Format(_, p) => p.as_path(),
+            })
+            .collect()
+    }
+}
+
+/// `-o`: `FORMAT=PATH` when the part before the first `=` is a format's name, else a file.
+fn parse_output_target(s: &str) -> Result<OutputTarget, String> {
+    if let Some((name, path)) = s.split_once('=') {
+        if let Ok(format) = <DiffFormat as clap::ValueEnum>::from_str(name, false) {
+            if path.is_empty() {
+                return Err(format!("`{s}` names no file after `{name}=`"));
+            }
+            return Ok(OutputTarget::Format(format, PathBuf::from(path)));
+        }
+    }
+    if s.is_empty() {
+        return Err("an empty file name".into());
+    }
+    Ok(OutputTarget::File(PathBuf::from(s)))
 }
 
 /// The scales `--fingerprint-scale` sets.

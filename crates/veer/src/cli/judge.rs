@@ -54,6 +54,13 @@ pub enum PolicyCommand {
 pub struct PolicyValidateArgs {
     /// The policy file.
     pub file: PathBuf,
+    /// Also check the rules against these traces (files or directories): name every rule that
+    /// could never fire on them — a tool no trace calls or declares, a path that resolves in no
+    /// turn — with a did-you-mean. Exit 1 when there is one.
+    #[arg(long, value_name = "TRACES", num_args = 1..)]
+    pub against: Vec<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// `veer gate`.

@@ -51,6 +51,9 @@ pub struct ProxyArgs {
     /// Anthropic upstream base URL (what ANTHROPIC_BASE_URL would be). Default: the agent's own ANTHROPIC_BASE_URL when set, else https://api.anthropic.com.
     #[arg(long, value_name = "URL")]
     pub anthropic_upstream: Option<String>,
+    /// Azure OpenAI endpoint (what AZURE_OPENAI_ENDPOINT would be, e.g. https://NAME.openai.azure.com). Default: the agent's own AZURE_OPENAI_ENDPOINT when set; without either, Azure is not proxied.
+    #[arg(long, value_name = "URL")]
+    pub azure_upstream: Option<String>,
     /// A behaviour policy to enforce while the agent runs.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,

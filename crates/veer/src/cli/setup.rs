@@ -40,4 +40,22 @@ pub struct InitArgs {
     /// The directory to set up (the repository root).
     #[arg(value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
+    /// The GitHub repository holding veer's action (OWNER/REPO), written into the workflow's
+    /// `uses:` with this veer's version. Default: the repository this veer was released from;
+    /// when it is not known, a placeholder `veer init` asks you to fill in.
+    #[arg(long, value_name = "OWNER/REPO", value_parser = parse_action_repo)]
+    pub action: Option<String>,
+}
+
+/// `--action`: `OWNER/REPO`, each part non-empty letters, digits, `-`, `_` or `.`.
+fn parse_action_repo(s: &str) -> Result<String, String> {
+    let ok = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    match s.split_once('/') {
+        Some((owner, repo)) if ok(owner) && ok(repo) => Ok(s.to_string()),
+        _ => Err(format!("`{s}` is not OWNER/REPO, e.g. acme/veer")),
+    }
 }

@@ -97,6 +97,7 @@ fn slots(setup: &Setup) -> Result<Vec<(usize, u32, Slot)>, CliError> {
                     trace_stem: format!("traces/{name}"),
                     input: text.clone(),
                     input_sha256: sha.clone(),
+                    extras: Default::default(),
                 },
             ));
         }
@@ -147,6 +148,7 @@ fn run_agents(
         proxy: upstreams.as_ref().map(|u| ProxySettings {
             openai_upstream: u.openai.url.clone(),
             anthropic_upstream: u.anthropic.url.clone(),
+            azure_upstream: u.azure.as_ref().map(|a| a.url.clone()),
             timeout: Duration::from_secs_f64(args.timeout),
             ..ProxySettings::default()
         }),

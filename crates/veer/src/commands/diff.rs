@@ -9,10 +9,11 @@ use crate::cli::DEFAULT_QUARANTINE;
 use crate::cli::{DiffArgs, DiffFormat, FingerprintScaleKey, PairByArg, DEFAULT_BASELINE_ROOT};
 use crate::error::{CliError, Exit};
 use crate::output::stream::{emit_streamed, ReportStream};
+use crate::output::tee::{Collected, Tee};
 use crate::output::{append_step_summary, colour_enabled};
 use crate::progress::Progress;
+use std::path::Path;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use veer_base::Level;
 use veer_contract::divergence::PairBy;
 use veer_contract::report::Report;
@@ -32,15 +33,24 @@ pub fn run(args: &DiffArgs) -> Result<Exit, CliError> {
     let request = request(args)?;
     let format = args.format;
     let style = Style {
-        colour: colour_enabled(args.out.output.is_some()),
+        colour: colour_enabled(args.out.file().is_some()),
     };
     let step = step_summary_path(format);
-    let kept = Arc::new(Mutex::new(String::new()));
-    let (outcome, markdown) = emit_streamed(args.out.output.as_deref(), format.is_json(), |out| {
-        let mut printer = format.directory_printer(style);
-        if args.history.is_some() {
-            printer = Box::new(super::history::KeepJson::new(printer, kept.clone()));
-        }
+    // A directory's pairs stream once; the other documents of the run collect beside it.
+    let plain = Style { colour: false };
+    let mut tee = Tee::new(format.directory_printer(style));
+    let kept = args
+        .history
+        .is_some()
+        .then(|| tee.also(DiffFormat::Json.directory_printer(plain)));
+    let extras: Vec<(DiffFormat, &Path, Collected)> = args
+        .out
+        .extras()
+        .into_iter()
+        .map(|(f, p)| (f, p, tee.also(f.directory_printer(plain))))
+        .collect();
+    let (outcome, markdown) = emit_streamed(args.out.file(), format.is_json(), |out| {
+        let mut printer: Box<dyn DirectoryPrinter> = Box::new(tee);
         let mut comment = step.is_some().then(DirectoryComment::default);
         let bars = Bars::default();
         let outcome = {
@@ -82,10 +92,14 @@ pub fn run(args: &DiffArgs) -> Result<Exit, CliError> {
                 }
                 json
             }
-            _ => kept.lock().map(|k| k.clone()).unwrap_or_default(),
+            _ => kept
+                .as_ref()
+                .and_then(|k| k.lock().ok().map(|k| k.clone()))
+                .unwrap_or_default(),
         };
         super::history::record_report(json.as_bytes(), history_source(&outcome.report), db)?;
     }
+    write_extras(&outcome, &extras, plain)?;
     if let Some((path, markdown)) = step.zip(markdown) {
         append_step_summary(&path, &markdown)?;
     }
@@ -110,6 +124,35 @@ pub fn run(args: &DiffArgs) -> Result<Exit, CliError> {
     // longer than the process exit that releases them all.
     std::mem::forget(outcome.report);
     Ok(Exit::Verdict(outcome.verdict))
+}
+
+/// Writes the other documents of the run (`-o FORMAT=PATH`): a directory's collected beside
+/// the stream, a pair's or a trials report's rendered from the outcome. Each is written
+/// atomically with secrets redacted, as `-o FILE` is.
+fn write_extras(
+    outcome: &Outcome,
+    extras: &[(DiffFormat, &Path, Collected)],
+    style: Style,
+) -> Result<(), CliError> {
+    for (format, path, collected) in extras {
+        let text = match &outcome.report {
+            Report::Directory(_) => collected.lock().map(|c| c.clone()).unwrap_or_default(),
+            Report::Pair(report) => format.print(
+                &Judged {
+                    report: &**report,
+                    verdict: &outcome.verdict,
+                },
+                style,
+            ),
+            Report::Trials(report) if *format == DiffFormat::Json => {
+                veer_report::json::trials_json_pieces(report).collect()
+            }
+            Report::Trials(report) => format.print(&**report, style),
+            Report::Gate(..) => continue,
+        };
+        crate::output::emit(&text, Some(path))?;
+    }
+    Ok(())
 }
 
 /// What history calls the report it keeps.

@@ -198,6 +198,7 @@ fn check(args: &ExperimentRunArgs, cancel: Arc<AtomicBool>) -> Result<Checked, C
     let proxy = upstreams.as_ref().map(|u| ProxySettings {
         openai_upstream: u.openai.url.clone(),
         anthropic_upstream: u.anthropic.url.clone(),
+        azure_upstream: u.azure.as_ref().map(|a| a.url.clone()),
         timeout: Duration::from_secs_f64(args.timeout),
         ..ProxySettings::default()
     });

@@ -1,4 +1,4 @@
-//! One agent run of `veer experiment run` or `veer bisect`: prepare its directory (a fresh copy
+//! One agent run of `veer experiment run`, `veer bisect` or `veer eval`: prepare its directory (a fresh copy
 //! of its input: the perturbed file, or the design point's configuration), run the agent
 //! through `veer-record` (recorded by its own proxy, or with `--trace-from` the trace it writes
 //! itself), collect its answer and trace, and write its marker last — atomically — so an
@@ -47,6 +47,37 @@ pub struct Shared {
     pub cancel: Arc<AtomicBool>,
 }
 
+/// What a run's `{input}` is.
+#[derive(Debug, Clone, Default)]
+pub enum SlotInput {
+    /// A fresh copy of [`Slot::input`] in the run directory, named [`Shared::file_name`].
+    #[default]
+    Copy,
+    /// This existing file or directory, given as it is (never copied nor changed).
+    Given(PathBuf),
+    /// Nothing: the placeholder becomes empty and the input variable is not set.
+    Nothing,
+}
+
+/// What a run has beyond an experiment's: its input's kind, more placeholders and variables,
+/// the trace's identity, and what becomes of a failed run's trace.
+#[derive(Debug, Clone, Default)]
+pub struct SlotExtras {
+    /// What `{input}` is.
+    pub input: SlotInput,
+    /// More placeholders of the command's arguments and their values (`{case}`, `{trial}`).
+    pub placeholders: Vec<(String, String)>,
+    /// More environment variables of the agent (`VEER_CASE`, `VEER_TRIAL`).
+    pub env: Vec<(OsString, OsString)>,
+    /// The identity written into the recording's metadata record (`case`, `trial`).
+    pub identity: Option<veer_record::Identity>,
+    /// A run that failed (non-zero exit, time-out, no or unreadable trace) keeps the trace it
+    /// made as `recorded.<ext>` in its run directory, and its trace in the layout becomes one
+    /// holding only the metadata record (with `identity`): no model response, which the
+    /// trials reader counts as a failed trial instead of a valid one. No answer is read.
+    pub eval: bool,
+}
+
 /// One run to do: where it goes and what its input is.
 #[derive(Debug, Clone)]
 pub struct Slot {
@@ -60,6 +91,8 @@ pub struct Slot {
     pub input: String,
     /// Lower-case hex SHA-256 of `input`.
     pub input_sha256: String,
+    /// What the run has beyond an experiment's run.
+    pub extras: SlotExtras,
 }
 
 impl Slot {
@@ -71,6 +104,7 @@ impl Slot {
             trace_stem: run.trace_stem.clone(),
             input: run.input.clone(),
             input_sha256: run.input_sha256.clone(),
+            extras: SlotExtras::default(),
         }
     }
 }
@@ -122,31 +156,47 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
     clear(shared, run)?;
     let dir = shared.out.join(&run.run_dir);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let input = dir.join(&shared.file_name);
-    crate::output::write_file(&input, run.input.as_bytes())?;
+    let input = match &run.extras.input {
+        SlotInput::Copy => {
+            let input = dir.join(&shared.file_name);
+            crate::output::write_file(&input, run.input.as_bytes())?;
+            Some(input)
+        }
+        SlotInput::Given(path) => Some(path.clone()),
+        SlotInput::Nothing => None,
+    };
     let stdout_path = dir.join("stdout.txt");
     let stderr_path = dir.join("stderr.txt");
     let stdout = std::fs::File::create(&stdout_path).map_err(io(&stdout_path))?;
     let stderr = std::fs::File::create(&stderr_path).map_err(io(&stderr_path))?;
 
-    let input_arg = input.display().to_string();
+    let input_arg = input
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     let (placeholder, input_env) = shared.input_names;
+    let mut values: Vec<(&str, &str)> = vec![(placeholder, &input_arg)];
+    for (k, v) in &run.extras.placeholders {
+        values.push((k, v));
+    }
     let command: Vec<OsString> = shared
         .command
         .iter()
         .enumerate()
         .map(|(i, a)| match (i, a.to_str()) {
-            (i, Some(s)) if i > 0 && s.contains(placeholder) => {
-                s.replace(placeholder, &input_arg).into()
+            (i, Some(s)) if i > 0 && values.iter().any(|(k, _)| s.contains(k)) => {
+                veer_run::eval::plan::substitute(s, &values).into()
             }
             _ => a.clone(),
         })
         .collect();
-    let mut env: Vec<(OsString, OsString)> = vec![
-        (input_env.into(), input.clone().into_os_string()),
-        ("VEER_RUN_DIR".into(), dir.clone().into_os_string()),
-        ("VEER_RUN_LABEL".into(), run.label.clone().into()),
-    ];
+    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    if let Some(input) = &input {
+        env.push((input_env.into(), input.clone().into_os_string()));
+    }
+    env.push(("VEER_RUN_DIR".into(), dir.clone().into_os_string()));
+    env.push(("VEER_RUN_LABEL".into(), run.label.clone().into()));
+    env.extend(run.extras.env.iter().cloned());
     let agent_trace = shared
         .trace_from
         .as_ref()
@@ -163,7 +213,10 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
                 std::fs::create_dir_all(parent).map_err(io(parent))?;
             }
             let file = crate::output::open_append_stream(&path, &[])?;
-            let journal = Arc::new(Journal::new(Box::new(file), None));
+            let journal = Arc::new(match &run.extras.identity {
+                Some(identity) => Journal::with_identity(Box::new(file), None, identity),
+                None => Journal::new(Box::new(file), None),
+            });
             let label = run.label.clone();
             let tool = shared.tool;
             let notify: veer_record::Notify = Arc::new(move |m: &str| {
@@ -204,6 +257,11 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
                 CliError::input(format!("{}: cannot write output: {e}", path.display()))
                     .hint("check free space and permissions of the experiment directory"),
             );
+        }
+        let s = journal.summary();
+        if run.extras.eval && s.calls == s.failed && matches!(exit, AgentExit::Exited(0)) {
+            // The trials reader counts a trial without a model response as failed: say so.
+            warnings.push("recorded no model response".to_string());
         }
     }
     let exit = match exit {
@@ -255,7 +313,13 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
         }
     }
 
+    let trace = if run.extras.eval {
+        eval_trace(shared, run, &dir, trace, &warnings)?
+    } else {
+        trace
+    };
     let answer = match &shared.answer_from {
+        _ if run.extras.eval => None,
         Some(pattern) => match veer_base::capped::read_capped(&expand(pattern, &dir), ANSWER_CAP) {
             Ok(bytes) => answer_from_file(&bytes),
             Err(_) => {
@@ -277,7 +341,7 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
             answer_from_stdout(&bytes)
         }
     };
-    if answer.is_none() && shared.answer_from.is_none() {
+    if answer.is_none() && shared.answer_from.is_none() && !run.extras.eval {
         warnings.push("printed no answer on stdout".into());
     }
     let marker = RunMarker {
@@ -295,6 +359,49 @@ pub fn execute(shared: &Shared, run: &Slot) -> Result<RunEnd, CliError> {
     bytes.push(b'\n');
     crate::output::write_file(&dir.join(MARKER), &bytes)?;
     Ok(RunEnd::Finished(Box::new(marker)))
+}
+
+/// An eval run's trace in the layout: the trace it made when it succeeded; when it failed
+/// (`warnings` say why), that trace moved to `recorded.<ext>` in the run directory and, in
+/// its place, `<stem>.agentlog` holding only the metadata record with the run's identity.
+fn eval_trace(
+    shared: &Shared,
+    run: &Slot,
+    dir: &Path,
+    trace: String,
+    warnings: &[String],
+) -> Result<String, CliError> {
+    if warnings.is_empty() {
+        return Ok(trace);
+    }
+    if !trace.is_empty() {
+        let from = shared.out.join(&trace);
+        let ext = super::experiment_run::TRACE_EXTENSIONS
+            .iter()
+            .find(|e| trace.ends_with(*e))
+            .copied()
+            .unwrap_or(".agentlog");
+        let to = dir.join(format!("recorded{ext}"));
+        std::fs::rename(&from, &to).map_err(io(&from))?;
+    }
+    let path = shared.out.join(format!("{}.agentlog", run.trace_stem));
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    let file = crate::output::open_append_stream(&path, &[])?;
+    let mut identity = run.extras.identity.clone().unwrap_or_default();
+    identity
+        .tags
+        .push(("eval_failed".into(), warnings.join("; ")));
+    let journal = Journal::with_identity(Box::new(file), None, &identity);
+    let _ = journal.close();
+    if let Some(e) = journal.io_error() {
+        return Err(
+            CliError::input(format!("{}: cannot write output: {e}", path.display()))
+                .hint("check free space and permissions of the output directory"),
+        );
+    }
+    Ok(relative(&shared.out, &path))
 }
 
 /// `path` relative to `base` (`/`-separated), or as it is when outside.

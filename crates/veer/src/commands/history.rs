@@ -13,14 +13,12 @@ use crate::output::emit;
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use veer_contract::history::{
     DriftMark, HistoryReport, HistoryShow, ReportCase, RuleTrend, ShowAxis, ShowCase,
 };
 use veer_history::drift::DriftSettings;
 use veer_history::trend::{axis_trends, case_trends, level_rank, verdict_level};
 use veer_history::{ComparisonSummary, Entry, Filter, History, HistoryError, Provenance};
-use veer_report::diff::stream::DirectoryPrinter;
 use veer_report::history::show::ShowPage;
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
@@ -359,61 +357,4 @@ fn export(a: &HistoryExportArgs) -> Result<Exit, CliError> {
     }
     emit(&text, a.out.output.as_deref())?;
     Ok(Exit::done())
-}
-
-/// A directory printer that also keeps the JSON report, for `veer diff … --history` in any
-/// format: everything it is given goes to `inner` (what the user sees) and to a JSON printer
-/// whose document lands in the shared buffer when the diff finishes.
-pub struct KeepJson {
-    inner: Box<dyn DirectoryPrinter>,
-    json: Box<dyn DirectoryPrinter>,
-    kept: Arc<Mutex<String>>,
-}
-
-impl KeepJson {
-    /// Wraps `inner`; the JSON report is written to `kept` at the end.
-    pub fn new(inner: Box<dyn DirectoryPrinter>, kept: Arc<Mutex<String>>) -> Self {
-        KeepJson {
-            inner,
-            json: Box::new(veer_report::json::DirectoryJson::new()),
-            kept,
-        }
-    }
-
-    fn keep(&self, text: &str) {
-        if let Ok(mut k) = self.kept.lock() {
-            k.push_str(text);
-        }
-    }
-}
-
-impl DirectoryPrinter for KeepJson {
-    fn begin(&mut self) -> String {
-        let j = self.json.begin();
-        self.keep(&j);
-        self.inner.begin()
-    }
-
-    fn pair(
-        &mut self,
-        pair: &veer_contract::diff::DirectoryPair,
-        verdict: &veer_contract::verdict::Verdict,
-    ) -> String {
-        let j = self.json.pair(pair, verdict);
-        self.keep(&j);
-        self.inner.pair(pair, verdict)
-    }
-
-    fn finish(
-        self: Box<Self>,
-        summary: &veer_contract::diff::DirectorySummary,
-        verdict: &veer_contract::verdict::Verdict,
-    ) -> String {
-        let KeepJson { inner, json, kept } = *self;
-        let j = json.finish(summary, verdict);
-        if let Ok(mut k) = kept.lock() {
-            k.push_str(&j);
-        }
-        inner.finish(summary, verdict)
-    }
 }

@@ -28,6 +28,30 @@ pub const FILES: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The workflow's placeholder for the action's repository when it is not known.
+pub const ACTION_PLACEHOLDER: &str = "OWNER/veer";
+
+/// The repository holding veer's action: `--action`, else the GitHub repository this build
+/// names as its own (`repository` in Cargo.toml), else None.
+fn action_repo(given: Option<&str>) -> Option<String> {
+    if let Some(a) = given {
+        return Some(a.to_string());
+    }
+    let url = env!("CARGO_PKG_REPOSITORY");
+    let rest = url
+        .strip_prefix("https://github.com/")
+        .map(|r| r.trim_end_matches(".git").trim_end_matches('/'))?;
+    let (owner, repo) = rest.split_once('/')?;
+    (!owner.is_empty() && !repo.is_empty() && !repo.contains('/')).then(|| rest.to_string())
+}
+
+/// A file's content as written: the workflow names the action's repository and this version.
+fn content(template: &str, action: &str) -> String {
+    template
+        .replace("{{ACTION}}", action)
+        .replace("{{VERSION}}", env!("CARGO_PKG_VERSION"))
+}
+
 /// What happened to one file.
 #[derive(Debug, PartialEq, Eq)]
 enum Outcome {
@@ -44,9 +68,15 @@ pub fn run(args: &InitArgs) -> Result<Exit, CliError> {
                 .hint("give the repository root, e.g. `veer init .`"),
         );
     }
-    for (rel, content, what) in FILES {
+    let action = action_repo(args.action.as_deref());
+    let shown = action.as_deref().unwrap_or(ACTION_PLACEHOLDER);
+    let mut workflow_written = false;
+    for (rel, template, what) in FILES {
         let path = args.dir.join(rel);
-        match write_new(&path, content.as_bytes())? {
+        let text = content(template, shown);
+        let outcome = write_new(&path, text.as_bytes())?;
+        workflow_written |= outcome == Outcome::Written && rel.ends_with("veer.yml");
+        match outcome {
             Outcome::Written => {
                 crate::output::diag::say("", format!("wrote {}: {what}", path.display()))
             }
@@ -58,6 +88,12 @@ pub fn run(args: &InitArgs) -> Result<Exit, CliError> {
                 ),
             ),
         }
+    }
+    if workflow_written && action.is_none() {
+        crate::output::diag::warn(format!(
+            "the workflow's `uses: {ACTION_PLACEHOLDER}@v{}` is a placeholder: replace {ACTION_PLACEHOLDER} with the GitHub repository holding veer's action (or rerun `veer init --action OWNER/REPO` on a fresh directory)",
+            env!("CARGO_PKG_VERSION")
+        ));
     }
     crate::output::diag::say(
         "",
@@ -100,6 +136,15 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<Outcome, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_workflow_names_the_action_and_this_version() {
+        let text = content(FILES[2].1, "acme/veer");
+        let uses = format!("uses: acme/veer@v{}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(text.matches(&uses).count(), 2, "{text}");
+        assert!(!text.contains("{{"), "{text}");
+        assert_eq!(action_repo(Some("a/b")).as_deref(), Some("a/b"));
+    }
 
     #[test]
     fn the_starter_policy_loads() {

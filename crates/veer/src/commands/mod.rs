@@ -7,6 +7,7 @@ pub mod config;
 pub mod convert;
 pub mod demo;
 pub mod diff;
+pub mod eval;
 pub mod experiment;
 pub mod experiment_run;
 pub mod experiment_run_agent;

@@ -26,9 +26,10 @@ struct Prepared {
 }
 
 fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
-    let upstreams = super::upstream::Upstreams::resolve(
+    let upstreams = super::upstream::Upstreams::resolve_with_azure(
         p.openai_upstream.as_deref(),
         p.anthropic_upstream.as_deref(),
+        p.azure_upstream.as_deref(),
     )?;
     if !(p.timeout.is_finite() && p.timeout > 0.0) {
         return Err(CliError::input(format!(
@@ -64,6 +65,7 @@ fn prepare(p: &ProxyArgs) -> Result<Prepared, CliError> {
     let settings = ProxySettings {
         openai_upstream: upstreams.openai.url.clone(),
         anthropic_upstream: upstreams.anthropic.url.clone(),
+        azure_upstream: upstreams.azure.as_ref().map(|a| a.url.clone()),
         max_request_bytes: p.max_body_bytes,
         timeout: Duration::from_secs_f64(p.timeout),
         hold_streams,
@@ -142,6 +144,7 @@ fn serve(p: &ProxyArgs, port: u16) -> Result<Exit, CliError> {
     let prepared = prepare(p)?;
     say_upstreams(&prepared);
     let output = prepared.output.clone();
+    let azure = prepared.upstreams.azure.is_some();
     veer_record::serve(
         prepared.settings.clone(),
         prepared.journal.clone(),
@@ -153,6 +156,9 @@ fn serve(p: &ProxyArgs, port: u16) -> Result<Exit, CliError> {
                 out,
                 "veer record: listening on {addr}, recording to {output} (Ctrl-C to stop)\nexport OPENAI_BASE_URL=http://{addr}/openai/v1\nexport ANTHROPIC_BASE_URL=http://{addr}/anthropic"
             );
+            if azure {
+                let _ = writeln!(out, "export AZURE_OPENAI_ENDPOINT=http://{addr}/azure");
+            }
             let _ = out.flush();
         },
     )

@@ -1,7 +1,7 @@
 //! `veer schema`: the JSON Schema of every `--format json` document, generated from the Rust
 //! types that write it (schemars), so a field added to a report is in its schema after one
 //! regeneration. The committed copies in `docs/json-schema/` are checked against these by a
-//! test; regenerate them with `cargo run -p veer -- schema --all-to docs/json-schema`.
+//! test; regenerate them with `cargo run -p veer-cli -- schema --all-to docs/json-schema`.
 
 use crate::cli::SchemaArgs;
 use crate::error::{CliError, Exit};
@@ -99,6 +99,12 @@ pub const DOCUMENTS: &[Document] = &[
         version: veer_contract::mine::MINE_SCHEMA_VERSION,
         written_by: "veer mine (SUITE/suite.json and --format json)",
         schema: generate::<veer_contract::mine::MineReport>,
+    },
+    Document {
+        name: "eval",
+        version: veer_contract::eval::EVAL_SCHEMA_VERSION,
+        written_by: "veer eval --format json (the summary of the runs)",
+        schema: generate::<veer_contract::eval::EvalReport>,
     },
     Document {
         name: "config",

@@ -2,7 +2,9 @@
 //! SDKs' base URL, so the upstream must be the endpoint the agent would have used itself: the
 //! `--openai-upstream` / `--anthropic-upstream` flag when given, else the agent's own
 //! `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` (a LiteLLM, vLLM or company gateway), and only when
-//! neither is set the provider's public API. Traffic is never sent anywhere the user did not
+//! neither is set the provider's public API. Azure OpenAI clients read `AZURE_OPENAI_ENDPOINT`
+//! instead: when it (or `--azure-upstream`) is set, that endpoint is the Azure upstream and the
+//! agent's variable points at the proxy; without either, Azure is not proxied. Traffic is never sent anywhere the user did not
 //! choose, and the choice is said before the agent starts.
 
 use crate::error::CliError;
@@ -34,9 +36,9 @@ pub struct Upstreams {
     pub openai: Upstream,
     /// Where Anthropic calls go.
     pub anthropic: Upstream,
-    /// `AZURE_OPENAI_ENDPOINT` when set: Azure OpenAI clients read it, not `OPENAI_BASE_URL`,
-    /// so they keep calling it directly (their calls are not recorded) — said, never changed.
-    pub azure_endpoint: Option<String>,
+    /// Where Azure OpenAI calls go: `--azure-upstream`, else the agent's own
+    /// `AZURE_OPENAI_ENDPOINT`; `None` when neither is set (Azure is then not proxied).
+    pub azure: Option<Upstream>,
 }
 
 /// A variable's value, `None` when unset, empty or blank (as the SDKs treat it).
@@ -51,12 +53,22 @@ impl Upstreams {
     /// The upstreams for the flags given (`None` when absent), read from the environment
     /// otherwise. Errors: a flag or variable that is not an http(s) URL, named.
     pub fn resolve(openai: Option<&str>, anthropic: Option<&str>) -> Result<Upstreams, CliError> {
-        Self::resolve_with(openai, anthropic, env_value)
+        Self::resolve_with_azure(openai, anthropic, None)
+    }
+
+    /// [`Upstreams::resolve`] with the `--azure-upstream` flag (`None` when absent).
+    pub fn resolve_with_azure(
+        openai: Option<&str>,
+        anthropic: Option<&str>,
+        azure: Option<&str>,
+    ) -> Result<Upstreams, CliError> {
+        Self::resolve_with(openai, anthropic, azure, env_value)
     }
 
     fn resolve_with(
         openai: Option<&str>,
         anthropic: Option<&str>,
+        azure: Option<&str>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Upstreams, CliError> {
         let pick = |flag: Option<&str>,
@@ -99,7 +111,25 @@ impl Upstreams {
                 "ANTHROPIC_BASE_URL",
                 veer_record::proxy::ANTHROPIC_DEFAULT,
             )?,
-            azure_endpoint: env("AZURE_OPENAI_ENDPOINT"),
+            azure: match (azure, env("AZURE_OPENAI_ENDPOINT")) {
+                (Some(url), _) => Some(Upstream {
+                    url: url.to_owned(),
+                    source: Source::Flag("--azure-upstream"),
+                }),
+                (None, Some(url)) => Some(Upstream {
+                    url,
+                    source: Source::Env("AZURE_OPENAI_ENDPOINT"),
+                }),
+                (None, None) => None,
+            }
+            .map(|up| {
+                let shown = match up.source {
+                    Source::Flag(f) => f.to_owned(),
+                    _ => "$AZURE_OPENAI_ENDPOINT".to_owned(),
+                };
+                check_url(&shown, &up.url).map(|()| up)
+            })
+            .transpose()?,
         })
     }
 
@@ -117,10 +147,8 @@ impl Upstreams {
             line("OpenAI", &self.openai),
             line("Anthropic", &self.anthropic),
         ];
-        if let Some(e) = &self.azure_endpoint {
-            out.push(format!(
-                "AZURE_OPENAI_ENDPOINT is set ({e}) and left as it is: Azure OpenAI clients call it directly and are not recorded"
-            ));
+        if let Some(up) = &self.azure {
+            out.push(line("Azure OpenAI", up));
         }
         out
     }
@@ -166,7 +194,7 @@ mod tests {
             ("OPENAI_BASE_URL", "http://gateway.internal:4000/v1"),
             ("ANTHROPIC_BASE_URL", "https://claude.corp.example"),
         ];
-        let up = Upstreams::resolve_with(None, None, env(&vars)).unwrap();
+        let up = Upstreams::resolve_with(None, None, None, env(&vars)).unwrap();
         assert_eq!(up.openai.url, "http://gateway.internal:4000/v1");
         assert_eq!(up.openai.source, Source::Env("OPENAI_BASE_URL"));
         assert_eq!(up.anthropic.url, "https://claude.corp.example");
@@ -175,7 +203,8 @@ mod tests {
             lines[0],
             "OpenAI calls go to http://gateway.internal:4000/v1 (from the agent's OPENAI_BASE_URL)"
         );
-        let up = Upstreams::resolve_with(Some("http://127.0.0.1:9/v1"), None, env(&vars)).unwrap();
+        let up =
+            Upstreams::resolve_with(Some("http://127.0.0.1:9/v1"), None, None, env(&vars)).unwrap();
         assert_eq!(up.openai.url, "http://127.0.0.1:9/v1");
         assert_eq!(up.openai.source, Source::Flag("--openai-upstream"));
         assert_eq!(up.anthropic.source, Source::Env("ANTHROPIC_BASE_URL"));
@@ -183,7 +212,7 @@ mod tests {
 
     #[test]
     fn the_public_api_only_when_nothing_is_set_and_said_so() {
-        let up = Upstreams::resolve_with(None, None, env(&[])).unwrap();
+        let up = Upstreams::resolve_with(None, None, None, env(&[])).unwrap();
         assert_eq!(up.openai.url, veer_record::proxy::OPENAI_DEFAULT);
         assert_eq!(up.openai.source, Source::Default);
         assert!(
@@ -191,21 +220,47 @@ mod tests {
             "{:?}",
             up.describe()
         );
-        assert!(up.azure_endpoint.is_none());
+        assert!(up.azure.is_none());
     }
 
     #[test]
-    fn a_bad_variable_is_named_and_azure_is_left_alone() {
-        let e = Upstreams::resolve_with(None, None, env(&[("OPENAI_BASE_URL", "gateway:4000")]))
-            .unwrap_err();
-        assert!(e.message.contains("$OPENAI_BASE_URL"), "{}", e.message);
-        let up = Upstreams::resolve_with(
+    fn a_bad_variable_is_named() {
+        let e = Upstreams::resolve_with(
             None,
             None,
-            env(&[("AZURE_OPENAI_ENDPOINT", "https://x.openai.azure.com")]),
+            None,
+            env(&[("OPENAI_BASE_URL", "gateway:4000")]),
         )
-        .unwrap();
+        .unwrap_err();
+        assert!(e.message.contains("$OPENAI_BASE_URL"), "{}", e.message);
+        let e = Upstreams::resolve_with(
+            None,
+            None,
+            None,
+            env(&[("AZURE_OPENAI_ENDPOINT", "x.openai.azure.com")]),
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("$AZURE_OPENAI_ENDPOINT"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn azures_own_endpoint_becomes_the_azure_upstream_and_the_flag_wins() {
+        let vars = [("AZURE_OPENAI_ENDPOINT", "https://x.openai.azure.com")];
+        let up = Upstreams::resolve_with(None, None, None, env(&vars)).unwrap();
         assert_eq!(up.openai.source, Source::Default);
-        assert!(up.describe()[2].contains("left as it is"));
+        let azure = up.azure.clone().unwrap();
+        assert_eq!(azure.url, "https://x.openai.azure.com");
+        assert_eq!(azure.source, Source::Env("AZURE_OPENAI_ENDPOINT"));
+        assert_eq!(
+            up.describe()[2],
+            "Azure OpenAI calls go to https://x.openai.azure.com (from the agent's AZURE_OPENAI_ENDPOINT)"
+        );
+        let up =
+            Upstreams::resolve_with(None, None, Some("http://127.0.0.1:9"), env(&vars)).unwrap();
+        assert_eq!(up.azure.unwrap().source, Source::Flag("--azure-upstream"));
     }
 }

@@ -87,7 +87,9 @@ pub fn resolve(matches: &ArgMatches, config: Option<&Config>) -> (Vec<Fill>, Vec
                 value: typed(leaf, target.id),
                 source: Source::Flag,
             };
-            if is_repeatable(target) {
+            // `-o` repeats for other formats' files, but the configured output file is one
+            // value for the configured format: a command-line `-o` replaces it.
+            if is_repeatable(target) && target.rule != Rule::FormatNotGiven {
                 // Repeatable: the file's values go first, the command line's after them (a
                 // later --margin for the same axis wins).
                 if !settings.is_empty() {
@@ -273,10 +275,7 @@ mod tests {
         assert_eq!(d.stored_baseline, None);
         assert_eq!(d.history, None);
         assert_eq!(d.format, crate::cli::DiffFormat::Json);
-        assert_eq!(
-            d.out.output.as_deref().and_then(|p| p.to_str()),
-            Some("/r/out.json")
-        );
+        assert_eq!(d.out.file().and_then(|p| p.to_str()), Some("/r/out.json"));
         // A bare --history: the configured path; another format: no configured output file.
         // (One path alone is refused by clap before any setting is read: `<CANDIDATE>` is
         // required unless `--baseline` is given on the command line.)
@@ -298,7 +297,7 @@ mod tests {
             d.history.as_deref().and_then(|p| p.to_str()),
             Some("/r/h.sqlite")
         );
-        assert_eq!(d.out.output, None);
+        assert_eq!(d.out.file(), None);
         // --history=PATH is the command line's.
         let cli = run(&["veer", "diff", "a", "b", "--history=x.sqlite"], &c);
         assert_eq!(

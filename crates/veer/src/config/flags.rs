@@ -254,10 +254,7 @@ mod tests {
         assert_eq!(d.candidate.to_str(), Some("b"));
         assert_eq!(d.trials.margin.len(), 2);
         assert!(d.trials.allow_missing);
-        assert_eq!(
-            d.out.output.as_deref().and_then(|p| p.to_str()),
-            Some("-report.md")
-        );
+        assert_eq!(d.out.file().and_then(|p| p.to_str()), Some("-report.md"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod file;
 pub mod inputs;
 pub mod interrupt;
 pub mod stream;
+pub mod tee;
 
 use crate::error::CliError;
 use std::borrow::Cow;

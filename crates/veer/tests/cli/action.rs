@@ -22,6 +22,10 @@ fn action() -> Value {
 
 /// One simulated job running the action.
 struct Job {
+    /// The event the job runs for.
+    event: Event,
+    /// A directory put first on the steps' PATH (a stand-in `gh`).
+    path_prefix: Option<PathBuf>,
     action: Value,
     inputs: BTreeMap<String, String>,
     /// steps.<id>.outputs
@@ -40,6 +44,21 @@ struct StepRun {
     /// For a `uses:` step: its `with:` values, substituted.
     with: BTreeMap<String, String>,
 }
+
+/// The event a job runs for: a pull request's number and the repositories of its head and
+/// base (empty number: not a pull request).
+#[derive(Clone)]
+struct Event {
+    pr: &'static str,
+    head_repo: &'static str,
+    base_repo: &'static str,
+}
+
+const SAME_REPO_PR: Event = Event {
+    pr: "7",
+    head_repo: "acme/agent",
+    base_repo: "acme/agent",
+};
 
 impl Job {
     fn new(workspace: &Path, given: &[(&str, &str)]) -> Job {
@@ -62,14 +81,24 @@ impl Job {
         std::fs::create_dir_all(&temp).unwrap();
         let summary = temp.join("step_summary.md");
         std::fs::write(&summary, "").unwrap();
-        Job {
+        let mut job = Job {
             action,
             inputs,
+            event: SAME_REPO_PR,
+            path_prefix: None,
             outputs: BTreeMap::new(),
             workspace: workspace.to_path_buf(),
             temp,
             summary,
-        }
+        };
+        // Defaults may be expressions (`${{ github.token }}`), evaluated as the runner does.
+        let inputs: BTreeMap<String, String> = job
+            .inputs
+            .iter()
+            .map(|(k, v)| (k.clone(), job.substitute(v)))
+            .collect();
+        job.inputs = inputs;
+        job
     }
 
     /// The value of one expression (the subset action.yml uses; anything else fails the test).
@@ -96,6 +125,11 @@ impl Job {
             "github.action_repository" | "github.action_ref" => String::new(),
             "runner.temp" => self.temp.display().to_string(),
             "runner.os" => "Linux".to_string(),
+            "runner.arch" => "X64".to_string(),
+            "github.token" => "test-token".to_string(),
+            "github.event.pull_request.number" => self.event.pr.to_string(),
+            "github.event.pull_request.head.repo.full_name" => self.event.head_repo.to_string(),
+            "github.repository" => self.event.base_repo.to_string(),
             other => panic!("expression `{other}` is not simulated"),
         }
     }
@@ -189,6 +223,10 @@ impl Job {
                 .env("HOME", &self.temp)
                 .env("NO_COLOR", "1")
                 .env_remove("VEER_CONFIG");
+            if let Some(dir) = &self.path_prefix {
+                let path = std::env::var("PATH").unwrap_or_default();
+                cmd.env("PATH", format!("{}:{path}", dir.display()));
+            }
             if let Some(env) = step["env"].as_object() {
                 for (k, v) in env {
                     cmd.env(k, self.substitute(v.as_str().unwrap_or_default()));
@@ -370,15 +408,241 @@ fn without_a_binary_the_action_installs_from_its_checkout_with_a_cache() {
         .as_str()
         .unwrap()
         .starts_with("actions/cache@"));
-    assert_eq!(cache["with"]["path"], "~/.cargo/bin/veer");
+    assert_eq!(cache["with"]["path"], "~/.veer/bin");
+    // Keyed by what is installed, never by the action's ref (empty in composite actions).
+    let key = cache["with"]["key"].as_str().unwrap();
+    assert!(
+        key.contains("inputs.version") && key.contains("runner.arch"),
+        "{key}"
+    );
+    assert!(
+        !key.contains("action_ref") && !key.contains("action_repository"),
+        "{key}"
+    );
     let install = steps.iter().find(|s| s["name"] == "Install veer").unwrap();
-    assert!(install["run"]
-        .as_str()
-        .unwrap()
-        .contains("cargo install --locked --path \"$ACTION_PATH/crates/veer\""));
+    let script = install["run"].as_str().unwrap();
+    // The released binary first, checksum-verified by the install script; the source build
+    // only when that fails.
+    let released = script
+        .find("scripts/install.sh")
+        .expect("installs a release");
+    let built = script
+        .find("cargo install --locked --root \"$HOME/.veer\" --path \"$ACTION_PATH/crates/veer\"")
+        .expect("falls back to building");
+    assert!(released < built);
+    let version = a["inputs"]["version"]["default"].as_str().unwrap();
+    assert_eq!(
+        version,
+        env!("CARGO_PKG_VERSION"),
+        "the action installs its own release"
+    );
     let upload = steps.iter().find(|s| s["name"] == "Upload SARIF").unwrap();
     assert!(upload["uses"]
         .as_str()
         .unwrap()
         .starts_with("github/codeql-action/upload-sarif@"));
+}
+
+#[test]
+fn veer_runs_once_and_writes_every_document() {
+    let a = action();
+    let steps = a["runs"]["steps"].as_array().unwrap();
+    let diff = steps.iter().find(|s| s["name"] == "veer diff").unwrap();
+    let script = diff["run"].as_str().unwrap();
+    assert_eq!(
+        script.matches("\"$VEER\"").count(),
+        1,
+        "one veer run:\n{script}"
+    );
+    let ws = workspace();
+    let mut job = Job::new(
+        ws.path(),
+        &[
+            ("candidate", "runs/pr.agentlog"),
+            ("baseline", "runs/main.agentlog"),
+            ("upload-sarif", "true"),
+            ("veer-bin", VEER),
+        ],
+    );
+    job.run();
+    let markdown = std::fs::read_to_string(job.output("markdown-path")).unwrap();
+    assert!(markdown.contains("confirm-before-refund"), "{markdown}");
+    assert!(std::fs::metadata(job.output("sarif-path")).unwrap().len() > 0);
+}
+
+/// A stand-in `gh` that logs each call and answers the comment listing with the ids in
+/// `ids` (one per line).
+fn fake_gh(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let gh = bin.join("gh");
+    std::fs::write(
+        &gh,
+        format!(
+            "#!/usr/bin/env bash\necho \"$GH_TOKEN $*\" >> {log}\nfor a in \"$@\"; do case \"$a\" in body=@*) cp \"${{a#body=@}}\" {body};; esac; done\nif [ \"$2\" != \"-X\" ]; then cat {ids} 2>/dev/null; fi\nexit 0\n",
+            log = dir.join("gh.log").display(),
+            body = dir.join("body.md").display(),
+            ids = dir.join("ids").display(),
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn the_report_is_one_pull_request_comment_updated_in_place_and_never_on_forks() {
+    let ws = workspace();
+    let gh_dir = ws.path().join("_gh");
+    let bin = fake_gh(&gh_dir);
+    let log = gh_dir.join("gh.log");
+    let given = [
+        ("candidate", "runs/pr.agentlog"),
+        ("baseline", "runs/main.agentlog"),
+        ("comment", "true"),
+        ("veer-bin", VEER),
+    ];
+    // First push: no comment of veer's yet, so one is posted.
+    let mut job = Job::new(ws.path(), &given);
+    job.path_prefix = Some(bin.clone());
+    let runs = job.run();
+    let c = step(&runs, "Comment on the pull request");
+    assert!(
+        c.ran && c.code == 0,
+        "ran {} code {}: {} (markdown-path `{}`)",
+        c.ran,
+        c.code,
+        c.stdout,
+        job.output("markdown-path")
+    );
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        calls.contains("test-token api repos/acme/agent/issues/7/comments --paginate"),
+        "{calls}"
+    );
+    assert!(
+        calls.contains("-X POST repos/acme/agent/issues/7/comments"),
+        "{calls}"
+    );
+    let body = std::fs::read_to_string(gh_dir.join("body.md")).unwrap();
+    assert!(body.starts_with("<!-- veer-report -->\n"), "{body}");
+    assert!(body.contains("confirm-before-refund"), "{body}");
+    // Next push: the marked comment exists, so it is edited, not duplicated.
+    std::fs::write(gh_dir.join("ids"), "4242\n").unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let mut job = Job::new(ws.path(), &given);
+    job.path_prefix = Some(bin.clone());
+    job.run();
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        calls.contains("-X PATCH repos/acme/agent/issues/comments/4242"),
+        "{calls}"
+    );
+    assert!(!calls.contains("POST"), "{calls}");
+    // A fork's pull request: no call at all.
+    std::fs::remove_file(&log).unwrap();
+    let mut job = Job::new(ws.path(), &given);
+    job.path_prefix = Some(bin.clone());
+    job.event = Event {
+        head_repo: "someone/agent",
+        ..SAME_REPO_PR
+    };
+    let runs = job.run();
+    assert!(step(&runs, "Comment on the pull request")
+        .stdout
+        .contains("fork"));
+    assert!(!log.exists());
+    // Off by default.
+    let off = [
+        ("candidate", "runs/pr.agentlog"),
+        ("baseline", "runs/main.agentlog"),
+        ("veer-bin", VEER),
+    ];
+    let mut job = Job::new(ws.path(), &off);
+    job.path_prefix = Some(bin);
+    let runs = job.run();
+    assert!(!step(&runs, "Comment on the pull request").ran);
+    assert!(!log.exists());
+}
+
+#[test]
+fn a_packed_release_installs_after_its_checksum_and_a_tampered_one_does_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dist = tmp.path().join("dist");
+    let version = env!("CARGO_PKG_VERSION");
+    let target = "x86_64-unknown-linux-musl";
+    let pack = Command::new("bash")
+        .arg(root().join("scripts/package.sh"))
+        .args([VEER, version, target])
+        .arg(&dist)
+        .output()
+        .unwrap();
+    assert!(
+        pack.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pack.stderr)
+    );
+    let archive = format!("veer-{version}-{target}.tar.gz");
+    assert!(dist.join(&archive).is_file());
+    // The archive holds veer-VERSION-TARGET/{veer, README.md}.
+    let listing = Command::new("tar")
+        .arg("-tzf")
+        .arg(dist.join(&archive))
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    let prefix = format!("veer-{version}-{target}/");
+    assert!(listing.contains(&format!("{prefix}veer")), "{listing}");
+    assert!(listing.contains(&format!("{prefix}README.md")), "{listing}");
+    let sums = std::fs::read_to_string(dist.join("SHA256SUMS")).unwrap();
+    assert!(sums.trim_end().ends_with(&format!("  {archive}")), "{sums}");
+    // Packing again gives the same bytes (reproducible archives).
+    let first = std::fs::read(dist.join(&archive)).unwrap();
+    Command::new("bash")
+        .arg(root().join("scripts/package.sh"))
+        .args([VEER, version, target])
+        .arg(&dist)
+        .output()
+        .unwrap();
+    assert_eq!(first, std::fs::read(dist.join(&archive)).unwrap());
+    assert_eq!(
+        sums,
+        std::fs::read_to_string(dist.join("SHA256SUMS")).unwrap()
+    );
+
+    let install = |from: &Path, into: &Path| {
+        Command::new("sh")
+            .arg(root().join("scripts/install.sh"))
+            .args(["--version", version, "--target", target, "--from"])
+            .arg(from)
+            .arg("--dir")
+            .arg(into)
+            .output()
+            .unwrap()
+    };
+    let bin = tmp.path().join("bin");
+    let r = install(&dist, &bin);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v = Command::new(bin.join("veer"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&v.stdout).trim(),
+        format!("veer {version}")
+    );
+    // A changed archive fails its checksum and installs nothing.
+    let bad = tmp.path().join("bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::copy(dist.join("SHA256SUMS"), bad.join("SHA256SUMS")).unwrap();
+    let mut bytes = first.clone();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(bad.join(&archive), bytes).unwrap();
+    let elsewhere = tmp.path().join("bin2");
+    let r = install(&bad, &elsewhere);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("checksum mismatch"));
+    assert!(!elsewhere.join("veer").exists());
 }

@@ -271,6 +271,55 @@ fn init_writes_three_files_once_and_never_overwrites() {
     // The workflow uses the action with its documented inputs.
     let wf = std::fs::read_to_string(root.join(".github/workflows/veer.yml")).unwrap();
     assert!(wf.contains("candidate:") && wf.contains("uses: "), "{wf}");
+    // Without a known action repository the `uses:` is a placeholder init asks to fill.
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(wf.contains(&format!("uses: OWNER/veer@v{version}")), "{wf}");
+    assert!(
+        r.stderr.contains("is a placeholder: replace OWNER/veer"),
+        "{}",
+        r.stderr
+    );
+    // Every input the workflow gives the action is one action.yml declares.
+    let action: serde_json::Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../action.yml"))
+            .unwrap(),
+    )
+    .unwrap();
+    let workflow: serde_json::Value = serde_saphyr::from_str(&wf).unwrap();
+    let steps = workflow["jobs"]["behaviour"]["steps"].as_array().unwrap();
+    let mut checked = 0;
+    for step in steps.iter().filter(|s| {
+        s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("OWNER/veer@"))
+    }) {
+        for key in step["with"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            assert!(
+                action["inputs"].get(key).is_some(),
+                "action.yml has no input {key}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{wf}");
+    // `--action OWNER/REPO` names the real repository.
+    let other = tempfile::tempdir().unwrap();
+    let r = veer_in(other.path(), &["init", "--action", "acme/veer"], &[]);
+    expect(&r, 0, "init --action");
+    let wf = std::fs::read_to_string(other.path().join(".github/workflows/veer.yml")).unwrap();
+    assert_eq!(
+        wf.matches(&format!("uses: acme/veer@v{version}")).count(),
+        2,
+        "{wf}"
+    );
+    assert!(!r.stderr.contains("placeholder"), "{}", r.stderr);
+    let r = veer_in(other.path(), &["init", "--action", "not a repo"], &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
 
     // A second run, with one file edited and one removed: only the missing one is written.
     std::fs::write(root.join("veer.toml"), "# mine\n").unwrap();

@@ -27,12 +27,39 @@ fn json(args: &[&str], code: i32) -> Value {
 }
 
 /// Shadow's violation records with veer's `session: null` and `tags: []` added.
+/// Shadow's `must_call_before` detail (`` `A` must be called before `B` (was: first_idx=F,
+/// then_idx=T) ``, 0-based, −1 for none) in veer's words, which name the calls from 1.
+fn veer_detail(shadow: &str) -> String {
+    let Some((head, was)) = shadow.split_once(" (was: first_idx=") else {
+        return shadow.to_string();
+    };
+    let (first, then) = head
+        .trim_start_matches('`')
+        .split_once("` must be called before `")
+        .unwrap();
+    let then = then.trim_end_matches('`');
+    let (fi, ti) = was.trim_end_matches(')').split_once(", then_idx=").unwrap();
+    let ti: i64 = ti.parse().unwrap();
+    match fi.parse::<i64>().unwrap() {
+        -1 => format!(
+            "`{then}` was called (call {}) with no `{first}` call before it",
+            ti + 1
+        ),
+        fi => format!(
+            "`{then}` was called (call {}) before `{first}` (call {})",
+            ti + 1,
+            fi + 1
+        ),
+    }
+}
+
+/// Shadow's violations with veer's fields (session, tags) and wording.
 fn shadow_violations(v: &Value) -> Value {
     let mut v = v.clone();
     for item in v.as_array_mut().unwrap() {
         let o = item.as_object_mut().unwrap();
         let pair = o.remove("pair_index").unwrap();
-        let detail = o.remove("detail").unwrap();
+        let detail = Value::from(veer_detail(o.remove("detail").unwrap().as_str().unwrap()));
         o.insert("session".into(), Value::Null);
         o.insert("pair_index".into(), pair);
         o.insert("detail".into(), detail);

@@ -4,7 +4,7 @@
 //! equal its golden exactly, so a refactor that changes a single byte of any report is caught.
 //!
 //! Regenerate after an intended change (and say so in the commit):
-//! `UPDATE_GOLDENS=1 cargo test -p veer --test cli golden`
+//! `UPDATE_GOLDENS=1 cargo test -p veer-cli --test cli golden`
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -493,7 +493,7 @@ fn json_outputs_equal_their_goldens_on_1_and_3_threads() {
     }
     assert!(
         failures.is_empty(),
-        "goldens differ (after an intended change: UPDATE_GOLDENS=1 cargo test -p veer --test cli golden):\n{}",
+        "goldens differ (after an intended change: UPDATE_GOLDENS=1 cargo test -p veer-cli --test cli golden):\n{}",
         failures.join("\n")
     );
 }
@@ -531,7 +531,7 @@ fn committed_schemas_match_the_generated_ones() {
         v.sort();
         v
     };
-    let hint = "regenerate with: cargo run -p veer -- schema --all-to docs/json-schema";
+    let hint = "regenerate with: cargo run -p veer-cli -- schema --all-to docs/json-schema";
     assert_eq!(names(&committed), names(tmp.path()), "{hint}");
     for name in names(tmp.path()) {
         let fresh = std::fs::read(tmp.path().join(&name)).unwrap();

@@ -68,7 +68,7 @@ fn only_veer_record_reaches_an_http_client() {
         "the proxy's client is found through veer-record"
     );
     for krate in [
-        "veer",
+        "veer-cli",
         "veer-trace",
         "veer-diff",
         "veer-policy",

@@ -181,6 +181,68 @@ fn validate_reports_every_problem_with_position_and_hint() {
 }
 
 #[test]
+fn validate_against_traces_names_rules_that_can_never_fire() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dead.yaml");
+    std::fs::write(
+        &p,
+        "apiVersion: shadow.dev/v1alpha1\nrules:\n  - {id: no-delete, kind: no_call, params: {tool: delete_ordr}}\n  - {id: lookup-first, kind: must_call_before, params: {first: lookup_order, then: isue_refund}}\n  - {id: big, kind: max_turns, params: {limit: 3}, when: {path: request.params.max_tokns, op: '>', value: 100}}\n  - {id: once, kind: must_call_once, params: {tool: issue_refund}}\n",
+    )
+    .unwrap();
+    let policy = p.to_str().unwrap();
+    let examples = "examples/refund-agent";
+    let r = veer(&["policy", "validate", policy, "--against", examples]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let shown = r.stdout.replace(dir.path().to_str().unwrap(), "<dir>");
+    insta::assert_snapshot!(shown);
+    // The same rules warn on stderr in `check` and `diff`, which still run.
+    let trace = "examples/refund-agent/candidate.agentlog";
+    let r = veer(&["check", trace, "--policy", policy, "--fail-on", "never"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("policy rule `lookup-first` names the tool `isue_refund`")
+            && r.stderr
+                .contains("did you mean `request.params.max_tokens`?"),
+        "{}",
+        r.stderr
+    );
+    let base = "examples/refund-agent/baseline.agentlog";
+    let r = veer(&[
+        "diff",
+        base,
+        trace,
+        "--policy",
+        policy,
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("did you mean `issue_refund`?"),
+        "{}",
+        r.stderr
+    );
+    // A policy whose rules all can fire passes, and says on what.
+    let r = veer(&[
+        "policy",
+        "validate",
+        "examples/refund-agent/policy.yaml",
+        "--against",
+        examples,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("every rule can fire on the 2 traces"),
+        "{}",
+        r.stdout
+    );
+    // A path that does not exist is exit 2.
+    let r = veer(&["policy", "validate", policy, "--against", "no/such/dir"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
+
+#[test]
 fn json_policies_load() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("p.JSON");

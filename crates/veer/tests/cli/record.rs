@@ -358,3 +358,74 @@ print(json.load(urllib.request.urlopen(req))["model"])
     assert!(String::from_utf8_lossy(&r.stderr)
         .contains("OpenAI calls go to http://127.0.0.1:9/v1 (from --openai-upstream)"));
 }
+
+/// An Azure OpenAI client's own `AZURE_OPENAI_ENDPOINT` is treated like `OPENAI_BASE_URL`: it
+/// becomes the Azure upstream, the agent's variable points at the proxy, the deployment call
+/// (Azure's path and `api-version` query) is recorded, stderr says so, and the flag wins.
+#[test]
+fn the_agents_own_azure_endpoint_becomes_the_upstream_and_is_recorded() {
+    let gateway = crate::scripted_upstream::upstream();
+    let endpoint = gateway.trim_end_matches("/v1").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azure.agentlog");
+    let agent = r#"
+import json, os, urllib.request
+base = os.environ["AZURE_OPENAI_ENDPOINT"]
+req = urllib.request.Request(base + "/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+    data=json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}).encode(),
+    headers={"Content-Type": "application/json", "api-key": "azure-test-key"})
+print(base.startswith("http://127.0.0.1:") and base.endswith("/azure"), json.load(urllib.request.urlopen(req))["model"])
+"#;
+    let run = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args([
+            "record",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "python3",
+            "-c",
+            agent,
+        ])
+        .env("AZURE_OPENAI_ENDPOINT", &endpoint)
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "True scripted-1", "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "Azure OpenAI calls go to {endpoint} (from the agent's AZURE_OPENAI_ENDPOINT)"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 call(s) recorded"), "{stderr}");
+    let recs = lines(&out);
+    assert_eq!(recs.len(), 3, "metadata, request, response: {recs:?}");
+    assert_eq!(recs[1]["kind"], "chat_request");
+    assert_eq!(recs[2]["payload"]["model"], "scripted-1");
+    assert!(!std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("azure-test-key"));
+    // The flag still wins over the variable.
+    let r = Command::new(env!("CARGO_BIN_EXE_veer"))
+        .args([
+            "record",
+            "-o",
+            dir.path().join("b.agentlog").to_str().unwrap(),
+            "--azure-upstream",
+            "http://127.0.0.1:9",
+            "--",
+            "true",
+        ])
+        .env("AZURE_OPENAI_ENDPOINT", &endpoint)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&r.stderr)
+        .contains("Azure OpenAI calls go to http://127.0.0.1:9 (from --azure-upstream)"));
+}

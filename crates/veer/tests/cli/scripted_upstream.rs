@@ -18,7 +18,7 @@ fn tools_for(content: &str) -> Vec<&'static str> {
     t
 }
 
-fn read_request(s: &mut TcpStream) -> Option<Value> {
+pub(crate) fn read_request(s: &mut TcpStream) -> Option<Value> {
     let mut r = BufReader::new(s.try_clone().ok()?);
     let mut len = 0usize;
     let mut chunked = false;

@@ -27,7 +27,7 @@ pub fn dumps_sorted_indented(value: &Value) -> String {
 pub fn traxr_content_hash(payload: &Value) -> String {
     let digest = Sha256::digest(dumps_sorted(payload).as_bytes());
     let mut s = String::with_capacity(16);
-    crate::canonical::push_hex(&mut s, &digest[..8]);
+    crate::hex::push_hex(&mut s, &digest[..8]);
     s
 }
 
