@@ -23,6 +23,7 @@ pub mod experiment;
 pub mod gate;
 pub mod history;
 pub mod inspect;
+pub mod mine;
 pub mod perturb;
 pub mod scan;
 pub mod structural;

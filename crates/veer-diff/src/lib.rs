@@ -14,6 +14,7 @@ pub mod axes;
 mod bootstrap_plan;
 pub mod calls;
 pub(crate) mod changes;
+pub mod cluster;
 pub(crate) mod drill_down;
 pub mod fingerprint;
 pub mod hotelling;

@@ -16,6 +16,7 @@ pub mod history;
 pub mod html;
 pub mod inspect;
 pub mod json;
+pub mod mine;
 pub mod policy;
 pub mod printer;
 pub mod sarif;

@@ -205,6 +205,15 @@ pub enum Command {
 
 Exit codes: 0 when every file was written or already existed, 2 when one could not be written.")]
     Init(InitArgs),
+    /// Turn a corpus of production traces into a regression suite: each trace reduced to its
+    /// behaviour signature (tool calls with argument shapes, stop reasons, errors and policy
+    /// violations), the signatures clustered by k-medoids, and the medoids, the rare and the
+    /// failing behaviours copied to SUITE/CASE/trial-N.EXT with SUITE/suite.json saying why
+    /// each was chosen (docs/mine.md).
+    #[command(
+        after_help = "Examples:\n  veer mine traces/ --out suite/\n  veer mine traces/ --out suite/ --cases 8 --per-case 3 --policy policy.yaml\n  veer mine traces/ --out suite/ --format markdown -o mined.md"
+    )]
+    Mine(crate::commands::mine::MineArgs),
     /// Write synthetic trace pairs for benchmarks (developer tool).
     #[command(hide = true)]
     Synth(SynthArgs),

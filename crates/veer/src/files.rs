@@ -77,6 +77,10 @@ impl Command {
                 vec![Some(&a.out), a.out_file.output.as_deref()],
             ),
             Command::Synth(a) => (vec![], vec![Some(&a.out_dir)]),
+            Command::Mine(a) => (
+                vec![Some(&a.corpus), a.policy.as_deref()],
+                vec![Some(&a.out), a.out_args.output.as_deref()],
+            ),
             Command::Bisect(a) => (
                 vec![
                     Some(&*a.baseline_config),

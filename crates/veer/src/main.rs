@@ -131,6 +131,7 @@ fn run(
         cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
         cli::Command::Plan(a) => commands::plan::run(a),
+        cli::Command::Mine(a) => commands::mine::run(a),
         cli::Command::Bisect(a) => commands::bisect::run(a),
         cli::Command::Eval(a) => commands::eval::run(a),
         cli::Command::Record(a) => commands::record::run(a),

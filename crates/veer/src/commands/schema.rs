@@ -95,6 +95,12 @@ pub const DOCUMENTS: &[Document] = &[
         schema: generate::<veer_contract::bisect::BisectReport>,
     },
     Document {
+        name: "mine",
+        version: veer_contract::mine::MINE_SCHEMA_VERSION,
+        written_by: "veer mine (SUITE/suite.json and --format json)",
+        schema: generate::<veer_contract::mine::MineReport>,
+    },
+    Document {
         name: "eval",
         version: veer_contract::eval::EVAL_SCHEMA_VERSION,
         written_by: "veer eval --format json (the summary of the runs)",
