@@ -13,6 +13,7 @@ pub mod lanes;
 pub mod policy;
 pub mod quarantine;
 pub mod recommend;
+pub mod replay;
 pub mod report;
 
 pub mod bisect;

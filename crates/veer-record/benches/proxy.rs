@@ -107,6 +107,7 @@ fn main() {
         client: veer_record::upstream::client(false).unwrap(),
         journal: Arc::new(Journal::new(Box::new(file), None)),
         notify: Arc::new(|_: &str| {}),
+        replay: None,
     });
     let server = proxy_rt
         .block_on(Server::start(0, shared, Duration::from_secs(5)))

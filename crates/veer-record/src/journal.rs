@@ -76,6 +76,9 @@ struct State {
     /// With `--redact`: secrets in every payload are replaced before the line is written (and
     /// before its content id is computed); the enforcer still judges what was really sent.
     redactor: Option<veer_secrets::Detector>,
+    /// With `veer replay`: the recorded `latency_ms` of tool results, by tool-call id, used
+    /// instead of the measured time for the calls the recording has.
+    recorded_tool_latency: HashMap<String, u64>,
 }
 
 /// The recorder of one run.
@@ -211,10 +214,13 @@ impl State {
             if tr.tool_call_id.is_empty() || !self.answered.insert(tr.tool_call_id.clone()) {
                 continue;
             }
-            let (parent, latency) = match self.open_calls.remove(&tr.tool_call_id) {
+            let (parent, mut latency) = match self.open_calls.remove(&tr.tool_call_id) {
                 Some((id, released)) => (Some(id), now.duration_since(released).as_millis()),
                 None => (None, 0),
             };
+            if let Some(ms) = self.recorded_tool_latency.get(&tr.tool_call_id) {
+                latency = u128::from(*ms);
+            }
             let payload = json!({"tool_call_id": tr.tool_call_id, "output": tr.output,
                                  "is_error": tr.is_error, "latency_ms": latency as u64});
             self.push(Kind::ToolResult, payload, parent);
@@ -295,6 +301,22 @@ impl Journal {
         policy: Option<(veer_policy::Policy, Mode)>,
         identity: &Identity,
     ) -> Journal {
+        Journal::with_root(out, policy, identity, None)
+    }
+
+    /// [`Journal::with_identity`] for `veer replay`: the root `metadata` record also carries
+    /// `replay` (the replay's provenance: the recording replayed, its trace id, the branch
+    /// point).
+    pub fn replaying(out: Box<dyn Write + Send>, identity: &Identity, replay: Value) -> Journal {
+        Journal::with_root(out, None, identity, Some(replay))
+    }
+
+    fn with_root(
+        out: Box<dyn Write + Send>,
+        policy: Option<(veer_policy::Policy, Mode)>,
+        identity: &Identity,
+        replay: Option<Value>,
+    ) -> Journal {
         let enforcing = policy.is_some();
         let mode = policy.as_ref().map_or(Mode::Warn, |(_, m)| *m);
         let mut state = State {
@@ -313,6 +335,7 @@ impl Journal {
             replaced: 0,
             io_error: None,
             redactor: None,
+            recorded_tool_latency: HashMap::new(),
         };
         let mut tags = serde_json::Map::new();
         tags.insert("recorder".into(), json!("veer record"));
@@ -326,6 +349,9 @@ impl Journal {
         }
         if let Some(trial) = identity.trial {
             root["trial"] = json!(trial);
+        }
+        if let Some(replay) = replay {
+            root["replay"] = replay;
         }
         state.push(Kind::Metadata, root, None);
         state.flush();
@@ -341,6 +367,18 @@ impl Journal {
     pub fn redacting(self, detector: veer_secrets::Detector) -> Journal {
         let mut state = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
         state.redactor = Some(detector);
+        Journal {
+            state: Mutex::new(state),
+        }
+    }
+
+    /// The same journal giving the tool results of the calls in `latencies` (tool-call id →
+    /// `latency_ms`) the recorded latency instead of the measured one (`veer replay`: the
+    /// tools a replayed agent runs against recorded answers keep the recording's timings, so
+    /// an unchanged agent's replay diffs as identical).
+    pub fn with_tool_latencies(self, latencies: HashMap<String, u64>) -> Journal {
+        let mut state = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
+        state.recorded_tool_latency = latencies;
         Journal {
             state: Mutex::new(state),
         }

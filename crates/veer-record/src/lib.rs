@@ -23,6 +23,7 @@ pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
 pub mod payload;
 pub mod proxy;
+pub mod replay;
 pub(crate) mod runner;
 pub(crate) mod server;
 pub(crate) mod sse;

@@ -77,6 +77,8 @@ pub struct Shared {
     pub journal: Arc<Journal>,
     /// Where user-facing notices go.
     pub notify: Notify,
+    /// With `veer replay`: the recording that answers model calls instead of the upstream.
+    pub replay: Option<Arc<crate::replay::Replayer>>,
 }
 
 /// Headers that belong to one connection, never forwarded either way.
@@ -165,6 +167,11 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Respo
         let v: Value = serde_json::from_slice(&bytes).ok()?;
         Some((api, api.request(v.as_object()?)))
     });
+    if let Some(replayer) = &shared.replay {
+        if let Some(answer) = replayed(&shared, replayer, &route, recorded.as_ref()) {
+            return answer;
+        }
+    }
     let base = match route.provider {
         Provider::OpenAi => &shared.settings.openai_upstream,
         Provider::Anthropic => &shared.settings.anthropic_upstream,
@@ -218,6 +225,50 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Respo
     match recorded {
         None => pass_through(resp),
         Some((api, rec)) => answer(shared, route, api, rec, resp, started).await,
+    }
+}
+
+/// With `veer replay`: the answer from the recording (or the refusal of a divergent call),
+/// `None` when the call goes to the live upstream.
+fn replayed(
+    shared: &Shared,
+    replayer: &crate::replay::Replayer,
+    route: &Route,
+    recorded: Option<&(Api, RequestRecord)>,
+) -> Option<Response<ProxyBody>> {
+    use crate::replay::Decision;
+    let Some((api, rec)) = recorded else {
+        // Not a model call: forwarded when there is an upstream, else refused.
+        if replayer.is_live() {
+            return None;
+        }
+        let msg = "veer replay: only model calls are answered from a recording; pass --upstream URL to forward other requests";
+        return Some(error_answer(
+            route.provider,
+            StatusCode::NOT_FOUND,
+            "not_found",
+            msg,
+        ));
+    };
+    match replayer.decide(*api, rec) {
+        Decision::Live => None,
+        Decision::Refuse(status, code, msg) => {
+            (shared.notify)(&msg);
+            let err = crate::replay::refusal_payload(code, &msg);
+            shared.journal.complete(rec, CallOutcome::Failed(err));
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+            Some(error_answer(route.provider, status, code, &msg))
+        }
+        Decision::Serve(answer, turn) => {
+            let (status, ct, body, outcome) =
+                crate::replay::answer_of(*api, &answer, turn, rec.stream);
+            shared.journal.complete(rec, outcome);
+            let mut r = Response::new(ProxyBody::full(body));
+            *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+            r.headers_mut()
+                .insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static(ct));
+            Some(r)
+        }
     }
 }
 

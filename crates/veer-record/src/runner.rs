@@ -57,19 +57,32 @@ pub(crate) fn shared(
     journal: Arc<Journal>,
     notify: Notify,
 ) -> Result<Arc<Shared>, RunError> {
-    let tls = settings.openai_upstream.starts_with("https:")
-        || settings.anthropic_upstream.starts_with("https:")
-        || settings
-            .azure_upstream
-            .as_deref()
-            .is_some_and(|u| u.starts_with("https:"));
+    shared_with(settings, journal, notify, false).map(Arc::new)
+}
+
+/// The handlers' shared state; `offline` (a replay with no live upstream) needs no TLS setup
+/// because nothing is forwarded.
+pub(crate) fn shared_with(
+    settings: ProxySettings,
+    journal: Arc<Journal>,
+    notify: Notify,
+    offline: bool,
+) -> Result<Shared, RunError> {
+    let tls = !offline
+        && (settings.openai_upstream.starts_with("https:")
+            || settings.anthropic_upstream.starts_with("https:")
+            || settings
+                .azure_upstream
+                .as_deref()
+                .is_some_and(|u| u.starts_with("https:")));
     let client = crate::upstream::client(tls).map_err(RunError::Tls)?;
-    Ok(Arc::new(Shared {
+    Ok(Shared {
         settings,
         client,
         journal,
         notify,
-    }))
+        replay: None,
+    })
 }
 
 /// Runs the proxy until SIGINT or SIGTERM; `ready` gets the address once it listens.
@@ -155,7 +168,19 @@ pub fn run_command(
     })
 }
 
-async fn stop_child(
+/// Sends `sig` to the agent.
+pub(crate) fn forward(child: &tokio::process::Child, sig: i32) {
+    if let Some(pid) = child.id() {
+        // SAFETY: kill(2) with a pid we spawned and a valid signal number has no
+        // memory-safety preconditions.
+        unsafe {
+            libc::kill(pid as libc::pid_t, sig);
+        }
+    }
+}
+
+/// Waits ten seconds for an agent asked to stop, then kills it.
+pub(crate) async fn stop_child(
     child: &mut tokio::process::Child,
 ) -> std::io::Result<std::process::ExitStatus> {
     match tokio::time::timeout(Duration::from_secs(10), child.wait()).await {
@@ -167,7 +192,8 @@ async fn stop_child(
     }
 }
 
-fn exit_code(s: std::process::ExitStatus) -> i32 {
+/// An exit status as a code: 128 + the signal number when a signal ended it.
+pub(crate) fn exit_code(s: std::process::ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt;
     s.code()
         .or_else(|| s.signal().map(|sig| 128 + sig))

@@ -19,6 +19,7 @@ pub mod json;
 pub mod mine;
 pub mod policy;
 pub mod printer;
+pub mod replay;
 pub mod sarif;
 pub mod scan;
 pub mod style;

@@ -9,6 +9,7 @@ mod eval;
 mod experiment;
 mod judge;
 mod record;
+mod replay;
 mod setup;
 mod standing;
 mod tools;
@@ -19,6 +20,7 @@ pub use eval::*;
 pub use experiment::*;
 pub use judge::*;
 pub use record::*;
+pub use replay::*;
 pub use setup::*;
 pub use standing::*;
 pub use tools::*;
@@ -154,6 +156,13 @@ pub enum Command {
         after_help = "Examples:\n  veer record -o run.agentlog -- python my_agent.py\n  veer record -o run.agentlog --policy policy.yaml --enforce replace -- node agent.js\n  veer record -o run.agentlog --openai-upstream http://localhost:8000/v1 -- ./agent\n  veer record serve --port 8089 -o run.agentlog\n\nThe agent's SDKs must read OPENAI_BASE_URL / ANTHROPIC_BASE_URL (the official ones do).\nAPI keys and credential headers are forwarded, never written. See docs/record.md."
     )]
     Record(RecordArgs),
+    /// Replay a recording: runs CMD as `veer record` does, but the proxy answers each model
+    /// call from the recording instead of the provider, and reports where the agent's requests
+    /// first differ from the recorded ones. Writes a new recording of the run.
+    #[command(
+        after_help = "Examples:\n  veer replay run.agentlog -o replayed.agentlog -- python my_agent.py\n  veer replay run.agentlog -o new.agentlog --on-divergence live --upstream https://api.openai.com/v1 -- ./agent\n  veer replay run.agentlog -o new.agentlog --branch-at 3 --upstream https://api.anthropic.com -- ./agent\n  veer replay runs/main -o runs/replayed -- python agent.py {case}\n\nExit codes: the agent's own, 1 when its requests diverged from the recording (with\n--on-divergence fail), 2 bad input (an unreadable recording, a recording of another provider).\nSee docs/replay.md."
+    )]
+    Replay(ReplayArgs),
     /// Cases and trials needed to detect a change of a given size, from a directory of
     /// repeated trials of one side: the noise is estimated from the trials' own spread
     /// (docs/trials.md).

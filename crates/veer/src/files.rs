@@ -128,6 +128,10 @@ impl Command {
                 };
                 (vec![proxy.policy.as_deref()], vec![proxy.output.as_deref()])
             }
+            Command::Replay(a) => (
+                vec![Some(&*a.recording)],
+                vec![Some(&*a.output), a.report.as_deref()],
+            ),
         };
         CommandFiles {
             inputs: inputs.into_iter().flatten().collect(),

@@ -37,6 +37,7 @@ fn main() -> ExitCode {
     if !matches!(
         cli.command,
         cli::Command::Record(_)
+            | cli::Command::Replay(_)
             | cli::Command::Bisect(_)
             | cli::Command::Eval(_)
             | cli::Command::Experiment(cli::ExperimentCommand::Run(_))
@@ -135,6 +136,7 @@ fn run(
         cli::Command::Bisect(a) => commands::bisect::run(a),
         cli::Command::Eval(a) => commands::eval::run(a),
         cli::Command::Record(a) => commands::record::run(a),
+        cli::Command::Replay(a) => commands::replay::run(a),
         cli::Command::Baseline(c) => commands::baseline::run(c),
         cli::Command::History(c) => commands::history::run(c),
         cli::Command::Init(a) => commands::init::run(a),

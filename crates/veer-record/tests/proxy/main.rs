@@ -10,5 +10,6 @@ mod calls;
 mod faults;
 mod order;
 mod policy;
+mod replay;
 mod rig;
 mod sdk;

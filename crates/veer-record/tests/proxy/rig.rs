@@ -90,6 +90,7 @@ pub async fn rig(opts: Options) -> Rig {
         client: veer_record::upstream::client(false).unwrap(),
         journal: journal.clone(),
         notify: Arc::new(move |m: &str| n2.lock().unwrap().push(m.to_string())),
+        replay: None,
     });
     let proxy = Server::start(0, shared, Duration::from_secs(5))
         .await

@@ -142,7 +142,10 @@ mod tests {
         let text = content(FILES[2].1, "acme/veer");
         let uses = format!("uses: acme/veer@v{}", env!("CARGO_PKG_VERSION"));
         assert_eq!(text.matches(&uses).count(), 2, "{text}");
-        assert!(!text.contains("{{ACTION}}") && !text.contains("{{VERSION}}"), "{text}");
+        assert!(
+            !text.contains("{{ACTION}}") && !text.contains("{{VERSION}}"),
+            "{text}"
+        );
         assert_eq!(action_repo(Some("a/b")).as_deref(), Some("a/b"));
     }
 

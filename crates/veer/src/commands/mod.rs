@@ -24,6 +24,7 @@ pub mod policy;
 pub mod provenance;
 pub mod quarantine;
 pub mod record;
+pub mod replay;
 pub mod scan;
 pub mod schema;
 pub mod synth;

@@ -65,6 +65,12 @@ pub const DOCUMENTS: &[Document] = &[
         schema: generate::<veer_contract::scan::ScanReport>,
     },
     Document {
+        name: "replay",
+        version: veer_report::SCHEMA_VERSION,
+        written_by: "veer replay (the summary)",
+        schema: generate::<veer_contract::replay::ReplayReport>,
+    },
+    Document {
         name: "perturb",
         version: veer_contract::perturb::PERTURB_SCHEMA_VERSION,
         written_by: "veer experiment perturb (the summary on stdout)",

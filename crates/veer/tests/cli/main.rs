@@ -55,6 +55,7 @@ mod policy;
 mod quarantine;
 mod record;
 mod redaction_layout;
+mod replay;
 mod scan;
 mod scripted_upstream;
 mod secrets_in_messages;
