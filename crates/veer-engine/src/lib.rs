@@ -23,6 +23,7 @@ pub mod policy;
 pub mod quarantine;
 pub mod redact;
 pub mod run;
+pub mod suggest;
 pub mod trials;
 pub mod verdict;
 

@@ -35,6 +35,8 @@
 //! * [`live::decisions`] — the live-policy decisions a recording made with `--enforce` holds;
 //!   [`live::prevented`] turns the blocked ones into `prevented` violations.
 //! * [`suggest::suggest`] — `must_call_before` rules mined from recorded scenarios.
+//! * [`from_regression::rules_from_regression`] — rules written from a regression, each checked
+//!   to fire on a changed run and on no baseline run.
 //!
 //! Layout: [`load`] (validation), `node` (positioned YAML/JSON), [`path`] and [`when`]
 //! (conditions), [`context`] (pairs and their context), `session` (units and the gate of a
@@ -49,6 +51,7 @@ pub mod coverage;
 pub(crate) mod error;
 pub(crate) mod eval;
 #[doc(hidden)]
+pub mod from_regression;
 pub mod fuzzing;
 pub(crate) mod gate;
 pub(crate) mod hint;

@@ -54,6 +54,10 @@ impl Command {
                 vec![a.out.output.as_deref()],
             ),
             Command::Policy(PolicyCommand::Validate(a)) => (vec![Some(&a.file)], vec![]),
+            Command::Policy(PolicyCommand::Suggest(a)) => (
+                vec![Some(&a.from), a.baseline.as_deref(), a.candidate.as_deref()],
+                vec![a.out.output.as_deref()],
+            ),
             Command::Scan(a) => {
                 let mut inputs: Vec<Option<&Path>> = a.paths.iter().map(|p| Some(&**p)).collect();
                 inputs.push(a.patterns.as_deref());

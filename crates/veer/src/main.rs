@@ -127,6 +127,7 @@ fn run(
         cli::Command::Check(a) => commands::check::run(a),
         cli::Command::Gate(a) => commands::gate::run(a),
         cli::Command::Policy(cli::PolicyCommand::Validate(a)) => commands::policy::validate(a),
+        cli::Command::Policy(cli::PolicyCommand::Suggest(a)) => commands::policy::suggest(a),
         cli::Command::Scan(a) => commands::scan::run(a),
         cli::Command::Schema(a) => commands::schema::run(a),
         cli::Command::Experiment(c) => commands::experiment::run(c),

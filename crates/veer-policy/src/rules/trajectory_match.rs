@@ -285,8 +285,13 @@ pub fn first_problem(t: &Trajectory, actual: &[Actual<'_>]) -> Option<(Option<us
     None
 }
 
-/// Checks one unit: its calls in order (only gated calls when the rule has `when:`).
+/// Checks one unit: its calls in order (only gated calls when the rule has `when:`). With
+/// `when:`, a unit in which it selects no pair is not judged: the reference describes the
+/// pairs `when:` picks out (one case of a suite, say), and a unit without them is another case.
 pub fn check(t: &Trajectory, s: &Scene<'_, '_>) -> Vec<RuleFinding> {
+    if s.gate.active && s.gated_pairs().next().is_none() {
+        return Vec::new();
+    }
     let calls: Vec<_> = s.calls().filter(|(_, c)| s.gate.call(c)).collect();
     let actual: Vec<Actual<'_>> = calls
         .iter()

@@ -5,6 +5,7 @@ mod cases;
 mod cases_conditions;
 mod cases_sessions;
 mod conformance;
+mod from_regression;
 mod fuzz_replay;
 mod kinds;
 mod kinds_structured;

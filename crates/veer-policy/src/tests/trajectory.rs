@@ -355,3 +355,39 @@ fn session_scope_judges_each_session() {
     assert_eq!(v.len(), 1);
     assert_eq!(v[0].session, Some(0));
 }
+
+#[test]
+fn a_when_that_selects_no_pair_leaves_the_unit_unjudged() {
+    let p = policy(
+        "rules:
+  - id: refund-path
+    kind: trajectory_match
+    when: {path: request.messages.0.content, op: ==, value: refund A7}
+    params:
+      calls: [{tool: lookup_order}, {tool: issue_refund}]
+",
+    );
+    let case = |user: &str, calls: &[(&str, Value)]| {
+        trace(&[
+            meta(),
+            (
+                "chat_request",
+                json!({"model": "m", "messages": [{"role": "user", "content": user}], "params": {}}),
+            ),
+            call_resp(calls),
+        ])
+    };
+    // Another case: `when` selects none of its pairs, so the reference does not apply.
+    assert!(run(&p, &case("where is B9", &[("lookup_order", json!({}))])).is_empty());
+    // The case itself, with a call missing: judged.
+    let v = run(&p, &case("refund A7", &[("issue_refund", json!({}))]));
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(run(
+        &p,
+        &case(
+            "refund A7",
+            &[("lookup_order", json!({})), ("issue_refund", json!({}))]
+        )
+    )
+    .is_empty());
+}

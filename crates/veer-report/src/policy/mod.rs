@@ -6,6 +6,7 @@ pub mod gate;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod suggest;
 pub mod terminal;
 
 use veer_base::Level;

@@ -1,9 +1,10 @@
 //! `clap` definitions of the commands that judge traces against rules: `veer check`,
-//! `veer policy validate` and `veer gate`, with the shared `--fail-on` parser.
+//! `veer policy validate`, `veer policy suggest` and `veer gate`, with the shared `--fail-on` parser.
 
 use super::{OutputArgs, ReadArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+pub use veer_report::policy::suggest::SuggestFormat;
 pub use veer_report::policy::CheckFormat;
 
 /// `veer check`.
@@ -47,6 +48,47 @@ pub enum PolicyCommand {
         after_help = "Examples:\n  veer policy validate policy.yaml\n  veer policy validate policies/pii.json"
     )]
     Validate(PolicyValidateArgs),
+    /// Write rules that catch a regression: from a saved `veer diff --format json` report (a
+    /// pair, a directory or repeated trials), propose `no_call`, `must_call_before`,
+    /// `trajectory_match` (the baseline's usual calls with their stable arguments) and
+    /// `forbidden_text` rules, and keep only those that fire on a changed run and stay silent
+    /// on every baseline run. Prints a commented policy file.
+    #[command(
+        after_help = "Examples:\n  veer diff base.agentlog cand.agentlog --format json -o report.json\n  veer policy suggest --from report.json -o policy.yaml\n  veer policy suggest --from suite.json --baseline runs/main --candidate runs/pr --format terminal\n\nA pair report names its two traces; a directory report needs --baseline and --candidate.\nThe rules describe what the baseline did: read them before committing them."
+    )]
+    Suggest(PolicySuggestArgs),
+}
+
+/// `veer policy suggest`.
+#[derive(Debug, Args)]
+pub struct PolicySuggestArgs {
+    /// The report to write rules from (`veer diff … --format json`).
+    #[arg(long, value_name = "REPORT")]
+    pub from: PathBuf,
+    /// The baseline trace or directory (default: the one the report names).
+    #[arg(long, value_name = "PATH")]
+    pub baseline: Option<PathBuf>,
+    /// The candidate trace or directory (default: the one the report names).
+    #[arg(long, value_name = "PATH")]
+    pub candidate: Option<PathBuf>,
+    /// Write rules from this case instead of the ones the report marks as changed (a pair's
+    /// relative path, or a trials case key); repeatable.
+    #[arg(long = "case", value_name = "NAME")]
+    pub cases: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SuggestFormat::Yaml)]
+    pub format: SuggestFormat,
+    /// Replace the -o FILE when it already exists (a policy file is yours: it is never
+    /// replaced without this).
+    #[arg(long)]
+    pub force: bool,
+    /// Largest accepted REPORT in bytes.
+    #[arg(long, value_name = "N", default_value_t = veer_base::capped::DEFAULT_MAX_REPORT_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_report_bytes: u64,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// `veer policy validate`.

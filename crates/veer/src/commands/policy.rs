@@ -1,7 +1,8 @@
 //! `veer policy validate FILE`: load a policy strictly and report every problem (exit 2) or
-//! confirm it is valid (exit 0).
+//! confirm it is valid (exit 0). `veer policy suggest --from REPORT`: rules written from a
+//! regression (the work is `veer_engine::suggest`, the text `veer_report::policy::suggest`).
 
-use crate::cli::PolicyValidateArgs;
+use crate::cli::{PolicySuggestArgs, PolicyValidateArgs};
 use crate::error::{CliError, Exit};
 use crate::output::emit;
 use veer_engine::policy::{Policy, PolicyError};
@@ -65,4 +66,51 @@ pub fn validate(args: &PolicyValidateArgs) -> Result<Exit, CliError> {
     } else {
         Exit::Found
     })
+}
+
+/// Runs `veer policy suggest --from REPORT`: the proposed rules as a policy file (or JSON, or
+/// a table). Exit 0 whether or not a rule was kept (the summary says which).
+pub fn suggest(args: &PolicySuggestArgs) -> Result<Exit, CliError> {
+    use veer_report::printer::OutputFormat as _;
+    if let Some(out) = &args.out.output {
+        if out.exists() && !args.force && out.is_file() {
+            return Err(CliError::input(format!(
+                "{}: already exists; veer does not replace a policy file you own",
+                out.display()
+            ))
+            .hint("write to a new file and merge the rules you want, or pass --force"));
+        }
+    }
+    let request = veer_engine::suggest::SuggestRequest {
+        report: args.from.clone(),
+        max_report_bytes: args.max_report_bytes,
+        baseline: args.baseline.clone(),
+        candidate: args.candidate.clone(),
+        cases: args.cases.clone(),
+        read: args.read.options(),
+    };
+    let report = veer_engine::suggest::suggest_from(&request)?;
+    if args.format != crate::cli::SuggestFormat::Terminal {
+        for w in &report.warnings {
+            crate::output::diag::warn(w);
+        }
+    }
+    let colour = crate::output::colour_enabled(args.out.output.is_some());
+    let style = veer_report::style::Style { colour };
+    emit(
+        &args.format.print(&report, style),
+        args.out.output.as_deref(),
+    )?;
+    if args.format == crate::cli::SuggestFormat::Yaml {
+        let kept = report.kept().count();
+        crate::output::diag::say(
+            "",
+            format!(
+                "{kept} rule{} kept of {} proposed",
+                if kept == 1 { "" } else { "s" },
+                report.rules.len()
+            ),
+        );
+    }
+    Ok(Exit::done())
 }

@@ -107,6 +107,12 @@ pub const DOCUMENTS: &[Document] = &[
         schema: generate::<veer_contract::mine::MineReport>,
     },
     Document {
+        name: "policy-suggest",
+        version: veer_contract::suggestion::SUGGEST_SCHEMA_VERSION,
+        written_by: "veer policy suggest --format json",
+        schema: generate::<veer_contract::suggestion::SuggestReport>,
+    },
+    Document {
         name: "eval",
         version: veer_contract::eval::EVAL_SCHEMA_VERSION,
         written_by: "veer eval --format json (the summary of the runs)",

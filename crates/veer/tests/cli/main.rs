@@ -52,6 +52,7 @@ mod output_safety;
 mod pairing;
 mod perturb;
 mod policy;
+mod policy_suggest;
 mod quarantine;
 mod record;
 mod redaction_layout;
