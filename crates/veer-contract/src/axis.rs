@@ -133,6 +133,20 @@ pub struct AxisStat {
     pub changed_pairs: usize,
     /// The largest of those single-pair changes with its turns; null when none changed.
     pub largest_change: Option<LargestChange>,
+    /// On `semantic` only: how many of `changed_pairs` are wording next to a tool call — a
+    /// pair in which a side calls a tool and both texts are short (at most
+    /// [`FILLER_WORDS`] words), such as "Checking the order now." against an empty reply.
+    /// 0..=`changed_pairs`; omitted when 0. The gate never lets such pairs alone block.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub filler_pairs: usize,
+}
+
+/// The most words a turn's text may have to count as filler next to a tool call
+/// ([`AxisStat::filler_pairs`]).
+pub const FILLER_WORDS: usize = 12;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl AxisStat {
@@ -151,6 +165,7 @@ impl AxisStat {
             direction: Direction::None,
             changed_pairs: 0,
             largest_change: None,
+            filler_pairs: 0,
         }
     }
 }

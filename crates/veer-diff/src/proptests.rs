@@ -50,6 +50,10 @@ proptest! {
                 prop_assert!(row.n <= r.pair_count);
             }
             prop_assert!(row.changed_pairs <= row.n);
+            prop_assert!(row.filler_pairs <= row.changed_pairs);
+            if row.axis != Axis::Semantic {
+                prop_assert_eq!(row.filler_pairs, 0);
+            }
             if row.direction == veer_contract::axis::Direction::Improvement {
                 prop_assert!(!row.axis.is_worse(row.delta));
             }

@@ -42,7 +42,8 @@ pub(crate) fn axis_signals(report: &DiffReport) -> Vec<Trip> {
 ///   pairs whose trajectory tokens differ) is at least `moderate`, even when the median over
 ///   the turns is 0 and the row's severity `none`;
 /// * wording is the soft signal: a `semantic` change whose interval touches zero is at most
-///   `moderate`, never `severe`.
+///   `moderate`, never `severe`; one whose changed pairs are all filler next to a tool call
+///   (`filler_pairs == changed_pairs`) is at most `minor`.
 pub fn axis_gate_level(a: &veer_contract::axis::AxisStat) -> Level {
     let regression = if a.direction == veer_contract::axis::Direction::Regression {
         a.severity
@@ -52,6 +53,11 @@ pub fn axis_gate_level(a: &veer_contract::axis::AxisStat) -> Level {
     match a.axis {
         veer_contract::axis::Axis::Trajectory if a.changed_pairs > 0 => {
             regression.max(Level::Moderate)
+        }
+        veer_contract::axis::Axis::Semantic
+            if a.changed_pairs > 0 && a.filler_pairs == a.changed_pairs =>
+        {
+            regression.min(Level::Minor)
         }
         veer_contract::axis::Axis::Semantic if a.ci95_low <= 0.0 && a.ci95_high >= 0.0 => {
             regression.min(Level::Moderate)

@@ -49,6 +49,8 @@ pub(crate) struct Pending {
     /// The position index (into the positions given to [`compute_axes_at`]) of each
     /// observation; empty means observation i is position i.
     pub idx: Vec<usize>,
+    /// Per observation, whether it is filler next to a tool call (semantic only; empty: none).
+    pub filler: Vec<bool>,
 }
 
 /// An axis row: complete, or waiting for its interval.
@@ -125,6 +127,14 @@ fn finish_rows(rows: Vec<Row>, seed: u64, at: &[Position]) -> Vec<AxisStat> {
                 };
                 (stat.changed_pairs, stat.largest_change) =
                     pair_changes(p.axis, &p.b, &p.c, &positions);
+                stat.filler_pairs = p
+                    .filler
+                    .iter()
+                    .zip(p.b.iter().zip(&p.c))
+                    .filter(|(&f, (&vb, &vc))| {
+                        f && (vc - vb).is_finite() && (vc - vb).abs() >= p.axis.pair_noise_floor(vb)
+                    })
+                    .count();
                 stat
             }
         })
@@ -154,6 +164,7 @@ pub(crate) fn row_from_values(
         statistic,
         extra_flags: Vec::new(),
         idx: Vec::new(),
+        filler: Vec::new(),
     })
 }
 
@@ -193,6 +204,7 @@ pub(crate) fn finish_row(
         direction: Direction::of(axis, delta, severity),
         changed_pairs: 0,
         largest_change: None,
+        filler_pairs: 0,
     }
 }
 

@@ -5,6 +5,7 @@ use super::{Axis, AxisStat, Kind, Pending, Row, TurnPair};
 use crate::stats::{median, Statistic};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use veer_contract::axis::FILLER_WORDS;
 
 #[cfg(test)]
 /// Tokens of `text`: NFC, per-character Unicode lowercase, split on every character that is
@@ -227,12 +228,75 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         statistic: Statistic::MedianDifference,
         extra_flags: Vec::new(),
         idx: Vec::new(),
+        filler: pairs.iter().map(|(b, c)| is_filler(b, c)).collect(),
     })
+}
+
+/// Whether a pair's wording is filler next to a tool call: a side calls a tool and both texts
+/// have at most [`FILLER_WORDS`] words ("Checking the order now." against an empty reply).
+fn is_filler(b: &crate::turn::DiffTurn<'_>, c: &crate::turn::DiffTurn<'_>) -> bool {
+    let short = |t: &str| t.split_whitespace().nth(FILLER_WORDS).is_none();
+    (b.features.tool_count > 0 || c.features.tool_count > 0)
+        && short(&b.features.text)
+        && short(&c.features.text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{build, GenTurn};
+
+    fn turn(tools: Vec<(u8, u8, u8)>, words: Vec<u8>) -> GenTurn {
+        GenTurn {
+            tools,
+            words,
+            stop: 0,
+            output_tokens: 10,
+            latency: 100,
+            new_session: false,
+        }
+    }
+
+    fn semantic(b: &[GenTurn], c: &[GenTurn]) -> AxisStat {
+        let r = crate::diff(
+            &build(b),
+            &build(c),
+            "b",
+            "c",
+            &crate::BehaviourOptions::default(),
+        );
+        r.axes
+            .into_iter()
+            .find(|a| a.axis == Axis::Semantic)
+            .unwrap()
+    }
+
+    #[test]
+    fn wording_beside_a_tool_call_is_counted_as_filler() {
+        // "the refund was" beside a lookup, against no text beside the same lookup.
+        let base = [
+            turn(vec![(2, 0, 1)], vec![0, 1, 2]),
+            turn(vec![], vec![0, 1, 2, 3]),
+        ];
+        let filler = [
+            turn(vec![(2, 0, 1)], vec![]),
+            turn(vec![], vec![0, 1, 2, 3]),
+        ];
+        let row = semantic(&base, &filler);
+        assert_eq!((row.changed_pairs, row.filler_pairs), (1, 1), "{row:?}");
+        // The answer itself changes too: that pair is not filler.
+        let answer = [
+            turn(vec![(2, 0, 1)], vec![]),
+            turn(vec![], vec![4, 5, 6, 7]),
+        ];
+        let row = semantic(&base, &answer);
+        assert_eq!((row.changed_pairs, row.filler_pairs), (2, 1), "{row:?}");
+        // A long text beside a call is not filler.
+        let long: Vec<u8> = (0..14).map(|i| (i % 4) as u8).collect();
+        let base = [turn(vec![(2, 0, 1)], long), turn(vec![], vec![0, 1, 2, 3])];
+        let row = semantic(&base, &filler);
+        assert_eq!((row.changed_pairs, row.filler_pairs), (1, 0), "{row:?}");
+    }
 
     #[test]
     fn tokenizer_vector() {

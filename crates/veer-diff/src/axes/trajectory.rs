@@ -55,6 +55,7 @@ pub(crate) fn prepare(pairs: &[TurnPair<'_>]) -> Row {
         statistic: Statistic::MedianDifference,
         extra_flags,
         idx: Vec::new(),
+        filler: Vec::new(),
     })
 }
 
@@ -83,5 +84,6 @@ pub(crate) fn with_unpaired(row: Row, unpaired: usize) -> Row {
         statistic: Statistic::MedianDifference,
         extra_flags,
         idx: Vec::new(),
+        filler: Vec::new(),
     })
 }

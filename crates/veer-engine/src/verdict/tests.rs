@@ -158,6 +158,22 @@ fn a_wording_change_whose_interval_touches_zero_is_never_severe() {
     assert_eq!(axis_gate_level(&faster), Level::None);
 }
 
+#[test]
+fn wording_next_to_tool_calls_alone_is_at_most_minor() {
+    let mut filler = row(
+        veer_contract::axis::Axis::Semantic,
+        Level::Severe,
+        -0.9,
+        [-1.0, -0.5],
+    );
+    filler.changed_pairs = 2;
+    filler.filler_pairs = 2;
+    assert_eq!(axis_gate_level(&filler), Level::Minor);
+    // One changed pair that is not filler: the wording counts as before.
+    filler.filler_pairs = 1;
+    assert_eq!(axis_gate_level(&filler), Level::Severe);
+}
+
 /// The axis signals of a report with these rows.
 fn axis_signals_of(rows: &[veer_contract::axis::AxisStat]) -> Vec<Trip> {
     let mut report = veer_diff::diff(
