@@ -41,7 +41,7 @@ impl Command {
             }
             Command::Init(_) => (vec![], vec![]),
             Command::Check(a) => (
-                vec![Some(&a.trace), Some(&a.policy)],
+                vec![Some(&a.trace), a.policy.as_deref()],
                 vec![a.out.output.as_deref()],
             ),
             Command::Gate(a) => (

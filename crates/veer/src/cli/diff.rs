@@ -12,9 +12,9 @@ pub struct DiffArgs {
     /// traces. With `--baseline NAME`, the only path given: the candidate directory.
     pub baseline: PathBuf,
     /// The candidate: a trace file of the same format, or a directory whose traces are paired
-    /// with the baseline's by relative path.
+    /// with the baseline's by relative path. Required unless a stored baseline is named
+    /// (`--baseline NAME`, or `baseline = "…"` in veer.toml).
     #[arg(
-        required_unless_present = "stored_baseline",
         default_value = "",
         hide_default_value = true,
         value_parser = clap::builder::TypedValueParser::map(clap::builder::OsStringValueParser::new(), PathBuf::from)

@@ -12,9 +12,10 @@ pub use veer_report::policy::CheckFormat;
 pub struct CheckArgs {
     /// The trace: a file (.agentlog, optionally .gz, or traxr JSON) or a directory of traces.
     pub trace: PathBuf,
-    /// The policy file (.yaml/.yml, or .json); Shadow policy files load unchanged.
+    /// The policy file (.yaml/.yml, or .json); Shadow policy files load unchanged. Required,
+    /// here or as `policy = "…"` in veer.toml.
     #[arg(long, value_name = "FILE")]
-    pub policy: PathBuf,
+    pub policy: Option<PathBuf>,
     /// Exit 1 when the worst violation reaches this level (info → minor, warning → moderate,
     /// error and critical → severe); `never` (or `none`) never trips.
     #[arg(long, value_name = "LEVEL", default_value = "severe", value_parser = parse_fail_on)]

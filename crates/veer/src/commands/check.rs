@@ -59,7 +59,11 @@ fn read_traces(args: &CheckArgs) -> Result<(Vec<Named>, bool, Vec<TraceFailure>)
 
 /// Runs `veer check`.
 pub fn run(args: &CheckArgs) -> Result<Exit, CliError> {
-    let policy = super::policy::load(&args.policy)?;
+    let Some(policy_path) = &args.policy else {
+        return Err(CliError::input("veer check needs a policy: none was given")
+            .hint("pass --policy FILE, or set `policy = \"policy.yaml\"` in veer.toml"));
+    };
+    let policy = super::policy::load(policy_path)?;
     let (traces, directory, failures) = read_traces(args)?;
     for (_, _, t) in &traces {
         print_warnings(&t.warnings);
@@ -69,7 +73,7 @@ pub fn run(args: &CheckArgs) -> Result<Exit, CliError> {
         .map(|(name, path, t)| (name.clone(), path.clone(), t))
         .collect();
     let (report, warnings) = veer_engine::check::check(
-        args.policy.display().to_string(),
+        policy_path.display().to_string(),
         &policy,
         &named,
         directory,

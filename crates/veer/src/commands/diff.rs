@@ -255,6 +255,13 @@ pub fn request(args: &DiffArgs) -> Result<Request, CliError> {
             };
             (stored, args.baseline.clone())
         }
+        None if args.candidate.as_os_str().is_empty() => {
+            return Err(CliError::input(format!(
+                "veer diff needs a baseline and a candidate; only {} was given",
+                args.baseline.display()
+            ))
+            .hint("give two paths (veer diff BASELINE CANDIDATE), or name a stored baseline: veer diff --baseline NAME CANDIDATE_DIR (or `baseline = \"NAME\"` in veer.toml)"))
+        }
         None => (
             Baseline::Path(args.baseline.clone()),
             args.candidate.clone(),

@@ -257,7 +257,7 @@ mod tests {
         let crate::cli::Command::Check(a) = &cli.command else {
             panic!("check")
         };
-        assert_eq!(a.policy.to_str(), Some("q"));
+        assert_eq!(a.policy.as_deref().and_then(|p| p.to_str()), Some("q"));
         assert!(cli.no_config);
     }
 

@@ -83,6 +83,75 @@ fn settings_apply_from_a_subdirectory_and_flags_win() {
 }
 
 #[test]
+fn check_takes_its_policy_from_the_file_and_says_so_when_there_is_none() {
+    let (_tmp, root) = repo(GATED);
+    let r = veer_in(&root, &["check", "runs/candidate.agentlog"], &[]);
+    expect(&r, 1, "the file's policy is checked");
+    assert!(r.stdout.contains("confirm-before-refund"), "{}", r.stdout);
+    let r = veer_in(
+        &root,
+        &["--no-config", "check", "runs/candidate.agentlog"],
+        &[],
+    );
+    expect(&r, 2, "no policy anywhere");
+    assert!(
+        r.stderr.contains("veer check needs a policy"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("hint: pass --policy FILE"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn diff_takes_its_stored_baseline_from_the_file_and_one_path_alone_is_a_clear_error() {
+    let (_tmp, root) = repo("baseline = \"main\"\n");
+    for side in ["main", "pr"] {
+        std::fs::create_dir_all(root.join(side)).unwrap();
+    }
+    std::fs::copy(
+        root.join("runs/baseline.agentlog"),
+        root.join("main/a.agentlog"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root.join("runs/candidate.agentlog"),
+        root.join("pr/a.agentlog"),
+    )
+    .unwrap();
+    expect(
+        &veer_in(
+            &root,
+            &["baseline", "create", "main", "--name", "main"],
+            &[],
+        ),
+        0,
+        "baseline create",
+    );
+    // The file names the stored baseline: one path is the candidate directory.
+    let r = veer_in(&root, &["diff", "pr", "--format", "json"], &[]);
+    expect(&r, 0, "the file's stored baseline");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["pairs"].as_array().map(Vec::len), Some(1), "{}", r.stdout);
+    // Without the file, one path is not enough: said in words, with the two ways out.
+    let r = veer_in(&root, &["--no-config", "diff", "pr"], &[]);
+    expect(&r, 2, "one path, no stored baseline");
+    assert!(
+        r.stderr.contains("needs a baseline and a candidate"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("--baseline NAME CANDIDATE_DIR"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn the_walk_stops_at_the_repository_root_and_config_flags_choose_a_file() {
     let (tmp, root) = repo(GATED);
     // A veer.toml above the repository is not read once the repository has none.
