@@ -156,13 +156,31 @@ impl Api {
         }
     }
 
-    /// The request record of a body.
+    /// The request record of a body, naming this endpoint.
     pub fn request(self, body: &Map<String, Value>) -> RequestRecord {
-        match self {
+        let mut r = match self {
             Api::ChatCompletions => openai_chat::request(body),
             Api::Responses => openai_responses::request(body),
             Api::Messages => anthropic::request(body),
+        };
+        r.endpoint = Some(self.name());
+        r
+    }
+
+    /// The endpoint's name in records and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::ChatCompletions => "openai.chat_completions",
+            Api::Responses => "openai.responses",
+            Api::Messages => "anthropic.messages",
         }
+    }
+
+    /// The endpoint of a name [`Api::name`] gives.
+    pub fn from_name(name: &str) -> Option<Api> {
+        [Api::ChatCompletions, Api::Responses, Api::Messages]
+            .into_iter()
+            .find(|a| a.name() == name)
     }
 
     /// The response record of a whole (non-streamed) body.

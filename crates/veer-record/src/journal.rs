@@ -152,6 +152,17 @@ impl State {
 
     /// Builds a record whose parent is the last record written and queues its line.
     fn push(&mut self, kind: Kind, payload: Value, parent: Option<String>) -> Record {
+        self.push_with_meta(kind, payload, parent, None)
+    }
+
+    /// [`State::push`] with the envelope's `meta` (the content id covers the payload only).
+    fn push_with_meta(
+        &mut self,
+        kind: Kind,
+        payload: Value,
+        parent: Option<String>,
+        meta: Option<Box<serde_json::Map<String, Value>>>,
+    ) -> Record {
         let ts = self.stamp();
         let redacted = self.redactor.as_ref().and_then(|d| {
             let mut p = payload.clone();
@@ -167,7 +178,7 @@ impl State {
             id: id.as_str().into(),
             ts: ts.into(),
             parent: parent.filter(|p| !p.is_empty()).map(Into::into),
-            meta: None,
+            meta,
             payload: payload.into(),
             extra_envelope: None,
             origin: None,
@@ -395,7 +406,12 @@ impl Journal {
         let mut s = self.lock();
         s.calls += 1;
         s.tool_results(request);
-        let req = s.push(Kind::ChatRequest, request.payload.clone(), None);
+        let meta = request.endpoint.map(|e| {
+            let mut m = serde_json::Map::new();
+            m.insert("endpoint".into(), json!(e));
+            Box::new(m)
+        });
+        let req = s.push_with_meta(Kind::ChatRequest, request.payload.clone(), None, meta);
         let decision = match outcome {
             CallOutcome::Failed(err) => {
                 s.failed += 1;

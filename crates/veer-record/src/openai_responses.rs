@@ -109,6 +109,7 @@ pub fn request(body: &Map<String, Value>) -> RequestRecord {
         payload: Value::Object(payload),
         tool_results,
         stream: body.get("stream").and_then(Value::as_bool) == Some(true),
+        endpoint: None,
     }
 }
 

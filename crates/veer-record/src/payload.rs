@@ -13,6 +13,10 @@ pub struct RequestRecord {
     pub tool_results: Vec<ToolResult>,
     /// Whether the agent asked for a server-sent-event stream.
     pub stream: bool,
+    /// The endpoint the call was made to (`openai.chat_completions`, `openai.responses`,
+    /// `anthropic.messages`), written into the `chat_request` record's `meta.endpoint` so a
+    /// replay knows which API to answer; `None` when the caller does not say.
+    pub endpoint: Option<&'static str>,
 }
 
 /// A tool's result as the agent sent it back to the model.

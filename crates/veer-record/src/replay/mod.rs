@@ -152,14 +152,32 @@ impl Replayer {
         let divergence = match self.script.calls.get(*next) {
             None => ReplayDivergence {
                 turn,
-                endpoint: script::endpoint_name(api).into(),
+                endpoint: api.name().into(),
                 reason: "extra_call".into(),
                 path: String::new(),
                 recorded: None,
                 got: None,
             },
+            Some(call)
+                if call
+                    .endpoint
+                    .is_some_and(|e| e != api && e.provider() == api.provider()) =>
+            {
+                // The same provider, another API: its recorded answer has another shape.
+                ReplayDivergence {
+                    turn,
+                    endpoint: api.name().into(),
+                    reason: "endpoint".into(),
+                    path: "endpoint".into(),
+                    recorded: call.endpoint.map(|e| e.name().to_string()),
+                    got: Some(api.name().to_string()),
+                }
+            }
             Some(call) => {
-                let recorded = provider_of(&call.request);
+                let recorded = call
+                    .endpoint
+                    .map(Api::provider)
+                    .or_else(|| provider_of(&call.request));
                 if recorded.is_some_and(|p| p != api.provider()) {
                     let name = |p: Option<Provider>| match p {
                         Some(Provider::Anthropic) => "Anthropic",
@@ -167,7 +185,7 @@ impl Replayer {
                     };
                     ReplayDivergence {
                         turn,
-                        endpoint: script::endpoint_name(api).into(),
+                        endpoint: api.name().into(),
                         reason: "provider".into(),
                         path: "model".into(),
                         recorded: shown(call.request.get("model").cloned())
@@ -184,7 +202,7 @@ impl Replayer {
                         }
                         Some((path, a, b)) => ReplayDivergence {
                             turn,
-                            endpoint: script::endpoint_name(api).into(),
+                            endpoint: api.name().into(),
                             reason: "content".into(),
                             path,
                             recorded: shown(a),
@@ -346,6 +364,7 @@ mod tests {
             calls: (0..n)
                 .map(|i| script::RecordedCall {
                     request: json!({"model": "gpt-4o", "messages": [{"role": "user", "content": format!("q{i}")}], "params": {}}),
+                    endpoint: None,
                     answer: Answer::Response(json!({"model": "gpt-4o", "content": [{"type": "text", "text": format!("a{i}")}],
                         "stop_reason": "end_turn", "usage": {}})),
                 })
@@ -359,6 +378,7 @@ mod tests {
             payload: json!({"model": "gpt-4o", "messages": [{"role": "user", "content": content}], "params": {"stream": true}}),
             tool_results: vec![],
             stream: true,
+            endpoint: Some(Api::ChatCompletions.name()),
         }
     }
 
@@ -430,6 +450,52 @@ mod tests {
             Decision::Live
         ));
         assert!(b.progress().divergence.is_none());
+    }
+
+    #[test]
+    fn the_recorded_endpoint_decides_the_api_and_the_provider() {
+        let at = |endpoint: Api, model: &str| {
+            let mut s = script(1);
+            s.calls[0].endpoint = Some(endpoint);
+            s.calls[0].request["model"] = json!(model);
+            s
+        };
+        // Recorded on the Responses API, asked on Chat Completions: another shape of answer.
+        let r = Replayer::new(
+            at(Api::Responses, "gpt-4o"),
+            opts(OnDivergence::Fail, None, false),
+        );
+        assert!(matches!(
+            r.decide(Api::ChatCompletions, &rec("q0")),
+            Decision::Refuse(..)
+        ));
+        let d = r.progress().divergence.unwrap();
+        assert_eq!(d.reason, "endpoint");
+        assert_eq!(
+            (d.recorded.as_deref(), d.got.as_deref()),
+            (Some("openai.responses"), Some("openai.chat_completions"))
+        );
+        // A model name that says nothing: the recorded endpoint still names the provider.
+        let r = Replayer::new(
+            at(Api::Messages, "my-proxy-model"),
+            opts(OnDivergence::Fail, None, false),
+        );
+        let mut q = rec("q0");
+        q.payload["model"] = json!("my-proxy-model");
+        assert!(matches!(
+            r.decide(Api::ChatCompletions, &q),
+            Decision::Refuse(..)
+        ));
+        assert_eq!(r.progress().divergence.unwrap().reason, "provider");
+        // The same endpoint: served.
+        let r = Replayer::new(
+            at(Api::ChatCompletions, "my-proxy-model"),
+            opts(OnDivergence::Fail, None, false),
+        );
+        assert!(matches!(
+            r.decide(Api::ChatCompletions, &q),
+            Decision::Serve(..)
+        ));
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub(crate) enum Answer {
 pub(crate) struct RecordedCall {
     /// The `chat_request` payload.
     pub request: Value,
+    /// The endpoint it was made to (`meta.endpoint` of the record); `None` in recordings
+    /// made before veer stored it.
+    pub endpoint: Option<Api>,
     /// Its answer.
     pub answer: Answer,
 }
@@ -52,7 +55,7 @@ impl RecordedCalls {
     /// The model calls of `trace` that have an answer, in file order; a request whose answer
     /// is missing (a recording cut mid-call) is left out.
     pub fn from_trace(trace: &Trace) -> RecordedCalls {
-        let mut calls: Vec<(String, Value, Option<Answer>)> = Vec::new();
+        let mut calls: Vec<(Value, Option<Api>, Option<Answer>)> = Vec::new();
         let mut by_id: HashMap<String, usize> = HashMap::new();
         let mut tool_latency = HashMap::new();
         for r in &trace.records {
@@ -60,7 +63,13 @@ impl RecordedCalls {
             match &r.kind {
                 Kind::ChatRequest => {
                     by_id.insert(r.id.to_string(), calls.len());
-                    calls.push((r.id.to_string(), r.payload.to_value(), None));
+                    let endpoint = r
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.get("endpoint"))
+                        .and_then(Value::as_str)
+                        .and_then(Api::from_name);
+                    calls.push((r.payload.to_value(), endpoint, None));
                 }
                 Kind::ChatResponse | Kind::Error => {
                     let Some(&i) = parent.as_ref().and_then(|p| by_id.get(p)) else {
@@ -87,9 +96,10 @@ impl RecordedCalls {
         RecordedCalls {
             calls: calls
                 .into_iter()
-                .filter_map(|(_, request, answer)| {
+                .filter_map(|(request, endpoint, answer)| {
                     Some(RecordedCall {
                         request,
+                        endpoint,
                         answer: answer?,
                     })
                 })
@@ -109,8 +119,8 @@ impl RecordedCalls {
     }
 }
 
-/// The provider a recorded call was most likely made to, from what its record keeps (the
-/// endpoint itself is not recorded): a `tool` role message is OpenAI's; a `claude…` model is
+/// The provider a recorded call was most likely made to when its record does not name its
+/// endpoint (recordings made before veer stored it), from what the request keeps: a `tool` role message is OpenAI's; a `claude…` model is
 /// Anthropic's; `gpt…`, `o1`…`o9`, `chatgpt…` models are OpenAI's. `None` when nothing says.
 pub(crate) fn provider_of(request: &Value) -> Option<Provider> {
     let tool_role = request
@@ -133,15 +143,6 @@ pub(crate) fn provider_of(request: &Value) -> Option<Provider> {
         Some(Provider::OpenAi)
     } else {
         None
-    }
-}
-
-/// The endpoint's name in reports.
-pub(crate) fn endpoint_name(api: Api) -> &'static str {
-    match api {
-        Api::ChatCompletions => "openai.chat_completions",
-        Api::Responses => "openai.responses",
-        Api::Messages => "anthropic.messages",
     }
 }
 

@@ -24,6 +24,8 @@ async fn concurrent_calls_are_recorded_whole_in_completion_order() {
     let mut order = Vec::new();
     for pair in recs[1..].chunks(2) {
         assert_eq!(pair[0]["kind"], "chat_request");
+        // The endpoint the call went to, for `veer replay`.
+        assert_eq!(pair[0]["meta"]["endpoint"], "openai.chat_completions");
         assert_eq!(pair[1]["kind"], "chat_response");
         assert_eq!(pair[1]["parent"], pair[0]["id"]);
         let asked = pair[0]["payload"]["messages"][0]["content"]

@@ -16,6 +16,7 @@ fn request(say: &str) -> RequestRecord {
         payload: json!({"model": "m", "messages": [{"role": "user", "content": say}], "params": {}, "tools": []}),
         tool_results: Vec::new(),
         stream: false,
+        endpoint: None,
     }
 }
 
