@@ -30,6 +30,3 @@ pub mod verdict;
 pub use error::{Error, ErrorKind};
 pub use options::DiffOptions;
 pub use run::{regate, run, Outcome, Request};
-/// The trials planner's answer (already met, this many trials a side, or add cases), named
-/// here for the binary's `veer trials plan` printer.
-pub use veer_trials::TrialsAnswer;

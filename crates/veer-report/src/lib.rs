@@ -17,6 +17,7 @@ pub mod html;
 pub mod inspect;
 pub mod json;
 pub mod mine;
+pub mod plan;
 pub mod policy;
 pub mod printer;
 pub mod replay;

@@ -34,9 +34,7 @@ pub use permutation::{
     behaviour_min_attainable_p, behaviour_test, behaviour_trials_for_level, BehaviourTest,
     PairwiseDistances, PermutationOptions, WithinSpread, SEQUENTIAL_STOP,
 };
-pub use power::{
-    mde_floor, minimum_detectable_effect, plan, Plan, PowerInputs, TrialsAnswer, DEFAULT_POWER,
-};
+pub use power::{mde_floor, minimum_detectable_effect, plan, PowerInputs, DEFAULT_POWER};
 pub use rates::{
     balanced_trials_for_level, fisher_exact, mcnemar_exact, min_attainable_p,
     stratified_exact_test, Count, FisherTest, StratifiedMethod, StratifiedTest,

@@ -5,6 +5,7 @@
 //! post-hoc power from the observed effect.
 
 use serde::{Deserialize, Serialize};
+use veer_contract::trials::plan::{Plan, TrialsAnswer};
 
 use crate::error::{check_open_unit, TrialsError};
 use crate::special::normal_quantile;
@@ -92,46 +93,6 @@ pub fn mde_floor(
         return Ok(f64::INFINITY);
     }
     Ok(z * (inputs.omega_squared / cases as f64).sqrt())
-}
-
-/// What more trials can do at the current number of cases.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "answer", rename_all = "snake_case")]
-pub enum TrialsAnswer {
-    /// The target is already met at the current trials.
-    AlreadyMet,
-    /// This many trials a side (balanced) reach the target.
-    Trials {
-        /// Trials per side.
-        per_side: u64,
-    },
-    /// More trials cannot reach it (the floor is above the target): add cases.
-    AddCases,
-}
-
-/// The `plan` answer for one axis and target MDE.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
-    /// The target MDE, > 0.
-    pub target: f64,
-    /// Two-sided α, in (0, 1).
-    pub alpha: f64,
-    /// Power, in (0, 1).
-    pub power: f64,
-    /// Trials per side assumed for `cases_needed`.
-    pub baseline_trials: f64,
-    /// Likewise.
-    pub candidate_trials: f64,
-    /// Current cases.
-    pub cases: u64,
-    /// The MDE now, ≥ 0.
-    pub current_mde: f64,
-    /// The floor at the current cases, ≥ 0.
-    pub floor: f64,
-    /// Cases needed at the given trials (None past `PLAN_LIMIT`).
-    pub cases_needed: Option<u64>,
-    /// What more trials can do at the current cases.
-    pub trials: TrialsAnswer,
 }
 
 /// Inverts the MDE: the cases needed at (`k_b`, `k_c`) trials, and at the current `cases`

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 pub mod case_list;
+pub mod plan;
 pub mod stats;
 
 pub use case_list::{CaseList, CaseSource};

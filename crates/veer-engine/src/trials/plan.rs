@@ -8,29 +8,8 @@
 use super::layout::Layout;
 use super::measure::{trial_numbers, AXES};
 use rayon::prelude::*;
-use serde::Serialize;
+use veer_contract::trials::plan::TrialsPlan;
 use veer_trace::ReadOptions;
-
-/// The plan of one axis for a directory of trials.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DirectoryPlan {
-    /// The axis.
-    pub axis: &'static str,
-    /// Its unit.
-    pub unit: &'static str,
-    /// Cases found.
-    pub cases: usize,
-    /// Cases with two or more readable trials (those that tell the noise).
-    pub cases_with_noise: usize,
-    /// Trials per case (harmonic mean over cases), ≥ 1.
-    pub trials_per_case: f64,
-    /// Mean within-case variance σ² of a trial on this axis (units²).
-    pub within_variance: f64,
-    /// Files that could not be read or had no response (left out).
-    pub unreadable: usize,
-    /// The inversion: current MDE, floor, cases needed, what more trials do.
-    pub plan: veer_trials::Plan,
-}
 
 /// The plan for `target` (> 0, in the axis's units) on axis `axis` (index into [`AXES`]) at
 /// two-sided `alpha` and `power`, from the baseline side of `layout`. An error message when no
@@ -42,7 +21,7 @@ pub fn plan_directory(
     target: f64,
     alpha: f64,
     power: f64,
-) -> Result<DirectoryPlan, String> {
+) -> Result<TrialsPlan, String> {
     let Some(spec) = AXES.get(axis) else {
         return Err(format!("no axis number {axis}"));
     };
@@ -102,9 +81,9 @@ pub fn plan_directory(
     };
     let plan = veer_trials::plan(&inputs, target, k, k, cases.len() as u64, alpha, power)
         .map_err(|e| e.to_string())?;
-    Ok(DirectoryPlan {
-        axis: spec.name,
-        unit: spec.unit,
+    Ok(TrialsPlan {
+        axis: spec.name.into(),
+        unit: spec.unit.into(),
         cases: layout.len(),
         cases_with_noise: variances.len(),
         trials_per_case: k,

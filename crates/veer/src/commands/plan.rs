@@ -1,5 +1,5 @@
 //! `veer plan DIR --mde X`: how many cases and trials a suite needs to detect a change of X on an
-//! axis. Flags here; the estimate is `veer_engine::trials::plan`.
+//! axis. Flags here; the estimate is `veer_engine::trials::plan`, the text `veer_report::plan`.
 
 use crate::cli::{OutputArgs, ReadArgs};
 use crate::error::{CliError, Exit};
@@ -8,16 +8,9 @@ use clap::Args;
 use std::path::PathBuf;
 use veer_engine::trials::layout::{self, CasePattern};
 use veer_engine::trials::measure::AXES;
-use veer_engine::TrialsAnswer;
-
-/// Formats `veer plan` offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PlanFormat {
-    /// A few lines of text.
-    Terminal,
-    /// JSON: {schema_version, axis, alpha, power, mde, plan: {cases_needed, …}}.
-    Json,
-}
+use veer_report::plan::PlanFormat;
+use veer_report::printer::OutputFormat as _;
+use veer_report::style::Style;
 
 /// `veer plan`.
 #[derive(Debug, Args)]
@@ -100,42 +93,12 @@ pub fn run(args: &PlanArgs) -> Result<Exit, CliError> {
         CliError::input(format!("{}: {m}", args.dir.display()))
             .hint("lay out two or more runs per case (CASE/run-N.agentlog); see docs/trials.md")
     })?;
-    let text = if args.json || args.format == PlanFormat::Json {
-        veer_report::json::to_json(&plan)
+    let format = if args.json {
+        PlanFormat::Json
     } else {
-        let p = &plan.plan;
-        let cases = p
-            .cases_needed
-            .map_or("more than 10,000,000".to_string(), |n| n.to_string());
-        let trials = match p.trials {
-            TrialsAnswer::AlreadyMet => "the current trials already reach it".to_string(),
-            TrialsAnswer::Trials { per_side } => {
-                format!("{per_side} trials a side reach it with these cases")
-            }
-            TrialsAnswer::AddCases => {
-                "more trials cannot reach it with these cases: add cases".to_string()
-            }
-        };
-        format!(
-            "{} cases ({} with two or more trials), {:.1} trials per case; trial-to-trial sd {:.2} {}\n\
-             to detect {} {} on {} (two-sided α {}, power {}):\n  now: MDE {:.2} {} (floor with unlimited trials {:.2})\n  cases needed at {:.1} trials a side: {cases}\n  {trials}\n\
-             (assumes the change is the same in every case: ω² = 0, so these are lower bounds)\n",
-            plan.cases,
-            plan.cases_with_noise,
-            plan.trials_per_case,
-            plan.within_variance.sqrt(),
-            plan.unit,
-            args.mde,
-            plan.unit,
-            plan.axis,
-            args.alpha,
-            args.power,
-            p.current_mde,
-            plan.unit,
-            p.floor,
-            plan.trials_per_case,
-        )
+        args.format
     };
+    let text = format.print(&plan, Style { colour: false });
     emit(&text, args.out.output.as_deref())?;
     Ok(Exit::done())
 }
