@@ -95,7 +95,7 @@ pub fn example_binary(name: &str) -> PathBuf {
     if !built.iter().any(|b| b == name) {
         if !path.exists() {
             let status = Command::new(env!("CARGO"))
-                .args(["build", "--quiet", "-p", "veer", "--example", name])
+                .args(["build", "--quiet", "-p", "veer-cli", "--example", name])
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .status()
                 .unwrap();
