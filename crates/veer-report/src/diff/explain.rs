@@ -1,0 +1,172 @@
+//! A pair diff in a few plain sentences, for a reader who asked "what changed?" (`veer mcp`'s
+//! `explain` tool): the report's headline, the first divergence (where, what kind, what
+//! changed), the axes that moved most, then the gate's line when a verdict is known. Built only
+//! from values the report and the verdict hold.
+
+use super::format::{change, turns};
+use veer_base::Level;
+use veer_contract::axis::{AxisStat, Direction};
+use veer_contract::diff::DiffReport;
+use veer_contract::verdict::Verdict;
+
+/// How many moved axes the explanation names, largest severity first.
+pub const EXPLAINED_AXES: usize = 3;
+
+/// The explanation of `report`: one paragraph per line, ending in a newline. With `verdict`
+/// (a diff just run) the gate's line closes it; a saved report carries no verdict.
+pub fn render(report: &DiffReport, verdict: Option<&Verdict>) -> String {
+    let mut lines = vec![sentence(&report.headline)];
+    lines.push(match &report.first_divergence {
+        Some(d) => format!(
+            "First divergence: {} ({} change on the {} axis): {}",
+            turns(d),
+            d.kind.label(),
+            d.primary_axis.wire(),
+            sentence(&d.explanation)
+        ),
+        None => "No divergence above the noise floor: the two runs take the same path.".into(),
+    });
+    let moved = moved_axes(report);
+    if moved.is_empty() {
+        lines.push(format!(
+            "No axis moved beyond minor over {} response pair{}.",
+            report.pair_count,
+            if report.pair_count == 1 { "" } else { "s" }
+        ));
+    } else {
+        let named: Vec<String> = moved.iter().map(|a| axis_change(a)).collect();
+        lines.push(format!("Top axis changes: {}.", named.join("; ")));
+    }
+    if let Some(v) = verdict {
+        lines.push(crate::policy::gate_line(&v.gate()));
+        if let Some(by) = v.tripped_by_line(EXPLAINED_AXES) {
+            lines.push(format!("Tripped by: {by}."));
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// The axes of at least moderate severity, most severe first (axis order among equals), at
+/// most [`EXPLAINED_AXES`].
+fn moved_axes(report: &DiffReport) -> Vec<&AxisStat> {
+    let mut moved: Vec<&AxisStat> = report
+        .axes
+        .iter()
+        .filter(|a| a.severity >= Level::Moderate)
+        .collect();
+    moved.sort_by_key(|a| std::cmp::Reverse(a.severity));
+    moved.truncate(EXPLAINED_AXES);
+    moved
+}
+
+/// `cost +0.000120 (severe regression, baseline median 0.000300 → 0.000420)`.
+fn axis_change(a: &AxisStat) -> String {
+    let direction = match a.direction {
+        Direction::None => String::new(),
+        d => format!(" {}", d.label()),
+    };
+    format!(
+        "{} {} ({}{direction}, median {} → {})",
+        a.axis.wire(),
+        change(a.axis, a.delta),
+        a.severity.name(),
+        super::format::value(a.axis, a.baseline_median),
+        super::format::value(a.axis, a.candidate_median),
+    )
+}
+
+/// `text` ending in one full stop.
+fn sentence(text: &str) -> String {
+    let t = text.trim_end();
+    if t.ends_with(['.', '!', '?']) {
+        t.to_string()
+    } else {
+        format!("{t}.")
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// The diff of the bundled refund-agent example (its candidate skips a lookup and refunds
+    /// more), with its verdict at `--fail-on moderate`.
+    fn example() -> (DiffReport, Verdict) {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/refund-agent");
+        let load = |side: &str| {
+            let path = dir.join(format!("{side}.agentlog"));
+            veer_trace::load_trace(&path, &veer_trace::ReadOptions::default()).unwrap()
+        };
+        let options = veer_engine::DiffOptions::default();
+        let (b, c) = (load("baseline"), load("candidate"));
+        let (report, verdict) =
+            veer_engine::diff::diff(&b, &c, ("b", "c"), &options, Level::Moderate);
+        (report, verdict)
+    }
+
+    #[test]
+    fn names_the_headline_the_first_divergence_and_the_moved_axes() {
+        let (report, verdict) = example();
+        let text = render(&report, Some(&verdict));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], sentence(&report.headline));
+        let d = report.first_divergence.as_ref().unwrap();
+        assert!(
+            lines[1].starts_with(&format!("First divergence: {}", turns(d))),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains(d.explanation.trim_end_matches('.')),
+            "{text}"
+        );
+        let moved = moved_axes(&report);
+        assert!(!moved.is_empty(), "the example moves an axis: {text}");
+        for a in &moved {
+            assert!(lines[2].contains(a.axis.wire()), "{text}");
+        }
+        assert!(
+            text.contains(&crate::policy::gate_line(&verdict.gate())),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_saved_report_has_no_gate_line_and_identical_runs_no_divergence() {
+        let (report, _) = example();
+        let text = render(&report, None);
+        assert_eq!(text.lines().count(), 3, "{text}");
+        let mut same = report.clone();
+        same.first_divergence = None;
+        same.axes.iter_mut().for_each(|a| a.severity = Level::None);
+        let text = render(&same, None);
+        assert!(
+            text.contains("No divergence above the noise floor"),
+            "{text}"
+        );
+        assert!(text.contains("No axis moved beyond minor"), "{text}");
+    }
+
+    #[test]
+    fn at_most_the_most_severe_axes_are_named() {
+        let (mut report, _) = example();
+        report
+            .axes
+            .iter_mut()
+            .for_each(|a| a.severity = Level::Moderate);
+        report.axes[4].severity = Level::Severe;
+        let moved = moved_axes(&report);
+        assert_eq!(moved.len(), EXPLAINED_AXES);
+        assert_eq!(moved[0].axis, report.axes[4].axis);
+    }
+
+    #[test]
+    fn a_sentence_ends_in_one_full_stop() {
+        assert_eq!(sentence("cost rose"), "cost rose.");
+        assert_eq!(sentence("cost rose. "), "cost rose.");
+        assert_eq!(sentence("why?"), "why?");
+    }
+}
