@@ -3,8 +3,58 @@
 //! (the binary, `veer mcp`) builds its inspect report here.
 
 use rayon::prelude::*;
+use std::path::Path;
 use veer_contract::inspect::{InspectReport, InspectTool, InspectTurn};
-use veer_trace::Trace;
+use veer_trace::{ReadOptions, Trace, TraceError};
+
+/// The traces one `veer inspect TRACE` shows.
+#[derive(Debug, Default)]
+pub struct Inspected {
+    /// Every trace read: the runs of one file, or each trace under a directory (sorted,
+    /// recursive).
+    pub traces: Vec<Trace>,
+    /// The files under a directory that failed to load, in path order.
+    pub failures: Vec<TraceError>,
+    /// The files of a directory skipped as not traces, for the caller to show.
+    pub skipped: Vec<veer_trace::load::SkippedEntry>,
+}
+
+/// Reads the traces at `path` (a trace file or a directory); a single file must load.
+pub fn read(path: &Path, options: &ReadOptions) -> Result<Inspected, crate::Error> {
+    if !path.is_dir() {
+        return Ok(Inspected {
+            traces: veer_trace::load_file(path, options)?.into_traces(),
+            ..Inspected::default()
+        });
+    }
+    let mut out = Inspected::default();
+    let (entries, skipped) = veer_trace::load_directory(path, options)?;
+    out.skipped = skipped;
+    for entry in entries {
+        match entry.trace {
+            Ok(t) => out.traces.push(t),
+            Err(e) => out.failures.push(e),
+        }
+    }
+    Ok(out)
+}
+
+impl Inspected {
+    /// The error the run ends with once the readable traces are shown: `N of M traces could not
+    /// be read; first: …`, every other failure a further line; None when all loaded.
+    pub fn unreadable(&self) -> Option<crate::Error> {
+        let (first, rest) = self.failures.split_first()?;
+        let total = self.failures.len() + self.traces.len();
+        let mut error = crate::Error::from(first.clone());
+        error.more.extend(rest.iter().map(ToString::to_string));
+        error.message = format!(
+            "{} of {total} traces could not be read; first: {}",
+            self.failures.len(),
+            error.message
+        );
+        Some(error)
+    }
+}
 
 /// Builds the inspect report of one trace.
 pub fn report(trace: &Trace) -> InspectReport {

@@ -6,7 +6,8 @@
 use super::format::{change, turns};
 use veer_base::Level;
 use veer_contract::axis::{AxisStat, Direction};
-use veer_contract::diff::DiffReport;
+use veer_contract::diff::{DiffReport, DirectorySummary};
+use veer_contract::trials::TrialsReport;
 use veer_contract::verdict::Verdict;
 
 /// How many moved axes the explanation names, largest severity first.
@@ -38,14 +39,58 @@ pub fn render(report: &DiffReport, verdict: Option<&Verdict>) -> String {
         lines.push(format!("Top axis changes: {}.", named.join("; ")));
     }
     if let Some(v) = verdict {
-        lines.push(crate::policy::gate_line(&v.gate()));
-        if let Some(by) = v.tripped_by_line(EXPLAINED_AXES) {
-            lines.push(format!("Tripped by: {by}."));
-        }
+        lines.extend(gate_lines(v));
     }
     let mut out = lines.join("\n");
     out.push('\n');
     out
+}
+
+/// A directory diff in a few lines: how many pairs were diffed and how many diverged, the worst
+/// regression, the files on one side only, then the gate's line.
+pub fn directory(summary: &DirectorySummary, verdict: &Verdict) -> String {
+    let a = &summary.aggregate;
+    let mut lines = vec![format!(
+        "{} trace pair{} diffed, {} with a divergence; worst regression {}.",
+        a.trace_pairs,
+        if a.trace_pairs == 1 { "" } else { "s" },
+        a.traces_with_divergence,
+        a.worst_regression.name()
+    )];
+    if a.error_pairs > 0 {
+        lines.push(format!("{} pair(s) could not be diffed.", a.error_pairs));
+    }
+    if a.unmatched > 0 {
+        lines.push(format!(
+            "{} file(s) on one side only (baseline only: {}; candidate only: {}).",
+            a.unmatched,
+            summary.unmatched.baseline_only.len(),
+            summary.unmatched.candidate_only.len()
+        ));
+    }
+    lines.extend(gate_lines(verdict));
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// A repeated-trials diff in a few lines: its headline (the verdict counts), then the gate's
+/// line.
+pub fn trials(report: &TrialsReport) -> String {
+    let mut lines = vec![sentence(&super::trials::headline(report))];
+    lines.extend(gate_lines(&report.verdict));
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// The gate's line and, when it tripped, what tripped it.
+fn gate_lines(verdict: &Verdict) -> Vec<String> {
+    let mut lines = vec![crate::policy::gate_line(&verdict.gate())];
+    if let Some(by) = verdict.tripped_by_line(EXPLAINED_AXES) {
+        lines.push(format!("Tripped by: {by}."));
+    }
+    lines
 }
 
 /// The axes of at least moderate severity, most severe first (axis order among equals), at

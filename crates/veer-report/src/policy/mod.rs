@@ -7,6 +7,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod terminal;
+pub mod validation;
 
 use veer_base::Level;
 use veer_contract::policy::Gate;

@@ -7,7 +7,6 @@ use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
 use veer_contract::inspect::{InspectDocument, InspectReport, INSPECT_SCHEMA_VERSION};
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
-use veer_trace::Trace;
 
 /// Runs `veer inspect`.
 ///
@@ -19,22 +18,14 @@ pub fn run(args: &InspectArgs) -> Result<Exit, CliError> {
         let colour = colour_enabled(args.out.output.is_some());
         return super::inspect_log::inspect(log, args.format, colour, args.out.output.as_deref());
     }
-    let mut traces: Vec<Trace> = Vec::new();
-    let mut failures: Vec<veer_trace::TraceError> = Vec::new();
-    if args.trace.is_dir() {
-        let (entries, skipped) = veer_trace::load_directory(&args.trace, &options)?;
-        print_skipped(&skipped);
-        for entry in entries {
-            match entry.trace {
-                Ok(t) => traces.push(t),
-                Err(e) => failures.push(e),
-            }
-        }
-    } else {
-        traces = veer_trace::load_file(&args.trace, &options)?.into_traces();
-    }
-    let reports: Vec<InspectReport> = traces.iter().map(veer_engine::inspect::report).collect();
-    for t in &traces {
+    let inspected = veer_engine::inspect::read(&args.trace, &options)?;
+    print_skipped(&inspected.skipped);
+    let reports: Vec<InspectReport> = inspected
+        .traces
+        .iter()
+        .map(veer_engine::inspect::report)
+        .collect();
+    for t in &inspected.traces {
         print_warnings(&t.warnings);
     }
     if !reports.is_empty() {
@@ -44,18 +35,10 @@ pub fn run(args: &InspectArgs) -> Result<Exit, CliError> {
             args.out.output.as_deref(),
         )?;
     }
-    if failures.is_empty() {
-        return Ok(Exit::done());
+    match inspected.unreadable() {
+        None => Ok(Exit::done()),
+        Some(e) => Err(e),
     }
-    let total = failures.len() + reports.len();
-    let count = failures.len();
-    let mut error = CliError::from(failures.remove(0));
-    error.more.extend(failures.iter().map(ToString::to_string));
-    error.message = format!(
-        "{count} of {total} traces could not be read; first: {}",
-        error.message
-    );
-    Err(error)
 }
 
 /// Renders one or more inspect reports (a results file holds several runs).
