@@ -233,6 +233,27 @@ mod tests {
     }
 }
 
+/// An inspect document in one line per trace: its path, turns, records and sessions.
+pub fn summary(d: &InspectDocument) -> String {
+    let mut out = String::new();
+    for t in &d.traces {
+        out.push_str(&format!(
+            "{}: {} turn{}, {} record{}, {} session{}\n",
+            t.source,
+            t.turns.len(),
+            if t.turns.len() == 1 { "" } else { "s" },
+            t.record_count,
+            if t.record_count == 1 { "" } else { "s" },
+            t.session_count,
+            if t.session_count == 1 { "" } else { "s" },
+        ));
+    }
+    if d.traces.is_empty() {
+        out.push_str("no trace could be read\n");
+    }
+    out
+}
+
 /// Formats `veer inspect` offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]

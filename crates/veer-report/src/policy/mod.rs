@@ -48,6 +48,28 @@ pub fn unreadable(errors: usize, what: &str) -> String {
     }
 }
 
+/// A check in a few lines, before the gate's line: how many traces were checked and how many
+/// violations they hold, then each trace that could not be read with its hint.
+pub fn check_summary(r: &CheckReport) -> String {
+    let violations: usize = r.traces.iter().map(|t| t.violations.len()).sum();
+    let n = r.traces.len();
+    let mut out = format!(
+        "{n} trace{} checked against {} ({} rule{}): {violations} violation{}.\n",
+        if n == 1 { "" } else { "s" },
+        r.policy,
+        r.rules.len(),
+        if r.rules.len() == 1 { "" } else { "s" },
+        if violations == 1 { "" } else { "s" },
+    );
+    for e in &r.errors {
+        out.push_str(&format!("error: {}: {}\n", e.trace, e.error));
+        if let Some(h) = &e.hint {
+            out.push_str(&format!("hint: {h}\n"));
+        }
+    }
+    out
+}
+
 /// The gate's one line (stderr): Shadow's `fail: …` line when tripped, else an `ok:` line.
 /// Error rows trip a set gate whatever the worst signal; the line says so.
 pub fn gate_line(g: &Gate) -> String {
