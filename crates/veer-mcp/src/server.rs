@@ -8,8 +8,11 @@ use crate::input::{CheckInput, DiffInput, ExplainInput, InspectInput, PolicyVali
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+use std::sync::Arc;
 use veer_contract::check::CheckDocument;
 use veer_contract::diff::{DiffReport, DirectoryDiffDocument};
 use veer_contract::inspect::InspectDocument;
@@ -28,6 +31,14 @@ enum DiffDocument {
     Directory(DirectoryDiffDocument),
     /// Cases with repeated trials.
     Trials(TrialsReport),
+}
+
+/// The `diff` tool's output schema: any of its three documents, each an object (said at the
+/// root too: a client of an older protocol version drops an output schema that does not).
+fn diff_output_schema() -> Arc<JsonObject> {
+    let mut schema = (*schema_for_output::<DiffDocument>()).clone();
+    schema.insert("type".into(), serde_json::Value::String("object".into()));
+    Arc::new(schema)
 }
 
 /// What the server tells a client on connecting.
@@ -78,7 +89,7 @@ impl VeerServer {
     #[tool(
         name = "diff",
         description = "What changed in an agent's behaviour between a baseline and a candidate run: per-axis changes with intervals, the first divergence, policy regressions and the gate's verdict. Takes two trace files, two Inspect AI logs or two directories of traces. The structured content is the report `veer diff --format json` writes.",
-        output_schema = schema_for_output::<DiffDocument>(),
+        output_schema = diff_output_schema(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn diff(&self, Parameters(input): Parameters<DiffInput>) -> CallToolResult {
@@ -184,6 +195,17 @@ mod tests {
         };
         let diff = schema("diff").unwrap();
         assert_eq!(diff["anyOf"].as_array().unwrap().len(), 3, "{diff}");
+        // Every output schema says it is an object: older clients drop the others.
+        for t in &tools {
+            if let Some(s) = &t.output_schema {
+                assert_eq!(
+                    s.get("type"),
+                    Some(&serde_json::json!("object")),
+                    "{}",
+                    t.name
+                );
+            }
+        }
         let check = schema("check").unwrap();
         assert!(check["properties"]["gate"].is_object(), "{check}");
         let inspect = schema("inspect").unwrap();

@@ -65,7 +65,8 @@ fn the_server_names_itself_and_lists_five_tools_with_schemas() {
     runtime().block_on(async {
         let client = connect().await;
         let info = client.peer_info().expect("the server introduced itself");
-        assert_eq!(info.server_info.name, "veer");
+        let server = info.server_info.as_ref().expect("the server named itself");
+        assert_eq!(server.name, "veer");
         let tools = client.list_all_tools().await.unwrap();
         let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
         names.sort();
@@ -275,14 +276,19 @@ fn a_missing_file_is_an_error_result_with_the_clis_hint_and_the_server_goes_on()
         .stderr;
         assert_eq!(text(&r), cli);
 
-        // A call with arguments the schema refuses is a protocol error; the server carries on.
-        let Value::Object(bad) = json!({"baseline": BASELINE}) else {
-            unreachable!()
-        };
-        assert!(client
-            .call_tool(CallToolRequestParams::new("diff").with_arguments(bad))
-            .await
-            .is_err());
+        // Arguments the schema refuses are an error result naming what is wrong; the server
+        // carries on.
+        let r = call(&client, "diff", json!({"baseline": BASELINE})).await;
+        assert_eq!(r.is_error, Some(true));
+        assert!(text(&r).contains("candidate"), "{}", text(&r));
+        let r = call(
+            &client,
+            "check",
+            json!({"trace": CANDIDATE, "policy": POLICY, "fail_on": "high"}),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(true));
+        assert!(text(&r).contains("high"), "{}", text(&r));
         let r = call(&client, "inspect", json!({"trace": BASELINE})).await;
         assert_eq!(r.is_error, Some(false), "{}", text(&r));
         client.cancel().await.unwrap();
