@@ -4,7 +4,7 @@
 //! the report shows but no gate counted) is an error result (`isError`) whose text is the
 //! `error:` and `hint:` lines the CLI prints; the server itself carries on.
 
-use crate::tools::Answer;
+use crate::tools::ToolAnswer;
 use rmcp::model::{CallToolResult, ContentBlock};
 use veer_engine::Error;
 
@@ -22,7 +22,7 @@ pub fn error_text(e: &Error) -> String {
 }
 
 /// The MCP result of a tool's run.
-pub fn result(run: Result<Answer, Error>) -> CallToolResult {
+pub fn result(run: Result<ToolAnswer, Error>) -> CallToolResult {
     let answer = match run {
         Ok(a) => a,
         Err(e) => return CallToolResult::error(vec![ContentBlock::text(error_text(&e))]),
@@ -60,7 +60,7 @@ mod tests {
     #[test]
     fn an_answer_is_a_success_carrying_its_document_and_summary() {
         let doc = serde_json::json!({"schema_version": "1", "gate": {"tripped": true}});
-        let r = result(Ok(Answer {
+        let r = result(Ok(ToolAnswer {
             document: Some(doc.clone()),
             text: "fail: …\n".into(),
             failure: None,
@@ -73,7 +73,7 @@ mod tests {
     #[test]
     fn a_failure_the_report_shows_is_an_error_that_keeps_the_report() {
         let doc = serde_json::json!({"errors": [1]});
-        let r = result(Ok(Answer {
+        let r = result(Ok(ToolAnswer {
             document: Some(doc.clone()),
             text: "summary\n".into(),
             failure: Some(Error::input("1 trace(s) could not be read").hint("see the rows")),

@@ -26,11 +26,11 @@ use veer_contract::trials::TrialsReport;
 #[allow(dead_code)]
 enum DiffDocument {
     /// Two trace files.
-    Pair(DiffReport),
+    Pair(Box<DiffReport>),
     /// Two directories, paired by path.
-    Directory(DirectoryDiffDocument),
+    Directory(Box<DirectoryDiffDocument>),
     /// Cases with repeated trials.
-    Trials(TrialsReport),
+    Trials(Box<TrialsReport>),
 }
 
 /// The `diff` tool's output schema: any of its three documents, each an object (said at the
@@ -66,7 +66,7 @@ impl Default for VeerServer {
 async fn blocking<I, F>(input: I, work: F) -> CallToolResult
 where
     I: Send + 'static,
-    F: FnOnce(&I) -> Result<crate::tools::Answer, veer_engine::Error> + Send + 'static,
+    F: FnOnce(&I) -> Result<crate::tools::ToolAnswer, veer_engine::Error> + Send + 'static,
 {
     match tokio::task::spawn_blocking(move || work(&input)).await {
         Ok(run) => answer::result(run),

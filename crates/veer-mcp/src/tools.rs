@@ -19,7 +19,7 @@ use veer_trace::ReadOptions;
 
 /// What a tool answers when it ran to its end.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub struct ToolAnswer {
     /// The JSON document (the structured content); none for a text-only answer.
     pub document: Option<Value>,
     /// A few lines for a reader: the summary, then any warnings.
@@ -117,7 +117,7 @@ fn run_diff(input: &DiffInput) -> Result<(Outcome, String, Vec<String>), Error> 
 }
 
 /// `diff`: the `veer diff --format json` document, and the explanation of it.
-pub fn diff(input: &DiffInput) -> Result<Answer, Error> {
+pub fn diff(input: &DiffInput) -> Result<ToolAnswer, Error> {
     let (outcome, json, warnings) = run_diff(input)?;
     let summary = match &outcome.report {
         Report::Pair(r) => veer_report::diff::explain::render(r, Some(&outcome.verdict)),
@@ -125,7 +125,7 @@ pub fn diff(input: &DiffInput) -> Result<Answer, Error> {
         Report::Trials(r) => veer_report::diff::explain::trials(r),
         Report::Gate(..) => String::new(),
     };
-    Ok(Answer {
+    Ok(ToolAnswer {
         document: Some(document(&json)?),
         text: with_warnings(summary, &warnings),
         failure: outcome.failure,
@@ -133,7 +133,7 @@ pub fn diff(input: &DiffInput) -> Result<Answer, Error> {
 }
 
 /// `check`: the `veer check --format json` document, and the gate's line.
-pub fn check(input: &CheckInput) -> Result<Answer, Error> {
+pub fn check(input: &CheckInput) -> Result<ToolAnswer, Error> {
     let policy = veer_engine::policy::load(&input.policy)
         .map_err(|e| veer_engine::policy::load_error(&e))?;
     let inputs = veer_engine::check::read_traces(&input.trace, &ReadOptions::default())?;
@@ -166,7 +166,7 @@ pub fn check(input: &CheckInput) -> Result<Answer, Error> {
     });
     let page = veer_report::policy::CheckPage { report, verdict };
     let json = veer_report::policy::CheckFormat::Json.print(&page, PLAIN);
-    Ok(Answer {
+    Ok(ToolAnswer {
         document: Some(document(&json)?),
         text: with_warnings(summary, &warnings),
         failure,
@@ -175,7 +175,7 @@ pub fn check(input: &CheckInput) -> Result<Answer, Error> {
 
 /// `inspect`: the `veer inspect --format json` document, and how many traces and turns it
 /// shows.
-pub fn inspect(input: &InspectInput) -> Result<Answer, Error> {
+pub fn inspect(input: &InspectInput) -> Result<ToolAnswer, Error> {
     let inspected = veer_engine::inspect::read(&input.trace, &ReadOptions::default())?;
     let reports: Vec<InspectReport> = inspected
         .traces
@@ -193,7 +193,7 @@ pub fn inspect(input: &InspectInput) -> Result<Answer, Error> {
     };
     let summary = veer_report::inspect::summary(&doc);
     let json = veer_report::inspect::InspectFormat::Json.print(&doc, PLAIN);
-    Ok(Answer {
+    Ok(ToolAnswer {
         document: Some(document(&json)?),
         text: with_warnings(summary, &warnings),
         failure: inspected.unreadable(),
@@ -204,7 +204,7 @@ pub fn inspect(input: &InspectInput) -> Result<Answer, Error> {
 const MAX_REPORT_BYTES: u64 = veer_base::capped::DEFAULT_MAX_REPORT_BYTES;
 
 /// `explain`: a few sentences on a pair diff (a saved report, or two traces diffed now).
-pub fn explain(input: &ExplainInput) -> Result<Answer, Error> {
+pub fn explain(input: &ExplainInput) -> Result<ToolAnswer, Error> {
     let not_a_pair = |what: &str| {
         Error::input(format!(
             "{what} is not a diff of two trace files: explain reads a pair report"
@@ -234,7 +234,7 @@ pub fn explain(input: &ExplainInput) -> Result<Answer, Error> {
         }
     };
     let text = veer_secrets::display::redact(&text).into_owned();
-    Ok(Answer {
+    Ok(ToolAnswer {
         document: None,
         text: with_warnings(text, &warnings),
         failure: None,
@@ -242,7 +242,7 @@ pub fn explain(input: &ExplainInput) -> Result<Answer, Error> {
 }
 
 /// `policy_validate`: whether the policy loads and, with traces, whether every rule can fire.
-pub fn policy_validate(input: &PolicyValidateInput) -> Result<Answer, Error> {
+pub fn policy_validate(input: &PolicyValidateInput) -> Result<ToolAnswer, Error> {
     let (validation, mut warnings) =
         veer_engine::policy::validate(&input.file, &input.against, &ReadOptions::default())?;
     warnings.extend(validation.against.iter().flat_map(|a| {
@@ -252,7 +252,7 @@ pub fn policy_validate(input: &PolicyValidateInput) -> Result<Answer, Error> {
     }));
     let text = veer_report::policy::validation::render(&validation);
     let json = veer_report::json::to_json(&validation);
-    Ok(Answer {
+    Ok(ToolAnswer {
         document: Some(document(&json)?),
         text: with_warnings(text, &warnings),
         failure: None,
