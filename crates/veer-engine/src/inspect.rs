@@ -1,11 +1,69 @@
 //! The rows `veer inspect` shows for one trace: one per turn, with its model, tools, token
-//! counts, latency, stop reason and text, and the live policy's decisions. Every front end
-//! (the binary, `veer mcp`) builds its inspect report here.
+//! counts, latency, stop reason and text, and the live policy's decisions; for an Inspect AI
+//! log, one row per sample-epoch with its scores. Every front end (the binary, `veer mcp`)
+//! builds its inspect report here.
 
 use rayon::prelude::*;
+use std::io::{Read, Seek};
 use std::path::Path;
-use veer_contract::inspect::{InspectReport, InspectTool, InspectTurn};
-use veer_trace::{ReadOptions, Trace, TraceError};
+use veer_contract::inspect::{InspectReport, InspectTool, InspectTurn, LogReport, SampleRow};
+use veer_trace::formats::inspect::{case_file_name, InspectLog, InspectSample, OUTCOME_KEY};
+use veer_trace::{Kind, ReadOptions, Trace, TraceError};
+
+/// The report of an Inspect AI log: one row per sample-epoch, in log order. Each sample's
+/// reader warnings go to `warn` as it is read; a sample that cannot be read is an error.
+pub fn log_report<R: Read + Seek>(
+    log: InspectLog<R>,
+    warn: &mut dyn FnMut(&veer_trace::Warning),
+) -> Result<LogReport, crate::Error> {
+    let info = log.info().clone();
+    let source = log.source().to_string();
+    let mut samples = Vec::with_capacity(log.len());
+    for sample in log {
+        let sample = sample?;
+        sample.trace.warnings.iter().for_each(&mut *warn);
+        samples.push(sample_row(&sample));
+    }
+    Ok(LogReport {
+        source,
+        format: veer_base::format::Format::Inspect,
+        task: info.task,
+        model: info.model,
+        status: info.status,
+        epochs: info.epochs,
+        samples,
+    })
+}
+
+/// One sample-epoch's row: its outcome and scores, turns, tools, tokens, and the file
+/// `veer convert` writes it to.
+fn sample_row(s: &InspectSample) -> SampleRow {
+    let meta = &s.trace.records[0];
+    let json = |k: &str| {
+        meta.field(k)
+            .map(|v| serde_json::to_value(v).unwrap_or_default())
+    };
+    let responses = s.trace.responses();
+    let sum = |k: &str| {
+        responses
+            .iter()
+            .filter_map(|r| r.usage(k))
+            .sum::<f64>()
+            .max(0.0) as u64
+    };
+    SampleRow {
+        case: s.case.clone(),
+        trial: s.trial,
+        outcome: meta.str_field(OUTCOME_KEY).map(str::to_string),
+        scores: json("scores").unwrap_or_default(),
+        turns: s.trace.count(&Kind::ChatResponse),
+        tools: s.trace.tool_calls().into_iter().map(|c| c.name).collect(),
+        input_tokens: sum("input_tokens"),
+        output_tokens: sum("output_tokens"),
+        error: meta.str_field("error").map(str::to_string),
+        converts_to: format!("{}/trial-{}.agentlog", case_file_name(&s.case), s.trial),
+    }
+}
 
 /// The traces one `veer inspect TRACE` shows.
 #[derive(Debug, Default)]

@@ -174,9 +174,24 @@ pub fn check(input: &CheckInput) -> Result<ToolAnswer, Error> {
 }
 
 /// `inspect`: the `veer inspect --format json` document, and how many traces and turns it
-/// shows.
+/// shows (for an Inspect AI log, its sample-epochs).
 pub fn inspect(input: &InspectInput) -> Result<ToolAnswer, Error> {
-    let inspected = veer_engine::inspect::read(&input.trace, &ReadOptions::default())?;
+    let options = ReadOptions::default();
+    if !input.trace.is_dir() {
+        if let Some(log) = veer_trace::formats::inspect::open_inspect_log(&input.trace, &options)? {
+            let mut warnings = Vec::new();
+            let report = veer_engine::inspect::log_report(log, &mut |w| {
+                warnings.push(w.to_string());
+            })?;
+            let doc = InspectDocument {
+                schema_version: INSPECT_SCHEMA_VERSION.into(),
+                traces: Vec::new(),
+                log: Some(report),
+            };
+            return inspect_answer(&doc, &warnings, None);
+        }
+    }
+    let inspected = veer_engine::inspect::read(&input.trace, &options)?;
     let reports: Vec<InspectReport> = inspected
         .traces
         .iter()
@@ -191,12 +206,21 @@ pub fn inspect(input: &InspectInput) -> Result<ToolAnswer, Error> {
         traces: reports,
         log: None,
     };
-    let summary = veer_report::inspect::summary(&doc);
-    let json = veer_report::inspect::InspectFormat::Json.print(&doc, PLAIN);
+    inspect_answer(&doc, &warnings, inspected.unreadable())
+}
+
+/// The answer of `inspect` on `doc`.
+fn inspect_answer(
+    doc: &InspectDocument,
+    warnings: &[String],
+    failure: Option<Error>,
+) -> Result<ToolAnswer, Error> {
+    let summary = veer_report::inspect::summary(doc);
+    let json = veer_report::inspect::InspectFormat::Json.print(doc, PLAIN);
     Ok(ToolAnswer {
         document: Some(document(&json)?),
-        text: with_warnings(summary, &warnings),
-        failure: inspected.unreadable(),
+        text: with_warnings(summary, warnings),
+        failure,
     })
 }
 

@@ -233,9 +233,21 @@ mod tests {
     }
 }
 
-/// An inspect document in one line per trace: its path, turns, records and sessions.
+/// An inspect document in one line per trace: its path, turns, records and sessions; an
+/// Inspect AI log in one line: its task, model and sample-epochs.
 pub fn summary(d: &InspectDocument) -> String {
     let mut out = String::new();
+    if let Some(log) = &d.log {
+        out.push_str(&format!(
+            "{}: Inspect AI log of task {}, model {}: {} sample-epoch{}\n",
+            log.source,
+            log.task,
+            log.model,
+            log.samples.len(),
+            if log.samples.len() == 1 { "" } else { "s" },
+        ));
+        return out;
+    }
     for t in &d.traces {
         out.push_str(&format!(
             "{}: {} turn{}, {} record{}, {} session{}\n",

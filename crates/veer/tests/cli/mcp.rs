@@ -193,6 +193,17 @@ fn check_inspect_and_policy_validate_answer_as_their_commands_print() {
         let cli = cli_json(&["--no-config", "inspect", BASELINE, "--format", "json"], 0);
         assert_eq!(r.structured_content.as_ref(), Some(&cli));
 
+        // An Inspect AI log: one row per sample-epoch, as `veer inspect` lists it.
+        let log = "tests/fixtures/inspect/candidate.eval";
+        let r = call(&client, "inspect", json!({"trace": log})).await;
+        assert_eq!(r.is_error, Some(false), "{}", text(&r));
+        let cli = cli_json(&["--no-config", "inspect", log, "--format", "json"], 0);
+        assert!(cli["log"]["samples"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()));
+        assert_eq!(r.structured_content.as_ref(), Some(&cli));
+        assert!(text(&r).contains("Inspect AI log"), "{}", text(&r));
+
         let r = call(&client, "policy_validate", json!({"file": POLICY})).await;
         assert_eq!(r.is_error, Some(false), "{}", text(&r));
         let cli = veer_ok(&["--no-config", "policy", "validate", POLICY], 0).stdout;
