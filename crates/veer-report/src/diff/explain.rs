@@ -195,6 +195,36 @@ mod tests {
         assert!(text.contains("No axis moved beyond minor"), "{text}");
     }
 
+    proptest::proptest! {
+        /// Whatever the severities, the named axes are at most three, each at least moderate,
+        /// most severe first, and no axis left out is more severe than one named.
+        #[test]
+        fn the_named_axes_are_the_most_severe(levels in proptest::collection::vec(0u8..4, 9)) {
+            static REPORT: std::sync::OnceLock<DiffReport> = std::sync::OnceLock::new();
+            let mut report = REPORT.get_or_init(|| example().0).clone();
+            let level = |l: u8| [Level::None, Level::Minor, Level::Moderate, Level::Severe][l as usize];
+            for (a, &l) in report.axes.iter_mut().zip(&levels) {
+                a.severity = level(l);
+            }
+            let moved = moved_axes(&report);
+            proptest::prop_assert!(moved.len() <= EXPLAINED_AXES);
+            proptest::prop_assert!(moved.iter().all(|a| a.severity >= Level::Moderate));
+            proptest::prop_assert!(moved.windows(2).all(|w| w[0].severity >= w[1].severity));
+            let least = moved.last().map_or(Level::Moderate, |a| a.severity);
+            let left_out = report
+                .axes
+                .iter()
+                .filter(|a| !moved.iter().any(|m| m.axis == a.axis));
+            for a in left_out {
+                if moved.len() < EXPLAINED_AXES {
+                    proptest::prop_assert!(a.severity < Level::Moderate);
+                } else {
+                    proptest::prop_assert!(a.severity <= least);
+                }
+            }
+        }
+    }
+
     #[test]
     fn at_most_the_most_severe_axes_are_named() {
         let (mut report, _) = example();
