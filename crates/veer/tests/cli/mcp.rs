@@ -305,3 +305,58 @@ fn a_missing_file_is_an_error_result_with_the_clis_hint_and_the_server_goes_on()
         client.cancel().await.unwrap();
     });
 }
+
+#[test]
+fn stdout_carries_only_protocol_messages_and_the_server_ends_with_its_input() {
+    use std::io::Write as _;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_veer"))
+        .arg("mcp")
+        .current_dir(root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        // A bad trace makes veer warn and err: none of it may reach stdout.
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "diff", "arguments": {"baseline": POLICY, "candidate": CANDIDATE}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "check", "arguments": {"trace": CANDIDATE, "policy": POLICY}}}),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for m in &messages {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let replies: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON-RPC: {l}: {e}")))
+        .collect();
+    assert!(replies.iter().all(|r| r["jsonrpc"] == "2.0"), "{stdout}");
+    let reply = |id: u64| {
+        replies
+            .iter()
+            .find(|r| r["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no reply {id}: {stdout}"))
+    };
+    assert_eq!(reply(1)["result"]["serverInfo"]["name"], "veer");
+    assert_eq!(reply(2)["result"]["isError"], json!(true));
+    assert_eq!(reply(3)["result"]["isError"], json!(false));
+    assert_eq!(
+        reply(3)["result"]["structuredContent"]["gate"]["tripped"],
+        json!(true)
+    );
+}
