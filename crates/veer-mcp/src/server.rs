@@ -153,7 +153,7 @@ impl ServerHandler for VeerServer {
     }
 }
 
-/// The tools' output schemas, shared (for the unit tests).
+/// The tools the server lists (for the unit tests).
 #[cfg(test)]
 fn tools() -> Vec<rmcp::model::Tool> {
     VeerServer::new().tool_router.list_all()

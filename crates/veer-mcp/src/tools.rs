@@ -282,3 +282,111 @@ pub fn policy_validate(input: &PolicyValidateInput) -> Result<ToolAnswer, Error>
         failure: None,
     })
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::input::FailOn;
+    use std::path::{Path, PathBuf};
+
+    fn example(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/refund-agent")
+            .join(name)
+    }
+
+    /// A directory with the example's candidate and one file that is not a trace.
+    fn directory_with_a_bad_trace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(example("candidate.agentlog"), dir.path().join("a.agentlog")).unwrap();
+        std::fs::write(dir.path().join("b.agentlog"), "{not json\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_pair_diff_answers_with_its_report_and_the_explanation() {
+        let a = diff(&DiffInput {
+            baseline: example("baseline.agentlog"),
+            candidate: example("candidate.agentlog"),
+            policy: None,
+            pricing: None,
+            pair_by: Default::default(),
+            seed: None,
+            top_k: None,
+            fail_on: None,
+        })
+        .unwrap();
+        let doc = a.document.unwrap();
+        assert!(a.failure.is_none());
+        let headline = doc["headline"].as_str().unwrap();
+        assert!(
+            a.text.starts_with(headline.trim_end_matches('.')),
+            "{}",
+            a.text
+        );
+        assert!(a.text.contains("gate disabled"), "{}", a.text);
+    }
+
+    #[test]
+    fn an_unreadable_trace_trips_a_set_gate_and_fails_an_unset_one() {
+        let dir = directory_with_a_bad_trace();
+        let input = |fail_on| CheckInput {
+            trace: dir.path().to_path_buf(),
+            policy: example("policy.yaml"),
+            fail_on,
+            allow_prevented: false,
+        };
+        let gated = check(&input(None)).unwrap();
+        assert!(gated.failure.is_none(), "a set gate counts the error row");
+        let doc = gated.document.unwrap();
+        assert_eq!(doc["errors"].as_array().unwrap().len(), 1, "{doc}");
+        assert_eq!(doc["gate"]["tripped"], serde_json::json!(true));
+        assert!(gated.text.contains("error: b.agentlog"), "{}", gated.text);
+
+        let ungated = check(&input(Some(FailOn::Never))).unwrap();
+        let failure = ungated.failure.unwrap();
+        assert!(failure.message.contains("1 trace(s) could not be read"));
+        assert!(ungated.document.is_some(), "the report is still given");
+    }
+
+    #[test]
+    fn inspect_of_a_directory_shows_the_readable_traces_and_fails_on_the_other() {
+        let dir = directory_with_a_bad_trace();
+        let a = inspect(&InspectInput {
+            trace: dir.path().to_path_buf(),
+        })
+        .unwrap();
+        let doc = a.document.unwrap();
+        assert_eq!(doc["traces"].as_array().unwrap().len(), 1);
+        let failure = a.failure.unwrap();
+        assert!(
+            failure
+                .message
+                .starts_with("1 of 2 traces could not be read"),
+            "{}",
+            failure.message
+        );
+    }
+
+    #[test]
+    fn a_rule_that_cannot_fire_is_named_but_is_no_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = dir.path().join("p.yaml");
+        std::fs::write(
+            &policy,
+            "rules:\n  - id: no-delete\n    kind: no_call\n    severity: error\n    params: {tool: delete_everything}\n",
+        )
+        .unwrap();
+        let a = policy_validate(&PolicyValidateInput {
+            file: policy,
+            against: vec![example("candidate.agentlog")],
+        })
+        .unwrap();
+        let doc = a.document.unwrap();
+        assert_eq!(doc["rules"], serde_json::json!(1));
+        let dead = doc["against"]["dead"].as_array().unwrap();
+        assert_eq!(dead.len(), 1, "{doc}");
+        assert!(a.text.contains("can never fire"), "{}", a.text);
+    }
+}
