@@ -11,6 +11,7 @@ pub mod divergence;
 pub mod fingerprint;
 pub mod lanes;
 pub mod policy;
+pub mod policy_validation;
 pub mod quarantine;
 pub mod recommend;
 pub mod replay;

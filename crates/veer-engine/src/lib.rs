@@ -16,6 +16,7 @@ pub mod diff;
 pub mod directory;
 pub mod error;
 pub mod experiment;
+pub mod inspect;
 pub mod mine;
 pub mod options;
 pub mod perturb;

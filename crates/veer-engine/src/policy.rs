@@ -5,6 +5,9 @@
 
 use std::path::Path;
 use veer_contract::policy::{LiveDecision, PolicyDiff};
+use veer_contract::policy_validation::{
+    AgainstTraces, DeadRuleRow, PolicyValidation, UnreadableFile,
+};
 use veer_trace::Trace;
 
 /// A loaded policy (its rules, in file order, and its load warnings); the enforcement mode
@@ -90,6 +93,46 @@ pub fn against(
     }
     out.dead = watch.dead_rules(policy);
     Ok(out)
+}
+
+/// `veer policy validate`: the policy at `file` loads (else its load error, every problem
+/// named), and with `against` non-empty every rule is watched on those traces
+/// ([`against`]). Returns what was found and the policy's load warnings.
+pub fn validate(
+    file: &Path,
+    against_paths: &[std::path::PathBuf],
+    read: &veer_trace::ReadOptions,
+) -> Result<(PolicyValidation, Vec<String>), crate::Error> {
+    let policy = load(file).map_err(|e| load_error(&e))?;
+    let warnings = policy.warnings.iter().map(ToString::to_string).collect();
+    let against = if against_paths.is_empty() {
+        None
+    } else {
+        let found = against(&policy, against_paths, read)?;
+        Some(AgainstTraces {
+            traces: found.traces,
+            dead: found
+                .dead
+                .into_iter()
+                .map(|d| DeadRuleRow {
+                    rule_id: d.rule_id,
+                    message: d.message,
+                    hint: d.hint,
+                })
+                .collect(),
+            unreadable: found
+                .unreadable
+                .into_iter()
+                .map(|(file, error)| UnreadableFile { file, error })
+                .collect(),
+        })
+    };
+    let validation = PolicyValidation {
+        file: file.display().to_string(),
+        rules: policy.rules.len(),
+        against,
+    };
+    Ok((validation, warnings))
 }
 
 /// Loads and validates the policy file at `path` (.yaml/.yml, or .json by its extension).

@@ -131,7 +131,7 @@ fn the_front_ends_depend_on_no_measure() {
     // The binary and the Python package reach every measure through the engine:
     // flags or arguments in, engine calls, printers, files out.
     let graph = graph();
-    for front in ["veer-cli", "veer-py"] {
+    for front in ["veer-cli", "veer-py", "veer-mcp"] {
         assert!(
             graph.contains_key(front),
             "{front} is not a workspace package"

@@ -233,6 +233,39 @@ mod tests {
     }
 }
 
+/// An inspect document in one line per trace: its path, turns, records and sessions; an
+/// Inspect AI log in one line: its task, model and sample-epochs.
+pub fn summary(d: &InspectDocument) -> String {
+    let mut out = String::new();
+    if let Some(log) = &d.log {
+        out.push_str(&format!(
+            "{}: Inspect AI log of task {}, model {}: {} sample-epoch{}\n",
+            log.source,
+            log.task,
+            log.model,
+            log.samples.len(),
+            if log.samples.len() == 1 { "" } else { "s" },
+        ));
+        return out;
+    }
+    for t in &d.traces {
+        out.push_str(&format!(
+            "{}: {} turn{}, {} record{}, {} session{}\n",
+            t.source,
+            t.turns.len(),
+            if t.turns.len() == 1 { "" } else { "s" },
+            t.record_count,
+            if t.record_count == 1 { "" } else { "s" },
+            t.session_count,
+            if t.session_count == 1 { "" } else { "s" },
+        ));
+    }
+    if d.traces.is_empty() {
+        out.push_str("no trace could be read\n");
+    }
+    out
+}
+
 /// Formats `veer inspect` offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]

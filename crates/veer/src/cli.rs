@@ -137,6 +137,14 @@ pub enum Command {
         after_help = "Examples:\n  veer schema --list\n  veer schema diff\n  veer schema check -o check.schema.json\n  veer schema --all-to docs/json-schema    # regenerate the committed schemas"
     )]
     Schema(SchemaArgs),
+    /// Serve veer's checks to an AI assistant or editor as Model Context Protocol tools over
+    /// stdio: diff, check, inspect, explain and policy_validate (docs/mcp.md). An MCP client
+    /// starts it; stdout carries the protocol only, logs go to stderr. veer.toml is not read
+    /// for the tools' options.
+    #[command(
+        after_help = "Example (Claude Code):\n  claude mcp add veer -- veer mcp\n\nAny MCP client: run the command `veer mcp` with no arguments, transport stdio."
+    )]
+    Mcp(McpArgs),
     /// Perturbation experiments with traxr's trace-level metrics: d_norm, the first structural
     /// divergence t* and t*/T, control-flow changes, answers, token overhead, the
     /// manifestation and the noise floor, for one clean/perturbed pair or a whole experiment.
@@ -269,3 +277,7 @@ pub struct OutputArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
+
+/// `veer mcp` takes no arguments: the tools take theirs from the client.
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {}

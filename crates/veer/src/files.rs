@@ -39,7 +39,7 @@ impl Command {
             Command::Config(crate::cli::ConfigCommand::Show(a)) => {
                 (vec![], vec![a.out.output.as_deref()])
             }
-            Command::Init(_) => (vec![], vec![]),
+            Command::Init(_) | Command::Mcp(_) => (vec![], vec![]),
             Command::Check(a) => (
                 vec![Some(&a.trace), a.policy.as_deref()],
                 vec![a.out.output.as_deref()],

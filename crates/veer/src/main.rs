@@ -130,6 +130,7 @@ fn run(
         cli::Command::Policy(cli::PolicyCommand::Suggest(a)) => commands::policy::suggest(a),
         cli::Command::Scan(a) => commands::scan::run(a),
         cli::Command::Schema(a) => commands::schema::run(a),
+        cli::Command::Mcp(a) => commands::mcp::run(a),
         cli::Command::Experiment(c) => commands::experiment::run(c),
         cli::Command::Synth(a) => commands::synth::run(a),
         cli::Command::Plan(a) => commands::plan::run(a),

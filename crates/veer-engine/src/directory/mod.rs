@@ -29,12 +29,10 @@ pub trait Progress: Sync {
     fn finish(&self);
 }
 
-#[cfg(test)]
-/// Progress told to no one.
+/// Progress told to no one (a front end that shows none, such as `veer mcp`).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Quiet;
+pub struct Quiet;
 
-#[cfg(test)]
 impl Progress for Quiet {
     fn begin(&self, _: u64, _: &'static str) {}
     fn tick(&self) {}

@@ -2,6 +2,7 @@
 //! trace pair ([`veer_contract::diff::DiffReport`]) or a directory diff ([`veer_contract::diff::DirectoryReport`]).
 //! JSON goes through [`crate::json::to_json`]. Printers only format numbers the report holds.
 
+pub mod explain;
 pub(crate) mod fingerprint;
 pub(crate) mod format;
 pub mod junit;

@@ -8,6 +8,7 @@ pub mod junit;
 pub mod markdown;
 pub mod suggest;
 pub mod terminal;
+pub mod validation;
 
 use veer_base::Level;
 use veer_contract::policy::Gate;
@@ -46,6 +47,28 @@ pub fn unreadable(errors: usize, what: &str) -> String {
     } else {
         format!("{errors} {what}s could not be read or compared")
     }
+}
+
+/// A check in a few lines, before the gate's line: how many traces were checked and how many
+/// violations they hold, then each trace that could not be read with its hint.
+pub fn check_summary(r: &CheckReport) -> String {
+    let violations: usize = r.traces.iter().map(|t| t.violations.len()).sum();
+    let n = r.traces.len();
+    let mut out = format!(
+        "{n} trace{} checked against {} ({} rule{}): {violations} violation{}.\n",
+        if n == 1 { "" } else { "s" },
+        r.policy,
+        r.rules.len(),
+        if r.rules.len() == 1 { "" } else { "s" },
+        if violations == 1 { "" } else { "s" },
+    );
+    for e in &r.errors {
+        out.push_str(&format!("error: {}: {}\n", e.trace, e.error));
+        if let Some(h) = &e.hint {
+            out.push_str(&format!("hint: {h}\n"));
+        }
+    }
+    out
 }
 
 /// The gate's one line (stderr): Shadow's `fail: …` line when tripped, else an `ok:` line.

@@ -4,13 +4,9 @@
 use crate::cli::{InspectArgs, InspectFormat};
 use crate::error::{CliError, Exit};
 use crate::output::{colour_enabled, emit, print_skipped, print_warnings};
-use rayon::prelude::*;
-use veer_contract::inspect::{
-    InspectDocument, InspectReport, InspectTool, InspectTurn, INSPECT_SCHEMA_VERSION,
-};
+use veer_contract::inspect::{InspectDocument, InspectReport, INSPECT_SCHEMA_VERSION};
 use veer_report::printer::OutputFormat as _;
 use veer_report::style::Style;
-use veer_trace::Trace;
 
 /// Runs `veer inspect`.
 ///
@@ -22,22 +18,14 @@ pub fn run(args: &InspectArgs) -> Result<Exit, CliError> {
         let colour = colour_enabled(args.out.output.is_some());
         return super::inspect_log::inspect(log, args.format, colour, args.out.output.as_deref());
     }
-    let mut traces: Vec<Trace> = Vec::new();
-    let mut failures: Vec<veer_trace::TraceError> = Vec::new();
-    if args.trace.is_dir() {
-        let (entries, skipped) = veer_trace::load_directory(&args.trace, &options)?;
-        print_skipped(&skipped);
-        for entry in entries {
-            match entry.trace {
-                Ok(t) => traces.push(t),
-                Err(e) => failures.push(e),
-            }
-        }
-    } else {
-        traces = veer_trace::load_file(&args.trace, &options)?.into_traces();
-    }
-    let reports: Vec<InspectReport> = traces.iter().map(report).collect();
-    for t in &traces {
+    let inspected = veer_engine::inspect::read(&args.trace, &options)?;
+    print_skipped(&inspected.skipped);
+    let reports: Vec<InspectReport> = inspected
+        .traces
+        .iter()
+        .map(veer_engine::inspect::report)
+        .collect();
+    for t in &inspected.traces {
         print_warnings(&t.warnings);
     }
     if !reports.is_empty() {
@@ -47,18 +35,10 @@ pub fn run(args: &InspectArgs) -> Result<Exit, CliError> {
             args.out.output.as_deref(),
         )?;
     }
-    if failures.is_empty() {
-        return Ok(Exit::done());
+    match inspected.unreadable() {
+        None => Ok(Exit::done()),
+        Some(e) => Err(e),
     }
-    let total = failures.len() + reports.len();
-    let count = failures.len();
-    let mut error = CliError::from(failures.remove(0));
-    error.more.extend(failures.iter().map(ToString::to_string));
-    error.message = format!(
-        "{count} of {total} traces could not be read; first: {}",
-        error.message
-    );
-    Err(error)
 }
 
 /// Renders one or more inspect reports (a results file holds several runs).
@@ -69,58 +49,4 @@ pub fn render(reports: &[InspectReport], format: InspectFormat, colour: bool) ->
         log: None,
     };
     format.print(&doc, Style { colour })
-}
-
-/// Builds the inspect report of one trace.
-pub fn report(trace: &Trace) -> InspectReport {
-    let (sessions, session_count) = trace.recorded_sessions();
-    let calls = trace.tool_calls();
-    // Only what the rows show is read from each response: the diff's per-turn features
-    // (trajectory digests, shingles, …) are not needed here. Rows are built on all cores, in
-    // turn order.
-    let responses = trace.responses();
-    let turns = trace
-        .turns_with(&calls)
-        .into_par_iter()
-        .zip(responses.par_iter())
-        .map(|(turn, r)| {
-            let tools = turn
-                .tool_calls
-                .iter()
-                .map(|&ci| {
-                    let c = &calls[ci];
-                    let mut arg_keys: Vec<String> = c.arguments.keys().cloned().collect();
-                    arg_keys.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-                    InspectTool {
-                        name: c.name.clone(),
-                        arg_keys,
-                    }
-                })
-                .collect();
-            let record = &trace.records[turn.response];
-            InspectTurn {
-                session: sessions.get(turn.index).copied().unwrap_or(0),
-                turn: turn.index,
-                line: record.line,
-                model: r.model().map(str::to_string),
-                tools,
-                input_tokens: r.usage("input_tokens"),
-                output_tokens: r.usage("output_tokens"),
-                latency_ms: r.latency_ms(),
-                stop_reason: record.str_field("stop_reason").map(str::to_string),
-                text: r.text(" "),
-            }
-        })
-        .collect();
-    InspectReport {
-        source: trace.source.clone(),
-        run_label: trace.run_label.clone(),
-        format: trace.format,
-        trace_id: trace.trace_id().to_string(),
-        record_count: trace.records.len(),
-        session_count,
-        turns,
-        enforcement: veer_engine::policy::live_decisions(trace),
-        warnings: trace.warnings.iter().map(ToString::to_string).collect(),
-    }
 }

@@ -9,10 +9,10 @@ use crate::output::{emit, emit_data, interrupt, print_warnings};
 use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::Path;
-use veer_contract::inspect::{InspectDocument, LogReport, SampleRow, INSPECT_SCHEMA_VERSION};
+use veer_contract::inspect::{InspectDocument, INSPECT_SCHEMA_VERSION};
 use veer_trace::agentlog::writer::write_record;
-use veer_trace::formats::inspect::{case_file_name, InspectLog, InspectSample, OUTCOME_KEY};
-use veer_trace::{Kind, Trace};
+use veer_trace::formats::inspect::{case_file_name, InspectLog};
+use veer_trace::Trace;
 
 /// An open log read from a file.
 pub type FileLog = InspectLog<BufReader<File>>;
@@ -116,23 +116,7 @@ pub fn inspect(
     colour: bool,
     output: Option<&Path>,
 ) -> Result<Exit, CliError> {
-    let info = log.info().clone();
-    let source = log.source().to_string();
-    let mut samples = Vec::with_capacity(log.len());
-    for sample in log {
-        let sample = sample?;
-        print_warnings(&sample.trace.warnings);
-        samples.push(row(&sample));
-    }
-    let report = LogReport {
-        source,
-        format: veer_base::format::Format::Inspect,
-        task: info.task,
-        model: info.model,
-        status: info.status,
-        epochs: info.epochs,
-        samples,
-    };
+    let report = veer_engine::inspect::log_report(log, &mut |w| crate::output::diag::warn(w))?;
     let text = match format {
         InspectFormat::Json => veer_report::json::to_json(&InspectDocument {
             schema_version: INSPECT_SCHEMA_VERSION.into(),
@@ -145,34 +129,6 @@ pub fn inspect(
     };
     emit(&text, output)?;
     Ok(Exit::done())
-}
-
-fn row(s: &InspectSample) -> SampleRow {
-    let meta = &s.trace.records[0];
-    let json = |k: &str| {
-        meta.field(k)
-            .map(|v| serde_json::to_value(v).unwrap_or_default())
-    };
-    let responses = s.trace.responses();
-    let sum = |k: &str| {
-        responses
-            .iter()
-            .filter_map(|r| r.usage(k))
-            .sum::<f64>()
-            .max(0.0) as u64
-    };
-    SampleRow {
-        case: s.case.clone(),
-        trial: s.trial,
-        outcome: meta.str_field(OUTCOME_KEY).map(str::to_string),
-        scores: json("scores").unwrap_or_default(),
-        turns: s.trace.count(&Kind::ChatResponse),
-        tools: s.trace.tool_calls().into_iter().map(|c| c.name).collect(),
-        input_tokens: sum("input_tokens"),
-        output_tokens: sum("output_tokens"),
-        error: meta.str_field("error").map(str::to_string),
-        converts_to: format!("{}/trial-{}.agentlog", case_file_name(&s.case), s.trial),
-    }
 }
 
 /// The Inspect log at `path`, when it is one (by content).

@@ -17,6 +17,7 @@ pub mod history_drift;
 pub mod init;
 pub mod inspect;
 pub mod inspect_log;
+pub mod mcp;
 pub mod mine;
 pub mod perturb;
 pub mod plan;

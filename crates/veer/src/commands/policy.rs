@@ -25,43 +25,19 @@ pub fn load(path: &std::path::Path) -> Result<Policy, CliError> {
 /// Runs `veer policy validate`: the file loads; with `--against`, every rule can fire on the
 /// traces named (exit 1 naming each one that cannot).
 pub fn validate(args: &PolicyValidateArgs) -> Result<Exit, CliError> {
-    let policy = load(&args.file)?;
-    let n = policy.rules.len();
-    let rules = format!("{n} rule{}", if n == 1 { "" } else { "s" });
-    if args.against.is_empty() {
-        emit(&format!("{}: valid ({rules})\n", args.file.display()), None)?;
-        return Ok(Exit::done());
+    let (validation, warnings) =
+        veer_engine::policy::validate(&args.file, &args.against, &args.read.options())?;
+    for w in &warnings {
+        crate::output::diag::warn(w);
     }
-    let found = veer_engine::policy::against(&policy, &args.against, &args.read.options())?;
-    for (file, error) in &found.unreadable {
-        crate::output::diag::warn(format!("{file}: skipped, not readable as a trace: {error}"));
-    }
-    let read = format!(
-        "{} trace{}",
-        found.traces,
-        if found.traces == 1 { "" } else { "s" }
-    );
-    let mut text = String::new();
-    if found.dead.is_empty() {
-        text.push_str(&format!(
-            "{}: valid ({rules}), every rule can fire on the {read}\n",
-            args.file.display()
+    for u in validation.against.iter().flat_map(|a| &a.unreadable) {
+        crate::output::diag::warn(format!(
+            "{}: skipped, not readable as a trace: {}",
+            u.file, u.error
         ));
-    } else {
-        text.push_str(&format!(
-            "{}: valid ({rules}), but {} can never fire on the {read}:\n",
-            args.file.display(),
-            found.dead.len()
-        ));
-        for d in &found.dead {
-            text.push_str(&format!(
-                "  rule `{}` {}\n    hint: {}\n",
-                d.rule_id, d.message, d.hint
-            ));
-        }
     }
-    emit(&text, None)?;
-    Ok(if found.dead.is_empty() {
+    emit(&veer_report::policy::validation::render(&validation), None)?;
+    Ok(if validation.all_can_fire() {
         Exit::done()
     } else {
         Exit::Found

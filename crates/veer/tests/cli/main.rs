@@ -45,6 +45,7 @@ mod inspect;
 mod inspect_ai;
 mod limits;
 mod long_traces;
+mod mcp;
 mod mine;
 mod near_singular;
 mod no_network;
