@@ -28,5 +28,6 @@ pub mod mine;
 pub mod perturb;
 pub mod scan;
 pub mod structural;
+pub mod tool_schema;
 pub mod trials;
 pub mod verdict;
