@@ -380,8 +380,9 @@ fn change(
 }
 
 /// How alike two identifiers are (0–1): 1 when equal ignoring case, `_`, `-` and spaces
-/// (`user_id`, `userId`), 0.8 when one contains the other (`q`, `query`), else one minus the
-/// normalised edit distance of their characters.
+/// (`user_id`, `userId`), 0.8 when one contains the other (`id`, `order_id`), 0.7 when the
+/// shorter is an abbreviation of the longer (same first letter, its letters in order: `db`,
+/// `database`), else one minus the normalised edit distance of their characters.
 pub(crate) fn name_similarity(a: &str, b: &str) -> f64 {
     let norm = |s: &str| -> Vec<char> {
         s.chars()
@@ -400,6 +401,14 @@ pub(crate) fn name_similarity(a: &str, b: &str) -> f64 {
     if xs.contains(&ys) || ys.contains(&xs) {
         return 0.8;
     }
+    let (short, long) = if x.len() <= y.len() {
+        (&x, &y)
+    } else {
+        (&y, &x)
+    };
+    if short[0] == long[0] && is_subsequence(short, long) {
+        return 0.7;
+    }
     1.0 - normalized_levenshtein(&x, &y)
 }
 
@@ -411,4 +420,10 @@ fn text_similarity(a: &str, b: &str) -> f64 {
     }
     let words = |s: &str| -> Vec<String> { s.split_whitespace().map(str::to_lowercase).collect() };
     1.0 - normalized_levenshtein(&words(a), &words(b))
+}
+
+/// Whether `short` appears in `long` in order (not necessarily adjacent).
+fn is_subsequence(short: &[char], long: &[char]) -> bool {
+    let mut it = long.iter();
+    short.iter().all(|c| it.any(|l| l == c))
 }

@@ -367,3 +367,56 @@ fn the_mcp_fixtures_offer_tools_through_the_reader() {
             .all(|c| c.kind == K::ToolRemoved && c.parameter.is_none()));
     }
 }
+
+/// The Shadow fixtures whose tools changed between the recorded runs: renamed parameters
+/// (`order_id` to `id`, `database` to `db`), a parameter replaced by an unlike one
+/// (`patient_id` to `mrn`), descriptions shortened, a new optional parameter.
+#[test]
+fn the_recorded_shadow_runs_with_changed_tools_are_classified() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/shadow");
+    let block = |name: &str| {
+        let read = |side: &str| {
+            let p = dir.join(name).join(format!("{side}.agentlog"));
+            veer_trace::load_trace(&p, &veer_trace::ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        };
+        compare(&read("baseline"), &read("candidate")).unwrap()
+    };
+    let lines = |name: &str| -> Vec<String> {
+        block(name)
+            .changes
+            .iter()
+            .map(|c| format!("{} {}", c.class.label(), c.line()))
+            .collect()
+    };
+    let support = lines("customer-support");
+    for want in [
+        "cosmetic lookup_order: description_changed (Fetch order details by order_id. -> Fetch order details.)",
+        "breaking lookup_order.id: parameter_renamed (order_id -> id)",
+        "compatible lookup_order.include_shipping: parameter_added (boolean, optional)",
+        "cosmetic refund_order: description_changed (Issue a refund against an order. ONLY use after customer con… -> Issue a refund.)",
+    ] {
+        assert!(support.contains(&want.to_string()), "{want} not in {support:#?}");
+    }
+    assert_eq!(support.len(), 4, "{support:#?}");
+    let triage = lines("er-triage");
+    assert!(
+        triage.contains(
+            &"breaking lookup_patient_history.patient_id: parameter_removed (was string)"
+                .to_string()
+        ),
+        "{triage:#?}"
+    );
+    assert!(
+        triage.contains(
+            &"breaking lookup_patient_history.mrn: parameter_added (string, required)".to_string()
+        ),
+        "{triage:#?}"
+    );
+    let devops = lines("devops-agent");
+    assert!(
+        devops.contains(&"breaking execute_sql.db: parameter_renamed (database -> db)".to_string()),
+        "{devops:#?}"
+    );
+    assert_eq!(block("devops-agent").worst, Some(C::Breaking));
+}

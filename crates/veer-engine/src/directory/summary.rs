@@ -4,7 +4,8 @@
 //! element(s) the job found with a distributed sort ([`finish_with_middles`]).
 
 use veer_contract::axis::Axis;
-use veer_contract::diff::Aggregate;
+use veer_contract::diff::{Aggregate, DiffReport};
+use veer_contract::tool_schema::{SchemaClass, SchemaCounts, ToolSchemaSummary};
 
 /// What one or more trace pairs contribute to a directory summary (merge with
 /// [`PairSummary::merge`]; `PairSummary::default()` is the empty summary).
@@ -27,6 +28,45 @@ pub fn finish_with_middles(
             .unwrap_or_default();
         veer_diff::stats::median_in_place(&mut values)
     })
+}
+
+/// The directory's tool-schema summary, folded pair by pair in path order
+/// ([`SchemaFold::pair`]) and finished into the report's `tool_schema` block.
+#[derive(Debug, Clone, Default)]
+pub struct SchemaFold {
+    pairs_with_changes: usize,
+    counts: SchemaCounts,
+    tripped_pairs: Vec<String>,
+}
+
+impl SchemaFold {
+    /// Adds one measured pair (by relative path).
+    pub fn pair(&mut self, name: &str, report: &DiffReport) {
+        let Some(block) = &report.tool_schema else {
+            return;
+        };
+        self.pairs_with_changes += 1;
+        self.counts
+            .add(SchemaClass::Breaking, block.counts.breaking);
+        self.counts
+            .add(SchemaClass::Compatible, block.counts.compatible);
+        self.counts
+            .add(SchemaClass::Cosmetic, block.counts.cosmetic);
+        if block.tripped {
+            self.tripped_pairs.push(name.to_string());
+        }
+    }
+
+    /// The summary block at the gate's threshold; None when no pair's tools changed.
+    pub fn finish(self, fail_on: Option<SchemaClass>) -> Option<ToolSchemaSummary> {
+        (self.pairs_with_changes > 0).then(|| ToolSchemaSummary {
+            pairs_with_changes: self.pairs_with_changes,
+            worst: self.counts.worst(),
+            counts: self.counts,
+            fail_on,
+            tripped_pairs: self.tripped_pairs,
+        })
+    }
 }
 
 #[cfg(test)]
