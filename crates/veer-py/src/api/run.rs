@@ -214,6 +214,7 @@ impl RunParams {
                 max_align_cells: self.max_align_cells,
                 fail_on: level,
                 fail_on_inconclusive: inconclusive,
+                fail_on_schema: None,
                 trials: TrialsSettings {
                     detect,
                     case_pattern: self.case_pattern.clone(),

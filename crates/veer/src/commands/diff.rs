@@ -221,6 +221,9 @@ fn print(
 /// The gate's lines on stderr, when a gate is set.
 fn gate_lines(outcome: &Outcome, fail_on_inconclusive: bool) {
     let verdict: &Verdict = &outcome.verdict;
+    if let Some(line) = veer_report::diff::tool_schema::gate_line(verdict) {
+        crate::output::diag::say("", line);
+    }
     if verdict.fail_on == Level::None {
         return;
     }
@@ -280,6 +283,7 @@ pub fn request(args: &DiffArgs) -> Result<Request, CliError> {
             read: args.read.options(),
             fail_on: args.fail_on.level,
             fail_on_inconclusive: args.fail_on.inconclusive,
+            fail_on_schema: args.fail_on_schema.class(),
             trials: TrialsSettings {
                 detect: t.trials != crate::cli::TrialsMode::Off,
                 case_pattern: t.case_pattern.clone(),
