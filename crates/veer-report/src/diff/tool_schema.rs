@@ -89,6 +89,25 @@ pub fn gate_line(v: &veer_contract::verdict::Verdict) -> Option<String> {
     ))
 }
 
+/// The stderr lines of a gate (`g`, the report's gate block): the tool-schema line when that
+/// gate tripped, then the `--fail-on` gate's own line over the axes, policy and errors (left
+/// out when that gate is off and there is no error, so it does not say "disabled" beside a
+/// tripped schema gate).
+pub fn gate_lines(
+    v: &veer_contract::verdict::Verdict,
+    g: &veer_contract::policy::Gate,
+) -> Vec<String> {
+    let Some(schema) = gate_line(v) else {
+        return vec![crate::policy::gate_line(g)];
+    };
+    if g.fail_on == veer_base::Level::None && g.errors == 0 {
+        return vec![schema];
+    }
+    // The `--fail-on` gate alone: whether its own signals reach its threshold.
+    let own = veer_contract::policy::Gate::decide_with_errors(g.fail_on, g.worst, g.errors);
+    vec![schema, crate::policy::gate_line(&own)]
+}
+
 /// One change as `[breaking] search.q: parameter_renamed (query -> q)`.
 pub(crate) fn change_line(c: &SchemaChange) -> String {
     format!("[{}] {}", c.class.label(), c.line())

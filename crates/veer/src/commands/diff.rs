@@ -221,10 +221,11 @@ fn print(
 /// The gate's lines on stderr, when a gate is set.
 fn gate_lines(outcome: &Outcome, fail_on_inconclusive: bool) {
     let verdict: &Verdict = &outcome.verdict;
-    if let Some(line) = veer_report::diff::tool_schema::gate_line(verdict) {
-        crate::output::diag::say("", line);
-    }
     if verdict.fail_on == Level::None {
+        // The tool-schema gate has its own threshold: it speaks even with --fail-on never.
+        if let Some(line) = veer_report::diff::tool_schema::gate_line(verdict) {
+            crate::output::diag::say("", line);
+        }
         return;
     }
     match &outcome.report {
@@ -233,7 +234,11 @@ fn gate_lines(outcome: &Outcome, fail_on_inconclusive: bool) {
                 crate::output::diag::say("", line);
             }
         }
-        _ => crate::output::diag::say("", veer_report::policy::gate_line(&verdict.gate())),
+        _ => {
+            for line in veer_report::diff::tool_schema::gate_lines(verdict, &verdict.gate()) {
+                crate::output::diag::say("", line);
+            }
+        }
     }
 }
 

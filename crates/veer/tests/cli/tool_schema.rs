@@ -243,3 +243,26 @@ fn a_directory_diff_shows_each_pair_and_a_summary() {
         out.stdout
     );
 }
+
+#[test]
+fn veer_gate_re_applies_the_saved_threshold() {
+    let (b, c) = pair();
+    let tmp = tempfile::tempdir().unwrap();
+    let saved = |name: &str, extra: &[&str], code: i32| {
+        let path = tmp.path().join(name);
+        let mut args = vec!["diff", b.as_str(), c.as_str(), "--format", "json"];
+        args.extend_from_slice(extra);
+        std::fs::write(&path, veer_ok(&args, code).stdout).unwrap();
+        path.display().to_string()
+    };
+    let gated = saved("gated.json", &["--fail-on-schema", "breaking"], 1);
+    let out = veer_ok(&["gate", &gated, "--fail-on", "never"], 1);
+    assert!(
+        out.stderr.contains("fail: the offered tools changed"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("gate disabled"), "{}", out.stderr);
+    let plain = saved("plain.json", &[], 0);
+    veer_ok(&["gate", &plain, "--fail-on", "never"], 0);
+}
