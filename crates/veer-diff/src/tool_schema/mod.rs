@@ -29,9 +29,14 @@ impl Offered {
     /// The tools of a trace: every `chat_request` record's `tools`.
     pub fn of_trace(trace: &Trace) -> Offered {
         let mut out = Offered::default();
+        // Agents resend the same tools with every request: an identical list is read once.
+        let mut last: Option<&veer_trace::Json> = None;
         for r in trace.records.iter().filter(|r| r.kind == Kind::ChatRequest) {
             if let Some(tools) = r.field("tools") {
-                out.add_request(&tools.to_value());
+                if last != Some(tools) {
+                    out.add_request(&tools.to_value());
+                    last = Some(tools);
+                }
             }
         }
         out

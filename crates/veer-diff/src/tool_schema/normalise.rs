@@ -3,7 +3,8 @@
 //! keys without the `function` wrapper), Anthropic and MCP (`{name, description,
 //! input_schema}`; the MCP reader already renames `inputSchema`). The JSON-schema parameters
 //! are flattened into dotted paths (`address.city`, `tags[]`, `items[].id`) so two versions of
-//! a tool compare path by path.
+//! a tool compare path by path; local `$ref`s (`#/$defs/Address`, as pydantic and FastMCP
+//! write nested models) are followed.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -75,7 +76,7 @@ pub(crate) fn tool(v: &Value) -> Option<Tool> {
         .or_else(|| def.get("inputSchema"));
     let mut params = BTreeMap::new();
     if let Some(s) = schema {
-        flatten(s, None, &mut params, 0);
+        flatten(s, s, None, &mut params, 0);
     }
     Some(Tool {
         name,
@@ -86,6 +87,10 @@ pub(crate) fn tool(v: &Value) -> Option<Tool> {
 
 /// How deep nested schemas are followed (a self-describing schema cannot recurse forever).
 const MAX_DEPTH: usize = 16;
+
+/// Parameters kept per tool: a schema whose references branch back on themselves stops here
+/// instead of growing without bound.
+pub(crate) const MAX_PARAMS: usize = 512;
 
 /// The description and title of a schema node, joined by a newline.
 fn words(o: &serde_json::Map<String, Value>) -> String {
@@ -99,9 +104,25 @@ fn words(o: &serde_json::Map<String, Value>) -> String {
     }
 }
 
+/// The node a local `$ref` (`#/…`) points at in `root`, followed a few times; `v` itself when
+/// it has none (or it cannot be resolved).
+fn resolve<'a>(v: &'a Value, root: &'a Value) -> &'a Value {
+    let mut at = v;
+    for _ in 0..MAX_DEPTH {
+        let Some(r) = at.get("$ref").and_then(Value::as_str) else {
+            break;
+        };
+        match r.strip_prefix('#').and_then(|ptr| root.pointer(ptr)) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    at
+}
+
 /// The JSON-schema types of a node: `type` (a string or a list), else the types of its
-/// `anyOf`/`oneOf` variants; `integer` is kept apart from `number`.
-fn types_of(o: &serde_json::Map<String, Value>) -> BTreeSet<String> {
+/// `anyOf`/`oneOf` variants (local `$ref`s followed); `integer` is kept apart from `number`.
+fn types_of(o: &serde_json::Map<String, Value>, root: &Value) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     match o.get("type") {
         Some(Value::String(t)) => {
@@ -111,8 +132,10 @@ fn types_of(o: &serde_json::Map<String, Value>) -> BTreeSet<String> {
         _ => {
             for key in ["anyOf", "oneOf"] {
                 for v in o.get(key).and_then(Value::as_array).into_iter().flatten() {
-                    if let Some(vo) = v.as_object() {
-                        out.extend(types_of(vo));
+                    if let Some(vo) = resolve(v, root).as_object() {
+                        if !vo.contains_key("anyOf") && !vo.contains_key("oneOf") {
+                            out.extend(types_of(vo, root));
+                        }
                     }
                 }
             }
@@ -122,8 +145,16 @@ fn types_of(o: &serde_json::Map<String, Value>) -> BTreeSet<String> {
 }
 
 /// The properties (and array items) of the object schema `s` under `parent`, into `out`.
-fn flatten(s: &Value, parent: Option<&str>, out: &mut BTreeMap<String, Param>, depth: usize) {
-    let Some(o) = s.as_object() else { return };
+fn flatten(
+    s: &Value,
+    root: &Value,
+    parent: Option<&str>,
+    out: &mut BTreeMap<String, Param>,
+    depth: usize,
+) {
+    let Some(o) = resolve(s, root).as_object() else {
+        return;
+    };
     if depth >= MAX_DEPTH {
         return;
     }
@@ -141,7 +172,7 @@ fn flatten(s: &Value, parent: Option<&str>, out: &mut BTreeMap<String, Param>, d
                 None => name.clone(),
             };
             add(
-                p,
+                (p, root),
                 parent,
                 name,
                 &path,
@@ -155,14 +186,14 @@ fn flatten(s: &Value, parent: Option<&str>, out: &mut BTreeMap<String, Param>, d
         if let Some(items) = o.get("items") {
             let p = parent.unwrap_or_default();
             let path = format!("{p}[]");
-            add(items, Some(p), "[]", &path, true, out, depth);
+            add((items, root), Some(p), "[]", &path, true, out, depth);
         }
     }
 }
 
 /// One parameter node at `path`, then its own properties and items.
 fn add(
-    p: &Value,
+    (p, root): (&Value, &Value),
     parent: Option<&str>,
     name: &str,
     path: &str,
@@ -170,8 +201,17 @@ fn add(
     out: &mut BTreeMap<String, Param>,
     depth: usize,
 ) {
+    if out.len() >= MAX_PARAMS {
+        return;
+    }
     let empty = serde_json::Map::new();
-    let po = p.as_object().unwrap_or(&empty);
+    let own = p.as_object().unwrap_or(&empty);
+    let po = resolve(p, root).as_object().unwrap_or(&empty);
+    // The reference's own description wins over the definition's.
+    let description = match words(own) {
+        w if w.is_empty() => words(po),
+        w => w,
+    };
     let enum_values = po
         .get("enum")
         .and_then(Value::as_array)
@@ -182,13 +222,13 @@ fn add(
         Param {
             parent: parent.map(str::to_string),
             name: name.to_string(),
-            types: types_of(po),
+            types: types_of(po, root),
             required,
-            description: words(po),
+            description,
             enum_values,
         },
     );
-    flatten(p, Some(path), out, depth + 1);
+    flatten(p, root, Some(path), out, depth + 1);
 }
 
 #[cfg(test)]
@@ -228,6 +268,43 @@ mod tests {
         assert!(!t.params["address"].required);
         assert_eq!(t.params["items[].sku"].type_label(), "null|string");
         assert_eq!(t.params["items[].sku"].parent.as_deref(), Some("items[]"));
+    }
+
+    #[test]
+    fn local_refs_and_optional_any_of_are_followed() {
+        // The shape pydantic (and so FastMCP) writes for `address: Optional[Address]`.
+        let t = tool(&json!({"name": "ship", "inputSchema": {
+            "$defs": {"Address": {"type": "object", "title": "Address",
+                                  "properties": {"city": {"type": "string", "title": "City"}},
+                                  "required": ["city"]}},
+            "type": "object",
+            "properties": {
+                "to": {"$ref": "#/$defs/Address"},
+                "from": {"anyOf": [{"$ref": "#/$defs/Address"}, {"type": "null"}], "default": null},
+                "loop": {"$ref": "#"}
+            },
+            "required": ["to"]
+        }}))
+        .unwrap();
+        assert_eq!(t.params["to"].type_label(), "object");
+        assert_eq!(t.params["to"].description, "Address");
+        assert!(t.params["to.city"].required);
+        assert_eq!(t.params["to.city"].description, "City");
+        assert_eq!(t.params["from"].type_label(), "null|object");
+        // A reference back to the root is followed only to the depth limit.
+        let looped = t.params.keys().filter(|k| k.starts_with("loop")).count();
+        assert!((MAX_DEPTH..=4 * MAX_DEPTH).contains(&looped), "{looped}");
+    }
+
+    #[test]
+    fn a_schema_branching_back_on_itself_stays_bounded() {
+        let t = tool(
+            &json!({"name": "tree", "input_schema": {"type": "object", "properties": {
+                "left": {"$ref": "#"}, "right": {"$ref": "#"}, "also": {"$ref": "#"}
+            }}}),
+        )
+        .unwrap();
+        assert_eq!(t.params.len(), MAX_PARAMS);
     }
 
     #[test]
