@@ -41,16 +41,6 @@ impl SchemaClass {
             SchemaClass::Breaking => "breaking",
         }
     }
-
-    /// The class of a label (`breaking`, `compatible`, `cosmetic`), None otherwise.
-    pub fn parse(s: &str) -> Option<SchemaClass> {
-        match s {
-            "cosmetic" => Some(SchemaClass::Cosmetic),
-            "compatible" => Some(SchemaClass::Compatible),
-            "breaking" => Some(SchemaClass::Breaking),
-            _ => None,
-        }
-    }
 }
 
 /// What kind of change one entry is.
