@@ -4,7 +4,9 @@
 //! code, JUnit failures, SARIF and GitHub levels, the HTML banner, the Markdown headline, the
 //! Python result and the Spark job. The decision is `worst >= fail_on` over the signals of a
 //! report (axis severities, a powered fingerprint rejection, policy regressions or violations,
-//! inputs that could not be read); the signals at or above the threshold are what tripped.
+//! inputs that could not be read); the signals at or above the threshold are what tripped. The
+//! tool schema has its own threshold (`--fail-on-schema`, held in the report's block): its trip
+//! joins the others whatever `fail_on` is.
 
 use veer_base::Level;
 use veer_contract::diff::DiffReport;

@@ -75,7 +75,7 @@ pub fn stream_directory<R: Send>(
                 Ok((mut pair, rows)) => {
                     pair.quarantined = quarantine.mark(&pair.baseline);
                     summary.merge(PairSummary::of_pair(&pair.report));
-                    schema.pair(&pair.baseline, &pair.report);
+                    schema.pair(&pair);
                     let pair_verdict = verdict.pair(&pair.baseline, &pair.report);
                     pool.push(rows);
                     done.push((pair, pair_verdict));

@@ -4,7 +4,7 @@
 //! element(s) the job found with a distributed sort ([`finish_with_middles`]).
 
 use veer_contract::axis::Axis;
-use veer_contract::diff::{Aggregate, DiffReport};
+use veer_contract::diff::{Aggregate, DirectoryPair};
 use veer_contract::tool_schema::{SchemaClass, SchemaCounts, ToolSchemaSummary};
 
 /// What one or more trace pairs contribute to a directory summary (merge with
@@ -40,20 +40,19 @@ pub struct SchemaFold {
 }
 
 impl SchemaFold {
-    /// Adds one measured pair (by relative path).
-    pub fn pair(&mut self, name: &str, report: &DiffReport) {
-        let Some(block) = &report.tool_schema else {
+    /// Adds one measured pair; a quarantined pair's changes are counted but never listed as
+    /// tripping the gate.
+    pub fn pair(&mut self, pair: &DirectoryPair) {
+        let Some(block) = &pair.report.tool_schema else {
             return;
         };
         self.pairs_with_changes += 1;
-        self.counts
-            .add(SchemaClass::Breaking, block.counts.breaking);
-        self.counts
-            .add(SchemaClass::Compatible, block.counts.compatible);
-        self.counts
-            .add(SchemaClass::Cosmetic, block.counts.cosmetic);
-        if block.tripped {
-            self.tripped_pairs.push(name.to_string());
+        let c = &block.counts;
+        self.counts.add(SchemaClass::Breaking, c.breaking);
+        self.counts.add(SchemaClass::Compatible, c.compatible);
+        self.counts.add(SchemaClass::Cosmetic, c.cosmetic);
+        if block.tripped && pair.quarantined.is_none() {
+            self.tripped_pairs.push(pair.baseline.clone());
         }
     }
 
@@ -89,5 +88,48 @@ mod tests {
         assert_eq!(median(Axis::Semantic), Some(0.5));
         assert_eq!(median(Axis::Trajectory), Some(3.0));
         assert_eq!(median(Axis::ALL[8]), Some(0.0));
+    }
+
+    #[test]
+    fn the_schema_summary_counts_every_pair_and_lists_the_tripping_ones_not_quarantined() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/tool-schema"
+        );
+        let read = |side: &str| {
+            veer_trace::load_trace(
+                std::path::Path::new(&format!("{dir}/{side}.agentlog")),
+                &veer_trace::ReadOptions::default(),
+            )
+            .unwrap()
+        };
+        let options = crate::DiffOptions {
+            fail_on_schema: Some(SchemaClass::Breaking),
+            ..crate::DiffOptions::default()
+        };
+        let (b, c) = (read("baseline"), read("candidate"));
+        let pair = |name: &str, same: bool, quarantined: bool| {
+            let other = if same { &b } else { &c };
+            let (report, _) =
+                crate::diff::diff(&b, other, ("b", "c"), &options, veer_base::Level::None);
+            DirectoryPair {
+                baseline: name.into(),
+                candidate: name.into(),
+                report,
+                quarantined: quarantined.then(|| veer_contract::quarantine::QuarantineMark {
+                    reason: "flaky".into(),
+                    expires: "2099-01-01".into(),
+                }),
+            }
+        };
+        let mut fold = SchemaFold::default();
+        fold.pair(&pair("a", false, false));
+        fold.pair(&pair("same", true, false));
+        fold.pair(&pair("q", false, true));
+        let s = fold.finish(Some(SchemaClass::Breaking)).unwrap();
+        assert_eq!(s.pairs_with_changes, 2);
+        assert_eq!(s.counts.breaking, 4);
+        assert_eq!(s.tripped_pairs, ["a"]);
+        assert!(SchemaFold::default().finish(None).is_none());
     }
 }
