@@ -135,6 +135,7 @@ def diff(
     seed: int = 42,
     top_k: int = 5,
     fail_on: str = "never",
+    fail_on_schema: str = "never",
     redact: bool = True,
     pair_by: str = "auto",
     trials: str = "auto",
@@ -161,7 +162,9 @@ def diff(
     ``policy`` and ``pricing`` are file paths (``--policy``, ``--pricing``); ``seed`` seeds the
     bootstrap and permutation draws; ``top_k`` (≥ 1) is the number of ranked divergences;
     ``fail_on`` (``never``, ``minor``, ``moderate``, ``severe``, or ``inconclusive`` for
-    trials) sets the gate: ``report["gate"]`` and :attr:`Report.tripped`. ``pair_by``,
+    trials) sets the gate: ``report["gate"]`` and :attr:`Report.tripped`. ``fail_on_schema``
+    (``never``, ``breaking``, ``compatible``, ``cosmetic``) gates on the tool-schema changes of
+    two paths (docs/tool-schema.md). ``pair_by``,
     ``trials``, ``case_pattern``, ``alpha``, ``margins`` (``{"latency": "20%", "behaviour":
     0.1}``), ``outcome``, ``outcome_threshold``, ``allow_missing`` and ``quarantine`` are the
     flags of the same names. Secrets in the report's strings are redacted unless
@@ -190,6 +193,7 @@ def diff(
         "seed": int(seed),
         "top_k": int(top_k),
         "fail_on": str(fail_on),
+        "fail_on_schema": str(fail_on_schema),
         "redact": bool(redact),
         "pair_by": str(pair_by),
         "trials": str(trials),

@@ -136,6 +136,10 @@ pub struct DiffReport {
     /// omitted when neither trace holds any. Shown only; the gate does not count them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Enforcement>,
+    /// How the tools offered in the requests changed (docs/tool-schema.md); omitted when
+    /// nothing changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_schema: Option<crate::tool_schema::ToolSchemaDiff>,
     /// The merge gate over the worst axis severity and the policy regressions.
     pub gate: Gate,
     /// Things the reader should know (unpaired responses or sessions, reader warnings).
@@ -282,6 +286,9 @@ pub struct DirectoryReport {
     /// Omitted when no quarantine file with entries applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quarantine: Option<crate::quarantine::QuarantineSummary>,
+    /// The pairs whose offered tools changed (docs/tool-schema.md); omitted when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_schema: Option<crate::tool_schema::ToolSchemaSummary>,
 }
 
 /// Everything of a [`DirectoryReport`] but its pairs: what a streaming printer receives once
@@ -306,6 +313,9 @@ pub struct DirectorySummary {
     /// quarantine file with entries applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quarantine: Option<crate::quarantine::QuarantineSummary>,
+    /// The pairs whose offered tools changed (docs/tool-schema.md); omitted when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_schema: Option<crate::tool_schema::ToolSchemaSummary>,
 }
 
 impl DirectoryReport {
@@ -318,6 +328,7 @@ impl DirectoryReport {
             fingerprint: self.fingerprint.clone(),
             gate: self.gate,
             quarantine: self.quarantine.clone(),
+            tool_schema: self.tool_schema.clone(),
         }
     }
 }

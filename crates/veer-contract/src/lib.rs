@@ -30,5 +30,6 @@ pub mod perturb;
 pub mod scan;
 pub mod structural;
 pub mod suggestion;
+pub mod tool_schema;
 pub mod trials;
 pub mod verdict;

@@ -99,6 +99,11 @@ pub enum Cause {
         /// The kind of secret (the pattern's name).
         secret: String,
     },
+    /// Tool-schema changes at or above `--fail-on-schema` (docs/tool-schema.md).
+    ToolSchema {
+        /// The highest class of the changes.
+        class: crate::tool_schema::SchemaClass,
+    },
     /// An input that could not be read or compared.
     Unreadable {
         /// The file at fault, when known.
@@ -155,7 +160,21 @@ impl Verdict {
 
     /// The gate block of the JSON reports (`fail_on`, `worst`, `tripped`, `errors`).
     pub fn gate(&self) -> Gate {
-        Gate::decide_with_errors(self.fail_on, self.worst, self.unreadable)
+        let mut gate = Gate::decide_with_errors(self.fail_on, self.worst, self.unreadable);
+        // The tool-schema gate has its own threshold (`--fail-on-schema`): it trips the gate
+        // whatever `fail_on` says.
+        gate.tripped |= self
+            .trips
+            .iter()
+            .any(|t| matches!(t.cause, Cause::ToolSchema { .. }));
+        gate
+    }
+
+    /// Adds a signal that trips the gate on its own threshold (the tool-schema gate): it joins
+    /// the trips whatever `fail_on` is.
+    pub fn trip_also(&mut self, trip: Trip) {
+        self.trips.push(trip);
+        self.tripped = true;
     }
 
     /// The exit code: 0 ok, 1 the gate tripped, 2 inputs could not be read and no gate counts
@@ -224,6 +243,7 @@ impl Trip {
             Cause::Trials { .. } => self.reason.clone(),
             Cause::Drift { series } => format!("drift of {series}"),
             Cause::Secret { secret, .. } => format!("secret ({secret})"),
+            Cause::ToolSchema { class } => format!("tool schema ({})", class.label()),
             Cause::Unreadable { .. } => "unreadable input".to_string(),
         };
         match &self.trace {

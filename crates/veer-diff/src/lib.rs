@@ -26,6 +26,7 @@ pub mod pricing;
 pub(crate) mod recommend;
 pub(crate) mod severity;
 pub mod stats;
+pub mod tool_schema;
 pub mod turn;
 pub(crate) mod word_diff;
 
@@ -446,6 +447,7 @@ fn behaviour<'t>(
         fingerprint: None,
         policy: None,
         enforcement: None,
+        tool_schema: None,
         gate: Gate::decide(Level::None, Level::None),
         warnings,
         candidate_lines,

@@ -1,6 +1,7 @@
 //! The pair diff as every front end runs it, composed here and nowhere else: `veer-diff`'s
 //! behaviour measures (axes, alignment, drill-down, fingerprint rows) beside `veer-experiment`'s
-//! structural block and `veer-policy`'s comparison and recorded enforcement, then the side-by-side
+//! structural block, its tool-schema comparison and `veer-policy`'s comparison and recorded
+//! enforcement, then the side-by-side
 //! view when asked, then the verdict at the gate's threshold, written into the report's `gate`
 //! block. The binary, the Python package and the directory stream all call these, so a report
 //! and its verdict always agree.
@@ -85,6 +86,10 @@ pub(crate) fn diff_keeping_fingerprints(
     report.structural = Some(structural);
     report.policy = policy;
     report.enforcement = veer_policy::live::enforcement(baseline, candidate);
+    report.tool_schema = veer_diff::tool_schema::compare(baseline, candidate).map(|mut block| {
+        block.set_gate(options.fail_on_schema);
+        block
+    });
     report.lanes = lanes;
     let verdict = pair_verdict(&report, fail_on);
     report.gate = verdict.gate();

@@ -25,6 +25,10 @@ pub struct DiffOptions {
     /// Where the traces the policy runs on are watched for rules that can never fire (set by
     /// `run` with a policy; None → not watched).
     pub coverage: Option<crate::policy::SharedCoverage>,
+    /// The tool-schema gate's threshold (`--fail-on-schema`): changes of the offered tools at
+    /// or above this class trip the gate (docs/tool-schema.md). None → the schema block is
+    /// shown but never gates.
+    pub fail_on_schema: Option<veer_contract::tool_schema::SchemaClass>,
 }
 
 impl Deref for DiffOptions {

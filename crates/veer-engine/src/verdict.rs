@@ -4,7 +4,9 @@
 //! code, JUnit failures, SARIF and GitHub levels, the HTML banner, the Markdown headline, the
 //! Python result and the Spark job. The decision is `worst >= fail_on` over the signals of a
 //! report (axis severities, a powered fingerprint rejection, policy regressions or violations,
-//! inputs that could not be read); the signals at or above the threshold are what tripped.
+//! inputs that could not be read); the signals at or above the threshold are what tripped. The
+//! tool schema has its own threshold (`--fail-on-schema`, held in the report's block): its trip
+//! joins the others whatever `fail_on` is.
 
 use veer_base::Level;
 use veer_contract::diff::DiffReport;
@@ -136,9 +138,41 @@ pub fn pair_signals(report: &DiffReport) -> Vec<Trip> {
     out
 }
 
-/// The verdict of one trace pair at `fail_on`.
+/// The tool-schema signal of a pair report: its changes when they reach the block's own
+/// threshold (`--fail-on-schema`, held in the block so a saved report re-decides the same);
+/// None when the schema does not gate or stays below it.
+pub fn tool_schema_signal(report: &DiffReport) -> Option<Trip> {
+    let block = report.tool_schema.as_ref().filter(|b| b.tripped)?;
+    let class = block.worst?;
+    let level = match class {
+        veer_contract::tool_schema::SchemaClass::Breaking => Level::Severe,
+        veer_contract::tool_schema::SchemaClass::Compatible => Level::Moderate,
+        veer_contract::tool_schema::SchemaClass::Cosmetic => Level::Minor,
+    };
+    let count = match class {
+        veer_contract::tool_schema::SchemaClass::Breaking => block.counts.breaking,
+        veer_contract::tool_schema::SchemaClass::Compatible => block.counts.compatible,
+        veer_contract::tool_schema::SchemaClass::Cosmetic => block.counts.cosmetic,
+    };
+    Some(Trip {
+        trace: None,
+        level,
+        cause: Cause::ToolSchema { class },
+        reason: format!(
+            "the offered tools changed: {count} {} change(s) (--fail-on-schema {})",
+            class.label(),
+            block.fail_on.map_or("never", |c| c.label())
+        ),
+    })
+}
+
+/// The verdict of one trace pair at `fail_on` (and the tool-schema block's own threshold).
 pub fn pair_verdict(report: &DiffReport, fail_on: Level) -> Verdict {
-    Verdict::decide(fail_on, pair_signals(report))
+    let mut verdict = Verdict::decide(fail_on, pair_signals(report));
+    if let Some(t) = tool_schema_signal(report) {
+        verdict.trip_also(t);
+    }
+    verdict
 }
 
 /// The verdict of a directory diff, folded pair by pair in path order (so a streamed run
@@ -180,6 +214,10 @@ impl DirectoryVerdict {
             s.trace = Some(name.to_string());
         }
         let mut verdict = Verdict::decide(self.fail_on, signals);
+        if let Some(mut t) = tool_schema_signal(report) {
+            t.trace = Some(name.to_string());
+            verdict.trip_also(t);
+        }
         if self.quarantine.contains(name) {
             // The gate's worst leaves quarantined pairs out, so the JSON gate block
             // (`worst >= fail_on`) agrees with the exit code; the pair keeps its own worst.
@@ -204,7 +242,14 @@ impl DirectoryVerdict {
                 &e.error,
             )
         }));
-        let mut verdict = Verdict::decide(self.fail_on, self.signals);
+        let (schema, signals): (Vec<Trip>, Vec<Trip>) = self
+            .signals
+            .into_iter()
+            .partition(|t| matches!(t.cause, Cause::ToolSchema { .. }));
+        let mut verdict = Verdict::decide(self.fail_on, signals);
+        for t in schema {
+            verdict.trip_also(t);
+        }
         verdict.worst = verdict.worst.max(self.worst);
         verdict.quarantined = self.quarantined;
         verdict

@@ -132,6 +132,7 @@ impl DiffParams {
                 None => None,
             },
             coverage: None,
+            fail_on_schema: None,
         })
     }
 }

@@ -273,6 +273,7 @@ pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
             line: divergence_line,
         });
     }
+    out.extend(schema_findings(r, verdict));
     if tripped(verdict, None, &Cause::Fingerprint { pooled: false }) {
         out.push(Finding {
             rule_id: "fingerprint/joint".to_string(),
@@ -291,6 +292,49 @@ pub fn diff_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
         });
     }
     out
+}
+
+/// The tool-schema changes worth a CI annotation: each breaking change (a warning) and
+/// compatible change (a note), and any change at or above `--fail-on-schema` when the tool
+/// schema tripped the gate (an error). Cosmetic changes that do not gate are left to the
+/// report.
+fn schema_findings(r: &DiffReport, verdict: &Verdict) -> Vec<Finding> {
+    use veer_contract::tool_schema::SchemaClass;
+    let Some(t) = &r.tool_schema else {
+        return Vec::new();
+    };
+    let gated = verdict
+        .trips
+        .iter()
+        .any(|trip| matches!(trip.cause, Cause::ToolSchema { .. }));
+    t.changes
+        .iter()
+        .filter_map(|c| {
+            let trips = gated && t.fail_on.is_some_and(|f| c.class >= f);
+            let level = match (trips, c.class) {
+                (true, _) => FindingLevel::Error,
+                (false, SchemaClass::Breaking) => FindingLevel::Warning,
+                (false, SchemaClass::Compatible) => FindingLevel::Note,
+                (false, SchemaClass::Cosmetic) => return None,
+            };
+            Some(Finding {
+                rule_id: format!("tool-schema/{}", c.class.label()),
+                rule_summary: format!("a {} change of the offered tools", c.class.label()),
+                rule_help: "veer compares the tools the baseline's and the candidate's requests \
+                            offered the model. Breaking changes (a removed or renamed tool or \
+                            parameter, a changed type, a new required parameter) can make calls \
+                            the agent was built for fail; compatible ones keep them valid; \
+                            cosmetic ones change only descriptions. See docs/tool-schema.md; \
+                            --fail-on-schema makes a class gate."
+                    .to_string(),
+                level,
+                title: format!("veer: tool schema {} change", c.class.label()),
+                message: crate::diff::tool_schema::change_line(c),
+                file: r.candidate.path.clone(),
+                line: None,
+            })
+        })
+        .collect()
 }
 
 /// The findings of one pair of a directory diff: its [`diff_findings`], but for a pair the

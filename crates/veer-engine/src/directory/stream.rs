@@ -48,6 +48,7 @@ pub fn stream_directory<R: Send>(
     let mut verdict = DirectoryVerdict::new(fail_on).with_quarantine(quarantine.cases.clone());
     // Every response's fingerprint, pooled into one test at the end (docs/corpus.md).
     let mut pool = Pool::default();
+    let mut schema = super::summary::SchemaFold::default();
     let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
     let mut done: Vec<(DirectoryPair, Verdict)> = Vec::new();
     // The pairs that could not be measured, in path order, and their indices in the plan.
@@ -74,6 +75,7 @@ pub fn stream_directory<R: Send>(
                 Ok((mut pair, rows)) => {
                     pair.quarantined = quarantine.mark(&pair.baseline);
                     summary.merge(PairSummary::of_pair(&pair.report));
+                    schema.pair(&pair);
                     let pair_verdict = verdict.pair(&pair.baseline, &pair.report);
                     pool.push(rows);
                     done.push((pair, pair_verdict));
@@ -115,6 +117,7 @@ pub fn stream_directory<R: Send>(
         aggregate,
         fingerprint,
         quarantine: quarantine.summary(&verdict),
+        tool_schema: schema.finish(options.fail_on_schema),
     };
     Ok((summary, verdict))
 }

@@ -161,6 +161,7 @@ fn diff_options(s: &Settings, warn: &(dyn Fn(&str) + Sync)) -> Result<DiffOption
             None => None,
         },
         coverage: s.policy.as_ref().map(|_| Arc::default()),
+        fail_on_schema: s.fail_on_schema,
     })
 }
 

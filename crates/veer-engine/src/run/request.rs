@@ -66,6 +66,8 @@ pub struct Settings {
     pub fail_on: Level,
     /// Inconclusive cases of a trials report trip the gate too.
     pub fail_on_inconclusive: bool,
+    /// The tool-schema gate's threshold (`--fail-on-schema`; None: the schema never gates).
+    pub fail_on_schema: Option<veer_contract::tool_schema::SchemaClass>,
     /// The repeated-trials settings.
     pub trials: TrialsSettings,
     /// The quarantine file.
@@ -86,6 +88,7 @@ impl Default for Settings {
             read: ReadOptions::default(),
             fail_on: Level::None,
             fail_on_inconclusive: false,
+            fail_on_schema: None,
             trials: TrialsSettings::default(),
             quarantine: QuarantineFile::default(),
         }

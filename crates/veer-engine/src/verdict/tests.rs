@@ -186,3 +186,65 @@ fn axis_signals_of(rows: &[veer_contract::axis::AxisStat]) -> Vec<Trip> {
     report.axes = rows.to_vec();
     axis_signals(&report)
 }
+
+/// The fixture pair whose `search` tool lost `query` to `q` and `limit`'s integer type, diffed
+/// with the tool-schema gate at `threshold` and the axis gate off.
+fn schema_report(
+    threshold: Option<veer_contract::tool_schema::SchemaClass>,
+) -> veer_contract::diff::DiffReport {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/tool-schema"
+    );
+    let read = |side: &str| {
+        veer_trace::load_trace(
+            std::path::Path::new(&format!("{dir}/{side}.agentlog")),
+            &veer_trace::ReadOptions::default(),
+        )
+        .unwrap()
+    };
+    let options = crate::DiffOptions {
+        fail_on_schema: threshold,
+        ..crate::DiffOptions::default()
+    };
+    let (report, verdict) = crate::diff::diff(
+        &read("baseline"),
+        &read("candidate"),
+        ("b", "c"),
+        &options,
+        Level::None,
+    );
+    assert_eq!(report.gate, verdict.gate());
+    report
+}
+
+#[test]
+fn the_tool_schema_gate_trips_on_its_own_threshold_whatever_fail_on_is() {
+    use veer_contract::tool_schema::SchemaClass;
+    let off = schema_report(None);
+    assert!(off.tool_schema.is_some());
+    let v = pair_verdict(&off, Level::None);
+    assert!(!v.tripped && v.exit_code() == 0);
+
+    let on = schema_report(Some(SchemaClass::Breaking));
+    let v = pair_verdict(&on, Level::None);
+    assert!(v.tripped, "{v:?}");
+    assert_eq!(v.exit_code(), 1);
+    assert_eq!(v.trips.len(), 1);
+    assert_eq!(v.trips[0].label(), "tool schema (breaking)");
+    assert!(v.gate().tripped);
+    assert!(on.gate.tripped);
+
+    // A directory folds it per pair; a quarantined pair keeps it out of the gate.
+    let mut fold = DirectoryVerdict::new(Level::None);
+    fold.pair("shop.agentlog", &on);
+    let v = fold.finish(None, &[]);
+    assert!(v.tripped);
+    assert_eq!(v.trips[0].trace.as_deref(), Some("shop.agentlog"));
+    let mut fold = DirectoryVerdict::new(Level::None)
+        .with_quarantine(["shop.agentlog".to_string()].into_iter().collect());
+    fold.pair("shop.agentlog", &on);
+    let v = fold.finish(None, &[]);
+    assert!(!v.tripped, "{v:?}");
+    assert_eq!(v.quarantined.len(), 1);
+}

@@ -29,6 +29,8 @@ pub struct RunParams {
     pub top_k: usize,
     /// `--fail-on`: never/none, minor, moderate, severe, or inconclusive.
     pub fail_on: String,
+    /// `--fail-on-schema`: never, breaking, compatible, cosmetic.
+    pub fail_on_schema: String,
     /// Redact secrets (the default); false is `--no-redact`.
     pub redact: bool,
     /// `--pair-by`: auto, index, alignment.
@@ -69,6 +71,7 @@ impl Default for RunParams {
             seed: engine.seed,
             top_k: engine.top_k,
             fail_on: "never".into(),
+            fail_on_schema: "never".into(),
             redact: true,
             pair_by: "auto".into(),
             max_align_cells: engine.max_align_cells,
@@ -138,6 +141,20 @@ impl RunParams {
                 })?,
                 false,
             ),
+        };
+        use veer_contract::tool_schema::SchemaClass;
+        let fail_on_schema = match self.fail_on_schema.trim() {
+            "never" => None,
+            "breaking" => Some(SchemaClass::Breaking),
+            "compatible" => Some(SchemaClass::Compatible),
+            "cosmetic" => Some(SchemaClass::Cosmetic),
+            other => {
+                return Err(bad(
+                    "fail_on_schema",
+                    format!("unknown class {other:?}"),
+                    "use one of never, breaking, compatible, cosmetic",
+                ))
+            }
         };
         let pair_by = match self.pair_by.as_str() {
             "auto" => PairBy::Auto,
@@ -214,6 +231,7 @@ impl RunParams {
                 max_align_cells: self.max_align_cells,
                 fail_on: level,
                 fail_on_inconclusive: inconclusive,
+                fail_on_schema,
                 trials: TrialsSettings {
                     detect,
                     case_pattern: self.case_pattern.clone(),

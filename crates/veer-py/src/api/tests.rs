@@ -287,3 +287,32 @@ fn tempfile_dir(tag: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap_or_default();
     dir
 }
+
+#[test]
+fn fail_on_schema_gates_a_path_diff_on_the_offered_tools() {
+    let (b, c) = (
+        fixture("tool-schema/baseline.agentlog"),
+        fixture("tool-schema/candidate.agentlog"),
+    );
+    let verdict = |options: &str| {
+        let params = run::RunParams::from_json(options).map_err(|e| e.message);
+        let params = params.unwrap_or_else(|m| panic!("{m}"));
+        let (report, verdict, _) =
+            run::run(&b, &c, &params).unwrap_or_else(|e| panic!("{}", e.message));
+        (json(&report), json(&verdict))
+    };
+    let (report, v) = verdict(r#"{"fail_on_schema": "breaking"}"#);
+    assert_eq!(report["tool_schema"]["tripped"], true);
+    assert_eq!(v["tripped"], true);
+    let (report, v) = verdict("{}");
+    assert_eq!(report["tool_schema"]["worst"], "breaking");
+    assert_eq!(v["tripped"], false);
+    let e = run::RunParams::from_json(r#"{"fail_on_schema": "severe"}"#)
+        .and_then(|p| p.request(&b, &c).map(|_| ()))
+        .err()
+        .map(|e| e.message);
+    assert!(
+        matches!(&e, Some(m) if m.contains("fail_on_schema")),
+        "{e:?}"
+    );
+}

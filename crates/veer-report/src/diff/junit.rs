@@ -194,6 +194,10 @@ impl DirectorySuites {
             self.tests += e.baseline.len() + e.candidate.len();
             live_suite(&format!("{name} live policy"), e, &mut self.body);
         }
+        if let Some(t) = &r.tool_schema {
+            self.tests += t.changes.len();
+            self.failures += schema_suite(&format!("{name} tool schema"), t, v, &mut self.body);
+        }
     }
 
     /// The whole document.
@@ -214,6 +218,54 @@ impl DirectorySuites {
         out.push_str("</testsuites>\n");
         out
     }
+}
+
+/// The tool-schema changes: one test case per change (class `veer.schema`, named
+/// `<tool.parameter> <kind>`), a failure when the verdict lists the tool schema as tripping the
+/// gate and the change is at or above `--fail-on-schema`, else its line in `<system-out>`.
+/// Returns the failures.
+fn schema_suite(
+    name: &str,
+    t: &veer_contract::tool_schema::ToolSchemaDiff,
+    v: &Verdict,
+    out: &mut String,
+) -> usize {
+    let gated = v
+        .trips
+        .iter()
+        .any(|trip| matches!(trip.cause, Cause::ToolSchema { .. }));
+    let fails = |c: &veer_contract::tool_schema::SchemaChange| {
+        gated && t.fail_on.is_some_and(|f| c.class >= f)
+    };
+    let failures = t.changes.iter().filter(|c| fails(c)).count();
+    out.push_str(&format!(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"0\" errors=\"0\">\n",
+        escape(name),
+        t.changes.len()
+    ));
+    for c in &t.changes {
+        let line = super::tool_schema::change_line(c);
+        out.push_str(&format!(
+            "    <testcase classname=\"veer.schema\" name=\"{}\">\n",
+            escape(&format!("{} {}", c.location(), c.kind.label()))
+        ));
+        if fails(c) {
+            out.push_str(&format!(
+                "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                c.class.label(),
+                escape(&line),
+                escape(&line)
+            ));
+        } else {
+            out.push_str(&format!(
+                "      <system-out>{}</system-out>\n",
+                escape(&line)
+            ));
+        }
+        out.push_str("    </testcase>\n");
+    }
+    out.push_str("  </testsuite>\n");
+    failures
 }
 
 /// The live-policy decisions of both recordings: one passing test case per decision (class

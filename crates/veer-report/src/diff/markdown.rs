@@ -172,6 +172,9 @@ fn body(r: &DiffReport, level: &str, out: &mut String) {
     if let Some(e) = &r.enforcement {
         out.push_str(&crate::policy::markdown::live_section(e, level));
     }
+    if let Some(t) = &r.tool_schema {
+        out.push_str(&super::tool_schema::markdown_section(t, level));
+    }
 
     if !r.recommendations.is_empty() {
         out.push_str(&format!("{level} Recommendations\n\n"));
@@ -308,7 +311,10 @@ impl DirectoryPrinter for DirectoryComment {
             ));
         }
         // Details for the pairs that changed, capped so the comment stays postable.
-        if r.worst_severity >= Level::Moderate || r.first_divergence.is_some() {
+        if r.worst_severity >= Level::Moderate
+            || r.first_divergence.is_some()
+            || r.tool_schema.is_some()
+        {
             self.changed += 1;
             if self.changed <= MAX_DETAILED_PAIRS {
                 self.details.push_str(&format!(
@@ -395,6 +401,12 @@ impl DirectoryPrinter for DirectoryComment {
             d.fingerprint.as_ref(),
             "Behaviour fingerprint, every response of every pair pooled",
         ));
+        if let Some(t) = &d.tool_schema {
+            out.push_str(&format!(
+                "**Tool schema:** {} (details per pair below).\n\n",
+                cell(&super::tool_schema::directory_line(t))
+            ));
+        }
         for (side, files) in [
             ("baseline", &d.unmatched.baseline_only),
             ("candidate", &d.unmatched.candidate_only),

@@ -12,6 +12,7 @@ pub mod output;
 pub(crate) mod quarantine;
 pub mod stream;
 pub mod terminal;
+pub mod tool_schema;
 pub mod trials;
 
 /// How many ranked divergences the terminal and Markdown printers show (JSON has all).

@@ -91,6 +91,7 @@ mod tests {
             fingerprint: None,
             gate: Gate::decide(veer_base::Level::None, veer_base::Level::None),
             quarantine: None,
+            tool_schema: None,
         }
     }
 

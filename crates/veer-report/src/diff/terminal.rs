@@ -209,6 +209,10 @@ fn render_report(r: &DiffReport, style: Style) -> String {
         out.push('\n');
         out.push_str(&live_section(e, style));
     }
+    if let Some(t) = &r.tool_schema {
+        out.push('\n');
+        out.push_str(&super::tool_schema::terminal_section(t, style));
+    }
 
     out.push_str(&format!("\n{}\n", style.heading("what this means")));
     out.push_str(&what_this_means(r).join(" "));
@@ -289,6 +293,8 @@ pub struct DirectoryTable {
     warnings: Vec<String>,
     /// Styled policy-regression lines, in pair order.
     regressions: Vec<String>,
+    /// Styled tool-schema change lines (breaking and compatible), in pair order.
+    schema: Vec<String>,
 }
 
 impl DirectoryTable {
@@ -299,6 +305,7 @@ impl DirectoryTable {
             rows: Vec::new(),
             warnings: Vec::new(),
             regressions: Vec::new(),
+            schema: Vec::new(),
         }
     }
 }
@@ -312,6 +319,18 @@ impl DirectoryPrinter for DirectoryTable {
                 p.baseline,
                 crate::policy::violation_line(v)
             )));
+        }
+        for c in r.tool_schema.iter().flat_map(|t| &t.changes) {
+            let line = format!("{}: {}", p.baseline, super::tool_schema::change_line(c));
+            match c.class {
+                veer_contract::tool_schema::SchemaClass::Breaking => {
+                    self.schema.push(style.bad(&line))
+                }
+                veer_contract::tool_schema::SchemaClass::Compatible => {
+                    self.schema.push(style.warn(&line))
+                }
+                veer_contract::tool_schema::SchemaClass::Cosmetic => {}
+            }
         }
         let moved: Vec<&str> = r
             .axes
@@ -414,6 +433,21 @@ impl DirectoryPrinter for DirectoryTable {
             for line in &self.regressions {
                 out.push_str(line);
                 out.push('\n');
+            }
+        }
+        if let Some(t) = &d.tool_schema {
+            out.push('\n');
+            out.push_str(&style.heading("tool schema"));
+            out.push_str(&format!("\n  {}\n", super::tool_schema::directory_line(t)));
+            let shown = super::tool_schema::SHOWN_CHANGES;
+            for line in self.schema.iter().take(shown) {
+                out.push_str(&format!("  {line}\n"));
+            }
+            if self.schema.len() > shown {
+                out.push_str(&format!(
+                    "  … {} more in --format json\n",
+                    self.schema.len() - shown
+                ));
             }
         }
 

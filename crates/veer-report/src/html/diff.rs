@@ -128,6 +128,10 @@ impl DirectoryPrinter for DirectoryPage {
                         @for n in &d.unmatched.candidate_only { li { "candidate only: " code { (n) } } }
                     }
                 }
+                @if let Some(t) = &d.tool_schema {
+                    h2 { "Tool schema" }
+                    p id="tool-schema" { (crate::diff::tool_schema::directory_line(t)) }
+                }
                 (fingerprint_section(d.fingerprint.as_ref(), "Behaviour fingerprint, every response of every pair"))
                 h2 { "Axes over all pairs" }
                 table {
@@ -240,6 +244,9 @@ fn body(r: &DiffReport, prefix: &str) -> Markup {
             (live_table("Baseline", &e.baseline, |i| rows.baseline(i).map(href)))
             (live_table("Candidate", &e.candidate, |i| rows.candidate(i).map(href)))
         }
+        @if let Some(t) = &r.tool_schema {
+            (tool_schema_section(t))
+        }
         @if let Some(s) = &r.structural {
             h2 { "Structure" }
             p class="mono" { (crate::diff::format::structural(s)) }
@@ -295,6 +302,34 @@ fn violations(
                 }
             }
         }
+    }
+}
+
+/// The tool-schema block: its summary and one row per change, classed by its class.
+fn tool_schema_section(t: &veer_contract::tool_schema::ToolSchemaDiff) -> Markup {
+    html! {
+        h2 { "Tool schema" }
+        p { (crate::diff::tool_schema::summary(t)) }
+        table class="tool-schema" {
+            thead { tr { th { "class" } th { "where" } th { "change" } th { "before" } th { "after" } } }
+            tbody {
+                @for c in &t.changes {
+                    tr class=(format!("schema-{}", c.class.label())) {
+                        @let sev = match c.class {
+                            veer_contract::tool_schema::SchemaClass::Breaking => "severe",
+                            veer_contract::tool_schema::SchemaClass::Compatible => "moderate",
+                            veer_contract::tool_schema::SchemaClass::Cosmetic => "minor",
+                        };
+                        td { span class={ "sev sev-" (sev) } { (c.class.label()) } }
+                        td { code { (c.location()) } }
+                        td { (c.kind.label()) }
+                        td { (c.before.as_deref().unwrap_or("")) }
+                        td { (c.after.as_deref().unwrap_or("")) }
+                    }
+                }
+            }
+        }
+        @for n in &t.notes { p class="muted" { "note: " (n) } }
     }
 }
 

@@ -69,6 +69,13 @@ pub struct DiffArgs {
     /// `inconclusive` also trips on inconclusive cases (acts as `minor` without trials).
     #[arg(long, value_name = "LEVEL", default_value = "never", value_parser = crate::cli::parse_diff_fail_on)]
     pub fail_on: crate::cli::DiffFailOn,
+    /// Exit 1 when the tools offered to the model changed by at least this class between the
+    /// baseline's and the candidate's requests (docs/tool-schema.md): `breaking` (a removed or
+    /// renamed tool or parameter, a changed type, a new required parameter), `compatible`
+    /// (also a new tool or optional parameter, a widened enum) or `cosmetic` (also a
+    /// description edit); `never` shows the tool-schema block without gating on it.
+    #[arg(long, value_enum, value_name = "CLASS", default_value_t = SchemaGateArg::Never)]
+    pub fail_on_schema: SchemaGateArg,
     /// Work budget of the exact turn alignment, in DP cells per round; beyond it the turn
     /// alignment is anchored on identical turns (the report says `alignment: "anchored"`).
     /// The structural block is the same at every budget; its own, fixed, budget and the
@@ -200,6 +207,32 @@ fn parse_top_k(s: &str) -> Result<usize, String> {
         Ok(0) => Err("must be at least 1 (the number of ranked divergences to report)".into()),
         Ok(n) => Ok(n),
         Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+/// `--fail-on-schema` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaGateArg {
+    /// The tool schema never gates.
+    Never,
+    /// Breaking changes trip the gate.
+    Breaking,
+    /// Breaking and compatible changes trip the gate.
+    Compatible,
+    /// Any change trips the gate, descriptions included.
+    Cosmetic,
+}
+
+impl SchemaGateArg {
+    /// The threshold class (None for `never`).
+    pub fn class(self) -> Option<veer_contract::tool_schema::SchemaClass> {
+        use veer_contract::tool_schema::SchemaClass;
+        match self {
+            SchemaGateArg::Never => None,
+            SchemaGateArg::Breaking => Some(SchemaClass::Breaking),
+            SchemaGateArg::Compatible => Some(SchemaClass::Compatible),
+            SchemaGateArg::Cosmetic => Some(SchemaClass::Cosmetic),
+        }
     }
 }
 

@@ -222,6 +222,10 @@ fn print(
 fn gate_lines(outcome: &Outcome, fail_on_inconclusive: bool) {
     let verdict: &Verdict = &outcome.verdict;
     if verdict.fail_on == Level::None {
+        // The tool-schema gate has its own threshold: it speaks even with --fail-on never.
+        if let Some(line) = veer_report::diff::tool_schema::gate_line(verdict) {
+            crate::output::diag::say("", line);
+        }
         return;
     }
     match &outcome.report {
@@ -230,7 +234,11 @@ fn gate_lines(outcome: &Outcome, fail_on_inconclusive: bool) {
                 crate::output::diag::say("", line);
             }
         }
-        _ => crate::output::diag::say("", veer_report::policy::gate_line(&verdict.gate())),
+        _ => {
+            for line in veer_report::diff::tool_schema::gate_lines(verdict, &verdict.gate()) {
+                crate::output::diag::say("", line);
+            }
+        }
     }
 }
 
@@ -287,6 +295,7 @@ pub fn request(args: &DiffArgs) -> Result<Request, CliError> {
             read: args.read.options(),
             fail_on: args.fail_on.level,
             fail_on_inconclusive: args.fail_on.inconclusive,
+            fail_on_schema: args.fail_on_schema.class(),
             trials: TrialsSettings {
                 detect: t.trials != crate::cli::TrialsMode::Off,
                 case_pattern: t.case_pattern.clone(),

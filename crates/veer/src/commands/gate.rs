@@ -44,11 +44,17 @@ pub fn run(args: &GateArgs) -> Result<Exit, CliError> {
         &args.format.print(&**report, style),
         args.out.output.as_deref(),
     )?;
-    let line = if *gated == Gated::Trials {
-        veer_report::policy::trials_gate_line(&outcome.verdict, false)
+    // A saved report's tool-schema threshold is re-applied with it (docs/tool-schema.md).
+    let lines = if *gated == Gated::Trials {
+        vec![veer_report::policy::trials_gate_line(
+            &outcome.verdict,
+            false,
+        )]
     } else {
-        veer_report::policy::gate_line(&report.gate)
+        veer_report::diff::tool_schema::gate_lines(&outcome.verdict, &report.gate)
     };
-    crate::output::diag::say("", line);
+    for line in lines {
+        crate::output::diag::say("", line);
+    }
     Ok(Exit::Verdict(outcome.verdict))
 }

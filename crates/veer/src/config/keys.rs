@@ -155,6 +155,7 @@ keys! {
     "baseline"              Text     ["diff" "stored_baseline" if OnePath] e.g. "\"main\"" unset "(none)";
     "history"               Path     ["diff" "history" if BareFlag, "history add" "db", "history show" "db", "history report" "db", "history export" "db"] e.g. "\".veer/history.sqlite\"";
     "diff.fail_on"          Text     ["diff" "fail_on"] e.g. "\"severe\"";
+    "diff.fail_on_schema"   Text     ["diff" "fail_on_schema"] e.g. "\"breaking\"";
     "diff.pair_by"          Text     ["diff" "pair_by"] e.g. "\"auto\"";
     "diff.seed"             Unsigned ["diff" "seed"] e.g. "42";
     "diff.format"           Text     ["diff" "format"] e.g. "\"markdown\"";
@@ -310,6 +311,7 @@ mod tests {
         assert_eq!(key("diff.fail_on").unwrap().default_shown(), "never");
         assert_eq!(key("check.fail_on").unwrap().default_shown(), "severe");
         assert_eq!(key("diff.pair_by").unwrap().default_shown(), "auto");
+        assert_eq!(key("diff.fail_on_schema").unwrap().default_shown(), "never");
         assert_eq!(key("trials.alpha").unwrap().default_shown(), "0.05");
         assert_eq!(
             key("history").unwrap().default_shown(),
@@ -323,6 +325,8 @@ mod tests {
         let ok = |name: &str, v: &str| check(key(name).unwrap(), v);
         assert!(ok("diff.fail_on", "severe").is_ok());
         assert!(ok("diff.fail_on", "inconclusive").is_ok());
+        assert!(ok("diff.fail_on_schema", "breaking").is_ok());
+        assert!(ok("diff.fail_on_schema", "severe").is_err());
         assert_eq!(
             ok("diff.fail_on", "loud").unwrap_err(),
             crate::cli::parse_diff_fail_on("loud").unwrap_err()

@@ -62,6 +62,7 @@ mod scan;
 mod scripted_upstream;
 mod secrets_in_messages;
 mod several_outputs;
+mod tool_schema;
 mod trajectory_match;
 mod trials;
 mod trials_changes;

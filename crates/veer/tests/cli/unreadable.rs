@@ -186,7 +186,9 @@ fn diff_directory_error_rows_json_shape_and_schema() {
             "unmatched",
             "aggregate",
             "fingerprint",
-            "gate"
+            "gate",
+            // A measured pair's tools changed (docs/tool-schema.md).
+            "tool_schema"
         ]
     );
     let measured: Vec<&str> = v["pairs"]
