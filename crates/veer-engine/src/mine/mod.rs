@@ -132,6 +132,19 @@ fn type_name(v: &serde_json::Value) -> &'static str {
     }
 }
 
+/// Why a corpus file was skipped, without its path (the report names the file beside it):
+/// `line N, FIELD: message (hint: …)`.
+fn skip_reason(e: &veer_trace::TraceError) -> String {
+    let mut out = match e.line {
+        Some(line) => format!("line {line}, {}: {}", e.field, e.message),
+        None => format!("{}: {}", e.field, e.message),
+    };
+    if let Some(h) = &e.hint {
+        out.push_str(&format!(" (hint: {h})"));
+    }
+    out
+}
+
 /// Whether a stop reason ends a turn normally ([`NORMAL_STOPS`]).
 pub fn is_normal_stop(reason: &str) -> bool {
     NORMAL_STOPS.contains(&reason)
@@ -306,10 +319,7 @@ pub fn mine(
                 let relative = veer_trace::load::relative_name(&corpus.dir, path);
                 let result = veer_trace::load_trace(path, &options.read)
                     .map(|t| signature(&t, policy))
-                    .map_err(|e| match &e.hint {
-                        Some(h) => format!("{e} (hint: {h})"),
-                        None => e.to_string(),
-                    });
+                    .map_err(|e| skip_reason(&e));
                 tick();
                 (relative, result)
             })

@@ -237,6 +237,17 @@ fn failing_and_rare_signatures_become_cases() {
     let r = run(tmp.path(), &options(Some(1)));
     assert_eq!(r.corpus_summary.traces_skipped, 1);
     assert_eq!(r.skipped[0].path, "broken.agentlog");
+    // The reason does not repeat the path the report shows beside it.
+    assert!(
+        !r.skipped[0].error.contains("broken.agentlog"),
+        "{}",
+        r.skipped[0].error
+    );
+    assert!(
+        r.skipped[0].error.starts_with("line "),
+        "{}",
+        r.skipped[0].error
+    );
     let kinds: Vec<(&str, CaseKind)> = r.cases.iter().map(|c| (c.name.as_str(), c.kind)).collect();
     assert_eq!(
         kinds,
