@@ -18,6 +18,7 @@ mod answers;
 pub(crate) mod assemble;
 mod by_record;
 pub(crate) mod claude_code;
+pub(crate) mod claude_subagents;
 pub(crate) mod codex;
 pub mod inspect;
 pub(crate) mod langfuse;
@@ -31,7 +32,6 @@ pub mod otel;
 mod proptests;
 pub(crate) mod span_tree;
 
-#[cfg(test)]
 pub(crate) use by_record::items_of_bytes;
 pub use by_record::Foreign;
 pub(crate) use by_record::{
