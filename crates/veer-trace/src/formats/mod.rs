@@ -20,6 +20,7 @@ mod by_record;
 pub(crate) mod claude_code;
 pub(crate) mod claude_subagents;
 pub(crate) mod codex;
+mod codex_legacy;
 pub mod inspect;
 pub(crate) mod langfuse;
 pub(crate) mod langsmith;
