@@ -9,7 +9,7 @@ shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=(agentlog_reader traxr_reader policy_loader when_resolver ltl_parser perturb
-        otel_reader agents_sdk_reader claude_code_reader langfuse_reader langsmith_reader
+        otel_reader agents_sdk_reader claude_code_reader codex_reader langfuse_reader langsmith_reader
         mcp_reader sse_stream fingerprint run_outputs distributions)
 fi
 work="${WORK:-/tmp/veer-fuzz}"

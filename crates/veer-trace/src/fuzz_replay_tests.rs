@@ -23,6 +23,7 @@ fn foreign_reader_corpora() {
     for (target, format) in [
         ("agents_sdk_reader", Foreign::AgentsSdk),
         ("claude_code_reader", Foreign::ClaudeCode),
+        ("codex_reader", Foreign::Codex),
         ("langfuse_reader", Foreign::Langfuse),
         ("langsmith_reader", Foreign::Langsmith),
         ("mcp_reader", Foreign::Mcp),

@@ -112,7 +112,8 @@ pub fn traxr_reader(data: &[u8]) {
 /// Any bytes to the reader of `format` (bypassing detection, so every reader sees every
 /// shape), permissive and strict, and to format detection. A trace that loads has a root
 /// `metadata` record, yields its views, writes as `.agentlog`, and reads back with as many
-/// records, strict mode included (content ids, parents and timestamps are in order).
+/// records, strict mode included (content ids, parents and timestamps are in order). Claude
+/// Code input is also read as a session joined by a sub-agent file of its own.
 pub fn foreign_reader(format: Foreign, data: &[u8]) {
     for strict in [false, true] {
         let options = ReadOptions {
@@ -128,6 +129,30 @@ pub fn foreign_reader(format: Foreign, data: &[u8]) {
             written_reads_back_strictly(&trace, "the written trace");
         }
         let _ = load_bytes("fuzz.json", data, &options);
+        if format == Foreign::ClaudeCode {
+            claude_code_with_agent_file(data, &options);
+        }
+    }
+}
+
+/// A Claude Code session read with a sub-agent file of its own (the bytes are both): an
+/// error is fine; a trace that reads starts with its metadata and writes back strictly.
+fn claude_code_with_agent_file(data: &[u8], options: &ReadOptions) {
+    let Ok(items) = formats::items_of_bytes("fuzz.jsonl", data, options.max_line_bytes) else {
+        return;
+    };
+    let agent = formats::claude_code::AgentLog {
+        source: "agent-fuzz.jsonl".into(),
+        items: items.clone(),
+    };
+    if let Ok(trace) =
+        formats::claude_code::read_with_agents("fuzz.jsonl", items, vec![agent], options)
+    {
+        assert!(
+            trace.records.first().map(|r| &r.kind) == Some(&crate::model::Kind::Metadata),
+            "a read session starts with its metadata record"
+        );
+        written_reads_back_strictly(&trace, "the session read with its sub-agent file");
     }
 }
 

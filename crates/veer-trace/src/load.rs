@@ -71,12 +71,30 @@ pub fn load_file(path: &Path, options: &ReadOptions) -> Result<Document, TraceEr
         .with_hint("pass a file, or use a command that reads directories"));
     }
     let file = File::open(path).map_err(|e| open_error(&source, &e))?;
-    crate::formats::read_document(
+    let document = crate::formats::read_document(
         &source,
         BufReader::with_capacity(1 << 16, file),
         options,
         Some(meta.len()),
-    )
+    )?;
+    // A Claude Code session whose sub-agents wrote files of their own is read with them.
+    if let Document::Trace(t) = &document {
+        if t.format == veer_base::format::Format::ClaudeCode {
+            let agents = crate::formats::claude_subagents::companions(path, t);
+            if !agents.is_empty() {
+                let t = crate::formats::claude_subagents::read_session(path, agents, options)?;
+                if t.records.len() as u64 > options.max_records {
+                    return Err(crate::limits::too_many_records(
+                        &source,
+                        None,
+                        options.max_records,
+                    ));
+                }
+                return Ok(Document::Trace(t));
+            }
+        }
+    }
+    Ok(document)
 }
 
 /// Reads a document held in memory, detecting its format by content (as [`load_file`]).
@@ -253,7 +271,8 @@ pub fn walk_trace_files<E: From<TraceError>>(
                 stack.push(path);
                 continue;
             }
-            if !is_trace_file_name(&name) {
+            // A sub-agent log is read with its session file when that is in the directory.
+            if !is_trace_file_name(&name) || crate::formats::claude_subagents::is_companion(&path) {
                 continue;
             }
             match target {

@@ -3,8 +3,9 @@
 //! `message.id` (Claude Code writes a line per content block) form one response; the user text
 //! since the previous response forms its request; `tool_result` blocks of user lines become
 //! tool results. Each `sessionId` is a session, and each sub-agent conversation (sidechain) a
-//! session of its own after the main one; the web export `{"loglines": [...]}` is read as its
-//! entries (docs/formats.md §Claude Code).
+//! session of its own after the main one — also when it was written to a file of its own
+//! (`claude_subagents` finds those files, this module reads them with the session); the web
+//! export `{"loglines": [...]}` is read as its entries (docs/formats.md §Claude Code).
 
 use super::assemble::{
     count, ms_of, request_payload, text_of, tool_call_payload, tool_result_payload, Answer,
@@ -56,10 +57,144 @@ struct Open {
 
 /// Reads a session log.
 pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Trace, TraceError> {
+    read_with_agents(source, items, Vec::new(), options)
+}
+
+/// A sub-agent's own log (`agent-<id>.jsonl`) read together with its session: the file's name
+/// (for errors) and its records.
+pub(crate) struct AgentLog {
+    /// The file, as the user would name it.
+    pub source: String,
+    /// Its records.
+    pub items: Vec<Item>,
+}
+
+/// Reads a session log and the logs of its sub-agents written to files of their own: each
+/// sub-agent's conversation becomes a session after the main one, as a sidechain inside the
+/// file does. A sub-agent already in the session file as sidechain entries is read once.
+pub(crate) fn read_with_agents(
+    source: &str,
+    items: Vec<Item>,
+    agents: Vec<AgentLog>,
+    options: &ReadOptions,
+) -> Result<Trace, TraceError> {
     let mut a = Assembler::new(source, Format::ClaudeCode, "claude-code");
     let items = expand_loglines(items);
-    let mut entries: Vec<(&Item, &Map<String, Value>, &str)> = Vec::new();
-    for item in &items {
+    let mut entries = entries_of(source, &items, options, &mut a, false)?;
+    let inline: Vec<String> = entries
+        .iter()
+        .filter_map(|(_, o, _)| str_of(o, "agentId").map(str::to_string))
+        .collect();
+    let agent_items: Vec<(String, Vec<Item>)> = agents
+        .into_iter()
+        .map(|log| (log.source, expand_loglines(log.items)))
+        .collect();
+    // Checked first with their own line numbers; their records then carry none (a line
+    // number of the session file would point at the wrong file).
+    // A sub-agent file that does not read is left out with a warning (an error under
+    // `--strict`): the session it belongs to is still read.
+    let mut kept = Vec::with_capacity(agent_items.len());
+    for (agent_source, mut items) in agent_items {
+        if let Err(e) = entries_of(&agent_source, &items, options, &mut a, true) {
+            if options.strict {
+                return Err(e.with_hint(format!(
+                    "read as a sub-agent log of {source}; fix or move it to read the session alone"
+                )));
+            }
+            a.warn(
+                None,
+                &format!("(sub-agent file {agent_source})"),
+                format!("left out: {e}"),
+            );
+            continue;
+        }
+        for item in items.iter_mut() {
+            item.line = None;
+        }
+        kept.push((agent_source, items));
+    }
+    let agent_items = kept;
+    for (agent_source, items) in &agent_items {
+        let list = entries_of(agent_source, items, options, &mut a, true)?;
+        let agent = list.iter().find_map(|(_, o, _)| str_of(o, "agentId"));
+        if agent.is_some_and(|id| inline.iter().any(|k| k == id)) {
+            continue;
+        }
+        entries.extend(list);
+    }
+    // The Task call that started each sub-agent: the main log's result of that call names
+    // the agent (`toolUseResult.agentId`).
+    let mut started_by: HashMap<&str, &str> = HashMap::new();
+    for (_, o, _) in &entries {
+        let agent = o
+            .get("toolUseResult")
+            .and_then(|r| r.get("agentId"))
+            .and_then(Value::as_str);
+        let call = o
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array)
+            .and_then(|b| b.iter().find_map(|b| b.get("tool_use_id")))
+            .and_then(Value::as_str);
+        if let (Some(agent), Some(call)) = (agent, call) {
+            started_by.entry(agent).or_insert(call);
+        }
+    }
+    let side = |o: &Map<String, Value>| {
+        o.get("isSidechain")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    // The main conversation first, then each sub-agent conversation (sidechain) as a
+    // session of its own: grouped by `agentId`, else by the sidechain entry it starts from.
+    let (main, sides): (Vec<Entry>, Vec<Entry>) =
+        entries.into_iter().partition(|(_, o, _)| !side(o));
+    let mut groups: Vec<(String, Vec<Entry>)> = Vec::new();
+    let mut root_of: HashMap<&str, String> = HashMap::new();
+    for e in sides {
+        let o = e.1;
+        let key = match str_of(o, "agentId") {
+            Some(id) => id.to_string(),
+            None => {
+                let parent = str_of(o, "parentUuid").and_then(|p| root_of.get(p).cloned());
+                parent.unwrap_or_else(|| str_of(o, "uuid").unwrap_or("").to_string())
+            }
+        };
+        if let Some(u) = str_of(o, "uuid") {
+            root_of.insert(u, key.clone());
+        }
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(e),
+            None => groups.push((key, vec![e])),
+        }
+    }
+    if !main.is_empty() {
+        conversation(&mut a, main, None);
+    }
+    for (key, list) in groups {
+        let call = started_by.get(key.as_str()).copied();
+        conversation(&mut a, list, Some((&key, call)));
+    }
+    a.finish("Claude Code session log")
+}
+
+/// The `user` and `assistant` entries of one file, checked: an entry must be an object with a
+/// string `type`; ids and times must be strings; `message` an object whose `content` is a
+/// string or a list of blocks; `parentUuid` must not form a cycle. A parent not in the file is
+/// a warning (an error under `--strict`), except on the first entry (a resumed session names
+/// the previous file's last entry).
+fn entries_of<'a>(
+    source: &str,
+    items: &'a [Item],
+    options: &ReadOptions,
+    a: &mut Assembler,
+    agent_file: bool,
+) -> Result<Vec<Entry<'a>>, TraceError> {
+    let mut entries: Vec<Entry<'a>> = Vec::new();
+    // Every entry, for the parent check: a message's parent may be a `progress` or `system`
+    // entry.
+    let mut all: Vec<(&'a Item, &'a Map<String, Value>)> = Vec::new();
+    for item in items {
         let Value::Object(o) = &item.value else {
             return Err(item.err(
                 source,
@@ -83,7 +218,7 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
                 ))
             }
         };
-        for key in ["uuid", "parentUuid", "sessionId", "timestamp"] {
+        for key in ["uuid", "parentUuid", "sessionId", "timestamp", "agentId"] {
             if let Some(v) = o.get(key).filter(|v| !v.is_null() && !v.is_string()) {
                 return Err(item.err(
                     source,
@@ -92,6 +227,7 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
                 ));
             }
         }
+        all.push((item, o));
         if matches!(kind, "user" | "assistant") {
             match o.get("message") {
                 Some(Value::Object(m)) => {
@@ -120,72 +256,39 @@ pub fn read(source: &str, items: Vec<Item>, options: &ReadOptions) -> Result<Tra
             entries.push((item, o, kind));
         }
     }
-    let side = |o: &Map<String, Value>| {
-        o.get("isSidechain")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    };
-    let ids: Vec<&str> = entries
+    let ids: Vec<&str> = all
         .iter()
-        .map(|(_, o, _)| str_of(o, "uuid").unwrap_or(""))
+        .map(|(_, o)| str_of(o, "uuid").unwrap_or(""))
         .collect();
-    let parents: Vec<Option<&str>> = entries
-        .iter()
-        .map(|(_, o, _)| str_of(o, "parentUuid"))
-        .collect();
+    let parents: Vec<Option<&str>> = all.iter().map(|(_, o)| str_of(o, "parentUuid")).collect();
     match check_parents(&ids, &parents) {
         Err(i) => {
-            return Err(entries[i].0.err(
+            return Err(all[i].0.err(
                 source,
                 "parentUuid",
                 "this entry is its own ancestor (a parent cycle)",
             ))
         }
         Ok(missing) => {
-            // The first entry of a resumed session names the previous file's last entry.
             let missing: Vec<usize> = missing.into_iter().filter(|&i| i > 0).collect();
             if let Some(&i) = missing.first() {
                 if options.strict {
-                    return Err(entries[i].0.err(
+                    return Err(all[i].0.err(
                         source,
                         "parentUuid",
                         "names an entry that is not in the file",
                     ));
                 }
-                a.warn(entries[i].0.line, "parentUuid", format!("{} entries name a parent that is not in the file; entries are read in file order", missing.len()));
+                let whose = if agent_file {
+                    format!("{source}: ")
+                } else {
+                    String::new()
+                };
+                a.warn(all[i].0.line, "parentUuid", format!("{whose}{} entries name a parent that is not in the file; entries are read in file order", missing.len()));
             }
         }
     }
-    // The main conversation first, then each sub-agent conversation (sidechain) as a
-    // session of its own: grouped by `agentId`, else by the sidechain entry it starts from.
-    let (main, sides): (Vec<Entry>, Vec<Entry>) =
-        entries.into_iter().partition(|(_, o, _)| !side(o));
-    let mut groups: Vec<(String, Vec<Entry>)> = Vec::new();
-    let mut root_of: HashMap<&str, String> = HashMap::new();
-    for e in sides {
-        let o = e.1;
-        let key = match str_of(o, "agentId") {
-            Some(id) => id.to_string(),
-            None => {
-                let parent = str_of(o, "parentUuid").and_then(|p| root_of.get(p).cloned());
-                parent.unwrap_or_else(|| str_of(o, "uuid").unwrap_or("").to_string())
-            }
-        };
-        if let Some(u) = str_of(o, "uuid") {
-            root_of.insert(u, key.clone());
-        }
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, list)) => list.push(e),
-            None => groups.push((key, vec![e])),
-        }
-    }
-    if !main.is_empty() {
-        conversation(&mut a, main, None);
-    }
-    for (key, list) in groups {
-        conversation(&mut a, list, Some(&key));
-    }
-    a.finish("Claude Code session log")
+    Ok(entries)
 }
 
 /// The entries of a web session export (`{"loglines": [...]}`) as items of their own
@@ -219,8 +322,11 @@ fn expand_loglines(items: Vec<Item>) -> Vec<Item> {
 type Entry<'a> = (&'a Item, &'a Map<String, Value>, &'a str);
 
 /// Writes one conversation: the main one (a session per `sessionId`), or the sub-agent
-/// conversation `agent` (one session, tagged with the agent).
-fn conversation(a: &mut Assembler, entries: Vec<Entry<'_>>, agent: Option<&str>) {
+/// conversation `agent` (one session, tagged with the agent and, when the main log names it,
+/// the id of the Task call that started it).
+fn conversation(a: &mut Assembler, entries: Vec<Entry<'_>>, agent: Option<(&str, Option<&str>)>) {
+    let call = agent.and_then(|(_, c)| c);
+    let agent = agent.map(|(id, _)| id);
     let mut session: Option<&str> = None;
     let mut started = false;
     let mut open: Option<Open> = None;
@@ -248,6 +354,9 @@ fn conversation(a: &mut Assembler, entries: Vec<Entry<'_>>, agent: Option<&str>)
             if let Some(agent) = agent {
                 tags.push(("sidechain", "true".to_string()));
                 tags.push(("agent_id", agent.to_string()));
+                if let Some(call) = call {
+                    tags.push(("parent_tool_use_id", call.to_string()));
+                }
             }
             a.session(tags, agent.or(sid), ms, item.line);
         }

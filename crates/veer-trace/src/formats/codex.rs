@@ -3,7 +3,8 @@
 //! assistant messages, function and custom tool calls) between two inputs (a user message, a
 //! tool output) or up to the `token_count` event that closes a sampling are one model call;
 //! tool outputs become tool results; `session_meta` starts a session and `turn_context`
-//! names the model (docs/formats.md §Codex).
+//! names the model; rollouts written before the wrapper are read through `codex_legacy`
+//! (docs/formats.md §Codex).
 
 use super::assemble::{
     arguments_of, ms_of, request_payload, text_of, tool_call_payload, tool_result_payload, Answer,
@@ -18,14 +19,16 @@ use std::collections::HashMap;
 use veer_base::format::Format;
 
 /// Whether `v` is a line of a Codex rollout: a known `type` with an object `payload` and a
-/// `timestamp`, and no `.agentlog` `kind`.
+/// `timestamp`, and no `.agentlog` `kind`; or the first line of a rollout written before that
+/// wrapper (`codex_legacy`).
 pub fn sniff(v: &Value) -> bool {
-    matches!(
-        v.get("type").and_then(Value::as_str),
-        Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
-    ) && v.get("payload").is_some_and(Value::is_object)
-        && v.get("timestamp").is_some()
-        && v.get("kind").is_none()
+    super::codex_legacy::is_header(v)
+        || matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+        ) && v.get("payload").is_some_and(Value::is_object)
+            && v.get("timestamp").is_some()
+            && v.get("kind").is_none()
 }
 
 /// A tool call to write after its response: name, id, arguments, time, source line.
@@ -45,6 +48,14 @@ struct Call {
 /// Reads a Codex rollout.
 pub fn read(source: &str, items: Vec<Item>, _options: &ReadOptions) -> Result<Trace, TraceError> {
     let mut a = Assembler::new(source, Format::Codex, "codex");
+    let legacy = items
+        .first()
+        .is_some_and(|i| super::codex_legacy::is_header(&i.value));
+    let items = if legacy {
+        super::codex_legacy::wrap(source, items)?
+    } else {
+        items
+    };
     let mut model = String::new();
     let mut messages: Vec<Value> = Vec::new();
     let mut open: Option<Call> = None;

@@ -1,8 +1,9 @@
 //! LangSmith run exports: `Run` objects (as the API and `langsmith.schemas.Run` give them), a
 //! root run with nested `child_runs`, a list of runs linked by `parent_run_id`, `{"data":
 //! [...]}`, or the SDKs' batch-ingest body `{"post": [...], "patch": [...]}` (each patch
-//! merged into the run it ends). `llm` runs are model calls, `tool` runs tool runs; other runs
-//! give structure only (docs/formats.md §LangSmith).
+//! merged into the run it ends; the multipart form of that body is put back together by
+//! `langsmith_multipart`). `llm` runs are model calls, `tool` runs tool runs; other runs give
+//! structure only (docs/formats.md §LangSmith).
 
 use super::assemble::{count, ms_of, Assembler};
 use super::span_tree::{answer_of, emit, messages_of, Node, Role};

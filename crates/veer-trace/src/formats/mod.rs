@@ -18,10 +18,13 @@ mod answers;
 pub(crate) mod assemble;
 mod by_record;
 pub(crate) mod claude_code;
+pub(crate) mod claude_subagents;
 pub(crate) mod codex;
+mod codex_legacy;
 pub mod inspect;
 pub(crate) mod langfuse;
 pub(crate) mod langsmith;
+mod langsmith_multipart;
 #[cfg(test)]
 mod large_tests;
 pub(crate) mod mcp;
@@ -31,7 +34,6 @@ pub mod otel;
 mod proptests;
 pub(crate) mod span_tree;
 
-#[cfg(test)]
 pub(crate) use by_record::items_of_bytes;
 pub use by_record::Foreign;
 pub(crate) use by_record::{
@@ -74,7 +76,22 @@ pub(crate) const READERS: &[FormatReader] = &[
         sniff: otel::jaeger::sniff,
         read: read_jaeger,
     },
+    FormatReader {
+        sniff: langsmith_multipart::sniff,
+        read: read_langsmith_multipart,
+    },
 ];
+
+/// A LangSmith multipart ingest body: read whole.
+fn read_langsmith_multipart(
+    source: &str,
+    reader: &mut dyn BufRead,
+    size_hint: Option<u64>,
+    options: &ReadOptions,
+) -> Result<Document, TraceError> {
+    let bytes = read_all(source, reader, size_hint)?;
+    langsmith_multipart::read(source, &bytes, options).map(Document::Trace)
+}
 
 /// Jaeger UI JSON: one document, read whole.
 fn read_jaeger(

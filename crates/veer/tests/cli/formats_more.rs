@@ -180,3 +180,34 @@ fn formats_mix_in_one_diff() {
         r.stderr
     );
 }
+
+/// A LangSmith multipart ingest body (the SDK's own request) and a Codex rollout from before
+/// the `{timestamp, type, payload}` wrapper are detected by content and diff cleanly against
+/// themselves.
+#[test]
+fn multipart_bodies_and_unwrapped_rollouts_are_detected() {
+    let body = "tests/fixtures/formats/langsmith-multipart/support-agent.multipart";
+    let r = veer_ok(&["inspect", body], 0);
+    assert!(r.stdout.contains("(langsmith, "), "{}", r.stdout);
+    let v = json_of(&["diff", body, body, "--format", "json"], 0);
+    assert!(v["first_divergence"].is_null(), "{v}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = dir.path().join("rollout.jsonl");
+    let lines = [
+        r#"{"id":"s1","timestamp":"2025-08-20T13:20:47.060Z","instructions":null}"#,
+        r#"{"record_type":"state"}"#,
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"list the files"}]}"#,
+        r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"}"#,
+        r#"{"type":"function_call_output","call_id":"c1","output":"README.md"}"#,
+        r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"README.md"}]}"#,
+    ];
+    std::fs::write(&rollout, lines.join("\n") + "\n").unwrap();
+    let p = rollout.display().to_string();
+    let r = veer_ok(&["inspect", &p], 0);
+    assert!(r.stdout.contains("(codex, "), "{}", r.stdout);
+    std::fs::write(&rollout, format!("{}\n[1]\n", lines[0])).unwrap();
+    let r = veer(&["inspect", &p]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(":2:"), "{}", r.stderr);
+}

@@ -11,6 +11,7 @@ mod bisect;
 mod bisect_errors;
 mod bisect_proxy;
 mod calls_gate;
+mod claude_subagent_files;
 mod common;
 mod config;
 mod convert_round_trip;
