@@ -138,17 +138,23 @@ pub fn pair_signals(report: &DiffReport) -> Vec<Trip> {
     out
 }
 
+/// The gate level of a tool-schema change class: breaking severe, compatible moderate,
+/// cosmetic minor.
+pub fn schema_level(class: veer_contract::tool_schema::SchemaClass) -> Level {
+    match class {
+        veer_contract::tool_schema::SchemaClass::Breaking => Level::Severe,
+        veer_contract::tool_schema::SchemaClass::Compatible => Level::Moderate,
+        veer_contract::tool_schema::SchemaClass::Cosmetic => Level::Minor,
+    }
+}
+
 /// The tool-schema signal of a pair report: its changes when they reach the block's own
 /// threshold (`--fail-on-schema`, held in the block so a saved report re-decides the same);
 /// None when the schema does not gate or stays below it.
 pub fn tool_schema_signal(report: &DiffReport) -> Option<Trip> {
     let block = report.tool_schema.as_ref().filter(|b| b.tripped)?;
     let class = block.worst?;
-    let level = match class {
-        veer_contract::tool_schema::SchemaClass::Breaking => Level::Severe,
-        veer_contract::tool_schema::SchemaClass::Compatible => Level::Moderate,
-        veer_contract::tool_schema::SchemaClass::Cosmetic => Level::Minor,
-    };
+    let level = schema_level(class);
     let count = match class {
         veer_contract::tool_schema::SchemaClass::Breaking => block.counts.breaking,
         veer_contract::tool_schema::SchemaClass::Compatible => block.counts.compatible,

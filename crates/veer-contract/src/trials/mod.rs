@@ -136,6 +136,11 @@ pub struct CaseBlock {
     #[serde(skip)]
     #[schemars(skip)]
     pub lanes: Option<crate::lanes::Lanes>,
+    /// How the tools offered to the model changed between the case's baseline trials and its
+    /// candidate trials (each side the union over its trials), classified and gated by
+    /// `--fail-on-schema`; absent when nothing changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_schema: Option<crate::tool_schema::ToolSchemaDiff>,
 }
 
 /// The modal trial of each side of a case: the trial with the least summed behaviour distance
@@ -522,6 +527,9 @@ pub enum TripKind {
     Failed,
     /// Cases on one side only (unless `--allow-missing`).
     Missing,
+    /// Cases whose offered tools changed at or above `--fail-on-schema` (the measure is the
+    /// worst class).
+    ToolSchema,
 }
 
 impl TripKind {
@@ -534,6 +542,7 @@ impl TripKind {
             TripKind::Inconclusive => "inconclusive",
             TripKind::Failed => "failed",
             TripKind::Missing => "missing",
+            TripKind::ToolSchema => "tool_schema",
         }
     }
 }
@@ -580,6 +589,7 @@ pub fn describe(t: &Tripped) -> String {
     let head = match t.kind {
         TripKind::Failed => format!("cases that could not be measured: {cases}"),
         TripKind::Missing => format!("cases on one side only: {cases}"),
+        TripKind::ToolSchema => format!("offered tools changed ({}) in {cases}", t.measure),
         TripKind::Inconclusive => format!("inconclusive cases: {cases}"),
         TripKind::Behaviour if cases.is_empty() => "behaviour (suite test)".to_string(),
         TripKind::Behaviour => format!("behaviour in {cases}"),

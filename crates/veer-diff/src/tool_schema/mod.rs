@@ -42,6 +42,32 @@ impl Offered {
         out
     }
 
+    /// The tools of several traces (one side's trials), in trace order.
+    pub fn of_traces(traces: &[&Trace]) -> Offered {
+        let mut out = Offered::default();
+        for t in traces {
+            let one = Offered::of_trace(t);
+            for tool in one.tools {
+                match out.tools.iter_mut().find(|o| o.name == tool.name) {
+                    Some(old) if *old != tool => {
+                        if !out.redefined.contains(&tool.name) {
+                            out.redefined.push(tool.name.clone());
+                        }
+                        *old = tool;
+                    }
+                    Some(_) => {}
+                    None => out.tools.push(tool),
+                }
+            }
+            for name in one.redefined {
+                if !out.redefined.contains(&name) {
+                    out.redefined.push(name);
+                }
+            }
+        }
+        out
+    }
+
     /// Adds one request's `tools` array (OpenAI, Anthropic or MCP entries; others ignored).
     pub fn add_request(&mut self, tools: &Value) {
         for t in tools.as_array().into_iter().flatten() {

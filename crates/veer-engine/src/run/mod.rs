@@ -235,7 +235,8 @@ fn directories(
     let (quarantine, quarantine_name) = load_quarantine(s, hooks.warn)?;
     let (b_files, c_files) = match detected {
         Detected::Trials(layout) => {
-            let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
+            let mut trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
+            trials.fail_on_schema = s.fail_on_schema;
             warn_unmatched(
                 &crate::trials::check_outcome_file(&layout, &trials.outcome)?,
                 hooks.warn,
@@ -351,7 +352,8 @@ fn inspect_logs(
         }
     }
     let (quarantine, quarantine_name) = load_quarantine(s, warn)?;
-    let trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
+    let mut trials = s.trials.options(s.seed, &quarantine, &quarantine_name)?;
+    trials.fail_on_schema = s.fail_on_schema;
     warn_unmatched(
         &crate::trials::check_outcome_file_in_memory(&b, &c, &trials.outcome)?,
         warn,

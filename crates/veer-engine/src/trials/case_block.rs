@@ -73,6 +73,7 @@ pub(super) fn case_block(
         changes: Vec::new(),
         modal: None,
         lanes: None,
+        tool_schema: None,
     };
     let m = match &raw.state {
         RawState::Missing => return block,
@@ -84,6 +85,10 @@ pub(super) fn case_block(
         RawState::Measured(m) => m,
     };
     block.changes = m.changes.clone();
+    block.tool_schema = m.tool_schema.clone().map(|mut t| {
+        t.set_gate(options.fail_on_schema);
+        t
+    });
     block.modal = m.modal.clone();
     block.lanes = m.lanes.clone();
     block.passes = m.passes.clone().map(|(b, c, outcome)| CasePasses {

@@ -237,6 +237,29 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
             level: Level::Severe,
         });
     }
+    // The offered tools: each case's block holds its own threshold (`--fail-on-schema`).
+    let mut schema: Vec<(String, veer_contract::tool_schema::SchemaClass)> = Vec::new();
+    for case in block.cases.iter() {
+        if let Some(t) = case
+            .tool_schema
+            .as_ref()
+            .filter(|t| t.tripped && !case.quarantined)
+        {
+            if let Some(w) = t.worst {
+                schema.push((case.case.clone(), w));
+            }
+        }
+    }
+    if let Some(worst) = schema.iter().map(|(_, w)| *w).max() {
+        out.push(Tripped {
+            kind: TripKind::ToolSchema,
+            measure: worst.label().to_string(),
+            cases: schema.into_iter().map(|(c, _)| c).collect(),
+            effect: None,
+            p: None,
+            level: crate::verdict::schema_level(worst),
+        });
+    }
     if !undecided.is_empty() {
         out.push(Tripped {
             kind: TripKind::Inconclusive,
@@ -254,11 +277,37 @@ pub fn trials_gate(block: &TrialsBlock, inconclusive: bool) -> Vec<Tripped> {
 /// inconclusive cases counting when `inconclusive` (`--fail-on inconclusive`): every signal of
 /// [`trials_gate`] as a [`Trip`] whose reason is its [`describe`] line.
 pub fn trials_verdict(block: &TrialsBlock, fail_on: Level, inconclusive: bool) -> Verdict {
-    let signals = trials_gate(block, inconclusive)
-        .into_iter()
-        .map(|t| trip(&t))
-        .collect();
-    Verdict::decide(fail_on, signals)
+    decide(block, fail_on, inconclusive).1
+}
+
+/// The verdict of a trials block and the signals that tripped it (what the report's `tripped`
+/// lists): the `--fail-on` signals at or above it, and the tool-schema signal, which has its
+/// own threshold.
+pub fn decide(block: &TrialsBlock, fail_on: Level, inconclusive: bool) -> (Vec<Tripped>, Verdict) {
+    let all = trials_gate(block, inconclusive);
+    let verdict = verdict_of(&all, fail_on);
+    let kept = if verdict.tripped {
+        all.into_iter()
+            .filter(|t| {
+                t.kind == TripKind::ToolSchema || (fail_on > Level::None && t.level >= fail_on)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (kept, verdict)
+}
+
+fn verdict_of(all: &[Tripped], fail_on: Level) -> Verdict {
+    let (schema, signals): (Vec<&Tripped>, Vec<&Tripped>) =
+        all.iter().partition(|t| t.kind == TripKind::ToolSchema);
+    let mut verdict = Verdict::decide(fail_on, signals.into_iter().map(trip).collect());
+    // The schema gate has its own threshold, held in the cases' blocks: it trips whatever
+    // `--fail-on` is, as in a pair diff.
+    for t in schema {
+        verdict.trip_also(trip(t));
+    }
+    verdict
 }
 
 /// A trials signal as a verdict's [`Trip`].

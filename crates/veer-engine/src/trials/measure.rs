@@ -159,6 +159,9 @@ pub struct CaseMeasures {
     /// The first trial (baseline first) whose outcome the rule could not read: the run stops
     /// with this error (exit 2).
     pub outcome_error: Option<crate::error::Error>,
+    /// How the tools offered to the model changed between the baseline's trials and the
+    /// candidate's (each side the union over its trials); None when nothing changed.
+    pub tool_schema: Option<veer_contract::tool_schema::ToolSchemaDiff>,
 }
 
 /// The modal trial among `side` (indices into the pooled trials): the one with the least
@@ -457,6 +460,10 @@ pub fn measure_traces(
         modal_index,
         lanes: None,
         outcome_error: None,
+        tool_schema: veer_diff::tool_schema::compare_offered(
+            &veer_diff::tool_schema::Offered::of_traces(&traces[..k_b]),
+            &veer_diff::tool_schema::Offered::of_traces(&traces[k_b..]),
+        ),
     }
 }
 

@@ -232,27 +232,19 @@ pub(crate) fn decide_store(
     fail_on_inconclusive: bool,
 ) -> Result<(veer_contract::trials::TrialsBlock, Verdict), crate::error::Error> {
     let mut trials = compose::compose(layout, raws, policy, options)?;
-    let tripped = gate::trials_gate(&trials, fail_on_inconclusive);
     if let Some(e) = spill::case_read_error(&trials.cases) {
         return Err(e);
     }
-    let verdict = Verdict::decide(fail_on, tripped.iter().map(gate::trip).collect());
-    if verdict.tripped {
-        trials.tripped = tripped.into_iter().filter(|t| t.level >= fail_on).collect();
-    }
+    let (tripped, verdict) = gate::decide(&trials, fail_on, fail_on_inconclusive);
+    trials.tripped = tripped;
     Ok((trials, verdict))
 }
 
 /// Re-decides a trials report (e.g. one read back from JSON by `veer gate`) at `fail_on` with
 /// the same code `veer diff` used: its `verdict`, `gate` and `trials.tripped` are replaced.
 pub fn redecide(report: &mut TrialsReport, fail_on: Level, fail_on_inconclusive: bool) {
-    let tripped = gate::trials_gate(&report.trials, fail_on_inconclusive);
-    let verdict = Verdict::decide(fail_on, tripped.iter().map(gate::trip).collect());
-    report.trials.tripped = if verdict.tripped {
-        tripped.into_iter().filter(|t| t.level >= fail_on).collect()
-    } else {
-        Vec::new()
-    };
+    let (tripped, verdict) = gate::decide(&report.trials, fail_on, fail_on_inconclusive);
+    report.trials.tripped = tripped;
     report.gate = verdict.gate();
     report.verdict = verdict;
 }

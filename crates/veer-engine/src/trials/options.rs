@@ -74,6 +74,9 @@ pub struct TrialsOptions {
     /// `--allow-missing`: cases on one side only (and cases that could not be measured) are
     /// listed but do not trip the gate. Default false: they do.
     pub allow_missing: bool,
+    /// `--fail-on-schema`: a case whose offered tools changed at or above this class trips
+    /// the gate; None: the schema never gates.
+    pub fail_on_schema: Option<veer_contract::tool_schema::SchemaClass>,
 }
 
 impl Default for TrialsOptions {
@@ -88,6 +91,7 @@ impl Default for TrialsOptions {
             warnings: Vec::new(),
             spill_after: DEFAULT_SPILL_AFTER,
             allow_missing: false,
+            fail_on_schema: None,
         }
     }
 }

@@ -71,6 +71,9 @@ pub(super) struct MeasuredRaw {
     /// spill).
     #[serde(skip)]
     pub(super) lanes: Option<veer_contract::lanes::Lanes>,
+    /// How the offered tools changed (`CaseMeasures::tool_schema`).
+    #[serde(default)]
+    pub(super) tool_schema: Option<veer_contract::tool_schema::ToolSchemaDiff>,
 }
 
 /// One case's raw results: what its entry in the report is built from once the multiplicity
@@ -321,6 +324,7 @@ fn measured_raw(
         changes: m.changes.clone(),
         modal: m.modal.clone(),
         lanes: m.lanes.clone(),
+        tool_schema: m.tool_schema.clone(),
     }
 }
 

@@ -93,11 +93,20 @@ pub(crate) fn case_line(c: &CaseBlock) -> String {
     for change in &c.changes {
         s.push_str(&format!("; {change}"));
     }
+    if let Some(t) = &c.tool_schema {
+        s.push_str(&format!(
+            "; offered tools: {}",
+            super::tool_schema::summary(t)
+        ));
+    }
     if let Some(e) = &c.error {
         s.push_str(&format!("; {}", e.error));
     }
     s
 }
+
+/// Tool-schema changes listed per case in the terminal report.
+const TOOL_CHANGES_SHOWN: usize = 10;
 
 /// The terminal report.
 pub fn terminal(r: &TrialsReport) -> String {
@@ -118,6 +127,20 @@ pub fn terminal(r: &TrialsReport) -> String {
     for c in r.trials.cases.iter() {
         quarantined |= c.quarantined;
         out.push_str(&format!("  {}\n", case_line(&c)));
+        if let Some(t) = &c.tool_schema {
+            for change in t.changes.iter().take(TOOL_CHANGES_SHOWN) {
+                out.push_str(&format!(
+                    "      tool schema: {}\n",
+                    super::tool_schema::change_line(change)
+                ));
+            }
+            if t.changes.len() > TOOL_CHANGES_SHOWN {
+                out.push_str(&format!(
+                    "      tool schema: … {} more (--format json lists every change)\n",
+                    t.changes.len() - TOOL_CHANGES_SHOWN
+                ));
+            }
+        }
         if let Some(b) = &c.behaviour {
             out.push_str(&format!(
                 "      behaviour: within baseline {}, within candidate {}, across {:.3}, excess {:+.3} (p {:.4})\n",
@@ -223,7 +246,7 @@ pub fn markdown(r: &TrialsReport) -> String {
         .trials
         .cases
         .iter()
-        .filter(|c| c.verdict != CaseVerdict::Unchanged)
+        .filter(|c| c.verdict != CaseVerdict::Unchanged || c.tool_schema.is_some())
     {
         if !header {
             out.push_str("\n| case | verdict | detail |\n|---|---|---|\n");

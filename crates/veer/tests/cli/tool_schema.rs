@@ -266,3 +266,88 @@ fn veer_gate_re_applies_the_saved_threshold() {
     let plain = saved("plain.json", &[], 0);
     veer_ok(&["gate", &plain, "--fail-on", "never"], 0);
 }
+
+/// Repeated trials: each case's block compares the tools its baseline trials offered with its
+/// candidate trials', and `--fail-on-schema` gates on it whatever `--fail-on` says.
+#[test]
+fn a_trials_diff_reports_each_cases_offered_tools_and_gates_on_them() {
+    let (b, c) = pair();
+    let dir = tempfile::tempdir().unwrap();
+    for (side, src) in [("main", &b), ("pr", &c)] {
+        for case in ["search-a", "search-b"] {
+            let d = dir.path().join(side).join(case);
+            std::fs::create_dir_all(&d).unwrap();
+            // search-b offers the baseline's tools on both sides.
+            let from = if case == "search-b" { &b } else { src };
+            for k in 1..=2 {
+                std::fs::copy(from, d.join(format!("trial-{k}.agentlog"))).unwrap();
+            }
+        }
+    }
+    let (main, pr) = (
+        dir.path().join("main").display().to_string(),
+        dir.path().join("pr").display().to_string(),
+    );
+    let out = veer_ok(
+        &["diff", &main, &pr, "--fail-on", "never", "--format", "json"],
+        0,
+    );
+    let j: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(diff_schema_violations(&j), Vec::<String>::new());
+    let cases = j["trials"]["cases"].as_array().unwrap();
+    let a = cases.iter().find(|c| c["case"] == "search-a").unwrap();
+    let b_case = cases.iter().find(|c| c["case"] == "search-b").unwrap();
+    assert_eq!(a["tool_schema"]["worst"], "breaking", "{a}");
+    assert!(b_case.get("tool_schema").is_none(), "{b_case}");
+
+    let out = veer_ok(
+        &[
+            "diff",
+            &main,
+            &pr,
+            "--fail-on",
+            "never",
+            "--fail-on-schema",
+            "breaking",
+        ],
+        1,
+    );
+    assert!(out.stdout.contains("tool schema:"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("offered tools changed (breaking) in search-a"),
+        "{}",
+        out.stdout
+    );
+    let md = veer_ok(
+        &[
+            "diff",
+            &main,
+            &pr,
+            "--fail-on",
+            "never",
+            "--format",
+            "markdown",
+        ],
+        0,
+    );
+    assert!(md.stdout.contains("offered tools:"), "{}", md.stdout);
+    // A saved report keeps each case's threshold: `veer gate` re-decides the same.
+    let saved = dir.path().join("trials.json");
+    let saved = saved.to_str().unwrap();
+    let args = [
+        "diff",
+        &main,
+        &pr,
+        "--fail-on",
+        "never",
+        "--fail-on-schema",
+        "breaking",
+        "--format",
+        "json",
+        "-o",
+        saved,
+    ];
+    veer_ok(&args, 1);
+    veer_ok(&["gate", saved, "--fail-on", "never"], 1);
+}
