@@ -341,6 +341,27 @@ mod tests {
     }
 
     #[test]
+    fn a_strict_trajectory_is_decided_as_soon_as_a_call_breaks_it() {
+        let p = policy(
+            "rules:\n  - {id: path, kind: trajectory_match, params: {mode: strict, calls: [{tool: lookup}, {tool: refund}]}}\n  - {id: any, kind: trajectory_match, params: {mode: superset, calls: [{tool: lookup}, {tool: refund}]}}\n",
+        );
+        // A prefix of the reference: nothing is final yet (a missing call waits for the end).
+        let mut e = PolicyEnforcer::new(p.clone(), Mode::Replace);
+        let ok = vec![meta(), req("user"), resp(&["lookup"], "", "tool_use")];
+        assert!(e.evaluate(&trace(&ok)).allow);
+        let done = e.finish(&trace(&ok));
+        let ids: Vec<&str> = done.violations.iter().map(|v| v.rule_id.as_str()).collect();
+        assert_eq!(ids, ["path", "any"], "both miss `refund` at the end");
+        // The first call is not the reference's first: strict is broken now, superset waits.
+        let mut e = PolicyEnforcer::new(p, Mode::Replace);
+        let bad = vec![meta(), req("user"), resp(&["refund"], "", "tool_use")];
+        let v = e.evaluate(&trace(&bad));
+        assert!(!v.allow);
+        let ids: Vec<&str> = v.violations.iter().map(|v| v.rule_id.as_str()).collect();
+        assert_eq!(ids, ["path"]);
+    }
+
+    #[test]
     fn end_of_unit_rules_wait_for_the_end() {
         let p = policy(
             "rules:\n  - {id: once, kind: must_call_once, params: {tool: login}}\n  - {id: stop, kind: required_stop_reason, params: {allowed: [end_turn]}}\n",

@@ -25,13 +25,26 @@ use crate::violation::RuleFinding;
 /// Runs the checker of `check` on one unit.
 pub fn run(check: &Check, scene: &Scene<'_, '_>) -> Vec<RuleFinding> {
     let findings = run_checker(check, scene);
+    // A strict trajectory is decided by its prefix: a call that differs from its reference
+    // call, or one past the reference's end, is final as soon as it is made (no later call can
+    // undo it); only a missing call waits for the end of the unit.
+    if let Check::TrajectoryMatch(t) = check {
+        let strict = t.mode == crate::model::TrajectoryMode::Strict;
+        return findings
+            .into_iter()
+            .map(|f| {
+                if strict && f.pair_index.is_some() {
+                    f
+                } else {
+                    f.at_end_of_unit()
+                }
+            })
+            .collect();
+    }
     // These kinds judge the unit as a whole: a running trace may still satisfy them.
     if matches!(
         check,
-        Check::RequiredStopReason { .. }
-            | Check::MustIncludeText(_)
-            | Check::LtlFormula { .. }
-            | Check::TrajectoryMatch(_)
+        Check::RequiredStopReason { .. } | Check::MustIncludeText(_) | Check::LtlFormula { .. }
     ) {
         return findings
             .into_iter()
