@@ -227,13 +227,14 @@ fn inspect_answer(
 /// The largest saved report `explain` reads (bytes), as `veer gate` reads by default.
 const MAX_REPORT_BYTES: u64 = veer_base::capped::DEFAULT_MAX_REPORT_BYTES;
 
-/// `explain`: a few sentences on a pair diff (a saved report, or two traces diffed now).
+/// `explain`: a few sentences on a diff — a saved pair or trials report, or two traces or two
+/// directories diffed now.
 pub fn explain(input: &ExplainInput) -> Result<ToolAnswer, Error> {
     let not_a_pair = |what: &str| {
         Error::input(format!(
-            "{what} is not a diff of two trace files: explain reads a pair report"
+            "{what} is a saved directory report: explain reads a saved pair or trials report"
         ))
-        .hint("run the diff tool on directories for their summary, or explain one pair of trace files")
+        .hint("explain the two directories themselves (baseline and candidate), or one pair of trace files")
     };
     let (text, warnings) = match input.source()? {
         ExplainSource::Report(path) => match veer_engine::run::read_saved(&path, MAX_REPORT_BYTES)?
@@ -242,18 +243,23 @@ pub fn explain(input: &ExplainInput) -> Result<ToolAnswer, Error> {
                 veer_report::diff::explain::render(&report, None),
                 Vec::new(),
             ),
+            Saved::Trials(mut report) => {
+                // Re-decided at its own threshold, as `veer gate` would: the verdict is not
+                // stored in the JSON.
+                let fail_on = report.gate.fail_on;
+                veer_engine::trials::redecide(&mut report, fail_on, false);
+                (veer_report::diff::explain::trials(&report), Vec::new())
+            }
             _ => return Err(not_a_pair(&path.display().to_string())),
         },
         ExplainSource::Diff(diff) => {
             let (outcome, _, warnings) = run_diff(&diff)?;
-            let Report::Pair(report) = &outcome.report else {
-                return Err(not_a_pair(&format!(
-                    "{} against {}",
-                    diff.candidate.display(),
-                    diff.baseline.display()
-                )));
+            let text = match &outcome.report {
+                Report::Pair(r) => veer_report::diff::explain::render(r, Some(&outcome.verdict)),
+                Report::Directory(s) => veer_report::diff::explain::directory(s, &outcome.verdict),
+                Report::Trials(r) => veer_report::diff::explain::trials(r),
+                Report::Gate(..) => String::new(),
             };
-            let text = veer_report::diff::explain::render(report, Some(&outcome.verdict));
             (text, warnings)
         }
     };

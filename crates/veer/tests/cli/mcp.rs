@@ -252,6 +252,28 @@ fn explain_names_the_headline_and_the_first_divergence() {
         .await;
         assert_eq!(now.is_error, Some(false), "{}", text(&now));
         assert!(text(&now).starts_with(&words), "{}", text(&now));
+
+        // Two directories diffed now: the directory's summary, as the diff tool gives it.
+        let (b, c) = (
+            "tests/fixtures/shadow/refund-causal-diagnosis/baseline_traces",
+            "tests/fixtures/shadow/refund-causal-diagnosis/candidate_traces",
+        );
+        let dirs = call(&client, "explain", json!({"baseline": b, "candidate": c})).await;
+        assert_eq!(dirs.is_error, Some(false), "{}", text(&dirs));
+        let diffed = call(&client, "diff", json!({"baseline": b, "candidate": c})).await;
+        assert!(!text(&dirs).is_empty());
+        assert!(
+            text(&diffed).starts_with(text(&dirs).lines().next().unwrap()),
+            "{}",
+            text(&dirs)
+        );
+        // A saved directory report is refused with a way out.
+        let saved_dir = dir.path().join("dir.json");
+        let report = cli_json(&["--no-config", "diff", b, c, "--format", "json"], 0);
+        std::fs::write(&saved_dir, report.to_string()).unwrap();
+        let refused = call(&client, "explain", json!({"report": saved_dir})).await;
+        assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+        assert!(text(&refused).contains("hint:"), "{}", text(&refused));
         client.cancel().await.unwrap();
     });
 }
