@@ -342,7 +342,7 @@ pub fn finish_summary(
             veer_engine::directory::summary::finish_with_middles(s, unmatched, &by_axis)
         }
     };
-    Ok(veer_report::json::to_json(&aggregate))
+    Ok(veer_report::json::to_json_with(&aggregate, redactor(true)))
 }
 
 fn axis_by_name(name: &str) -> Option<Axis> {

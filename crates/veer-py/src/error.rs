@@ -14,7 +14,11 @@ pub fn input(message: impl Into<String>, hint: impl Into<String>) -> ApiError {
 /// redacted, as the CLI prints it: a message that quotes a field's value must not carry an API
 /// key into a traceback or a log.
 pub fn redacted(e: ApiError) -> ApiError {
-    let r = |s: String| veer_secrets::display::redact(&s).into_owned();
+    let detector = crate::api::redactor(true);
+    let r = |s: String| match detector {
+        Some(d) => d.redact(&s).into_owned(),
+        None => s,
+    };
     ApiError {
         kind: e.kind,
         message: r(e.message),

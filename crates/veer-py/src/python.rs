@@ -274,6 +274,10 @@ impl Pool {
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Every call redacts its own output (`redact=`, default on) with an explicit detector, so
+    // the process-wide setting the printers fall back on is off: `redact=False` must give the
+    // text verbatim, as the CLI's `--no-redact` does.
+    veer_secrets::display::set_redaction(false);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("NativeError", m.py().get_type::<NativeError>())?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;

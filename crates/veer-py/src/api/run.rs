@@ -331,7 +331,12 @@ pub fn run(
             serde_json::to_string(&value).unwrap_or_default()
         }
     };
-    let warnings = warnings.into_inner().unwrap_or_default();
+    let mut warnings = warnings.into_inner().unwrap_or_default();
+    if let Some(d) = super::redactor(params.redact) {
+        for w in &mut warnings {
+            *w = d.redact(w).into_owned();
+        }
+    }
     Ok((
         json,
         super::verdict_json(&outcome.verdict, 10, params.redact),
