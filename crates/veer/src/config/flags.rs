@@ -284,6 +284,7 @@ mod tests {
                 match t.command {
                     "diff" => argv.extend(["a".into(), "b".into()]),
                     "check" => argv.extend(["t".into(), "--policy".into(), "p".into()]),
+                    "mine" => argv.extend(["corpus".into(), "--out".into(), "suite".into()]),
                     "history add" => argv.push("r.json".into()),
                     _ => {}
                 }

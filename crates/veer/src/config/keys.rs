@@ -150,7 +150,7 @@ macro_rules! keys {
 #[rustfmt::skip]
 keys! {
     // key                  kind     [subcommand arg-id (if rule)]  e.g. example  (unset shown)
-    "policy"                Path     ["diff" "policy", "check" "policy"] e.g. "\"veer-policy.yaml\"" unset "(none)";
+    "policy"                Path     ["diff" "policy", "check" "policy", "mine" "policy"] e.g. "\"veer-policy.yaml\"" unset "(none)";
     "pricing"               Path     ["diff" "pricing"] e.g. "\"pricing.json\"" unset "(none)";
     "baseline"              Text     ["diff" "stored_baseline" if OnePath] e.g. "\"main\"" unset "(none)";
     "history"               Path     ["diff" "history" if BareFlag, "history add" "db", "history show" "db", "history report" "db", "history export" "db"] e.g. "\".veer/history.sqlite\"";
@@ -168,6 +168,9 @@ keys! {
     "trials.alpha"          Number   ["diff" "alpha"] e.g. "0.05";
     "trials.allow_missing"  Bool     ["diff" "allow_missing"] e.g. "true";
     "trials.margins"        Margins  ["diff" "margin"] e.g. "latency = \"20%\"" unset "(the defaults of docs/trials.md)";
+    "mine.cases"            Unsigned ["mine" "cases"] e.g. "12" unset "(chosen by silhouette)";
+    "mine.per_case"         Unsigned ["mine" "per_case"] e.g. "3";
+    "mine.seed"             Unsigned ["mine" "seed"] e.g. "42";
 }
 
 /// `trials.case_pattern`: a regular expression with a named group `case` (the flag's value is
@@ -282,7 +285,7 @@ mod tests {
 
     #[test]
     fn every_key_is_unique_and_every_target_is_a_flag() {
-        assert_eq!(tables(), ["diff", "check", "trials"]);
+        assert_eq!(tables(), ["diff", "check", "trials", "mine"]);
         for (i, k) in KEYS.iter().enumerate() {
             assert!(KEYS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
             for t in k.targets {

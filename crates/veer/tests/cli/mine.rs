@@ -162,3 +162,32 @@ fn mine_json_is_the_same_on_one_thread_and_three() {
     assert_eq!(one.code, 0, "{}", one.stderr);
     assert_eq!(one.stdout, three.stdout);
 }
+
+/// `[mine]` in veer.toml sets the flags it names; a flag on the command line wins.
+#[test]
+fn mine_takes_its_settings_from_veer_toml() {
+    let tmp = corpus();
+    std::fs::create_dir(tmp.path().join(".git")).unwrap();
+    std::fs::write(
+        tmp.path().join("veer.toml"),
+        "[mine]\ncases = 1\nper_case = 2\n",
+    )
+    .unwrap();
+    let r = veer_in(
+        tmp.path(),
+        &["mine", "corpus", "--out", "suite", "--format", "json"],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let j: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(j["clustering"]["k"], 1, "{}", r.stdout);
+    assert_eq!(j["clustering"]["k_chosen_by"], "--cases", "{}", r.stdout);
+    let r = veer_in(
+        tmp.path(),
+        &[
+            "mine", "corpus", "--out", "suite", "--format", "json", "--cases", "2",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let j: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(j["clustering"]["k"], 2, "{}", r.stdout);
+}
