@@ -48,21 +48,10 @@ impl Offered {
         for t in traces {
             let one = Offered::of_trace(t);
             for tool in one.tools {
-                match out.tools.iter_mut().find(|o| o.name == tool.name) {
-                    Some(old) if *old != tool => {
-                        if !out.redefined.contains(&tool.name) {
-                            out.redefined.push(tool.name.clone());
-                        }
-                        *old = tool;
-                    }
-                    Some(_) => {}
-                    None => out.tools.push(tool),
-                }
+                out.add_tool(tool);
             }
             for name in one.redefined {
-                if !out.redefined.contains(&name) {
-                    out.redefined.push(name);
-                }
+                out.note_redefined(&name);
             }
         }
         out
@@ -71,19 +60,28 @@ impl Offered {
     /// Adds one request's `tools` array (OpenAI, Anthropic or MCP entries; others ignored).
     pub fn add_request(&mut self, tools: &Value) {
         for t in tools.as_array().into_iter().flatten() {
-            let Some(t) = normalise::tool(t) else {
-                continue;
-            };
-            match self.tools.iter_mut().find(|o| o.name == t.name) {
-                Some(old) if *old != t => {
-                    if !self.redefined.contains(&t.name) {
-                        self.redefined.push(t.name.clone());
-                    }
-                    *old = t;
-                }
-                Some(_) => {}
-                None => self.tools.push(t),
+            if let Some(t) = normalise::tool(t) {
+                self.add_tool(t);
             }
+        }
+    }
+
+    /// Adds one tool: a new name is appended, a changed definition replaces the old one and
+    /// is noted as redefined.
+    fn add_tool(&mut self, t: Tool) {
+        match self.tools.iter().position(|o| o.name == t.name) {
+            Some(i) if self.tools[i] != t => {
+                self.note_redefined(&t.name);
+                self.tools[i] = t;
+            }
+            Some(_) => {}
+            None => self.tools.push(t),
+        }
+    }
+
+    fn note_redefined(&mut self, name: &str) {
+        if !self.redefined.iter().any(|n| n == name) {
+            self.redefined.push(name.to_string());
         }
     }
 
